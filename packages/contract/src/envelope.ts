@@ -1,0 +1,82 @@
+import { z } from "zod";
+import { TOOL_ERROR_CODES } from "./errors";
+import { LIMITS } from "./limits";
+
+export const CAPABILITIES = ["page.read", "page.write", "artifact.write"] as const;
+export const CapabilitySchema = z.enum(CAPABILITIES);
+export type Capability = z.infer<typeof CapabilitySchema>;
+
+// No control characters in ids: they end up in logs and headers.
+const printable = /^[^\u0000-\u001f\u007f]+$/;
+export const IdSchema = z.string().min(1).max(LIMITS.idLength).regex(printable, "must not contain control characters");
+const TraceFieldSchema = z
+  .string()
+  .min(1)
+  .max(LIMITS.traceFieldLength)
+  .regex(printable, "must not contain control characters");
+export const IdempotencyKeySchema = z
+  .string()
+  .min(1)
+  .max(LIMITS.idempotencyKeyLength)
+  .regex(printable, "must not contain control characters");
+
+/**
+ * The one input envelope (contract §2). `args` is checked per tool; the other fields
+ * are the same for all six. Unknown fields are refused so a typo never goes unnoticed.
+ */
+export const InputEnvelopeSchema = z.strictObject({
+  toolName: z.string().min(1).max(LIMITS.idLength),
+  workspaceId: IdSchema,
+  documentId: IdSchema,
+  actorId: IdSchema,
+  sessionId: TraceFieldSchema,
+  runId: TraceFieldSchema,
+  toolCallId: TraceFieldSchema,
+  traceId: TraceFieldSchema,
+  idempotencyKey: IdempotencyKeySchema.optional(),
+  dryRun: z.boolean().optional(),
+  capabilityScope: z.array(CapabilitySchema).min(1).max(CAPABILITIES.length),
+  args: z.record(z.string(), z.unknown()),
+});
+export type InputEnvelope = z.infer<typeof InputEnvelopeSchema>;
+
+export const EFFECTS = ["read", "write", "dry_run", "none"] as const;
+export const EffectSchema = z.enum(EFFECTS);
+export type Effect = z.infer<typeof EffectSchema>;
+
+export const AuditRefSchema = z.object({
+  effect: EffectSchema,
+  commandId: z.string().nullable(),
+  workspaceId: z.string().nullable(),
+  documentId: z.string().nullable(),
+});
+
+export const ToolErrorSchema = z.object({
+  code: z.enum(TOOL_ERROR_CODES),
+  message: z.string(),
+});
+export type ToolError = z.infer<typeof ToolErrorSchema>;
+
+/** The one output envelope (contract §3), for success and failure alike. */
+export function outputEnvelopeSchema<R extends z.ZodType>(result: R) {
+  return z.object({
+    ok: z.boolean(),
+    toolName: z.string(),
+    toolCallId: z.string().nullable(),
+    traceId: z.string().nullable(),
+    result: result.nullable(),
+    audit: AuditRefSchema,
+    error: ToolErrorSchema.nullable(),
+  });
+}
+export const OutputEnvelopeSchema = outputEnvelopeSchema(z.unknown());
+
+export type OutputEnvelope<R = unknown> = {
+  ok: boolean;
+  toolName: string;
+  toolCallId: string | null;
+  traceId: string | null;
+  result: R | null;
+  audit: z.infer<typeof AuditRefSchema>;
+  error: ToolError | null;
+};

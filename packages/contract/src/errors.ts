@@ -1,0 +1,55 @@
+/**
+ * Every failure a tool can answer with. The code is the contract; the message is
+ * for the model and the person reading the panel, so it must never carry page data.
+ */
+export const TOOL_ERROR_CODES = [
+  "mnote_tool_invalid_input",
+  "mnote_tool_unauthenticated",
+  "mnote_tool_permission_denied",
+  "mnote_tool_not_found",
+  "mnote_tool_conflict",
+  "mnote_tool_idempotency_conflict",
+  "mnote_tool_option_unsupported",
+  "mnote_tool_approval_required",
+  "mnote_tool_payload_too_large",
+  "mnote_tool_rate_limited",
+  "mnote_tool_unavailable",
+] as const;
+
+export type ToolErrorCode = (typeof TOOL_ERROR_CODES)[number];
+
+/** Fixed messages. Where the contract gives the words (section 4) we use them verbatim. */
+export const TOOL_ERROR_MESSAGES = {
+  unauthenticated: "未登录或令牌无效 (missing, unknown, revoked or expired token)",
+  actorMismatch: "actorId 与令牌用户不一致 (actorId does not match the token's user)",
+  scopeExceedsToken: "capabilityScope 超出令牌授权范围 (capabilityScope exceeds the token's scopes)",
+  scopeMissing: (needed: string) =>
+    `capabilityScope 不包含 ${needed} (capabilityScope does not include ${needed})`,
+  // One message for "no such page" and "page you may not read": the no-leak rule.
+  pageUnreadable: "页面不存在或无页面读取权限 (page not found or not readable)",
+  pageWriteDenied: "当前用户没有页面写权限 (no write permission on this page)",
+  artifactWriteDenied: "当前用户没有 artifact 写权限 (no artifact write permission on this page)",
+  conflict: "页面版本冲突，需要刷新后重试 (page revision conflict: refresh and retry)",
+  idempotencyConflict: "同一幂等键已用于不同内容 (idempotency key already used with a different payload)",
+  approvalRequired:
+    "修改已提交，等待用户在页面 AI 面板中批准 (the edit is waiting for the user's approval in the page panel; do not retry it)",
+  unknownTool: (name: string) => `unknown tool: ${name.slice(0, 80)}`,
+  payloadTooLarge: "request body too large",
+  rateLimited: "too many calls for this token; retry later",
+  unavailable: "mnote is unavailable; retry later",
+} as const;
+
+/** HTTP status for each code, used by the bridge's tool endpoint. */
+export const TOOL_ERROR_HTTP_STATUS: Record<ToolErrorCode, number> = {
+  mnote_tool_invalid_input: 422,
+  mnote_tool_unauthenticated: 401,
+  mnote_tool_permission_denied: 403,
+  mnote_tool_not_found: 404,
+  mnote_tool_conflict: 409,
+  mnote_tool_idempotency_conflict: 409,
+  mnote_tool_option_unsupported: 422,
+  mnote_tool_approval_required: 409,
+  mnote_tool_payload_too_large: 413,
+  mnote_tool_rate_limited: 429,
+  mnote_tool_unavailable: 503,
+};

@@ -1,0 +1,14 @@
+/** Size limits. Anything past them is `mnote_tool_invalid_input`, never a partial write. */
+export const LIMITS = {
+  idLength: 128,
+  traceFieldLength: 256,
+  idempotencyKeyLength: 200,
+  titleLength: 200,
+  blockTextLength: 20_000,
+  blocksPerSave: 20_000,
+  /** Sum of all block texts in one save. */
+  saveTextTotal: 2_000_000,
+  summaryLength: 20_000,
+  aiNoteLength: 50_000,
+  codeLanguageLength: 40,
+} as const;

@@ -1,0 +1,31 @@
+import { artifactCreateAiNoteTool } from "./artifact-create-ai-note";
+import { artifactCreateSummaryTool } from "./artifact-create-summary";
+import { pageGetTool } from "./page-get";
+import { pageSaveTool } from "./page-save";
+import { pageUpdateOptionsTool } from "./page-update-options";
+import { pageUpdateTitleTool } from "./page-update-title";
+
+export * from "./shared";
+export {
+  artifactCreateAiNoteTool,
+  artifactCreateSummaryTool,
+  pageGetTool,
+  pageSaveTool,
+  pageUpdateOptionsTool,
+  pageUpdateTitleTool,
+};
+
+/** The six tools, in the order agents see them. */
+export const TOOLS = {
+  "mnote.page.get": pageGetTool,
+  "mnote.page.save": pageSaveTool,
+  "mnote.page.update_title": pageUpdateTitleTool,
+  "mnote.page.update_options": pageUpdateOptionsTool,
+  "mnote.artifact.create_summary": artifactCreateSummaryTool,
+  "mnote.artifact.create_ai_note": artifactCreateAiNoteTool,
+} as const;
+
+export type Tools = typeof TOOLS;
+export type ToolName = keyof Tools;
+export const TOOL_NAMES = Object.keys(TOOLS) as ToolName[];
+export type WriteToolName = { [K in ToolName]: Tools[K]["kind"] extends "write" ? K : never }[ToolName];

@@ -1,0 +1,87 @@
+import { z } from "zod";
+import { BlockSchema } from "../blocks";
+import type { Capability } from "../envelope";
+
+export const BaseRevisionSchema = z
+  .number()
+  .int()
+  .min(0)
+  .optional()
+  .describe("The page revision this edit is based on (from mnote.page.get). A stale one fails with mnote_tool_conflict.");
+
+/** The seed's summary form of a diff: `[{ op: "append", blocks: 1 }]`. */
+export const DiffSummaryOpSchema = z.object({
+  op: z.enum([
+    "append",
+    "insert",
+    "delete",
+    "update",
+    "move",
+    "set_title",
+    "set_options",
+    "create_summary",
+    "update_summary",
+    "create_ai_note",
+  ]),
+  blocks: z.number().int().optional(),
+  fields: z.array(z.string()).optional(),
+});
+export type DiffSummaryOp = z.infer<typeof DiffSummaryOpSchema>;
+
+/** One change a panel can render and a person can untick. */
+export const ChangeSchema = z.discriminatedUnion("kind", [
+  z.object({ kind: z.literal("insert"), index: z.number().int(), block: BlockSchema }),
+  z.object({ kind: z.literal("delete"), index: z.number().int(), block: BlockSchema }),
+  z.object({ kind: z.literal("update"), index: z.number().int(), before: BlockSchema, after: BlockSchema }),
+  z.object({ kind: z.literal("move"), from: z.number().int(), to: z.number().int(), block: BlockSchema }),
+  z.object({ kind: z.literal("set_title"), before: z.string(), after: z.string() }),
+  z.object({ kind: z.literal("set_option"), key: z.string(), before: z.boolean(), after: z.boolean() }),
+  z.object({ kind: z.literal("set_summary"), before: z.string().nullable(), after: z.string() }),
+  z.object({ kind: z.literal("add_ai_note"), content: z.string() }),
+]);
+export type Change = z.infer<typeof ChangeSchema>;
+
+export const WarningSchema = z.object({
+  code: z.enum(["option_not_wired", "already_applied"]),
+  field: z.string().optional(),
+  message: z.string(),
+});
+export type ToolWarning = z.infer<typeof WarningSchema>;
+
+/** What every write tool answers to `dryRun: true`: the plan and the diff, nothing written. */
+export const DryRunResultSchema = z.object({
+  dryRun: z.literal(true),
+  commandName: z.string(),
+  baseRevision: z.number().int(),
+  plan: z.array(z.string()),
+  diff: z.array(DiffSummaryOpSchema),
+  changes: z.array(ChangeSchema),
+  warnings: z.array(WarningSchema),
+});
+export type DryRunResult = z.infer<typeof DryRunResultSchema>;
+
+export interface ToolDefinition<
+  Name extends string = string,
+  Args extends z.ZodObject = z.ZodObject,
+  Result extends z.ZodType = z.ZodType,
+> {
+  name: Name;
+  kind: "read" | "write";
+  /** The capability the envelope's `capabilityScope` must hold. */
+  capability: Capability;
+  /** The kernel command a real call runs; null for reads. */
+  commandName: string | null;
+  /** Why a model would call it; the JSON Schema and MCP listing carry it. */
+  description: string;
+  args: Args;
+  /** The result of a real call (a dry run answers DryRunResultSchema). */
+  result: Result;
+  /** MCP annotations: honest hints about what a call does. */
+  annotations: { readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean; openWorldHint: false };
+}
+
+export function defineTool<Name extends string, Args extends z.ZodObject, Result extends z.ZodType>(
+  tool: ToolDefinition<Name, Args, Result>,
+) {
+  return tool;
+}

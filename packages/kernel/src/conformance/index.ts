@@ -1,0 +1,226 @@
+import type { Block } from "@mnote/contract";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { hashToken } from "../ids";
+import type { CallIdentity, ExecuteRequest, KernelAdapter, KernelCommand } from "../types";
+
+/**
+ * The behaviour every KernelAdapter must have. Each implementation (SQLite,
+ * PostgreSQL, PGlite) runs this same suite with its own factory.
+ */
+export function kernelConformanceSuite(name: string, openKernel: () => Promise<KernelAdapter>) {
+  describe(`kernel conformance: ${name}`, () => {
+    let kernel: KernelAdapter;
+    let ws: string;
+    let doc: string;
+    let owner: string;
+    let counter = 0;
+
+    const blocks = (...texts: string[]): Block[] =>
+      texts.map((text, i) => ({ id: `b${i}_${text.replace(/\W/g, "")}`, type: "paragraph", text }));
+
+    const identity = (overrides: Partial<CallIdentity> = {}): CallIdentity => ({
+      toolName: "mnote.page.save",
+      workspaceId: ws,
+      documentId: doc,
+      actorId: owner,
+      tokenId: null,
+      holder: "person",
+      sessionId: "s1",
+      runId: "r1",
+      toolCallId: `call_${++counter}`,
+      traceId: "t1",
+      ...overrides,
+    });
+
+    const request = (command: KernelCommand, extra: Partial<ExecuteRequest> = {}): ExecuteRequest => ({
+      identity: identity({ toolName: extra.identity?.toolName ?? "mnote.page.save" }),
+      command,
+      idempotency: { key: `key_${++counter}`, fingerprint: `fp_${counter}`, expiresAt: "2999-01-01T00:00:00.000Z" },
+      ...extra,
+    });
+
+    beforeEach(async () => {
+      kernel = await openKernel();
+      const suffix = Math.random().toString(36).slice(2, 8);
+      owner = (await kernel.admin.createUser({ id: `owner_${suffix}`, name: "Owner" })).id;
+      ws = (await kernel.admin.createWorkspace({ id: `ws_${suffix}`, name: "WS", ownerId: owner })).id;
+      doc = (await kernel.admin.createPage({ id: `doc_${suffix}`, workspaceId: ws, title: "Plan", blocks: blocks("one", "two"), createdBy: owner })).id;
+    });
+    afterEach(async () => {
+      await kernel.close();
+    });
+
+    it("creates pages at revision 1 and reads blocks in order", async () => {
+      const page = await kernel.getPage(doc);
+      expect(page).toMatchObject({ id: doc, workspaceId: ws, title: "Plan", revision: 1, isPrivate: false });
+      expect((await kernel.getBlocks(doc)).map((b) => b.text)).toEqual(["one", "two"]);
+    });
+
+    it("reports access facts: role, page and grant", async () => {
+      const reader = (await kernel.admin.createUser({ name: "Reader" })).id;
+      expect(await kernel.getAccessFacts({ workspaceId: ws, documentId: doc, userId: reader })).toMatchObject({
+        role: null,
+        grant: null,
+        page: { id: doc },
+      });
+      await kernel.admin.addMember({ workspaceId: ws, userId: reader, role: "viewer" });
+      await kernel.admin.grantPage({ documentId: doc, userId: reader, access: "write" });
+      const facts = await kernel.getAccessFacts({ workspaceId: ws, documentId: doc, userId: reader });
+      expect(facts.role).toBe("viewer");
+      expect(facts.grant).toBe("write");
+      const elsewhere = await kernel.getAccessFacts({ workspaceId: "no_such_ws", documentId: doc, userId: reader });
+      expect(elsewhere).toEqual({ workspace: null, role: null, page: null, grant: null });
+    });
+
+    it("appends and replaces blocks, one revision per command", async () => {
+      const append = await kernel.execute(request({ name: "page.body.save", mode: "append", blocks: blocks("x", "y", "three") .slice(2) }));
+      expect(append).toMatchObject({ kind: "applied", revisionBefore: 1, revisionAfter: 2, result: { commandName: "page.body.save", revision: 2 } });
+      expect((await kernel.getBlocks(doc)).map((b) => b.text)).toEqual(["one", "two", "three"]);
+      const replace = await kernel.execute(request({ name: "page.body.save", mode: "replace", blocks: blocks("only") }));
+      expect(replace).toMatchObject({ kind: "applied", revisionAfter: 3 });
+      expect(await kernel.getBlocks(doc)).toEqual([{ id: "b0_only", type: "paragraph", text: "only" }]);
+      expect((await kernel.getPage(doc))?.revision).toBe(3);
+    });
+
+    it("keeps per-type block fields", async () => {
+      const rich: Block[] = [
+        { id: "h", type: "heading", level: 2, text: "Head" },
+        { id: "t", type: "todo", checked: true, text: "Done" },
+        { id: "c", type: "code", language: "ts", text: "let x = 1;" },
+        { id: "d", type: "divider", text: "" },
+      ];
+      await kernel.execute(request({ name: "page.body.save", mode: "replace", blocks: rich }));
+      expect(await kernel.getBlocks(doc)).toEqual(rich);
+    });
+
+    it("stores one command per write, traceable by id, with the idempotency record and audit", async () => {
+      const outcome = await kernel.execute(request({ name: "page.head.updateTitle", title: "New" }));
+      if (outcome.kind !== "applied") throw new Error(outcome.kind);
+      const command = await kernel.getCommand(outcome.commandId);
+      expect(command).toMatchObject({ name: "page.head.updateTitle", revisionBefore: 1, revisionAfter: 2 });
+      expect(command?.identity).toMatchObject({ workspaceId: ws, documentId: doc, actorId: owner, sessionId: "s1" });
+      const audit = await kernel.listAudit({ documentId: doc });
+      expect(audit).toHaveLength(1);
+      expect(audit[0]).toMatchObject({ effect: "write", outcome: "ok", commandId: outcome.commandId });
+    });
+
+    it("replays a key with the same fingerprint and refuses it with another", async () => {
+      const first = request({ name: "page.head.updateTitle", title: "A" });
+      const applied = await kernel.execute(first);
+      const again = await kernel.execute({ ...first, identity: identity({ toolCallId: "retry" }) });
+      expect(applied.kind).toBe("applied");
+      expect(again).toEqual({ kind: "replayed", commandId: (applied as { commandId: string }).commandId, result: (applied as { result: unknown }).result });
+      const other = await kernel.execute({ ...first, command: { name: "page.head.updateTitle", title: "B" }, idempotency: { ...first.idempotency, fingerprint: "different" } });
+      expect(other).toEqual({ kind: "idempotency_conflict" });
+      expect((await kernel.getPage(doc))?.title).toBe("A");
+      expect((await kernel.getPage(doc))?.revision).toBe(2);
+    });
+
+    it("does not replay an expired idempotency record", async () => {
+      const first = request({ name: "page.head.updateTitle", title: "A" }, {
+        idempotency: { key: "old", fingerprint: "fp", expiresAt: "2000-01-01T00:00:00.000Z" },
+      });
+      expect((await kernel.execute(first)).kind).toBe("applied");
+      expect(await kernel.findIdempotency({ workspaceId: ws, actorId: owner, toolName: "mnote.page.save", key: "old" }, new Date().toISOString())).toBeNull();
+      expect((await kernel.execute(first)).kind).toBe("applied");
+      expect(await kernel.purgeExpiredIdempotency(new Date().toISOString())).toBe(1);
+    });
+
+    it("refuses a stale base revision and writes nothing", async () => {
+      const before = await kernel.admin.tableSnapshot();
+      const outcome = await kernel.execute(request({ name: "page.head.updateTitle", title: "Late" }, { baseRevision: 0 }));
+      expect(outcome).toEqual({ kind: "revision_conflict", currentRevision: 1 });
+      expect(await kernel.admin.tableSnapshot()).toEqual(before);
+    });
+
+    it("answers page_missing for a page outside the workspace", async () => {
+      const outcome = await kernel.execute({ ...request({ name: "page.head.updateTitle", title: "X" }), identity: identity({ workspaceId: "other" }) });
+      expect(outcome).toEqual({ kind: "page_missing" });
+    });
+
+    it("keeps one summary node and one edge per page", async () => {
+      const first = await kernel.execute(request({ name: "artifact.summary.upsert", summary: "v1" }));
+      const second = await kernel.execute(request({ name: "artifact.summary.upsert", summary: "v2" }));
+      expect(first).toMatchObject({ kind: "applied", result: { created: true } });
+      expect(second).toMatchObject({ kind: "applied", result: { created: false, nodeId: (first as unknown as { result: { nodeId: string } }).result.nodeId } });
+      const { nodes, edges } = await kernel.listArtifacts(doc);
+      expect(nodes).toHaveLength(1);
+      expect(nodes[0]).toMatchObject({ kind: "summary", content: "v2" });
+      expect(edges).toHaveLength(1);
+      expect(edges[0]).toMatchObject({ fromDocumentId: doc, toNodeId: nodes[0]!.id, kind: "reference" });
+      expect((await kernel.getPage(doc))?.revision).toBe(1);
+    });
+
+    it("makes a new ai_note and edge on every new command", async () => {
+      await kernel.execute(request({ name: "artifact.aiNote.create", content: "n1" }));
+      await kernel.execute(request({ name: "artifact.aiNote.create", content: "n2" }));
+      const { nodes, edges } = await kernel.listArtifacts(doc);
+      expect(nodes.map((n) => n.content).sort()).toEqual(["n1", "n2"]);
+      expect(edges).toHaveLength(2);
+    });
+
+    it("rebuilds the page before a command and reverts to it", async () => {
+      const save = await kernel.execute(request({ name: "page.body.save", mode: "append", blocks: [{ id: "z", type: "quote", text: "added" }] }));
+      await kernel.execute(request({ name: "page.head.updateTitle", title: "Renamed" }));
+      await kernel.execute(request({ name: "page.layout.updateOptions", options: { wideLayout: true } }));
+      if (save.kind !== "applied") throw new Error(save.kind);
+      const before = await kernel.getPageStateBefore(save.commandId);
+      expect(before?.revision).toBe(1);
+      expect(before?.state.title).toBe("Plan");
+      expect(before?.state.options.wideLayout).toBe(false);
+      expect(before?.state.blocks.map((b) => b.text)).toEqual(["one", "two"]);
+      const revert = await kernel.execute(request({ name: "page.revert", targetCommandId: save.commandId }));
+      expect(revert).toMatchObject({ kind: "applied", revisionBefore: 4, revisionAfter: 5 });
+      const page = await kernel.getPage(doc);
+      expect(page).toMatchObject({ title: "Plan", revision: 5, options: { wideLayout: false } });
+      expect((await kernel.getBlocks(doc)).map((b) => b.text)).toEqual(["one", "two"]);
+      const reject = await kernel.execute(request({ name: "page.revert", targetCommandId: "cmd_missing" }));
+      expect(reject.kind).toBe("rejected");
+    });
+
+    it("rejects an append whose block id is already on the page, writing nothing", async () => {
+      const before = await kernel.admin.tableSnapshot();
+      const outcome = await kernel.execute(request({ name: "page.body.save", mode: "append", blocks: [{ id: "b0_one", type: "paragraph", text: "dup" }] }));
+      expect(outcome.kind).toBe("rejected");
+      expect(await kernel.admin.tableSnapshot()).toEqual(before);
+    });
+
+    it("runs exactly one command for concurrent calls with one key", async () => {
+      const shared = request({ name: "artifact.aiNote.create", content: "once" });
+      const outcomes = await Promise.all(
+        Array.from({ length: 8 }, (_, i) => kernel.execute({ ...shared, identity: identity({ toolCallId: `c${i}` }) })),
+      );
+      expect(outcomes.filter((o) => o.kind === "applied")).toHaveLength(1);
+      expect(outcomes.filter((o) => o.kind === "replayed")).toHaveLength(7);
+      expect((await kernel.listArtifacts(doc)).nodes).toHaveLength(1);
+    });
+
+    it("lets exactly one of many racers on one base revision win", async () => {
+      const outcomes = await Promise.all(
+        Array.from({ length: 6 }, (_, i) => kernel.execute(request({ name: "page.head.updateTitle", title: `T${i}` }, { baseRevision: 1 }))),
+      );
+      expect(outcomes.filter((o) => o.kind === "applied")).toHaveLength(1);
+      expect(outcomes.filter((o) => o.kind === "revision_conflict")).toHaveLength(5);
+      expect((await kernel.getPage(doc))?.revision).toBe(2);
+    });
+
+    it("appends audit records and filters them", async () => {
+      const a = await kernel.appendAudit({ identity: identity({ runId: "runA" }), effect: "read", outcome: "ok" });
+      const b = await kernel.appendAudit({ identity: identity({ runId: "runB" }), effect: "none", outcome: "failed", errorCode: "mnote_tool_permission_denied" });
+      expect(b).toBeGreaterThan(a);
+      expect((await kernel.listAudit({ documentId: doc, runId: "runB" })).map((r) => r.id)).toEqual([b]);
+      expect((await kernel.listAudit({ documentId: doc, afterId: a })).map((r) => r.id)).toEqual([b]);
+      expect(await kernel.getAudit(b)).toMatchObject({ errorCode: "mnote_tool_permission_denied", identity: { runId: "runB" } });
+    });
+
+    it("stores tokens hashed, finds and revokes them", async () => {
+      const { token, record } = await kernel.admin.createToken({ userId: owner, holder: "agent", scopes: ["page.read"], ttlSeconds: 60 });
+      const snapshot = JSON.stringify(await kernel.admin.tableSnapshot());
+      expect(snapshot).not.toContain(token);
+      const found = await kernel.findTokenByHash(hashToken(token));
+      expect(found).toMatchObject({ id: record.id, userId: owner, holder: "agent", scopes: ["page.read"], revokedAt: null });
+      await kernel.admin.revokeToken(record.id);
+      expect((await kernel.findTokenByHash(hashToken(token)))?.revokedAt).not.toBeNull();
+    });
+  });
+}

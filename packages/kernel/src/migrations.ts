@@ -1,0 +1,101 @@
+import type { SqlDriver } from "./sql/driver";
+
+/**
+ * Versioned schema. Statements are written in the SQL both dialects accept; the
+ * only dialect word is the audit log's auto-increment key. Append new versions,
+ * never edit an applied one.
+ */
+const MIGRATIONS: Array<{ version: number; name: string; statements: (dialect: SqlDriver["dialect"]) => string[] }> = [
+  {
+    version: 1,
+    name: "initial schema",
+    statements: (dialect) => [
+      `CREATE TABLE users (id TEXT PRIMARY KEY, name TEXT NOT NULL, created_at TEXT NOT NULL)`,
+      `CREATE TABLE workspaces (id TEXT PRIMARY KEY, name TEXT NOT NULL,
+        approval_required INTEGER NOT NULL DEFAULT 1, created_at TEXT NOT NULL)`,
+      `CREATE TABLE members (workspace_id TEXT NOT NULL REFERENCES workspaces(id), user_id TEXT NOT NULL REFERENCES users(id),
+        role TEXT NOT NULL CHECK (role IN ('owner', 'editor', 'viewer')), PRIMARY KEY (workspace_id, user_id))`,
+      `CREATE TABLE pages (id TEXT PRIMARY KEY, workspace_id TEXT NOT NULL REFERENCES workspaces(id), title TEXT NOT NULL,
+        is_private INTEGER NOT NULL DEFAULT 0, options TEXT NOT NULL, revision INTEGER NOT NULL,
+        block_count INTEGER NOT NULL DEFAULT 0, created_by TEXT NOT NULL, created_at TEXT NOT NULL, updated_at TEXT NOT NULL)`,
+      `CREATE INDEX pages_by_workspace ON pages (workspace_id)`,
+      `CREATE TABLE page_grants (document_id TEXT NOT NULL REFERENCES pages(id), user_id TEXT NOT NULL REFERENCES users(id),
+        access TEXT NOT NULL CHECK (access IN ('read', 'write')), PRIMARY KEY (document_id, user_id))`,
+      `CREATE TABLE blocks (document_id TEXT NOT NULL REFERENCES pages(id), id TEXT NOT NULL, position INTEGER NOT NULL,
+        type TEXT NOT NULL, text TEXT NOT NULL, attrs TEXT NOT NULL, PRIMARY KEY (document_id, id))`,
+      `CREATE INDEX blocks_by_position ON blocks (document_id, position)`,
+      `CREATE TABLE tokens (id TEXT PRIMARY KEY, user_id TEXT NOT NULL REFERENCES users(id),
+        holder TEXT NOT NULL CHECK (holder IN ('person', 'agent')), scopes TEXT NOT NULL, token_hash TEXT NOT NULL UNIQUE,
+        label TEXT NOT NULL, created_at TEXT NOT NULL, expires_at TEXT, revoked_at TEXT)`,
+      `CREATE TABLE commands (id TEXT PRIMARY KEY, name TEXT NOT NULL, tool_name TEXT NOT NULL,
+        workspace_id TEXT NOT NULL, document_id TEXT NOT NULL REFERENCES pages(id), actor_id TEXT NOT NULL,
+        token_id TEXT, holder TEXT, session_id TEXT, run_id TEXT, tool_call_id TEXT, trace_id TEXT,
+        payload_fingerprint TEXT NOT NULL, idempotency_key TEXT NOT NULL,
+        revision_before INTEGER NOT NULL, revision_after INTEGER NOT NULL, undo TEXT, created_at TEXT NOT NULL)`,
+      `CREATE INDEX commands_by_document ON commands (document_id, revision_after)`,
+      `CREATE TABLE idempotency (workspace_id TEXT NOT NULL, actor_id TEXT NOT NULL, tool_name TEXT NOT NULL, key TEXT NOT NULL,
+        fingerprint TEXT NOT NULL, command_id TEXT NOT NULL REFERENCES commands(id), result TEXT NOT NULL,
+        created_at TEXT NOT NULL, expires_at TEXT NOT NULL, PRIMARY KEY (workspace_id, actor_id, tool_name, key))`,
+      `CREATE INDEX idempotency_by_expiry ON idempotency (expires_at)`,
+      `CREATE TABLE nodes (id TEXT PRIMARY KEY, workspace_id TEXT NOT NULL, document_id TEXT NOT NULL REFERENCES pages(id),
+        kind TEXT NOT NULL CHECK (kind IN ('summary', 'ai_note')), content TEXT NOT NULL, created_by TEXT NOT NULL,
+        command_id TEXT NOT NULL REFERENCES commands(id) DEFERRABLE INITIALLY DEFERRED,
+        created_at TEXT NOT NULL, updated_at TEXT NOT NULL)`,
+      // One summary per page, enforced by the database rather than by a read-then-write.
+      `CREATE UNIQUE INDEX one_summary_per_page ON nodes (document_id) WHERE kind = 'summary'`,
+      `CREATE TABLE edges (id TEXT PRIMARY KEY, workspace_id TEXT NOT NULL, from_document_id TEXT NOT NULL REFERENCES pages(id),
+        to_node_id TEXT NOT NULL REFERENCES nodes(id), kind TEXT NOT NULL, created_at TEXT NOT NULL,
+        UNIQUE (from_document_id, to_node_id, kind))`,
+      `CREATE TABLE audit_log (id ${dialect === "sqlite" ? "INTEGER PRIMARY KEY AUTOINCREMENT" : "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY"},
+        at TEXT NOT NULL, tool_name TEXT NOT NULL, effect TEXT NOT NULL, outcome TEXT NOT NULL, error_code TEXT,
+        workspace_id TEXT, document_id TEXT, actor_id TEXT, token_id TEXT, holder TEXT,
+        session_id TEXT, run_id TEXT, tool_call_id TEXT, trace_id TEXT, command_id TEXT,
+        idempotency_key TEXT, payload_fingerprint TEXT, base_revision INTEGER, detail TEXT, duration_ms INTEGER)`,
+      `CREATE INDEX audit_by_document ON audit_log (document_id, id)`,
+      `CREATE INDEX audit_by_command ON audit_log (command_id)`,
+    ],
+  },
+];
+
+export const LATEST_SCHEMA_VERSION = MIGRATIONS.at(-1)!.version;
+
+/** Bring the database to the latest version; safe to call from many processes at once. */
+export async function migrate(driver: SqlDriver): Promise<{ applied: number[] }> {
+  return driver.withMigrationLock(async () => {
+    await driver.exec(
+      `CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`,
+    );
+    const applied: number[] = [];
+    for (const migration of MIGRATIONS) {
+      const done = await driver.transaction(async (tx) => {
+        const row = await tx.get(`SELECT version FROM schema_migrations WHERE version = ?`, [migration.version]);
+        if (row) return false;
+        for (const statement of migration.statements(driver.dialect)) await tx.run(statement);
+        await tx.run(`INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)`, [
+          migration.version,
+          migration.name,
+          new Date().toISOString(),
+        ]);
+        return true;
+      });
+      if (done) applied.push(migration.version);
+    }
+    return { applied };
+  });
+}
+
+/** Business tables, in an order that respects foreign keys when copying data. */
+export const BUSINESS_TABLES = [
+  "users",
+  "workspaces",
+  "members",
+  "pages",
+  "page_grants",
+  "blocks",
+  "tokens",
+  "commands",
+  "idempotency",
+  "nodes",
+  "edges",
+  "audit_log",
+] as const;

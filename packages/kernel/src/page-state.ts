@@ -1,0 +1,55 @@
+import type { Block, PageOptions } from "@mnote/contract";
+import { type BlockRow, blockAttrs, PAGE_COLUMNS, type PageRow, toBlock, toPage } from "./rows";
+import type { SqlExecutor } from "./sql/driver";
+import type { PageState } from "./types";
+
+/** How to take one command back: what the page looked like in the parts it changed. */
+export type Undo =
+  | { blocks: Block[] }
+  | { truncateTo: number }
+  | { title: string }
+  | { options: PageOptions }
+  | { state: PageState };
+
+export async function readBlocks(db: SqlExecutor, documentId: string): Promise<Block[]> {
+  const rows = await db.all<BlockRow>(
+    `SELECT id, type, text, attrs FROM blocks WHERE document_id = ? ORDER BY position`,
+    [documentId],
+  );
+  return rows.map(toBlock);
+}
+
+export async function readPageState(db: SqlExecutor, documentId: string): Promise<PageState | null> {
+  const row = await db.get<PageRow>(`SELECT ${PAGE_COLUMNS} FROM pages WHERE id = ?`, [documentId]);
+  if (!row) return null;
+  const page = toPage(row);
+  return { title: page.title, options: page.options, blocks: await readBlocks(db, documentId) };
+}
+
+export async function insertBlocks(db: SqlExecutor, documentId: string, blocks: Block[], firstPosition: number) {
+  for (let i = 0; i < blocks.length; i++) {
+    const block = blocks[i]!;
+    await db.run(`INSERT INTO blocks (document_id, id, position, type, text, attrs) VALUES (?, ?, ?, ?, ?, ?)`, [
+      documentId,
+      block.id,
+      firstPosition + i,
+      block.type,
+      block.text,
+      blockAttrs(block),
+    ]);
+  }
+}
+
+export async function replaceBlocks(db: SqlExecutor, documentId: string, blocks: Block[]) {
+  await db.run(`DELETE FROM blocks WHERE document_id = ?`, [documentId]);
+  await insertBlocks(db, documentId, blocks, 0);
+}
+
+/** Walk one step back: apply an undo record to a page state held in memory. */
+export function applyUndo(state: PageState, undo: Undo): PageState {
+  if ("blocks" in undo) return { ...state, blocks: undo.blocks };
+  if ("truncateTo" in undo) return { ...state, blocks: state.blocks.slice(0, undo.truncateTo) };
+  if ("title" in undo) return { ...state, title: undo.title };
+  if ("options" in undo) return { ...state, options: undo.options };
+  return undo.state;
+}

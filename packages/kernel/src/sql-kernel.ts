@@ -1,0 +1,474 @@
+import { type Block, DEFAULT_PAGE_OPTIONS } from "@mnote/contract";
+import { createAdmin } from "./admin";
+import { newId } from "./ids";
+import { migrate } from "./migrations";
+import { applyUndo, insertBlocks, readBlocks, readPageState, replaceBlocks, type Undo } from "./page-state";
+import {
+  type AuditRow,
+  type CommandRow,
+  type EdgeRow,
+  IDENTITY_COLUMNS,
+  identityValues,
+  type NodeRow,
+  PAGE_COLUMNS,
+  type PageRow,
+  type TokenRow,
+  toAudit,
+  toCommand,
+  toEdge,
+  toNode,
+  toPage,
+  toToken,
+  toWorkspace,
+  type WorkspaceRow,
+} from "./rows";
+import { type SqlDriver, type SqlExecutor, type SqlValue, UniqueViolation } from "./sql/driver";
+import type {
+  AccessFacts,
+  AuditInput,
+  AuditQuery,
+  ExecuteOutcome,
+  ExecuteRequest,
+  IdempotencyRecord,
+  KernelAdapter,
+  KernelCommand,
+  PageRecord,
+  PageState,
+} from "./types";
+
+/** A command that cannot apply to the page as it is; the transaction rolls back. */
+class CommandRejected extends Error {}
+
+const MAX_UNIQUE_RETRIES = 3;
+
+const placeholders = (count: number) => Array.from({ length: count }, () => "?").join(", ");
+
+/** The kernel, written once over the SQL both SQLite and PostgreSQL speak. */
+export class SqlKernel implements KernelAdapter {
+  readonly admin;
+  constructor(private readonly db: SqlDriver) {
+    this.admin = createAdmin(db);
+  }
+
+  get dialect() {
+    return this.db.dialect;
+  }
+
+  static async open(driver: SqlDriver): Promise<SqlKernel> {
+    await migrate(driver);
+    return new SqlKernel(driver);
+  }
+
+  close() {
+    return this.db.close();
+  }
+
+  async findTokenByHash(tokenHash: string) {
+    const row = await this.db.get<TokenRow>(
+      `SELECT id, user_id, holder, scopes, label, expires_at, revoked_at FROM tokens WHERE token_hash = ?`,
+      [tokenHash],
+    );
+    return row ? toToken(row) : null;
+  }
+
+  async getAccessFacts(input: { workspaceId: string; documentId: string; userId: string }): Promise<AccessFacts> {
+    const workspaceRow = await this.db.get<WorkspaceRow>(
+      `SELECT id, name, approval_required FROM workspaces WHERE id = ?`,
+      [input.workspaceId],
+    );
+    if (!workspaceRow) return { workspace: null, role: null, page: null, grant: null };
+    const member = await this.db.get<{ role: AccessFacts["role"] }>(
+      `SELECT role FROM members WHERE workspace_id = ? AND user_id = ?`,
+      [input.workspaceId, input.userId],
+    );
+    const pageRow = await this.db.get<PageRow>(`SELECT ${PAGE_COLUMNS} FROM pages WHERE id = ? AND workspace_id = ?`, [
+      input.documentId,
+      input.workspaceId,
+    ]);
+    const grant = pageRow
+      ? await this.db.get<{ access: "read" | "write" }>(
+          `SELECT access FROM page_grants WHERE document_id = ? AND user_id = ?`,
+          [input.documentId, input.userId],
+        )
+      : undefined;
+    return {
+      workspace: toWorkspace(workspaceRow),
+      role: member?.role ?? null,
+      page: pageRow ? toPage(pageRow) : null,
+      grant: grant?.access ?? null,
+    };
+  }
+
+  async getPage(documentId: string) {
+    const row = await this.db.get<PageRow>(`SELECT ${PAGE_COLUMNS} FROM pages WHERE id = ?`, [documentId]);
+    return row ? toPage(row) : null;
+  }
+
+  getBlocks(documentId: string) {
+    return readBlocks(this.db, documentId);
+  }
+
+  async getSummary(documentId: string) {
+    const row = await this.db.get<NodeRow>(`SELECT * FROM nodes WHERE document_id = ? AND kind = 'summary'`, [
+      documentId,
+    ]);
+    return row ? toNode(row) : null;
+  }
+
+  async findIdempotency(
+    scope: { workspaceId: string; actorId: string; toolName: string; key: string },
+    now: string,
+  ): Promise<IdempotencyRecord | null> {
+    const row = await this.db.get<{
+      fingerprint: string;
+      command_id: string;
+      result: string;
+      created_at: string;
+      expires_at: string;
+    }>(
+      `SELECT fingerprint, command_id, result, created_at, expires_at FROM idempotency
+       WHERE workspace_id = ? AND actor_id = ? AND tool_name = ? AND key = ? AND expires_at > ?`,
+      [scope.workspaceId, scope.actorId, scope.toolName, scope.key, now],
+    );
+    if (!row) return null;
+    return {
+      ...scope,
+      fingerprint: row.fingerprint,
+      commandId: row.command_id,
+      result: JSON.parse(row.result) as Record<string, unknown>,
+      createdAt: row.created_at,
+      expiresAt: row.expires_at,
+    };
+  }
+
+  async getPageStateBefore(commandId: string) {
+    const command = await this.db.get<CommandRow>(`SELECT * FROM commands WHERE id = ?`, [commandId]);
+    if (!command) return null;
+    const state = await stateBefore(this.db, command);
+    return state ? { documentId: command.document_id!, revision: Number(command.revision_before), state } : null;
+  }
+
+  async execute(request: ExecuteRequest): Promise<ExecuteOutcome> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.db.transaction((tx) => this.executeIn(tx, request));
+      } catch (error) {
+        if (error instanceof CommandRejected) return { kind: "rejected", message: error.message };
+        // Another process inserted the same idempotency key first: run again and find its record.
+        if (error instanceof UniqueViolation && attempt < MAX_UNIQUE_RETRIES) continue;
+        throw error;
+      }
+    }
+  }
+
+  private async executeIn(tx: SqlExecutor, request: ExecuteRequest): Promise<ExecuteOutcome> {
+    const { identity, command, idempotency } = request;
+    const now = new Date().toISOString();
+    // Lock the page row first: every write to one page queues here, so revision checks cannot race.
+    const pageRow = await tx.get<PageRow>(
+      `SELECT ${PAGE_COLUMNS} FROM pages WHERE id = ? AND workspace_id = ?${this.db.forUpdate}`,
+      [identity.documentId, identity.workspaceId],
+    );
+    if (!pageRow) return { kind: "page_missing" };
+    const page = toPage(pageRow);
+
+    const existing = await tx.get<{ fingerprint: string; command_id: string; result: string }>(
+      `SELECT fingerprint, command_id, result FROM idempotency
+       WHERE workspace_id = ? AND actor_id = ? AND tool_name = ? AND key = ? AND expires_at > ?`,
+      [identity.workspaceId, identity.actorId, identity.toolName, idempotency.key, now],
+    );
+    if (existing) {
+      if (existing.fingerprint !== idempotency.fingerprint) return { kind: "idempotency_conflict" };
+      return {
+        kind: "replayed",
+        commandId: existing.command_id,
+        result: JSON.parse(existing.result) as Record<string, unknown>,
+      };
+    }
+    if (request.baseRevision !== undefined && request.baseRevision !== page.revision) {
+      return { kind: "revision_conflict", currentRevision: page.revision };
+    }
+
+    const commandId = newId("cmd");
+    const applied = await applyCommand(tx, page, command, { commandId, actorId: identity.actorId, now });
+    const revisionAfter = applied.bumpsRevision ? page.revision + 1 : page.revision;
+    if (applied.bumpsRevision) {
+      const updated = await tx.run(`UPDATE pages SET revision = ?, updated_at = ? WHERE id = ? AND revision = ?`, [
+        revisionAfter,
+        now,
+        page.id,
+        page.revision,
+      ]);
+      if (updated.changes !== 1) throw new Error("page revision moved under a held lock");
+    }
+    const result = { commandName: command.name, ...applied.result, ...(applied.bumpsRevision ? { revision: revisionAfter } : {}) };
+
+    await tx.run(
+      `INSERT INTO commands (id, name, ${IDENTITY_COLUMNS}, payload_fingerprint, idempotency_key,
+         revision_before, revision_after, undo, created_at)
+       VALUES (${placeholders(18)})`,
+      [
+        commandId,
+        command.name,
+        ...identityValues(identity),
+        idempotency.fingerprint,
+        idempotency.key,
+        page.revision,
+        revisionAfter,
+        applied.undo ? JSON.stringify(applied.undo) : null,
+        now,
+      ],
+    );
+    // An expired record for the same scope would block the insert; it is past its retention anyway.
+    await tx.run(
+      `DELETE FROM idempotency WHERE workspace_id = ? AND actor_id = ? AND tool_name = ? AND key = ? AND expires_at <= ?`,
+      [identity.workspaceId, identity.actorId, identity.toolName, idempotency.key, now],
+    );
+    await tx.run(
+      `INSERT INTO idempotency (workspace_id, actor_id, tool_name, key, fingerprint, command_id, result, created_at, expires_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      [
+        identity.workspaceId,
+        identity.actorId,
+        identity.toolName,
+        idempotency.key,
+        idempotency.fingerprint,
+        commandId,
+        JSON.stringify(result),
+        now,
+        idempotency.expiresAt,
+      ],
+    );
+    const auditId = await insertAudit(tx, {
+      identity,
+      effect: "write",
+      outcome: "ok",
+      commandId,
+      idempotencyKey: idempotency.key,
+      payloadFingerprint: idempotency.fingerprint,
+      baseRevision: request.baseRevision ?? null,
+      detail: request.auditDetail ?? null,
+    }, now);
+    return {
+      kind: "applied",
+      auditId,
+      commandId,
+      commandName: command.name,
+      revisionBefore: page.revision,
+      revisionAfter,
+      result,
+    };
+  }
+
+  appendAudit(record: AuditInput) {
+    return insertAudit(this.db, record, new Date().toISOString());
+  }
+
+  async listAudit(query: AuditQuery) {
+    const where: string[] = [];
+    const params: SqlValue[] = [];
+    const filters: Array<[keyof AuditQuery, string]> = [
+      ["documentId", "document_id = ?"],
+      ["workspaceId", "workspace_id = ?"],
+      ["runId", "run_id = ?"],
+      ["traceId", "trace_id = ?"],
+      ["afterId", "id > ?"],
+    ];
+    for (const [field, clause] of filters) {
+      const value = query[field];
+      if (value !== undefined) {
+        where.push(clause);
+        params.push(value as SqlValue);
+      }
+    }
+    const limit = Math.min(Math.max(query.limit ?? 200, 1), 1000);
+    const rows = await this.db.all<AuditRow>(
+      `SELECT * FROM audit_log ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY id DESC LIMIT ${limit}`,
+      params,
+    );
+    return rows.map(toAudit);
+  }
+
+  async getAudit(id: number) {
+    const row = await this.db.get<AuditRow>(`SELECT * FROM audit_log WHERE id = ?`, [id]);
+    return row ? toAudit(row) : null;
+  }
+
+  async getCommand(commandId: string) {
+    const row = await this.db.get<CommandRow>(`SELECT * FROM commands WHERE id = ?`, [commandId]);
+    return row ? toCommand(row) : null;
+  }
+
+  async listArtifacts(documentId: string) {
+    const nodes = await this.db.all<NodeRow>(`SELECT * FROM nodes WHERE document_id = ? ORDER BY created_at, id`, [
+      documentId,
+    ]);
+    const edges = await this.db.all<EdgeRow>(
+      `SELECT * FROM edges WHERE from_document_id = ? ORDER BY created_at, id`,
+      [documentId],
+    );
+    return { nodes: nodes.map(toNode), edges: edges.map(toEdge) };
+  }
+
+  async purgeExpiredIdempotency(now: string) {
+    return (await this.db.run(`DELETE FROM idempotency WHERE expires_at <= ?`, [now])).changes;
+  }
+}
+
+async function insertAudit(db: SqlExecutor, record: AuditInput, at: string): Promise<number> {
+  const row = await db.get<{ id: number | string }>(
+    `INSERT INTO audit_log (at, ${IDENTITY_COLUMNS}, effect, outcome, error_code, command_id, idempotency_key,
+       payload_fingerprint, base_revision, detail, duration_ms)
+     VALUES (${placeholders(20)}) RETURNING id`,
+    [
+      at,
+      ...identityValues(record.identity),
+      record.effect,
+      record.outcome,
+      record.errorCode ?? null,
+      record.commandId ?? null,
+      record.idempotencyKey ?? null,
+      record.payloadFingerprint ?? null,
+      record.baseRevision ?? null,
+      record.detail ? JSON.stringify(record.detail) : null,
+      record.durationMs === undefined || record.durationMs === null ? null : Math.round(record.durationMs),
+    ],
+  );
+  return Number(row!.id);
+}
+
+interface AppliedCommand {
+  bumpsRevision: boolean;
+  result: Record<string, unknown>;
+  undo: Undo | null;
+}
+
+async function applyCommand(
+  tx: SqlExecutor,
+  page: PageRecord & { },
+  command: KernelCommand,
+  context: { commandId: string; actorId: string; now: string },
+): Promise<AppliedCommand> {
+  switch (command.name) {
+    case "page.body.save":
+      return saveBody(tx, page, command.mode, command.blocks);
+    case "page.head.updateTitle":
+      await tx.run(`UPDATE pages SET title = ? WHERE id = ?`, [command.title, page.id]);
+      return { bumpsRevision: true, result: {}, undo: { title: page.title } };
+    case "page.layout.updateOptions": {
+      const options = { ...DEFAULT_PAGE_OPTIONS, ...page.options, ...command.options };
+      await tx.run(`UPDATE pages SET options = ? WHERE id = ?`, [JSON.stringify(options), page.id]);
+      return { bumpsRevision: true, result: {}, undo: { options: page.options } };
+    }
+    case "artifact.summary.upsert":
+      return upsertSummary(tx, page, command.summary, context);
+    case "artifact.aiNote.create": {
+      const nodeId = newId("node");
+      const edgeId = newId("edge");
+      await tx.run(
+        `INSERT INTO nodes (id, workspace_id, document_id, kind, content, created_by, command_id, created_at, updated_at)
+         VALUES (?, ?, ?, 'ai_note', ?, ?, ?, ?, ?)`,
+        [nodeId, page.workspaceId, page.id, command.content, context.actorId, context.commandId, context.now, context.now],
+      );
+      await insertEdge(tx, edgeId, page, nodeId, context.now);
+      return { bumpsRevision: false, result: { nodeId, edgeId }, undo: null };
+    }
+    case "page.revert":
+      return revertPage(tx, page, command.targetCommandId);
+  }
+}
+
+async function saveBody(tx: SqlExecutor, page: PageRecord, mode: "replace" | "append", blocks: Block[]) {
+  const countRow = await tx.get<{ block_count: number }>(`SELECT block_count FROM pages WHERE id = ?`, [page.id]);
+  const before = Number(countRow?.block_count ?? 0);
+  if (mode === "append") {
+    try {
+      await insertBlocks(tx, page.id, blocks, before);
+    } catch (error) {
+      if (error instanceof UniqueViolation) throw new CommandRejected("a block id in content is already on the page");
+      throw error;
+    }
+    await tx.run(`UPDATE pages SET block_count = ? WHERE id = ?`, [before + blocks.length, page.id]);
+    return { bumpsRevision: true, result: {}, undo: { truncateTo: before } satisfies Undo };
+  }
+  const previous = await readBlocks(tx, page.id);
+  try {
+    await replaceBlocks(tx, page.id, blocks);
+  } catch (error) {
+    if (error instanceof UniqueViolation) throw new CommandRejected("content repeats a block id");
+    throw error;
+  }
+  await tx.run(`UPDATE pages SET block_count = ? WHERE id = ?`, [blocks.length, page.id]);
+  return { bumpsRevision: true, result: {}, undo: { blocks: previous } satisfies Undo };
+}
+
+async function upsertSummary(
+  tx: SqlExecutor,
+  page: PageRecord,
+  summary: string,
+  context: { commandId: string; actorId: string; now: string },
+): Promise<AppliedCommand> {
+  const existing = await tx.get<{ id: string }>(`SELECT id FROM nodes WHERE document_id = ? AND kind = 'summary'`, [
+    page.id,
+  ]);
+  let nodeId = existing?.id;
+  if (nodeId) {
+    await tx.run(`UPDATE nodes SET content = ?, updated_at = ?, command_id = ? WHERE id = ?`, [
+      summary,
+      context.now,
+      context.commandId,
+      nodeId,
+    ]);
+  } else {
+    nodeId = newId("node");
+    await tx.run(
+      `INSERT INTO nodes (id, workspace_id, document_id, kind, content, created_by, command_id, created_at, updated_at)
+       VALUES (?, ?, ?, 'summary', ?, ?, ?, ?, ?)`,
+      [nodeId, page.workspaceId, page.id, summary, context.actorId, context.commandId, context.now, context.now],
+    );
+  }
+  const edge = await tx.get<{ id: string }>(
+    `SELECT id FROM edges WHERE from_document_id = ? AND to_node_id = ? AND kind = 'reference'`,
+    [page.id, nodeId],
+  );
+  const edgeId = edge?.id ?? newId("edge");
+  if (!edge) await insertEdge(tx, edgeId, page, nodeId, context.now);
+  return { bumpsRevision: false, result: { nodeId, edgeId, created: !existing }, undo: null };
+}
+
+async function insertEdge(tx: SqlExecutor, edgeId: string, page: PageRecord, nodeId: string, now: string) {
+  await tx.run(
+    `INSERT INTO edges (id, workspace_id, from_document_id, to_node_id, kind, created_at) VALUES (?, ?, ?, ?, 'reference', ?)`,
+    [edgeId, page.workspaceId, page.id, nodeId, now],
+  );
+}
+
+async function revertPage(tx: SqlExecutor, page: PageRecord, targetCommandId: string): Promise<AppliedCommand> {
+  const target = await tx.get<CommandRow>(`SELECT * FROM commands WHERE id = ?`, [targetCommandId]);
+  if (!target || target.document_id !== page.id) throw new CommandRejected("no such command on this page");
+  const restored = await stateBefore(tx, target);
+  const current = await readPageState(tx, page.id);
+  if (!restored || !current) throw new CommandRejected("the page state before that command cannot be rebuilt");
+  await tx.run(`UPDATE pages SET title = ?, options = ?, block_count = ? WHERE id = ?`, [
+    restored.title,
+    JSON.stringify(restored.options),
+    restored.blocks.length,
+    page.id,
+  ]);
+  await replaceBlocks(tx, page.id, restored.blocks);
+  return { bumpsRevision: true, result: { targetCommandId }, undo: { state: current } };
+}
+
+/** Rebuild the page as it was before `target` by undoing, newest first, every command since. */
+async function stateBefore(db: SqlExecutor, target: CommandRow): Promise<PageState | null> {
+  const current = await readPageState(db, target.document_id!);
+  if (!current) return null;
+  const later = await db.all<{ undo: string | null }>(
+    `SELECT undo FROM commands WHERE document_id = ? AND revision_after > ? AND revision_after > revision_before
+     ORDER BY revision_after DESC`,
+    [target.document_id, Number(target.revision_before)],
+  );
+  let state = current;
+  for (const row of later) if (row.undo) state = applyUndo(state, JSON.parse(row.undo) as Undo);
+  return state;
+}

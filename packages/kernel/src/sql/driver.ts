@@ -1,0 +1,34 @@
+export type SqlValue = string | number | null;
+
+/** What a query can run on: the driver itself or an open transaction. */
+export interface SqlExecutor {
+  all<T>(sql: string, params?: SqlValue[]): Promise<T[]>;
+  get<T>(sql: string, params?: SqlValue[]): Promise<T | undefined>;
+  run(sql: string, params?: SqlValue[]): Promise<{ changes: number }>;
+}
+
+/**
+ * The kernel's whole view of a database. Queries are written once, with `?`
+ * placeholders, in the SQL that SQLite and PostgreSQL share; a driver adapts the
+ * placeholders and the few dialect words below.
+ */
+export interface SqlDriver extends SqlExecutor {
+  readonly dialect: "sqlite" | "postgres";
+  /** Appended to a SELECT that must lock the row it reads (PostgreSQL); SQLite's write lock covers it. */
+  readonly forUpdate: string;
+  /** Run `fn` in one write transaction; retried by the driver on serialization failures. */
+  transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T>;
+  /** Schema scripts: several statements, no parameters. */
+  exec(script: string): Promise<void>;
+  /** Run the migrations exactly once even when several processes start together. */
+  withMigrationLock<T>(fn: () => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+/** Raised by a driver for a unique-constraint violation, whatever the dialect calls it. */
+export class UniqueViolation extends Error {
+  constructor(cause: unknown) {
+    super("unique constraint violated", { cause });
+    this.name = "UniqueViolation";
+  }
+}

@@ -1,0 +1,108 @@
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import Database from "better-sqlite3";
+import { type SqlDriver, type SqlExecutor, type SqlValue, UniqueViolation } from "./driver";
+
+function isUniqueViolation(error: unknown): boolean {
+  const code = (error as { code?: string } | null)?.code;
+  return code === "SQLITE_CONSTRAINT_UNIQUE" || code === "SQLITE_CONSTRAINT_PRIMARYKEY";
+}
+
+class StatementCache implements SqlExecutor {
+  private readonly statements = new Map<string, Database.Statement>();
+  constructor(private readonly db: Database.Database) {}
+
+  private prepare(sql: string) {
+    let statement = this.statements.get(sql);
+    if (!statement) {
+      statement = this.db.prepare(sql);
+      this.statements.set(sql, statement);
+    }
+    return statement;
+  }
+  async all<T>(sql: string, params: SqlValue[] = []) {
+    return this.prepare(sql).all(...params) as T[];
+  }
+  async get<T>(sql: string, params: SqlValue[] = []) {
+    return this.prepare(sql).get(...params) as T | undefined;
+  }
+  async run(sql: string, params: SqlValue[] = []) {
+    try {
+      return { changes: this.prepare(sql).run(...params).changes };
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new UniqueViolation(error);
+      throw error;
+    }
+  }
+}
+
+export interface SqliteOptions {
+  /** Milliseconds a writer waits for another process's lock before failing. */
+  busyTimeoutMs?: number;
+}
+
+/**
+ * better-sqlite3 is synchronous, but kernel transactions are async functions. Two
+ * connections keep them apart: transactions run one at a time on the writer (a
+ * promise queue), and plain reads go to the reader so they never see a half-done
+ * transaction of another call.
+ */
+export function openSqliteDriver(path: string, options: SqliteOptions = {}): SqlDriver {
+  if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+  const open = () => {
+    const db = new Database(path);
+    db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
+    db.pragma("journal_mode = WAL");
+    // NORMAL in WAL mode survives a process crash (SIGKILL); only power loss can drop the last commits.
+    db.pragma("synchronous = NORMAL");
+    db.pragma("foreign_keys = ON");
+    return db;
+  };
+  const writer = open();
+  // An in-memory database cannot be shared between connections; use the writer for both.
+  const reader = path === ":memory:" ? writer : open();
+  const writeStatements = new StatementCache(writer);
+  const readStatements = new StatementCache(reader);
+  let queue: Promise<unknown> = Promise.resolve();
+
+  const serialize = <T>(fn: () => Promise<T>): Promise<T> => {
+    const next = queue.then(fn, fn);
+    queue = next.catch(() => undefined);
+    return next;
+  };
+
+  return {
+    dialect: "sqlite",
+    forUpdate: "",
+    all: (sql, params) => readStatements.all(sql, params),
+    get: (sql, params) => readStatements.get(sql, params),
+    // A lone write outside a transaction still waits its turn on the writer.
+    run: (sql, params) => serialize(() => writeStatements.run(sql, params)),
+    transaction<T>(fn: (tx: SqlExecutor) => Promise<T>) {
+      return serialize(async () => {
+        // IMMEDIATE takes the write lock up front, so two processes never deadlock upgrading a read lock.
+        writer.exec("BEGIN IMMEDIATE");
+        try {
+          const result = await fn(writeStatements);
+          writer.exec("COMMIT");
+          return result;
+        } catch (error) {
+          if (writer.inTransaction) writer.exec("ROLLBACK");
+          throw error;
+        }
+      });
+    },
+    async exec(script) {
+      await serialize(async () => writer.exec(script));
+    },
+    withMigrationLock(fn) {
+      // SQLite's own write lock serializes migrating processes; the migration runner checks versions inside it.
+      return fn();
+    },
+    async close() {
+      await serialize(async () => undefined);
+      if (reader !== writer) reader.close();
+      writer.close();
+    },
+  };
+}

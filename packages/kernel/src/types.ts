@@ -1,0 +1,234 @@
+import type { Block, Capability, Effect, PageOptions, PageOptionsPatch, ToolErrorCode } from "@mnote/contract";
+
+export type Role = "owner" | "editor" | "viewer";
+export type PageAccess = "read" | "write";
+/** Who holds a token: the person, or an agent acting for the person (approval policy tells them apart). */
+export type TokenHolder = "person" | "agent";
+
+export interface UserRecord {
+  id: string;
+  name: string;
+}
+export interface WorkspaceRecord {
+  id: string;
+  name: string;
+  /** When true, page writes from agent tokens wait for a person's approval. */
+  approvalRequired: boolean;
+}
+export interface PageRecord {
+  id: string;
+  workspaceId: string;
+  title: string;
+  isPrivate: boolean;
+  options: PageOptions;
+  revision: number;
+}
+export interface TokenRecord {
+  id: string;
+  userId: string;
+  holder: TokenHolder;
+  scopes: Capability[];
+  label: string;
+  expiresAt: string | null;
+  revokedAt: string | null;
+}
+/** The facts an access decision needs, read in one go. */
+export interface AccessFacts {
+  workspace: WorkspaceRecord | null;
+  role: Role | null;
+  page: PageRecord | null;
+  grant: PageAccess | null;
+}
+
+export interface ArtifactNode {
+  id: string;
+  workspaceId: string;
+  documentId: string;
+  kind: "summary" | "ai_note";
+  content: string;
+  createdBy: string;
+  commandId: string;
+  createdAt: string;
+  updatedAt: string;
+}
+export interface ArtifactEdge {
+  id: string;
+  workspaceId: string;
+  fromDocumentId: string;
+  toNodeId: string;
+  kind: "reference";
+  createdAt: string;
+}
+
+/** A kernel command: the only way business data changes. */
+export type KernelCommand =
+  | { name: "page.body.save"; mode: "replace" | "append"; blocks: Block[] }
+  | { name: "page.head.updateTitle"; title: string }
+  | { name: "page.layout.updateOptions"; options: PageOptionsPatch }
+  | { name: "artifact.summary.upsert"; summary: string }
+  | { name: "artifact.aiNote.create"; content: string }
+  | { name: "page.revert"; targetCommandId: string };
+
+export type CommandName = KernelCommand["name"];
+
+/** Who asked, from which run: stored with the command and its audit record. */
+export interface CallIdentity {
+  toolName: string;
+  workspaceId: string;
+  documentId: string;
+  actorId: string;
+  tokenId: string | null;
+  holder: TokenHolder | null;
+  sessionId: string | null;
+  runId: string | null;
+  toolCallId: string | null;
+  traceId: string | null;
+}
+
+export interface ExecuteRequest {
+  identity: CallIdentity;
+  command: KernelCommand;
+  /** Omit to write against whatever revision is current. */
+  baseRevision?: number;
+  idempotency: { key: string; fingerprint: string; expiresAt: string };
+  /** Recorded with the write audit record (e.g. the args the panel may show). */
+  auditDetail?: Record<string, unknown>;
+}
+
+export interface CommandResultFacts {
+  commandId: string;
+  commandName: CommandName;
+  revisionBefore: number;
+  revisionAfter: number;
+  /** The tool result stored with the idempotency record and replayed verbatim. */
+  result: Record<string, unknown>;
+}
+
+export type ExecuteOutcome =
+  | ({ kind: "applied"; auditId: number } & CommandResultFacts)
+  | { kind: "replayed"; commandId: string; result: Record<string, unknown> }
+  | { kind: "idempotency_conflict" }
+  | { kind: "revision_conflict"; currentRevision: number }
+  | { kind: "page_missing" }
+  /** The command itself cannot apply (e.g. revert of a command on another page). */
+  | { kind: "rejected"; message: string };
+
+export interface IdempotencyRecord {
+  workspaceId: string;
+  actorId: string;
+  toolName: string;
+  key: string;
+  fingerprint: string;
+  commandId: string;
+  result: Record<string, unknown>;
+  createdAt: string;
+  expiresAt: string;
+}
+
+export type AuditOutcome =
+  | "ok"
+  | "replayed"
+  | "proposal"
+  | "held_for_approval"
+  | "rejected"
+  | "failed";
+
+export interface AuditInput {
+  identity: CallIdentity;
+  effect: Effect;
+  outcome: AuditOutcome;
+  errorCode?: ToolErrorCode | null;
+  commandId?: string | null;
+  idempotencyKey?: string | null;
+  payloadFingerprint?: string | null;
+  baseRevision?: number | null;
+  /** Proposals: plan, diff, args. Never chat content. */
+  detail?: Record<string, unknown> | null;
+  durationMs?: number | null;
+}
+export interface AuditRecord extends Omit<AuditInput, "identity"> {
+  id: number;
+  at: string;
+  identity: CallIdentity;
+}
+
+export interface CommandRecord {
+  id: string;
+  name: CommandName;
+  identity: CallIdentity;
+  payloadFingerprint: string;
+  idempotencyKey: string;
+  revisionBefore: number;
+  revisionAfter: number;
+  createdAt: string;
+}
+
+export interface AuditQuery {
+  documentId?: string;
+  workspaceId?: string;
+  runId?: string;
+  traceId?: string;
+  /** Only records with id greater than this (for live polling). */
+  afterId?: number;
+  limit?: number;
+}
+
+export interface PageState {
+  title: string;
+  options: PageOptions;
+  blocks: Block[];
+}
+
+/**
+ * The only door to mnote data. The tools router calls it; nothing else writes.
+ * Every method is async so a networked database can implement it too.
+ */
+export interface KernelAdapter {
+  readonly dialect: "sqlite" | "postgres";
+  close(): Promise<void>;
+
+  // identity and access facts
+  findTokenByHash(tokenHash: string): Promise<TokenRecord | null>;
+  getAccessFacts(input: { workspaceId: string; documentId: string; userId: string }): Promise<AccessFacts>;
+
+  // reads
+  getPage(documentId: string): Promise<PageRecord | null>;
+  getBlocks(documentId: string): Promise<Block[]>;
+  getSummary(documentId: string): Promise<ArtifactNode | null>;
+  findIdempotency(scope: { workspaceId: string; actorId: string; toolName: string; key: string }, now: string): Promise<IdempotencyRecord | null>;
+  /** The page as it was just before a command ran, rebuilt from the command log. */
+  getPageStateBefore(commandId: string): Promise<{ documentId: string; revision: number; state: PageState } | null>;
+
+  // writes
+  execute(request: ExecuteRequest): Promise<ExecuteOutcome>;
+  appendAudit(record: AuditInput): Promise<number>;
+
+  // operator and panel reads
+  listAudit(query: AuditQuery): Promise<AuditRecord[]>;
+  getAudit(id: number): Promise<AuditRecord | null>;
+  getCommand(commandId: string): Promise<CommandRecord | null>;
+  listArtifacts(documentId: string): Promise<{ nodes: ArtifactNode[]; edges: ArtifactEdge[] }>;
+  purgeExpiredIdempotency(now: string): Promise<number>;
+
+  // administration (operator CLI, demo data, tests)
+  admin: KernelAdmin;
+}
+
+export interface KernelAdmin {
+  createUser(input: { id?: string; name: string }): Promise<UserRecord>;
+  createWorkspace(input: { id?: string; name: string; ownerId: string; approvalRequired?: boolean }): Promise<WorkspaceRecord>;
+  setApprovalRequired(workspaceId: string, approvalRequired: boolean): Promise<void>;
+  addMember(input: { workspaceId: string; userId: string; role: Role }): Promise<void>;
+  removeMember(input: { workspaceId: string; userId: string }): Promise<void>;
+  createPage(input: { id?: string; workspaceId: string; title: string; isPrivate?: boolean; blocks?: Block[]; createdBy: string }): Promise<PageRecord>;
+  grantPage(input: { documentId: string; userId: string; access: PageAccess }): Promise<void>;
+  revokePageGrant(input: { documentId: string; userId: string }): Promise<void>;
+  createToken(input: { userId: string; holder: TokenHolder; scopes: Capability[]; label?: string; ttlSeconds?: number | null }): Promise<{ token: string; record: TokenRecord }>;
+  revokeToken(tokenId: string): Promise<void>;
+  getUser(id: string): Promise<UserRecord | null>;
+  listUsers(): Promise<UserRecord[]>;
+  listWorkspaces(userId?: string): Promise<Array<WorkspaceRecord & { role: Role | null }>>;
+  listPages(workspaceId: string): Promise<PageRecord[]>;
+  /** Row counts of every business table, for tests that prove nothing was written. */
+  tableSnapshot(): Promise<Record<string, unknown[]>>;
+}
