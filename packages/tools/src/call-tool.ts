@@ -1,0 +1,34 @@
+import { canonicalToolName, type OutputEnvelope, TOOL_ERROR_MESSAGES } from "@mnote/contract";
+import { createToolsContext, type ToolsContext } from "./context";
+import { createCaller } from "./root";
+import type { KernelAdapter } from "@mnote/kernel";
+
+/**
+ * Call a tool by name — canonical `mnote.page.get` or provider-safe `mnote_page_get` —
+ * through the router. The bridge, the CLI and the tests use this one door.
+ */
+export async function callTool(
+  context: ToolsContext | { kernel: KernelAdapter; authorization: string | null },
+  name: string,
+  envelope: unknown,
+): Promise<OutputEnvelope> {
+  const toolName = canonicalToolName(name);
+  const ctx = "settings" in context ? context : createToolsContext(context);
+  if (!toolName) {
+    const raw = (envelope && typeof envelope === "object" ? envelope : {}) as Record<string, unknown>;
+    const str = (v: unknown) => (typeof v === "string" && v.length <= 256 ? v : null);
+    return {
+      ok: false,
+      toolName: str(name) ?? "unknown",
+      toolCallId: str(raw.toolCallId),
+      traceId: str(raw.traceId),
+      result: null,
+      audit: { effect: "none", commandId: null, workspaceId: str(raw.workspaceId), documentId: str(raw.documentId) },
+      error: { code: "mnote_tool_not_found", message: TOOL_ERROR_MESSAGES.unknownTool(String(name)) },
+    };
+  }
+  // The caller is a proxy over the router, so the tool's dotted name is its path.
+  let procedure: unknown = createCaller(ctx);
+  for (const segment of toolName.split(".")) procedure = (procedure as Record<string, unknown>)[segment];
+  return (procedure as (input: unknown) => Promise<OutputEnvelope>)(envelope);
+}

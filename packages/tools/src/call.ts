@@ -1,0 +1,73 @@
+import type { AccessFacts, AuditOutcome, CallIdentity, TokenRecord } from "@mnote/kernel";
+import type { Effect, OutputEnvelope, ParsedToolInput, ToolErrorCode, ToolName } from "@mnote/contract";
+import type { ToolSpec } from "./tool-spec";
+
+/** The envelope once it passed validation (the args typed per tool by the procedures). */
+export type ParsedEnvelope = ParsedToolInput<ToolName> & { args: Record<string, unknown> };
+
+/**
+ * What the checks learn about one call as it moves down the chain. The outermost
+ * middleware reads it to write the envelope and the audit record, whichever check
+ * ended the call.
+ */
+export interface CallState {
+  tool: ToolSpec;
+  startedAt: number;
+  raw: unknown;
+  token?: TokenRecord;
+  input?: ParsedEnvelope;
+  facts?: AccessFacts;
+  fingerprint?: string;
+  /** Set when the kernel wrote the audit record inside the write's own transaction. */
+  auditWritten?: boolean;
+  audit?: { outcome: AuditOutcome; detail?: Record<string, unknown> | null };
+}
+
+const MAX_ECHO = 256;
+/** Echo only short strings the caller sent; never anything read from the database. */
+function echo(raw: unknown, field: string): string | null {
+  if (!raw || typeof raw !== "object") return null;
+  const value = (raw as Record<string, unknown>)[field];
+  return typeof value === "string" && value.length <= MAX_ECHO ? value : null;
+}
+
+export function callIdentity(call: CallState): CallIdentity {
+  const input = call.input;
+  return {
+    toolName: call.tool.name,
+    workspaceId: input?.workspaceId ?? echo(call.raw, "workspaceId") ?? "",
+    documentId: input?.documentId ?? echo(call.raw, "documentId") ?? "",
+    actorId: call.token?.userId ?? echo(call.raw, "actorId") ?? "",
+    tokenId: call.token?.id ?? null,
+    holder: call.token?.holder ?? null,
+    sessionId: input?.sessionId ?? echo(call.raw, "sessionId"),
+    runId: input?.runId ?? echo(call.raw, "runId"),
+    toolCallId: input?.toolCallId ?? echo(call.raw, "toolCallId"),
+    traceId: input?.traceId ?? echo(call.raw, "traceId"),
+  };
+}
+
+function envelopeHead(call: CallState) {
+  return {
+    toolName: call.tool.name,
+    toolCallId: call.input?.toolCallId ?? echo(call.raw, "toolCallId"),
+    traceId: call.input?.traceId ?? echo(call.raw, "traceId"),
+  };
+}
+
+function auditRef(call: CallState, effect: Effect, commandId: string | null) {
+  return {
+    effect,
+    commandId,
+    workspaceId: call.input?.workspaceId ?? echo(call.raw, "workspaceId"),
+    documentId: call.input?.documentId ?? echo(call.raw, "documentId"),
+  };
+}
+
+export function successEnvelope<R>(call: CallState, result: R, effect: Effect, commandId: string | null): OutputEnvelope<R> {
+  return { ok: true, ...envelopeHead(call), result, audit: auditRef(call, effect, commandId), error: null };
+}
+
+export function failureEnvelope(call: CallState, code: ToolErrorCode, message: string): OutputEnvelope<never> {
+  return { ok: false, ...envelopeHead(call), result: null, audit: auditRef(call, "none", null), error: { code, message } };
+}

@@ -1,0 +1,30 @@
+import type { KernelAdapter } from "@mnote/kernel";
+
+export interface ToolsSettings {
+  /** How long an idempotency key keeps its stored result (MNOTE_IDEMPOTENCY_TTL_HOURS, default 24 h). */
+  idempotencyTtlMs: number;
+}
+
+export const DEFAULT_SETTINGS: ToolsSettings = {
+  idempotencyTtlMs: Number(process.env.MNOTE_IDEMPOTENCY_TTL_HOURS ?? 24) * 3_600_000,
+};
+
+/** What every call needs: the kernel, and the credential the transport received. */
+export interface ToolsContext {
+  kernel: KernelAdapter;
+  /** An `Authorization` header value (`Bearer …`) or a bare token; null when the caller sent none. */
+  authorization: string | null;
+  settings: ToolsSettings;
+}
+
+export function createToolsContext(input: {
+  kernel: KernelAdapter;
+  authorization?: string | null;
+  settings?: Partial<ToolsSettings>;
+}): ToolsContext {
+  return {
+    kernel: input.kernel,
+    authorization: input.authorization ?? null,
+    settings: { ...DEFAULT_SETTINGS, ...input.settings },
+  };
+}

@@ -1,0 +1,136 @@
+import { canonicalToolName, LIMITS, TOOL_ERROR_MESSAGES as M } from "@mnote/contract";
+import { hashToken } from "@mnote/kernel";
+import type { z } from "zod";
+import { canReadPage, hasAccess } from "../access";
+import type { CallState, ParsedEnvelope } from "../call";
+import { fail } from "../failure";
+import { payloadFingerprint } from "../fingerprint";
+import { middleware } from "../trpc";
+
+/**
+ * The checks every tool call passes, in order. Each one either ends the call with a
+ * contract error or adds what it learned to `ctx.call` for the next.
+ */
+
+type WithCall = { call: CallState };
+
+/** 1. Login: a bearer token issued by mnote, not revoked, not expired. */
+export const authenticate = middleware(async ({ ctx, next }) => {
+  const { call } = ctx as typeof ctx & WithCall;
+  const secret = ctx.authorization?.replace(/^Bearer\s+/i, "").trim();
+  if (!secret) return fail("mnote_tool_unauthenticated", M.unauthenticated);
+  const token = await ctx.kernel.findTokenByHash(hashToken(secret));
+  const expired = token?.expiresAt && token.expiresAt <= new Date().toISOString();
+  if (!token || token.revokedAt || expired) return fail("mnote_tool_unauthenticated", M.unauthenticated);
+  call.token = token;
+  return next();
+});
+
+function describeIssues(error: z.ZodError): string {
+  return error.issues
+    .slice(0, 3)
+    .map((issue) => `${issue.path.length ? issue.path.join(".") : "input"}: ${issue.message}`)
+    .join("; ");
+}
+
+/** 2. The envelope and the tool's args, exactly as the contract describes them. */
+export const validateEnvelope = middleware(async ({ ctx, next }) => {
+  const { call } = ctx as typeof ctx & WithCall;
+  if (!call.raw || typeof call.raw !== "object" || Array.isArray(call.raw)) {
+    return fail("mnote_tool_invalid_input", "input: must be the tool input envelope (a JSON object)");
+  }
+  const parsed = call.tool.inputSchema.safeParse(call.raw);
+  if (!parsed.success) return fail("mnote_tool_invalid_input", `invalid input: ${describeIssues(parsed.error)}`);
+  const input = parsed.data as ParsedEnvelope;
+  if (canonicalToolName(input.toolName) !== call.tool.name && input.toolName !== call.tool.name) {
+    return fail("mnote_tool_invalid_input", `toolName: expected ${call.tool.name}`);
+  }
+  const content = input.args.content;
+  if (Array.isArray(content)) {
+    const total = content.reduce((sum: number, block: { text?: string }) => sum + (block.text?.length ?? 0), 0);
+    if (total > LIMITS.saveTextTotal) {
+      return fail("mnote_tool_invalid_input", `args.content: more than ${LIMITS.saveTextTotal} characters of text in one save`);
+    }
+  }
+  call.input = input;
+  return next();
+});
+
+/** 3. The call's capability scope covers the tool and stays within the token's. */
+export const checkCapabilityScope = middleware(async ({ ctx, next }) => {
+  const { call } = ctx as typeof ctx & WithCall;
+  const { input, token, tool } = call;
+  if (input!.actorId !== token!.userId) return fail("mnote_tool_unauthenticated", M.actorMismatch);
+  if (input!.capabilityScope.some((scope) => !token!.scopes.includes(scope))) {
+    return fail("mnote_tool_permission_denied", M.scopeExceedsToken);
+  }
+  if (!input!.capabilityScope.includes(tool.capability)) {
+    return fail("mnote_tool_permission_denied", M.scopeMissing(tool.capability));
+  }
+  return next();
+});
+
+/** 4. Workspace membership. A stranger learns nothing: same answer as a missing page. */
+export const checkMembership = middleware(async ({ ctx, next }) => {
+  const { call } = ctx as typeof ctx & WithCall;
+  const facts = await ctx.kernel.getAccessFacts({
+    workspaceId: call.input!.workspaceId,
+    documentId: call.input!.documentId,
+    userId: call.token!.userId,
+  });
+  if (!facts.workspace || !facts.role) return fail("mnote_tool_permission_denied", M.pageUnreadable);
+  call.facts = facts;
+  return next();
+});
+
+/** 5. Page read, page write or artifact write. Unreadable and missing pages answer alike. */
+export const checkPagePermission = middleware(async ({ ctx, next }) => {
+  const { call } = ctx as typeof ctx & WithCall;
+  const facts = call.facts!;
+  if (!canReadPage(facts)) return fail("mnote_tool_permission_denied", M.pageUnreadable);
+  if (!hasAccess(facts, call.tool.access)) {
+    return fail(
+      "mnote_tool_permission_denied",
+      call.tool.access === "artifact_write" ? M.artifactWriteDenied : M.pageWriteDenied,
+    );
+  }
+  return next();
+});
+
+/**
+ * 6. Idempotency, before the revision check: a retry of a write that already
+ * landed must get its stored result, not a conflict with the revision it created.
+ */
+export const checkIdempotency = middleware(async ({ ctx, next }) => {
+  const { call } = ctx as typeof ctx & WithCall;
+  const input = call.input!;
+  if (call.tool.kind !== "write") return next();
+  // baseRevision is a precondition, not payload: the panel adds the proposal's base
+  // revision when it applies, and the agent's retry without it must still replay.
+  const { baseRevision: _precondition, ...payload } = input.args;
+  call.fingerprint = payloadFingerprint({
+    toolName: call.tool.name,
+    workspaceId: input.workspaceId,
+    documentId: input.documentId,
+    args: payload,
+  });
+  const record = await ctx.kernel.findIdempotency(
+    { workspaceId: input.workspaceId, actorId: input.actorId, toolName: call.tool.name, key: input.idempotencyKey! },
+    new Date().toISOString(),
+  );
+  if (record && record.fingerprint !== call.fingerprint) {
+    return fail("mnote_tool_idempotency_conflict", M.idempotencyConflict);
+  }
+  return next({ ctx: { replay: record && !input.dryRun ? record : null, alreadyApplied: record?.commandId ?? null } });
+});
+
+/** 7. The base revision, when the caller named one, is still the page's revision. */
+export const checkRevision = middleware(async ({ ctx, next }) => {
+  const { call } = ctx as typeof ctx & WithCall;
+  const replaying = (ctx as { replay?: unknown }).replay;
+  const baseRevision = call.input!.args.baseRevision;
+  if (!replaying && typeof baseRevision === "number" && baseRevision !== call.facts!.page!.revision) {
+    return fail("mnote_tool_conflict", M.conflict);
+  }
+  return next();
+});

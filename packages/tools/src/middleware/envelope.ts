@@ -1,0 +1,58 @@
+import { TOOL_ERROR_MESSAGES } from "@mnote/contract";
+import { type CallState, callIdentity, failureEnvelope } from "../call";
+import { ToolFailure } from "../failure";
+import { middleware } from "../trpc";
+import type { ToolSpec } from "../tool-spec";
+
+/**
+ * The outermost link. Whatever happens below, the caller gets an output envelope,
+ * and every call leaves exactly one audit record: the kernel writes it inside a
+ * write's transaction, this middleware writes it for everything else.
+ */
+export const envelopeAndAudit = middleware(async ({ ctx, meta, getRawInput, next }) => {
+  const tool = meta?.tool as ToolSpec;
+  const call: CallState = { tool, startedAt: performance.now(), raw: await getRawInput().catch(() => undefined) };
+  const result = await next({ ctx: { call } });
+  if (result.ok) {
+    const envelope = result.data as { ok: boolean; audit: { effect: string; commandId: string | null }; error: { code: string } | null };
+    await recordAudit(ctx.kernel, call, envelope.audit.effect, envelope.audit.commandId, envelope.error?.code ?? null);
+    return result;
+  }
+  const cause = result.error.cause;
+  const failure =
+    cause instanceof ToolFailure
+      ? cause
+      : // Anything unexpected (a database gone away) is reported without its internals.
+        new ToolFailure("mnote_tool_unavailable", TOOL_ERROR_MESSAGES.unavailable);
+  if (!(cause instanceof ToolFailure)) console.error(`[mnote] ${tool.name} failed unexpectedly`, result.error.cause ?? result.error);
+  const envelope = failureEnvelope(call, failure.code, failure.message);
+  await recordAudit(ctx.kernel, call, "none", null, failure.code);
+  return { ...result, ok: true as const, data: envelope } as unknown as typeof result;
+});
+
+async function recordAudit(
+  kernel: Parameters<Parameters<typeof middleware>[0]>[0]["ctx"]["kernel"],
+  call: CallState,
+  effect: string,
+  commandId: string | null,
+  errorCode: string | null,
+) {
+  if (call.auditWritten) return;
+  try {
+    await kernel.appendAudit({
+      identity: callIdentity(call),
+      effect: effect as "read",
+      outcome: call.audit?.outcome ?? (errorCode ? "failed" : "ok"),
+      errorCode: errorCode as null,
+      commandId,
+      idempotencyKey: call.input?.idempotencyKey ?? null,
+      payloadFingerprint: call.fingerprint ?? null,
+      baseRevision: (call.input?.args.baseRevision as number | undefined) ?? null,
+      detail: call.audit?.detail ?? null,
+      durationMs: performance.now() - call.startedAt,
+    });
+  } catch (error) {
+    // The answer already stands; losing an audit line for a read is logged, not turned into a failure.
+    console.error("[mnote] audit append failed", error);
+  }
+}

@@ -1,0 +1,62 @@
+import { createHash } from "node:crypto";
+import { type Block, type ParsedBlockInput, pageSaveTool, type ToolArgs, type ToolInput, type ToolResult } from "@mnote/contract";
+import { diffBlocks, summarizeChanges } from "@mnote/diff";
+import { fail } from "../failure";
+import { contractToolSpec } from "../tool-spec";
+import { type Planner, runWrite, toolProcedure } from "../tool-procedure";
+
+export const pageSaveMeta = contractToolSpec(pageSaveTool.name);
+
+/**
+ * New blocks get ids derived from the idempotency key and their position, so the
+ * dry run and the real call (same key) produce the same ids, and a retry does too.
+ */
+function withIds(content: ParsedBlockInput[], key: string): Block[] {
+  return content.map((block, index) =>
+    block.id
+      ? (block as Block)
+      : ({ ...block, id: `b${createHash("sha256").update(`${key}:${index}`).digest("hex").slice(0, 15)}` } as Block),
+  );
+}
+
+export const planPageSave: Planner = async ({ kernel, input, page }) => {
+  const args = input.args as ToolArgs<"mnote.page.save">;
+  const incoming = withIds(args.content, input.idempotencyKey!);
+  const seen = new Set<string>();
+  for (const block of incoming) {
+    if (seen.has(block.id)) fail("mnote_tool_invalid_input", `args.content: block id ${block.id} appears twice`);
+    seen.add(block.id);
+  }
+  const current = await kernel.getBlocks(page.id);
+  if (args.mode === "append") {
+    const clash = current.find((block) => seen.has(block.id));
+    if (clash) fail("mnote_tool_invalid_input", `args.content: block id ${clash.id} is already on the page`);
+  }
+  const next = args.mode === "append" ? [...current, ...incoming] : incoming;
+  const changes = args.mode === "append"
+    ? incoming.map((block, i) => ({ kind: "insert" as const, index: current.length + i, block }))
+    : diffBlocks(current, next);
+  const diff = summarizeChanges(changes, args.mode);
+  return {
+    command: { name: "page.body.save", mode: args.mode, blocks: incoming },
+    preview: {
+      dryRun: true,
+      commandName: "page.body.save",
+      baseRevision: page.revision,
+      plan: [
+        args.mode === "append"
+          ? `append ${incoming.length} block(s) after the ${current.length} on the page`
+          : `replace the body: ${current.length} block(s) become ${incoming.length}`,
+        `page revision ${page.revision} → ${page.revision + 1}`,
+      ],
+      diff,
+      changes,
+      warnings: [],
+    },
+  };
+};
+
+/** mnote.page.save — write the page body (replace or append) as one kernel command. */
+export const pageSave = toolProcedure<ToolInput<"mnote.page.save">>(pageSaveMeta).mutation(({ ctx }) =>
+  runWrite<ToolResult<"mnote.page.save">>(ctx, planPageSave),
+);

@@ -1,0 +1,91 @@
+import type { Block, Capability, InputEnvelope, ToolName } from "@mnote/contract";
+import { type KernelAdapter, SqlKernel, openSqliteDriver } from "@mnote/kernel";
+import { callTool } from "./call-tool";
+import { createToolsContext } from "./context";
+
+/**
+ * A small world for tests: one workspace with an owner, an editor, a viewer, a
+ * granted reader of the private page, a stranger, and tokens for each.
+ */
+export async function createWorld(openKernel: () => Promise<KernelAdapter> = () => SqlKernel.open(openSqliteDriver(":memory:"))) {
+  const kernel = await openKernel();
+  const { admin } = kernel;
+  const suffix = Math.random().toString(36).slice(2, 8);
+  const user = async (name: string) => (await admin.createUser({ id: `${name}_${suffix}`, name })).id;
+  const owner = await user("owner");
+  const editor = await user("editor");
+  const viewer = await user("viewer");
+  const privateReader = await user("reader");
+  const stranger = await user("stranger");
+  const ws = (await admin.createWorkspace({ id: `ws_${suffix}`, name: "Team", ownerId: owner, approvalRequired: false })).id;
+  const otherWs = (await admin.createWorkspace({ id: `ws2_${suffix}`, name: "Other", ownerId: stranger, approvalRequired: false })).id;
+  await admin.addMember({ workspaceId: ws, userId: editor, role: "editor" });
+  await admin.addMember({ workspaceId: ws, userId: viewer, role: "viewer" });
+  await admin.addMember({ workspaceId: ws, userId: privateReader, role: "viewer" });
+  const blocks: Block[] = [
+    { id: "h1", type: "heading", level: 1, text: "Plan" },
+    { id: "p1", type: "paragraph", text: "First paragraph" },
+  ];
+  const page = (await admin.createPage({ id: `doc_${suffix}`, workspaceId: ws, title: "Project plan", blocks, createdBy: owner })).id;
+  const SECRET = `TOPSECRET-${suffix}`;
+  const privatePage = (
+    await admin.createPage({
+      id: `priv_${suffix}`,
+      workspaceId: ws,
+      title: `Private ${SECRET}`,
+      isPrivate: true,
+      blocks: [{ id: "s1", type: "paragraph", text: `secret body ${SECRET}` }],
+      createdBy: owner,
+    })
+  ).id;
+  await admin.grantPage({ documentId: privatePage, userId: owner, access: "write" });
+  await admin.grantPage({ documentId: privatePage, userId: privateReader, access: "read" });
+  const otherPage = (await admin.createPage({ id: `other_${suffix}`, workspaceId: otherWs, title: "Elsewhere", createdBy: stranger })).id;
+
+  const ALL: Capability[] = ["page.read", "page.write", "artifact.write"];
+  const token = async (userId: string, holder: "person" | "agent" = "person", scopes = ALL) =>
+    (await admin.createToken({ userId, holder, scopes })).token;
+  const tokens = {
+    owner: await token(owner),
+    editor: await token(editor),
+    viewer: await token(viewer),
+    privateReader: await token(privateReader),
+    stranger: await token(stranger),
+    ownerAgent: await token(owner, "agent"),
+  };
+  let n = 0;
+  /** A valid envelope for `tool` on the main page, as `actorId`. */
+  const envelope = (tool: ToolName, args: Record<string, unknown> = {}, overrides: Partial<InputEnvelope> = {}) => {
+    n++;
+    const write = tool !== "mnote.page.get";
+    return {
+      toolName: tool,
+      workspaceId: ws,
+      documentId: page,
+      actorId: owner,
+      sessionId: "session_1",
+      runId: "run_1",
+      toolCallId: `call_${n}`,
+      traceId: "trace_1",
+      capabilityScope: ALL,
+      ...(write ? { idempotencyKey: `key_${n}_${suffix}`, dryRun: false } : {}),
+      args,
+      ...overrides,
+    } as InputEnvelope;
+  };
+  const call = (tool: string, input: unknown, authorization: string | null = tokens.owner) =>
+    callTool(createToolsContext({ kernel, authorization }), tool, input);
+  return { kernel, ids: { owner, editor, viewer, privateReader, stranger, ws, otherWs, page, privatePage, otherPage }, tokens, envelope, call, SECRET };
+}
+
+export type World = Awaited<ReturnType<typeof createWorld>>;
+
+/** Sample args for every tool, for tests that walk all six. */
+export const SAMPLE_ARGS: Record<ToolName, Record<string, unknown>> = {
+  "mnote.page.get": {},
+  "mnote.page.save": { content: [{ type: "paragraph", text: "added" }], mode: "append" },
+  "mnote.page.update_title": { title: "Renamed" },
+  "mnote.page.update_options": { options: { wideLayout: true } },
+  "mnote.artifact.create_summary": { summary: "A summary" },
+  "mnote.artifact.create_ai_note": { content: "A note" },
+};

@@ -1,0 +1,133 @@
+import {
+  type DryRunResult,
+  TOOL_ERROR_MESSAGES as M,
+  type OutputEnvelope,
+  type ToolInput,
+  type ToolName,
+} from "@mnote/contract";
+import type { KernelAdapter, KernelCommand } from "@mnote/kernel";
+import { type CallState, callIdentity, type ParsedEnvelope, successEnvelope } from "./call";
+import type { ToolsContext } from "./context";
+import { fail } from "./failure";
+import {
+  authenticate,
+  checkCapabilityScope,
+  checkIdempotency,
+  checkMembership,
+  checkPagePermission,
+  checkRevision,
+  validateEnvelope,
+} from "./middleware/checks";
+import { envelopeAndAudit } from "./middleware/envelope";
+import type { ToolSpec } from "./tool-spec";
+import { publicProcedure } from "./trpc";
+import type { IdempotencyRecord, PageRecord } from "@mnote/kernel";
+import type { ToolErrorCode } from "@mnote/contract";
+
+/**
+ * The typed input a client sends. Validation is not done by tRPC's input parser
+ * (it would answer a tRPC error); `validateEnvelope` does it and answers the contract's.
+ */
+const envelopeInput =
+  <Input>() =>
+  (raw: unknown) =>
+    raw as Input;
+
+/** A procedure with the whole chain of checks in front of it. */
+export function toolProcedure<Input = ToolInput<ToolName>>(spec: ToolSpec) {
+  return publicProcedure
+    .meta({ tool: spec })
+    .input(envelopeInput<Input>())
+    .use(envelopeAndAudit)
+    .use(authenticate)
+    .use(validateEnvelope)
+    .use(checkCapabilityScope)
+    .use(checkMembership)
+    .use(checkPagePermission)
+    .use(checkIdempotency)
+    .use(checkRevision);
+}
+
+/** What a checked call hands to a tool's own code. */
+export interface CheckedCall {
+  kernel: KernelAdapter;
+  call: CallState;
+  input: ParsedEnvelope;
+  page: PageRecord;
+}
+
+export function checkedCall(ctx: ToolsContext & { call: CallState }): CheckedCall {
+  return { kernel: ctx.kernel, call: ctx.call, input: ctx.call.input!, page: ctx.call.facts!.page! };
+}
+
+/** What a write tool works out before anything is written: the command, and the dry run a person would see. */
+export interface WritePlan {
+  command: KernelCommand;
+  preview: DryRunResult;
+  /** Set when a real call must not run even though the dry run may (an option not wired yet). */
+  refuse?: { code: ToolErrorCode; message: string };
+}
+
+export type Planner = (checked: CheckedCall) => Promise<WritePlan>;
+
+/**
+ * The last step of every write tool: a dry run records the proposal and returns
+ * it; a held agent write records it and waits for a person; anything else is one
+ * kernel command.
+ */
+export async function runWrite<Result>(
+  ctx: ToolsContext & { call: CallState; replay?: IdempotencyRecord | null; alreadyApplied?: string | null },
+  planner: Planner,
+): Promise<OutputEnvelope<Result | DryRunResult>> {
+  const checked = checkedCall(ctx);
+  const { call, input, kernel } = checked;
+  if (ctx.replay) {
+    call.audit = { outcome: "replayed" };
+    return successEnvelope(call, ctx.replay.result as Result, "write", ctx.replay.commandId);
+  }
+  const plan = await planner(checked);
+  if (ctx.alreadyApplied) {
+    plan.preview.warnings.push({
+      code: "already_applied",
+      message: `this idempotency key was already applied as command ${ctx.alreadyApplied}; applying again replays that result`,
+    });
+  }
+  const proposal = { args: input.args, preview: plan.preview };
+  if (input.dryRun) {
+    call.audit = { outcome: "proposal", detail: proposal };
+    return successEnvelope(call, plan.preview, "dry_run", null);
+  }
+  if (plan.refuse) return fail(plan.refuse.code, plan.refuse.message);
+  if (call.tool.holdsForApproval && call.token!.holder === "agent" && call.facts!.workspace!.approvalRequired) {
+    call.audit = { outcome: "held_for_approval", detail: proposal };
+    return fail("mnote_tool_approval_required", M.approvalRequired);
+  }
+
+  const outcome = await kernel.execute({
+    identity: callIdentity(call),
+    command: plan.command,
+    baseRevision: input.args.baseRevision as number | undefined,
+    idempotency: {
+      key: input.idempotencyKey!,
+      fingerprint: call.fingerprint!,
+      expiresAt: new Date(Date.now() + ctx.settings.idempotencyTtlMs).toISOString(),
+    },
+    auditDetail: { diff: plan.preview.diff },
+  });
+  switch (outcome.kind) {
+    case "applied":
+      call.auditWritten = true;
+      return successEnvelope(call, outcome.result as Result, "write", outcome.commandId);
+    case "replayed":
+      call.audit = { outcome: "replayed" };
+      return successEnvelope(call, outcome.result as Result, "write", outcome.commandId);
+    case "idempotency_conflict":
+      return fail("mnote_tool_idempotency_conflict", M.idempotencyConflict);
+    case "revision_conflict":
+      return fail("mnote_tool_conflict", M.conflict);
+    case "page_missing":
+      return fail("mnote_tool_permission_denied", M.pageUnreadable);
+    case "rejected":
+      return fail("mnote_tool_invalid_input", outcome.message);
+  }
+}
