@@ -1,0 +1,98 @@
+import { execFile } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { beforeAll, describe, expect, it } from "vitest";
+
+const run = promisify(execFile);
+const BIN = join(import.meta.dirname, "..", "bin", "mnote.mjs");
+
+/** Runs the real CLI as an operator would: a child process, JSON on stdout, an exit code. */
+async function mnote(dir: string, argv: string[], stdin?: string) {
+  const child = run(process.execPath, [BIN, ...argv], {
+    cwd: dir,
+    env: { ...process.env, MNOTE_DATABASE_URL: `file:${join(dir, "db", "mnote.db")}`, MNOTE_TOKEN: "" },
+  });
+  if (stdin !== undefined) {
+    child.child.stdin!.end(stdin);
+  } else child.child.stdin!.end();
+  try {
+    const { stdout } = await child;
+    return { code: 0, json: JSON.parse(stdout) };
+  } catch (error) {
+    const e = error as { code: number; stdout: string };
+    return { code: e.code, json: JSON.parse(e.stdout) };
+  }
+}
+
+describe("mnote CLI", () => {
+  const dir = mkdtempSync(join(tmpdir(), "mnote-cli-"));
+  let owner: string;
+  let workspace: string;
+  let page: string;
+  let token: string;
+
+  beforeAll(async () => {
+    expect((await mnote(dir, ["init"])).json).toMatchObject({ ok: true, dialect: "sqlite" });
+    owner = (await mnote(dir, ["admin", "user", "create", "--name", "Olga"])).json.id;
+    workspace = (await mnote(dir, ["admin", "workspace", "create", "--name", "Ops", "--owner", owner, "--approval", "off"])).json.id;
+    page = (await mnote(dir, ["admin", "page", "create", "--workspace", workspace, "--title", "Runbook", "--created-by", owner])).json.id;
+    token = (await mnote(dir, ["admin", "token", "create", "--user", owner, "--scopes", "page.read,page.write,artifact.write"])).json.token;
+  }, 60_000);
+
+  const envelope = (toolName: string, args: object, extra: object = {}) =>
+    JSON.stringify({
+      toolName,
+      workspaceId: workspace,
+      documentId: page,
+      actorId: owner,
+      sessionId: "cli_session",
+      runId: "cli_run",
+      toolCallId: `call_${Math.random()}`,
+      traceId: "cli_trace",
+      capabilityScope: ["page.read", "page.write", "artifact.write"],
+      args,
+      ...extra,
+    });
+
+  it("writes through the router and can be traced to the kernel command", async () => {
+    const save = await mnote(dir, ["call", "--token", token], envelope("mnote.page.save", { content: [{ type: "paragraph", text: "Restart the bridge" }], mode: "append" }, { idempotencyKey: "k1", dryRun: false }));
+    expect(save.code).toBe(0);
+    expect(save.json).toMatchObject({ ok: true, result: { commandName: "page.body.save", revision: 2 }, audit: { effect: "write" } });
+    const command = await mnote(dir, ["command", "show", save.json.audit.commandId]);
+    expect(command.json).toMatchObject({ name: "page.body.save", revisionBefore: 1, revisionAfter: 2, identity: { sessionId: "cli_session", runId: "cli_run" } });
+    const audit = await mnote(dir, ["audit", "--document", page]);
+    expect(audit.json[0]).toMatchObject({ effect: "write", commandId: save.json.audit.commandId });
+  }, 30_000);
+
+  it("prints the failure envelope and exits 1 when a tool call fails", async () => {
+    const result = await mnote(dir, ["call", "--token", "mnt_wrong"], envelope("mnote.page.get", {}));
+    expect(result.code).toBe(1);
+    expect(result.json).toMatchObject({ ok: false, error: { code: "mnote_tool_unauthenticated" } });
+  }, 30_000);
+
+  it("shows artifacts with their edges", async () => {
+    await mnote(dir, ["call", "--token", token], envelope("mnote.artifact.create_summary", { summary: "How to restart" }, { idempotencyKey: "s1", dryRun: false }));
+    const { json } = await mnote(dir, ["artifacts", "--document", page]);
+    expect(json.nodes).toHaveLength(1);
+    expect(json.edges[0]).toMatchObject({ fromDocumentId: page, toNodeId: json.nodes[0].id });
+  }, 30_000);
+
+  it("exits 2 with the usage line on usage errors", async () => {
+    const missing = await mnote(dir, ["admin", "member", "add", "--workspace", workspace]);
+    expect(missing.code).toBe(2);
+    expect(missing.json.error).toMatch(/--role is required/);
+    const badRole = await mnote(dir, ["admin", "member", "add", "--workspace", workspace, "--user", owner, "--role", "god"]);
+    expect(badRole.code).toBe(2);
+    const badJson = await mnote(dir, ["call", "--token", token], "{not json");
+    expect(badJson.code).toBe(2);
+  }, 30_000);
+
+  it("creates the demo workspace once and reuses its tokens", async () => {
+    const first = await mnote(dir, ["demo"]);
+    const second = await mnote(dir, ["demo"]);
+    expect(first.json.workspaceId).toBe("ws_demo");
+    expect(second.json.credentials).toEqual(first.json.credentials);
+  }, 30_000);
+});

@@ -1,0 +1,15 @@
+import type { SqlKernel } from "@mnote/kernel";
+import type { ParsedArgs } from "./args";
+
+export interface CliIo {
+  stdin: () => Promise<string>;
+  env: NodeJS.ProcessEnv;
+}
+
+/** One CLI command: its words (`admin user create`), usage line and what it does. */
+export interface Command {
+  words: string[];
+  usage: string;
+  /** Commands that open the database get the kernel; `run` returns the JSON to print and an exit code. */
+  run(input: { args: ParsedArgs; kernel: () => Promise<SqlKernel>; io: CliIo }): Promise<{ output: unknown; exitCode?: number }>;
+}

@@ -1,0 +1,88 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
+import type { Block, Capability } from "@mnote/contract";
+import { hashToken, type KernelAdapter } from "@mnote/kernel";
+
+/** Known names, so the README, the panel's sign-in picker and the e2e tests can refer to them. */
+export const DEMO = {
+  workspaceId: "ws_demo",
+  otherWorkspaceId: "ws_other",
+  users: {
+    ada: { id: "user_ada", name: "Ada (owner)" },
+    ben: { id: "user_ben", name: "Ben (editor)" },
+    cy: { id: "user_cy", name: "Cy (viewer)" },
+    dee: { id: "user_dee", name: "Dee (other workspace)" },
+  },
+  pages: { plan: "doc_plan", notes: "doc_notes", private: "doc_private", other: "doc_other" },
+} as const;
+
+const ALL_SCOPES: Capability[] = ["page.read", "page.write", "artifact.write"];
+
+const planBlocks: Block[] = [
+  { id: "plan_h1", type: "heading", level: 1, text: "项目计划 · Project plan" },
+  { id: "plan_p1", type: "paragraph", text: "We ship the page-AI panel so people can review every AI edit before it lands." },
+  { id: "plan_h2", type: "heading", level: 2, text: "Milestones" },
+  { id: "plan_t1", type: "todo", checked: true, text: "Tool contract v1 agreed" },
+  { id: "plan_t2", type: "todo", checked: false, text: "Bridge exposes the six tools to Hermes" },
+  { id: "plan_t3", type: "todo", checked: false, text: "Panel shows diffs and the audit trail" },
+  { id: "plan_q1", type: "quote", text: "Nothing the AI writes should surprise the page's owner." },
+];
+
+export interface DemoCredentials {
+  [user: string]: { person: string; agent: string };
+}
+
+/**
+ * Create the demo workspace once, and keep one person token and one agent token
+ * per demo user in a local file beside the database so restarts reuse them.
+ */
+export async function ensureDemo(kernel: KernelAdapter, credentialsFile: string): Promise<DemoCredentials> {
+  const { admin } = kernel;
+  if (!(await admin.getUser(DEMO.users.ada.id))) {
+    for (const user of Object.values(DEMO.users)) await admin.createUser(user);
+    await admin.createWorkspace({ id: DEMO.workspaceId, name: "Demo workspace", ownerId: DEMO.users.ada.id });
+    await admin.addMember({ workspaceId: DEMO.workspaceId, userId: DEMO.users.ben.id, role: "editor" });
+    await admin.addMember({ workspaceId: DEMO.workspaceId, userId: DEMO.users.cy.id, role: "viewer" });
+    await admin.createWorkspace({ id: DEMO.otherWorkspaceId, name: "Dee's workspace", ownerId: DEMO.users.dee.id });
+    const ada = DEMO.users.ada.id;
+    await admin.createPage({ id: DEMO.pages.plan, workspaceId: DEMO.workspaceId, title: "项目计划", blocks: planBlocks, createdBy: ada });
+    await admin.createPage({
+      id: DEMO.pages.notes,
+      workspaceId: DEMO.workspaceId,
+      title: "Meeting notes",
+      blocks: [{ id: "notes_p1", type: "paragraph", text: "Decisions from Monday." }],
+      createdBy: ada,
+    });
+    await admin.createPage({
+      id: DEMO.pages.private,
+      workspaceId: DEMO.workspaceId,
+      title: "Ada's private page",
+      isPrivate: true,
+      blocks: [{ id: "priv_p1", type: "paragraph", text: "Salary review — only Ada may read this." }],
+      createdBy: ada,
+    });
+    await admin.grantPage({ documentId: DEMO.pages.private, userId: ada, access: "write" });
+    await admin.createPage({ id: DEMO.pages.other, workspaceId: DEMO.otherWorkspaceId, title: "Dee's page", createdBy: DEMO.users.dee.id });
+  }
+  const saved = existsSync(credentialsFile) ? (JSON.parse(readFileSync(credentialsFile, "utf8")) as DemoCredentials) : {};
+  const usable = async (token: string | undefined) => {
+    if (!token) return false;
+    const record = await kernel.findTokenByHash(hashToken(token));
+    return Boolean(record && !record.revokedAt);
+  };
+  const credentials: DemoCredentials = {};
+  for (const [key, user] of Object.entries(DEMO.users)) {
+    const previous = saved[key];
+    credentials[key] = {
+      person: (await usable(previous?.person))
+        ? previous!.person
+        : (await admin.createToken({ userId: user.id, holder: "person", scopes: ALL_SCOPES, label: "demo person" })).token,
+      agent: (await usable(previous?.agent))
+        ? previous!.agent
+        : (await admin.createToken({ userId: user.id, holder: "agent", scopes: ALL_SCOPES, label: "demo agent" })).token,
+    };
+  }
+  mkdirSync(dirname(credentialsFile), { recursive: true });
+  writeFileSync(credentialsFile, `${JSON.stringify(credentials, null, 2)}\n`, { mode: 0o600 });
+  return credentials;
+}

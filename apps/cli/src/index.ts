@@ -1,0 +1,2 @@
+export { main, COMMANDS } from "./main";
+export { DEMO, ensureDemo, type DemoCredentials } from "./demo";
