@@ -1,0 +1,69 @@
+import { describe, expect, it } from "vitest";
+import { allToolJsonSchemas, canonicalToolName, MODEL_ENVELOPE_FIELDS, TOOL_NAMES, toProviderName } from "./index";
+
+describe("agent-facing schemas", () => {
+  const schemas = allToolJsonSchemas();
+
+  it("lists the six tools of the contract", () => {
+    expect(schemas.map((s) => s.name)).toEqual([
+      "mnote.page.get",
+      "mnote.page.save",
+      "mnote.page.update_title",
+      "mnote.page.update_options",
+      "mnote.artifact.create_summary",
+      "mnote.artifact.create_ai_note",
+    ]);
+  });
+
+  it("hands models provider-safe names and names the canonical tool in the description", () => {
+    for (const schema of schemas) {
+      expect(schema.providerName).toMatch(/^[a-zA-Z0-9_-]{1,64}$/);
+      expect(schema.description).toContain(schema.name);
+      expect(canonicalToolName(schema.providerName)).toBe(schema.name);
+      expect(canonicalToolName(schema.name)).toBe(schema.name);
+    }
+    expect(canonicalToolName("mnote.page.delete")).toBeNull();
+    expect(canonicalToolName("mnote_page_get ")).toBeNull();
+    expect(canonicalToolName(42)).toBeNull();
+  });
+
+  it("requires what the seed's per-tool schemas require (§4)", () => {
+    const byName = Object.fromEntries(schemas.map((s) => [s.name, s.parameters as { required: string[]; type: string; additionalProperties: boolean }]));
+    expect(byName["mnote.page.get"]!.required).toEqual(["workspaceId", "documentId"]);
+    expect(byName["mnote.page.save"]!.required).toEqual(["workspaceId", "documentId", "content"]);
+    expect(byName["mnote.page.update_title"]!.required).toEqual(["workspaceId", "documentId", "title"]);
+    expect(byName["mnote.page.update_options"]!.required).toEqual(["workspaceId", "documentId", "options"]);
+    expect(byName["mnote.artifact.create_summary"]!.required).toEqual(["workspaceId", "documentId", "summary"]);
+    expect(byName["mnote.artifact.create_ai_note"]!.required).toEqual(["workspaceId", "documentId", "content"]);
+    for (const schema of Object.values(byName)) {
+      expect(schema.type).toBe("object");
+      expect(schema.additionalProperties).toBe(false);
+    }
+  });
+
+  it("keeps planned options visible to models but refuses unknown keys", () => {
+    const options = (schemas[3]!.parameters as { properties: { options: { properties: object; additionalProperties: boolean } } }).properties.options;
+    expect(Object.keys(options.properties)).toEqual(["wideLayout", "smallText", "showToc", "protectEditing"]);
+    expect(options.additionalProperties).toBe(false);
+  });
+
+  it("gives writes dryRun and idempotencyKey, reads neither", () => {
+    for (const schema of schemas) {
+      const properties = Object.keys((schema.parameters as { properties: object }).properties);
+      const envelopeFields = MODEL_ENVELOPE_FIELDS.filter((f) => properties.includes(f));
+      expect(envelopeFields).toEqual(schema.kind === "write" ? [...MODEL_ENVELOPE_FIELDS] : ["workspaceId", "documentId"]);
+    }
+  });
+
+  it("describes the output envelope as an object for every tool", () => {
+    for (const schema of schemas) {
+      const output = schema.outputSchema as { type: string; required: string[] };
+      expect(output.type).toBe("object");
+      expect(output.required).toEqual(["ok", "toolName", "toolCallId", "traceId", "result", "audit", "error"]);
+    }
+  });
+
+  it("maps names both ways", () => {
+    for (const name of TOOL_NAMES) expect(canonicalToolName(toProviderName(name))).toBe(name);
+  });
+});

@@ -1,0 +1,29 @@
+#!/usr/bin/env node
+// `npm start` and `npm test` from a fresh clone with only Node 20 and npm: this
+// script fetches the pinned pnpm through npx, installs, then hands over.
+import { spawnSync } from "node:child_process";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const PNPM = ["-y", "pnpm@12.4.2"];
+const env = { ...process.env, TURBO_TELEMETRY_DISABLED: "1", DO_NOT_TRACK: "1", NEXT_TELEMETRY_DISABLED: "1" };
+
+function run(command, args, options = {}) {
+  const result = spawnSync(command, args, { cwd: root, stdio: "inherit", env, ...options });
+  if (result.status !== 0) process.exit(result.status ?? 1);
+}
+
+const pnpm = (...args) => run("npx", [...PNPM, ...args]);
+
+const task = process.argv[2];
+pnpm("install", "--frozen-lockfile", "--reporter=append-only");
+if (task === "test") {
+  pnpm("exec", "turbo", "run", "typecheck", "test", "--concurrency=2", "--output-logs=errors-only", "--log-order=grouped");
+  run(process.execPath, [join(root, "scripts", "e2e.mjs")]);
+} else if (task === "start") {
+  run(process.execPath, [join(root, "scripts", "start.mjs")]);
+} else {
+  console.error("usage: node scripts/npm-entry.mjs start|test");
+  process.exit(2);
+}
