@@ -1,7 +1,8 @@
 import type { Block, Capability, InputEnvelope, ToolName } from "@mnote/contract";
 import { type KernelAdapter, SqlKernel, openSqliteDriver } from "@mnote/kernel";
 import { callTool } from "./call-tool";
-import { createToolsContext } from "./context";
+import { createToolsContext, type ToolsSettings } from "./context";
+import { createCaller } from "./root";
 
 /**
  * A small world for tests: one workspace with an owner, an editor, a viewer, a
@@ -73,9 +74,27 @@ export async function createWorld(openKernel: () => Promise<KernelAdapter> = () 
       ...overrides,
     } as InputEnvelope;
   };
-  const call = (tool: string, input: unknown, authorization: string | null = tokens.owner) =>
-    callTool(createToolsContext({ kernel, authorization }), tool, input);
-  return { kernel, ids: { owner, editor, viewer, privateReader, stranger, ws, otherWs, page, privatePage, otherPage }, tokens, envelope, call, SECRET };
+  /** A tools context for one credential; `settings` overrides e.g. the idempotency retention. */
+  const context = (authorization: string | null = tokens.owner, settings?: Partial<ToolsSettings>) =>
+    createToolsContext({ kernel, authorization, settings });
+  const call = (tool: string, input: unknown, authorization: string | null = tokens.owner, settings?: Partial<ToolsSettings>) =>
+    callTool(context(authorization, settings), tool, input);
+  /** The typed tRPC caller, e.g. `caller().mnote.page.get(envelope)`. */
+  const caller = (authorization: string | null = tokens.owner) => createCaller(context(authorization));
+  /** A token for `userId` with the given scopes (and optional ttl), for auth tests. */
+  const newToken = (userId: string, scopes: Capability[] = ALL, ttlSeconds: number | null = null, holder: "person" | "agent" = "person") =>
+    admin.createToken({ userId, holder, scopes, ttlSeconds });
+  return {
+    kernel,
+    ids: { owner, editor, viewer, privateReader, stranger, ws, otherWs, page, privatePage, otherPage },
+    tokens,
+    envelope,
+    call,
+    caller,
+    context,
+    newToken,
+    SECRET,
+  };
 }
 
 export type World = Awaited<ReturnType<typeof createWorld>>;
