@@ -1,0 +1,169 @@
+import { LIMITS, TOOL_NAMES, TOOLS, type ToolName } from "@mnote/contract";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { expectFailure, expectOnlyAuditGrew, snapshot, useWorlds, WRITE_TOOLS } from "./test-contract";
+import { testKernels } from "./test-kernels";
+import { createWorld, SAMPLE_ARGS, type World } from "./test-support";
+
+/**
+ * Rule 2: invalid input → mnote_tool_invalid_input, the message names the offending
+ * field, and a full table snapshot shows that only the audit log changed.
+ */
+
+type Envelope = Record<string, unknown> & { args: Record<string, unknown> };
+/** One bad input: a name, how to spoil a valid envelope, and what the message must name. */
+type Case = [name: string, spoil: (e: Envelope) => unknown, field: string | RegExp];
+
+const without = (e: Envelope, key: string) => {
+  const copy = { ...e };
+  delete copy[key];
+  return copy;
+};
+const withArgs = (e: Envelope, args: Record<string, unknown>) => ({ ...e, args: { ...e.args, ...args } });
+const blocks = (count: number, text = "") => Array.from({ length: count }, () => ({ type: "paragraph", text }));
+
+const REQUIRED_ENVELOPE_FIELDS = [
+  "toolName",
+  "workspaceId",
+  "documentId",
+  "actorId",
+  "sessionId",
+  "runId",
+  "toolCallId",
+  "traceId",
+  "capabilityScope",
+  "args",
+];
+
+/** Cases every tool must refuse. */
+function commonCases(tool: ToolName): Case[] {
+  const other = TOOL_NAMES.find((n) => n !== tool)!;
+  return [
+    ...REQUIRED_ENVELOPE_FIELDS.map((field): Case => [`missing ${field}`, (e) => without(e, field), `${field}:`]),
+    ["workspaceId is a number", (e) => ({ ...e, workspaceId: 42 }), "workspaceId:"],
+    ["documentId is empty", (e) => ({ ...e, documentId: "" }), "documentId:"],
+    ["actorId is null", (e) => ({ ...e, actorId: null }), "actorId:"],
+    ["traceId has a control character", (e) => ({ ...e, traceId: "t\nx" }), "traceId:"],
+    ["runId is too long", (e) => ({ ...e, runId: "r".repeat(LIMITS.traceFieldLength + 1) }), "runId:"],
+    ["capabilityScope is a string", (e) => ({ ...e, capabilityScope: "page.read" }), "capabilityScope:"],
+    ["capabilityScope is empty", (e) => ({ ...e, capabilityScope: [] }), "capabilityScope:"],
+    ["capabilityScope has an unknown capability", (e) => ({ ...e, capabilityScope: ["page.admin"] }), "capabilityScope.0:"],
+    ["args is an array", (e) => ({ ...e, args: [] }), "args:"],
+    ["unknown envelope key", (e) => ({ ...e, chatHistory: ["hi"] }), /Unrecognized key: "chatHistory"/],
+    ["unknown args key", (e) => withArgs(e, { surprise: 1 }), /args: Unrecognized key: "surprise"/],
+    ["toolName names another tool", (e) => ({ ...e, toolName: other }), `toolName: expected ${tool}`],
+    ["toolName is unknown", (e) => ({ ...e, toolName: "mnote.page.delete" }), `toolName: expected ${tool}`],
+    ["baseRevision is negative", (e) => withArgs(e, { baseRevision: -1 }), "args.baseRevision:"],
+    ["baseRevision is a string", (e) => withArgs(e, { baseRevision: "3" }), "args.baseRevision:"],
+    ["input is a string", () => "mnote.page.get please", /^input:/],
+    ["input is an array", (e) => [e], /^input:/],
+    ["input is null", () => null, /^input:/],
+  ].filter(([name]) => !(tool === "mnote.page.get" && String(name).startsWith("baseRevision"))) as Case[];
+}
+
+const WRITE_CASES: Case[] = [
+  ["missing idempotencyKey", (e) => without(e, "idempotencyKey"), "idempotencyKey:"],
+  ["missing dryRun", (e) => without(e, "dryRun"), "dryRun:"],
+  ["dryRun is a string", (e) => ({ ...e, dryRun: "false" }), "dryRun:"],
+  ["idempotencyKey is empty", (e) => ({ ...e, idempotencyKey: "" }), "idempotencyKey:"],
+  ["idempotencyKey is too long", (e) => ({ ...e, idempotencyKey: "k".repeat(LIMITS.idempotencyKeyLength + 1) }), "idempotencyKey:"],
+];
+
+const TOOL_CASES: Record<ToolName, Case[]> = {
+  "mnote.page.get": [
+    ["includeBody is a string", (e) => withArgs(e, { includeBody: "yes" }), "args.includeBody:"],
+    ["includeBlocks is null", (e) => withArgs(e, { includeBlocks: null }), "args.includeBlocks:"],
+  ],
+  "mnote.page.save": [
+    ["content missing", (e) => ({ ...e, args: { mode: "append" } }), "args.content:"],
+    ["content is a string", (e) => withArgs(e, { content: "# Plan" }), "args.content:"],
+    ["mode unknown", (e) => withArgs(e, { mode: "merge" }), "args.mode:"],
+    ["block type unknown", (e) => withArgs(e, { content: [{ type: "table", text: "x" }] }), "args.content.0.type:"],
+    ["block without type", (e) => withArgs(e, { content: [{ text: "x" }] }), "args.content.0.type:"],
+    ["block text missing", (e) => withArgs(e, { content: [{ type: "paragraph" }] }), "args.content.0.text:"],
+    ["block text is a number", (e) => withArgs(e, { content: [{ type: "quote", text: 7 }] }), "args.content.0.text:"],
+    ["heading level 4", (e) => withArgs(e, { content: [{ type: "heading", level: 4, text: "h" }] }), "args.content.0.level:"],
+    ["todo checked is a string", (e) => withArgs(e, { content: [{ type: "todo", checked: "yes", text: "t" }] }), "args.content.0.checked:"],
+    ["code language too long", (e) => withArgs(e, { content: [{ type: "code", language: "l".repeat(41), text: "" }] }), "args.content.0.language:"],
+    ["unknown block key", (e) => withArgs(e, { content: [{ type: "paragraph", text: "x", color: "red" }] }), /args\.content\.0: Unrecognized key: "color"/],
+    ["level on a paragraph", (e) => withArgs(e, { content: [{ type: "paragraph", text: "x", level: 1 }] }), /args\.content\.0: Unrecognized key: "level"/],
+    ["block id with spaces", (e) => withArgs(e, { content: [{ id: "a b", type: "paragraph", text: "x" }] }), "args.content.0.id:"],
+    ["block id too long", (e) => withArgs(e, { content: [{ id: "a".repeat(65), type: "paragraph", text: "x" }] }), "args.content.0.id:"],
+    [
+      "one block text over the limit",
+      (e) => withArgs(e, { content: [{ type: "paragraph", text: "x".repeat(LIMITS.blockTextLength + 1) }] }),
+      "args.content.0.text:",
+    ],
+    ["too many blocks", (e) => withArgs(e, { content: blocks(LIMITS.blocksPerSave + 1) }), /args\.content: content has more than/],
+    [
+      "total text over the limit",
+      (e) =>
+        withArgs(e, {
+          content: blocks(Math.ceil(LIMITS.saveTextTotal / LIMITS.blockTextLength) + 1, "x".repeat(LIMITS.blockTextLength)),
+        }),
+      /^args\.content: more than 2000000 characters/,
+    ],
+  ],
+  "mnote.page.update_title": [
+    ["title missing", (e) => ({ ...e, args: {} }), "args.title:"],
+    ["title empty", (e) => withArgs(e, { title: "" }), "args.title: title must not be empty"],
+    ["title only whitespace", (e) => withArgs(e, { title: " \t\n  " }), "args.title: title must not be empty"],
+    ["title over 200 characters", (e) => withArgs(e, { title: "t".repeat(LIMITS.titleLength + 1) }), "args.title: title is longer than 200"],
+    ["title a number", (e) => withArgs(e, { title: 42 }), "args.title:"],
+  ],
+  "mnote.page.update_options": [
+    ["options missing", (e) => ({ ...e, args: {} }), "args.options:"],
+    ["unknown option key", (e) => withArgs(e, { options: { darkMode: true } }), /args\.options: Unrecognized key: "darkMode"/],
+    ["option not a boolean", (e) => withArgs(e, { options: { wideLayout: "on" } }), "args.options.wideLayout:"],
+    ["no option at all", (e) => withArgs(e, { options: {} }), "args.options: options must set at least one option"],
+    ["options an array", (e) => withArgs(e, { options: [] }), "args.options:"],
+  ],
+  "mnote.artifact.create_summary": [
+    ["summary missing", (e) => ({ ...e, args: {} }), "args.summary:"],
+    ["summary empty", (e) => withArgs(e, { summary: "   " }), "args.summary: summary must not be empty"],
+    ["summary oversized", (e) => withArgs(e, { summary: "s".repeat(LIMITS.summaryLength + 1) }), "args.summary: summary is longer"],
+    ["summary an object", (e) => withArgs(e, { summary: { text: "x" } }), "args.summary:"],
+  ],
+  "mnote.artifact.create_ai_note": [
+    ["content missing", (e) => ({ ...e, args: {} }), "args.content:"],
+    ["content empty", (e) => withArgs(e, { content: "" }), "args.content: content must not be empty"],
+    ["content oversized", (e) => withArgs(e, { content: "n".repeat(LIMITS.aiNoteLength + 1) }), "args.content: content is longer"],
+    ["content an array", (e) => withArgs(e, { content: ["x"] }), "args.content:"],
+  ],
+};
+
+describe.each(testKernels())("invalid input ($name)", ({ open }) => {
+  const world = useWorlds(open);
+  describe.each(TOOL_NAMES)("%s", (tool) => {
+    const cases = [...commonCases(tool), ...(TOOLS[tool].kind === "write" ? WRITE_CASES : []), ...TOOL_CASES[tool]];
+    // One world per tool: every case must leave it untouched, which is what the snapshot proves.
+    let w: World;
+    beforeAll(async () => {
+      w = await createWorld(open);
+    });
+    afterAll(() => w.kernel.close());
+
+    it.each(cases)("%s → mnote_tool_invalid_input naming the field, nothing but one audit record written", async (_name, spoil, field) => {
+      const before = await snapshot(w);
+      const input = spoil(w.envelope(tool, SAMPLE_ARGS[tool]) as unknown as Envelope);
+      const out = await w.call(tool, input);
+      expectFailure(out, "mnote_tool_invalid_input");
+      if (typeof field === "string") expect(out.error!.message).toContain(field);
+      else expect(out.error!.message).toMatch(field);
+      const [record] = await expectOnlyAuditGrew(w, before);
+      expect(record).toMatchObject({ effect: "none", outcome: "failed", errorCode: "mnote_tool_invalid_input", commandId: null });
+    });
+
+    it("the untouched envelope is valid (so each case fails for its own reason)", async () => {
+      const out = await w.call(tool, w.envelope(tool, SAMPLE_ARGS[tool], { dryRun: true }));
+      expect(out.error).toBeNull();
+    });
+  });
+
+  it.each(WRITE_TOOLS)("%s: invalid input is refused in a dry run as well", async (tool) => {
+    const w = await world();
+    const before = await snapshot(w);
+    const out = await w.call(tool, { ...w.envelope(tool, SAMPLE_ARGS[tool], { dryRun: true }), args: { bogus: true } });
+    expectFailure(out, "mnote_tool_invalid_input", /args/);
+    await expectOnlyAuditGrew(w, before);
+  });
+});
