@@ -3,7 +3,7 @@ import type { Effect, OutputEnvelope, ParsedToolInput, ToolErrorCode, ToolName }
 import type { ToolSpec } from "./tool-spec";
 
 /** The envelope once it passed validation (the args typed per tool by the procedures). */
-export type ParsedEnvelope = ParsedToolInput<ToolName> & { args: Record<string, unknown> };
+export type ParsedEnvelope = Omit<ParsedToolInput<ToolName>, "args"> & { args: Record<string, unknown> };
 
 /**
  * What the checks learn about one call as it moves down the chain. The outermost

@@ -1,8 +1,10 @@
 import { mnoteRouter } from "./routers/mnote";
+import { panelRouter } from "./routers/panel";
 import { createCallerFactory, router } from "./trpc";
 
 export const appRouter = router({
   mnote: mnoteRouter,
+  panel: panelRouter,
 });
 
 export type AppRouter = typeof appRouter;

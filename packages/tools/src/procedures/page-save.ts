@@ -11,7 +11,7 @@ export const pageSaveMeta = contractToolSpec(pageSaveTool.name);
  * New blocks get ids derived from the idempotency key and their position, so the
  * dry run and the real call (same key) produce the same ids, and a retry does too.
  */
-function withIds(content: ParsedBlockInput[], key: string): Block[] {
+export function withIds(content: ParsedBlockInput[], key: string): Block[] {
   return content.map((block, index) =>
     block.id
       ? (block as Block)

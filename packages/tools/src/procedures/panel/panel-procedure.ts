@@ -1,0 +1,36 @@
+import { TRPCError } from "@trpc/server";
+import { hashToken, type TokenRecord } from "@mnote/kernel";
+import { z } from "zod";
+import { canReadPage, hasAccess } from "../../access";
+import type { ToolsContext } from "../../context";
+import type { AccessNeed } from "../../tool-spec";
+import { middleware, publicProcedure } from "../../trpc";
+
+/**
+ * The panel's own reads and decisions. Only a person's token opens them: an agent
+ * token never lists proposals or approves its own edits.
+ */
+const signedInPerson = middleware(async ({ ctx, next }) => {
+  const secret = ctx.authorization?.replace(/^Bearer\s+/i, "").trim();
+  const token = secret ? await ctx.kernel.findTokenByHash(hashToken(secret)) : null;
+  const expired = token?.expiresAt && token.expiresAt <= new Date().toISOString();
+  if (!token || token.revokedAt || expired) throw new TRPCError({ code: "UNAUTHORIZED", message: "sign in again" });
+  if (token.holder !== "person") throw new TRPCError({ code: "FORBIDDEN", message: "the panel is for people, not agent tokens" });
+  return next({ ctx: { token } });
+});
+
+export const panelProcedure = publicProcedure.use(signedInPerson);
+
+export const PageRefSchema = z.object({ workspaceId: z.string().min(1).max(128), documentId: z.string().min(1).max(128) });
+
+/** The page, if the signed-in person may use it as asked; the same NOT_FOUND for missing and unreadable pages. */
+export async function requirePage(
+  ctx: ToolsContext & { token: TokenRecord },
+  ref: z.infer<typeof PageRefSchema>,
+  need: AccessNeed = "page_read",
+) {
+  const facts = await ctx.kernel.getAccessFacts({ ...ref, userId: ctx.token.userId });
+  if (!canReadPage(facts)) throw new TRPCError({ code: "NOT_FOUND", message: "page not found or not readable" });
+  if (!hasAccess(facts, need)) throw new TRPCError({ code: "FORBIDDEN", message: "no write permission on this page" });
+  return { page: facts.page!, role: facts.role!, workspace: facts.workspace!, facts };
+}

@@ -1,0 +1,157 @@
+import { describe, expect, it } from "vitest";
+import { createToolsContext } from "../../context";
+import { createCaller } from "../../root";
+import { createWorld, type World } from "../../test-support";
+
+const panelAs = (world: World, token: string) => createCaller(createToolsContext({ kernel: world.kernel, authorization: `Bearer ${token}` })).panel;
+
+async function agentDryRun(world: World, tool: Parameters<World["envelope"]>[0], args: Record<string, unknown>, overrides = {}) {
+  const envelope = world.envelope(tool, args, { dryRun: true, runId: "run_agent", ...overrides });
+  const result = await world.call(tool, envelope, world.tokens.ownerAgent);
+  expect(result.ok).toBe(true);
+  return envelope;
+}
+
+describe("panel: proposals, decisions and the audit trail", () => {
+  it("lists an agent's dry run and applies exactly it on approval", async () => {
+    const w = await createWorld();
+    const panel = panelAs(w, w.tokens.owner);
+    const ref = { workspaceId: w.ids.ws, documentId: w.ids.page };
+    const proposed = await agentDryRun(w, "mnote.page.save", { content: [{ type: "paragraph", text: "from the agent" }], mode: "append" });
+    const [proposal] = await panel.proposals.list(ref);
+    expect(proposal).toMatchObject({
+      toolName: "mnote.page.save",
+      status: "pending",
+      stale: false,
+      runId: "run_agent",
+      toolCallId: proposed.toolCallId,
+      idempotencyKey: proposed.idempotencyKey,
+      preview: { baseRevision: 1, diff: [{ op: "append", blocks: 1 }] },
+    });
+    const applied = await panel.proposals.approve({ ...ref, proposalId: proposal!.id });
+    expect(applied).toMatchObject({ ok: true, result: { revision: 2 }, audit: { effect: "write" } });
+    const view = await panel.page.view(ref);
+    expect(view.blocks.at(-1)?.text).toBe("from the agent");
+    const [after] = await panel.proposals.list(ref);
+    expect(after).toMatchObject({ status: "applied", commandId: applied.audit.commandId });
+    const trail = await panel.audit.list({ ...ref, traceId: proposed.traceId });
+    expect(trail.map((r) => r.effect)).toEqual(expect.arrayContaining(["dry_run", "write"]));
+    const command = await panel.command.get({ ...ref, commandId: applied.audit.commandId! });
+    expect(command).toMatchObject({ name: "page.body.save", revisionBefore: 1, revisionAfter: 2 });
+    await expect(panel.proposals.approve({ ...ref, proposalId: proposal!.id })).rejects.toThrow(/already applied/);
+  });
+
+  it("records a rejection and writes nothing", async () => {
+    const w = await createWorld();
+    const panel = panelAs(w, w.tokens.owner);
+    const ref = { workspaceId: w.ids.ws, documentId: w.ids.page };
+    await agentDryRun(w, "mnote.page.update_title", { title: "Agent title" });
+    const [proposal] = await panel.proposals.list(ref);
+    const before = await w.kernel.admin.tableSnapshot();
+    await panel.proposals.reject({ ...ref, proposalId: proposal!.id, reason: "not now" });
+    const after = await w.kernel.admin.tableSnapshot();
+    expect({ ...after, audit_log: [] }).toEqual({ ...before, audit_log: [] });
+    expect(after.audit_log!.length).toBe(before.audit_log!.length + 1);
+    expect((await panel.proposals.list(ref))[0]).toMatchObject({ status: "rejected" });
+    expect((await w.kernel.getPage(w.ids.page))?.title).toBe("Project plan");
+  });
+
+  it("answers a conflict when the page moved after the proposal, writing nothing", async () => {
+    const w = await createWorld();
+    const panel = panelAs(w, w.tokens.owner);
+    const ref = { workspaceId: w.ids.ws, documentId: w.ids.page };
+    await agentDryRun(w, "mnote.page.update_title", { title: "Agent title" });
+    await w.call("mnote.page.update_title", w.envelope("mnote.page.update_title", { title: "Human title" }));
+    const [proposal] = (await panel.proposals.list(ref)).filter((p) => p.status === "pending");
+    expect(proposal!.stale).toBe(true);
+    const result = await panel.proposals.approve({ ...ref, proposalId: proposal!.id });
+    expect(result).toMatchObject({ ok: false, error: { code: "mnote_tool_conflict" } });
+    expect((await w.kernel.getPage(w.ids.page))?.title).toBe("Human title");
+  });
+
+  it("applies a selection of block changes as a new server-computed dry run", async () => {
+    const w = await createWorld();
+    const panel = panelAs(w, w.tokens.owner);
+    const ref = { workspaceId: w.ids.ws, documentId: w.ids.page };
+    // Current page: h1 "Plan", p1 "First paragraph". Proposal: edit p1, delete h1, insert p2.
+    await agentDryRun(w, "mnote.page.save", {
+      content: [
+        { id: "p1", type: "paragraph", text: "First paragraph, edited" },
+        { id: "p2", type: "paragraph", text: "Second paragraph" },
+      ],
+    });
+    const [proposal] = await panel.proposals.list(ref);
+    const kinds = proposal!.preview.changes.map((c) => c.kind);
+    expect(kinds.sort()).toEqual(["delete", "insert", "update"]);
+    const keepInsertOnly = proposal!.preview.changes.flatMap((c, i) => (c.kind === "insert" ? [i] : []));
+    const selection = await panel.proposals.applySelection({ ...ref, proposalId: proposal!.id, keep: keepInsertOnly });
+    expect(selection.envelope).toMatchObject({ ok: true, audit: { effect: "dry_run" } });
+    expect(selection.proposalId).not.toBeNull();
+    const applied = await panel.proposals.approve({ ...ref, proposalId: selection.proposalId! });
+    expect(applied.ok).toBe(true);
+    const view = await panel.page.view(ref);
+    expect(view.blocks.map((b) => [b.id, b.text])).toEqual([
+      ["h1", "Plan"],
+      ["p1", "First paragraph"],
+      ["p2", "Second paragraph"],
+    ]);
+  });
+
+  it("reverts an applied AI write with a dry-runnable, audited command", async () => {
+    const w = await createWorld();
+    const panel = panelAs(w, w.tokens.owner);
+    const ref = { workspaceId: w.ids.ws, documentId: w.ids.page };
+    const write = await w.call("mnote.page.save", w.envelope("mnote.page.save", { content: [{ id: "x", type: "quote", text: "AI" }] }), w.tokens.ownerAgent);
+    expect(write.ok).toBe(true);
+    const revert = {
+      ...w.envelope("mnote.page.save", {}),
+      toolName: "panel.page.revert",
+      idempotencyKey: "revert_1",
+      dryRun: true,
+      args: { commandId: write.audit.commandId!, baseRevision: 2 },
+    };
+    const dry = await panel.page.revert(revert);
+    expect(dry).toMatchObject({ ok: true, audit: { effect: "dry_run" }, result: { commandName: "page.revert", baseRevision: 2 } });
+    expect((await panel.page.view(ref)).page.revision).toBe(2);
+    const done = await panel.page.revert({ ...revert, dryRun: false });
+    expect(done).toMatchObject({ ok: true, audit: { effect: "write" }, result: { revision: 3 } });
+    expect((await panel.page.view(ref)).blocks.map((b) => b.id)).toEqual(["h1", "p1"]);
+    const stale = await panel.page.revert({ ...revert, idempotencyKey: "revert_2", dryRun: false });
+    expect(stale).toMatchObject({ ok: false, error: { code: "mnote_tool_conflict" } });
+  });
+
+  it("holds agent page writes when the workspace asks for approval, and replays after approval", async () => {
+    const w = await createWorld();
+    await w.kernel.admin.setApprovalRequired(w.ids.ws, true);
+    const panel = panelAs(w, w.tokens.owner);
+    const ref = { workspaceId: w.ids.ws, documentId: w.ids.page };
+    const envelope = w.envelope("mnote.page.update_title", { title: "Held title" });
+    const held = await w.call("mnote.page.update_title", envelope, w.tokens.ownerAgent);
+    expect(held).toMatchObject({ ok: false, error: { code: "mnote_tool_approval_required" } });
+    expect((await w.kernel.getPage(w.ids.page))?.title).toBe("Project plan");
+    const [proposal] = await panel.proposals.list(ref);
+    expect(proposal).toMatchObject({ held: true, status: "pending" });
+    const applied = await panel.proposals.approve({ ...ref, proposalId: proposal!.id });
+    expect(applied.ok).toBe(true);
+    const retry = await w.call("mnote.page.update_title", { ...envelope, toolCallId: "retry" }, w.tokens.ownerAgent);
+    expect(retry).toMatchObject({ ok: true, audit: { commandId: applied.audit.commandId } });
+  });
+
+  it("is closed to agent tokens and shows nothing of pages a person may not read", async () => {
+    const w = await createWorld();
+    await expect(panelAs(w, w.tokens.ownerAgent).session.me()).rejects.toThrow(/people/);
+    await expect(panelAs(w, "mnt_nope").session.me()).rejects.toThrow(/sign in/);
+    const stranger = panelAs(w, w.tokens.stranger);
+    const hidden = { workspaceId: w.ids.ws, documentId: w.ids.privatePage };
+    const missing = { workspaceId: w.ids.ws, documentId: "doc_missing" };
+    const errors = await Promise.all(
+      [hidden, missing].map((ref) => stranger.page.view(ref).then(() => null, (e: Error) => e.message)),
+    );
+    expect(errors[0]).toBe(errors[1]);
+    expect(errors[0]).not.toContain(w.SECRET);
+    const viewer = panelAs(w, w.tokens.viewer);
+    await expect(viewer.audit.list(hidden)).rejects.toThrow("page not found or not readable");
+    const pages = await viewer.pages.list({ workspaceId: w.ids.ws });
+    expect(pages.map((p) => p.id)).toEqual([w.ids.page]);
+  });
+});

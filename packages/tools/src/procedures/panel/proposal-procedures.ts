@@ -1,0 +1,118 @@
+import { randomUUID } from "node:crypto";
+import { type Block, type OutputEnvelope, TOOL_NAMES, type ToolName } from "@mnote/contract";
+import { applySelectedChanges } from "@mnote/diff";
+import { TRPCError } from "@trpc/server";
+import { z } from "zod";
+import { callTool } from "../../call-tool";
+import { canonicalJson } from "../../fingerprint";
+import { createCaller } from "../../root";
+import { withIds } from "../page-save";
+import { PageRefSchema, panelProcedure, requirePage } from "./panel-procedure";
+import { findProposal, listProposals, type Proposal } from "./proposals";
+import type { TokenRecord } from "@mnote/kernel";
+import type { ToolsContext } from "../../context";
+
+const ProposalRefSchema = PageRefSchema.extend({ proposalId: z.number().int().positive() });
+
+/** panel.proposals.list — every dry run on the page, pending ones first to decide on. */
+export const proposalsList = panelProcedure.input(PageRefSchema).query(async ({ ctx, input }) => {
+  const { page } = await requirePage(ctx, input);
+  return listProposals(ctx.kernel, page.id, page.revision);
+});
+
+/** The envelope a person's decision sends through the tool chain, on the proposal's trace. */
+function panelEnvelope(token: TokenRecord, proposal: Pick<Proposal, "toolName" | "traceId">, ref: z.infer<typeof PageRefSchema>) {
+  return {
+    toolName: proposal.toolName,
+    workspaceId: ref.workspaceId,
+    documentId: ref.documentId,
+    actorId: token.userId,
+    sessionId: `panel_${token.id}`,
+    runId: "panel",
+    toolCallId: `panel_${randomUUID()}`,
+    traceId: proposal.traceId ?? randomUUID(),
+    capabilityScope: token.scopes,
+  };
+}
+
+async function pendingProposal(ctx: ToolsContext & { token: TokenRecord }, input: z.infer<typeof ProposalRefSchema>) {
+  const { page } = await requirePage(ctx, input);
+  const proposal = await findProposal(ctx.kernel, page.id, page.revision, input.proposalId);
+  if (!proposal) throw new TRPCError({ code: "NOT_FOUND", message: "no such proposal on this page" });
+  if (proposal.status !== "pending") throw new TRPCError({ code: "CONFLICT", message: `the proposal is already ${proposal.status}` });
+  return { page, proposal };
+}
+
+/**
+ * panel.proposals.approve — apply exactly what was shown: the same tool, args and
+ * idempotency key, at the proposal's base revision, with the person as actor.
+ * A moved page answers mnote_tool_conflict and nothing is written.
+ */
+export const proposalsApprove = panelProcedure.input(ProposalRefSchema).mutation(async ({ ctx, input }): Promise<OutputEnvelope> => {
+  const { proposal } = await pendingProposal(ctx, input);
+  const envelope = {
+    ...panelEnvelope(ctx.token, proposal, input),
+    idempotencyKey: proposal.idempotencyKey,
+    dryRun: false,
+    args: { ...proposal.args, baseRevision: proposal.preview.baseRevision },
+  };
+  if ((TOOL_NAMES as string[]).includes(proposal.toolName)) return callTool(ctx, proposal.toolName as ToolName, envelope);
+  if (proposal.toolName === "panel.page.revert") return createCaller(ctx).panel.page.revert(envelope as never);
+  throw new TRPCError({ code: "BAD_REQUEST", message: `cannot apply a ${proposal.toolName} proposal` });
+});
+
+/** panel.proposals.reject — the decision goes into the audit log; the proposal leaves the pending list. */
+export const proposalsReject = panelProcedure
+  .input(ProposalRefSchema.extend({ reason: z.string().max(500).optional() }))
+  .mutation(async ({ ctx, input }) => {
+    const { proposal } = await pendingProposal(ctx, input);
+    const envelope = panelEnvelope(ctx.token, proposal, input);
+    const auditId = await ctx.kernel.appendAudit({
+      identity: { ...envelope, tokenId: ctx.token.id, holder: "person" },
+      effect: "none",
+      outcome: "rejected",
+      idempotencyKey: proposal.idempotencyKey,
+      payloadFingerprint: proposal.payloadFingerprint,
+      baseRevision: proposal.preview.baseRevision,
+      detail: { proposalId: proposal.id, reason: input.reason ?? null },
+    });
+    return { rejected: proposal.id, auditId };
+  });
+
+/**
+ * panel.proposals.applySelection — a person keeps some block changes of a page.save
+ * proposal. The kept changes become a new page.save dry run by the person, so what
+ * gets approved next is again a plan the server computed.
+ */
+export const proposalsApplySelection = panelProcedure
+  .input(ProposalRefSchema.extend({ keep: z.array(z.number().int().min(0)).max(20_000) }))
+  .mutation(async ({ ctx, input }) => {
+    const { page, proposal } = await pendingProposal(ctx, input);
+    if (proposal.toolName !== "mnote.page.save") {
+      throw new TRPCError({ code: "BAD_REQUEST", message: "only page.save proposals can be applied in part" });
+    }
+    if (proposal.stale) throw new TRPCError({ code: "CONFLICT", message: "the page changed since this proposal; re-run the dry run" });
+    const keep = new Set(input.keep);
+    const args = proposal.args as { content: Block[]; mode: "replace" | "append" };
+    const changes = proposal.preview.changes;
+    let content: Block[];
+    if (args.mode === "append") {
+      content = changes.flatMap((change, i) => (keep.has(i) && change.kind === "insert" ? [change.block] : []));
+    } else {
+      const current = await ctx.kernel.getBlocks(page.id);
+      const proposed = withIds(args.content, proposal.idempotencyKey);
+      content = applySelectedChanges(current, proposed, (_change, i) => keep.has(i), changes);
+    }
+    const idempotencyKey = `${proposal.idempotencyKey}~part~${canonicalJson([...keep].sort((a, b) => a - b))}`.slice(0, 200);
+    const envelope = await callTool(ctx, "mnote.page.save", {
+      ...panelEnvelope(ctx.token, proposal, input),
+      idempotencyKey,
+      dryRun: true,
+      args: { content, mode: args.mode, baseRevision: page.revision },
+    });
+    if (!envelope.ok) return { envelope, proposalId: null };
+    const created = (await listProposals(ctx.kernel, page.id, page.revision)).find(
+      (p) => p.idempotencyKey === idempotencyKey && p.status === "pending",
+    );
+    return { envelope, proposalId: created?.id ?? null };
+  });

@@ -1,0 +1,35 @@
+import { router } from "../trpc";
+import {
+  artifactsList,
+  auditList,
+  commandGet,
+  pageActivity,
+  pagesList,
+  pageView,
+  sessionMe,
+  workspaceSetApproval,
+} from "../procedures/panel/page-procedures";
+import { pageRevert } from "../procedures/panel/page-revert";
+import {
+  proposalsApplySelection,
+  proposalsApprove,
+  proposalsList,
+  proposalsReject,
+} from "../procedures/panel/proposal-procedures";
+
+/** The panel's procedures: never in an agent's tool list, open only to a person's token. */
+export const panelRouter = router({
+  session: router({ me: sessionMe }),
+  pages: router({ list: pagesList }),
+  page: router({ view: pageView, activity: pageActivity, revert: pageRevert }),
+  proposals: router({
+    list: proposalsList,
+    approve: proposalsApprove,
+    reject: proposalsReject,
+    applySelection: proposalsApplySelection,
+  }),
+  audit: router({ list: auditList }),
+  command: router({ get: commandGet }),
+  artifacts: router({ list: artifactsList }),
+  workspace: router({ setApproval: workspaceSetApproval }),
+});
