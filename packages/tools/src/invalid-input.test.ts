@@ -37,7 +37,7 @@ const REQUIRED_ENVELOPE_FIELDS = [
 /** Cases every tool must refuse. */
 function commonCases(tool: ToolName): Case[] {
   const other = TOOL_NAMES.find((n) => n !== tool)!;
-  return [
+  const cases: Case[] = [
     ...REQUIRED_ENVELOPE_FIELDS.map((field): Case => [`missing ${field}`, (e) => without(e, field), `${field}:`]),
     ["workspaceId is a number", (e) => ({ ...e, workspaceId: 42 }), "workspaceId:"],
     ["documentId is empty", (e) => ({ ...e, documentId: "" }), "documentId:"],
@@ -57,7 +57,9 @@ function commonCases(tool: ToolName): Case[] {
     ["input is a string", () => "mnote.page.get please", /^input:/],
     ["input is an array", (e) => [e], /^input:/],
     ["input is null", () => null, /^input:/],
-  ].filter(([name]) => !(tool === "mnote.page.get" && String(name).startsWith("baseRevision"))) as Case[];
+  ];
+  // page.get takes no baseRevision: there it is just an unknown args key.
+  return cases.filter(([name]) => !(tool === "mnote.page.get" && name.startsWith("baseRevision")));
 }
 
 const WRITE_CASES: Case[] = [
