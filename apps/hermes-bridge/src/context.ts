@@ -1,0 +1,12 @@
+import type { KernelAdapter } from "@mnote/kernel";
+import type { BridgeSettings } from "./config";
+import type { BridgeLogger } from "./logging";
+import type { RateLimiter } from "./rate-limit";
+
+/** What every request handler of the HTTP server shares. */
+export interface BridgeContext {
+  kernel: KernelAdapter;
+  logger: BridgeLogger;
+  settings: BridgeSettings;
+  limiter: RateLimiter | null;
+}

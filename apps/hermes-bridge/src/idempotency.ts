@@ -1,0 +1,14 @@
+import { createHash } from "node:crypto";
+import { canonicalJson } from "@mnote/tools";
+
+/**
+ * An idempotency key for a write whose caller named none: the same for a retry of the
+ * same call in the same scope (MCP session), different for anything else. `dryRun` and
+ * `idempotencyKey` are left out, so a dry run and the real call after it share a key
+ * (the router's fingerprint ignores dryRun the same way).
+ */
+export function derivedIdempotencyKey(scope: string, toolName: string, modelArguments: Record<string, unknown>): string {
+  const { dryRun: _dryRun, idempotencyKey: _key, ...payload } = modelArguments;
+  const digest = createHash("sha256").update(canonicalJson([scope, toolName, payload])).digest("hex");
+  return `derived_${digest}`;
+}

@@ -1,0 +1,38 @@
+import { type OutputEnvelope, TOOL_ERROR_MESSAGES } from "@mnote/contract";
+import type { KernelAdapter } from "@mnote/kernel";
+import { callTool, createToolsContext } from "@mnote/tools";
+import { bridgeFailure, httpStatusOf } from "./envelope";
+import { type BridgeLogger, logToolCall, type Transport } from "./logging";
+
+export interface InvokeDeps {
+  kernel: KernelAdapter;
+  logger: BridgeLogger;
+}
+
+/**
+ * The bridge's one way to run a tool: the router via `callTool`, never a second
+ * implementation. The answer is returned untouched; one log line records the call.
+ */
+export async function invokeTool(
+  deps: InvokeDeps,
+  call: { transport: Transport; name: string; envelope: unknown; authorization: string | null; startedAt?: number },
+): Promise<OutputEnvelope> {
+  const startedAt = call.startedAt ?? performance.now();
+  let output: OutputEnvelope;
+  try {
+    output = await callTool(createToolsContext({ kernel: deps.kernel, authorization: call.authorization }), call.name, call.envelope);
+  } catch (error) {
+    // The router turns every failure into an envelope; this is only for the impossible case.
+    // Only the error's class is logged: its message could quote data.
+    deps.logger.error({ errorType: error instanceof Error ? error.name : typeof error }, "router threw");
+    output = bridgeFailure(call.name, call.envelope, "mnote_tool_unavailable", TOOL_ERROR_MESSAGES.unavailable);
+  }
+  logToolCall(deps.logger, {
+    transport: call.transport,
+    envelope: call.envelope,
+    output,
+    startedAt,
+    ...(call.transport === "http" ? { httpStatus: httpStatusOf(output) } : {}),
+  });
+  return output;
+}

@@ -1,0 +1,63 @@
+import type { Effect, OutputEnvelope } from "@mnote/contract";
+import { pino, type DestinationStream, type Logger } from "pino";
+import { safeId } from "./ids";
+
+export type BridgeLogger = Logger;
+export type Transport = "http" | "mcp-http" | "mcp-stdio";
+
+/**
+ * The bridge's logger: JSON lines. `destination` lets a test capture the lines and
+ * stdio mode send them to stderr (stdout carries the MCP protocol there).
+ */
+export function createLogger(options: { destination?: DestinationStream; level?: string } = {}): BridgeLogger {
+  const settings = {
+    name: "mnote-bridge",
+    level: options.level ?? process.env.MNOTE_BRIDGE_LOG_LEVEL ?? "info",
+    base: undefined,
+    timestamp: pino.stdTimeFunctions.isoTime,
+    // Defence in depth: the call logger below never passes these, but nothing else may either.
+    redact: { paths: ["authorization", "token", "args", "envelope", "result", "headers"], remove: true },
+  };
+  return options.destination ? pino(settings, options.destination) : pino(settings);
+}
+
+/** The fields of one call's log line: ids and outcome only, never args, page content or tokens. */
+export interface CallLogLine {
+  transport: Transport;
+  tool: string;
+  ok: boolean;
+  effect: Effect;
+  errorCode: string | null;
+  httpStatus?: number;
+  durationMs: number;
+  sessionId: string | null;
+  runId: string | null;
+  toolCallId: string | null;
+  traceId: string | null;
+  commandId: string | null;
+}
+
+/** One structured line per tool call, whichever transport carried it and wherever it ended. */
+export function logToolCall(
+  logger: BridgeLogger,
+  input: { transport: Transport; envelope: unknown; output: OutputEnvelope; startedAt: number; httpStatus?: number },
+) {
+  const raw = (input.envelope && typeof input.envelope === "object" ? input.envelope : {}) as Record<string, unknown>;
+  const { output } = input;
+  const line: CallLogLine = {
+    transport: input.transport,
+    tool: safeId(output.toolName, 128) ?? "unknown",
+    ok: output.ok,
+    effect: output.audit.effect,
+    errorCode: output.error?.code ?? null,
+    ...(input.httpStatus !== undefined ? { httpStatus: input.httpStatus } : {}),
+    durationMs: Math.round((performance.now() - input.startedAt) * 10) / 10,
+    sessionId: safeId(raw.sessionId),
+    runId: safeId(raw.runId),
+    toolCallId: safeId(output.toolCallId) ?? safeId(raw.toolCallId),
+    traceId: safeId(output.traceId) ?? safeId(raw.traceId),
+    commandId: safeId(output.audit.commandId),
+  };
+  if (output.ok || output.error?.code !== "mnote_tool_unavailable") logger.info(line, "tool call");
+  else logger.error(line, "tool call");
+}

@@ -1,0 +1,55 @@
+import { canonicalToolName, type Capability, MODEL_ENVELOPE_FIELDS, TOOLS } from "@mnote/contract";
+import { derivedIdempotencyKey } from "./idempotency";
+
+export interface RuntimeFields {
+  actorId: string;
+  capabilityScope: Capability[];
+  sessionId: string;
+  runId: string;
+  toolCallId: string;
+  traceId: string;
+}
+
+/** Stand-ins when the token is unknown: the router then answers mnote_tool_unauthenticated, as for any bad token. */
+export const UNAUTHENTICATED_IDENTITY = { actorId: "unauthenticated", capabilityScope: ["page.read"] as Capability[] };
+
+const envelopeFields = new Set<string>(MODEL_ENVELOPE_FIELDS);
+
+/**
+ * The full input envelope from what a model sent (the flat model arguments of the
+ * contract): MODEL_ENVELOPE_FIELDS go to the envelope, everything else into `args`,
+ * and the runtime fills identity and trace fields. A write gets `dryRun: false` and a
+ * derived idempotency key when the model gave none. Nothing is validated here: the
+ * router does that and answers the contract's error.
+ */
+export function envelopeFromModelArguments(
+  name: string,
+  modelArguments: Record<string, unknown>,
+  runtime: RuntimeFields,
+): Record<string, unknown> {
+  const toolName = canonicalToolName(name);
+  const envelope: Record<string, unknown> = {};
+  const args: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(modelArguments)) {
+    if (envelopeFields.has(key)) envelope[key] = value;
+    else args[key] = value;
+  }
+  if (toolName && TOOLS[toolName].kind === "write") {
+    envelope.dryRun ??= false;
+    envelope.idempotencyKey ??= derivedIdempotencyKey(runtime.sessionId, toolName, modelArguments);
+  }
+  return {
+    toolName: toolName ?? name,
+    workspaceId: envelope.workspaceId,
+    documentId: envelope.documentId,
+    actorId: runtime.actorId,
+    sessionId: runtime.sessionId,
+    runId: runtime.runId,
+    toolCallId: runtime.toolCallId,
+    traceId: runtime.traceId,
+    ...("idempotencyKey" in envelope ? { idempotencyKey: envelope.idempotencyKey } : {}),
+    ...("dryRun" in envelope ? { dryRun: envelope.dryRun } : {}),
+    capabilityScope: runtime.capabilityScope,
+    args,
+  };
+}
