@@ -1,0 +1,140 @@
+import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { KernelAdapter } from "@mnote/kernel";
+import { TOOL_NAMES } from "@mnote/contract";
+import {
+  type BridgeSettings,
+  DEFAULT_HOST,
+  DEFAULT_PORT,
+  defaultAllowedHosts,
+  defaultAllowedOrigins,
+  resolveSettings,
+} from "../config";
+import type { BridgeContext } from "../context";
+import { headerValue } from "../ids";
+import { type BridgeLogger, createLogger } from "../logging";
+import { RateLimiter } from "../rate-limit";
+import { sendJson } from "./body";
+import { McpHttpEndpoint } from "./mcp-endpoint";
+import { handleToolCall, handleWhoami, toolListing } from "./tool-endpoint";
+
+export interface BridgeOptions extends Partial<BridgeSettings> {
+  kernel: KernelAdapter;
+  /** Default 4100; 0 picks a free port. */
+  port?: number;
+  /** Default 127.0.0.1. */
+  host?: string;
+  logger?: BridgeLogger;
+  /** Where unset settings come from (default process.env). */
+  env?: NodeJS.ProcessEnv;
+}
+
+export interface RunningBridge {
+  /** e.g. `http://127.0.0.1:4100` */
+  url: string;
+  port: number;
+  host: string;
+  server: HttpServer;
+  close(): Promise<void>;
+}
+
+const CORS_ALLOW_HEADERS = "authorization, content-type, accept, traceparent, mcp-session-id, mcp-protocol-version, last-event-id";
+
+/** CORS stays off unless MNOTE_BRIDGE_CORS_ORIGINS names the origin. */
+function applyCors(settings: BridgeSettings, req: IncomingMessage, res: ServerResponse): boolean {
+  const origin = headerValue(req.headers.origin);
+  if (!origin || !settings.corsOrigins.includes(origin)) return false;
+  res.setHeader("access-control-allow-origin", origin);
+  res.setHeader("vary", "Origin");
+  res.setHeader("access-control-expose-headers", "mcp-session-id, retry-after");
+  return true;
+}
+
+/**
+ * The bridge's HTTP server: `/v1` tool endpoint, `/mcp` (Streamable HTTP), `/healthz`.
+ * Listens on 127.0.0.1:4100 unless told otherwise.
+ */
+export async function startBridge(options: BridgeOptions): Promise<RunningBridge> {
+  const { kernel, port = DEFAULT_PORT, host = DEFAULT_HOST, logger = createLogger(), env, ...overrides } = options;
+  const settings = resolveSettings(overrides, env);
+  const ctx: BridgeContext = {
+    kernel,
+    logger,
+    settings,
+    limiter: settings.rateLimit ? new RateLimiter(settings.rateLimit) : null,
+  };
+  let mcp: McpHttpEndpoint | null = null;
+
+  const route = async (req: IncomingMessage, res: ServerResponse) => {
+    const path = (req.url ?? "/").split("?")[0]!;
+    const cors = applyCors(settings, req, res);
+    if (req.method === "OPTIONS") {
+      if (!cors) return sendJson(res, 405, { error: "CORS is not enabled for this origin" }, { allow: "GET, POST, DELETE" });
+      res.writeHead(204, {
+        "access-control-allow-methods": "GET, POST, DELETE",
+        "access-control-allow-headers": CORS_ALLOW_HEADERS,
+        "access-control-max-age": "600",
+      });
+      return res.end();
+    }
+    if (path === "/healthz" && req.method === "GET") return sendJson(res, 200, { ok: true, tools: TOOL_NAMES.length });
+    if (path === "/mcp") return mcp!.handle(req, res);
+    if (path === "/v1/tools" && req.method === "GET") return sendJson(res, 200, toolListing());
+    if (path === "/v1/whoami" && req.method === "GET") return handleWhoami(ctx, req, res);
+    const call = /^\/v1\/tools\/([^/]+)$/.exec(path);
+    if (call) {
+      if (req.method !== "POST") return sendJson(res, 405, { error: "use POST" }, { allow: "POST" });
+      let name: string;
+      try {
+        name = decodeURIComponent(call[1]!);
+      } catch {
+        name = call[1]!;
+      }
+      return handleToolCall(ctx, req, res, name);
+    }
+    sendJson(res, 404, { error: "not found" });
+  };
+
+  const server = createServer((req, res) => {
+    route(req, res).catch((error: unknown) => {
+      logger.error({ errorType: error instanceof Error ? error.name : typeof error, path: req.url?.split("?")[0] }, "request failed");
+      if (!res.headersSent) sendJson(res, 500, { error: "internal error" });
+      else res.destroy();
+    });
+  });
+  // Streamable HTTP keeps SSE responses open; the default request timeout would cut them.
+  server.requestTimeout = 0;
+
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  mcp = new McpHttpEndpoint(ctx, {
+    allowedHosts: (settings.allowedHosts ?? defaultAllowedHosts(host, address.port)).map((h) => h.toLowerCase()),
+    allowedOrigins: settings.allowedOrigins ?? [...defaultAllowedOrigins(host, address.port), ...settings.corsOrigins],
+  });
+  const urlHost = address.family === "IPv6" ? `[${address.address}]` : address.address;
+  const url = `http://${urlHost === "0.0.0.0" || urlHost === "[::]" ? "127.0.0.1" : urlHost}:${address.port}`;
+
+  let closing: Promise<void> | null = null;
+  return {
+    url,
+    port: address.port,
+    host,
+    server,
+    close() {
+      closing ??= (async () => {
+        await mcp!.close();
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeAllConnections();
+        });
+      })();
+      return closing;
+    },
+  };
+}

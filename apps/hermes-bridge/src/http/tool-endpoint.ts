@@ -1,0 +1,108 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { allToolJsonSchemas, TOOL_ERROR_MESSAGES as M, type ToolErrorCode } from "@mnote/contract";
+import { rateLimitKey, resolveToken, whoami } from "../auth";
+import type { BridgeContext } from "../context";
+import { bridgeFailure, httpStatusOf } from "../envelope";
+import { invokeTool } from "../invoke";
+import { logToolCall } from "../logging";
+import type { RateDecision } from "../rate-limit";
+import { traceIdFromTraceparent } from "../trace";
+import { BodyTooLarge, isJsonContentType, readBody, refuseUnread, sendJson } from "./body";
+
+/** `GET /v1/tools`: each tool under both names, its JSON Schemas, and an OpenAI function-calling entry. */
+export function toolListing() {
+  return {
+    tools: allToolJsonSchemas().map((tool) => ({
+      name: tool.name,
+      providerName: tool.providerName,
+      description: tool.description,
+      kind: tool.kind,
+      parameters: tool.parameters,
+      outputSchema: tool.outputSchema,
+      annotations: tool.annotations,
+      openai: {
+        type: "function" as const,
+        function: { name: tool.providerName, description: tool.description, parameters: tool.parameters },
+      },
+    })),
+  };
+}
+
+function takeRate(ctx: BridgeContext, req: IncomingMessage): RateDecision {
+  return ctx.limiter?.take(rateLimitKey(req.headers.authorization, req.socket.remoteAddress)) ?? { allowed: true };
+}
+
+function retryAfter(decision: RateDecision): Record<string, string> {
+  return decision.allowed ? {} : { "retry-after": String(Math.max(1, Math.ceil(decision.retryAfterMs / 1000))) };
+}
+
+/**
+ * `POST /v1/tools/{name}`: the contract's input envelope in, the router's output
+ * envelope out, byte for byte. Refusals before the router (rate limit, body size,
+ * content type, JSON syntax) answer the same envelope shape.
+ */
+export async function handleToolCall(ctx: BridgeContext, req: IncomingMessage, res: ServerResponse, name: string) {
+  const startedAt = performance.now();
+  const headerTraceId = traceIdFromTraceparent(req.headers.traceparent);
+  const refuse = (code: ToolErrorCode, message: string, raw?: unknown, headers: Record<string, string> = {}) => {
+    const output = bridgeFailure(name, raw, code, message, { traceId: headerTraceId });
+    const status = httpStatusOf(output);
+    logToolCall(ctx.logger, { transport: "http", envelope: raw, output, startedAt, httpStatus: status });
+    sendJson(res, status, output, headers);
+  };
+
+  // Decided first, answered after the body is drained so the client reads a clean 429.
+  const rate = takeRate(ctx, req);
+  let body: Buffer;
+  try {
+    body = await readBody(req, ctx.settings.bodyLimit);
+  } catch (error) {
+    if (!(error instanceof BodyTooLarge)) return void req.socket.destroy();
+    refuseUnread(req, res);
+    return refuse("mnote_tool_payload_too_large", M.payloadTooLarge);
+  }
+  if (!rate.allowed) return refuse("mnote_tool_rate_limited", M.rateLimited, undefined, retryAfter(rate));
+  if (!isJsonContentType(req.headers["content-type"])) {
+    return refuse("mnote_tool_invalid_input", "content-type must be application/json");
+  }
+  let envelope: unknown;
+  try {
+    envelope = JSON.parse(body.toString("utf8"));
+  } catch {
+    return refuse("mnote_tool_invalid_input", "body is not valid JSON");
+  }
+  // A W3C traceparent fills traceId when the envelope has none.
+  if (headerTraceId && envelope && typeof envelope === "object" && !Array.isArray(envelope)) {
+    const record = envelope as Record<string, unknown>;
+    if (record.traceId === undefined) envelope = { ...record, traceId: headerTraceId };
+  }
+  const output = await invokeTool(ctx, {
+    transport: "http",
+    name,
+    envelope,
+    authorization: req.headers.authorization ?? null,
+    startedAt,
+  });
+  sendJson(res, httpStatusOf(output), JSON.stringify(output));
+}
+
+/**
+ * `GET /v1/whoami`: who the bearer token is, for runtimes that fill `actorId` and
+ * `capabilityScope` themselves (the Hermes plugin). The router still checks both on every call.
+ */
+export async function handleWhoami(ctx: BridgeContext, req: IncomingMessage, res: ServerResponse) {
+  const rate = takeRate(ctx, req);
+  if (!rate.allowed) {
+    return sendJson(res, 429, { error: { code: "mnote_tool_rate_limited", message: M.rateLimited } }, retryAfter(rate));
+  }
+  const token = await resolveToken(ctx.kernel, req.headers.authorization);
+  if (!token) {
+    return sendJson(
+      res,
+      401,
+      { error: { code: "mnote_tool_unauthenticated", message: M.unauthenticated } },
+      { "www-authenticate": 'Bearer realm="mnote"' },
+    );
+  }
+  sendJson(res, 200, whoami(token));
+}
