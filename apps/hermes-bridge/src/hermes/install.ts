@@ -1,0 +1,84 @@
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { homedir } from "node:os";
+import { join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { generateHermesSchemas, PLUGIN_SOURCE_DIR } from "./generate-schemas";
+
+export const BRIDGE_BIN = fileURLToPath(new URL("../../bin/mnote-bridge.mjs", import.meta.url));
+
+/** Hermes keeps user plugins in `$HERMES_HOME/plugins` (default `~/.hermes/plugins`). */
+export function defaultPluginDir(env: NodeJS.ProcessEnv = process.env): string {
+  return join(env.HERMES_HOME || join(homedir(), ".hermes"), "plugins", "mnote");
+}
+
+/**
+ * `mnote-bridge hermes install [--dir DIR]`: regenerate the tool schemas from the
+ * contract, then copy the plugin (plugin.yaml, the Python modules, tool_schemas.json)
+ * to DIR, replacing an older copy.
+ */
+export function installHermesPlugin(options: { dir?: string; env?: NodeJS.ProcessEnv } = {}): { dir: string } {
+  generateHermesSchemas(PLUGIN_SOURCE_DIR);
+  const dir = resolve(options.dir ?? defaultPluginDir(options.env));
+  if (existsSync(dir) && readdirSync(dir).length > 0) {
+    // Replace an older copy of this plugin, never anything else someone pointed --dir at.
+    const manifest = join(dir, "plugin.yaml");
+    if (!existsSync(manifest) || !/^name:\s*mnote\s*$/m.test(readFileSync(manifest, "utf8"))) {
+      throw new Error(`${dir} exists and is not the mnote plugin; refusing to overwrite it`);
+    }
+    rmSync(dir, { recursive: true, force: true });
+  }
+  mkdirSync(dir, { recursive: true });
+  cpSync(PLUGIN_SOURCE_DIR, dir, {
+    recursive: true,
+    filter: (source) => !/(^|[\\/])(__pycache__|\.pytest_cache)([\\/]|$)|\.pyc$/.test(source),
+  });
+  return { dir };
+}
+
+export function installMessage(dir: string, bridgeUrl = "http://127.0.0.1:4100"): string {
+  return [
+    `Installed the mnote Hermes plugin to ${dir}`,
+    "",
+    "Next steps:",
+    "  1. Enable it (Hermes plugins are opt-in):",
+    "       hermes plugins enable mnote",
+    "  2. Give Hermes the bridge URL and an mnote token (shell or ~/.hermes/.env):",
+    `       MNOTE_BRIDGE_URL=${bridgeUrl}`,
+    "       MNOTE_TOKEN=<a token issued by mnote for this agent>",
+    "  3. Run the bridge beside mnote:",
+    "       mnote-bridge serve",
+    "",
+    "The tools appear in Hermes in the toolset \"mnote\": mnote_page_get, mnote_page_save, …",
+  ].join("\n");
+}
+
+/** `mnote-bridge hermes config`: the `mcp_servers` block for `~/.hermes/config.yaml`. */
+export function hermesMcpConfig(options: { url?: string; databaseUrl?: string } = {}): string {
+  const url = options.url ?? "http://127.0.0.1:4100/mcp";
+  const databaseUrl = options.databaseUrl ?? process.env.MNOTE_DATABASE_URL ?? "file:./.mnote/mnote.db";
+  // Hermes starts stdio servers from its own directory: give the database an absolute path.
+  const absoluteDb = databaseUrl.startsWith("file:") && databaseUrl !== "file::memory:"
+    ? `file:${resolve(databaseUrl.slice("file:".length))}`
+    : databaseUrl;
+  return [
+    "# ~/.hermes/config.yaml: the mnote tools through MCP (use either this or the plugin, not both).",
+    "# MNOTE_TOKEN must be set in Hermes's environment (~/.hermes/.env); ${MNOTE_TOKEN} is filled at connect time.",
+    "mcp_servers:",
+    "  mnote:",
+    `    url: "${url}"`,
+    "    headers:",
+    '      Authorization: "Bearer ${MNOTE_TOKEN}"',
+    "    timeout: 120",
+    "",
+    "# Or let Hermes spawn the bridge over stdio instead (replace the entry above):",
+    "# mcp_servers:",
+    "#   mnote:",
+    `#     command: "${process.execPath}"`,
+    `#     args: ["${BRIDGE_BIN}", "mcp", "--stdio"]`,
+    "#     env:",
+    '#       MNOTE_TOKEN: "${MNOTE_TOKEN}"',
+    `#       MNOTE_DATABASE_URL: "${absoluteDb}"`,
+    "#     timeout: 120",
+    "",
+  ].join("\n");
+}

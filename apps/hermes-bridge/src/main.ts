@@ -1,0 +1,139 @@
+import { resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { DEFAULT_DATABASE_URL, openKernel } from "@mnote/kernel";
+import { DEFAULT_HOST, DEFAULT_PORT, resolveSettings } from "./config";
+import { ensureDemo } from "./demo";
+import { generateHermesSchemas } from "./hermes/generate-schemas";
+import { hermesMcpConfig, installHermesPlugin, installMessage } from "./hermes/install";
+import { startBridge } from "./http/server";
+import { createLogger } from "./logging";
+import { runStdio } from "./mcp/stdio";
+import { seedWorld } from "./test-support";
+
+const USAGE = `mnote-bridge: the mnote.* tools for agents (HTTP tool endpoint, MCP, Hermes plugin)
+
+Usage:
+  mnote-bridge serve [--port 4100] [--host 127.0.0.1] [--demo]
+        HTTP: /v1/tools, /v1/tools/{name}, /v1/whoami, /mcp (Streamable HTTP), /healthz.
+        --demo creates demo data if missing and prints a fresh demo token.
+  mnote-bridge mcp --stdio             MCP over stdin/stdout; the token comes from MNOTE_TOKEN.
+  mnote-bridge hermes install [--dir DIR]   install the Hermes plugin (default ~/.hermes/plugins/mnote)
+  mnote-bridge hermes config [--url URL]    print the mcp_servers block for ~/.hermes/config.yaml
+  mnote-bridge hermes schemas [DIR]         regenerate hermes-plugin/mnote/tool_schemas.json
+  mnote-bridge test-fixture                 seed a test world, print its ids and tokens as JSON (tests only)
+
+Environment: MNOTE_DATABASE_URL (default ${DEFAULT_DATABASE_URL}), MNOTE_TOKEN (stdio),
+MNOTE_BRIDGE_PORT, MNOTE_BRIDGE_HOST, MNOTE_BRIDGE_BODY_LIMIT, MNOTE_BRIDGE_RATE_LIMIT_RPS,
+MNOTE_BRIDGE_RATE_LIMIT_BURST, MNOTE_BRIDGE_ALLOWED_HOSTS, MNOTE_BRIDGE_ALLOWED_ORIGINS,
+MNOTE_BRIDGE_CORS_ORIGINS, MNOTE_BRIDGE_LOG_LEVEL.
+`;
+
+function fail(message: string): never {
+  process.stderr.write(`mnote-bridge: ${message}\n\n${USAGE}`);
+  process.exit(2);
+}
+
+async function serve(argv: string[]) {
+  const { values } = parseArgs({
+    args: argv,
+    options: { port: { type: "string" }, host: { type: "string" }, demo: { type: "boolean", default: false } },
+  });
+  const port = Number(values.port ?? process.env.MNOTE_BRIDGE_PORT ?? DEFAULT_PORT);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`--port must be a port number (got ${values.port})`);
+  const host = values.host ?? process.env.MNOTE_BRIDGE_HOST ?? DEFAULT_HOST;
+  const kernel = await openKernel(process.env.MNOTE_DATABASE_URL);
+  const demo = values.demo ? await ensureDemo(kernel) : null;
+  const bridge = await startBridge({ kernel, port, host, logger: createLogger() });
+  const lines = [
+    `mnote-bridge listening on ${bridge.url}`,
+    `  tools: GET ${bridge.url}/v1/tools · POST ${bridge.url}/v1/tools/{name}`,
+    `  mcp:   ${bridge.url}/mcp (Streamable HTTP)`,
+  ];
+  if (demo) {
+    lines.push(
+      `  demo token (agent, 7 days): ${demo.token}`,
+      `  demo page: workspaceId=${demo.workspace} documentId=${demo.page}`,
+    );
+  }
+  process.stdout.write(`${lines.join("\n")}\n`);
+  const stop = async () => {
+    await bridge.close();
+    await kernel.close();
+    process.exit(0);
+  };
+  process.once("SIGINT", stop);
+  process.once("SIGTERM", stop);
+}
+
+async function mcp(argv: string[]) {
+  const { values } = parseArgs({ args: argv, options: { stdio: { type: "boolean", default: false } } });
+  if (!values.stdio) fail("mcp needs --stdio (the HTTP transport is served by `mnote-bridge serve` at /mcp)");
+  // stdout carries the protocol: every log line goes to stderr.
+  const logger = createLogger({ destination: process.stderr as never });
+  const kernel = await openKernel(process.env.MNOTE_DATABASE_URL);
+  const { rateLimit } = resolveSettings({});
+  const { closed } = await runStdio({ kernel, logger, token: process.env.MNOTE_TOKEN, rateLimit });
+  const stop = async () => {
+    await kernel.close();
+    process.exit(0);
+  };
+  void closed.then(stop);
+  process.once("SIGINT", stop);
+  process.once("SIGTERM", stop);
+}
+
+function hermes(argv: string[]) {
+  const [sub, ...rest] = argv;
+  if (sub === "install") {
+    const { values } = parseArgs({ args: rest, options: { dir: { type: "string" }, url: { type: "string" } } });
+    const { dir } = installHermesPlugin({ dir: values.dir });
+    process.stdout.write(`${installMessage(dir, values.url)}\n`);
+    return;
+  }
+  if (sub === "config") {
+    const { values } = parseArgs({ args: rest, options: { url: { type: "string" } } });
+    process.stdout.write(hermesMcpConfig({ url: values.url }));
+    return;
+  }
+  if (sub === "schemas") {
+    process.stdout.write(`${generateHermesSchemas(rest[0] ? resolve(rest[0]) : undefined)}\n`);
+    return;
+  }
+  fail(`unknown hermes command: ${sub ?? "(none)"}`);
+}
+
+async function testFixture() {
+  const kernel = await openKernel(process.env.MNOTE_DATABASE_URL);
+  const world = await seedWorld(kernel);
+  await kernel.close();
+  process.stdout.write(`${JSON.stringify(world)}\n`);
+}
+
+const [command, ...rest] = process.argv.slice(2);
+try {
+  switch (command) {
+    case "serve":
+      await serve(rest);
+      break;
+    case "mcp":
+      await mcp(rest);
+      break;
+    case "hermes":
+      hermes(rest);
+      break;
+    case "test-fixture":
+      await testFixture();
+      break;
+    case undefined:
+    case "help":
+    case "--help":
+    case "-h":
+      process.stdout.write(USAGE);
+      break;
+    default:
+      fail(`unknown command: ${command}`);
+  }
+} catch (error) {
+  process.stderr.write(`mnote-bridge: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+}

@@ -1,0 +1,48 @@
+import { randomUUID } from "node:crypto";
+import type { Readable, Writable } from "node:stream";
+import type { KernelAdapter } from "@mnote/kernel";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { resolveToken } from "../auth";
+import type { BridgeLogger } from "../logging";
+import { RateLimiter, type RateLimitSettings } from "../rate-limit";
+import { createMcpServer } from "./server";
+
+/**
+ * `mnote-bridge mcp --stdio`: one MCP server on stdin/stdout for a client that spawns
+ * the bridge (Hermes, Claude Desktop, …). The token comes from MNOTE_TOKEN and every
+ * call still goes through the router's checks with it. Logs must go to stderr.
+ */
+export async function runStdio(input: {
+  kernel: KernelAdapter;
+  logger: BridgeLogger;
+  token: string | undefined;
+  rateLimit: RateLimitSettings | null;
+  stdin?: Readable;
+  stdout?: Writable;
+}): Promise<{ closed: Promise<void> }> {
+  const sessionId = `stdio_${randomUUID()}`;
+  const authorization = input.token ? `Bearer ${input.token}` : null;
+  if (!(await resolveToken(input.kernel, authorization))) {
+    // Start anyway: every call answers mnote_tool_unauthenticated, which the client can show.
+    input.logger.warn({ sessionId }, "MNOTE_TOKEN is missing, unknown, revoked or expired; tool calls will be refused");
+  }
+  const server = createMcpServer({
+    kernel: input.kernel,
+    logger: input.logger,
+    rateLimiter: input.rateLimit ? new RateLimiter(input.rateLimit) : null,
+    authorization,
+    sessionId,
+  });
+  const stdin = input.stdin ?? process.stdin;
+  const transport = new StdioServerTransport(stdin, input.stdout ?? process.stdout);
+  const closed = new Promise<void>((resolve) => {
+    server.onclose = () => resolve();
+  });
+  await server.connect(transport);
+  // The SDK transport does not notice the client going away; end the session when stdin ends.
+  const end = () => void server.close();
+  stdin.once("end", end);
+  stdin.once("close", end);
+  input.logger.info({ sessionId, transport: "mcp-stdio" }, "mcp stdio server ready");
+  return { closed };
+}

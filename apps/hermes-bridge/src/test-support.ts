@@ -1,0 +1,67 @@
+import type { Block, Capability, ToolName } from "@mnote/contract";
+import { type KernelAdapter, openKernel } from "@mnote/kernel";
+
+/**
+ * A small seeded world for the bridge's tests (vitest and, through
+ * `mnote-bridge test-fixture`, the Hermes plugin's unittest): a workspace with an
+ * owner, an editor and a viewer, a page whose text carries a marker the log tests
+ * look for, and tokens. Seeded with kernel.admin, like @mnote/tools' own test world
+ * (which that package does not export).
+ */
+export async function seedWorld(kernel: KernelAdapter) {
+  const { admin } = kernel;
+  const suffix = Math.random().toString(36).slice(2, 8);
+  const user = async (name: string) => (await admin.createUser({ id: `${name}_${suffix}`, name })).id;
+  const owner = await user("owner");
+  const editor = await user("editor");
+  const viewer = await user("viewer");
+  const stranger = await user("stranger");
+  const ws = (await admin.createWorkspace({ id: `ws_${suffix}`, name: "Team", ownerId: owner, approvalRequired: false })).id;
+  await admin.addMember({ workspaceId: ws, userId: editor, role: "editor" });
+  await admin.addMember({ workspaceId: ws, userId: viewer, role: "viewer" });
+  const secret = `PAGETEXT-${suffix}`;
+  const blocks: Block[] = [
+    { id: "h1", type: "heading", level: 1, text: "Plan" },
+    { id: "p1", type: "paragraph", text: `First paragraph ${secret}` },
+  ];
+  const page = (await admin.createPage({ id: `doc_${suffix}`, workspaceId: ws, title: `Project plan ${secret}`, blocks, createdBy: owner })).id;
+  const page2 = (await admin.createPage({ id: `doc2_${suffix}`, workspaceId: ws, title: "Second page", createdBy: owner })).id;
+
+  const ALL: Capability[] = ["page.read", "page.write", "artifact.write"];
+  const token = async (userId: string, holder: "person" | "agent", scopes: Capability[] = ALL) =>
+    (await admin.createToken({ userId, holder, scopes, label: "bridge tests" })).token;
+  const tokens = {
+    owner: await token(owner, "agent"),
+    ownerSecond: await token(owner, "agent"),
+    editor: await token(editor, "agent"),
+    viewer: await token(viewer, "agent"),
+    stranger: await token(stranger, "agent"),
+    ownerReadOnly: await token(owner, "agent", ["page.read"]),
+  };
+  const revoked = await admin.createToken({ userId: owner, holder: "agent", scopes: ALL });
+  await admin.revokeToken(revoked.record.id);
+  return {
+    ids: { owner, editor, viewer, stranger, ws, page, page2 },
+    tokens: { ...tokens, revoked: revoked.token },
+    secret,
+    scopes: ALL,
+  };
+}
+
+export type SeededWorld = Awaited<ReturnType<typeof seedWorld>>;
+
+/** An in-memory kernel with a seeded world. */
+export async function createTestWorld(databaseUrl = ":memory:") {
+  const kernel = await openKernel(databaseUrl);
+  return { kernel, ...(await seedWorld(kernel)) };
+}
+
+/** Tool args for every tool (the `args` of an envelope, or flattened beside the page ids for a model). */
+export const SAMPLE_ARGS: Record<ToolName, Record<string, unknown>> = {
+  "mnote.page.get": {},
+  "mnote.page.save": { content: [{ type: "paragraph", text: "added by the bridge test" }], mode: "append" },
+  "mnote.page.update_title": { title: "Renamed by the bridge test" },
+  "mnote.page.update_options": { options: { wideLayout: true } },
+  "mnote.artifact.create_summary": { summary: "A summary from the bridge test" },
+  "mnote.artifact.create_ai_note": { content: "A note from the bridge test" },
+};
