@@ -15,6 +15,7 @@ import {
   proposalsApprove,
   proposalsList,
   proposalsReject,
+  proposalsRerun,
 } from "../procedures/panel/proposal-procedures";
 
 /** The panel's procedures: never in an agent's tool list, open only to a person's token. */
@@ -27,6 +28,7 @@ export const panelRouter = router({
     approve: proposalsApprove,
     reject: proposalsReject,
     applySelection: proposalsApplySelection,
+    rerun: proposalsRerun,
   }),
   audit: router({ list: auditList }),
   command: router({ get: commandGet }),

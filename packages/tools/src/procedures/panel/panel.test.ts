@@ -155,3 +155,19 @@ describe("panel: proposals, decisions and the audit trail", () => {
     expect(pages.map((p) => p.id)).toEqual([w.ids.page]);
   });
 });
+
+describe("panel: re-running a stale proposal", () => {
+  it("computes the edit again on the current page and retires the stale one", async () => {
+    const w = await createWorld();
+    const panel = panelAs(w, w.tokens.owner);
+    const ref = { workspaceId: w.ids.ws, documentId: w.ids.page };
+    await agentDryRun(w, "mnote.page.update_title", { title: "Agent title" });
+    await w.call("mnote.page.update_title", w.envelope("mnote.page.update_title", { title: "Human title" }));
+    const [stale] = (await panel.proposals.list(ref)).filter((p) => p.status === "pending");
+    const rerun = await panel.proposals.rerun({ ...ref, proposalId: stale!.id });
+    expect(rerun.envelope).toMatchObject({ ok: true, result: { baseRevision: 2, changes: [{ before: "Human title", after: "Agent title" }] } });
+    const pending = (await panel.proposals.list(ref)).filter((p) => p.status === "pending");
+    expect(pending.map((p) => p.id)).toEqual([rerun.proposalId]);
+    expect(await panel.proposals.approve({ ...ref, proposalId: rerun.proposalId! })).toMatchObject({ ok: true, result: { revision: 3 } });
+  });
+});

@@ -5,12 +5,23 @@ import { TRPCError } from "@trpc/server";
 import { z } from "zod";
 import { callTool } from "../../call-tool";
 import { canonicalJson } from "../../fingerprint";
-import { createCaller } from "../../root";
+import { createCallerFactory, router } from "../../trpc";
+import { pageRevert } from "./page-revert";
 import { withIds } from "../page-save";
 import { PageRefSchema, panelProcedure, requirePage } from "./panel-procedure";
 import { findProposal, listProposals, type Proposal } from "./proposals";
 import type { TokenRecord } from "@mnote/kernel";
 import type { ToolsContext } from "../../context";
+
+/** Decisions call the revert write through its own small router, so this file does not depend on the app router. */
+const revertCaller = createCallerFactory(router({ revert: pageRevert }));
+
+/** Send a person's decision through the tool chain of the proposal's tool. */
+function callProposalTool(ctx: ToolsContext, toolName: string, envelope: Record<string, unknown>): Promise<OutputEnvelope> {
+  if ((TOOL_NAMES as string[]).includes(toolName)) return callTool(ctx, toolName as ToolName, envelope);
+  if (toolName === "panel.page.revert") return revertCaller(ctx).revert(envelope as never) as Promise<OutputEnvelope>;
+  throw new TRPCError({ code: "BAD_REQUEST", message: `cannot apply a ${toolName} proposal` });
+}
 
 const ProposalRefSchema = PageRefSchema.extend({ proposalId: z.number().int().positive() });
 
@@ -56,9 +67,7 @@ export const proposalsApprove = panelProcedure.input(ProposalRefSchema).mutation
     dryRun: false,
     args: { ...proposal.args, baseRevision: proposal.preview.baseRevision },
   };
-  if ((TOOL_NAMES as string[]).includes(proposal.toolName)) return callTool(ctx, proposal.toolName as ToolName, envelope);
-  if (proposal.toolName === "panel.page.revert") return createCaller(ctx).panel.page.revert(envelope as never);
-  throw new TRPCError({ code: "BAD_REQUEST", message: `cannot apply a ${proposal.toolName} proposal` });
+  return callProposalTool(ctx, proposal.toolName, envelope);
 });
 
 /** panel.proposals.reject — the decision goes into the audit log; the proposal leaves the pending list. */
@@ -116,3 +125,29 @@ export const proposalsApplySelection = panelProcedure
     );
     return { envelope, proposalId: created?.id ?? null };
   });
+
+/**
+ * panel.proposals.rerun — the page moved past a proposal: compute the same edit
+ * again against the page as it is now (a new dry run by the person, with a new key),
+ * and retire the stale one.
+ */
+export const proposalsRerun = panelProcedure.input(ProposalRefSchema).mutation(async ({ ctx, input }) => {
+  const { proposal } = await pendingProposal(ctx, input);
+  const { baseRevision: _stale, ...args } = proposal.args;
+  const idempotencyKey = `panel_${randomUUID()}`;
+  const envelope = { ...panelEnvelope(ctx.token, proposal, input), idempotencyKey, dryRun: true, args };
+  const result = await callProposalTool(ctx, proposal.toolName, envelope);
+  if (!result.ok) return { envelope: result, proposalId: null };
+  await ctx.kernel.appendAudit({
+    identity: { ...panelEnvelope(ctx.token, proposal, input), tokenId: ctx.token.id, holder: "person" },
+    effect: "none",
+    outcome: "rejected",
+    idempotencyKey: proposal.idempotencyKey,
+    payloadFingerprint: proposal.payloadFingerprint,
+    baseRevision: proposal.preview.baseRevision,
+    detail: { proposalId: proposal.id, reason: "superseded by a new dry run" },
+  });
+  const { page } = await requirePage(ctx, input);
+  const fresh = (await listProposals(ctx.kernel, page.id, page.revision)).find((p) => p.idempotencyKey === idempotencyKey);
+  return { envelope: result, proposalId: fresh?.id ?? null };
+});
