@@ -8,7 +8,7 @@ import { hermesMcpConfig, installHermesPlugin, installMessage } from "./hermes/i
 import { startBridge } from "./http/server";
 import { createLogger } from "./logging";
 import { runStdio } from "./mcp/stdio";
-import { seedWorld } from "./test-support";
+import { SAMPLE_ARGS, seedWorld } from "./test-support";
 
 const USAGE = `mnote-bridge: the mnote.* tools for agents (HTTP tool endpoint, MCP, Hermes plugin)
 
@@ -106,7 +106,7 @@ async function testFixture() {
   const kernel = await openKernel(process.env.MNOTE_DATABASE_URL);
   const world = await seedWorld(kernel);
   await kernel.close();
-  process.stdout.write(`${JSON.stringify(world)}\n`);
+  process.stdout.write(`${JSON.stringify({ ...world, sampleArgs: SAMPLE_ARGS })}\n`);
 }
 
 const [command, ...rest] = process.argv.slice(2);

@@ -1,0 +1,55 @@
+"""mnote tools for Hermes Agent.
+
+Each tool is a thin handler: it turns the model's flat arguments into mnote's input
+envelope and POSTs it to the mnote bridge (``MNOTE_BRIDGE_URL``) with the bearer
+token ``MNOTE_TOKEN``. The bridge runs mnote's tools router; the handler returns the
+router's output envelope as a JSON string and never raises.
+
+The tool schemas in ``tool_schemas.json`` are generated from mnote's contract by
+``mnote-bridge hermes install``; they are not written by hand.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+
+from . import client
+
+logger = logging.getLogger(__name__)
+
+TOOLSET = "mnote"
+SCHEMA_FILE = Path(__file__).with_name("tool_schemas.json")
+REQUIRED_ENV = ["MNOTE_BRIDGE_URL", "MNOTE_TOKEN"]
+
+
+def load_schemas() -> dict:
+    try:
+        with SCHEMA_FILE.open(encoding="utf-8") as handle:
+            return json.load(handle)
+    except FileNotFoundError as error:
+        raise RuntimeError(
+            f"{SCHEMA_FILE} is missing: install the plugin with `mnote-bridge hermes install`"
+        ) from error
+
+
+def register(ctx) -> None:
+    """Hermes entry point: register the six mnote tools in the toolset ``mnote``."""
+    document = load_schemas()
+    for tool in document["tools"]:
+        ctx.register_tool(
+            name=tool["name"],
+            toolset=TOOLSET,
+            schema={
+                "name": tool["name"],
+                "description": tool["description"],
+                "parameters": tool["parameters"],
+            },
+            handler=client.make_handler(tool, document),
+            check_fn=client.is_configured,
+            requires_env=list(REQUIRED_ENV),
+            description=tool["description"],
+            emoji="📝",
+        )
+    logger.debug("mnote: registered %d tools", len(document["tools"]))

@@ -1,0 +1,236 @@
+"""Envelope building and the HTTP call to the mnote bridge. Standard library only.
+
+A handler never raises: any network failure, timeout or answer that is not an mnote
+envelope becomes the contract's ``mnote_tool_unavailable`` envelope.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import re
+import threading
+import urllib.error
+import urllib.request
+import uuid
+from typing import Any, Callable, Optional
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_TIMEOUT_SECONDS = 30.0
+USER_AGENT = "mnote-hermes-plugin/0.1.0"
+# Used when Hermes gives no session id: one per Hermes process.
+PROCESS_SESSION_ID = "hermes_" + uuid.uuid4().hex
+# A W3C trace id: only such ids are also sent as a traceparent header.
+_TRACE_ID = re.compile(r"^[0-9a-f]{32}$")
+
+
+class Unavailable(Exception):
+    """The bridge could not be reached or did not answer with an envelope."""
+
+
+def _settings() -> tuple[str, str, float]:
+    url = os.environ.get("MNOTE_BRIDGE_URL", "").strip().rstrip("/")
+    token = os.environ.get("MNOTE_TOKEN", "").strip()
+    try:
+        timeout = float(os.environ.get("MNOTE_BRIDGE_TIMEOUT", DEFAULT_TIMEOUT_SECONDS))
+    except ValueError:
+        timeout = DEFAULT_TIMEOUT_SECONDS
+    return url, token, timeout if timeout > 0 else DEFAULT_TIMEOUT_SECONDS
+
+
+def is_configured() -> bool:
+    """check_fn: the tools show when the bridge URL and a token are set (no network probe,
+    so a bridge that is down still answers the model with ``mnote_tool_unavailable``)."""
+    url, token, _ = _settings()
+    return bool(url) and bool(token)
+
+
+def canonical_json(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def _http(method: str, url: str, token: str, timeout: float, body: Optional[bytes] = None,
+          headers: Optional[dict] = None) -> tuple[int, str]:
+    """One request; (status, text) for any HTTP answer, Unavailable for anything else."""
+    request = urllib.request.Request(url, data=body, method=method)
+    request.add_header("Accept", "application/json")
+    request.add_header("User-Agent", USER_AGENT)
+    if token:
+        request.add_header("Authorization", f"Bearer {token}")
+    for key, value in (headers or {}).items():
+        request.add_header(key, value)
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            return response.status, response.read().decode("utf-8")
+    except urllib.error.HTTPError as error:
+        try:
+            return error.code, error.read().decode("utf-8")
+        except Exception as inner:  # a broken error body is still "unavailable"
+            raise Unavailable(f"unreadable HTTP {error.code} answer") from inner
+        finally:
+            error.close()
+    except Exception as error:  # URLError, timeouts, resets, bad URLs, decoding errors
+        raise Unavailable(type(error).__name__) from error
+
+
+_identity_cache: dict[tuple[str, str], dict] = {}
+_identity_lock = threading.Lock()
+
+
+def _cache_key(url: str, token: str) -> tuple[str, str]:
+    return url, hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def whoami(url: str, token: str, timeout: float) -> Optional[dict]:
+    """actorId and capabilityScope of the token (GET /v1/whoami, cached); None when the
+    bridge does not know the token (the tool call then gets the router's answer)."""
+    key = _cache_key(url, token)
+    with _identity_lock:
+        if key in _identity_cache:
+            return _identity_cache[key]
+    status, text = _http("GET", f"{url}/v1/whoami", token, timeout)
+    if status == 401:
+        return None
+    try:
+        identity = json.loads(text)
+    except ValueError as error:
+        raise Unavailable("whoami answer is not JSON") from error
+    if (status != 200 or not isinstance(identity, dict) or not isinstance(identity.get("actorId"), str)
+            or not isinstance(identity.get("capabilityScope"), list)):
+        raise Unavailable(f"whoami answered HTTP {status}")
+    with _identity_lock:
+        _identity_cache[key] = identity
+    return identity
+
+
+def forget_identity(url: str, token: str) -> None:
+    with _identity_lock:
+        _identity_cache.pop(_cache_key(url, token), None)
+
+
+def _text(value: Any) -> Optional[str]:
+    return value if isinstance(value, str) and value else None
+
+
+def _model_arguments(args: Any) -> dict:
+    if isinstance(args, dict):
+        return dict(args)
+    if isinstance(args, str):
+        try:
+            parsed = json.loads(args)
+        except ValueError:
+            return {}
+        return parsed if isinstance(parsed, dict) else {}
+    return {}
+
+
+def idempotency_key(session_id: str, run_id: str, tool_name: str, arguments: dict) -> str:
+    """Stable across retries of the same call in the same run; ``dryRun`` is left out so a
+    dry run and the real call after it share the key (the router allows that)."""
+    payload = {k: v for k, v in arguments.items() if k not in ("dryRun", "idempotencyKey")}
+    digest = hashlib.sha256(canonical_json([session_id, run_id, tool_name, payload]).encode("utf-8"))
+    return "hermes_" + digest.hexdigest()
+
+
+def build_envelope(tool: dict, document: dict, arguments: dict, kwargs: dict,
+                   identity: Optional[dict]) -> dict:
+    """The full input envelope: the model's page and write fields, its tool args, and the
+    fields the runtime owns (identity from the token, ids from Hermes or generated)."""
+    envelope_fields = set(document.get("modelEnvelopeFields", []))
+    session_id = _text(kwargs.get("session_id")) or PROCESS_SESSION_ID
+    run_id = _text(kwargs.get("task_id")) or session_id
+    tool_call_id = _text(kwargs.get("tool_call_id")) or "hermes_" + uuid.uuid4().hex
+    trace_id = _text(kwargs.get("trace_id")) or uuid.uuid4().hex
+    fields = {k: v for k, v in arguments.items() if k in envelope_fields}
+    args = {k: v for k, v in arguments.items() if k not in envelope_fields}
+    envelope = {
+        "toolName": tool["canonicalName"],
+        "workspaceId": fields.get("workspaceId"),
+        "documentId": fields.get("documentId"),
+        "actorId": (identity or {}).get("actorId", "unauthenticated"),
+        "sessionId": session_id,
+        "runId": run_id,
+        "toolCallId": tool_call_id,
+        "traceId": trace_id,
+        "capabilityScope": (identity or {}).get("capabilityScope", ["page.read"]),
+        "args": args,
+    }
+    if tool.get("kind") == "write":
+        envelope["dryRun"] = fields.get("dryRun", False)
+        envelope["idempotencyKey"] = fields.get("idempotencyKey") or idempotency_key(
+            session_id, run_id, tool["canonicalName"], arguments)
+    else:
+        for key in ("dryRun", "idempotencyKey"):
+            if key in fields:
+                envelope[key] = fields[key]
+    return envelope
+
+
+def unavailable_envelope(tool: dict, document: dict, envelope: dict) -> dict:
+    """The contract's failure envelope for a bridge that cannot be reached."""
+    return {
+        "ok": False,
+        "toolName": tool["canonicalName"],
+        "toolCallId": _text(envelope.get("toolCallId")),
+        "traceId": _text(envelope.get("traceId")),
+        "result": None,
+        "audit": {
+            "effect": "none",
+            "commandId": None,
+            "workspaceId": _text(envelope.get("workspaceId")),
+            "documentId": _text(envelope.get("documentId")),
+        },
+        "error": {
+            "code": "mnote_tool_unavailable",
+            "message": document.get("unavailableMessage", "mnote is unavailable; retry later"),
+        },
+    }
+
+
+def _is_envelope(value: Any) -> bool:
+    return isinstance(value, dict) and isinstance(value.get("ok"), bool) and "error" in value and "toolName" in value
+
+
+def call_tool(tool: dict, document: dict, args: Any, kwargs: dict) -> str:
+    """POST the envelope to the bridge; the answer as a JSON string, whatever happens."""
+    arguments = _model_arguments(args)
+    envelope: dict = {"toolCallId": _text(kwargs.get("tool_call_id")), "traceId": None,
+                      "workspaceId": arguments.get("workspaceId"), "documentId": arguments.get("documentId")}
+    try:
+        url, token, timeout = _settings()
+        if not url:
+            raise Unavailable("MNOTE_BRIDGE_URL is not set")
+        identity = whoami(url, token, timeout) if token else None
+        envelope = build_envelope(tool, document, arguments, kwargs, identity)
+        trace_id = envelope["traceId"]
+        headers = {"Content-Type": "application/json"}
+        if _TRACE_ID.match(trace_id):
+            headers["traceparent"] = f"00-{trace_id}-{uuid.uuid4().hex[:16]}-01"
+        body = json.dumps(envelope, ensure_ascii=False).encode("utf-8")
+        status, text = _http("POST", f"{url}/v1/tools/{tool['name']}", token, timeout, body, headers)
+        try:
+            answer = json.loads(text)
+        except ValueError as error:
+            raise Unavailable(f"HTTP {status} answer is not JSON") from error
+        if not _is_envelope(answer):
+            raise Unavailable(f"HTTP {status} answer is not an mnote envelope")
+        if (answer.get("error") or {}).get("code") == "mnote_tool_unauthenticated":
+            forget_identity(url, token)  # a revoked or rotated token: ask again next time
+        return text
+    except Unavailable as error:
+        logger.warning("mnote: %s unavailable (%s)", tool["name"], error)
+    except Exception:  # never raise into Hermes
+        logger.exception("mnote: %s failed in the plugin", tool["name"])
+    return json.dumps(unavailable_envelope(tool, document, envelope), ensure_ascii=False)
+
+
+def make_handler(tool: dict, document: dict) -> Callable[..., str]:
+    def handler(args: Any, **kwargs: Any) -> str:
+        return call_tool(tool, document, args, kwargs)
+
+    handler.__name__ = tool["name"]
+    handler.__doc__ = tool["description"]
+    return handler
