@@ -9,25 +9,34 @@ export const pageSaveMeta = contractToolSpec(pageSaveTool.name);
 
 /**
  * New blocks get ids derived from the idempotency key and their position, so the
- * dry run and the real call (same key) produce the same ids, and a retry does too.
+ * dry run and the real call (same key, same page) produce the same ids, and a retry does too.
+ * The key is only unique per (workspace, actor, tool) and only within its retention
+ * window, so a derived id can already be on the page (another actor used the same key,
+ * or the key came back after it expired). Such an id is skipped, deterministically, so a
+ * block sent without an id is always a new block: before this, an append failed with
+ * "block id … is already on the page" and a replace silently took over the old block.
+ * Pass the ids on the page the plan is made against (`onPage`) to get the planner's ids.
  */
-export function withIds(content: ParsedBlockInput[], key: string): Block[] {
-  return content.map((block, index) =>
-    block.id
-      ? (block as Block)
-      : ({ ...block, id: `b${createHash("sha256").update(`${key}:${index}`).digest("hex").slice(0, 15)}` } as Block),
-  );
+export function withIds(content: ParsedBlockInput[], key: string, onPage: ReadonlySet<string> = new Set()): Block[] {
+  const explicit = new Set(content.flatMap((block) => (block.id ? [block.id] : [])));
+  const derive = (seed: string) => `b${createHash("sha256").update(seed).digest("hex").slice(0, 15)}`;
+  return content.map((block, index) => {
+    if (block.id) return block as Block;
+    let id = derive(`${key}:${index}`);
+    for (let salt = 1; onPage.has(id) || explicit.has(id); salt++) id = derive(`${key}:${index}:${salt}`);
+    return { ...block, id } as Block;
+  });
 }
 
 export const planPageSave: Planner = async ({ kernel, input, page }) => {
   const args = input.args as ToolArgs<"mnote.page.save">;
-  const incoming = withIds(args.content, input.idempotencyKey!);
+  const current = await kernel.getBlocks(page.id);
+  const incoming = withIds(args.content, input.idempotencyKey!, new Set(current.map((block) => block.id)));
   const seen = new Set<string>();
   for (const block of incoming) {
     if (seen.has(block.id)) fail("mnote_tool_invalid_input", `args.content: block id ${block.id} appears twice`);
     seen.add(block.id);
   }
-  const current = await kernel.getBlocks(page.id);
   if (args.mode === "append") {
     const clash = current.find((block) => seen.has(block.id));
     if (clash) fail("mnote_tool_invalid_input", `args.content: block id ${clash.id} is already on the page`);
