@@ -109,8 +109,14 @@ export function createAdmin(db: SqlDriver): KernelAdmin {
     async tableSnapshot() {
       const snapshot: Record<string, unknown[]> = {};
       for (const table of BUSINESS_TABLES) {
-        // A stable order makes two snapshots comparable with a deep equality check.
-        snapshot[table] = await db.all(`SELECT * FROM ${table} ORDER BY 1, 2`);
+        // Sorted on every column here, not by the database: `ORDER BY 1, 2` leaves ties (idempotency rows of one
+        // actor) in whatever order the engine likes, and PostgreSQL and SQLite collate text differently. A total,
+        // engine-free order makes two snapshots, from one database or from two, comparable with a deep equality check.
+        const rows = await db.all<Record<string, unknown>>(`SELECT * FROM ${table}`);
+        snapshot[table] = rows
+          .map((row) => ({ row, key: JSON.stringify(Object.values(row)) }))
+          .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+          .map(({ row }) => row);
       }
       return snapshot;
     },

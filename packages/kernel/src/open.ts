@@ -2,10 +2,18 @@ import { resolve } from "node:path";
 import { SqlKernel } from "./sql-kernel";
 import { openSqliteDriver } from "./sql/sqlite-driver";
 import type { SqlDriver } from "./sql/driver";
+import type { PgliteOptions } from "./sql/pglite-driver";
+import type { PostgresOptions } from "./sql/postgres-driver";
 
 export const DEFAULT_DATABASE_URL = "file:./.mnote/mnote.db";
 
-/** Where the data lives, from `MNOTE_DATABASE_URL`: `file:PATH` (SQLite) or `postgres://…`. */
+/**
+ * Where the data lives, from `MNOTE_DATABASE_URL`:
+ * - `file:PATH` (or `:memory:`): SQLite, one machine;
+ * - `postgres://…` / `postgresql://…`: a PostgreSQL server shared by any number of instances
+ *   (pool size `MNOTE_PG_POOL_MAX`, statement timeout `MNOTE_PG_STATEMENT_TIMEOUT_MS`);
+ * - `pglite:` (memory) or `pglite:PATH`: PostgreSQL in process (PGlite), for trying the PostgreSQL SQL without a server.
+ */
 export async function openDriver(url: string = process.env.MNOTE_DATABASE_URL ?? DEFAULT_DATABASE_URL): Promise<SqlDriver> {
   if (url.startsWith("file:")) {
     const path = url.slice("file:".length);
@@ -13,10 +21,25 @@ export async function openDriver(url: string = process.env.MNOTE_DATABASE_URL ??
   }
   if (url === ":memory:") return openSqliteDriver(":memory:");
   if (url.startsWith("postgres://") || url.startsWith("postgresql://")) {
-    const { openPostgresDriver } = await import("./sql/postgres-driver");
     return openPostgresDriver(url);
   }
-  throw new Error(`MNOTE_DATABASE_URL must start with file: or postgres:// (got ${url.split(":")[0]}:…)`);
+  if (url.startsWith("pglite:")) {
+    const path = url.slice("pglite:".length);
+    return openPgliteDriver(path === "" || path === "memory" || path === ":memory:" ? {} : { dataDir: resolve(path) });
+  }
+  throw new Error(`MNOTE_DATABASE_URL must start with file:, postgres://, postgresql:// or pglite: (got ${url.split(":")[0]}:…)`);
+}
+
+// The PostgreSQL clients load on first use, so a SQLite-only process (the CLI, one bridge) starts without them.
+
+/** node-postgres pool driver; see `PostgresOptions` for pool size, statement timeout and schema. */
+export async function openPostgresDriver(url: string, options?: PostgresOptions): Promise<SqlDriver> {
+  return (await import("./sql/postgres-driver")).openPostgresDriver(url, options);
+}
+
+/** PGlite (PostgreSQL in WebAssembly, in process) driver: memory unless `dataDir` is given. */
+export async function openPgliteDriver(options?: PgliteOptions): Promise<SqlDriver> {
+  return (await import("./sql/pglite-driver")).openPgliteDriver(options);
 }
 
 /** Open (and migrate) the kernel named by a database URL. */

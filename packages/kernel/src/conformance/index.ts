@@ -224,3 +224,17 @@ export function kernelConformanceSuite(name: string, openKernel: () => Promise<K
     });
   });
 }
+
+export {
+  TEST_POSTGRES_URL,
+  freshSchemaName,
+  ensurePgliteTemplateSync,
+  inCi,
+  openTestPgliteDriver,
+  openTestPgliteKernel,
+  openTestPostgresDriver,
+  openTestPostgresKernel,
+  postgresAvailability,
+  sharedPglite,
+  type PostgresAvailability,
+} from "../test-databases";

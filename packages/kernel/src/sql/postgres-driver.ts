@@ -1,5 +1,193 @@
-import type { SqlDriver } from "./driver";
+import pg from "pg";
+import type { SqlDriver, SqlExecutor, SqlValue } from "./driver";
+import {
+  asParams,
+  checkSchemaName,
+  INT8_OID,
+  isRetryableTransactionError,
+  mapPostgresError,
+  parseInt8,
+  retryDelayMs,
+  sleep,
+  sqlState,
+  toPostgresPlaceholders,
+} from "./postgres-dialect";
 
-export async function openPostgresDriver(_url: string): Promise<SqlDriver> {
-  throw new Error("PostgreSQL support is not built yet");
+export interface PostgresOptions {
+  /** Connections this process keeps to the server. Default `MNOTE_PG_POOL_MAX` or 10. */
+  poolMax?: number;
+  /** Server-side limit for one statement, in ms (0 = none). Default `MNOTE_PG_STATEMENT_TIMEOUT_MS` or 5000. */
+  statementTimeoutMs?: number;
+  /** How often a transaction that hit a serialization failure or deadlock runs again. Default 5. */
+  maxTransactionRetries?: number;
+  /** How long to wait for a free pooled connection, in ms. Default 30000. */
+  connectionTimeoutMs?: number;
+  /** How long an instance waits for another one's migrations, in ms. Default 120000. */
+  migrationLockTimeoutMs?: number;
+  /** Put every table in this schema (created if missing) instead of the server's default search_path. */
+  schema?: string;
+  /** Drop `schema` (CASCADE) when the driver closes: for tests that isolate themselves. */
+  dropSchemaOnClose?: boolean;
+  /** Shown in pg_stat_activity. Default "mnote". */
+  applicationName?: string;
+}
+
+function envNumber(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw.trim() === "") return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a non-negative integer (got ${JSON.stringify(raw)})`);
+  return value;
+}
+
+/** Advisory-lock class for "migrating"; the second key is the schema, so isolated test schemas do not wait on each other. */
+const MIGRATION_LOCK_CLASS = 0x6d6e6f74; // "mnot"
+
+const int8AsNumber: pg.CustomTypesConfig = {
+  getTypeParser: ((oid: number, format?: "text" | "binary") =>
+    oid === INT8_OID && format !== "binary" ? parseInt8 : pg.types.getTypeParser(oid, format as "text")) as pg.CustomTypesConfig["getTypeParser"],
+};
+
+class ClientExecutor implements SqlExecutor {
+  constructor(private readonly client: pg.Pool | pg.PoolClient) {}
+
+  private async query<T>(sql: string, params: SqlValue[] | undefined) {
+    try {
+      return await this.client.query<T & pg.QueryResultRow>(toPostgresPlaceholders(sql), asParams(params));
+    } catch (error) {
+      throw mapPostgresError(error);
+    }
+  }
+  async all<T>(sql: string, params?: SqlValue[]) {
+    return (await this.query<T>(sql, params)).rows as T[];
+  }
+  async get<T>(sql: string, params?: SqlValue[]) {
+    return (await this.query<T>(sql, params)).rows[0] as T | undefined;
+  }
+  async run(sql: string, params?: SqlValue[]) {
+    return { changes: (await this.query(sql, params)).rowCount ?? 0 };
+  }
+}
+
+/**
+ * node-postgres over a connection pool. Every instance of the bridge or panel
+ * opens one of these on the same database; correctness between them comes from
+ * the database (row locks via `forUpdate`, unique constraints, the migration
+ * advisory lock), never from process memory.
+ */
+export async function openPostgresDriver(url: string, options: PostgresOptions = {}): Promise<SqlDriver> {
+  const statementTimeoutMs = options.statementTimeoutMs ?? envNumber("MNOTE_PG_STATEMENT_TIMEOUT_MS", 5000);
+  const poolMax = options.poolMax ?? envNumber("MNOTE_PG_POOL_MAX", 10);
+  if (poolMax < 1) throw new Error("the PostgreSQL pool needs at least one connection (MNOTE_PG_POOL_MAX)");
+  const maxRetries = options.maxTransactionRetries ?? 5;
+  const schema = options.schema === undefined ? undefined : checkSchemaName(options.schema);
+
+  const base: pg.ClientConfig = {
+    connectionString: url,
+    application_name: options.applicationName ?? "mnote",
+    types: int8AsNumber,
+  };
+  // Statement timeout and search_path travel in the start-up packet, so every pooled connection has them from the first query.
+  const sessionConfig: pg.ClientConfig = {
+    ...base,
+    ...(statementTimeoutMs > 0 ? { statement_timeout: statementTimeoutMs } : {}),
+    ...(schema ? { options: `-c search_path=${schema}` } : {}),
+  };
+
+  const oneOff = async <T>(config: pg.ClientConfig, fn: (client: pg.Client) => Promise<T>): Promise<T> => {
+    const client = new pg.Client(config);
+    client.on("error", () => undefined); // a dropped connection surfaces on the pending query instead
+    await client.connect();
+    try {
+      return await fn(client);
+    } finally {
+      await client.end().catch(() => undefined);
+    }
+  };
+
+  if (schema) {
+    await oneOff(base, async (client) => {
+      try {
+        await client.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+      } catch (error) {
+        // Two instances creating the schema at the same moment: the loser sees a duplicate; the schema exists either way.
+        if (sqlState(error) !== "23505" && sqlState(error) !== "42P06") throw error;
+      }
+    });
+  }
+
+  const pool = new pg.Pool({
+    ...sessionConfig,
+    max: poolMax,
+    connectionTimeoutMillis: options.connectionTimeoutMs ?? 30_000,
+    idleTimeoutMillis: 10_000,
+  });
+  // An idle connection the server closed must not crash the process; the pool replaces it.
+  pool.on("error", () => undefined);
+  const direct = new ClientExecutor(pool);
+
+  async function attempt<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+    const client = await pool.connect();
+    let broken: Error | undefined;
+    try {
+      await client.query("BEGIN");
+      const result = await fn(new ClientExecutor(client));
+      const commit = await client.query("COMMIT");
+      // COMMIT of a transaction that already failed answers ROLLBACK instead of raising: never report that as success.
+      if (commit.command === "ROLLBACK") throw new Error("transaction was rolled back by the server");
+      return result;
+    } catch (error) {
+      await client.query("ROLLBACK").catch((rollbackError: Error) => {
+        broken = rollbackError;
+      });
+      throw mapPostgresError(error);
+    } finally {
+      // A connection whose ROLLBACK failed is in an unknown state: destroy it rather than hand it to the next caller.
+      client.release(broken);
+    }
+  }
+
+  return {
+    dialect: "postgres",
+    forUpdate: " FOR UPDATE",
+    all: (sql, params) => direct.all(sql, params),
+    get: (sql, params) => direct.get(sql, params),
+    run: (sql, params) => direct.run(sql, params),
+    async transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+      for (let retry = 0; ; retry++) {
+        try {
+          return await attempt(fn);
+        } catch (error) {
+          if (!isRetryableTransactionError(error) || retry >= maxRetries) throw error;
+          await sleep(retryDelayMs(retry));
+        }
+      }
+    },
+    async exec(script) {
+      await pool.query(script);
+    },
+    async withMigrationLock(fn) {
+      // A dedicated connection outside the pool: holding the lock must not take a slot the migrations themselves need.
+      const lockConfig: pg.ClientConfig = {
+        ...sessionConfig,
+        statement_timeout: options.migrationLockTimeoutMs ?? 120_000,
+      };
+      return oneOff(lockConfig, async (client) => {
+        const key = `$1, hashtext(coalesce(current_schema(), ''))`;
+        await client.query(`SELECT pg_advisory_lock(${key})`, [MIGRATION_LOCK_CLASS]);
+        try {
+          return await fn();
+        } finally {
+          // Ending the session would release it too; unlock explicitly so the next waiter goes at once.
+          await client.query(`SELECT pg_advisory_unlock(${key})`, [MIGRATION_LOCK_CLASS]).catch(() => undefined);
+        }
+      });
+    },
+    async close() {
+      await pool.end();
+      if (schema && options.dropSchemaOnClose) {
+        await oneOff(base, (client) => client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`));
+      }
+    },
+  };
 }

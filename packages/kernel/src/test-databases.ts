@@ -1,0 +1,196 @@
+import { spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { PGlite } from "@electric-sql/pglite";
+import { BUSINESS_TABLES, migrate } from "./migrations";
+import type { SqlDriver } from "./sql/driver";
+import { openPgliteDriver } from "./sql/pglite-driver";
+import { openPostgresDriver, type PostgresOptions } from "./sql/postgres-driver";
+import { SqlKernel } from "./sql-kernel";
+
+/**
+ * Databases for tests, shared by the kernel's own tests and the tools contract
+ * tests (exported through `@mnote/kernel/conformance`).
+ *
+ * Real PostgreSQL: `MNOTE_TEST_POSTGRES_URL` (default below). A developer machine
+ * without a server skips those tests with a message; in CI (`CI=true`) an
+ * unreachable server is a failure, never a silent skip.
+ */
+export const TEST_POSTGRES_URL = process.env.MNOTE_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+
+export function inCi(env: NodeJS.ProcessEnv = process.env): boolean {
+  const value = (env.CI ?? "").trim().toLowerCase();
+  return value !== "" && value !== "0" && value !== "false";
+}
+
+export interface PostgresAvailability {
+  /** Run the real-PostgreSQL tests. */
+  available: boolean;
+  /** Why not, when not; printed once. */
+  reason: string | null;
+  /** The server is unreachable and this is CI: tests must fail. */
+  mustFail: boolean;
+  url: string;
+}
+
+let availability: PostgresAvailability | undefined;
+
+/**
+ * Probe the server once per process. Synchronous (a short child process) so test
+ * files can decide `describe.skipIf(...)` while they are collected.
+ */
+export function postgresAvailability(): PostgresAvailability {
+  if (availability) return availability;
+  const url = TEST_POSTGRES_URL;
+  const pgPath = createRequire(import.meta.url).resolve("pg");
+  const script = `
+    const pg = require(${JSON.stringify(pgPath)});
+    const client = new pg.Client({ connectionString: process.env.PROBE_URL, connectionTimeoutMillis: 3000 });
+    client.on("error", () => {});
+    client.connect().then(() => client.query("SELECT 1")).then(() => client.end()).then(
+      () => process.exit(0),
+      (error) => { process.stderr.write(String(error && error.message || error)); process.exit(1); });`;
+  const probe = spawnSync(process.execPath, ["-e", script], {
+    env: { ...process.env, PROBE_URL: url },
+    encoding: "utf8",
+    timeout: 10_000,
+  });
+  const ok = probe.status === 0;
+  const why = (probe.stderr || probe.error?.message || `exit ${probe.status}`).trim();
+  const where = url.replace(/\/\/([^:@/]+):[^@/]*@/, "//$1:***@");
+  if (ok) {
+    availability = { available: true, reason: null, mustFail: false, url };
+  } else if (inCi()) {
+    availability = {
+      available: false,
+      mustFail: true,
+      url,
+      reason: `PostgreSQL at ${where} is unreachable (${why}) and CI is set: the real-PostgreSQL tests must run in CI.`,
+    };
+  } else {
+    availability = {
+      available: false,
+      mustFail: false,
+      url,
+      reason:
+        `Skipping real-PostgreSQL tests: no server at ${where} (${why}). ` +
+        `Start one or set MNOTE_TEST_POSTGRES_URL; PGlite still runs the PostgreSQL SQL.`,
+    };
+    console.warn(`[mnote] ${availability.reason}`);
+  }
+  return availability;
+}
+
+/** A fresh schema name, so concurrent test files and runs never see each other's rows. */
+export function freshSchemaName(prefix = "mnote_test"): string {
+  return `${prefix}_${process.pid}_${randomBytes(5).toString("hex")}`;
+}
+
+/**
+ * A driver on the test server in a new schema, dropped when the driver closes.
+ * In CI with no server this throws (the calling test fails), as the rule says.
+ */
+export async function openTestPostgresDriver(options: PostgresOptions = {}): Promise<SqlDriver> {
+  const state = postgresAvailability();
+  if (!state.available) throw new Error(state.reason ?? "PostgreSQL is unavailable");
+  return openPostgresDriver(state.url, { schema: freshSchemaName(), dropSchemaOnClose: true, poolMax: 4, ...options });
+}
+
+export async function openTestPostgresKernel(): Promise<SqlKernel> {
+  return SqlKernel.open(await openTestPostgresDriver());
+}
+
+/** Where the fresh PGlite data directory is kept between test processes (one file per PGlite version). */
+function pgliteTemplatePath(): { template: string; entry: string } {
+  // The package does not export its package.json; read it next to the entry point (dist/…).
+  const entry = createRequire(import.meta.url).resolve("@electric-sql/pglite");
+  const { version } = JSON.parse(readFileSync(join(dirname(dirname(entry)), "package.json"), "utf8")) as { version: string };
+  return { template: join(tmpdir(), `mnote-pglite-template-${version}.tar`), entry };
+}
+
+/**
+ * Make the template now, synchronously, if this machine has none yet. initdb in
+ * WebAssembly takes several seconds, longer than a test hook may; calling this
+ * while test files are collected keeps that wait out of every hook.
+ */
+export function ensurePgliteTemplateSync(): void {
+  const { template, entry } = pgliteTemplatePath();
+  if (existsSync(template)) return;
+  const esmEntry = entry.replace(/index\.cjs$/, "index.js");
+  const script = `
+    import { writeFileSync, renameSync } from "node:fs";
+    const { PGlite } = await import(${JSON.stringify(pathToFileURL(esmEntry).href)});
+    const db = await PGlite.create();
+    const dump = await db.dumpDataDir("none");
+    const partial = ${JSON.stringify(template)} + "." + process.pid;
+    writeFileSync(partial, Buffer.from(await dump.arrayBuffer()));
+    renameSync(partial, ${JSON.stringify(template)});
+    await db.close();`;
+  spawnSync(process.execPath, ["--input-type=module", "-e", script], { stdio: "ignore", timeout: 120_000 });
+}
+
+let sharedInstance: Promise<PGlite> | undefined;
+
+/**
+ * One PGlite per test process, started from the template data directory (under a
+ * second) instead of running initdb (several seconds).
+ */
+export function sharedPglite(): Promise<PGlite> {
+  sharedInstance ??= (async () => {
+    const { template } = pgliteTemplatePath();
+    if (existsSync(template)) {
+      try {
+        return await PGlite.create({ loadDataDir: new Blob([readFileSync(template)]) });
+      } catch {
+        rmSync(template, { force: true });
+      }
+    }
+    const db = await PGlite.create();
+    try {
+      const dump = await db.dumpDataDir("none");
+      const partial = `${template}.${process.pid}.${randomBytes(3).toString("hex")}`;
+      writeFileSync(partial, Buffer.from(await dump.arrayBuffer()));
+      renameSync(partial, template);
+    } catch {
+      // The template is only an optimisation.
+    }
+    return db;
+  })();
+  return sharedInstance;
+}
+
+/** Migrated schemas of the shared instance that no open driver uses; emptied before reuse. */
+const idlePgliteSchemas: string[] = [];
+
+/**
+ * A fresh, migrated, empty PGlite driver. Each one gets a schema of the shared
+ * instance to itself; a closed driver's schema is emptied (TRUNCATE … RESTART
+ * IDENTITY) and handed to the next one, which is five times faster than
+ * migrating a new schema.
+ */
+export async function openTestPgliteDriver(): Promise<SqlDriver> {
+  const instance = await sharedPglite();
+  const reused = idlePgliteSchemas.pop();
+  const schema = reused ?? freshSchemaName();
+  const driver = await openPgliteDriver({ instance, schema });
+  if (reused) await driver.exec(`TRUNCATE ${BUSINESS_TABLES.join(", ")} RESTART IDENTITY`);
+  else await migrate(driver);
+  let closed = false;
+  return {
+    ...driver,
+    async close() {
+      if (closed) return;
+      closed = true;
+      await driver.close();
+      idlePgliteSchemas.push(schema);
+    },
+  };
+}
+
+export async function openTestPgliteKernel(): Promise<SqlKernel> {
+  return SqlKernel.open(await openTestPgliteDriver());
+}
