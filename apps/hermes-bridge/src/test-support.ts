@@ -1,5 +1,7 @@
-import type { Block, Capability, ToolName } from "@mnote/contract";
+import { type Block, type Capability, type ToolName, TOOLS } from "@mnote/contract";
 import { type KernelAdapter, openKernel } from "@mnote/kernel";
+import { callTool, createToolsContext } from "@mnote/tools";
+import { createLogger } from "./logging";
 
 /**
  * A small seeded world for the bridge's tests (vitest and, through
@@ -65,3 +67,41 @@ export const SAMPLE_ARGS: Record<ToolName, Record<string, unknown>> = {
   "mnote.artifact.create_summary": { summary: "A summary from the bridge test" },
   "mnote.artifact.create_ai_note": { content: "A note from the bridge test" },
 };
+
+/** A logger whose JSON lines a test can read back. */
+export function captureLogger() {
+  const lines: string[] = [];
+  const logger = createLogger({ destination: { write: (line: string) => void lines.push(line) }, level: "debug" });
+  return { logger, lines, records: () => lines.map((line) => JSON.parse(line) as Record<string, unknown>) };
+}
+
+let calls = 0;
+/** A complete input envelope for `tool` on the world's page, acting as the owner. */
+export function envelopeFor(
+  world: SeededWorld,
+  tool: ToolName,
+  args: Record<string, unknown> = SAMPLE_ARGS[tool],
+  overrides: Record<string, unknown> = {},
+): Record<string, unknown> {
+  calls++;
+  const write = TOOLS[tool].kind === "write";
+  return {
+    toolName: tool,
+    workspaceId: world.ids.ws,
+    documentId: world.ids.page,
+    actorId: world.ids.owner,
+    sessionId: "session_http",
+    runId: "run_http",
+    toolCallId: `call_${calls}`,
+    traceId: `trace_${calls}`,
+    capabilityScope: world.scopes,
+    ...(write ? { idempotencyKey: `key_${calls}_${Math.random().toString(36).slice(2, 8)}`, dryRun: false } : {}),
+    args,
+    ...overrides,
+  };
+}
+
+/** The router's answer for an envelope, called in process exactly as the bridge calls it. */
+export function routerCall(kernel: KernelAdapter, token: string | null, name: string, envelope: unknown) {
+  return callTool(createToolsContext({ kernel, authorization: token ? `Bearer ${token}` : null }), name, envelope);
+}

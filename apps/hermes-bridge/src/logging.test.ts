@@ -1,0 +1,78 @@
+import type { KernelAdapter } from "@mnote/kernel";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { startBridge, type RunningBridge } from "./http/server";
+import { captureLogger, createTestWorld, envelopeFor, type SeededWorld } from "./test-support";
+
+let kernel: KernelAdapter;
+let world: SeededWorld;
+let bridge: RunningBridge;
+const log = captureLogger();
+
+beforeAll(async () => {
+  const created = await createTestWorld();
+  kernel = created.kernel;
+  world = created;
+  bridge = await startBridge({ kernel, port: 0, logger: log.logger, rateLimit: { ratePerSecond: 1, burst: 100 }, env: {} });
+});
+afterAll(async () => {
+  await bridge?.close();
+  await kernel?.close();
+});
+
+const FIELDS = ["transport", "tool", "ok", "effect", "errorCode", "durationMs", "sessionId", "runId", "toolCallId", "traceId", "commandId"];
+
+it("writes one line per call with ids and outcome, and never page text, args or tokens", async () => {
+  const marker = `WRITTEN-${world.secret}`;
+  const post = (name: string, body: string, token = world.tokens.owner) =>
+    fetch(`${bridge.url}/v1/tools/${name}`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
+      body,
+    });
+  const before = log.lines.length;
+  // A read that returns the page's text, a write that carries new text, a refused call, a bad body.
+  await post("mnote_page_get", JSON.stringify(envelopeFor(world, "mnote.page.get")));
+  const save = envelopeFor(world, "mnote.page.save", { content: [{ type: "paragraph", text: marker }], mode: "append" });
+  const saved = (await (await post("mnote_page_save", JSON.stringify(save))).json()) as { audit: { commandId: string } };
+  await post("mnote_page_save", JSON.stringify({ ...save, actorId: world.ids.viewer }), world.tokens.viewer);
+  await post("mnote_page_save", `{"args": {"text": "${marker}"`);
+  await post("mnote_page_get", JSON.stringify(envelopeFor(world, "mnote.page.get")), world.tokens.revoked);
+
+  const transport = new StreamableHTTPClientTransport(new URL(`${bridge.url}/mcp`), {
+    requestInit: { headers: { authorization: `Bearer ${world.tokens.editor}` } },
+  });
+  const client = new Client({ name: "log-test", version: "0" });
+  await client.connect(transport);
+  await client.callTool({
+    name: "mnote_artifact_create_ai_note",
+    arguments: { workspaceId: world.ids.ws, documentId: world.ids.page, content: marker },
+    _meta: { runId: "run-log" },
+  });
+  await client.callTool({ name: "mnote_page_get", arguments: { workspaceId: world.ids.ws, documentId: world.ids.page } });
+  await client.close();
+
+  const lines = log.lines.slice(before);
+  const records = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+  const calls = records.filter((r) => r.msg === "tool call");
+  expect(calls).toHaveLength(7);
+  for (const call of calls) for (const field of FIELDS) expect(call).toHaveProperty(field);
+  expect(calls.map((c) => [c.transport, c.tool, c.errorCode])).toEqual([
+    ["http", "mnote.page.get", null],
+    ["http", "mnote.page.save", null],
+    ["http", "mnote.page.save", "mnote_tool_permission_denied"],
+    ["http", "mnote.page.save", "mnote_tool_invalid_input"],
+    ["http", "mnote.page.get", "mnote_tool_unauthenticated"],
+    ["mcp-http", "mnote.artifact.create_ai_note", null],
+    ["mcp-http", "mnote.page.get", null],
+  ]);
+  expect(calls[1]).toMatchObject({ effect: "write", commandId: saved.audit.commandId, sessionId: "session_http", httpStatus: 200 });
+  expect(calls[5]).toMatchObject({ runId: "run-log", effect: "write", sessionId: transport.sessionId ?? expect.any(String) });
+
+  const text = lines.join("\n");
+  for (const token of Object.values(world.tokens)) expect(text).not.toContain(token);
+  expect(text).not.toContain(world.secret); // neither the page text read nor the text written
+  expect(text).not.toContain("First paragraph");
+  expect(text).not.toMatch(/"args"|"content"|"result"|authorization/i);
+});

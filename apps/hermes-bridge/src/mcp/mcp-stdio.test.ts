@@ -1,0 +1,141 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { TOOL_NAMES, toolJsonSchema, toProviderName, type ToolName, TOOLS } from "@mnote/contract";
+import { type KernelAdapter, openKernel } from "@mnote/kernel";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { routerCall, SAMPLE_ARGS, seedWorld, type SeededWorld } from "../test-support";
+
+const BIN = fileURLToPath(new URL("../../bin/mnote-bridge.mjs", import.meta.url));
+let dir: string;
+let databaseUrl: string;
+let kernel: KernelAdapter;
+let world: SeededWorld;
+const clients: Client[] = [];
+const stderr: Record<string, string> = {};
+
+/** Spawn `mnote-bridge mcp --stdio` as an MCP client would, with MNOTE_TOKEN set. */
+async function spawnClient(label: string, token: string | undefined, list = true) {
+  const env: Record<string, string> = { ...(process.env as Record<string, string>), MNOTE_DATABASE_URL: databaseUrl };
+  delete env.MNOTE_TOKEN;
+  if (token) env.MNOTE_TOKEN = token;
+  const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, "mcp", "--stdio"], env, stderr: "pipe" });
+  stderr[label] = "";
+  transport.stderr?.on("data", (chunk: Buffer) => (stderr[label] += chunk.toString("utf8")));
+  const client = new Client({ name: "bridge-stdio-test", version: "0.0.1" });
+  await client.connect(transport);
+  if (list) await client.listTools();
+  clients.push(client);
+  return client;
+}
+
+let owner: Client;
+let viewer: Client;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "mnote-bridge-stdio-"));
+  databaseUrl = `file:${join(dir, "mnote.db")}`;
+  kernel = await openKernel(databaseUrl);
+  world = await seedWorld(kernel);
+  [owner, viewer] = await Promise.all([spawnClient("owner", world.tokens.owner), spawnClient("viewer", world.tokens.viewer)]);
+});
+afterAll(async () => {
+  await Promise.allSettled(clients.map((c) => c.close()));
+  await kernel?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+let n = 0;
+/** Call over stdio, find the call's sessionId in the audit, then ask the router with the same envelope. */
+async function callAndCompare(client: Client, tool: ToolName, extra: Record<string, unknown>, who: { token: string; actorId: string }) {
+  n++;
+  const traceId = `${n.toString(16).padStart(32, "b")}`;
+  const write = TOOLS[tool].kind === "write";
+  const modelArguments: Record<string, unknown> = {
+    workspaceId: world.ids.ws,
+    documentId: world.ids.page,
+    ...SAMPLE_ARGS[tool],
+    ...(write ? { idempotencyKey: `stdio_key_${n}_${Math.random().toString(36).slice(2)}` } : {}),
+    ...extra,
+  };
+  const result = await client.callTool({ name: toProviderName(tool), arguments: modelArguments, _meta: { traceId } });
+  const output = result.structuredContent as Record<string, any>;
+  expect(result.content).toEqual([{ type: "text", text: JSON.stringify(output) }]);
+  expect(result.isError).toBe(!output.ok);
+  expect(output.traceId).toBe(traceId);
+  const [audit] = await kernel.listAudit({ traceId });
+  expect(audit?.identity.sessionId).toMatch(/^stdio_/);
+  expect(audit?.identity.runId).toBe(audit?.identity.sessionId);
+  const { workspaceId, documentId, dryRun, idempotencyKey, ...args } = modelArguments;
+  const envelope = {
+    toolName: tool,
+    workspaceId,
+    documentId,
+    actorId: who.actorId,
+    sessionId: audit!.identity.sessionId,
+    runId: audit!.identity.runId,
+    toolCallId: output.toolCallId,
+    traceId,
+    capabilityScope: world.scopes,
+    ...(write ? { idempotencyKey, dryRun: dryRun ?? false } : {}),
+    args,
+  };
+  expect(output).toEqual(await routerCall(kernel, who.token, tool, envelope));
+  return output;
+}
+
+describe("MCP over stdio (mnote-bridge mcp --stdio)", () => {
+  it("tools/list: the six tools with the contract's schemas", async () => {
+    const { tools } = await owner.listTools();
+    expect(tools.map((t) => t.name)).toEqual(TOOL_NAMES.map(toProviderName));
+    for (const tool of tools) {
+      const contract = toolJsonSchema(TOOL_NAMES.find((name) => toProviderName(name) === tool.name)!);
+      expect(tool.name).toMatch(/^[a-zA-Z0-9_-]{1,64}$/);
+      expect(tool.inputSchema).toEqual(contract.parameters);
+      expect(tool.outputSchema).toEqual(contract.outputSchema);
+      expect(tool.annotations).toEqual(contract.annotations);
+    }
+  });
+
+  for (const tool of TOOL_NAMES) {
+    it(`${tool}: success equals the router's envelope`, async () => {
+      const output = await callAndCompare(owner, tool, {}, { token: world.tokens.owner, actorId: world.ids.owner });
+      expect(output.ok).toBe(true);
+    });
+  }
+
+  for (const tool of TOOL_NAMES.filter((t) => TOOLS[t].kind === "write")) {
+    it(`${tool}: dry run, permission denial, idempotent replay`, async () => {
+      const dry = await callAndCompare(owner, tool, { dryRun: true }, { token: world.tokens.owner, actorId: world.ids.owner });
+      expect(dry.audit.effect).toBe("dry_run");
+      const denied = await callAndCompare(viewer, tool, {}, { token: world.tokens.viewer, actorId: world.ids.viewer });
+      expect(denied.error.code).toBe("mnote_tool_permission_denied");
+      const args = { workspaceId: world.ids.ws, documentId: world.ids.page, ...SAMPLE_ARGS[tool] };
+      const first = (await owner.callTool({ name: toProviderName(tool), arguments: args })).structuredContent as any;
+      const again = (await owner.callTool({ name: toProviderName(tool), arguments: args })).structuredContent as any;
+      expect(first.ok).toBe(true);
+      expect(again.audit.commandId).toBe(first.audit.commandId);
+      expect(again.result).toEqual(first.result);
+    });
+  }
+
+  it("without MNOTE_TOKEN every call is the router's mnote_tool_unauthenticated", async () => {
+    const anonymous = await spawnClient("anonymous", undefined, false);
+    const result = await anonymous.callTool({ name: "mnote_page_get", arguments: { workspaceId: world.ids.ws, documentId: world.ids.page } });
+    expect(result.isError).toBe(true);
+    expect((result.structuredContent as any).error.code).toBe("mnote_tool_unauthenticated");
+    expect(stderr.anonymous).toContain("MNOTE_TOKEN is missing");
+  });
+
+  it("logs JSON lines to stderr only, with no token or page text", async () => {
+    await owner.callTool({ name: "mnote_page_get", arguments: { workspaceId: world.ids.ws, documentId: world.ids.page } });
+    const lines = stderr.owner!.trim().split("\n");
+    const calls = lines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((l) => l.msg === "tool call");
+    expect(calls.length).toBeGreaterThan(0);
+    expect(calls.every((l) => l.transport === "mcp-stdio")).toBe(true);
+    for (const secret of [world.tokens.owner, world.secret]) expect(stderr.owner).not.toContain(secret);
+  });
+});

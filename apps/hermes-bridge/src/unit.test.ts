@@ -1,0 +1,183 @@
+import { readFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync, writeFileSync, mkdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { allToolJsonSchemas, MODEL_ENVELOPE_FIELDS, TOOL_ERROR_HTTP_STATUS, TOOL_ERROR_CODES } from "@mnote/contract";
+import { describe, expect, it } from "vitest";
+import { resolveSettings, settingsFromEnv } from "./config";
+import { hermesSchemaDocument, generateHermesSchemas } from "./hermes/generate-schemas";
+import { hermesMcpConfig, installHermesPlugin } from "./hermes/install";
+import { derivedIdempotencyKey } from "./idempotency";
+import { envelopeFromModelArguments } from "./model-envelope";
+import { RateLimiter } from "./rate-limit";
+import { newTraceId, traceIdFromTraceparent } from "./trace";
+
+describe("traceparent", () => {
+  it("takes the 32-hex trace id of a valid header", () => {
+    expect(traceIdFromTraceparent("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")).toBe("4bf92f3577b34da6a3ce929d0e0e4736");
+    expect(traceIdFromTraceparent(["00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00"])).toBe("4bf92f3577b34da6a3ce929d0e0e4736");
+    // A future version may append fields.
+    expect(traceIdFromTraceparent("cc-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01-extra")).toBe("4bf92f3577b34da6a3ce929d0e0e4736");
+  });
+  it.each([
+    undefined,
+    "",
+    "garbage",
+    "00-4BF92F3577B34DA6A3CE929D0E0E4736-00f067aa0ba902b7-01",
+    "00-00000000000000000000000000000000-00f067aa0ba902b7-01",
+    "00-4bf92f3577b34da6a3ce929d0e0e4736-0000000000000000-01",
+    "ff-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+    "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01-extra",
+  ])("rejects %j", (header) => expect(traceIdFromTraceparent(header)).toBeNull());
+  it("makes W3C-shaped ids", () => expect(newTraceId()).toMatch(/^[0-9a-f]{32}$/));
+});
+
+describe("rate limiter", () => {
+  it("lets a burst through, then refills at the rate, per key", () => {
+    let now = 0;
+    const limiter = new RateLimiter({ ratePerSecond: 2, burst: 3 }, () => now);
+    expect([1, 2, 3, 4].map(() => limiter.take("a").allowed)).toEqual([true, true, true, false]);
+    expect(limiter.take("b").allowed).toBe(true);
+    const refused = limiter.take("a");
+    expect(refused).toEqual({ allowed: false, retryAfterMs: 500 });
+    now = 500;
+    expect(limiter.take("a").allowed).toBe(true);
+    expect(limiter.take("a").allowed).toBe(false);
+    now = 10_000;
+    expect([1, 2, 3, 4].map(() => limiter.take("a").allowed)).toEqual([true, true, true, false]);
+  });
+  it("keeps its memory bounded", () => {
+    const limiter = new RateLimiter({ ratePerSecond: 1, burst: 1 }, () => 0, 10);
+    for (let i = 0; i < 100; i++) limiter.take(`k${i}`);
+    expect((limiter as unknown as { buckets: Map<string, unknown> }).buckets.size).toBeLessThanOrEqual(10);
+  });
+});
+
+describe("settings", () => {
+  it("reads the environment; explicit options win", () => {
+    const env = {
+      MNOTE_BRIDGE_BODY_LIMIT: "1024",
+      MNOTE_BRIDGE_RATE_LIMIT_RPS: "5",
+      MNOTE_BRIDGE_RATE_LIMIT_BURST: "7",
+      MNOTE_BRIDGE_CORS_ORIGINS: "http://a.example, http://b.example",
+    };
+    expect(settingsFromEnv(env)).toMatchObject({
+      bodyLimit: 1024,
+      rateLimit: { ratePerSecond: 5, burst: 7 },
+      corsOrigins: ["http://a.example", "http://b.example"],
+    });
+    expect(resolveSettings({ bodyLimit: 10 }, env).bodyLimit).toBe(10);
+    expect(resolveSettings({}, {}).bodyLimit).toBe(4 * 1024 * 1024);
+    expect(resolveSettings({}, {}).rateLimit).toEqual({ ratePerSecond: 20, burst: 40 });
+    expect(resolveSettings({}, { MNOTE_BRIDGE_RATE_LIMIT_RPS: "0" }).rateLimit).toBeNull();
+    expect(resolveSettings({}, {}).corsOrigins).toEqual([]);
+    expect(() => settingsFromEnv({ MNOTE_BRIDGE_BODY_LIMIT: "lots" })).toThrow(/MNOTE_BRIDGE_BODY_LIMIT/);
+  });
+});
+
+describe("model arguments -> envelope", () => {
+  const runtime = {
+    actorId: "u1",
+    capabilityScope: ["page.read" as const],
+    sessionId: "s1",
+    runId: "r1",
+    toolCallId: "c1",
+    traceId: "t1",
+  };
+  it("moves MODEL_ENVELOPE_FIELDS to the envelope and the rest into args", () => {
+    const envelope = envelopeFromModelArguments(
+      "mnote_page_save",
+      { workspaceId: "w", documentId: "d", content: [], mode: "append", dryRun: true, idempotencyKey: "k" },
+      runtime,
+    );
+    expect(envelope).toEqual({ toolName: "mnote.page.save", workspaceId: "w", documentId: "d", ...runtime, idempotencyKey: "k", dryRun: true, args: { content: [], mode: "append" } });
+    expect(MODEL_ENVELOPE_FIELDS).toEqual(["workspaceId", "documentId", "dryRun", "idempotencyKey"]);
+  });
+  it("gives a write dryRun false and a derived key stable for the same call", () => {
+    const args = { workspaceId: "w", documentId: "d", title: "T" };
+    const a = envelopeFromModelArguments("mnote.page.update_title", args, runtime);
+    const b = envelopeFromModelArguments("mnote.page.update_title", { ...args, dryRun: true }, runtime);
+    const other = envelopeFromModelArguments("mnote.page.update_title", { ...args, title: "U" }, runtime);
+    const otherSession = envelopeFromModelArguments("mnote.page.update_title", args, { ...runtime, sessionId: "s2" });
+    expect(a.dryRun).toBe(false);
+    expect(a.idempotencyKey).toBe(b.idempotencyKey);
+    expect(a.idempotencyKey).not.toBe(other.idempotencyKey);
+    expect(a.idempotencyKey).not.toBe(otherSession.idempotencyKey);
+    expect(derivedIdempotencyKey("s", "t", { x: 1, y: 2 })).toBe(derivedIdempotencyKey("s", "t", { y: 2, x: 1 }));
+    expect(String(a.idempotencyKey).length).toBeLessThanOrEqual(200);
+  });
+  it("leaves reads without write fields", () => {
+    const envelope = envelopeFromModelArguments("mnote_page_get", { workspaceId: "w", documentId: "d" }, runtime);
+    expect(envelope).not.toHaveProperty("dryRun");
+    expect(envelope).not.toHaveProperty("idempotencyKey");
+  });
+});
+
+describe("Hermes plugin files", () => {
+  const pluginDir = fileURLToPath(new URL("../hermes-plugin/mnote/", import.meta.url));
+
+  it("generates tool_schemas.json from the contract", () => {
+    const dir = mkdtempSync(join(tmpdir(), "mnote-schemas-"));
+    try {
+      const path = generateHermesSchemas(dir);
+      const written = JSON.parse(readFileSync(path, "utf8"));
+      expect(written).toEqual(hermesSchemaDocument());
+      expect(written.modelEnvelopeFields).toEqual([...MODEL_ENVELOPE_FIELDS]);
+      expect(written.tools.map((t: { name: string }) => t.name)).toEqual(allToolJsonSchemas().map((t) => t.providerName));
+      for (const [i, tool] of allToolJsonSchemas().entries()) {
+        expect(written.tools[i]).toEqual({
+          name: tool.providerName,
+          canonicalName: tool.name,
+          kind: tool.kind,
+          description: tool.description,
+          parameters: tool.parameters,
+        });
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("plugin.yaml declares the contract's provider names and the required env", () => {
+    const manifest = readFileSync(join(pluginDir, "plugin.yaml"), "utf8");
+    expect(manifest).toMatch(/^name: mnote$/m);
+    expect([...manifest.matchAll(/^ {2}- (mnote_\w+)$/gm)].map((m) => m[1])).toEqual(allToolJsonSchemas().map((t) => t.providerName));
+    expect(manifest).toMatch(/requires_env:\n {2}- MNOTE_BRIDGE_URL\n {2}- MNOTE_TOKEN/);
+  });
+
+  it("installs into --dir and refuses to overwrite a directory that is not the plugin", () => {
+    const root = mkdtempSync(join(tmpdir(), "mnote-install-"));
+    try {
+      const { dir } = installHermesPlugin({ dir: join(root, "plugins", "mnote") });
+      expect(readdirSync(dir).sort()).toEqual(["__init__.py", "client.py", "plugin.yaml", "tool_schemas.json"]);
+      installHermesPlugin({ dir }); // replacing our own copy is fine
+      const foreign = join(root, "elsewhere");
+      mkdirSync(foreign);
+      writeFileSync(join(foreign, "keep.txt"), "mine");
+      expect(() => installHermesPlugin({ dir: foreign })).toThrow(/refusing/);
+      expect(readFileSync(join(foreign, "keep.txt"), "utf8")).toBe("mine");
+      expect(installHermesPlugin({ env: { HERMES_HOME: join(root, "hh") } }).dir).toBe(join(root, "hh", "plugins", "mnote"));
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  it("prints an mcp_servers block with the HTTP url, a ${MNOTE_TOKEN} header and the stdio alternative", () => {
+    const config = hermesMcpConfig({ url: "http://127.0.0.1:4100/mcp", databaseUrl: "file:/data/mnote.db" });
+    expect(config).toContain("mcp_servers:\n  mnote:\n    url: \"http://127.0.0.1:4100/mcp\"");
+    expect(config).toContain('Authorization: "Bearer ${MNOTE_TOKEN}"');
+    expect(config).toMatch(/#\s+args: \[".*mnote-bridge\.mjs", "mcp", "--stdio"\]/);
+    expect(config).toContain('#       MNOTE_DATABASE_URL: "file:/data/mnote.db"');
+  });
+});
+
+describe("contract status table", () => {
+  it("has a status for every error code, and the README documents each", () => {
+    const readme = readFileSync(fileURLToPath(new URL("../README.md", import.meta.url)), "utf8");
+    for (const code of TOOL_ERROR_CODES) {
+      expect(TOOL_ERROR_HTTP_STATUS[code]).toBeGreaterThanOrEqual(400);
+      expect(readme).toMatch(new RegExp(`\\| \`${code}\` \\| ${TOOL_ERROR_HTTP_STATUS[code]} \\|`));
+    }
+  });
+});
