@@ -17,7 +17,8 @@ Usage:
         HTTP: /v1/tools, /v1/tools/{name}, /v1/whoami, /mcp (Streamable HTTP), /healthz.
         --demo creates demo data if missing and prints a fresh demo token.
   mnote-bridge mcp --stdio             MCP over stdin/stdout; the token comes from MNOTE_TOKEN.
-  mnote-bridge hermes install [--dir DIR]   install the Hermes plugin (default ~/.hermes/plugins/mnote)
+  mnote-bridge hermes install [--dir DIR] [--url BRIDGE_URL]
+        install the Hermes plugin (default ~/.hermes/plugins/mnote) and print the next steps
   mnote-bridge hermes config [--url URL]    print the mcp_servers block for ~/.hermes/config.yaml
   mnote-bridge hermes schemas [DIR]         regenerate hermes-plugin/mnote/tool_schemas.json
   mnote-bridge test-fixture                 seed a test world, print its ids and tokens as JSON (tests only)
@@ -25,7 +26,7 @@ Usage:
 Environment: MNOTE_DATABASE_URL (default ${DEFAULT_DATABASE_URL}), MNOTE_TOKEN (stdio),
 MNOTE_BRIDGE_PORT, MNOTE_BRIDGE_HOST, MNOTE_BRIDGE_BODY_LIMIT, MNOTE_BRIDGE_RATE_LIMIT_RPS,
 MNOTE_BRIDGE_RATE_LIMIT_BURST, MNOTE_BRIDGE_ALLOWED_HOSTS, MNOTE_BRIDGE_ALLOWED_ORIGINS,
-MNOTE_BRIDGE_CORS_ORIGINS, MNOTE_BRIDGE_LOG_LEVEL.
+MNOTE_BRIDGE_CORS_ORIGINS, MNOTE_BRIDGE_SESSION_IDLE_SECONDS, MNOTE_BRIDGE_MAX_SESSIONS, MNOTE_BRIDGE_LOG_LEVEL.
 `;
 
 function fail(message: string): never {

@@ -31,6 +31,15 @@ class Unavailable(Exception):
     """The bridge could not be reached or did not answer with an envelope."""
 
 
+class Refused(Exception):
+    """The bridge refused the identity lookup with a contract error (e.g. rate limited)."""
+
+    def __init__(self, code: str, message: str):
+        super().__init__(code)
+        self.code = code
+        self.message = message
+
+
 def _settings() -> tuple[str, str, float]:
     url = os.environ.get("MNOTE_BRIDGE_URL", "").strip().rstrip("/")
     token = os.environ.get("MNOTE_TOKEN", "").strip()
@@ -98,6 +107,10 @@ def whoami(url: str, token: str, timeout: float) -> Optional[dict]:
         identity = json.loads(text)
     except ValueError as error:
         raise Unavailable("whoami answer is not JSON") from error
+    error = identity.get("error") if isinstance(identity, dict) else None
+    if status != 200 and isinstance(error, dict) and isinstance(error.get("code"), str) \
+            and error["code"].startswith("mnote_tool_"):
+        raise Refused(error["code"], str(error.get("message", "")))
     if (status != 200 or not isinstance(identity, dict) or not isinstance(identity.get("actorId"), str)
             or not isinstance(identity.get("capabilityScope"), list)):
         raise Unavailable(f"whoami answered HTTP {status}")
@@ -169,8 +182,8 @@ def build_envelope(tool: dict, document: dict, arguments: dict, kwargs: dict,
     return envelope
 
 
-def unavailable_envelope(tool: dict, document: dict, envelope: dict) -> dict:
-    """The contract's failure envelope for a bridge that cannot be reached."""
+def failure_envelope(tool: dict, envelope: dict, code: str, message: str) -> dict:
+    """The contract's failure envelope, for answers the plugin must make itself."""
     return {
         "ok": False,
         "toolName": tool["canonicalName"],
@@ -183,11 +196,14 @@ def unavailable_envelope(tool: dict, document: dict, envelope: dict) -> dict:
             "workspaceId": _text(envelope.get("workspaceId")),
             "documentId": _text(envelope.get("documentId")),
         },
-        "error": {
-            "code": "mnote_tool_unavailable",
-            "message": document.get("unavailableMessage", "mnote is unavailable; retry later"),
-        },
+        "error": {"code": code, "message": message},
     }
+
+
+def unavailable_envelope(tool: dict, document: dict, envelope: dict) -> dict:
+    """The contract's failure envelope for a bridge that cannot be reached."""
+    message = document.get("unavailableMessage", "mnote is unavailable; retry later")
+    return failure_envelope(tool, envelope, "mnote_tool_unavailable", message)
 
 
 def _is_envelope(value: Any) -> bool:
@@ -220,6 +236,8 @@ def call_tool(tool: dict, document: dict, args: Any, kwargs: dict) -> str:
         if (answer.get("error") or {}).get("code") == "mnote_tool_unauthenticated":
             forget_identity(url, token)  # a revoked or rotated token: ask again next time
         return text
+    except Refused as refused:
+        return json.dumps(failure_envelope(tool, envelope, refused.code, refused.message), ensure_ascii=False)
     except Unavailable as error:
         logger.warning("mnote: %s unavailable (%s)", tool["name"], error)
     except Exception:  # never raise into Hermes

@@ -221,6 +221,25 @@ class PluginAgainstBridge(unittest.TestCase):
             self.assert_unavailable(url, MNOTE_BRIDGE_TIMEOUT="0.3")
             self.assertLess(time.monotonic() - started, 1.9)
 
+    def test_a_refused_identity_lookup_keeps_its_contract_code(self):
+        class Limited(http.server.BaseHTTPRequestHandler):
+            def do_GET(self):
+                body = json.dumps({"error": {"code": "mnote_tool_rate_limited", "message": "slow down"}}).encode()
+                self.send_response(429)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args):
+                pass
+
+        handler = self.ctx.tools["mnote_page_get"]["handler"]
+        with _serve(Limited) as url, self.env(url=url):
+            out = json.loads(handler({"workspaceId": "w", "documentId": "d"}, session_id="s-429"))
+        self.assertEqual(out["error"], {"code": "mnote_tool_rate_limited", "message": "slow down"})
+        self.assertEqual(out["toolName"], "mnote.page.get")
+
     # logs ------------------------------------------------------------------
     def test_bridge_logs_carry_no_token_or_page_text(self):
         self.call("mnote.page.get", session="sess-log", task="task-log")

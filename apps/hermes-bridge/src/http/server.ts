@@ -102,8 +102,6 @@ export async function startBridge(options: BridgeOptions): Promise<RunningBridge
       else res.destroy();
     });
   });
-  // Streamable HTTP keeps SSE responses open; the default request timeout would cut them.
-  server.requestTimeout = 0;
 
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
