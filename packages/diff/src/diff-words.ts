@@ -8,7 +8,7 @@ export interface WordDiffSegment {
 // Chinese and Japanese are written without spaces, so each of their characters is a token.
 // Script_Extensions also catches the shared CJK punctuation and the kana length mark.
 const CJK = String.raw`\p{scx=Han}\p{scx=Hiragana}\p{scx=Katakana}`;
-const WORD_CHAR = String.raw`(?![${CJK}])[\p{L}\p{N}\p{M}_]`;
+const WORD_CHAR = String.raw`(?:(?![${CJK}])[\p{L}\p{N}\p{M}_])`;
 // Joiners between word characters keep "don't", "e-mail", "3.14", "1,000" and "a/b" whole,
 // while punctuation at a word's edge ("end.", "(see") becomes its own token.
 const WORD = String.raw`${WORD_CHAR}+(?:['’.,:/@\-]${WORD_CHAR}+)*`;
@@ -20,7 +20,7 @@ const TOKEN = new RegExp(String.raw`\s+|[${CJK}]|${WORD}|${OTHER}`, "gu");
  * inline diff to help a reader, so the middle becomes one delete and one insert. The caps
  * hold the search to about MAX_WORK steps and its trace to about MAX_EDITS² numbers.
  */
-const MAX_EDITS = 2000;
+const MAX_EDITS = 1000;
 const MAX_WORK = 30_000_000;
 
 /** Splits text into whitespace runs, words, punctuation runs and single CJK characters. */
@@ -62,9 +62,9 @@ type Hunk = { equal: string } | { deleted: string; inserted: string };
 /** Myers' O(ND) diff over tokens, or null when the edit script is longer than the caps allow. */
 function diffTokens(a: readonly string[], b: readonly string[]): Hunk[] | null {
   if (a.length === 0 || b.length === 0) return [{ deleted: a.join(""), inserted: b.join("") }];
-  const [ids, idsB] = intern(a, b);
+  const [numbersA, numbersB] = intern(a, b);
   const maxEdits = Math.min(a.length + b.length, MAX_EDITS, Math.floor(MAX_WORK / (a.length + b.length)));
-  const trace = shortestEditTrace(ids, idsB, maxEdits);
+  const trace = shortestEditTrace(numbersA, numbersB, maxEdits);
   return trace && toHunks(a, b, backtrack(trace, a.length, b.length));
 }
 
@@ -109,8 +109,8 @@ function shortestEditTrace(a: Int32Array, b: Int32Array, maxEdits: number): Int3
 }
 
 /**
- * The diagonal step d on diagonal k comes from: k + 1 (an insert) or k - 1 (a delete),
- * whichever got further with d - 1 edits. `previous` holds step d - 1's diagonals.
+ * The diagonal that step d enters diagonal k from: k + 1 (by an insert) or k - 1 (by a
+ * delete), whichever got further with d - 1 edits. `previous` holds step d - 1's diagonals.
  */
 function cameFrom(previous: Int32Array, d: number, k: number): number {
   if (k === -d) return k + 1;
@@ -129,11 +129,9 @@ function startOfStep(previous: Int32Array, d: number, k: number): number {
   return from === k + 1 ? x : x + 1;
 }
 
-type TokenOp = "equal" | "delete" | "insert";
-
 /** Walks the trace back from the end, returning one op per token in text order. */
-function backtrack(trace: readonly Int32Array[], n: number, m: number): TokenOp[] {
-  const ops: TokenOp[] = [];
+function backtrack(trace: readonly Int32Array[], n: number, m: number): WordDiffOp[] {
+  const ops: WordDiffOp[] = [];
   let x = n;
   let y = m;
   for (let d = trace.length - 1; d >= 0; d--) {
@@ -151,7 +149,7 @@ function backtrack(trace: readonly Int32Array[], n: number, m: number): TokenOp[
 }
 
 /** Groups token ops into hunks, each changed stretch with its deletions before its insertions. */
-function toHunks(a: readonly string[], b: readonly string[], ops: readonly TokenOp[]): Hunk[] {
+function toHunks(a: readonly string[], b: readonly string[], ops: readonly WordDiffOp[]): Hunk[] {
   const hunks: Hunk[] = [];
   let i = 0;
   let j = 0;
@@ -172,31 +170,30 @@ function toHunks(a: readonly string[], b: readonly string[], ops: readonly Token
 
 /**
  * "the cat sat" → "the dog ran" reads better as one change "cat sat" → "dog ran" than as
- * two changes around an unchanged space, so whitespace-only gaps between changes are folded in.
+ * two changes around an unchanged space, so a whitespace-only gap between two replacements
+ * is folded into them. Pure insertions or deletions are left alone: folding would turn them
+ * into replacements of a space.
  */
 function foldLoneSpaces(hunks: readonly Hunk[]): Hunk[] {
   const folded: Hunk[] = [];
   for (const hunk of hunks) {
     if ("equal" in hunk && hunk.equal === "") continue;
     const gap = folded[folded.length - 1];
-    const changeBeforeGap = folded[folded.length - 2];
-    if (
-      !("equal" in hunk) &&
-      gap &&
-      "equal" in gap &&
-      /^\s+$/.test(gap.equal) &&
-      changeBeforeGap &&
-      !("equal" in changeBeforeGap)
-    ) {
+    const previous = folded[folded.length - 2];
+    if (isReplacement(hunk) && gap && "equal" in gap && /^\s+$/.test(gap.equal) && previous && isReplacement(previous)) {
       folded.splice(-2, 2, {
-        deleted: changeBeforeGap.deleted + gap.equal + hunk.deleted,
-        inserted: changeBeforeGap.inserted + gap.equal + hunk.inserted,
+        deleted: previous.deleted + gap.equal + hunk.deleted,
+        inserted: previous.inserted + gap.equal + hunk.inserted,
       });
     } else {
       folded.push(hunk);
     }
   }
   return folded;
+}
+
+function isReplacement(hunk: Hunk): hunk is { deleted: string; inserted: string } {
+  return !("equal" in hunk) && hunk.deleted !== "" && hunk.inserted !== "";
 }
 
 function toSegments(hunks: readonly Hunk[]): WordDiffSegment[] {

@@ -19,8 +19,10 @@ export function summarizeChanges(changes: Change[], mode: SummaryMode): DiffSumm
 
 function countKinds(changes: readonly Change[]): Record<CountedKind, number> {
   const counts: Record<CountedKind, number> = { insert: 0, delete: 0, update: 0, move: 0 };
-  for (const change of changes) {
-    if (change.kind in counts) counts[change.kind as CountedKind]++;
-  }
+  for (const { kind } of changes) if (isCounted(kind)) counts[kind]++;
   return counts;
+}
+
+function isCounted(kind: Change["kind"]): kind is CountedKind {
+  return (REPLACE_ORDER as readonly string[]).includes(kind);
 }
