@@ -21,7 +21,7 @@ Usage:
         install the Hermes plugin (default ~/.hermes/plugins/mnote) and print the next steps
   mnote-bridge hermes config [--url URL]    print the mcp_servers block for ~/.hermes/config.yaml
   mnote-bridge hermes schemas [DIR]         regenerate hermes-plugin/mnote/tool_schemas.json
-  mnote-bridge test-fixture                 seed a test world, print its ids and tokens as JSON (tests only)
+  mnote-bridge test-fixture --database-url URL   seed a test world, print its ids and tokens as JSON (tests only)
 
 Environment: MNOTE_DATABASE_URL (default ${DEFAULT_DATABASE_URL}), MNOTE_TOKEN (stdio),
 MNOTE_BRIDGE_PORT, MNOTE_BRIDGE_HOST, MNOTE_BRIDGE_BODY_LIMIT, MNOTE_BRIDGE_RATE_LIMIT_RPS,
@@ -103,8 +103,11 @@ function hermes(argv: string[]) {
   fail(`unknown hermes command: ${sub ?? "(none)"}`);
 }
 
-async function testFixture() {
-  const kernel = await openKernel(process.env.MNOTE_DATABASE_URL);
+async function testFixture(argv: string[]) {
+  // An explicit URL only: seeding test users and tokens must never hit the default database by accident.
+  const { values } = parseArgs({ args: argv, options: { "database-url": { type: "string" } } });
+  if (!values["database-url"]) fail("test-fixture needs --database-url URL (a throwaway database)");
+  const kernel = await openKernel(values["database-url"]);
   const world = await seedWorld(kernel);
   await kernel.close();
   process.stdout.write(`${JSON.stringify({ ...world, sampleArgs: SAMPLE_ARGS })}\n`);
@@ -123,7 +126,7 @@ try {
       hermes(rest);
       break;
     case "test-fixture":
-      await testFixture();
+      await testFixture(rest);
       break;
     case undefined:
     case "help":

@@ -87,7 +87,7 @@ class Bridge:
 
     def start(self) -> "Bridge":
         self.install_output = run_cli(["hermes", "install", "--dir", str(self.plugin_dir)], self.env)
-        self.world = json.loads(run_cli(["test-fixture"], self.env))
+        self.world = json.loads(run_cli(["test-fixture", "--database-url", self.env["MNOTE_DATABASE_URL"]], self.env))
         self._log = self.log_path.open("w")
         self.process = subprocess.Popen([NODE, str(BIN), "serve", "--port", "0", "--host", "127.0.0.1"],
                                         env=self.env, cwd=BRIDGE_ROOT, stdout=self._log, stderr=subprocess.STDOUT)

@@ -142,9 +142,12 @@ export class McpHttpEndpoint {
       if (transport.sessionId) this.sessions.delete(transport.sessionId);
     };
     await server.connect(transport);
-    await transport.handleRequest(req, res, body);
-    // The transport refused the initialize (e.g. a bad Accept header): nothing to keep.
-    if (!transport.sessionId) await server.close();
+    try {
+      await transport.handleRequest(req, res, body);
+    } finally {
+      // The transport refused the initialize (e.g. a bad Accept header): nothing to keep.
+      if (!transport.sessionId) await server.close();
+    }
   }
 
   /** Close sessions nobody used for `sessionIdleMs`. */

@@ -87,7 +87,8 @@ export function createMcpServer(options: McpServerOptions): Server {
     if (options.rateLimiter) {
       const decision = options.rateLimiter.take(rateLimitKey(authorization, sessionId));
       if (!decision.allowed) {
-        const output = bridgeFailure(name, runtime, "mnote_tool_rate_limited", TOOL_ERROR_MESSAGES.rateLimited);
+        const echo = { ...modelArguments, ...runtime };
+        const output = bridgeFailure(name, echo, "mnote_tool_rate_limited", TOOL_ERROR_MESSAGES.rateLimited);
         logToolCall(logger, { transport, envelope: runtime, output, startedAt });
         return toResult(output);
       }
