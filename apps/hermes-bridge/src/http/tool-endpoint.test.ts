@@ -275,7 +275,7 @@ describe("GET /v1/whoami", () => {
 
 describe("rate limit and CORS", () => {
   it("answers 429 mnote_tool_rate_limited past a token's burst, per token", async () => {
-    const limited = await startBridge({ kernel, port: 0, logger: log.logger, rateLimit: { ratePerSecond: 0.5, burst: 3 }, env: {} });
+    const limited = await startBridge({ kernel, port: 0, logger: log.logger, rateLimit: { ratePerSecond: 0.01, burst: 3 }, env: {} });
     try {
       const call = (token: string) =>
         fetch(`${limited.url}/v1/tools/mnote_page_get`, {

@@ -331,7 +331,7 @@ describe("/mcp security", () => {
   });
 
   it("rate-limits tools/call per token with mnote_tool_rate_limited", async () => {
-    const limited = await startBridge({ kernel, port: 0, logger: log.logger, rateLimit: { ratePerSecond: 0.5, burst: 2 }, env: {} });
+    const limited = await startBridge({ kernel, port: 0, logger: log.logger, rateLimit: { ratePerSecond: 0.01, burst: 2 }, env: {} });
     try {
       const { client } = await connect(world.tokens.owner, {}, `${limited.url}/mcp`, false);
       const codes = [];
