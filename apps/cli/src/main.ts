@@ -6,8 +6,9 @@ import { callCommand } from "./commands/call";
 import { demoCommand } from "./commands/demo";
 import { initCommand } from "./commands/init";
 import { inspectCommands } from "./commands/inspect";
+import { migrateDataCommand } from "./commands/migrate-data";
 
-export const COMMANDS: Command[] = [initCommand, ...adminCommands, demoCommand, callCommand, ...inspectCommands];
+export const COMMANDS: Command[] = [initCommand, ...adminCommands, demoCommand, callCommand, ...inspectCommands, migrateDataCommand];
 
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];

@@ -142,9 +142,11 @@ describe.skipIf(!server.available)(`real PostgreSQL${server.available ? "" : " (
       }
     });
 
-    it("keeps a test schema to itself and drops it at close", async () => {
+    it("keeps a schema (?schema= in the URL) to itself and drops it at close", async () => {
       const schema = freshSchemaName();
-      const driver = await openPostgresDriver(server.url, { schema, dropSchemaOnClose: true });
+      const url = new URL(server.url);
+      url.searchParams.set("schema", schema);
+      const driver = await openPostgresDriver(url.toString(), { dropSchemaOnClose: true });
       const kernel = await SqlKernel.open(driver);
       expect(await driver.get(`SELECT current_schema() AS s`)).toEqual({ s: schema });
       await kernel.close();

@@ -24,7 +24,7 @@ export interface PostgresOptions {
   connectionTimeoutMs?: number;
   /** How long an instance waits for another one's migrations, in ms. Default 120000. */
   migrationLockTimeoutMs?: number;
-  /** Put every table in this schema (created if missing) instead of the server's default search_path. */
+  /** Put every table in this schema (created if missing) instead of the server's default search_path; also `?schema=` in the URL. */
   schema?: string;
   /** Drop `schema` (CASCADE) when the driver closes: for tests that isolate themselves. */
   dropSchemaOnClose?: boolean;
@@ -80,7 +80,15 @@ export async function openPostgresDriver(url: string, options: PostgresOptions =
   const poolMax = options.poolMax ?? envNumber("MNOTE_PG_POOL_MAX", 10);
   if (poolMax < 1) throw new Error("the PostgreSQL pool needs at least one connection (MNOTE_PG_POOL_MAX)");
   const maxRetries = options.maxTransactionRetries ?? 5;
-  const schema = options.schema === undefined ? undefined : checkSchemaName(options.schema);
+  // `?schema=NAME` in the URL does what the `schema` option does (an explicit option wins).
+  const parsed = new URL(url);
+  const schemaParam = parsed.searchParams.get("schema");
+  if (schemaParam !== null) {
+    parsed.searchParams.delete("schema");
+    url = parsed.toString();
+  }
+  const schemaName = options.schema ?? schemaParam ?? undefined;
+  const schema = schemaName === undefined ? undefined : checkSchemaName(schemaName);
 
   const base: pg.ClientConfig = {
     connectionString: url,
