@@ -1,0 +1,12 @@
+import type { NextConfig } from "next";
+
+const config: NextConfig = {
+  // The kernel's database drivers are native or WASM: load them from node_modules at run time.
+  serverExternalPackages: ["better-sqlite3", "pg", "@electric-sql/pglite"],
+  poweredByHeader: false,
+  // `pnpm typecheck` (run by npm test) checks types; the build need not do it twice.
+  typescript: { ignoreBuildErrors: true },
+  devIndicators: false,
+};
+
+export default config;

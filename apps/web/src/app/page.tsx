@@ -1,0 +1,47 @@
+import Link from "next/link";
+import { redirect } from "next/navigation";
+import { SignOutButton } from "~/components/sign-out";
+import { serverCaller } from "~/server/session";
+
+export const dynamic = "force-dynamic";
+
+/** Home: the signed-in person's workspaces and the pages they may read. */
+export default async function Home() {
+  const caller = await serverCaller();
+  const me = await caller.panel.session.me().catch(() => null);
+  if (!me) redirect("/signin");
+  const workspaces = await Promise.all(
+    me.workspaces.map(async (workspace) => ({ workspace, pages: await caller.panel.pages.list({ workspaceId: workspace.id }) })),
+  );
+  return (
+    <main className="home">
+      <header className="topbar">
+        <span className="brand">mnote · page AI</span>
+        <span className="who">
+          Signed in as <strong>{me.user?.name}</strong> <SignOutButton />
+        </span>
+      </header>
+      <h1>Your pages</h1>
+      {workspaces.map(({ workspace, pages }) => (
+        <section key={workspace.id} className="card" aria-labelledby={`ws-${workspace.id}`}>
+          <h2 id={`ws-${workspace.id}`}>
+            {workspace.name} <span className="muted">({workspace.role})</span>
+          </h2>
+          <ul className="page-list">
+            {pages.map((page) => (
+              <li key={page.id}>
+                <Link href={`/w/${encodeURIComponent(workspace.id)}/p/${encodeURIComponent(page.id)}`}>{page.title}</Link>{" "}
+                <span className="muted">
+                  rev {page.revision}
+                  {page.isPrivate ? " · private" : ""}
+                  {page.canWrite ? "" : " · read only"}
+                </span>
+              </li>
+            ))}
+            {pages.length === 0 && <li className="muted">No pages you can read.</li>}
+          </ul>
+        </section>
+      ))}
+    </main>
+  );
+}

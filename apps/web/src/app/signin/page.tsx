@@ -1,0 +1,52 @@
+import { getKernel } from "~/server/kernel";
+import { devSignInEnabled } from "~/server/session";
+
+export const dynamic = "force-dynamic";
+
+const ERRORS: Record<string, string> = {
+  token: "That token is not a valid person token. Create one with `mnote admin token create --holder person`.",
+  user: "Pick a user from the list.",
+};
+
+/** Sign in with a person token; on the demo database, a picker of demo users too. */
+export default async function SignIn({ searchParams }: { searchParams: Promise<{ error?: string }> }) {
+  const { error } = await searchParams;
+  const users = devSignInEnabled() ? await (await getKernel()).admin.listUsers() : [];
+  return (
+    <main className="signin">
+      <h1>Sign in to the page-AI panel</h1>
+      {error && (
+        <p role="alert" className="error">
+          {ERRORS[error] ?? "Sign-in failed."}
+        </p>
+      )}
+      {users.length > 0 && (
+        <section className="card" aria-labelledby="dev-signin">
+          <h2 id="dev-signin">Demo users</h2>
+          <p className="muted">Development sign-in: issues a 12-hour person token for the chosen user.</p>
+          <form method="post" action="/api/session/dev" className="row">
+            <label htmlFor="userId">User</label>
+            <select id="userId" name="userId" defaultValue={users[0]?.id}>
+              {users.map((user) => (
+                <option key={user.id} value={user.id}>
+                  {user.name} ({user.id})
+                </option>
+              ))}
+            </select>
+            <button type="submit" className="primary">
+              Sign in
+            </button>
+          </form>
+        </section>
+      )}
+      <section className="card" aria-labelledby="token-signin">
+        <h2 id="token-signin">With a token</h2>
+        <form method="post" action="/api/session" className="row">
+          <label htmlFor="token">Person token</label>
+          <input id="token" name="token" type="password" autoComplete="off" placeholder="mnt_…" required />
+          <button type="submit">Sign in</button>
+        </form>
+      </section>
+    </main>
+  );
+}

@@ -1,0 +1,142 @@
+"use client";
+
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { useTRPC } from "~/trpc/react";
+import { formatTime, toolLabel } from "./labels";
+
+type PageRef = { workspaceId: string; documentId: string };
+export interface Me {
+  userId: string;
+  name: string;
+  tokenId: string;
+  scopes: ("page.read" | "page.write" | "artifact.write")[];
+}
+
+const PAGE_WRITES = new Set(["mnote.page.save", "mnote.page.update_title", "mnote.page.update_options"]);
+
+/** Every call on this page, newest first: reads, dry runs, writes, replays, denials, decisions. */
+export function AuditTrail({ pageRef, me, revision, canWrite, onReverted }: { pageRef: PageRef; me: Me; revision: number; canWrite: boolean; onReverted: () => void }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const [filter, setFilter] = useState<{ runId?: string; traceId?: string }>({});
+  const [openCommand, setOpenCommand] = useState<string | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
+  const audit = useQuery(trpc.panel.audit.list.queryOptions({ ...pageRef, ...filter }));
+  const revert = useMutation(
+    trpc.panel.page.revert.mutationOptions({
+      onSuccess: (envelope) => {
+        setNotice(envelope.ok ? "Revert proposed: review its diff under Proposals." : `${envelope.error?.code}: ${envelope.error?.message}`);
+        void queryClient.invalidateQueries({ queryKey: trpc.panel.pathKey() });
+        if (envelope.ok) onReverted();
+      },
+    }),
+  );
+  const proposeRevert = (commandId: string) =>
+    revert.mutate({
+      toolName: "panel.page.revert",
+      ...pageRef,
+      actorId: me.userId,
+      sessionId: `panel_${me.tokenId}`,
+      runId: "panel",
+      toolCallId: `panel_${crypto.randomUUID()}`,
+      traceId: crypto.randomUUID(),
+      idempotencyKey: `revert_${crypto.randomUUID()}`,
+      dryRun: true,
+      capabilityScope: me.scopes,
+      args: { commandId, baseRevision: revision },
+    });
+
+  return (
+    <div>
+      <form className="row filters" onSubmit={(e) => e.preventDefault()} aria-label="Filter the audit trail">
+        <label htmlFor="filter-run">Run</label>
+        <input id="filter-run" value={filter.runId ?? ""} onChange={(e) => setFilter((f) => ({ ...f, runId: e.target.value || undefined }))} placeholder="runId" />
+        <label htmlFor="filter-trace">Trace</label>
+        <input id="filter-trace" value={filter.traceId ?? ""} onChange={(e) => setFilter((f) => ({ ...f, traceId: e.target.value || undefined }))} placeholder="traceId" />
+        {(filter.runId || filter.traceId) && (
+          <button type="button" className="link" onClick={() => setFilter({})}>
+            Clear
+          </button>
+        )}
+      </form>
+      {notice && (
+        <p className="notice ok" role="status">
+          {notice}
+        </p>
+      )}
+      {audit.isPending && <p className="muted">Loading the audit trail…</p>}
+      {audit.isError && <p role="alert" className="error">{audit.error.message}</p>}
+      {audit.data && (
+        <div className="table-wrap">
+          <table className="audit">
+            <caption className="sr-only">Audit trail of this page</caption>
+            <thead>
+              <tr>
+                <th scope="col">When</th>
+                <th scope="col">Effect</th>
+                <th scope="col">Tool</th>
+                <th scope="col">Who</th>
+                <th scope="col">Run · call · trace</th>
+                <th scope="col">Result</th>
+              </tr>
+            </thead>
+            <tbody>
+              {audit.data.map((record) => (
+                <tr key={record.id} data-effect={record.effect} data-outcome={record.outcome} data-tool-call-id={record.identity.toolCallId ?? undefined}>
+                  <td>{formatTime(record.at)}</td>
+                  <td>
+                    <span className={`badge effect-${record.effect}`}>{record.effect}</span>
+                  </td>
+                  <td>{toolLabel(record.identity.toolName)}</td>
+                  <td>
+                    {record.identity.holder ?? "—"} <code>{record.identity.actorId || "?"}</code>
+                  </td>
+                  <td className="ids">
+                    <button type="button" className="link" title="Show only this run" onClick={() => setFilter({ runId: record.identity.runId ?? undefined })}>
+                      {record.identity.runId ?? "—"}
+                    </button>{" "}
+                    · <code>{record.identity.toolCallId ?? "—"}</code> ·{" "}
+                    <button type="button" className="link" title="Show only this trace" onClick={() => setFilter({ traceId: record.identity.traceId ?? undefined })}>
+                      {record.identity.traceId ?? "—"}
+                    </button>
+                  </td>
+                  <td>
+                    <span className="outcome">{record.outcome}</span>
+                    {record.errorCode && <code className="error-code"> {record.errorCode}</code>}
+                    {record.commandId && (
+                      <>
+                        {" "}
+                        <button type="button" className="link command-link" aria-expanded={openCommand === record.commandId} onClick={() => setOpenCommand(openCommand === record.commandId ? null : record.commandId!)}>
+                          {record.commandId}
+                        </button>
+                        {openCommand === record.commandId && <CommandDetail pageRef={pageRef} commandId={record.commandId} />}
+                        {canWrite && record.effect === "write" && record.outcome === "ok" && record.identity.holder === "agent" && PAGE_WRITES.has(record.identity.toolName) && (
+                          <button type="button" className="small" disabled={revert.isPending} onClick={() => proposeRevert(record.commandId!)}>
+                            Revert
+                          </button>
+                        )}
+                      </>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </div>
+  );
+}
+
+function CommandDetail({ pageRef, commandId }: { pageRef: PageRef; commandId: string }) {
+  const trpc = useTRPC();
+  const command = useQuery(trpc.panel.command.get.queryOptions({ ...pageRef, commandId }));
+  if (!command.data) return <span className="muted"> loading…</span>;
+  return (
+    <span className="command-detail" role="note">
+      kernel command <strong>{command.data.name}</strong>, revision {command.data.revisionBefore} → {command.data.revisionAfter}, by{" "}
+      <code>{command.data.identity.actorId}</code> at {formatTime(command.data.createdAt)}
+    </span>
+  );
+}

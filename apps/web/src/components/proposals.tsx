@@ -1,0 +1,166 @@
+"use client";
+
+import type { AppRouter } from "@mnote/tools";
+import type { inferRouterOutputs } from "@trpc/server";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { useTRPC } from "~/trpc/react";
+import { ChangeList } from "./diff-view";
+import { formatTime, toolLabel } from "./labels";
+
+type PageRef = { workspaceId: string; documentId: string };
+type Outcome = { tone: "ok" | "error"; text: string; offerRerun?: boolean };
+
+/** The parts of an output envelope the panel reports back to the person. */
+type EnvelopeSummary = { ok: boolean; result?: unknown; audit: { commandId: string | null }; error: { code: string; message: string } | null };
+
+function describeEnvelope(envelope: EnvelopeSummary): Outcome {
+  if (envelope.ok) {
+    const revision = (envelope.result as { revision?: number } | null)?.revision;
+    return { tone: "ok", text: `Applied as command ${envelope.audit.commandId}${revision ? ` (revision ${revision})` : ""}.` };
+  }
+  if (envelope.error?.code === "mnote_tool_conflict") {
+    return { tone: "error", text: "The page changed since this proposal. Nothing was written.", offerRerun: true };
+  }
+  return { tone: "error", text: `${envelope.error?.code}: ${envelope.error?.message}. Nothing was written.` };
+}
+
+/** Every proposal on the page; pending ones are what a person has to decide on. */
+export function Proposals({ pageRef, canWrite }: { pageRef: PageRef; canWrite: boolean }) {
+  const trpc = useTRPC();
+  const [showDecided, setShowDecided] = useState(false);
+  const proposals = useQuery(trpc.panel.proposals.list.queryOptions(pageRef));
+  if (proposals.isPending) return <p className="muted">Loading proposals…</p>;
+  if (proposals.isError) return <p role="alert" className="error">Could not load proposals: {proposals.error.message}</p>;
+  const visible = proposals.data.filter((p) => showDecided || p.status === "pending");
+  return (
+    <div>
+      <div className="row between">
+        <p className="muted" aria-live="polite">
+          {proposals.data.filter((p) => p.status === "pending").length} pending
+        </p>
+        <label className="inline">
+          <input type="checkbox" checked={showDecided} onChange={(e) => setShowDecided(e.target.checked)} /> Show applied and rejected
+        </label>
+      </div>
+      {visible.length === 0 && <p className="muted">Nothing waiting for you. Dry runs from agents appear here as they happen.</p>}
+      <ol className="proposals">
+        {visible.map((proposal) => (
+          <ProposalCard key={proposal.id} proposal={proposal} pageRef={pageRef} canWrite={canWrite} />
+        ))}
+      </ol>
+    </div>
+  );
+}
+
+type ProposalItem = inferRouterOutputs<AppRouter>["panel"]["proposals"]["list"][number];
+
+function ProposalCard({ proposal, pageRef, canWrite }: { proposal: ProposalItem; pageRef: PageRef; canWrite: boolean }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const selectable = proposal.toolName === "mnote.page.save" && proposal.status === "pending";
+  const [selection, setSelection] = useState(() => new Set(proposal.preview.changes.map((_, i) => i)));
+  const [outcome, setOutcome] = useState<Outcome | null>(null);
+  const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.panel.pathKey() });
+  const onError = (error: { message: string }) => setOutcome({ tone: "error", text: error.message });
+
+  const approve = useMutation(trpc.panel.proposals.approve.mutationOptions({ onSuccess: (envelope) => { setOutcome(describeEnvelope(envelope)); void refresh(); }, onError }));
+  const reject = useMutation(trpc.panel.proposals.reject.mutationOptions({ onSuccess: () => { setOutcome({ tone: "ok", text: "Rejected. Nothing was written." }); void refresh(); }, onError }));
+  const rerun = useMutation(trpc.panel.proposals.rerun.mutationOptions({ onSuccess: (r) => { setOutcome(r.envelope.ok ? { tone: "ok", text: "Dry run computed again on the current page: review the new proposal." } : describeEnvelope(r.envelope)); void refresh(); }, onError }));
+  const applySelection = useMutation(
+    trpc.panel.proposals.applySelection.mutationOptions({
+      onSuccess: async (r) => {
+        if (!r.envelope.ok || r.proposalId === null) return setOutcome(describeEnvelope(r.envelope));
+        const applied = await approve.mutateAsync({ ...pageRef, proposalId: r.proposalId });
+        if (applied.ok) await reject.mutateAsync({ ...pageRef, proposalId: proposal.id, reason: "applied in part" }).catch(() => undefined);
+        setOutcome(describeEnvelope(applied));
+        void refresh();
+      },
+      onError,
+    }),
+  );
+  const busy = approve.isPending || reject.isPending || rerun.isPending || applySelection.isPending;
+  const partial = selectable && selection.size < proposal.preview.changes.length;
+  const headingId = `proposal-${proposal.id}`;
+
+  return (
+    <li className={`card proposal status-${proposal.status}`} aria-labelledby={headingId} data-proposal-id={proposal.id} data-tool={proposal.toolName}>
+      <div className="row between">
+        <h3 id={headingId}>{toolLabel(proposal.toolName)}</h3>
+        <span className="badges">
+          {proposal.held && <span className="badge info">held for approval</span>}
+          {proposal.stale && <span className="badge warn">stale: page changed</span>}
+          {proposal.status !== "pending" && <span className={`badge ${proposal.status === "applied" ? "ok" : "muted-badge"}`}>{proposal.status}</span>}
+        </span>
+      </div>
+      <dl className="meta">
+        <dt>Who</dt>
+        <dd>
+          {proposal.holder === "agent" ? "Agent" : "Person"} for <code>{proposal.actorId}</code>
+        </dd>
+        <dt>Run</dt>
+        <dd>
+          <code title="sessionId">{proposal.sessionId}</code> · <code title="runId">{proposal.runId}</code> · <code title="toolCallId">{proposal.toolCallId}</code>
+        </dd>
+        <dt>When</dt>
+        <dd>{formatTime(proposal.at)}</dd>
+        <dt>Base revision</dt>
+        <dd>{proposal.preview.baseRevision}</dd>
+      </dl>
+      {proposal.preview.warnings.length > 0 && (
+        <ul className="warnings" aria-label="Warnings">
+          {proposal.preview.warnings.map((w, i) => (
+            <li key={i} className="warning">
+              ⚠ {w.message}
+            </li>
+          ))}
+        </ul>
+      )}
+      <ChangeList
+        changes={proposal.preview.changes}
+        warnings={proposal.preview.warnings}
+        selection={selectable ? selection : undefined}
+        onToggle={(i) => setSelection((s) => { const next = new Set(s); if (next.has(i)) next.delete(i); else next.add(i); return next; })}
+        idPrefix={headingId}
+      />
+      {proposal.status === "applied" && proposal.commandId && (
+        <p className="muted">
+          Applied by command <code>{proposal.commandId}</code>
+        </p>
+      )}
+      {proposal.status === "pending" && canWrite && (
+        <div className="row actions">
+          {proposal.stale ? (
+            <button type="button" className="primary" disabled={busy} onClick={() => rerun.mutate({ ...pageRef, proposalId: proposal.id })}>
+              Re-run dry run
+            </button>
+          ) : partial ? (
+            <button type="button" className="primary" disabled={busy || selection.size === 0} onClick={() => applySelection.mutate({ ...pageRef, proposalId: proposal.id, keep: [...selection] })}>
+              Apply {selection.size} of {proposal.preview.changes.length} changes
+            </button>
+          ) : (
+            <button type="button" className="primary" disabled={busy} onClick={() => approve.mutate({ ...pageRef, proposalId: proposal.id })}>
+              Approve
+            </button>
+          )}
+          <button type="button" disabled={busy} onClick={() => reject.mutate({ ...pageRef, proposalId: proposal.id })}>
+            Reject
+          </button>
+        </div>
+      )}
+      {proposal.status === "pending" && !canWrite && <p className="muted">You can read this page but not approve edits on it.</p>}
+      <div aria-live="polite">
+        {outcome && (
+          <p className={outcome.tone === "ok" ? "notice ok" : "notice error"} role={outcome.tone === "error" ? "alert" : "status"}>
+            {outcome.text}{" "}
+            {outcome.offerRerun && (
+              <button type="button" className="link" disabled={busy} onClick={() => rerun.mutate({ ...pageRef, proposalId: proposal.id })}>
+                Re-run the dry run
+              </button>
+            )}
+          </p>
+        )}
+      </div>
+    </li>
+  );
+}
