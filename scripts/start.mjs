@@ -1,32 +1,56 @@
 #!/usr/bin/env node
-// Prepares the embedded database with the demo workspace and prints how to call a tool.
+// `npm start`: the demo database, the bridge and the panel, with URLs and demo credentials.
 import { spawnSync } from "node:child_process";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { resolve } from "node:path";
+import { mnote, ROOT, startStack } from "./stack.mjs";
 
-const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-const mnote = (...args) => {
-  const result = spawnSync(process.execPath, [join(root, "apps/cli/bin/mnote.mjs"), ...args], { cwd: root, encoding: "utf8" });
-  if (result.status !== 0) {
-    process.stderr.write(result.stdout + result.stderr);
-    process.exit(result.status ?? 1);
-  }
-  return JSON.parse(result.stdout);
-};
+const databaseUrl = process.env.MNOTE_DATABASE_URL ?? `file:${resolve(ROOT, ".mnote/mnote.db")}`;
+const env = { MNOTE_DATABASE_URL: databaseUrl };
 
-mnote("init");
-const demo = mnote("demo");
-const db = process.env.MNOTE_DATABASE_URL ?? "file:./.mnote/mnote.db";
+await mnote(["init"], env);
+const demo = await mnote(["demo", "--credentials", resolve(ROOT, ".mnote/demo-tokens.json")], env);
+
+// The panel runs as a production build; turbo's cache makes this instant when nothing changed.
+const build = spawnSync("npx", ["-y", "pnpm@12.4.2", "exec", "turbo", "run", "build", "--filter=@mnote/web", "--output-logs=errors-only"], {
+  cwd: ROOT,
+  stdio: "inherit",
+  env: { ...process.env, TURBO_TELEMETRY_DISABLED: "1", NEXT_TELEMETRY_DISABLED: "1" },
+});
+if (build.status !== 0) process.exit(build.status ?? 1);
+
+const stack = await startStack({
+  databaseUrl,
+  bridgePort: Number(process.env.MNOTE_BRIDGE_PORT ?? 4100),
+  webPort: Number(process.env.MNOTE_WEB_PORT ?? 4200),
+  devSignIn: true,
+  quiet: true,
+});
+
+const ada = demo.credentials.ada;
 console.log(`
-mnote is ready (database ${db}).
+mnote is running (database ${databaseUrl})
 
-Demo workspace ${demo.workspaceId}: pages ${Object.values(demo.pages).join(", ")}
-Demo users and tokens (also in ${demo.credentialsFile}):
+  Page-AI panel   ${stack.webUrl}    sign in with the demo picker (Ada owns the demo workspace)
+  Bridge          ${stack.bridgeUrl}  GET /v1/tools · POST /v1/tools/{name} · /mcp · /healthz
+
+Demo workspace ${demo.workspaceId}; pages ${Object.values(demo.pages).join(", ")}.
+Demo tokens (also in .mnote/demo-tokens.json):
 ${Object.entries(demo.users)
-  .map(([key, user]) => `  ${user.id.padEnd(10)} ${user.name.padEnd(24)} person token ${demo.credentials[key].person}`)
+  .map(([key, user]) => `  ${user.name.padEnd(8)} ${user.id.padEnd(9)} agent ${demo.credentials[key].agent}\n${" ".repeat(28)}person ${demo.credentials[key].person}`)
   .join("\n")}
 
-Call a tool:
-  echo '{"toolName":"mnote.page.get","workspaceId":"ws_demo","documentId":"doc_plan","actorId":"user_ada","sessionId":"s1","runId":"r1","toolCallId":"c1","traceId":"t1","capabilityScope":["page.read"],"args":{}}' \\
-    | MNOTE_TOKEN=${demo.credentials.ada.person} pnpm mnote call
+Try it as an agent (the edit waits for Ada's approval in the panel):
+  curl -s ${stack.bridgeUrl}/v1/tools/mnote_page_update_title -H 'authorization: Bearer ${ada.agent}' \\
+    -H 'content-type: application/json' -d '{"toolName":"mnote.page.update_title","workspaceId":"ws_demo","documentId":"doc_plan",
+    "actorId":"user_ada","sessionId":"s1","runId":"r1","toolCallId":"c1","traceId":"t1","idempotencyKey":"k1","dryRun":false,
+    "capabilityScope":["page.write"],"args":{"title":"Project plan (reviewed)"}}'
+
+Use with Hermes: see apps/hermes-bridge/README.md.  Stop with Ctrl-C.
 `);
+
+const shutdown = async () => {
+  await stack.stop();
+  process.exit(0);
+};
+process.on("SIGINT", shutdown);
+process.on("SIGTERM", shutdown);

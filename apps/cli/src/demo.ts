@@ -3,15 +3,15 @@ import { dirname } from "node:path";
 import type { Block, Capability } from "@mnote/contract";
 import { hashToken, type KernelAdapter } from "@mnote/kernel";
 
-/** Known names, so the README, the panel's sign-in picker and the e2e tests can refer to them. */
+/** Known names (Ada owns the demo workspace, Ben edits, Cy views, Dee is elsewhere), so the README, the panel's sign-in picker and the e2e tests can refer to them. */
 export const DEMO = {
   workspaceId: "ws_demo",
   otherWorkspaceId: "ws_other",
   users: {
-    ada: { id: "user_ada", name: "Ada (owner)" },
-    ben: { id: "user_ben", name: "Ben (editor)" },
-    cy: { id: "user_cy", name: "Cy (viewer)" },
-    dee: { id: "user_dee", name: "Dee (other workspace)" },
+    ada: { id: "user_ada", name: "Ada" },
+    ben: { id: "user_ben", name: "Ben" },
+    cy: { id: "user_cy", name: "Cy" },
+    dee: { id: "user_dee", name: "Dee" },
   },
   pages: { plan: "doc_plan", notes: "doc_notes", private: "doc_private", other: "doc_other" },
 } as const;

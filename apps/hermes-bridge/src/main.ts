@@ -2,7 +2,6 @@ import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { DEFAULT_DATABASE_URL, openKernel } from "@mnote/kernel";
 import { DEFAULT_HOST, DEFAULT_PORT, resolveSettings } from "./config";
-import { ensureDemo } from "./demo";
 import { generateHermesSchemas } from "./hermes/generate-schemas";
 import { hermesMcpConfig, installHermesPlugin, installMessage } from "./hermes/install";
 import { startBridge } from "./http/server";
@@ -13,9 +12,9 @@ import { SAMPLE_ARGS, seedWorld } from "./test-support";
 const USAGE = `mnote-bridge: the mnote.* tools for agents (HTTP tool endpoint, MCP, Hermes plugin)
 
 Usage:
-  mnote-bridge serve [--port 4100] [--host 127.0.0.1] [--demo]
+  mnote-bridge serve [--port 4100] [--host 127.0.0.1]
         HTTP: /v1/tools, /v1/tools/{name}, /v1/whoami, /mcp (Streamable HTTP), /healthz.
-        --demo creates demo data if missing and prints a fresh demo token.
+        Demo data and tokens: npm start at the repository root, or pnpm mnote demo.
   mnote-bridge mcp --stdio             MCP over stdin/stdout; the token comes from MNOTE_TOKEN.
   mnote-bridge hermes install [--dir DIR] [--url BRIDGE_URL]
         install the Hermes plugin (default ~/.hermes/plugins/mnote) and print the next steps
@@ -37,25 +36,18 @@ function fail(message: string): never {
 async function serve(argv: string[]) {
   const { values } = parseArgs({
     args: argv,
-    options: { port: { type: "string" }, host: { type: "string" }, demo: { type: "boolean", default: false } },
+    options: { port: { type: "string" }, host: { type: "string" } },
   });
   const port = Number(values.port ?? process.env.MNOTE_BRIDGE_PORT ?? DEFAULT_PORT);
   if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`--port must be a port number (got ${values.port})`);
   const host = values.host ?? process.env.MNOTE_BRIDGE_HOST ?? DEFAULT_HOST;
   const kernel = await openKernel(process.env.MNOTE_DATABASE_URL);
-  const demo = values.demo ? await ensureDemo(kernel) : null;
   const bridge = await startBridge({ kernel, port, host, logger: createLogger() });
   const lines = [
     `mnote-bridge listening on ${bridge.url}`,
     `  tools: GET ${bridge.url}/v1/tools · POST ${bridge.url}/v1/tools/{name}`,
     `  mcp:   ${bridge.url}/mcp (Streamable HTTP)`,
   ];
-  if (demo) {
-    lines.push(
-      `  demo token (agent, 7 days): ${demo.token}`,
-      `  demo page: workspaceId=${demo.workspace} documentId=${demo.page}`,
-    );
-  }
   process.stdout.write(`${lines.join("\n")}\n`);
   const stop = async () => {
     await bridge.close();

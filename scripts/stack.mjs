@@ -1,0 +1,85 @@
+// Starts the bridge and the panel as child processes on one database. `npm start`
+// and the Playwright flows both use it, so the demo and the tests run the same way.
+import { spawn } from "node:child_process";
+import { createServer } from "node:net";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
+
+/** A port the OS says is free right now. */
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitFor(url, child, name, timeoutMs = 90_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`${name} exited with code ${child.exitCode}`);
+    try {
+      const response = await fetch(url, { redirect: "manual" });
+      if (response.status < 500) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`${name} did not answer ${url} within ${timeoutMs / 1000}s`);
+}
+
+/**
+ * @param {{ databaseUrl: string, host?: string, bridgePort?: number, webPort?: number, devSignIn?: boolean, quiet?: boolean }} options
+ */
+export async function startStack(options) {
+  const host = options.host ?? "127.0.0.1";
+  const bridgePort = options.bridgePort ?? (await freePort());
+  const webPort = options.webPort ?? (await freePort());
+  const env = { ...process.env, MNOTE_DATABASE_URL: options.databaseUrl, NEXT_TELEMETRY_DISABLED: "1" };
+  const stdio = options.quiet ? ["ignore", "ignore", "inherit"] : ["ignore", "inherit", "inherit"];
+  const bridge = spawn(
+    process.execPath,
+    [join(ROOT, "apps/hermes-bridge/bin/mnote-bridge.mjs"), "serve", "--port", String(bridgePort), "--host", host],
+    { cwd: ROOT, env, stdio },
+  );
+  const web = spawn(
+    process.execPath,
+    [join(ROOT, "apps/web/node_modules/next/dist/bin/next"), "start", "-p", String(webPort), "-H", host],
+    { cwd: join(ROOT, "apps/web"), env: { ...env, MNOTE_DEV_SIGNIN: options.devSignIn ? "1" : "0" }, stdio },
+  );
+  const stop = async () => {
+    for (const child of [bridge, web]) if (child.exitCode === null) child.kill("SIGTERM");
+    await Promise.all(
+      [bridge, web].map((child) => (child.exitCode !== null ? null : new Promise((r) => child.once("exit", r)))),
+    );
+  };
+  try {
+    const bridgeUrl = `http://${host}:${bridgePort}`;
+    const webUrl = `http://${host}:${webPort}`;
+    await Promise.all([waitFor(`${bridgeUrl}/healthz`, bridge, "bridge"), waitFor(`${webUrl}/signin`, web, "panel")]);
+    return { bridgeUrl, webUrl, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+/** Run the mnote CLI and parse its JSON answer. */
+export async function mnote(args, env = {}) {
+  const child = spawn(process.execPath, [join(ROOT, "apps/cli/bin/mnote.mjs"), ...args], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  let out = "";
+  child.stdout.on("data", (chunk) => (out += chunk));
+  const code = await new Promise((r) => child.once("exit", r));
+  if (code !== 0) throw new Error(`mnote ${args.join(" ")} failed (${code}): ${out}`);
+  return JSON.parse(out);
+}
