@@ -39,10 +39,18 @@ export function useWorlds(open: () => Promise<KernelAdapter>) {
   };
 }
 
+// Built once per tool: zod compiles a schema on its first parse, so a fresh one per call is slow.
+const envelopeSchemas = new Map<ToolName, ReturnType<typeof outputEnvelopeSchema>>();
+const envelopeSchemaFor = (name: ToolName) => {
+  let schema = envelopeSchemas.get(name);
+  if (!schema) envelopeSchemas.set(name, (schema = outputEnvelopeSchema(toolResultSchema(name))));
+  return schema;
+};
+
 /** The envelope has exactly the contract's keys (§3) and is consistent with itself. */
 export function expectEnvelopeShape(envelope: OutputEnvelope, toolName?: ToolName) {
   OutputEnvelopeSchema.parse(envelope);
-  if (toolName) outputEnvelopeSchema(toolResultSchema(toolName)).parse(envelope);
+  if (toolName) envelopeSchemaFor(toolName).parse(envelope);
   expect(Object.keys(envelope).sort()).toEqual(["audit", "error", "ok", "result", "toolCallId", "toolName", "traceId"]);
   expect(Object.keys(envelope.audit).sort()).toEqual(["commandId", "documentId", "effect", "workspaceId"]);
   if (envelope.ok) {
