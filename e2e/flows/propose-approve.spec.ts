@@ -1,0 +1,54 @@
+import { agentCall, auditRows, blockTexts, createPage, expect, openPage, panelTab, proposalCard, signIn, test } from "./support";
+
+test("agent proposes a page.save, Ada sees the diff, approves, and the audit trail links dry run, write and command", async ({ page }) => {
+  const doc = await createPage("Launch checklist", [
+    { id: "lc_h1", type: "heading", level: 1, text: "Launch" },
+    { id: "lc_p1", type: "paragraph", text: "Draft the announcement" },
+    { id: "lc_p2", type: "paragraph", text: "Email the beta users" },
+  ]);
+  await signIn(page, "ada");
+  await openPage(page, doc);
+  await expect(page.getByTestId("page-revision")).toHaveText("Revision 1");
+
+  const proposal = await agentCall("mnote_page_save", {
+    content: [
+      { id: "lc_h1", type: "heading", level: 1, text: "Launch" },
+      { id: "lc_p1", type: "paragraph", text: "Draft and review the announcement" },
+      { id: "lc_p3", type: "paragraph", text: "Update the changelog" },
+    ],
+    mode: "replace",
+  }, { documentId: doc, dryRun: true });
+  expect(proposal).toMatchObject({ ok: true, audit: { effect: "dry_run", commandId: null } });
+
+  // The diff: changed (with the word-level inline diff), deleted and inserted blocks.
+  const card = proposalCard(page, proposal.request.toolCallId);
+  await expect(card).toBeVisible();
+  await expect(card).toHaveAttribute("data-tool", "mnote.page.save");
+  await expect(card.locator('li.change[data-kind="update"] ins')).toHaveText(/and review/);
+  await expect(card.locator('li.change[data-kind="delete"]')).toContainText("Email the beta users");
+  await expect(card.locator('li.change[data-kind="insert"]')).toContainText("Update the changelog");
+  await expect(card.getByText(proposal.request.runId, { exact: true })).toBeVisible();
+
+  await card.getByRole("button", { name: "Approve", exact: true }).click();
+  await expect(page.getByTestId("page-revision")).toHaveText("Revision 2");
+  // Applied: it leaves the pending list (and shows as applied among the decided ones).
+  await expect(card).toHaveCount(0);
+  await page.getByLabel("Show applied and rejected").check();
+  await expect(card.locator(".badge", { hasText: "applied" })).toBeVisible();
+  const commandId = (await card.locator("p", { hasText: "Applied by command" }).locator("code").innerText()).trim();
+  expect(commandId).toMatch(/\S/);
+  expect(await blockTexts(page)).toEqual(["Launch", "Draft and review the announcement", "Update the changelog"]);
+
+  // Audit trail: the agent's dry run (by its toolCallId) and the write it became, on one trace.
+  await panelTab(page, "Audit trail").click();
+  const dryRunRow = auditRows(page, proposal.request.toolCallId, "dry_run");
+  await expect(dryRunRow).toHaveCount(1);
+  await expect(dryRunRow).toHaveAttribute("data-outcome", "proposal");
+  await dryRunRow.getByRole("button", { name: proposal.request.traceId }).click();
+  const traceRows = page.locator("table.audit tbody tr");
+  await expect(traceRows).toHaveCount(2);
+  const writeRow = page.locator('tr[data-effect="write"][data-outcome="ok"]').filter({ hasText: commandId! });
+  await expect(writeRow).toHaveCount(1);
+  await writeRow.getByRole("button", { name: commandId! }).click();
+  await expect(writeRow.getByRole("note")).toContainText("kernel command page.body.save, revision 1 → 2");
+});

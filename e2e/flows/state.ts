@@ -1,0 +1,23 @@
+import { readFileSync } from "node:fs";
+
+export type DemoUserKey = "ada" | "ben" | "cy" | "dee";
+
+/** What global-setup.ts hands the flows. */
+export interface E2EState {
+  bridgeUrl: string;
+  webUrl: string;
+  databaseUrl: string;
+  dir: string;
+  workspaceId: string;
+  credentials: Record<DemoUserKey, { person: string; agent: string }>;
+}
+
+let cached: E2EState | null = null;
+
+export function e2eState(): E2EState {
+  if (cached) return cached;
+  const file = process.env.MNOTE_E2E_STATE;
+  if (!file) throw new Error("MNOTE_E2E_STATE is not set: run the flows through playwright.config.ts (its globalSetup starts the stack)");
+  cached = JSON.parse(readFileSync(file, "utf8")) as E2EState;
+  return cached;
+}

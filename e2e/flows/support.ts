@@ -1,0 +1,179 @@
+import { createHash, randomUUID } from "node:crypto";
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { test as base, expect, type Locator, type Page } from "@playwright/test";
+import type { Block, Capability, InputEnvelope, OutputEnvelope } from "@mnote/contract";
+import { mnote } from "../../scripts/stack.mjs";
+import { type DemoUserKey, e2eState } from "./state";
+
+export { expect };
+export { e2eState };
+
+/** Every flow's `page` talks to the panel the global setup started. */
+export const test = base.extend({
+  baseURL: async ({}, use) => use(e2eState().webUrl),
+});
+
+export const DEMO_USER_IDS: Record<DemoUserKey, string> = { ada: "user_ada", ben: "user_ben", cy: "user_cy", dee: "user_dee" };
+
+const WRITE_TOOLS = new Set(["mnote.page.save", "mnote.page.update_title", "mnote.page.update_options", "mnote.artifact.create_summary", "mnote.artifact.create_ai_note"]);
+
+/** Either spelling (`mnote_page_save`, `mnote.page.save`) → the canonical name the envelope carries. */
+export function canonicalTool(name: string): string {
+  const provider = /^mnote_(page|artifact)_(.+)$/.exec(name);
+  return provider ? `mnote.${provider[1]}.${provider[2]}` : name;
+}
+const providerTool = (canonical: string) => canonical.replace(/\./g, "_");
+
+/** JSON with sorted keys, as the Hermes plugin's `canonical_json`. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (value && typeof value === "object") {
+    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
+    return `{${entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
+  }
+  return JSON.stringify(value);
+}
+
+export interface AgentCallOptions {
+  documentId: string;
+  workspaceId?: string;
+  /** Whose token acts (default Ada). */
+  user?: DemoUserKey;
+  /** An agent token as Hermes holds (default), or a person token (a person's own client). */
+  holder?: "agent" | "person";
+  /** Writes only; default true: agents propose, people decide. */
+  dryRun?: boolean;
+  /** Writes only; default: derived like the Hermes plugin (session, run, tool, model arguments). */
+  idempotencyKey?: string;
+  sessionId?: string;
+  runId?: string;
+  toolCallId?: string;
+  traceId?: string;
+}
+
+export type AgentResult<R = unknown> = OutputEnvelope<R> & {
+  /** The envelope that was sent (for retries with the same key). */
+  request: InputEnvelope;
+  httpStatus: number;
+};
+
+const identities = new Map<string, { actorId: string; capabilityScope: Capability[] }>();
+
+/** GET /v1/whoami once per token, as the plugin does: actorId and capabilityScope come from the token. */
+async function whoami(token: string) {
+  const known = identities.get(token);
+  if (known) return known;
+  const response = await fetch(`${e2eState().bridgeUrl}/v1/whoami`, { headers: { authorization: `Bearer ${token}` } });
+  if (response.status !== 200) throw new Error(`whoami answered HTTP ${response.status}: ${await response.text()}`);
+  const identity = (await response.json()) as { actorId: string; capabilityScope: Capability[] };
+  identities.set(token, identity);
+  return identity;
+}
+
+/** One Hermes process: one session id for every call a flow makes unless it says otherwise. */
+const PROCESS_SESSION_ID = `hermes_session_${randomUUID().replace(/-/g, "")}`;
+
+/**
+ * POST one tool call to the bridge exactly as the Hermes plugin builds it: the model's page
+ * fields and args, sessionId/runId from the Hermes run, a fresh toolCallId and W3C trace id,
+ * the plugin's derived idempotency key for writes, and actorId/capabilityScope of the token.
+ */
+export async function agentCall<R = unknown>(tool: string, args: Record<string, unknown>, opts: AgentCallOptions): Promise<AgentResult<R>> {
+  const state = e2eState();
+  const toolName = canonicalTool(tool);
+  const token = state.credentials[opts.user ?? "ada"][opts.holder ?? "agent"];
+  const identity = await whoami(token);
+  const sessionId = opts.sessionId ?? PROCESS_SESSION_ID;
+  const runId = opts.runId ?? `run_${randomUUID().slice(0, 8)}`;
+  const workspaceId = opts.workspaceId ?? state.workspaceId;
+  const envelope: InputEnvelope = {
+    toolName,
+    workspaceId,
+    documentId: opts.documentId,
+    actorId: identity.actorId,
+    sessionId,
+    runId,
+    toolCallId: opts.toolCallId ?? `hermes_${randomUUID().replace(/-/g, "")}`,
+    traceId: opts.traceId ?? randomUUID().replace(/-/g, ""),
+    capabilityScope: identity.capabilityScope,
+    args,
+  };
+  if (WRITE_TOOLS.has(toolName)) {
+    envelope.dryRun = opts.dryRun ?? true;
+    const modelArguments = { workspaceId, documentId: opts.documentId, ...args };
+    envelope.idempotencyKey =
+      opts.idempotencyKey ?? `hermes_${createHash("sha256").update(canonicalJson([sessionId, runId, toolName, modelArguments])).digest("hex")}`;
+  }
+  return postEnvelope<R>(envelope, token);
+}
+
+/** Send an envelope again (a retry of the same call: same key, same args, a new toolCallId). */
+export async function agentRetry<R = unknown>(request: InputEnvelope, overrides: Partial<InputEnvelope> = {}, user: DemoUserKey = "ada") {
+  const next = { ...request, toolCallId: `hermes_${randomUUID().replace(/-/g, "")}`, ...overrides };
+  return postEnvelope<R>(next, e2eState().credentials[user].agent);
+}
+
+async function postEnvelope<R>(envelope: InputEnvelope, token: string): Promise<AgentResult<R>> {
+  const response = await fetch(`${e2eState().bridgeUrl}/v1/tools/${providerTool(envelope.toolName)}`, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      authorization: `Bearer ${token}`,
+      traceparent: `00-${envelope.traceId}-${randomUUID().replace(/-/g, "").slice(0, 16)}-01`,
+    },
+    body: JSON.stringify(envelope),
+  });
+  const output = (await response.json()) as OutputEnvelope<R>;
+  return { ...output, request: envelope, httpStatus: response.status };
+}
+
+let pageCount = 0;
+
+/** A page of its own for one flow (all flows share one database), owned by Ada; returns its id. */
+export async function createPage(title: string, blocks: Block[], opts: { private?: boolean } = {}): Promise<string> {
+  const state = e2eState();
+  const id = `doc_e2e_${Date.now().toString(36)}_${++pageCount}`;
+  const file = join(state.dir, `${id}.blocks.json`);
+  await writeFile(file, JSON.stringify(blocks));
+  const args = ["admin", "page", "create", "--workspace", state.workspaceId, "--title", title, "--created-by", "user_ada", "--blocks-file", file, "--id", id];
+  if (opts.private) args.push("--private");
+  const page = await mnote(args, { MNOTE_DATABASE_URL: state.databaseUrl });
+  return page.id as string;
+}
+
+/** Sign in through the dev picker on /signin; lands on the home page. */
+export async function signIn(page: Page, user: DemoUserKey | string) {
+  const userId = user in DEMO_USER_IDS ? DEMO_USER_IDS[user as DemoUserKey] : user;
+  await page.goto("/signin");
+  await page.getByLabel("User", { exact: true }).selectOption(userId);
+  await page.getByRole("button", { name: "Sign in", exact: true }).first().click();
+  await page.waitForURL((url) => url.pathname === "/");
+  await expect(page.getByRole("heading", { name: "Your pages" })).toBeVisible();
+}
+
+/** Open a page with its AI panel and wait until both have loaded. */
+export async function openPage(page: Page, documentId: string, workspaceId = e2eState().workspaceId) {
+  await page.goto(`/w/${encodeURIComponent(workspaceId)}/p/${encodeURIComponent(documentId)}`);
+  await expect(page.getByTestId("page-revision")).toBeVisible();
+  await expect(page.getByText(/^\d+ pending$/)).toBeVisible();
+}
+
+export function panelTab(page: Page, name: "Proposals" | "Audit trail" | "Artifacts"): Locator {
+  return page.getByRole("tab", { name: new RegExp(`^${name}`) });
+}
+
+/** The proposal card of one agent call (it shows the call's toolCallId). */
+export function proposalCard(page: Page, toolCallId: string): Locator {
+  return page.locator("[data-proposal-id]").filter({ has: page.locator('code[title="toolCallId"]', { hasText: toolCallId }) });
+}
+
+/** The audit rows of one call. */
+export function auditRows(page: Page, toolCallId: string, effect?: string): Locator {
+  return page.locator(`tr[data-tool-call-id="${toolCallId}"]${effect ? `[data-effect="${effect}"]` : ""}`);
+}
+
+/** The page body as [text] per block, in order. */
+export async function blockTexts(page: Page): Promise<string[]> {
+  return (await page.getByTestId("page-blocks").locator(".block").allInnerTexts()).map((t) => t.trim());
+}
