@@ -19,16 +19,18 @@ const args = z.strictObject({ commandId: IdSchema, baseRevision: BaseRevisionSch
  * page to its revision before that command. Not an agent tool — it is never in the
  * tool list — but it runs the same chain: dry-runnable, conflict-checked, audited.
  */
+const inputSchema = InputEnvelopeSchema.extend({ args, idempotencyKey: IdempotencyKeySchema, dryRun: z.boolean() });
+
 export const pageRevertMeta: ToolSpec = {
   name: "panel.page.revert",
   kind: "write",
   capability: "page.write",
   access: "page_write",
-  inputSchema: InputEnvelopeSchema.extend({ args, idempotencyKey: IdempotencyKeySchema, dryRun: z.boolean() }),
+  inputSchema,
   holdsForApproval: false,
 };
 
-export type PageRevertInput = z.input<typeof pageRevertMeta.inputSchema> & { args: z.input<typeof args> };
+export type PageRevertInput = z.input<typeof inputSchema>;
 
 export const planPageRevert: Planner = async ({ kernel, input, page }) => {
   const { commandId } = input.args as z.output<typeof args>;

@@ -109,7 +109,8 @@ export const proposalsApplySelection = panelProcedure
       content = changes.flatMap((change, i) => (keep.has(i) && change.kind === "insert" ? [change.block] : []));
     } else {
       const current = await ctx.kernel.getBlocks(page.id);
-      const proposed = withIds(args.content, proposal.idempotencyKey);
+      // The proposal is not stale, so the page is the one its ids were derived against.
+      const proposed = withIds(args.content, proposal.idempotencyKey, new Set(current.map((block) => block.id)));
       content = applySelectedChanges(current, proposed, (_change, i) => keep.has(i), changes);
     }
     const idempotencyKey = `${proposal.idempotencyKey}~part~${canonicalJson([...keep].sort((a, b) => a - b))}`.slice(0, 200);
