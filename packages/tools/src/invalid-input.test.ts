@@ -1,6 +1,6 @@
 import { LIMITS, TOOL_NAMES, TOOLS, type ToolName } from "@mnote/contract";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { expectFailure, expectOnlyAuditGrew, snapshot, useWorlds, WRITE_TOOLS } from "./test-contract";
+import { expectFailure, expectOnlyAuditGrew, KERNEL_WARMUP_MS, snapshot, useWorlds, WRITE_TOOLS } from "./test-contract";
 import { testKernels } from "./test-kernels";
 import { createWorld, SAMPLE_ARGS, type World } from "./test-support";
 
@@ -141,7 +141,7 @@ describe.each(testKernels())("invalid input ($name)", ({ open }) => {
     let w: World;
     beforeAll(async () => {
       w = await createWorld(open);
-    });
+    }, KERNEL_WARMUP_MS);
     afterAll(() => w.kernel.close());
 
     it.each(cases)("%s → mnote_tool_invalid_input naming the field, nothing but one audit record written", async (_name, spoil, field) => {

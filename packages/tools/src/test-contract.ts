@@ -9,7 +9,7 @@ import {
   toolResultSchema,
 } from "@mnote/contract";
 import type { AuditRecord, KernelAdapter } from "@mnote/kernel";
-import { afterEach, expect } from "vitest";
+import { afterEach, beforeAll, expect } from "vitest";
 import { createWorld, type World } from "./test-support";
 
 /**
@@ -26,9 +26,19 @@ export const WRITE_TOOLS = TOOL_NAMES.filter((name) => TOOLS[name].kind === "wri
 export const PAGE_WRITE_TOOLS = WRITE_TOOLS.filter((name) => TOOLS[name].capability === "page.write");
 export const ARTIFACT_WRITE_TOOLS = WRITE_TOOLS.filter((name) => TOOLS[name].capability === "artifact.write");
 
+/**
+ * How long opening the first kernel of a file may take. SQLite opens in milliseconds; an
+ * embedded PostgreSQL (PGlite) loads for seconds the first time, which must not count
+ * against the first test's 5 s.
+ */
+export const KERNEL_WARMUP_MS = 120_000;
+
 /** Fresh worlds on one kernel, closed after each test. */
 export function useWorlds(open: () => Promise<KernelAdapter>) {
   const opened: World[] = [];
+  beforeAll(async () => {
+    await (await open()).close();
+  }, KERNEL_WARMUP_MS);
   afterEach(async () => {
     await Promise.all(opened.splice(0).map((world) => world.kernel.close()));
   });
