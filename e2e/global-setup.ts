@@ -2,10 +2,12 @@ import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { mnote, startStack } from "../scripts/stack.mjs";
+import { FLOW_PAGES } from "./flows/pages";
 import type { E2EState } from "./flows/state";
 
 /**
- * One temporary SQLite database with the demo data, the bridge and the panel on it.
+ * One temporary SQLite database with the demo data, the bridge and the panel on it,
+ * and a page of its own for each flow (created with the CLI while the stack boots).
  * Tests find the URLs and the demo tokens through MNOTE_E2E_STATE (a JSON file);
  * global-teardown.ts stops the stack.
  */
@@ -14,9 +16,29 @@ export default async function globalSetup() {
   const databaseUrl = `file:${join(dir, "mnote.db")}`;
   const env = { MNOTE_DATABASE_URL: databaseUrl };
   await mnote(["init"], env);
-  const demo = await mnote(["demo", "--credentials", join(dir, "demo-tokens.json")], env);
 
-  const stack = await startStack({ databaseUrl, devSignIn: true, quiet: true });
+  // The stack boots while the CLI adds the demo data and the flows' pages.
+  const seed = async () => {
+    const demo = await mnote(["demo", "--credentials", join(dir, "demo-tokens.json")], env);
+    const queue = Object.values(FLOW_PAGES);
+    const worker = async () => {
+      for (let page = queue.shift(); page; page = queue.shift()) {
+        const blocksFile = join(dir, `${page.id}.blocks.json`);
+        await writeFile(blocksFile, JSON.stringify(page.blocks));
+        await mnote(
+          ["admin", "page", "create", "--workspace", demo.workspaceId, "--title", page.title, "--created-by", "user_ada", "--blocks-file", blocksFile, "--id", page.id],
+          env,
+        );
+      }
+    };
+    await Promise.all([worker(), worker(), worker()]);
+    return demo;
+  };
+  const stackStarting = startStack({ databaseUrl, devSignIn: true, quiet: true });
+  const [stack, demo] = await Promise.all([stackStarting, seed()]).catch(async (error) => {
+    await stackStarting.then((s) => s.stop(), () => undefined);
+    throw error;
+  });
   // If the runner dies without teardown, do not leave the servers behind.
   process.once("exit", () => void stack.stop());
   (globalThis as { __mnoteE2EStack?: { stop: () => Promise<void>; dir: string } }).__mnoteE2EStack = { stop: stack.stop, dir };

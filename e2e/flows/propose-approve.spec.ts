@@ -1,11 +1,8 @@
-import { agentCall, auditRows, blockTexts, createPage, expect, openPage, panelTab, proposalCard, signIn, test } from "./support";
+import { agentCall, auditRows, blockTexts, expect, openPage, panelTab, proposalCard, signIn, test } from "./support";
+import { FLOW_PAGES } from "./pages";
 
 test("agent proposes a page.save, Ada sees the diff, approves, and the audit trail links dry run, write and command", async ({ page }) => {
-  const doc = await createPage("Launch checklist", [
-    { id: "lc_h1", type: "heading", level: 1, text: "Launch" },
-    { id: "lc_p1", type: "paragraph", text: "Draft the announcement" },
-    { id: "lc_p2", type: "paragraph", text: "Email the beta users" },
-  ]);
+  const doc = FLOW_PAGES.proposeApprove.id;
   await signIn(page, "ada");
   await openPage(page, doc);
   await expect(page.getByTestId("page-revision")).toHaveText("Revision 1");

@@ -1,9 +1,6 @@
 import { createHash, randomUUID } from "node:crypto";
-import { writeFile } from "node:fs/promises";
-import { join } from "node:path";
-import { test as base, expect, type Locator, type Page } from "@playwright/test";
-import type { Block, Capability, InputEnvelope, OutputEnvelope } from "@mnote/contract";
-import { mnote } from "../../scripts/stack.mjs";
+import { test as base, type Cookie, expect, type Locator, type Page } from "@playwright/test";
+import type { Capability, InputEnvelope, OutputEnvelope } from "@mnote/contract";
 import { type DemoUserKey, e2eState } from "./state";
 
 export { expect };
@@ -128,28 +125,28 @@ async function postEnvelope<R>(envelope: InputEnvelope, token: string): Promise<
   return { ...output, request: envelope, httpStatus: response.status };
 }
 
-let pageCount = 0;
+/** Session cookies the picker issued in this worker, by user id. */
+const sessions = new Map<string, Cookie[]>();
 
-/** A page of its own for one flow (all flows share one database), owned by Ada; returns its id. */
-export async function createPage(title: string, blocks: Block[], opts: { private?: boolean } = {}): Promise<string> {
-  const state = e2eState();
-  const id = `doc_e2e_${Date.now().toString(36)}_${++pageCount}`;
-  const file = join(state.dir, `${id}.blocks.json`);
-  await writeFile(file, JSON.stringify(blocks));
-  const args = ["admin", "page", "create", "--workspace", state.workspaceId, "--title", title, "--created-by", "user_ada", "--blocks-file", file, "--id", id];
-  if (opts.private) args.push("--private");
-  const page = await mnote(args, { MNOTE_DATABASE_URL: state.databaseUrl });
-  return page.id as string;
-}
-
-/** Sign in through the dev picker on /signin; lands on the home page. */
-export async function signIn(page: Page, user: DemoUserKey | string) {
+/**
+ * Sign in through the dev picker on /signin (it issues a 12-hour person token in the
+ * session cookie) and land on the home page. A user already signed in once in this
+ * worker gets that session cookie again without the round trip, and the page stays
+ * where it is, unless `fresh` asks for the picker anyway.
+ */
+export async function signIn(page: Page, user: DemoUserKey | string, { fresh = false }: { fresh?: boolean } = {}) {
   const userId = user in DEMO_USER_IDS ? DEMO_USER_IDS[user as DemoUserKey] : user;
+  const saved = sessions.get(userId);
+  if (saved && !fresh) {
+    await page.context().addCookies(saved);
+    return;
+  }
   await page.goto("/signin");
   await page.getByLabel("User", { exact: true }).selectOption(userId);
   await page.getByRole("button", { name: "Sign in", exact: true }).first().click();
   await page.waitForURL((url) => url.pathname === "/");
   await expect(page.getByRole("heading", { name: "Your pages" })).toBeVisible();
+  sessions.set(userId, (await page.context().cookies()).filter((cookie) => cookie.name === "mnote_session"));
 }
 
 /** Open a page with its AI panel and wait until both have loaded. */

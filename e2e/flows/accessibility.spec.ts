@@ -1,0 +1,46 @@
+import AxeBuilder from "@axe-core/playwright";
+import type { Page } from "@playwright/test";
+import { agentCall, expect, openPage, panelTab, proposalCard, signIn, test } from "./support";
+import { FLOW_PAGES } from "./pages";
+
+/** axe-core's WCAG 2.x A/AA rules and best practices; any violation fails with its rule ids and targets. */
+async function expectNoViolations(page: Page, where: string) {
+  const results = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa", "best-practice"]).analyze();
+  const found = results.violations.map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+  expect(found, `axe violations on ${where}`).toEqual([]);
+}
+
+test("sign-in, home, and the page with its panel (every tab, a pending proposal) have no axe violations", async ({ page }) => {
+  const doc = FLOW_PAGES.accessibility.id;
+  const proposal = await agentCall("mnote_page_save", {
+    content: [
+      { id: "ax_h1", type: "heading", level: 1, text: "Checklist" },
+      { id: "ax_t1", type: "todo", checked: true, text: "Labels on every form control" },
+      { id: "ax_t2", type: "todo", checked: false, text: "Keyboard order of the tabs" },
+    ],
+  }, { documentId: doc });
+  expect(proposal.ok).toBe(true);
+  const note = await agentCall("mnote_artifact_create_ai_note", { content: "Checked with axe-core." }, { documentId: doc, dryRun: false });
+  expect(note.ok).toBe(true);
+
+  await page.goto("/signin");
+  await expect(page.getByRole("heading", { name: "Sign in to the page-AI panel" })).toBeVisible();
+  await expectNoViolations(page, "/signin");
+
+  await signIn(page, "ada", { fresh: true });
+  await expectNoViolations(page, "the home page");
+
+  await openPage(page, doc);
+  await expect(proposalCard(page, proposal.request.toolCallId)).toBeVisible();
+  await expectNoViolations(page, "the Proposals tab");
+
+  await panelTab(page, "Audit trail").click();
+  await expect(page.locator("table.audit tbody tr").first()).toBeVisible();
+  await page.locator("table.audit .command-link").first().click();
+  await expect(page.locator(".command-detail")).toContainText("kernel command");
+  await expectNoViolations(page, "the Audit trail tab");
+
+  await panelTab(page, "Artifacts").click();
+  await expect(page.locator('[data-kind="ai_note"]')).toContainText("Checked with axe-core.");
+  await expectNoViolations(page, "the Artifacts tab");
+});

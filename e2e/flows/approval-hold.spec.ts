@@ -1,0 +1,41 @@
+import { agentCall, agentRetry, auditRows, expect, openPage, panelTab, proposalCard, signIn, test } from "./support";
+import { FLOW_PAGES } from "./pages";
+
+test("an agent's real write is held for approval, appears live, and the agent's retry replays Ada's approval", async ({ page }) => {
+  const doc = FLOW_PAGES.hold.id;
+  await signIn(page, "ada");
+  await openPage(page, doc);
+  await expect(page.getByText("Agent edits wait for approval")).toBeVisible();
+  let navigations = 0;
+  page.on("framenavigated", (frame) => {
+    if (frame === page.mainFrame()) navigations += 1;
+  });
+
+  const held = await agentCall("mnote_page_update_title", { title: "Team roster (Q3)" }, { documentId: doc, dryRun: false });
+  expect(held).toMatchObject({ ok: false, httpStatus: 409, error: { code: "mnote_tool_approval_required" }, audit: { commandId: null } });
+  expect(held.error?.message).toMatch(/panel/i);
+
+  // The page is already open: the held write shows up by itself.
+  const card = proposalCard(page, held.request.toolCallId);
+  await expect(card).toBeVisible();
+  await expect(card.locator(".badge", { hasText: "held for approval" })).toBeVisible();
+  await expect(page.getByTestId("page-title")).toHaveText("Team roster");
+  expect(navigations).toBe(0);
+
+  await card.getByRole("button", { name: "Approve", exact: true }).click();
+  await expect(page.getByTestId("page-title")).toHaveText("Team roster (Q3)");
+  await expect(page.getByTestId("page-revision")).toHaveText("Revision 2");
+
+  // The agent retries its call (same key, same args): it gets the write Ada approved.
+  const retry = await agentRetry(held.request);
+  expect(retry).toMatchObject({ ok: true, httpStatus: 200, audit: { effect: "write" }, result: { revision: 2 } });
+  await page.getByLabel("Show applied and rejected").check();
+  await expect(card.locator(".badge", { hasText: "applied" })).toBeVisible();
+  await expect(card.locator("p", { hasText: "Applied by command" }).locator("code")).toHaveText(retry.audit.commandId!);
+
+  await panelTab(page, "Audit trail").click();
+  await expect(auditRows(page, held.request.toolCallId)).toHaveAttribute("data-outcome", "held_for_approval");
+  await expect(auditRows(page, retry.request.toolCallId, "write")).toHaveAttribute("data-outcome", "replayed");
+  await expect(auditRows(page, retry.request.toolCallId)).toContainText(retry.audit.commandId!);
+  expect(navigations).toBe(0);
+});

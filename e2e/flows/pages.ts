@@ -1,0 +1,84 @@
+import type { Block } from "@mnote/contract";
+
+/**
+ * One page per flow that writes (all flows share one database), owned by Ada in ws_demo.
+ * global-setup.ts creates them with `mnote admin page create` while the stack boots.
+ */
+export const FLOW_PAGES = {
+  proposeApprove: {
+    id: "doc_e2e_launch",
+    title: "Launch checklist",
+    blocks: [
+      { id: "lc_h1", type: "heading", level: 1, text: "Launch" },
+      { id: "lc_p1", type: "paragraph", text: "Draft the announcement" },
+      { id: "lc_p2", type: "paragraph", text: "Email the beta users" },
+    ],
+  },
+  reject: {
+    id: "doc_e2e_hiring",
+    title: "Hiring plan",
+    blocks: [{ id: "hp_p1", type: "paragraph", text: "Two engineers in Q3." }],
+  },
+  conflict: {
+    id: "doc_e2e_review",
+    title: "Quarterly review",
+    blocks: [{ id: "qr_p1", type: "paragraph", text: "Revenue up 12%." }],
+  },
+  perChange: {
+    id: "doc_e2e_release",
+    title: "Release notes",
+    blocks: [
+      { id: "rn_h1", type: "heading", level: 1, text: "Release notes" },
+      { id: "rn_p1", type: "paragraph", text: "Faster sync" },
+      { id: "rn_p2", type: "paragraph", text: "Dark mode" },
+      { id: "rn_p3", type: "paragraph", text: "Offline search" },
+    ],
+  },
+  revert: {
+    id: "doc_e2e_budget",
+    title: "Budget",
+    blocks: [
+      { id: "bu_p1", type: "paragraph", text: "Budget: 10k" },
+      { id: "bu_p2", type: "paragraph", text: "Owner: Ada" },
+    ],
+  },
+  hold: {
+    id: "doc_e2e_roster",
+    title: "Team roster",
+    blocks: [{ id: "tr_p1", type: "paragraph", text: "Ada, Ben, Cy" }],
+  },
+  live: {
+    id: "doc_e2e_standup",
+    title: "Standup notes",
+    blocks: [{ id: "sn_p1", type: "paragraph", text: "Yesterday: shipped the bridge." }],
+  },
+  optionWarning: {
+    id: "doc_e2e_contract",
+    title: "Vendor contract",
+    blocks: [{ id: "vc_p1", type: "paragraph", text: "Renewal in May." }],
+  },
+  accessibility: {
+    id: "doc_e2e_a11y",
+    title: "Accessibility review",
+    blocks: [
+      { id: "ax_h1", type: "heading", level: 1, text: "Checklist" },
+      { id: "ax_t1", type: "todo", checked: true, text: "Labels on every control" },
+      { id: "ax_p1", type: "paragraph", text: "Contrast of the diff colours" },
+    ],
+  },
+  screenshot: {
+    id: "doc_e2e_onboarding",
+    title: "Onboarding guide",
+    blocks: [
+      { id: "og_h1", type: "heading", level: 1, text: "Your first week" },
+      { id: "og_p1", type: "paragraph", text: "Welcome! This guide walks you through your first week." },
+      { id: "og_h2", type: "heading", level: 2, text: "Day one" },
+      { id: "og_t1", type: "todo", checked: true, text: "Get your laptop from IT" },
+      { id: "og_t2", type: "todo", checked: false, text: "Read the old wiki" },
+      { id: "og_t3", type: "todo", checked: false, text: "Meet your buddy" },
+      { id: "og_q1", type: "quote", text: "Ask early, ask often." },
+    ],
+  },
+} satisfies Record<string, { id: string; title: string; blocks: Block[] }>;
+
+export type FlowPageKey = keyof typeof FLOW_PAGES;

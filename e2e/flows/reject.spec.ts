@@ -1,0 +1,35 @@
+import { agentCall, auditRows, expect, openPage, panelTab, proposalCard, signIn, test } from "./support";
+import { FLOW_PAGES } from "./pages";
+
+test("Ada rejects an agent's proposal: it leaves the pending list, the page is unchanged, the audit trail records the rejection", async ({ page }) => {
+  const doc = FLOW_PAGES.reject.id;
+  await signIn(page, "ada");
+  await openPage(page, doc);
+
+  const proposal = await agentCall("mnote_page_update_title", { title: "Hiring plan (cut to one engineer)" }, { documentId: doc });
+  expect(proposal).toMatchObject({ ok: true, audit: { effect: "dry_run" } });
+  const card = proposalCard(page, proposal.request.toolCallId);
+  await expect(card).toBeVisible();
+  await expect(card.locator('li.change[data-kind="set_title"] ins')).toContainText("cut to one engineer");
+  await expect(page.getByText("1 pending", { exact: true })).toBeVisible();
+
+  await card.getByRole("button", { name: "Reject", exact: true }).click();
+  await expect(card).toHaveCount(0);
+  await expect(page.getByText("0 pending", { exact: true })).toBeVisible();
+  await expect(page.getByTestId("page-title")).toHaveText("Hiring plan");
+  await expect(page.getByTestId("page-revision")).toHaveText("Revision 1");
+
+  // Among the decided proposals it shows as rejected.
+  await page.getByLabel("Show applied and rejected").check();
+  await expect(card.locator(".badge", { hasText: "rejected" })).toBeVisible();
+  await expect(card.getByRole("button", { name: "Approve" })).toHaveCount(0);
+
+  await panelTab(page, "Audit trail").click();
+  await expect(auditRows(page, proposal.request.toolCallId, "dry_run")).toHaveAttribute("data-outcome", "proposal");
+  const rejection = page.locator('tr[data-effect="none"][data-outcome="rejected"]');
+  await expect(rejection).toHaveCount(1);
+  await expect(rejection).toContainText("Rename page");
+  await expect(rejection).toContainText("user_ada");
+  await expect(rejection).toContainText(proposal.request.traceId); // on the proposal's trace
+  await expect(page.locator('tr[data-effect="write"]')).toHaveCount(0);
+});

@@ -1,0 +1,42 @@
+import { agentCall, blockTexts, expect, openPage, panelTab, proposalCard, signIn, test } from "./support";
+import { FLOW_PAGES } from "./pages";
+
+test("Ada reverts an applied agent write from the audit trail through a revert proposal", async ({ page }) => {
+  const doc = FLOW_PAGES.revert.id;
+  await signIn(page, "ada");
+  await openPage(page, doc);
+
+  const proposal = await agentCall("mnote_page_save", {
+    content: [
+      { id: "bu_p1", type: "paragraph", text: "Budget: 25k" },
+      { id: "bu_p2", type: "paragraph", text: "Owner: Ada" },
+      { id: "bu_p3", type: "paragraph", text: "Approved by finance" },
+    ],
+  }, { documentId: doc });
+  expect(proposal.ok).toBe(true);
+  await proposalCard(page, proposal.request.toolCallId).getByRole("button", { name: "Approve", exact: true }).click();
+  await expect(page.getByTestId("page-revision")).toHaveText("Revision 2");
+  await expect.poll(() => blockTexts(page)).toEqual(["Budget: 25k", "Owner: Ada", "Approved by finance"]);
+
+  await panelTab(page, "Audit trail").click();
+  const write = page.locator('tr[data-effect="write"][data-outcome="ok"]').filter({ hasText: "Edit page body" });
+  await expect(write).toHaveCount(1);
+  await write.getByRole("button", { name: "Revert", exact: true }).click();
+
+  // The revert is itself a proposal: shown as a diff, applied only on approval.
+  await expect(panelTab(page, "Proposals")).toHaveAttribute("aria-selected", "true");
+  const revert = page.locator('[data-proposal-id][data-tool="panel.page.revert"]');
+  await expect(revert).toHaveCount(1);
+  await expect(revert.locator('li.change[data-kind="delete"]')).toContainText("Approved by finance");
+  await expect(page.getByTestId("page-revision")).toHaveText("Revision 2");
+  await revert.getByRole("button", { name: "Approve", exact: true }).click();
+
+  await expect(page.getByTestId("page-revision")).toHaveText("Revision 3");
+  await expect.poll(() => blockTexts(page)).toEqual(["Budget: 10k", "Owner: Ada"]);
+
+  await panelTab(page, "Audit trail").click();
+  const revertWrite = page.locator('tr[data-effect="write"][data-outcome="ok"]').filter({ hasText: "Revert an AI edit" });
+  await expect(revertWrite).toHaveCount(1);
+  await revertWrite.locator(".command-link").click();
+  await expect(revertWrite.getByRole("note")).toContainText("kernel command page.revert, revision 2 → 3");
+});
