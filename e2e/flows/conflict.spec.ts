@@ -18,6 +18,7 @@ test("approving a proposal after the page changed writes nothing, says so, and a
   const held: Route[] = [];
   const isActivity = (url: URL) => url.pathname === "/api/trpc/panel.page.activity";
   await page.route(isActivity, (route) => void held.push(route));
+  await expect.poll(() => held.length).toBeGreaterThan(0); // any poll sent before the hold has answered
 
   // The page changes: a person's own client writes through the bridge.
   const personWrite = await agentCall("mnote_page_update_title", { title: "Quarterly review — final" }, { documentId: doc, holder: "person", dryRun: false });
