@@ -2,6 +2,18 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type KernelAdapter, SqlKernel, openSqliteDriver } from "@mnote/kernel";
+import {
+  ensurePgliteTemplateSync,
+  openTestPgliteKernel,
+  openTestPostgresKernel,
+  postgresAvailability,
+  sharedPglite,
+} from "@mnote/kernel/conformance";
+
+// PGlite starts once per test file, which takes seconds on a busy machine: do it while the file loads, not inside
+// the first test's timeout.
+ensurePgliteTemplateSync();
+await sharedPglite();
 
 export interface TestKernel {
   name: string;
@@ -20,5 +32,19 @@ export function testKernels(): TestKernel[] {
       name: "SQLite file (WAL, two connections)",
       open: () => SqlKernel.open(openSqliteDriver(join(mkdtempSync(join(tmpdir(), "mnote-tools-")), "test.db"))),
     },
+    ...postgresKernels(),
+  ];
+}
+
+/**
+ * PGlite always (PostgreSQL's SQL, no server; a schema per kernel). The real server
+ * (MNOTE_TEST_POSTGRES_URL) when reachable; without one it is left out with a
+ * message, except under CI=true, where its `open` fails the tests.
+ */
+function postgresKernels(): TestKernel[] {
+  const server = postgresAvailability();
+  return [
+    { name: "PGlite (PostgreSQL in process)", open: openTestPgliteKernel },
+    ...(server.available || server.mustFail ? [{ name: "PostgreSQL server", open: openTestPostgresKernel }] : []),
   ];
 }
