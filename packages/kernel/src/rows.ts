@@ -41,6 +41,8 @@ export interface BlockRow {
   attrs: string;
 }
 export function toBlock(row: BlockRow): Block {
+  // Most blocks (paragraphs, quotes, …) have no per-type fields: no JSON to parse for those.
+  if (row.attrs === "{}") return { id: row.id, type: row.type, text: row.text } as Block;
   return { id: row.id, type: row.type, text: row.text, ...(JSON.parse(row.attrs) as object) } as Block;
 }
 /** Per-type fields (level, checked, language) live in `attrs`, so adding a block type needs no migration. */

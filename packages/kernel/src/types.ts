@@ -194,6 +194,8 @@ export interface KernelAdapter {
   // reads
   getPage(documentId: string): Promise<PageRecord | null>;
   getBlocks(documentId: string): Promise<Block[]>;
+  /** The ids of the page's blocks, in no particular order: for when only membership matters (an append's plan). */
+  getBlockIds(documentId: string): Promise<string[]>;
   getSummary(documentId: string): Promise<ArtifactNode | null>;
   findIdempotency(scope: { workspaceId: string; actorId: string; toolName: string; key: string }, now: string): Promise<IdempotencyRecord | null>;
   /** The page as it was just before a command ran, rebuilt from the command log. */

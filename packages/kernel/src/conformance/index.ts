@@ -72,6 +72,30 @@ export function kernelConformanceSuite(name: string, openKernel: () => Promise<K
       expect(elsewhere).toEqual({ workspace: null, role: null, page: null, grant: null });
     });
 
+    it("access facts name no page, and so no grant, for a page asked for in another workspace", async () => {
+      const reader = (await kernel.admin.createUser({ name: "Reader" })).id;
+      await kernel.admin.grantPage({ documentId: doc, userId: reader, access: "read" });
+      const other = (await kernel.admin.createWorkspace({ name: "Other", ownerId: reader })).id;
+      expect(await kernel.getAccessFacts({ workspaceId: other, documentId: doc, userId: reader })).toMatchObject({
+        workspace: { id: other },
+        role: "owner",
+        page: null,
+        grant: null,
+      });
+      expect(await kernel.getAccessFacts({ workspaceId: ws, documentId: "no_such_doc", userId: owner })).toMatchObject({
+        role: "owner",
+        page: null,
+        grant: null,
+      });
+    });
+
+    it("lists a page's block ids, the same set getBlocks reads", async () => {
+      await kernel.execute(request({ name: "page.body.save", mode: "append", blocks: blocks("x", "y", "three").slice(2) }));
+      const ids = (await kernel.getBlocks(doc)).map((b) => b.id);
+      expect((await kernel.getBlockIds(doc)).sort()).toEqual([...ids].sort());
+      expect(await kernel.getBlockIds("no_such_doc")).toEqual([]);
+    });
+
     it("appends and replaces blocks, one revision per command", async () => {
       const append = await kernel.execute(request({ name: "page.body.save", mode: "append", blocks: blocks("x", "y", "three") .slice(2) }));
       expect(append).toMatchObject({ kind: "applied", revisionBefore: 1, revisionAfter: 2, result: { commandName: "page.body.save", revision: 2 } });

@@ -1,9 +1,18 @@
 import { createHash } from "node:crypto";
-import { type Block, type ParsedBlockInput, pageSaveTool, type ToolArgs, type ToolInput, type ToolResult } from "@mnote/contract";
+import {
+  type Block,
+  type Change,
+  type ParsedBlockInput,
+  pageSaveTool,
+  type ToolArgs,
+  type ToolInput,
+  type ToolResult,
+} from "@mnote/contract";
+import type { PageRecord } from "@mnote/kernel";
 import { diffBlocks, summarizeChanges } from "@mnote/diff";
 import { fail } from "../failure";
 import { contractToolSpec } from "../tool-spec";
-import { type Planner, runWrite, toolProcedure } from "../tool-procedure";
+import { type CheckedCall, type Planner, runWrite, toolProcedure } from "../tool-procedure";
 
 export const pageSaveMeta = contractToolSpec(pageSaveTool.name);
 
@@ -30,32 +39,53 @@ export function withIds(content: ParsedBlockInput[], key: string, onPage: Readon
 
 export const planPageSave: Planner = async ({ kernel, input, page }) => {
   const args = input.args as ToolArgs<"mnote.page.save">;
+  if (args.mode === "append") return planAppend(kernel, input.idempotencyKey!, args, page);
   const current = await kernel.getBlocks(page.id);
   const incoming = withIds(args.content, input.idempotencyKey!, new Set(current.map((block) => block.id)));
+  refuseRepeatedIds(incoming);
+  return planOf(args, incoming, current.length, diffBlocks(current, incoming), page);
+};
+
+function refuseRepeatedIds(incoming: Block[]): Set<string> {
   const seen = new Set<string>();
   for (const block of incoming) {
     if (seen.has(block.id)) fail("mnote_tool_invalid_input", `args.content: block id ${block.id} appears twice`);
     seen.add(block.id);
   }
-  if (args.mode === "append") {
-    const clash = current.find((block) => seen.has(block.id));
-    if (clash) fail("mnote_tool_invalid_input", `args.content: block id ${clash.id} is already on the page`);
+  return seen;
+}
+
+/**
+ * An append needs only the ids on the page (to skip derived ids already there and to refuse
+ * a clash) and their count, not the blocks: on a long page, reading and parsing every block
+ * made each append cost as much as reading the whole page.
+ */
+async function planAppend(kernel: CheckedCall["kernel"], key: string, args: ToolArgs<"mnote.page.save">, page: PageRecord) {
+  const onPage = new Set(await kernel.getBlockIds(page.id));
+  const incoming = withIds(args.content, key, onPage);
+  const seen = refuseRepeatedIds(incoming);
+  if (incoming.some((block) => onPage.has(block.id))) {
+    // Name the first clashing block in page order, as the message always has (an error path: read the blocks).
+    const clash = (await kernel.getBlocks(page.id)).find((block) => seen.has(block.id));
+    const id = clash?.id ?? incoming.find((block) => onPage.has(block.id))!.id;
+    fail("mnote_tool_invalid_input", `args.content: block id ${id} is already on the page`);
   }
-  const next = args.mode === "append" ? [...current, ...incoming] : incoming;
-  const changes = args.mode === "append"
-    ? incoming.map((block, i) => ({ kind: "insert" as const, index: current.length + i, block }))
-    : diffBlocks(current, next);
+  const changes = incoming.map((block, i) => ({ kind: "insert" as const, index: onPage.size + i, block }));
+  return planOf(args, incoming, onPage.size, changes, page);
+}
+
+function planOf(args: ToolArgs<"mnote.page.save">, incoming: Block[], currentLength: number, changes: Change[], page: PageRecord) {
   const diff = summarizeChanges(changes, args.mode);
   return {
-    command: { name: "page.body.save", mode: args.mode, blocks: incoming },
+    command: { name: "page.body.save" as const, mode: args.mode, blocks: incoming },
     preview: {
-      dryRun: true,
+      dryRun: true as const,
       commandName: "page.body.save",
       baseRevision: page.revision,
       plan: [
         args.mode === "append"
-          ? `append ${incoming.length} block(s) after the ${current.length} on the page`
-          : `replace the body: ${current.length} block(s) become ${incoming.length}`,
+          ? `append ${incoming.length} block(s) after the ${currentLength} on the page`
+          : `replace the body: ${currentLength} block(s) become ${incoming.length}`,
         `page revision ${page.revision} → ${page.revision + 1}`,
       ],
       diff,
@@ -63,7 +93,7 @@ export const planPageSave: Planner = async ({ kernel, input, page }) => {
       warnings: [],
     },
   };
-};
+}
 
 /** mnote.page.save — write the page body (replace or append) as one kernel command. */
 export const pageSave = toolProcedure<ToolInput<"mnote.page.save">>(pageSaveMeta).mutation(({ ctx }) =>
