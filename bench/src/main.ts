@@ -1,0 +1,251 @@
+/**
+ * `pnpm bench`: the side-by-side benchmarks of issue 6, written to docs/benchmarks.md.
+ *
+ *   node --expose-gc --import tsx src/main.ts [--quick] [--only floor,transports,peer,scaling,writes] [--out FILE]
+ *
+ * --quick: fewer rounds and calls, no 10,000-item peer run; prints the report and writes it only with --out.
+ */
+import { writeFileSync } from "node:fs";
+import { loadavg } from "node:os";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { breakdownRouterWrite, runFloor } from "./floor";
+import { describeMachine } from "./machine";
+import { runPeer } from "./peer";
+import { runScaling } from "./scaling";
+import { table } from "./stats";
+import { runTransports } from "./transports";
+import { runWrites } from "./writes";
+
+const SECTIONS = ["floor", "transports", "peer", "scaling", "writes"] as const;
+type Section = (typeof SECTIONS)[number];
+
+const { values } = parseArgs({
+  options: {
+    quick: { type: "boolean", default: false },
+    only: { type: "string" },
+    out: { type: "string" },
+  },
+});
+const quick = values.quick!;
+const only = new Set((values.only?.split(",") ?? SECTIONS).map((s) => s.trim()) as Section[]);
+for (const section of only) if (!SECTIONS.includes(section)) throw new Error(`--only: unknown section ${section}`);
+const defaultOut = fileURLToPath(new URL("../../docs/benchmarks.md", import.meta.url));
+const out = values.out ?? (quick || values.only ? null : defaultOut);
+
+const settings = quick
+  ? {
+      floor: { rounds: 3, writesPerRound: 100 },
+      breakdown: 200,
+      transports: { rounds: 2, callsAtOne: 10, callsAtSixteen: 32, pageBlocks: 1000 },
+      peer: { sizes: [100, 1000], rounds: 2, callsPerRound: 5, bigPageCalls: 2 },
+      scaling: { sizes: [100, 1000, 10_000], rounds: 3, callsFor: (n: number) => (n >= 10_000 ? 1 : n >= 1000 ? 3 : 10) },
+      writes: { rounds: 3, callsPerRound: 40 },
+    }
+  : {
+      floor: { rounds: 9, writesPerRound: 300 },
+      breakdown: 600,
+      transports: { rounds: 5, callsAtOne: 30, callsAtSixteen: 96, pageBlocks: 1000 },
+      peer: { sizes: [100, 1000, 10_000], rounds: 5, callsPerRound: 10, bigPageCalls: 3 },
+      scaling: { sizes: [100, 1000, 10_000], rounds: 7, callsFor: (n: number) => (n >= 10_000 ? 2 : n >= 1000 ? 6 : 20) },
+      writes: { rounds: 9, callsPerRound: 100 },
+    };
+
+const machine = describeMachine();
+const started = performance.now();
+const log = (message: string) => process.stderr.write(`[bench ${((performance.now() - started) / 1000).toFixed(0)}s] ${message}\n`);
+const parts: string[] = [];
+const headline: string[] = [];
+const timings: Array<[string, number]> = [];
+
+async function section<T>(name: Section, run: () => Promise<T>): Promise<T | null> {
+  if (!only.has(name)) return null;
+  log(`${name}…`);
+  const t = performance.now();
+  const result = await run();
+  timings.push([name, (performance.now() - t) / 1000]);
+  log(`${name} done in ${((performance.now() - t) / 1000).toFixed(0)}s`);
+  return result;
+}
+
+const floor = await section("floor", () => runFloor(settings.floor));
+const breakdown = only.has("floor") ? await breakdownRouterWrite(settings.breakdown) : null;
+if (floor && breakdown) {
+  headline.push(`- Floor: the router keeps **${(floor.ratio * 100).toFixed(1)}%** of the raw write rate (goal ≥ 50%: **${floor.pass ? "PASS" : "FAIL"}**).`);
+  parts.push(
+    "## 1. Floor: raw kernel write vs `mnote.page.save`",
+    "",
+    "The floor writes, with prepared better-sqlite3 statements and one transaction per write, the rows a `page.save` append " +
+      "of one block leaves: the page row (revision, block count, updated_at), the block, the command row, the idempotency " +
+      "row and the audit row, with the kernel's pragmas (WAL, `synchronous=NORMAL`, foreign keys) on its own database file. " +
+      "The router side is `callTool(createToolsContext({ kernel, authorization }), \"mnote.page.save\", envelope)` (the " +
+      "`createCaller` proxy the bridge uses) with a fresh idempotency key per call, all checks (token, envelope, scope, " +
+      "membership, page write, idempotency, revision) and the audit record written inside the write's transaction. Both " +
+      `sides write to pages of the same short size (a fresh 20-block page every 10 appends, made before the clock starts). ` +
+      `${settings.floor.rounds} rounds × ${settings.floor.writesPerRound} writes per side, sides interleaved and rotated each round.`,
+    "",
+    floor.markdown,
+    "",
+    "*CPU µs/write* is `process.cpuUsage()` over the loop: all threads of the process, so it includes V8's GC helper " +
+      "threads; the floor's wall time is mostly the commit's WAL write, which the router pays too.",
+    "",
+    `### Where one router write's time goes (${settings.breakdown} writes, every SQL statement timed)`,
+    "",
+    breakdown.markdown,
+    "",
+    "Every point read on the reader connection after a commit starts from a cold page cache (SQLite resets a connection's " +
+      "cache when another connection has written), so each read before the transaction costs page loads the floor never " +
+      "pays. The JavaScript share is mostly tRPC running nine middlewares (each builds and spreads its options and context " +
+      "objects), zod parsing the envelope, three SHA-256 hashes (token, payload fingerprint, block id) and the envelope.",
+    "",
+  );
+}
+
+const transports = await section("transports", () => runTransports(settings.transports));
+if (transports) {
+  const s = transports.summary;
+  headline.push(
+    `- Transports, \`page.get\` of a 1,000-block page, calls/s vs a bare \`node:http\` handler (c=1 / c=16): ` +
+      `createCaller ${pct(s.createCaller.c1.vsBare)} / ${pct(s.createCaller.c16.vsBare)}, HTTP ${pct(s.http.c1.vsBare)} / ${pct(s.http.c16.vsBare)}, ` +
+      `MCP HTTP ${pct(s.mcpHttp.c1.vsBare)} / ${pct(s.mcpHttp.c16.vsBare)}, MCP stdio ${pct(s.mcpStdio.c1.vsBare)} / ${pct(s.mcpStdio.c16.vsBare)}.`,
+  );
+  parts.push(
+    "## 2. Transport overhead: `mnote.page.get` on a 1,000-block page",
+    "",
+    "The baseline is a bare `node:http` server whose handler parses the JSON body and answers `kernel.getPage` + " +
+      "`kernel.getBlocks` as JSON: no token, no checks, no audit record. Every mnote path runs the full router " +
+      "(token, envelope, membership, page read, an audit record per call) and answers the contract's envelope. " +
+      "The baseline, the bridge (`startBridge`, rate limit off, pino lines formatted and dropped) and the clients " +
+      "(`fetch`, the MCP SDK `Client`) share this process; `mnote-bridge mcp --stdio` is a child process on the same " +
+      "database file. MCP clients do not call `tools/list`, so the SDK does not validate each answer against the output " +
+      "schema (a client cost, not the bridge's). c=16: 16 calls in flight (stdio: 16 parallel requests on one client). " +
+      `${settings.transports.rounds} rounds; per round ${settings.transports.callsAtOne} calls at c=1 and ` +
+      `${settings.transports.callsAtSixteen} at c=16 per path, paths rotated; p50/p99 are per-round percentiles, ` +
+      "then the median over rounds; \"vs bare\" is the median of per-round calls/s ratios.",
+    "",
+    transports.markdown,
+    "",
+  );
+}
+
+const peer = await section("peer", () => runPeer(settings.peer));
+if (peer) {
+  headline.push(`- Peer (server-memory over stdio vs the bridge over stdio): see section 3 for each size.`);
+  parts.push(
+    "## 3. Peer: `@modelcontextprotocol/server-memory` vs the bridge, both over stdio",
+    "",
+    "Both servers are spawned the way an MCP client spawns them (`node <bin>`, the SDK's `StdioClientTransport`), one client each, calls one at a time.",
+    "",
+    "What *stored items* means on each side:",
+    "",
+    "- **server-memory**: the knowledge graph file (`MEMORY_FILE_PATH`, JSONL in a temp dir) holds N entities with one " +
+      "observation each, written straight into the file before the run. The server reads and parses the whole file on " +
+      "every call, and `add_observations` also rewrites the whole file (temp file + rename).",
+    "- **mnote**: the page carries N AI notes (each a node row and an edge row, with its command, idempotency and audit " +
+      "rows), written by the kernel's own command path before the run. `create_ai_note` adds one more (one transaction, " +
+      "full router checks); `page.get` reads the 10-block page the notes hang off, so its cost does not depend on N. The " +
+      "*big page* row reads a page whose body is N blocks, for the case where the thing read grows with N.",
+    "- Both stores grow by the calls the run makes (≤ " +
+      `${settings.peer.rounds * settings.peer.callsPerRound} writes per size).`,
+    "",
+    `${settings.peer.rounds} rounds × ${settings.peer.callsPerRound} calls per operation (big page: ${settings.peer.bigPageCalls}), ` +
+      "operations rotated each round. Cells are calls/s and the median latency; the ratio is server-memory's median " +
+      "latency over mnote's, per round, then the median (> 1: mnote faster).",
+    "",
+    peer.markdown,
+    "",
+  );
+}
+
+const scaling = await section("scaling", () => runScaling(settings.scaling));
+if (scaling) {
+  headline.push(
+    `- Scaling: \`page.save\` dry run 10,000 / 1,000 blocks = **${scaling.callRatio.toFixed(1)}×** (diff alone ${scaling.diffRatio.toFixed(1)}×), limit 12×: **${scaling.pass ? "PASS" : "FAIL"}**.`,
+  );
+  parts.push(
+    "## 4. Scaling: `page.save` dry-run diff at 100, 1,000 and 10,000 blocks",
+    "",
+    "A `replace` of the whole page with 1% of the blocks changed, 1% moved (half a page away), 1% deleted and 1% inserted, " +
+      "spread over the page, as a dry run through `callTool`: the router validates every block, reads the page, diffs, " +
+      "summarises and records the proposal in the audit log. *diffBlocks alone* times `@mnote/diff`'s `diffBlocks` on the " +
+      `same before/after lists. ${settings.scaling.rounds} rounds, sizes rotated; the × columns are medians of per-round ratios.`,
+    "",
+    scaling.markdown,
+    "",
+  );
+}
+
+const writes = await section("writes", () => runWrites(settings.writes));
+if (writes) {
+  headline.push(
+    `- Idempotent replay runs at ${pct(writes.replayVsFresh)} of a fresh write's rate; a dry run at ${pct(writes.dryRunVsFresh)}.`,
+  );
+  parts.push(
+    "## 5. Idempotent replay vs fresh write; dry run vs real write",
+    "",
+    "`page.save` append of one block on 20-block pages through `callTool`. A replay resends the exact envelope of a write " +
+      "that already landed: the router answers the stored result and appends one `replayed` audit record. A dry run plans " +
+      "the same append and records the proposal; nothing else is written. " +
+      `${settings.writes.rounds} rounds × ${settings.writes.callsPerRound} calls per variant, rotated.`,
+    "",
+    writes.markdown,
+    "",
+    "Memory of the 10,000-block dry run is in section 4.",
+    "",
+  );
+}
+
+const finishedLoad = loadavg();
+const totalSeconds = (performance.now() - started) / 1000;
+const fmtLoad = (l: readonly number[]) => l.map((x) => x.toFixed(2)).join(" / ");
+const gcExposed = typeof (globalThis as { gc?: unknown }).gc === "function";
+const report = [
+  "# Benchmarks",
+  "",
+  `Generated by \`pnpm bench\` (\`bench/src/main.ts\`${quick ? ", **--quick**" : ""}) on ${machine.startedAt}; the whole run took ` +
+    `${totalSeconds.toFixed(0)} s (${timings.map(([n, s]) => `${n} ${s.toFixed(0)} s`).join(", ")}).`,
+  "",
+  "## Summary",
+  "",
+  ...headline,
+  "",
+  "## Machine",
+  "",
+  table(
+    ["", ""],
+    [
+      ["CPU", machine.cpuModel],
+      ["cores", String(machine.cores)],
+      ["memory", `${machine.memoryGiB.toFixed(1)} GiB (${machine.freeMemoryGiB.toFixed(1)} GiB free at start)`],
+      ["Node", `${machine.node} (${machine.platform})${gcExposed ? ", --expose-gc" : ""}`],
+      ["load average at start (1 / 5 / 15 min)", fmtLoad(machine.loadAverage)],
+      ["load average at end", fmtLoad(finishedLoad)],
+    ],
+  ),
+  "",
+  "## Method",
+  "",
+  "- The machine is shared with other engineers' test runs, so absolute rates move from minute to minute. Every figure " +
+    "that matters is therefore a **ratio of variants measured side by side in the same process and the same minutes**: " +
+    "each round runs every variant once, the order rotates (and reverses) from round to round, and the reported value is " +
+    "the **median over rounds**; a ratio is the median of the per-round ratios. Absolute numbers are shown for scale only.",
+  "- Every variant is warmed up first (JIT, statement caches, zod's first-parse compilation, connections).",
+  "- Databases are SQLite files in a temp directory, opened by the production driver (`openSqliteDriver`: WAL, " +
+    "`synchronous=NORMAL`, a writer and a reader connection). The bridge runs with its rate limit off; its pino log " +
+    "lines are formatted and dropped.",
+  "- Source: `bench/src/*.ts`. `pnpm bench` is the full run; `--quick` is a smaller smoke run; `--only SECTION` runs one section.",
+  "",
+  ...parts,
+].join("\n");
+
+process.stdout.write(`${report}\n`);
+if (out) {
+  writeFileSync(out, `${report}\n`);
+  log(`wrote ${out}`);
+} else {
+  log("not written (--quick / --only): pass --out FILE to keep it");
+}
+
+function pct(ratio: number) {
+  return `${(ratio * 100).toFixed(0)}%`;
+}

@@ -1,0 +1,137 @@
+import type { Block } from "@mnote/contract";
+import { diffBlocks } from "@mnote/diff";
+import { fmtBytes, fmtMs, fmtRatio, median, now, roundOrder, table } from "./stats";
+import { assertOk, benchWorld, paragraphs } from "./world";
+
+export interface ScalingOptions {
+  sizes: number[];
+  rounds: number;
+  /** Calls per round at each size: the work per call grows with the size, so fewer calls for bigger pages. */
+  callsFor: (size: number) => number;
+}
+
+/**
+ * A replace of an `n`-block page with 1% of the blocks changed, 1% moved, 1% deleted and
+ * 1% inserted (new blocks without ids: the server derives theirs), spread over the page.
+ */
+export function editedContent(before: readonly Block[]): Array<Record<string, unknown>> {
+  const n = before.length;
+  const k = Math.max(1, Math.round(n / 100));
+  const stride = Math.floor(n / k);
+  const pick = (offset: number) => new Set(Array.from({ length: k }, (_, i) => (i * stride + offset) % n));
+  const changed = pick(1);
+  const moved = pick(Math.floor(stride / 3) + 2);
+  const deleted = pick(Math.floor((2 * stride) / 3) + 3);
+  const kept: Array<Record<string, unknown>> = [];
+  const movers: Array<Record<string, unknown>> = [];
+  before.forEach((block, index) => {
+    if (deleted.has(index)) return;
+    const next: Record<string, unknown> = changed.has(index) ? { ...block, text: `${block.text} (edited)` } : { ...block };
+    (moved.has(index) ? movers : kept).push(next);
+  });
+  // Movers go half a page away; inserts are spread evenly.
+  movers.forEach((block, i) => kept.splice((i * stride + Math.floor(n / 2)) % kept.length, 0, block));
+  for (let i = 0; i < k; i++) kept.splice((i * stride + Math.floor(stride / 2)) % kept.length, 0, { type: "paragraph", text: `Inserted ${i}` });
+  return kept;
+}
+
+function memory() {
+  const m = process.memoryUsage();
+  return { rss: m.rss, heapUsed: m.heapUsed, heapTotal: m.heapTotal, external: m.external + m.arrayBuffers };
+}
+
+/** Section 4: `page.save` dry-run time against page size; the 10,000 / 1,000 ratio must stay ≤ 12. Also memory. */
+export async function runScaling(options: ScalingOptions) {
+  const world = await benchWorld("scaling");
+  const pages = new Map<number, { id: string; content: Array<Record<string, unknown>>; before: Block[]; after: Block[] }>();
+  for (const size of options.sizes) {
+    const before = paragraphs(size);
+    const id = await world.newPage(before);
+    const content = editedContent(before);
+    // For the diff-only timing: the same edit with the ids the server would give the inserted blocks.
+    const after = content.map((b, i) => ({ id: (b.id as string | undefined) ?? `new${i}`, ...b }) as Block);
+    pages.set(size, { id, content, before, after });
+  }
+  const dryRun = async (size: number) => {
+    const page = pages.get(size)!;
+    const out = await world.call(
+      "mnote.page.save",
+      world.envelope("mnote.page.save", page.id, { mode: "replace", content: page.content }, { dryRun: true }),
+    );
+    assertOk(out, `dry run at ${size}`);
+    return out;
+  };
+
+  // Warm-up, and a check that the edit is what the section says it is.
+  const check = (await dryRun(options.sizes[0]!)).result as { diff: Array<{ op: string; blocks?: number }> };
+  for (const size of options.sizes) await dryRun(size);
+
+  const samples = new Map<number, Array<{ call: number; diff: number }>>(options.sizes.map((s) => [s, []]));
+  for (let round = 0; round < options.rounds; round++) {
+    for (const size of roundOrder(options.sizes, round)) {
+      const calls = options.callsFor(size);
+      const callTimes: number[] = [];
+      const diffTimes: number[] = [];
+      for (let i = 0; i < calls; i++) {
+        let t = now();
+        await dryRun(size);
+        callTimes.push(now() - t);
+        const page = pages.get(size)!;
+        t = now();
+        diffBlocks(page.before, page.after);
+        diffTimes.push(now() - t);
+      }
+      samples.get(size)!.push({ call: median(callTimes), diff: median(diffTimes) });
+    }
+  }
+
+  // Memory of one 10k-block dry run (the largest size): before, right after (no GC between), and after a forced GC.
+  const biggest = Math.max(...options.sizes);
+  const gc = (globalThis as { gc?: () => void }).gc;
+  gc?.();
+  const before = memory();
+  await dryRun(biggest);
+  const after = memory();
+  gc?.();
+  const settled = memory();
+  const requestBytes = Buffer.byteLength(
+    JSON.stringify(world.envelope("mnote.page.save", pages.get(biggest)!.id, { mode: "replace", content: pages.get(biggest)!.content }, { dryRun: true })),
+  );
+  await world.kernel.close();
+
+  const med = (size: number, field: "call" | "diff") => median(samples.get(size)!.map((s) => s[field]));
+  const ratio = (field: "call" | "diff", big: number, small: number) =>
+    median(samples.get(big)!.map((s, i) => s[field] / samples.get(small)![i]![field]));
+  const has = (n: number) => options.sizes.includes(n);
+  const callRatio = has(10_000) && has(1_000) ? ratio("call", 10_000, 1_000) : Number.NaN;
+  const diffRatio = has(10_000) && has(1_000) ? ratio("diff", 10_000, 1_000) : Number.NaN;
+  const pass = callRatio <= 12 && diffRatio <= 12;
+  const rows = options.sizes.map((size, i) => [
+    size.toLocaleString("en-US"),
+    fmtMs(med(size, "call")),
+    i === 0 ? "—" : fmtRatio(ratio("call", size, options.sizes[i - 1]!), 1),
+    fmtMs(med(size, "diff")),
+    i === 0 ? "—" : fmtRatio(ratio("diff", size, options.sizes[i - 1]!), 1),
+  ]);
+  const markdown = [
+    table(["blocks", "dry-run call, ms (median)", "× previous size", "diffBlocks alone, ms", "× previous size"], rows),
+    "",
+    `**10,000 / 1,000: dry-run call ${fmtRatio(callRatio, 1)}, diff alone ${fmtRatio(diffRatio, 1)} — limit 12×: ${pass ? "PASS" : "FAIL"}.**`,
+    "",
+    `The edit (checked on the ${options.sizes[0]!}-block page): ${check.diff.map((d) => `${d.op} ${d.blocks ?? ""}`.trim()).join(", ")}.`,
+    "",
+    `Memory of one ${biggest.toLocaleString("en-US")}-block dry run (request body ${fmtBytes(requestBytes)}), \`process.memoryUsage()\` around the call:`,
+    "",
+    table(
+      ["delta against just before the call", "RSS", "V8 heap used", "V8 heap size", "external + array buffers"],
+      [
+        ["right after the call (no forced GC)", fmtBytes(after.rss - before.rss), fmtBytes(after.heapUsed - before.heapUsed), fmtBytes(after.heapTotal - before.heapTotal), fmtBytes(after.external - before.external)],
+        [gc ? "after a forced GC (retained)" : "after (GC not exposed: run with --expose-gc)", fmtBytes(settled.rss - before.rss), fmtBytes(settled.heapUsed - before.heapUsed), fmtBytes(settled.heapTotal - before.heapTotal), fmtBytes(settled.external - before.external)],
+      ],
+    ),
+    "",
+    "V8 collects during the call, so *heap used* right after it is what was still live or not yet collected; the growth " +
+      "of the heap size and of RSS (neither shrinks at once) is the better hint of the call's peak.",
+  ].join("\n");
+  return { markdown, callRatio, diffRatio, pass, memory: { before, after, settled } };
+}

@@ -1,0 +1,195 @@
+import { createServer, type IncomingMessage, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { fileURLToPath } from "node:url";
+import { createLogger, startBridge } from "@mnote/hermes-bridge";
+import type { KernelAdapter } from "@mnote/kernel";
+import { createCaller, createToolsContext } from "@mnote/tools";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { concurrent, fmtMs, fmtPct, fmtRate, median, percentile, roundOrder, table } from "./stats";
+import { benchWorld, paragraphs } from "./world";
+
+export const BRIDGE_BIN = fileURLToPath(import.meta.resolve("@mnote/hermes-bridge").replace(/src\/index\.ts$/, "bin/mnote-bridge.mjs"));
+
+/** A pino logger that formats every line (the bridge's real cost) and drops it (no terminal I/O in the numbers). */
+export const discardingLogger = () => createLogger({ destination: { write: () => undefined } });
+
+/** Environment for a spawned `mnote-bridge mcp --stdio`: its database and token, no rate limit. */
+export function stdioEnv(databaseUrl: string, token: string): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(process.env)) if (value !== undefined) env[key] = value;
+  return { ...env, MNOTE_DATABASE_URL: databaseUrl, MNOTE_TOKEN: token, MNOTE_BRIDGE_RATE_LIMIT_RPS: "0" };
+}
+
+export async function stdioClient(databaseUrl: string, token: string): Promise<Client> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [BRIDGE_BIN, "mcp", "--stdio"],
+    env: stdioEnv(databaseUrl, token),
+    stderr: "ignore",
+  });
+  const client = new Client({ name: "mnote-bench", version: "0.0.0" });
+  await client.connect(transport);
+  return client;
+}
+
+function readJson(req: IncomingMessage): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      try {
+        resolve(JSON.parse(Buffer.concat(chunks).toString("utf8")));
+      } catch (error) {
+        reject(error);
+      }
+    });
+    req.on("error", reject);
+  });
+}
+
+/** The baseline: a bare node:http handler that reads the page straight from the kernel. No auth, no checks, no audit. */
+async function startBareServer(kernel: KernelAdapter): Promise<{ url: string; server: Server }> {
+  const server = createServer((req, res) => {
+    void (async () => {
+      const body = (await readJson(req)) as { documentId: string };
+      const page = await kernel.getPage(body.documentId);
+      const blocks = await kernel.getBlocks(body.documentId);
+      const text = JSON.stringify({ page, blocks });
+      res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
+      res.end(text);
+    })().catch(() => {
+      res.writeHead(500);
+      res.end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
+}
+
+export interface TransportOptions {
+  rounds: number;
+  callsAtOne: number;
+  callsAtSixteen: number;
+  pageBlocks: number;
+}
+
+const VARIANTS = ["bare", "createCaller", "http", "mcpHttp", "mcpStdio"] as const;
+type Variant = (typeof VARIANTS)[number];
+const LABELS: Record<Variant, string> = {
+  bare: "bare `node:http` → kernel.getPage + getBlocks (baseline)",
+  createCaller: "`createCaller` in process (no transport)",
+  http: "HTTP tool endpoint `POST /v1/tools/mnote.page.get`",
+  mcpHttp: "MCP Streamable HTTP `/mcp` (SDK client)",
+  mcpStdio: "MCP stdio `mnote-bridge mcp --stdio` (SDK client, one process)",
+};
+
+interface Sample {
+  p50: number;
+  p99: number;
+  rate: number;
+}
+
+/** Section 2: `mnote.page.get` on a 1,000-block page through every transport, against the bare handler. */
+export async function runTransports(options: TransportOptions) {
+  const world = await benchWorld("transports");
+  const page = await world.newPage(paragraphs(options.pageBlocks));
+  const bare = await startBareServer(world.kernel);
+  const bridge = await startBridge({
+    kernel: world.kernel,
+    port: 0,
+    host: "127.0.0.1",
+    logger: discardingLogger(),
+    rateLimit: null,
+    env: {},
+  });
+  const authorization = `Bearer ${world.token}`;
+  const mcpHttp = new Client({ name: "mnote-bench", version: "0.0.0" });
+  await mcpHttp.connect(
+    new StreamableHTTPClientTransport(new URL(`${bridge.url}/mcp`), { requestInit: { headers: { Authorization: authorization } } }),
+  );
+  const mcpStdio = await stdioClient(world.databaseUrl, world.token);
+  const modelArguments = { workspaceId: world.ws, documentId: page };
+
+  const calls: Record<Variant, () => Promise<void>> = {
+    bare: async () => {
+      const response = await fetch(bare.url, { method: "POST", body: JSON.stringify({ documentId: page }) });
+      const body = (await response.json()) as { blocks: unknown[] };
+      if (response.status !== 200 || body.blocks.length !== options.pageBlocks) throw new Error("bare call failed");
+    },
+    createCaller: async () => {
+      const out = await createCaller(createToolsContext({ kernel: world.kernel, authorization })).mnote.page.get(
+        world.envelope("mnote.page.get", page, {}) as never,
+      );
+      if (!out.ok) throw new Error(`createCaller failed: ${out.error?.code}`);
+    },
+    http: async () => {
+      const response = await fetch(`${bridge.url}/v1/tools/mnote.page.get`, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization },
+        body: JSON.stringify(world.envelope("mnote.page.get", page, {})),
+      });
+      const body = (await response.json()) as { ok: boolean };
+      if (response.status !== 200 || !body.ok) throw new Error(`http call failed: ${response.status}`);
+    },
+    mcpHttp: async () => {
+      const out = await mcpHttp.callTool({ name: "mnote_page_get", arguments: modelArguments });
+      if (out.isError) throw new Error("mcp http call failed");
+    },
+    mcpStdio: async () => {
+      const out = await mcpStdio.callTool({ name: "mnote_page_get", arguments: modelArguments });
+      if (out.isError) throw new Error("mcp stdio call failed");
+    },
+  };
+
+  // Warm-up: connections, JIT, the stdio child's first calls.
+  for (const variant of VARIANTS) await concurrent(20, 4, () => calls[variant]());
+
+  const samples: Record<string, Sample[]> = {};
+  const push = (key: string, sample: Sample) => (samples[key] ??= []).push(sample);
+  for (let round = 0; round < options.rounds; round++) {
+    for (const concurrency of [1, 16]) {
+      const count = concurrency === 1 ? options.callsAtOne : options.callsAtSixteen;
+      for (const variant of roundOrder(VARIANTS, round)) {
+        const { latencies, elapsedMs } = await concurrent(count, concurrency, () => calls[variant]());
+        push(`${variant}@${concurrency}`, {
+          p50: percentile(latencies, 50),
+          p99: percentile(latencies, 99),
+          rate: count / (elapsedMs / 1000),
+        });
+      }
+    }
+  }
+
+  await mcpStdio.close();
+  await mcpHttp.close();
+  await bridge.close();
+  await new Promise<void>((resolve) => bare.server.close(() => resolve()));
+  bare.server.closeAllConnections();
+  await world.kernel.close();
+
+  const stat = (variant: Variant, c: number, field: keyof Sample) => median(samples[`${variant}@${c}`]!.map((s) => s[field]));
+  /** Per-round ratio against the bare handler of the same round, then the median. */
+  const vsBare = (variant: Variant, c: number) =>
+    median(samples[`${variant}@${c}`]!.map((s, i) => s.rate / samples[`bare@${c}`]![i]!.rate));
+  const rows = VARIANTS.map((variant) => [
+    LABELS[variant],
+    ...[1, 16].flatMap((c) => [
+      fmtMs(stat(variant, c, "p50")),
+      fmtMs(stat(variant, c, "p99")),
+      fmtRate(stat(variant, c, "rate")),
+      variant === "bare" ? "100%" : fmtPct(vsBare(variant, c)),
+    ]),
+  ]);
+  const markdown = table(
+    ["path", "c=1 p50 ms", "c=1 p99 ms", "c=1 calls/s", "c=1 vs bare", "c=16 p50 ms", "c=16 p99 ms", "c=16 calls/s", "c=16 vs bare"],
+    rows,
+  );
+  const at = (v: Variant, c: number) => ({ p50: stat(v, c, "p50"), rate: stat(v, c, "rate"), vsBare: vsBare(v, c) });
+  const summary = Object.fromEntries(VARIANTS.map((v) => [v, { c1: at(v, 1), c16: at(v, 16) }])) as Record<
+    Variant,
+    { c1: ReturnType<typeof at>; c16: ReturnType<typeof at> }
+  >;
+  return { markdown, summary };
+}
