@@ -36,7 +36,10 @@ export function envelopeFromModelArguments(
   }
   if (toolName && TOOLS[toolName].kind === "write") {
     envelope.dryRun ??= false;
-    envelope.idempotencyKey ??= derivedIdempotencyKey(runtime.sessionId, toolName, modelArguments);
+    if (envelope.idempotencyKey === undefined || envelope.idempotencyKey === null) {
+      const key = derivedKeyIfAny(runtime.sessionId, toolName, modelArguments);
+      if (key !== null) envelope.idempotencyKey = key;
+    }
   }
   return {
     toolName: toolName ?? name,
@@ -52,4 +55,20 @@ export function envelopeFromModelArguments(
     capabilityScope: runtime.capabilityScope,
     args,
   };
+}
+
+/**
+ * The derived key, or none when the arguments nest deeper than the call stack allows
+ * (canonical JSON is recursive; an MCP client can send ~4,000 levels). No tool accepts
+ * such arguments: without a key the router refuses the call with the contract's
+ * mnote_tool_invalid_input, where the stack overflow used to fail the whole MCP request
+ * with a JSON-RPC internal error.
+ */
+function derivedKeyIfAny(scope: string, toolName: string, modelArguments: Record<string, unknown>): string | null {
+  try {
+    return derivedIdempotencyKey(scope, toolName, modelArguments);
+  } catch (error) {
+    if (error instanceof RangeError) return null;
+    throw error;
+  }
 }

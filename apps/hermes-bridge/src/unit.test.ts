@@ -107,6 +107,13 @@ describe("model arguments -> envelope", () => {
     expect(derivedIdempotencyKey("s", "t", { x: 1, y: 2 })).toBe(derivedIdempotencyKey("s", "t", { y: 2, x: 1 }));
     expect(String(a.idempotencyKey).length).toBeLessThanOrEqual(200);
   });
+  it("derives no key for arguments too deep to canonicalize: the router refuses them instead of the call throwing", () => {
+    let deep: unknown = "bottom";
+    for (let i = 0; i < 100_000; i++) deep = { nested: deep };
+    const envelope = envelopeFromModelArguments("mnote.page.update_title", { workspaceId: "w", documentId: "d", title: deep }, runtime);
+    expect(envelope).not.toHaveProperty("idempotencyKey");
+    expect(envelope.dryRun).toBe(false);
+  });
   it("leaves reads without write fields", () => {
     const envelope = envelopeFromModelArguments("mnote_page_get", { workspaceId: "w", documentId: "d" }, runtime);
     expect(envelope).not.toHaveProperty("dryRun");
