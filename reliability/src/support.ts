@@ -1,0 +1,214 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import {
+  type Block,
+  type Capability,
+  OutputEnvelopeSchema,
+  TOOL_ERROR_CODES,
+  TOOL_ERROR_HTTP_STATUS,
+  type OutputEnvelope,
+  type ToolName,
+  TOOLS,
+} from "@mnote/contract";
+import { createLogger, startBridge, type RunningBridge } from "@mnote/hermes-bridge";
+import { type KernelAdapter, openSqliteDriver, SqlKernel } from "@mnote/kernel";
+import { callTool, createToolsContext } from "@mnote/tools";
+import { expect } from "vitest";
+
+/**
+ * The world the suites attack, seeded with kernel.admin (the packages export no seeding helper):
+ *
+ * - workspace `ws` (agent writes not held): owner, editor, viewer, and `reader`, a viewer granted read on the private page;
+ * - `page` (public) and `privatePage`, whose title and body carry SECRET; only owner (write) and reader (read) are granted;
+ * - workspace `otherWs` owned by `outsider`, with `otherPage`, whose text carries OTHER_SECRET;
+ * - `stranger`: a user in no workspace.
+ *
+ * Every user has a person token with all three scopes.
+ */
+export async function createWorld(options: { file?: boolean } = {}) {
+  let dir: string | null = null;
+  let path = ":memory:";
+  if (options.file) {
+    dir = mkdtempSync(join(tmpdir(), "mnote-reliability-"));
+    path = join(dir, "mnote.db");
+  }
+  const kernel = await SqlKernel.open(openSqliteDriver(path));
+  const { admin } = kernel;
+  const suffix = Math.random().toString(36).slice(2, 8);
+  const SECRET = `SECRET-${suffix}-c0ffee`;
+  const OTHER_SECRET = `OTHERSECRET-${suffix}-beef`;
+  const user = async (name: string) => (await admin.createUser({ id: `${name}_${suffix}`, name })).id;
+  const ids = {
+    owner: await user("owner"),
+    editor: await user("editor"),
+    viewer: await user("viewer"),
+    reader: await user("reader"),
+    outsider: await user("outsider"),
+    stranger: await user("stranger"),
+    ws: "",
+    otherWs: "",
+    page: "",
+    privatePage: "",
+    otherPage: "",
+  };
+  ids.ws = (await admin.createWorkspace({ id: `ws_${suffix}`, name: "Team", ownerId: ids.owner, approvalRequired: false })).id;
+  ids.otherWs = (await admin.createWorkspace({ id: `ows_${suffix}`, name: "Other", ownerId: ids.outsider, approvalRequired: false })).id;
+  await admin.addMember({ workspaceId: ids.ws, userId: ids.editor, role: "editor" });
+  await admin.addMember({ workspaceId: ids.ws, userId: ids.viewer, role: "viewer" });
+  await admin.addMember({ workspaceId: ids.ws, userId: ids.reader, role: "viewer" });
+  const publicBlocks: Block[] = [
+    { id: "h1", type: "heading", level: 1, text: "Plan" },
+    { id: "p1", type: "paragraph", text: "First paragraph" },
+  ];
+  ids.page = (await admin.createPage({ id: `doc_${suffix}`, workspaceId: ids.ws, title: "Project plan", blocks: publicBlocks, createdBy: ids.owner })).id;
+  ids.privatePage = (
+    await admin.createPage({
+      id: `priv_${suffix}`,
+      workspaceId: ids.ws,
+      title: `Private ${SECRET}`,
+      isPrivate: true,
+      blocks: [
+        { id: "s1", type: "paragraph", text: `secret body ${SECRET}` },
+        { id: "s2", type: "code", language: "txt", text: `password=${SECRET}` },
+      ],
+      createdBy: ids.owner,
+    })
+  ).id;
+  await admin.grantPage({ documentId: ids.privatePage, userId: ids.owner, access: "write" });
+  await admin.grantPage({ documentId: ids.privatePage, userId: ids.reader, access: "read" });
+  ids.otherPage = (
+    await admin.createPage({
+      id: `other_${suffix}`,
+      workspaceId: ids.otherWs,
+      title: `Elsewhere ${OTHER_SECRET}`,
+      blocks: [{ id: "o1", type: "paragraph", text: `other body ${OTHER_SECRET}` }],
+      createdBy: ids.outsider,
+    })
+  ).id;
+
+  const ALL: Capability[] = ["page.read", "page.write", "artifact.write"];
+  const token = async (userId: string) => (await admin.createToken({ userId, holder: "person", scopes: ALL, label: "reliability" })).token;
+  const tokens = {
+    owner: await token(ids.owner),
+    editor: await token(ids.editor),
+    viewer: await token(ids.viewer),
+    reader: await token(ids.reader),
+    outsider: await token(ids.outsider),
+    stranger: await token(ids.stranger),
+  };
+
+  let n = 0;
+  /** A complete, valid envelope for `tool` on the public page as the owner; override anything. */
+  const envelope = (tool: ToolName, overrides: Record<string, unknown> = {}): Record<string, unknown> => {
+    n++;
+    const write = TOOLS[tool].kind === "write";
+    return {
+      toolName: tool,
+      workspaceId: ids.ws,
+      documentId: ids.page,
+      actorId: ids.owner,
+      sessionId: "reliability_session",
+      runId: "reliability_run",
+      toolCallId: `call_${n}`,
+      traceId: `trace_${n}`,
+      capabilityScope: ALL,
+      ...(write ? { idempotencyKey: `key_${n}_${suffix}`, dryRun: false } : {}),
+      args: structuredClone(SAMPLE_ARGS[tool]),
+      ...overrides,
+    };
+  };
+  /** The router, called in process exactly as the bridge calls it. */
+  const call = (tool: string, input: unknown, token: string | null = tokens.owner) =>
+    callTool(createToolsContext({ kernel, authorization: token ? `Bearer ${token}` : null }), tool, input);
+
+  return {
+    kernel: kernel as KernelAdapter,
+    path,
+    ids,
+    tokens,
+    ALL,
+    SECRET,
+    OTHER_SECRET,
+    envelope,
+    call,
+    async close() {
+      await kernel.close();
+      if (dir) rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export type World = Awaited<ReturnType<typeof createWorld>>;
+
+/** Valid args for each tool. */
+export const SAMPLE_ARGS: Record<ToolName, Record<string, unknown>> = {
+  "mnote.page.get": {},
+  "mnote.page.save": { content: [{ type: "paragraph", text: "added" }], mode: "append" },
+  "mnote.page.update_title": { title: "Renamed" },
+  "mnote.page.update_options": { options: { wideLayout: true } },
+  "mnote.artifact.create_summary": { summary: "A summary" },
+  "mnote.artifact.create_ai_note": { content: "A note" },
+};
+
+/** A bridge logger whose JSON lines a test can read back (the bridge exports createLogger; its capture helper is test-only). */
+export function captureLogger() {
+  const lines: string[] = [];
+  const logger = createLogger({ destination: { write: (line: string) => void lines.push(line) }, level: "debug" });
+  return { logger, lines };
+}
+
+/** A real bridge on 127.0.0.1, port 0, rate limit off (the suites send far more than 20 calls a second). */
+export function startTestBridge(kernel: KernelAdapter, logger = captureLogger().logger): Promise<RunningBridge> {
+  return startBridge({ kernel, port: 0, host: "127.0.0.1", logger, rateLimit: null, env: {} });
+}
+
+export interface HttpAnswer {
+  status: number;
+  text: string;
+  json: unknown;
+}
+
+/** POST a tool call to the bridge's HTTP endpoint. `body` is sent as is when it is a string or bytes. */
+export async function postTool(
+  bridge: RunningBridge,
+  name: string,
+  body: unknown,
+  options: { authorization?: string | null; contentType?: string | null; headers?: Record<string, string> } = {},
+): Promise<HttpAnswer> {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.contentType !== null) headers["content-type"] = options.contentType ?? "application/json";
+  if (options.authorization) headers.authorization = options.authorization;
+  const response = await fetch(`${bridge.url}/v1/tools/${name}`, {
+    method: "POST",
+    headers,
+    body: typeof body === "string" || body instanceof Uint8Array ? body : JSON.stringify(body),
+  });
+  const text = await response.text();
+  let json: unknown = undefined;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    // asserted by the caller
+  }
+  return { status: response.status, text, json };
+}
+
+/** Every business table but the audit log: what "nothing was written" compares. */
+export async function businessSnapshot(kernel: KernelAdapter) {
+  const { audit_log: _audit, ...rest } = await kernel.admin.tableSnapshot();
+  return rest;
+}
+
+/** A contract failure envelope: the schema, a known code, no result, effect none, and (over HTTP) the code's status. */
+export function expectContractFailure(output: unknown, status?: number): OutputEnvelope {
+  const envelope = OutputEnvelopeSchema.parse(output) as OutputEnvelope;
+  expect(envelope.ok).toBe(false);
+  expect(TOOL_ERROR_CODES).toContain(envelope.error?.code);
+  expect(envelope.result).toBeNull();
+  expect(envelope.audit.effect).toBe("none");
+  expect(envelope.audit.commandId).toBeNull();
+  expect(Object.keys(envelope).sort()).toEqual(["audit", "error", "ok", "result", "toolCallId", "toolName", "traceId"]);
+  if (status !== undefined) expect(status).toBe(TOOL_ERROR_HTTP_STATUS[envelope.error!.code]);
+  return envelope;
+}
