@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { openSqliteDriver, SqlKernel } from "@mnote/kernel";
-import { fmtPct, fmtRate, median, now, roundOrder, table } from "./stats";
+import { fmtPct, fmtRate, median, now, percentile, roundOrder, table } from "./stats";
 import { assertOk, benchWorld, paragraphs, tempDir } from "./world";
 
 export interface FloorOptions {
@@ -169,6 +169,8 @@ export async function runFloor(options: FloorOptions) {
   const ratio = med((r) => r.router.rate / r.floor.rate);
   const largeRatio = med((r) => r.routerLarge.rate / r.floor.rate);
   const cpuRatio = med((r) => r.floor.cpuUs / r.router.cpuUs);
+  const perRound = rounds.map((r) => r.router.rate / r.floor.rate).sort((a, b) => a - b);
+  const spread = { min: perRound[0]!, p25: percentile(perRound, 25), p75: percentile(perRound, 75), max: perRound.at(-1)! };
   const pass = ratio >= 0.5;
   const markdown = [
     table(
@@ -198,10 +200,11 @@ export async function runFloor(options: FloorOptions) {
       ],
     ),
     "",
-    `**Router / floor: ${fmtPct(ratio)}** of the floor's rate (median of per-round ratios; by CPU time ${fmtPct(cpuRatio)}). ` +
+    `**Router / floor: ${fmtPct(ratio)}** of the floor's rate (median of ${rounds.length} per-round ratios; quartiles ` +
+      `${fmtPct(spread.p25)}–${fmtPct(spread.p75)}, range ${fmtPct(spread.min)}–${fmtPct(spread.max)}; by CPU time ${fmtPct(cpuRatio)}). ` +
       `Goal ≥ 50%: **${pass ? "PASS" : "FAIL"}**.`,
   ].join("\n");
-  return { floorRate, routerRate, largeRate, ratio, largeRatio, cpuRatio, pass, rounds, markdown };
+  return { floorRate, routerRate, largeRate, ratio, largeRatio, cpuRatio, spread, pass, rounds, markdown };
 }
 
 export function appendArgs(i: number) {

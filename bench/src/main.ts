@@ -13,7 +13,7 @@ import { breakdownRouterWrite, runFloor } from "./floor";
 import { describeMachine } from "./machine";
 import { runPeer } from "./peer";
 import { runScaling } from "./scaling";
-import { table } from "./stats";
+import { fmtBytes, table } from "./stats";
 import { runTransports } from "./transports";
 import { runWrites } from "./writes";
 
@@ -35,7 +35,7 @@ const out = values.out ?? (quick || values.only ? null : defaultOut);
 
 const settings = quick
   ? {
-      floor: { rounds: 3, writesPerRound: 100 },
+      floor: { rounds: 6, writesPerRound: 60 },
       breakdown: 200,
       transports: { rounds: 2, callsAtOne: 10, callsAtSixteen: 32, pageBlocks: 1000 },
       peer: { sizes: [100, 1000], rounds: 2, callsPerRound: 5, bigPageCalls: 2 },
@@ -43,7 +43,7 @@ const settings = quick
       writes: { rounds: 3, callsPerRound: 40 },
     }
   : {
-      floor: { rounds: 9, writesPerRound: 300 },
+      floor: { rounds: 31, writesPerRound: 100 },
       breakdown: 600,
       transports: { rounds: 5, callsAtOne: 30, callsAtSixteen: 96, pageBlocks: 1000 },
       peer: { sizes: [100, 1000, 10_000], rounds: 5, callsPerRound: 10, bigPageCalls: 3 },
@@ -71,7 +71,10 @@ async function section<T>(name: Section, run: () => Promise<T>): Promise<T | nul
 const floor = await section("floor", () => runFloor(settings.floor));
 const breakdown = only.has("floor") ? await breakdownRouterWrite(settings.breakdown) : null;
 if (floor && breakdown) {
-  headline.push(`- Floor: the router keeps **${(floor.ratio * 100).toFixed(1)}%** of the raw write rate (goal ≥ 50%: **${floor.pass ? "PASS" : "FAIL"}**).`);
+  headline.push(
+    `- Floor: the router keeps **${(floor.ratio * 100).toFixed(1)}%** of the raw write rate (per-round quartiles ` +
+      `${pct(floor.spread.p25)}–${pct(floor.spread.p75)}; goal ≥ 50%: **${floor.pass ? "PASS" : "FAIL"}**). Where the time goes: section 1.`,
+  );
   parts.push(
     "## 1. Floor: raw kernel write vs `mnote.page.save`",
     "",
@@ -130,7 +133,13 @@ if (transports) {
 
 const peer = await section("peer", () => runPeer(settings.peer));
 if (peer) {
-  headline.push(`- Peer (server-memory over stdio vs the bridge over stdio): see section 3 for each size.`);
+  const bySize = peer.results
+    .map(({ size, stats }) => {
+      const r = (stats as unknown as { ratios: { write: number; read: number } }).ratios;
+      return `${size.toLocaleString("en-US")}: write ${r.write.toFixed(2)}×, read ${r.read.toFixed(2)}×`;
+    })
+    .join("; ");
+  headline.push(`- Peer, mnote bridge speed vs server-memory over stdio (p50 latency ratio, > 1 = mnote faster), by stored items: ${bySize}.`);
   parts.push(
     "## 3. Peer: `@modelcontextprotocol/server-memory` vs the bridge, both over stdio",
     "",
@@ -160,7 +169,8 @@ if (peer) {
 const scaling = await section("scaling", () => runScaling(settings.scaling));
 if (scaling) {
   headline.push(
-    `- Scaling: \`page.save\` dry run 10,000 / 1,000 blocks = **${scaling.callRatio.toFixed(1)}×** (diff alone ${scaling.diffRatio.toFixed(1)}×), limit 12×: **${scaling.pass ? "PASS" : "FAIL"}**.`,
+    `- Scaling: \`page.save\` dry run 10,000 / 1,000 blocks = **${scaling.callRatio.toFixed(1)}×** (diff alone ${scaling.diffRatio.toFixed(1)}×), limit 12×: **${scaling.pass ? "PASS" : "FAIL"}**. ` +
+      `One 10,000-block dry run allocates ${fmtBytes(scaling.memory.allocated)} on the V8 heap, peaks ${fmtBytes(scaling.memory.peakHeap)} above the settled heap and retains ${fmtBytes(Math.max(0, scaling.memory.settled.heapUsed - scaling.memory.before.heapUsed))}.`,
   );
   parts.push(
     "## 4. Scaling: `page.save` dry-run diff at 100, 1,000 and 10,000 blocks",

@@ -1,3 +1,5 @@
+import { readFileSync, writeFileSync } from "node:fs";
+import { GCProfiler } from "node:v8";
 import type { Block } from "@mnote/contract";
 import { diffBlocks } from "@mnote/diff";
 import { fmtBytes, fmtMs, fmtRatio, median, now, roundOrder, table } from "./stats";
@@ -33,6 +35,26 @@ export function editedContent(before: readonly Block[]): Array<Record<string, un
   movers.forEach((block, i) => kept.splice((i * stride + Math.floor(n / 2)) % kept.length, 0, block));
   for (let i = 0; i < k; i++) kept.splice((i * stride + Math.floor(stride / 2)) % kept.length, 0, { type: "paragraph", text: `Inserted ${i}` });
   return kept;
+}
+
+/** A field of /proc/self/status in KiB (Linux), NaN elsewhere. */
+function readStatusKiB(field: string): number {
+  try {
+    const match = new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(readFileSync("/proc/self/status", "utf8"));
+    return match ? Number(match[1]) : Number.NaN;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** Reset the peak-RSS mark to the current RSS (Linux: write 5 to /proc/self/clear_refs). */
+function resetPeakRss(): boolean {
+  try {
+    writeFileSync("/proc/self/clear_refs", "5");
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function memory() {
@@ -85,14 +107,32 @@ export async function runScaling(options: ScalingOptions) {
     }
   }
 
-  // Memory of one 10k-block dry run (the largest size): before, right after (no GC between), and after a forced GC.
+  // Memory of one 10k-block dry run (the largest size): settle the heap first (two GCs a tick apart, so
+  // array buffers freed by the first are released), reset the kernel's peak-RSS mark, run one call, read it.
   const biggest = Math.max(...options.sizes);
   const gc = (globalThis as { gc?: () => void }).gc;
-  gc?.();
+  const settle = async () => {
+    gc?.();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    gc?.();
+  };
+  await settle();
   const before = memory();
+  const peakReset = resetPeakRss();
+  const profiler = new GCProfiler();
+  profiler.start();
   await dryRun(biggest);
   const after = memory();
-  gc?.();
+  const peakRssKiB = peakReset ? readStatusKiB("VmHWM") : Number.NaN;
+  const gcEvents = profiler.stop()?.statistics ?? [];
+  // V8 heap: the peak is the most used before any GC of the call (or at its end); what the call allocated is what
+  // each GC freed plus what is still there at the end.
+  const usedBefore = (e: (typeof gcEvents)[number]) => e.beforeGC.heapStatistics.usedHeapSize;
+  const usedAfter = (e: (typeof gcEvents)[number]) => e.afterGC.heapStatistics.usedHeapSize;
+  const peakHeap = Math.max(after.heapUsed, ...gcEvents.map(usedBefore)) - before.heapUsed;
+  const allocated = after.heapUsed - before.heapUsed + gcEvents.reduce((sum, e) => sum + usedBefore(e) - usedAfter(e), 0);
+  const gcs = gcEvents.length;
+  await settle();
   const settled = memory();
   const requestBytes = Buffer.byteLength(
     JSON.stringify(world.envelope("mnote.page.save", pages.get(biggest)!.id, { mode: "replace", content: pages.get(biggest)!.content }, { dryRun: true })),
@@ -106,6 +146,11 @@ export async function runScaling(options: ScalingOptions) {
   const callRatio = has(10_000) && has(1_000) ? ratio("call", 10_000, 1_000) : Number.NaN;
   const diffRatio = has(10_000) && has(1_000) ? ratio("diff", 10_000, 1_000) : Number.NaN;
   const pass = callRatio <= 12 && diffRatio <= 12;
+  const spreadOf = (field: "call" | "diff") => {
+    if (!has(10_000) || !has(1_000)) return "n/a";
+    const r = samples.get(10_000)!.map((s, i) => s[field] / samples.get(1_000)![i]![field]).sort((a, b) => a - b);
+    return `${r[0]!.toFixed(1)}× to ${r.at(-1)!.toFixed(1)}×`;
+  };
   const rows = options.sizes.map((size, i) => [
     size.toLocaleString("en-US"),
     fmtMs(med(size, "call")),
@@ -116,22 +161,33 @@ export async function runScaling(options: ScalingOptions) {
   const markdown = [
     table(["blocks", "dry-run call, ms (median)", "× previous size", "diffBlocks alone, ms", "× previous size"], rows),
     "",
-    `**10,000 / 1,000: dry-run call ${fmtRatio(callRatio, 1)}, diff alone ${fmtRatio(diffRatio, 1)} — limit 12×: ${pass ? "PASS" : "FAIL"}.**`,
+    `**10,000 / 1,000: dry-run call ${fmtRatio(callRatio, 1)}, diff alone ${fmtRatio(diffRatio, 1)} — limit 12×: ${pass ? "PASS" : "FAIL"}.** ` +
+      `(Per-round 10,000 / 1,000 ratios of the call: ${spreadOf("call")}; of the diff: ${spreadOf("diff")}.)`,
     "",
     `The edit (checked on the ${options.sizes[0]!}-block page): ${check.diff.map((d) => `${d.op} ${d.blocks ?? ""}`.trim()).join(", ")}.`,
     "",
-    `Memory of one ${biggest.toLocaleString("en-US")}-block dry run (request body ${fmtBytes(requestBytes)}), \`process.memoryUsage()\` around the call:`,
+    `Memory of one ${biggest.toLocaleString("en-US")}-block dry run (request body ${fmtBytes(requestBytes)}), against the ` +
+      "settled process just before it:",
     "",
     table(
-      ["delta against just before the call", "RSS", "V8 heap used", "V8 heap size", "external + array buffers"],
+      ["", "RSS", "V8 heap used", "V8 heap size", "external + array buffers"],
       [
+        [
+          "peak during the call",
+          Number.isFinite(peakRssKiB) ? fmtBytes(Math.max(0, peakRssKiB * 1024 - before.rss)) : "n/a (no /proc/self/clear_refs)",
+          fmtBytes(peakHeap),
+          "—",
+          "—",
+        ],
+        [`allocated on the V8 heap during the call (${gcs} GC${gcs === 1 ? "" : "s"})`, "—", fmtBytes(allocated), "—", "—"],
         ["right after the call (no forced GC)", fmtBytes(after.rss - before.rss), fmtBytes(after.heapUsed - before.heapUsed), fmtBytes(after.heapTotal - before.heapTotal), fmtBytes(after.external - before.external)],
         [gc ? "after a forced GC (retained)" : "after (GC not exposed: run with --expose-gc)", fmtBytes(settled.rss - before.rss), fmtBytes(settled.heapUsed - before.heapUsed), fmtBytes(settled.heapTotal - before.heapTotal), fmtBytes(settled.external - before.external)],
       ],
     ),
     "",
-    "V8 collects during the call, so *heap used* right after it is what was still live or not yet collected; the growth " +
-      "of the heap size and of RSS (neither shrinks at once) is the better hint of the call's peak.",
+    "Peak RSS is the kernel's high-water mark (`VmHWM`, reset through `/proc/self/clear_refs` just before the call; 0 means " +
+      "the call fitted in memory the process already held). Peak heap and bytes allocated come from `v8.GCProfiler` " +
+      "(heap used before each GC of the call, and what each GC freed).",
   ].join("\n");
-  return { markdown, callRatio, diffRatio, pass, memory: { before, after, settled } };
+  return { markdown, callRatio, diffRatio, pass, memory: { before, after, settled, peakHeap, allocated, peakRssKiB } };
 }
