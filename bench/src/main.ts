@@ -170,7 +170,9 @@ const scaling = await section("scaling", () => runScaling(settings.scaling));
 if (scaling) {
   headline.push(
     `- Scaling: \`page.save\` dry run 10,000 / 1,000 blocks = **${scaling.callRatio.toFixed(1)}×** (diff alone ${scaling.diffRatio.toFixed(1)}×), limit 12×: **${scaling.pass ? "PASS" : "FAIL"}**. ` +
-      `One 10,000-block dry run allocates ${fmtBytes(scaling.memory.allocated)} on the V8 heap, peaks ${fmtBytes(scaling.memory.peakHeap)} above the settled heap and retains ${fmtBytes(Math.max(0, scaling.memory.settled.heapUsed - scaling.memory.before.heapUsed))}.`,
+      `One 10,000-block dry run allocates ${fmtBytes(scaling.memory.allocated)} on the V8 heap, peaks ${fmtBytes(scaling.memory.peakHeap)} above the settled heap and retains ${
+        scaling.memory.gcExposed ? fmtBytes(Math.max(0, scaling.memory.settled.heapUsed - scaling.memory.before.heapUsed)) : "(unknown: run with --expose-gc)"
+      }.`,
   );
   parts.push(
     "## 4. Scaling: `page.save` dry-run diff at 100, 1,000 and 10,000 blocks",

@@ -189,5 +189,5 @@ export async function runScaling(options: ScalingOptions) {
       "the call fitted in memory the process already held). Peak heap and bytes allocated come from `v8.GCProfiler` " +
       "(heap used before each GC of the call, and what each GC freed).",
   ].join("\n");
-  return { markdown, callRatio, diffRatio, pass, memory: { before, after, settled, peakHeap, allocated, peakRssKiB } };
+  return { markdown, callRatio, diffRatio, pass, memory: { before, after, settled, peakHeap, allocated, peakRssKiB, gcExposed: Boolean(gc) } };
 }
