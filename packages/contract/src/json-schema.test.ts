@@ -1,5 +1,5 @@
-import { describe, expect, it } from "vitest";
-import { allToolJsonSchemas, canonicalToolName, MODEL_ENVELOPE_FIELDS, TOOL_NAMES, toProviderName } from "./index";
+import { describe, expect, expectTypeOf, it } from "vitest";
+import { allToolJsonSchemas, canonicalToolName, MODEL_ENVELOPE_FIELDS, TOOL_NAMES, toProviderName, type WriteToolName } from "./index";
 
 describe("agent-facing schemas", () => {
   const schemas = allToolJsonSchemas();
@@ -65,5 +65,17 @@ describe("agent-facing schemas", () => {
 
   it("maps names both ways", () => {
     for (const name of TOOL_NAMES) expect(canonicalToolName(toProviderName(name))).toBe(name);
+  });
+});
+
+describe("tool name types", () => {
+  it("derives the write tools from the definitions", () => {
+    expectTypeOf<WriteToolName>().toEqualTypeOf<
+      | "mnote.page.save"
+      | "mnote.page.update_title"
+      | "mnote.page.update_options"
+      | "mnote.artifact.create_summary"
+      | "mnote.artifact.create_ai_note"
+    >();
   });
 });

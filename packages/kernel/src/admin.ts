@@ -69,7 +69,8 @@ export function createAdmin(db: SqlDriver): KernelAdmin {
         holder,
         scopes: [...new Set(scopes)],
         label,
-        expiresAt: ttlSeconds ? new Date(Date.now() + ttlSeconds * 1000).toISOString() : null,
+        // null means "never expires"; 0 means "already expired", not "forever".
+        expiresAt: ttlSeconds === null || ttlSeconds === undefined ? null : new Date(Date.now() + ttlSeconds * 1000).toISOString(),
         revokedAt: null,
       };
       await db.run(

@@ -17,9 +17,30 @@ export async function callTool(
   if (!toolName) {
     const raw = (envelope && typeof envelope === "object" ? envelope : {}) as Record<string, unknown>;
     const str = (v: unknown) => (typeof v === "string" && v.length <= 256 ? v : null);
+    const shownName = str(name)?.slice(0, 128) ?? "unknown";
+    // Every call leaves an audit record, a call to a tool that does not exist included.
+    await ctx.kernel
+      .appendAudit({
+        identity: {
+          toolName: shownName,
+          workspaceId: str(raw.workspaceId) ?? "",
+          documentId: str(raw.documentId) ?? "",
+          actorId: str(raw.actorId) ?? "",
+          tokenId: null,
+          holder: null,
+          sessionId: str(raw.sessionId),
+          runId: str(raw.runId),
+          toolCallId: str(raw.toolCallId),
+          traceId: str(raw.traceId),
+        },
+        effect: "none",
+        outcome: "failed",
+        errorCode: "mnote_tool_not_found",
+      })
+      .catch((error: unknown) => console.error("[mnote] audit append failed", error));
     return {
       ok: false,
-      toolName: str(name) ?? "unknown",
+      toolName: shownName,
       toolCallId: str(raw.toolCallId),
       traceId: str(raw.traceId),
       result: null,

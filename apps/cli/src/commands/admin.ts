@@ -101,7 +101,7 @@ export const adminCommands: Command[] = [
       const holder = optional(args, "holder") ?? "agent";
       if (holder !== "person" && holder !== "agent") throw new UsageError("--holder must be person or agent");
       const ttl = optional(args, "ttl");
-      if (ttl !== undefined && !/^\d+$/.test(ttl)) throw new UsageError("--ttl must be a number of seconds");
+      if (ttl !== undefined && !/^[1-9]\d*$/.test(ttl)) throw new UsageError("--ttl must be a positive number of seconds");
       const { token, record } = await (await kernel()).admin.createToken({
         userId: required(args, "user"),
         holder,

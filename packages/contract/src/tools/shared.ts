@@ -64,9 +64,10 @@ export interface ToolDefinition<
   Name extends string = string,
   Args extends z.ZodObject = z.ZodObject,
   Result extends z.ZodType = z.ZodType,
+  Kind extends "read" | "write" = "read" | "write",
 > {
   name: Name;
-  kind: "read" | "write";
+  kind: Kind;
   /** The capability the envelope's `capabilityScope` must hold. */
   capability: Capability;
   /** The kernel command a real call runs; null for reads. */
@@ -80,8 +81,12 @@ export interface ToolDefinition<
   annotations: { readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean; openWorldHint: false };
 }
 
-export function defineTool<Name extends string, Args extends z.ZodObject, Result extends z.ZodType>(
-  tool: ToolDefinition<Name, Args, Result>,
-) {
+/** Keeps each tool's literal name and kind in its type, so `WriteToolName` and friends can be derived. */
+export function defineTool<
+  Name extends string,
+  Args extends z.ZodObject,
+  Result extends z.ZodType,
+  Kind extends "read" | "write",
+>(tool: ToolDefinition<Name, Args, Result, Kind>) {
   return tool;
 }

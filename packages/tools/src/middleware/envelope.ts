@@ -47,7 +47,10 @@ async function recordAudit(
       commandId,
       idempotencyKey: call.input?.idempotencyKey ?? null,
       payloadFingerprint: call.fingerprint ?? null,
-      baseRevision: (call.input?.args.baseRevision as number | undefined) ?? null,
+      // A proposal made without a base revision still records the one its diff was computed on.
+      baseRevision:
+        (call.input?.args.baseRevision as number | undefined) ??
+        ((call.audit?.detail?.preview as { baseRevision?: number } | undefined)?.baseRevision ?? null),
       detail: call.audit?.detail ?? null,
       durationMs: performance.now() - call.startedAt,
     });
