@@ -54,6 +54,9 @@ function applyCors(settings: BridgeSettings, req: IncomingMessage, res: ServerRe
  * The bridge's HTTP server: `/v1` tool endpoint, `/mcp` (Streamable HTTP), `/healthz`.
  * Listens on 127.0.0.1:4100 unless told otherwise.
  */
+/** How often a bridge removes idempotency records past their retention window. */
+const IDEMPOTENCY_SWEEP_MS = 15 * 60 * 1000;
+
 export async function startBridge(options: BridgeOptions): Promise<RunningBridge> {
   const { kernel, port = DEFAULT_PORT, host = DEFAULT_HOST, logger = createLogger(), env, ...overrides } = options;
   const settings = resolveSettings(overrides, env);
@@ -115,6 +118,14 @@ export async function startBridge(options: BridgeOptions): Promise<RunningBridge
     allowedHosts: (settings.allowedHosts ?? defaultAllowedHosts(host, address.port)).map((h) => h.toLowerCase()),
     allowedOrigins: settings.allowedOrigins ?? [...defaultAllowedOrigins(host, address.port), ...settings.corsOrigins],
   });
+  // Idempotency records past their retention window only ever block nothing; sweep them now and then.
+  const purgeExpired = () =>
+    kernel
+      .purgeExpiredIdempotency(new Date().toISOString())
+      .then((purged) => purged > 0 && logger.info({ purged }, "expired idempotency records removed"))
+      .catch((error: unknown) => logger.warn({ errorType: error instanceof Error ? error.name : typeof error }, "idempotency sweep failed"));
+  const sweep = setInterval(purgeExpired, IDEMPOTENCY_SWEEP_MS);
+  sweep.unref();
   const urlHost = address.family === "IPv6" ? `[${address.address}]` : address.address;
   const url = `http://${urlHost === "0.0.0.0" || urlHost === "[::]" ? "127.0.0.1" : urlHost}:${address.port}`;
 
@@ -126,6 +137,7 @@ export async function startBridge(options: BridgeOptions): Promise<RunningBridge
     server,
     close() {
       closing ??= (async () => {
+        clearInterval(sweep);
         await mcp!.close();
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
