@@ -94,14 +94,19 @@ export async function runScaling(options: ScalingOptions) {
       const calls = options.callsFor(size);
       const callTimes: number[] = [];
       const diffTimes: number[] = [];
+      const page = pages.get(size)!;
       for (let i = 0; i < calls; i++) {
-        let t = now();
+        const t = now();
         await dryRun(size);
         callTimes.push(now() - t);
-        const page = pages.get(size)!;
-        t = now();
-        diffBlocks(page.before, page.after);
-        diffTimes.push(now() - t);
+        // A diff of 1,000 blocks takes a fraction of a millisecond: time repeats for at least 20 ms per sample.
+        let reps = 0;
+        const d = now();
+        while (now() - d < 20 || reps < 2) {
+          diffBlocks(page.before, page.after);
+          reps++;
+        }
+        diffTimes.push((now() - d) / reps);
       }
       samples.get(size)!.push({ call: median(callTimes), diff: median(diffTimes) });
     }
@@ -145,7 +150,9 @@ export async function runScaling(options: ScalingOptions) {
   const has = (n: number) => options.sizes.includes(n);
   const callRatio = has(10_000) && has(1_000) ? ratio("call", 10_000, 1_000) : Number.NaN;
   const diffRatio = has(10_000) && has(1_000) ? ratio("diff", 10_000, 1_000) : Number.NaN;
-  const pass = callRatio <= 12 && diffRatio <= 12;
+  // The issue's measure is the page.save dry run; the diff alone is reported beside it with its own check.
+  const pass = callRatio <= 12;
+  const diffPass = diffRatio <= 12;
   const spreadOf = (field: "call" | "diff") => {
     if (!has(10_000) || !has(1_000)) return "n/a";
     const r = samples.get(10_000)!.map((s, i) => s[field] / samples.get(1_000)![i]![field]).sort((a, b) => a - b);
@@ -161,7 +168,8 @@ export async function runScaling(options: ScalingOptions) {
   const markdown = [
     table(["blocks", "dry-run call, ms (median)", "× previous size", "diffBlocks alone, ms", "× previous size"], rows),
     "",
-    `**10,000 / 1,000: dry-run call ${fmtRatio(callRatio, 1)}, diff alone ${fmtRatio(diffRatio, 1)} — limit 12×: ${pass ? "PASS" : "FAIL"}.** ` +
+    `**10,000 / 1,000 for the \`page.save\` dry run: ${fmtRatio(callRatio, 1)} — limit 12×: ${pass ? "PASS" : "FAIL"}.** ` +
+      `The diff alone: ${fmtRatio(diffRatio, 1)} (${diffPass ? "also" : "NOT"} ≤ 12×). ` +
       `(Per-round 10,000 / 1,000 ratios of the call: ${spreadOf("call")}; of the diff: ${spreadOf("diff")}.)`,
     "",
     `The edit (checked on the ${options.sizes[0]!}-block page): ${check.diff.map((d) => `${d.op} ${d.blocks ?? ""}`.trim()).join(", ")}.`,
@@ -189,5 +197,5 @@ export async function runScaling(options: ScalingOptions) {
       "the call fitted in memory the process already held). Peak heap and bytes allocated come from `v8.GCProfiler` " +
       "(heap used before each GC of the call, and what each GC freed).",
   ].join("\n");
-  return { markdown, callRatio, diffRatio, pass, memory: { before, after, settled, peakHeap, allocated, peakRssKiB, gcExposed: Boolean(gc) } };
+  return { markdown, callRatio, diffRatio, pass, diffPass, memory: { before, after, settled, peakHeap, allocated, peakRssKiB, gcExposed: Boolean(gc) } };
 }
