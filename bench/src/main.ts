@@ -128,6 +128,11 @@ if (transports) {
     "",
     transports.markdown,
     "",
+    "`createCaller` can beat the baseline: it runs the router in process, with no HTTP round trip and no JSON encoding " +
+      "of the 1,000 blocks, both of which the baseline pays. The transports' overhead is the rest: HTTP adds the body " +
+      "parse and the envelope's JSON; MCP adds JSON-RPC framing and sends the envelope twice (`structuredContent` and " +
+      "the text content).",
+    "",
   );
 }
 
