@@ -185,7 +185,8 @@ if (scaling) {
     "A `replace` of the whole page with 1% of the blocks changed, 1% moved (half a page away), 1% deleted and 1% inserted, " +
       "spread over the page, as a dry run through `callTool`: the router validates every block, reads the page, diffs, " +
       "summarises and records the proposal in the audit log. *diffBlocks alone* times `@mnote/diff`'s `diffBlocks` on the " +
-      "same before/after lists (repeated for at least 20 ms per sample: one 1,000-block diff is a fraction of a millisecond). " +
+      "same before/after lists (after a forced GC, repeated for at least 20 ms per sample: one 1,000-block diff is a " +
+      "fraction of a millisecond, and the dry run just before leaves tens of MiB of garbage). " +
       `${settings.scaling.rounds} rounds, sizes rotated; the × columns are medians of per-round ratios. The 12× limit applies to ` +
       "the dry run, the issue's measure.",
     "",
