@@ -44,8 +44,10 @@ export interface SqliteOptions {
 /**
  * better-sqlite3 is synchronous, but kernel transactions are async functions. Two
  * connections keep them apart: transactions run one at a time on the writer (a
- * promise queue), and plain reads go to the reader so they never see a half-done
- * transaction of another call.
+ * promise queue). A plain read runs on the writer too when no transaction is open
+ * there (its page cache is warm: SQLite drops a connection's cache whenever another
+ * connection has written), and on the reader while one is, so it never sees a
+ * half-done transaction of another call.
  */
 export function openSqliteDriver(path: string, options: SqliteOptions = {}): SqlDriver {
   if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
@@ -64,6 +66,12 @@ export function openSqliteDriver(path: string, options: SqliteOptions = {}): Sql
   const writeStatements = new StatementCache(writer);
   const readStatements = new StatementCache(reader);
   let queue: Promise<unknown> = Promise.resolve();
+  // Prepared once: a transaction's BEGIN and COMMIT are on every write's path.
+  const begin = writer.prepare("BEGIN IMMEDIATE");
+  const commit = writer.prepare("COMMIT");
+  const rollback = writer.prepare("ROLLBACK");
+  /** A transaction is open on the writer: reads must not see its uncommitted rows. */
+  let busy = false;
 
   const serialize = <T>(fn: () => Promise<T>): Promise<T> => {
     const next = queue.then(fn, fn);
@@ -74,21 +82,24 @@ export function openSqliteDriver(path: string, options: SqliteOptions = {}): Sql
   return {
     dialect: "sqlite",
     forUpdate: "",
-    all: (sql, params) => readStatements.all(sql, params),
-    get: (sql, params) => readStatements.get(sql, params),
+    all: (sql, params) => (busy ? readStatements.all(sql, params) : writeStatements.all(sql, params)),
+    get: (sql, params) => (busy ? readStatements.get(sql, params) : writeStatements.get(sql, params)),
     // A lone write outside a transaction still waits its turn on the writer.
     run: (sql, params) => serialize(() => writeStatements.run(sql, params)),
     transaction<T>(fn: (tx: SqlExecutor) => Promise<T>) {
       return serialize(async () => {
         // IMMEDIATE takes the write lock up front, so two processes never deadlock upgrading a read lock.
-        writer.exec("BEGIN IMMEDIATE");
+        begin.run();
+        busy = true;
         try {
           const result = await fn(writeStatements);
-          writer.exec("COMMIT");
+          commit.run();
           return result;
         } catch (error) {
-          if (writer.inTransaction) writer.exec("ROLLBACK");
+          if (writer.inTransaction) rollback.run();
           throw error;
+        } finally {
+          busy = false;
         }
       });
     },
