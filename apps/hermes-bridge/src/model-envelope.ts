@@ -35,7 +35,9 @@ export function envelopeFromModelArguments(
     else args[key] = value;
   }
   if (toolName && TOOLS[toolName].kind === "write") {
-    envelope.dryRun ??= false;
+    // Only an absent dryRun means a real write; `null` or any other non-boolean is left for the
+    // router to refuse, so a confused model never turns a preview into a write.
+    if (envelope.dryRun === undefined) envelope.dryRun = false;
     if (envelope.idempotencyKey === undefined || envelope.idempotencyKey === null) {
       const key = derivedKeyIfAny(runtime.sessionId, toolName, modelArguments);
       if (key !== null) envelope.idempotencyKey = key;

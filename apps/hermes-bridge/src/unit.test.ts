@@ -114,6 +114,10 @@ describe("model arguments -> envelope", () => {
     expect(envelope).not.toHaveProperty("idempotencyKey");
     expect(envelope.dryRun).toBe(false);
   });
+  it("never turns a null dryRun into a real write", () => {
+    const envelope = envelopeFromModelArguments("mnote.page.update_title", { workspaceId: "w", documentId: "d", title: "T", dryRun: null }, runtime);
+    expect(envelope.dryRun).toBeNull();
+  });
   it("leaves reads without write fields", () => {
     const envelope = envelopeFromModelArguments("mnote_page_get", { workspaceId: "w", documentId: "d" }, runtime);
     expect(envelope).not.toHaveProperty("dryRun");
