@@ -1,3 +1,5 @@
+import { captureLogger } from "@mnote/hermes-bridge/testing";
+import { SAMPLE_ARGS } from "@mnote/tools/testing";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -11,7 +13,7 @@ import {
   type ToolName,
   TOOLS,
 } from "@mnote/contract";
-import { createLogger, startBridge, type RunningBridge } from "@mnote/hermes-bridge";
+import { startBridge, type RunningBridge } from "@mnote/hermes-bridge";
 import { type KernelAdapter, openSqliteDriver, SqlKernel } from "@mnote/kernel";
 import { callTool, createToolsContext } from "@mnote/tools";
 import { expect } from "vitest";
@@ -142,21 +144,10 @@ export async function createWorld(options: { file?: boolean } = {}) {
 export type World = Awaited<ReturnType<typeof createWorld>>;
 
 /** Valid args for each tool. */
-export const SAMPLE_ARGS: Record<ToolName, Record<string, unknown>> = {
-  "mnote.page.get": {},
-  "mnote.page.save": { content: [{ type: "paragraph", text: "added" }], mode: "append" },
-  "mnote.page.update_title": { title: "Renamed" },
-  "mnote.page.update_options": { options: { wideLayout: true } },
-  "mnote.artifact.create_summary": { summary: "A summary" },
-  "mnote.artifact.create_ai_note": { content: "A note" },
-};
+export { SAMPLE_ARGS };
 
-/** A bridge logger whose JSON lines a test can read back (the bridge exports createLogger; its capture helper is test-only). */
-export function captureLogger() {
-  const lines: string[] = [];
-  const logger = createLogger({ destination: { write: (line: string) => void lines.push(line) }, level: "debug" });
-  return { logger, lines };
-}
+/** A bridge logger whose JSON lines a test can read back. */
+export { captureLogger };
 
 /** A real bridge on 127.0.0.1, port 0, rate limit off (the suites send far more than 20 calls a second). */
 export function startTestBridge(kernel: KernelAdapter, logger = captureLogger().logger): Promise<RunningBridge> {

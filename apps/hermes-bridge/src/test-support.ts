@@ -1,3 +1,4 @@
+import { SAMPLE_ARGS } from "@mnote/tools/testing";
 import { type Block, type Capability, type ToolName, TOOLS } from "@mnote/contract";
 import { type KernelAdapter, openKernel } from "@mnote/kernel";
 import { callTool, createToolsContext } from "@mnote/tools";
@@ -59,14 +60,7 @@ export async function createTestWorld(databaseUrl = ":memory:") {
 }
 
 /** Tool args for every tool (the `args` of an envelope, or flattened beside the page ids for a model). */
-export const SAMPLE_ARGS: Record<ToolName, Record<string, unknown>> = {
-  "mnote.page.get": {},
-  "mnote.page.save": { content: [{ type: "paragraph", text: "added by the bridge test" }], mode: "append" },
-  "mnote.page.update_title": { title: "Renamed by the bridge test" },
-  "mnote.page.update_options": { options: { wideLayout: true } },
-  "mnote.artifact.create_summary": { summary: "A summary from the bridge test" },
-  "mnote.artifact.create_ai_note": { content: "A note from the bridge test" },
-};
+export { SAMPLE_ARGS };
 
 /** A logger whose JSON lines a test can read back. */
 export function captureLogger() {
