@@ -1,30 +1,12 @@
-import { execFile } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import { beforeAll, describe, expect, it } from "vitest";
+import { runCli } from "./test-support";
 
-const run = promisify(execFile);
-const BIN = join(import.meta.dirname, "..", "bin", "mnote.mjs");
-
-/** Runs the real CLI as an operator would: a child process, JSON on stdout, an exit code. */
-async function mnote(dir: string, argv: string[], stdin?: string) {
-  const child = run(process.execPath, [BIN, ...argv], {
-    cwd: dir,
-    env: { ...process.env, MNOTE_DATABASE_URL: `file:${join(dir, "db", "mnote.db")}`, MNOTE_TOKEN: "" },
-  });
-  if (stdin !== undefined) {
-    child.child.stdin!.end(stdin);
-  } else child.child.stdin!.end();
-  try {
-    const { stdout } = await child;
-    return { code: 0, json: JSON.parse(stdout) };
-  } catch (error) {
-    const e = error as { code: number; stdout: string };
-    return { code: e.code, json: JSON.parse(e.stdout) };
-  }
-}
+/** The CLI on this suite's own database file. */
+const mnote = (dir: string, argv: string[], stdin?: string) =>
+  runCli(dir, argv, { databaseUrl: `file:${join(dir, "db", "mnote.db")}`, stdin });
 
 describe("mnote CLI", () => {
   const dir = mkdtempSync(join(tmpdir(), "mnote-cli-"));

@@ -1,30 +1,15 @@
-import { execFile } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import { openPostgresDriver } from "@mnote/kernel";
 import { freshSchemaName, postgresAvailability } from "@mnote/kernel/conformance";
 import { beforeAll, describe, expect, it } from "vitest";
+import { runCli } from "./test-support";
 
-const run = promisify(execFile);
-const BIN = join(import.meta.dirname, "..", "bin", "mnote.mjs");
 const server = postgresAvailability();
 
-async function mnote(dir: string, argv: string[]) {
-  const child = run(process.execPath, [BIN, ...argv], {
-    cwd: dir,
-    env: { ...process.env, MNOTE_DATABASE_URL: "file:./source.db", MNOTE_TOKEN: "" },
-  });
-  child.child.stdin!.end();
-  try {
-    const { stdout } = await child;
-    return { code: 0, json: JSON.parse(stdout) };
-  } catch (error) {
-    const e = error as { code: number; stdout: string };
-    return { code: e.code, json: JSON.parse(e.stdout) };
-  }
-}
+/** The CLI with `source.db` in the suite's folder as its default database. */
+const mnote = (dir: string, argv: string[]) => runCli(dir, argv, { databaseUrl: "file:./source.db" });
 
 describe("mnote migrate-data", () => {
   const dir = mkdtempSync(join(tmpdir(), "mnote-migrate-data-"));
