@@ -213,12 +213,11 @@ export class SqlKernel implements KernelAdapter {
     });
     const revisionAfter = applied.bumpsRevision ? page.revision + 1 : page.revision;
     if (applied.bumpsRevision) {
-      const updated = await tx.run(`UPDATE pages SET revision = ?, updated_at = ? WHERE id = ? AND revision = ?`, [
-        revisionAfter,
-        now,
-        page.id,
-        page.revision,
-      ]);
+      // One statement for the page row: the new revision, and the block count when the body changed.
+      const updated = await tx.run(
+        `UPDATE pages SET revision = ?, updated_at = ?, block_count = COALESCE(?, block_count) WHERE id = ? AND revision = ?`,
+        [revisionAfter, now, applied.blockCount ?? null, page.id, page.revision],
+      );
       if (updated.changes !== 1) throw new Error("page revision moved under a held lock");
     }
     const result = { commandName: command.name, ...applied.result, ...(applied.bumpsRevision ? { revision: revisionAfter } : {}) };
@@ -239,14 +238,15 @@ export class SqlKernel implements KernelAdapter {
         now,
       ],
     );
-    // An expired record for the same scope would block the insert; it is past its retention anyway.
-    await tx.run(
-      `DELETE FROM idempotency WHERE workspace_id = ? AND actor_id = ? AND tool_name = ? AND key = ? AND expires_at <= ?`,
-      [identity.workspaceId, identity.actorId, identity.toolName, idempotency.key, now],
-    );
-    await tx.run(
+    const stored = await tx.run(
+      // A record for this scope that is past its retention window is replaced in the same statement;
+      // an unexpired one means another transaction won a race for the key (0 rows changed: run again).
       `INSERT INTO idempotency (workspace_id, actor_id, tool_name, key, fingerprint, command_id, result, created_at, expires_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (workspace_id, actor_id, tool_name, key) DO UPDATE SET fingerprint = excluded.fingerprint,
+         command_id = excluded.command_id, result = excluded.result, created_at = excluded.created_at,
+         expires_at = excluded.expires_at
+       WHERE idempotency.expires_at <= excluded.created_at`,
       [
         identity.workspaceId,
         identity.actorId,
@@ -259,6 +259,7 @@ export class SqlKernel implements KernelAdapter {
         idempotency.expiresAt,
       ],
     );
+    if (stored.changes !== 1) throw new UniqueViolation("idempotency key taken by a concurrent transaction");
     const auditId = await insertAudit(tx, {
       identity,
       effect: "write",
@@ -361,6 +362,8 @@ interface AppliedCommand {
   bumpsRevision: boolean;
   result: Record<string, unknown>;
   undo: Undo | null;
+  /** The page's new block count, when the command changed the body (written with the revision). */
+  blockCount?: number;
 }
 
 async function applyCommand(
@@ -407,8 +410,7 @@ async function saveBody(tx: SqlExecutor, page: PageRecord, mode: "replace" | "ap
       if (error instanceof UniqueViolation) throw new CommandRejected("a block id in content is already on the page");
       throw error;
     }
-    await tx.run(`UPDATE pages SET block_count = ? WHERE id = ?`, [before + blocks.length, page.id]);
-    return { bumpsRevision: true, result: {}, undo: { truncateTo: before } satisfies Undo };
+    return { bumpsRevision: true, result: {}, undo: { truncateTo: before } satisfies Undo, blockCount: before + blocks.length };
   }
   const previous = await readBlocks(tx, page.id);
   try {
@@ -417,8 +419,7 @@ async function saveBody(tx: SqlExecutor, page: PageRecord, mode: "replace" | "ap
     if (error instanceof UniqueViolation) throw new CommandRejected("content repeats a block id");
     throw error;
   }
-  await tx.run(`UPDATE pages SET block_count = ? WHERE id = ?`, [blocks.length, page.id]);
-  return { bumpsRevision: true, result: {}, undo: { blocks: previous } satisfies Undo };
+  return { bumpsRevision: true, result: {}, undo: { blocks: previous } satisfies Undo, blockCount: blocks.length };
 }
 
 async function upsertSummary(
