@@ -47,14 +47,6 @@ export function AuditTrail({ pageRef, me, revision, canWrite, onReverted }: { pa
       args: { commandId, baseRevision: revision },
     });
 
-  // An AI write is an agent's own write, or a person's approval of an agent's proposal
-  // (same tool and idempotency key; a partial apply adds a `~part~` suffix to the key).
-  const agentEdits = new Set(
-    (audit.data ?? []).flatMap((r) => (r.identity.holder === "agent" && r.idempotencyKey ? [`${r.identity.toolName} ${r.idempotencyKey}`] : [])),
-  );
-  const isAiWrite = (record: NonNullable<typeof audit.data>[number]) =>
-    record.identity.holder === "agent" || agentEdits.has(`${record.identity.toolName} ${record.idempotencyKey?.split("~part~")[0]}`);
-
   return (
     <div>
       <form className="row filters" onSubmit={(e) => e.preventDefault()} aria-label="Filter the audit trail">
@@ -119,7 +111,7 @@ export function AuditTrail({ pageRef, me, revision, canWrite, onReverted }: { pa
                           {record.commandId}
                         </button>
                         {openCommand === record.commandId && <CommandDetail pageRef={pageRef} commandId={record.commandId} />}
-                        {canWrite && record.effect === "write" && record.outcome === "ok" && isAiWrite(record) && PAGE_WRITES.has(record.identity.toolName) && (
+                        {canWrite && record.effect === "write" && record.outcome === "ok" && record.aiWrite && PAGE_WRITES.has(record.identity.toolName) && (
                           <button type="button" className="small" disabled={revert.isPending} onClick={() => proposeRevert(record.commandId!)}>
                             Revert
                           </button>

@@ -2,6 +2,7 @@ import { TRPCError } from "@trpc/server";
 import { z } from "zod";
 import { canReadPage, canWritePage } from "../../access";
 import { PageRefSchema, panelProcedure, requirePage } from "./panel-procedure";
+import { proposalKeyOf } from "./proposal-procedures";
 
 /** panel.session.me — who is signed in, and the workspaces they belong to. */
 export const sessionMe = panelProcedure.query(async ({ ctx }) => {
@@ -47,7 +48,20 @@ export const auditList = panelProcedure
     const { page } = await requirePage(ctx, input);
     const records = await ctx.kernel.listAudit({ documentId: page.id, runId: input.runId, traceId: input.traceId, limit: input.limit ?? 200 });
     // A record whose caller named this page id in another workspace belongs to nobody's page here.
-    return records.filter((r) => r.identity.workspaceId === page.workspaceId);
+    const onPage = records.filter((r) => r.identity.workspaceId === page.workspaceId);
+    // An AI write is an agent's own write, or a person's approval of an agent's proposal (same tool and
+    // key, or a partial apply cut from it): the panel offers Revert on those.
+    const agentEdits = new Set(
+      onPage.flatMap((r) => (r.identity.holder === "agent" && r.idempotencyKey ? [`${r.identity.toolName} ${r.idempotencyKey}`] : [])),
+    );
+    return onPage.map((record) => ({
+      ...record,
+      aiWrite:
+        record.effect === "write" &&
+        (record.identity.holder === "agent" ||
+          (record.idempotencyKey !== null && record.idempotencyKey !== undefined &&
+            agentEdits.has(`${record.identity.toolName} ${proposalKeyOf(record.idempotencyKey)}`))),
+    }));
   });
 
 /** panel.command.get — the kernel command behind an audit.commandId. */

@@ -133,6 +133,11 @@ describe("panel: proposals, decisions and the audit trail", () => {
     expect(proposal).toMatchObject({ held: true, status: "pending" });
     const applied = await panel.proposals.approve({ ...ref, proposalId: proposal!.id });
     expect(applied.ok).toBe(true);
+    // The person wrote it, but it is the agent's edit: the audit trail marks it as an AI write (Revert is offered).
+    const write = (await panel.audit.list(ref)).find((r) => r.commandId === applied.audit.commandId && r.effect === "write");
+    expect(write).toMatchObject({ aiWrite: true, identity: { holder: "person" } });
+    const human = await w.call("mnote.page.update_title", w.envelope("mnote.page.update_title", { title: "By hand" }));
+    expect((await panel.audit.list(ref)).find((r) => r.commandId === human.audit.commandId)?.aiWrite).toBe(false);
     const retry = await w.call("mnote.page.update_title", { ...envelope, toolCallId: "retry" }, w.tokens.ownerAgent);
     expect(retry).toMatchObject({ ok: true, audit: { commandId: applied.audit.commandId } });
   });

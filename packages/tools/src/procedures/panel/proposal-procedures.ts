@@ -23,6 +23,14 @@ function callProposalTool(ctx: ToolsContext, toolName: string, envelope: Record<
   throw new TRPCError({ code: "BAD_REQUEST", message: `cannot apply a ${toolName} proposal` });
 }
 
+/** A partial apply is a new edit, keyed after the proposal it came from so the audit trail can tie them together. */
+const PARTIAL_MARK = "~part~";
+function partialApplyKey(key: string, keep: number[]) {
+  return `${key}${PARTIAL_MARK}${canonicalJson(keep.sort((a, b) => a - b))}`.slice(0, 200);
+}
+/** The key of the proposal an edit came from: itself, or the proposal a partial apply was cut from. */
+export const proposalKeyOf = (key: string) => key.split(PARTIAL_MARK)[0]!;
+
 const ProposalRefSchema = PageRefSchema.extend({ proposalId: z.number().int().positive() });
 
 /** panel.proposals.list — every dry run on the page, pending ones first to decide on. */
@@ -113,7 +121,7 @@ export const proposalsApplySelection = panelProcedure
       const proposed = withIds(args.content, proposal.idempotencyKey, new Set(current.map((block) => block.id)));
       content = applySelectedChanges(current, proposed, (_change, i) => keep.has(i), changes);
     }
-    const idempotencyKey = `${proposal.idempotencyKey}~part~${canonicalJson([...keep].sort((a, b) => a - b))}`.slice(0, 200);
+    const idempotencyKey = partialApplyKey(proposal.idempotencyKey, [...keep]);
     const envelope = await callTool(ctx, "mnote.page.save", {
       ...panelEnvelope(ctx.token, proposal, input),
       idempotencyKey,
