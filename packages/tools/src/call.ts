@@ -1,4 +1,4 @@
-import type { AccessFacts, AuditOutcome, CallIdentity, TokenRecord } from "@mnote/kernel";
+import type { AccessFacts, AuditOutcome, CallIdentity, IdempotencyRecord, TokenRecord } from "@mnote/kernel";
 import type { Effect, OutputEnvelope, ParsedToolInput, ToolErrorCode, ToolName } from "@mnote/contract";
 import type { ToolSpec } from "./tool-spec";
 
@@ -18,6 +18,10 @@ export interface CallState {
   input?: ParsedEnvelope;
   facts?: AccessFacts;
   fingerprint?: string;
+  /** A write whose key already holds a result for this payload: answer with it (not on a dry run). */
+  replay?: IdempotencyRecord | null;
+  /** The command an earlier call with this key applied; a dry run warns about it. */
+  alreadyApplied?: string | null;
   /** Set when the kernel wrote the audit record inside the write's own transaction. */
   auditWritten?: boolean;
   audit?: { outcome: AuditOutcome; detail?: Record<string, unknown> | null };

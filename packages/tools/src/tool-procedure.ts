@@ -9,19 +9,11 @@ import type { KernelAdapter, KernelCommand } from "@mnote/kernel";
 import { type CallState, callIdentity, type ParsedEnvelope, successEnvelope } from "./call";
 import type { ToolsContext } from "./context";
 import { fail } from "./failure";
-import {
-  authenticate,
-  checkCapabilityScope,
-  checkIdempotency,
-  checkMembership,
-  checkPagePermission,
-  checkRevision,
-  validateEnvelope,
-} from "./middleware/checks";
+import { checkCall } from "./middleware/checks";
 import { envelopeAndAudit } from "./middleware/envelope";
 import type { ToolSpec } from "./tool-spec";
 import { publicProcedure } from "./trpc";
-import type { IdempotencyRecord, PageRecord } from "@mnote/kernel";
+import type { PageRecord } from "@mnote/kernel";
 import type { ToolErrorCode } from "@mnote/contract";
 
 /**
@@ -39,13 +31,7 @@ export function toolProcedure<Input = ToolInput<ToolName>>(spec: ToolSpec) {
     .meta({ tool: spec })
     .input(envelopeInput<Input>())
     .use(envelopeAndAudit)
-    .use(authenticate)
-    .use(validateEnvelope)
-    .use(checkCapabilityScope)
-    .use(checkMembership)
-    .use(checkPagePermission)
-    .use(checkIdempotency)
-    .use(checkRevision);
+    .use(checkCall);
 }
 
 /** What a checked call hands to a tool's own code. */
@@ -76,20 +62,20 @@ export type Planner = (checked: CheckedCall) => Promise<WritePlan>;
  * kernel command.
  */
 export async function runWrite<Result>(
-  ctx: ToolsContext & { call: CallState; replay?: IdempotencyRecord | null; alreadyApplied?: string | null },
+  ctx: ToolsContext & { call: CallState },
   planner: Planner,
 ): Promise<OutputEnvelope<Result | DryRunResult>> {
   const checked = checkedCall(ctx);
   const { call, input, kernel } = checked;
-  if (ctx.replay) {
+  if (call.replay) {
     call.audit = { outcome: "replayed" };
-    return successEnvelope(call, ctx.replay.result as Result, "write", ctx.replay.commandId);
+    return successEnvelope(call, call.replay.result as Result, "write", call.replay.commandId);
   }
   const plan = await planner(checked);
-  if (ctx.alreadyApplied) {
+  if (call.alreadyApplied) {
     plan.preview.warnings.push({
       code: "already_applied",
-      message: `this idempotency key was already applied as command ${ctx.alreadyApplied}; applying again replays that result`,
+      message: `this idempotency key was already applied as command ${call.alreadyApplied}; applying again replays that result`,
     });
   }
   const proposal = { args: input.args, preview: plan.preview };

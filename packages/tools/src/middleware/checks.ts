@@ -5,26 +5,28 @@ import { canReadPage, hasAccess } from "../access";
 import type { CallState, ParsedEnvelope } from "../call";
 import { fail } from "../failure";
 import { payloadFingerprint } from "../fingerprint";
+import type { ToolsContext } from "../context";
 import { middleware } from "../trpc";
 
 /**
  * The checks every tool call passes, in order. Each one either ends the call with a
- * contract error or adds what it learned to `ctx.call` for the next.
+ * contract error or adds what it learned to `call` for the next.
+ *
+ * They are plain functions run by one tRPC middleware, not one middleware each: every
+ * tRPC hop copies its options and context objects several times over, and nine hops
+ * cost a write more than its SQL reads did (docs/decisions/0007).
  */
-
-type WithCall = { call: CallState };
+type Check = (ctx: ToolsContext, call: CallState) => Promise<void> | void;
 
 /** 1. Login: a bearer token issued by mnote, not revoked, not expired. */
-export const authenticate = middleware(async ({ ctx, next }) => {
-  const { call } = ctx as typeof ctx & WithCall;
+export async function authenticate(ctx: ToolsContext, call: CallState) {
   const secret = ctx.authorization?.replace(/^Bearer\s+/i, "").trim();
   if (!secret) return fail("mnote_tool_unauthenticated", M.unauthenticated);
   const token = await ctx.kernel.findTokenByHash(hashToken(secret));
   const expired = token?.expiresAt && token.expiresAt <= new Date().toISOString();
   if (!token || token.revokedAt || expired) return fail("mnote_tool_unauthenticated", M.unauthenticated);
   call.token = token;
-  return next();
-});
+}
 
 function describeIssues(error: z.ZodError): string {
   return error.issues
@@ -34,8 +36,7 @@ function describeIssues(error: z.ZodError): string {
 }
 
 /** 2. The envelope and the tool's args, exactly as the contract describes them. */
-export const validateEnvelope = middleware(async ({ ctx, next }) => {
-  const { call } = ctx as typeof ctx & WithCall;
+export function validateEnvelope(_ctx: ToolsContext, call: CallState) {
   if (!call.raw || typeof call.raw !== "object" || Array.isArray(call.raw)) {
     return fail("mnote_tool_invalid_input", "input: must be the tool input envelope (a JSON object)");
   }
@@ -53,12 +54,10 @@ export const validateEnvelope = middleware(async ({ ctx, next }) => {
     }
   }
   call.input = input;
-  return next();
-});
+}
 
 /** 3. The call's capability scope covers the tool and stays within the token's. */
-export const checkCapabilityScope = middleware(async ({ ctx, next }) => {
-  const { call } = ctx as typeof ctx & WithCall;
+export function checkCapabilityScope(_ctx: ToolsContext, call: CallState) {
   const { input, token, tool } = call;
   if (input!.actorId !== token!.userId) return fail("mnote_tool_unauthenticated", M.actorMismatch);
   if (input!.capabilityScope.some((scope) => !token!.scopes.includes(scope))) {
@@ -67,12 +66,10 @@ export const checkCapabilityScope = middleware(async ({ ctx, next }) => {
   if (!input!.capabilityScope.includes(tool.capability)) {
     return fail("mnote_tool_permission_denied", M.scopeMissing(tool.capability));
   }
-  return next();
-});
+}
 
 /** 4. Workspace membership. A stranger learns nothing: same answer as a missing page. */
-export const checkMembership = middleware(async ({ ctx, next }) => {
-  const { call } = ctx as typeof ctx & WithCall;
+export async function checkMembership(ctx: ToolsContext, call: CallState) {
   const facts = await ctx.kernel.getAccessFacts({
     workspaceId: call.input!.workspaceId,
     documentId: call.input!.documentId,
@@ -80,12 +77,10 @@ export const checkMembership = middleware(async ({ ctx, next }) => {
   });
   if (!facts.workspace || !facts.role) return fail("mnote_tool_permission_denied", M.pageUnreadable);
   call.facts = facts;
-  return next();
-});
+}
 
 /** 5. Page read, page write or artifact write. Unreadable and missing pages answer alike. */
-export const checkPagePermission = middleware(async ({ ctx, next }) => {
-  const { call } = ctx as typeof ctx & WithCall;
+export async function checkPagePermission(ctx: ToolsContext, call: CallState) {
   const facts = call.facts!;
   if (!canReadPage(facts)) return fail("mnote_tool_permission_denied", M.pageUnreadable);
   if (!hasAccess(facts, call.tool.access)) {
@@ -94,17 +89,15 @@ export const checkPagePermission = middleware(async ({ ctx, next }) => {
       call.tool.access === "artifact_write" ? M.artifactWriteDenied : M.pageWriteDenied,
     );
   }
-  return next();
-});
+}
 
 /**
  * 6. Idempotency, before the revision check: a retry of a write that already
  * landed must get its stored result, not a conflict with the revision it created.
  */
-export const checkIdempotency = middleware(async ({ ctx, next }) => {
-  const { call } = ctx as typeof ctx & WithCall;
+export async function checkIdempotency(ctx: ToolsContext, call: CallState) {
   const input = call.input!;
-  if (call.tool.kind !== "write") return next();
+  if (call.tool.kind !== "write") return;
   // baseRevision is a precondition, not payload: the panel adds the proposal's base
   // revision when it applies, and the agent's retry without it must still replay.
   const { baseRevision: _precondition, ...payload } = input.args;
@@ -121,16 +114,32 @@ export const checkIdempotency = middleware(async ({ ctx, next }) => {
   if (record && record.fingerprint !== call.fingerprint) {
     return fail("mnote_tool_idempotency_conflict", M.idempotencyConflict);
   }
-  return next({ ctx: { replay: record && !input.dryRun ? record : null, alreadyApplied: record?.commandId ?? null } });
-});
+  call.replay = record && !input.dryRun ? record : null;
+  call.alreadyApplied = record?.commandId ?? null;
+}
 
 /** 7. The base revision, when the caller named one, is still the page's revision. */
-export const checkRevision = middleware(async ({ ctx, next }) => {
-  const { call } = ctx as typeof ctx & WithCall;
-  const replaying = (ctx as { replay?: unknown }).replay;
+export function checkRevision(_ctx: ToolsContext, call: CallState) {
   const baseRevision = call.input!.args.baseRevision;
-  if (!replaying && typeof baseRevision === "number" && baseRevision !== call.facts!.page!.revision) {
+  if (!call.replay && typeof baseRevision === "number" && baseRevision !== call.facts!.page!.revision) {
     return fail("mnote_tool_conflict", M.conflict);
   }
+}
+
+/** In this order: each check may rely on what the ones before it put on `call`. */
+export const CALL_CHECKS: readonly Check[] = [
+  authenticate,
+  validateEnvelope,
+  checkCapabilityScope,
+  checkMembership,
+  checkPagePermission,
+  checkIdempotency,
+  checkRevision,
+];
+
+/** Runs every check in front of a tool's own code; the first to fail ends the call. */
+export const checkCall = middleware(async ({ ctx, next }) => {
+  const { call } = ctx as typeof ctx & { call: CallState };
+  for (const check of CALL_CHECKS) await check(ctx, call);
   return next();
 });
