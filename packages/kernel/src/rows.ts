@@ -31,6 +31,7 @@ export function toPage(row: PageRow): PageRecord {
     isPrivate: Number(row.is_private) === 1,
     options: { ...DEFAULT_PAGE_OPTIONS, ...(JSON.parse(row.options) as Partial<PageOptions>) },
     revision: Number(row.revision),
+    blockCount: Number(row.block_count),
   };
 }
 

@@ -41,6 +41,8 @@ class CommandRejected extends Error {}
 
 const MAX_UNIQUE_RETRIES = 3;
 
+/** The IN-list sizes `findBlockIds` prepares statements for. */
+const ID_LOOKUP_SLOTS = [1, 8, 64] as const;
 const placeholders = (count: number) => Array.from({ length: count }, () => "?").join(", ");
 
 /** The kernel, written once over the SQL both SQLite and PostgreSQL speak. */
@@ -117,10 +119,22 @@ export class SqlKernel implements KernelAdapter {
     return readBlocks(this.db, documentId);
   }
 
-  async getBlockIds(documentId: string) {
-    // The primary key (document_id, id) covers this: no row reads, no attrs JSON to parse.
-    const rows = await this.db.all<{ id: string }>(`SELECT id FROM blocks WHERE document_id = ?`, [documentId]);
-    return rows.map((row) => row.id);
+  async findBlockIds(documentId: string, ids: readonly string[]) {
+    // Point lookups on the primary key (document_id, id): an append costs the same on a page of
+    // ten blocks or ten thousand. The IN list is padded to a few fixed sizes so a handful of
+    // prepared statements serve every call.
+    const found: string[] = [];
+    for (let start = 0; start < ids.length; start += ID_LOOKUP_SLOTS.at(-1)!) {
+      const chunk = ids.slice(start, start + ID_LOOKUP_SLOTS.at(-1)!);
+      const slots = ID_LOOKUP_SLOTS.find((size) => size >= chunk.length)!;
+      const padded = [...chunk, ...Array<string>(slots - chunk.length).fill(chunk[0]!)];
+      const rows = await this.db.all<{ id: string }>(
+        `SELECT id FROM blocks WHERE document_id = ? AND id IN (${placeholders(slots)})`,
+        [documentId, ...padded],
+      );
+      for (const row of rows) found.push(row.id);
+    }
+    return found;
   }
 
   async getSummary(documentId: string) {

@@ -22,6 +22,8 @@ export interface PageRecord {
   isPrivate: boolean;
   options: PageOptions;
   revision: number;
+  /** How many blocks the body has (kept on the page row by every body write). */
+  blockCount: number;
 }
 export interface TokenRecord {
   id: string;
@@ -194,8 +196,8 @@ export interface KernelAdapter {
   // reads
   getPage(documentId: string): Promise<PageRecord | null>;
   getBlocks(documentId: string): Promise<Block[]>;
-  /** The ids of the page's blocks, in no particular order: for when only membership matters (an append's plan). */
-  getBlockIds(documentId: string): Promise<string[]>;
+  /** Which of `ids` are on the page (in no particular order): an append's plan asks about its new ids only. */
+  findBlockIds(documentId: string, ids: readonly string[]): Promise<string[]>;
   getSummary(documentId: string): Promise<ArtifactNode | null>;
   findIdempotency(scope: { workspaceId: string; actorId: string; toolName: string; key: string }, now: string): Promise<IdempotencyRecord | null>;
   /** The page as it was just before a command ran, rebuilt from the command log. */

@@ -89,11 +89,18 @@ export function kernelConformanceSuite(name: string, openKernel: () => Promise<K
       });
     });
 
-    it("lists a page's block ids, the same set getBlocks reads", async () => {
+    it("finds which of the given ids are on a page, in chunks of any size", async () => {
       await kernel.execute(request({ name: "page.body.save", mode: "append", blocks: blocks("x", "y", "three").slice(2) }));
       const ids = (await kernel.getBlocks(doc)).map((b) => b.id);
-      expect((await kernel.getBlockIds(doc)).sort()).toEqual([...ids].sort());
-      expect(await kernel.getBlockIds("no_such_doc")).toEqual([]);
+      const absent = Array.from({ length: 150 }, (_, i) => `absent_${i}`);
+      expect(await kernel.findBlockIds(doc, [])).toEqual([]);
+      expect(await kernel.findBlockIds(doc, [ids[0]!])).toEqual([ids[0]]);
+      expect(await kernel.findBlockIds(doc, ["absent"])).toEqual([]);
+      // 150 absent ids plus every id on the page, spread over three chunks.
+      const mixed = [...absent.slice(0, 70), ...ids, ...absent.slice(70)];
+      expect((await kernel.findBlockIds(doc, mixed)).sort()).toEqual([...ids].sort());
+      expect(await kernel.findBlockIds("no_such_doc", ids)).toEqual([]);
+      expect((await kernel.getPage(doc))?.blockCount).toBe(ids.length);
     });
 
     it("appends and replaces blocks, one revision per command", async () => {

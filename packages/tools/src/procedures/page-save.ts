@@ -56,13 +56,24 @@ function refuseRepeatedIds(incoming: Block[]): Set<string> {
 }
 
 /**
- * An append needs only the ids on the page (to skip derived ids already there and to refuse
- * a clash) and their count, not the blocks: on a long page, reading and parsing every block
- * made each append cost as much as reading the whole page.
+ * An append asks the kernel only whether its new ids are already on the page, and takes the
+ * block count from the page row: reading every id made an append on a long page cost as
+ * much as reading the whole page. A derived id found on the page is derived again (salted),
+ * and the new ids asked about, until every id in the plan has been checked.
  */
 async function planAppend(kernel: CheckedCall["kernel"], key: string, args: ToolArgs<"mnote.page.save">, page: PageRecord) {
-  const onPage = new Set(await kernel.getBlockIds(page.id));
-  const incoming = withIds(args.content, key, onPage);
+  const onPage = new Set<string>();
+  const asked = new Set<string>();
+  let incoming = withIds(args.content, key, onPage);
+  for (;;) {
+    const unasked = incoming.map((block) => block.id).filter((id) => !asked.has(id));
+    if (unasked.length === 0) break;
+    for (const id of unasked) asked.add(id);
+    const found = await kernel.findBlockIds(page.id, unasked);
+    if (found.length === 0) break;
+    for (const id of found) onPage.add(id);
+    incoming = withIds(args.content, key, onPage);
+  }
   const seen = refuseRepeatedIds(incoming);
   if (incoming.some((block) => onPage.has(block.id))) {
     // Name the first clashing block in page order, as the message always has (an error path: read the blocks).
@@ -70,8 +81,8 @@ async function planAppend(kernel: CheckedCall["kernel"], key: string, args: Tool
     const id = clash?.id ?? incoming.find((block) => onPage.has(block.id))!.id;
     fail("mnote_tool_invalid_input", `args.content: block id ${id} is already on the page`);
   }
-  const changes = incoming.map((block, i) => ({ kind: "insert" as const, index: onPage.size + i, block }));
-  return planOf(args, incoming, onPage.size, changes, page);
+  const changes = incoming.map((block, i) => ({ kind: "insert" as const, index: page.blockCount + i, block }));
+  return planOf(args, incoming, page.blockCount, changes, page);
 }
 
 function planOf(args: ToolArgs<"mnote.page.save">, incoming: Block[], currentLength: number, changes: Change[], page: PageRecord) {
