@@ -237,7 +237,9 @@ export async function breakdownRouterWrite(writes: number) {
       try {
         return original.apply(this, args);
       } finally {
-        record(label(this.source), now() - t);
+        // Elapsed first: labelling (a regex over the SQL) must not count as SQL time.
+        const elapsed = now() - t;
+        record(label(this.source), elapsed);
       }
     };
   }
@@ -246,7 +248,8 @@ export async function breakdownRouterWrite(writes: number) {
     try {
       return originals.exec.call(this, sql);
     } finally {
-      record(label(String(sql)), now() - t);
+      const elapsed = now() - t;
+      record(label(String(sql)), elapsed);
     }
   };
   let wallMs = 0;
