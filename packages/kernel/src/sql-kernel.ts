@@ -201,6 +201,8 @@ export class SqlKernel implements KernelAdapter {
     if (!pageRow) return { kind: "page_missing" };
     const page = toPage(pageRow);
 
+    // A separate statement, after the lock: on PostgreSQL (read committed) it sees a key stored by the
+    // transaction we waited for; a join in the locking read would use the snapshot from before the wait.
     const existing = await tx.get<{ fingerprint: string; command_id: string; result: string }>(
       `SELECT fingerprint, command_id, result FROM idempotency
        WHERE workspace_id = ? AND actor_id = ? AND tool_name = ? AND key = ? AND expires_at > ?`,
@@ -274,7 +276,8 @@ export class SqlKernel implements KernelAdapter {
       ],
     );
     if (stored.changes !== 1) throw new UniqueViolation("idempotency key taken by a concurrent transaction");
-    const auditId = await insertAudit(tx, {
+    // A write's audit record is written in its own transaction; nobody needs its id back.
+    await tx.run(AUDIT_INSERT, auditValues({
       identity,
       effect: "write",
       outcome: "ok",
@@ -283,10 +286,9 @@ export class SqlKernel implements KernelAdapter {
       payloadFingerprint: idempotency.fingerprint,
       baseRevision: request.baseRevision ?? null,
       detail: request.auditDetail ?? null,
-    }, now);
+    }, now));
     return {
       kind: "applied",
-      auditId,
       commandId,
       commandName: command.name,
       revisionBefore: page.revision,
@@ -350,25 +352,29 @@ export class SqlKernel implements KernelAdapter {
   }
 }
 
+const AUDIT_INSERT = `INSERT INTO audit_log (at, ${IDENTITY_COLUMNS}, effect, outcome, error_code, command_id, idempotency_key,
+    payload_fingerprint, base_revision, detail, duration_ms)
+  VALUES (${placeholders(20)})`;
+
+function auditValues(record: AuditInput, at: string): SqlValue[] {
+  return [
+    at,
+    ...identityValues(record.identity),
+    record.effect,
+    record.outcome,
+    record.errorCode ?? null,
+    record.commandId ?? null,
+    record.idempotencyKey ?? null,
+    record.payloadFingerprint ?? null,
+    record.baseRevision ?? null,
+    record.detail ? JSON.stringify(record.detail) : null,
+    record.durationMs === undefined || record.durationMs === null ? null : Math.round(record.durationMs),
+  ];
+}
+
+/** An audit record on its own (every call that is not a write), answering its id. */
 async function insertAudit(db: SqlExecutor, record: AuditInput, at: string): Promise<number> {
-  const row = await db.get<{ id: number | string }>(
-    `INSERT INTO audit_log (at, ${IDENTITY_COLUMNS}, effect, outcome, error_code, command_id, idempotency_key,
-       payload_fingerprint, base_revision, detail, duration_ms)
-     VALUES (${placeholders(20)}) RETURNING id`,
-    [
-      at,
-      ...identityValues(record.identity),
-      record.effect,
-      record.outcome,
-      record.errorCode ?? null,
-      record.commandId ?? null,
-      record.idempotencyKey ?? null,
-      record.payloadFingerprint ?? null,
-      record.baseRevision ?? null,
-      record.detail ? JSON.stringify(record.detail) : null,
-      record.durationMs === undefined || record.durationMs === null ? null : Math.round(record.durationMs),
-    ],
-  );
+  const row = await db.get<{ id: number | string }>(`${AUDIT_INSERT} RETURNING id`, auditValues(record, at));
   return Number(row!.id);
 }
 

@@ -107,7 +107,7 @@ export interface CommandResultFacts {
 }
 
 export type ExecuteOutcome =
-  | ({ kind: "applied"; auditId: number } & CommandResultFacts)
+  | ({ kind: "applied" } & CommandResultFacts)
   | { kind: "replayed"; commandId: string; result: Record<string, unknown> }
   | { kind: "idempotency_conflict" }
   | { kind: "revision_conflict"; currentRevision: number }
