@@ -24,6 +24,8 @@ import {
 } from "./rows";
 import { type SqlDriver, type SqlExecutor, type SqlValue, UniqueViolation } from "./sql/driver";
 import type {
+  CallFacts,
+  CallFactsQuery,
   AccessFacts,
   AuditInput,
   AuditQuery,
@@ -40,6 +42,47 @@ import type {
 class CommandRejected extends Error {}
 
 const MAX_UNIQUE_RETRIES = 3;
+
+type AccessRow = WorkspaceRow & { role: AccessFacts["role"]; access: "read" | "write" | null } & {
+  [K in keyof PageRow as `page_${K}`]: PageRow[K] | null;
+};
+interface IdempotencyColumns {
+  token_id: string;
+  idem_fingerprint: string | null;
+  idem_command_id: string | null;
+  idem_result: string | null;
+  idem_created_at: string | null;
+  idem_expires_at: string | null;
+}
+
+/** The workspace (alias w), the member's role, the page and the member's grant on it. */
+const ACCESS_COLUMNS = `w.id, w.name, w.approval_required, m.role,
+  p.id AS page_id, p.workspace_id AS page_workspace_id, p.title AS page_title, p.is_private AS page_is_private,
+  p.options AS page_options, p.revision AS page_revision, p.block_count AS page_block_count, g.access`;
+
+/** Joins from workspace `w` to the user's membership, the page (`?`) and the user's grant; `user` is SQL for the user id. */
+function accessJoins(user: string) {
+  return `LEFT JOIN members m ON m.workspace_id = w.id AND m.user_id = ${user}
+       LEFT JOIN pages p ON p.id = ? AND p.workspace_id = w.id
+       LEFT JOIN page_grants g ON g.document_id = p.id AND g.user_id = ${user}`;
+}
+
+function toAccessFacts(row: AccessRow | undefined): AccessFacts {
+  if (!row) return { workspace: null, role: null, page: null, grant: null };
+  const page =
+    row.page_id === null
+      ? null
+      : toPage({
+          id: row.page_id,
+          workspace_id: row.page_workspace_id!,
+          title: row.page_title!,
+          is_private: row.page_is_private!,
+          options: row.page_options!,
+          revision: row.page_revision!,
+          block_count: row.page_block_count!,
+        });
+  return { workspace: toWorkspace(row), role: row.role ?? null, page, grant: page ? (row.access ?? null) : null };
+}
 
 /** The IN-list sizes `findBlockIds` prepares statements for. */
 const ID_LOOKUP_SLOTS = [1, 8, 64] as const;
@@ -74,40 +117,56 @@ export class SqlKernel implements KernelAdapter {
   }
 
   async getAccessFacts(input: { workspaceId: string; documentId: string; userId: string }): Promise<AccessFacts> {
-    // One statement instead of four (workspace, membership, page, grant): each read on the reader connection
-    // after a write starts from a cold page cache, so every statement saved is a round of page loads saved.
-    const row = await this.db.get<
-      WorkspaceRow & { role: AccessFacts["role"]; access: "read" | "write" | null } & { [K in keyof PageRow as `page_${K}`]: PageRow[K] | null }
-    >(
-      `SELECT w.id, w.name, w.approval_required, m.role,
-         p.id AS page_id, p.workspace_id AS page_workspace_id, p.title AS page_title, p.is_private AS page_is_private,
-         p.options AS page_options, p.revision AS page_revision, p.block_count AS page_block_count, g.access
-       FROM workspaces w
-       LEFT JOIN members m ON m.workspace_id = w.id AND m.user_id = ?
-       LEFT JOIN pages p ON p.id = ? AND p.workspace_id = w.id
-       LEFT JOIN page_grants g ON g.document_id = p.id AND g.user_id = ?
+    // One statement instead of four (workspace, membership, page, grant): every statement saved is a
+    // round of lock, bind and row building saved on every tool call.
+    const row = await this.db.get<AccessRow>(
+      `SELECT ${ACCESS_COLUMNS}
+       FROM workspaces w ${accessJoins("?")}
        WHERE w.id = ?`,
       [input.userId, input.documentId, input.userId, input.workspaceId],
     );
-    if (!row) return { workspace: null, role: null, page: null, grant: null };
-    const page =
-      row.page_id === null
+    return toAccessFacts(row);
+  }
+
+  async getCallFacts(input: CallFactsQuery): Promise<CallFacts> {
+    // The token, the caller's access and the key's stored result in one read: the checks in front of a
+    // tool call decide on nothing else, and a write's rate is bounded by how many statements it runs.
+    // A snapshot for the checks' fast path only; the write transaction checks the key and revision again.
+    const row = await this.db.get<TokenRow & AccessRow & IdempotencyColumns>(
+      `SELECT t.id AS token_id, t.user_id, t.holder, t.scopes, t.label, t.expires_at, t.revoked_at, ${ACCESS_COLUMNS},
+         i.fingerprint AS idem_fingerprint, i.command_id AS idem_command_id, i.result AS idem_result,
+         i.created_at AS idem_created_at, i.expires_at AS idem_expires_at
+       FROM tokens t
+       LEFT JOIN workspaces w ON w.id = ? ${accessJoins("t.user_id")}
+       LEFT JOIN idempotency i ON i.workspace_id = w.id AND i.actor_id = t.user_id AND i.tool_name = ? AND i.key = ?
+         AND i.expires_at > ?
+       WHERE t.token_hash = ?`,
+      [
+        input.workspaceId,
+        input.documentId,
+        input.idempotency?.toolName ?? null,
+        input.idempotency?.key ?? null,
+        input.idempotency?.now ?? null,
+        input.tokenHash,
+      ],
+    );
+    if (!row) return { token: null, access: toAccessFacts(undefined), idempotency: null };
+    const token = toToken({ ...row, id: row.token_id });
+    const idempotency: IdempotencyRecord | null =
+      row.idem_fingerprint === null || !input.idempotency
         ? null
-        : toPage({
-            id: row.page_id,
-            workspace_id: row.page_workspace_id!,
-            title: row.page_title!,
-            is_private: row.page_is_private!,
-            options: row.page_options!,
-            revision: row.page_revision!,
-            block_count: row.page_block_count!,
-          });
-    return {
-      workspace: toWorkspace(row),
-      role: row.role ?? null,
-      page,
-      grant: page ? (row.access ?? null) : null,
-    };
+        : {
+            workspaceId: input.workspaceId,
+            actorId: token.userId,
+            toolName: input.idempotency.toolName,
+            key: input.idempotency.key,
+            fingerprint: row.idem_fingerprint,
+            commandId: row.idem_command_id!,
+            result: JSON.parse(row.idem_result!) as Record<string, unknown>,
+            createdAt: row.idem_created_at!,
+            expiresAt: row.idem_expires_at!,
+          };
+    return { token, access: toAccessFacts(row.id === null ? undefined : row), idempotency };
   }
 
   async getPage(documentId: string) {

@@ -42,6 +42,24 @@ export interface AccessFacts {
   grant: PageAccess | null;
 }
 
+/** What the checks in front of one tool call need, asked for in one read. */
+export interface CallFactsQuery {
+  tokenHash: string;
+  workspaceId: string;
+  documentId: string;
+  /** The call's idempotency key (writes), looked up for the token's user; `now` excludes expired records. */
+  idempotency: { toolName: string; key: string; now: string } | null;
+}
+
+export interface CallFacts {
+  /** Null when no token has this hash; revoked and expired tokens are returned as they are. */
+  token: TokenRecord | null;
+  /** The token user's access to the workspace and page (all null without a token). */
+  access: AccessFacts;
+  /** The token user's unexpired record for the key, if any. */
+  idempotency: IdempotencyRecord | null;
+}
+
 export interface ArtifactNode {
   id: string;
   workspaceId: string;
@@ -192,6 +210,8 @@ export interface KernelAdapter {
   // identity and access facts
   findTokenByHash(tokenHash: string): Promise<TokenRecord | null>;
   getAccessFacts(input: { workspaceId: string; documentId: string; userId: string }): Promise<AccessFacts>;
+  /** The token, its user's access and idempotency record in one read: a tool call's checks, before any write. */
+  getCallFacts(input: CallFactsQuery): Promise<CallFacts>;
 
   // reads
   getPage(documentId: string): Promise<PageRecord | null>;

@@ -15,9 +15,13 @@ export interface CallState {
   startedAt: number;
   raw: unknown;
   token?: TokenRecord;
+  /** The envelope checked against the contract (step 1 needs its ids, step 2 gives the verdict). */
+  parsed?: { ok: true; input: ParsedEnvelope } | { ok: false; problem: string };
   input?: ParsedEnvelope;
   facts?: AccessFacts;
   fingerprint?: string;
+  /** The caller's unexpired result for this write's idempotency key, read with the token. */
+  storedResult?: IdempotencyRecord | null;
   /** A write whose key already holds a result for this payload: answer with it (not on a dry run). */
   replay?: IdempotencyRecord | null;
   /** The command an earlier call with this key applied; a dry run warns about it. */

@@ -89,6 +89,59 @@ export function kernelConformanceSuite(name: string, openKernel: () => Promise<K
       });
     });
 
+    it("call facts in one read agree with the token, access and idempotency reads they replace", async () => {
+      const reader = (await kernel.admin.createUser({ name: "Reader" })).id;
+      const other = (await kernel.admin.createWorkspace({ name: "Other", ownerId: reader })).id;
+      const ownerToken = (await kernel.admin.createToken({ userId: owner, holder: "person", scopes: ["page.read", "page.write"] })).token;
+      const readerToken = (await kernel.admin.createToken({ userId: reader, holder: "agent", scopes: ["page.read"] })).token;
+      const revoked = await kernel.admin.createToken({ userId: owner, holder: "agent", scopes: ["page.read"] });
+      await kernel.admin.revokeToken(revoked.record.id);
+      // A stored result for the owner's key, and one that has expired.
+      const stored = request({ name: "page.head.updateTitle", title: "Kept" }, { identity: identity({ toolName: "mnote.page.update_title" }) });
+      await kernel.execute(stored);
+      const expired = request({ name: "page.head.updateTitle", title: "Old" }, { identity: identity({ toolName: "mnote.page.update_title" }) });
+      await kernel.execute({ ...expired, idempotency: { ...expired.idempotency, expiresAt: "2000-01-01T00:00:00.000Z" } });
+      const now = new Date().toISOString();
+
+      const separately = async (secret: string, workspaceId: string, documentId: string, key: string | null) => {
+        const token = await kernel.findTokenByHash(hashToken(secret));
+        const access = token
+          ? await kernel.getAccessFacts({ workspaceId, documentId, userId: token.userId })
+          : { workspace: null, role: null, page: null, grant: null };
+        const idempotency =
+          token && key ? await kernel.findIdempotency({ workspaceId, actorId: token.userId, toolName: "mnote.page.update_title", key }, now) : null;
+        return { token, access, idempotency };
+      };
+      const cases: Array<[string, string, string, string | null]> = [
+        [ownerToken, ws, doc, stored.idempotency.key],
+        [ownerToken, ws, doc, expired.idempotency.key],
+        [ownerToken, ws, doc, "never_used"],
+        [ownerToken, ws, doc, null],
+        [ownerToken, ws, "no_such_doc", stored.idempotency.key],
+        [ownerToken, "no_such_ws", doc, stored.idempotency.key],
+        [ownerToken, other, doc, null],
+        [readerToken, ws, doc, stored.idempotency.key],
+        [readerToken, other, doc, null],
+        [revoked.token, ws, doc, null],
+        ["mnt_not_a_token", ws, doc, stored.idempotency.key],
+      ];
+      for (const [secret, workspaceId, documentId, key] of cases) {
+        const together = await kernel.getCallFacts({
+          tokenHash: hashToken(secret),
+          workspaceId,
+          documentId,
+          idempotency: key ? { toolName: "mnote.page.update_title", key, now } : null,
+        });
+        expect(together, `${workspaceId}/${documentId}/${key}`).toEqual(await separately(secret, workspaceId, documentId, key));
+      }
+      // The owner's stored key is found; the reader (another actor) never sees it.
+      const ownerFacts = await kernel.getCallFacts({
+        tokenHash: hashToken(ownerToken), workspaceId: ws, documentId: doc,
+        idempotency: { toolName: "mnote.page.update_title", key: stored.idempotency.key, now },
+      });
+      expect(ownerFacts.idempotency).toMatchObject({ fingerprint: stored.idempotency.fingerprint, result: { commandName: "page.head.updateTitle" } });
+    });
+
     it("finds which of the given ids are on a page, in chunks of any size", async () => {
       await kernel.execute(request({ name: "page.body.save", mode: "append", blocks: blocks("x", "y", "three").slice(2) }));
       const ids = (await kernel.getBlocks(doc)).map((b) => b.id);

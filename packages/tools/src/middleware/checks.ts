@@ -2,6 +2,7 @@ import { canonicalToolName, LIMITS, TOOL_ERROR_MESSAGES as M } from "@mnote/cont
 import { hashToken } from "@mnote/kernel";
 import type { z } from "zod";
 import { canReadPage, hasAccess } from "../access";
+import type { TokenRecord } from "@mnote/kernel";
 import type { CallState, ParsedEnvelope } from "../call";
 import { fail } from "../failure";
 import { payloadFingerprint } from "../fingerprint";
@@ -18,12 +19,36 @@ import { middleware } from "../trpc";
  */
 type Check = (ctx: ToolsContext, call: CallState) => Promise<void> | void;
 
-/** 1. Login: a bearer token issued by mnote, not revoked, not expired. */
+/**
+ * 1. Login: a bearer token issued by mnote, not revoked, not expired.
+ *
+ * The token is read in one statement with every fact the later checks decide on (membership, page,
+ * grant, the key's stored result): one read instead of three on every call. That read needs the
+ * envelope's ids, so the envelope is parsed here; step 2 gives the verdict on it. A call with a bad
+ * envelope still hears "unauthenticated" first when its token is no good.
+ */
 export async function authenticate(ctx: ToolsContext, call: CallState) {
   const secret = ctx.authorization?.replace(/^Bearer\s+/i, "").trim();
   if (!secret) return fail("mnote_tool_unauthenticated", M.unauthenticated);
-  const token = await ctx.kernel.findTokenByHash(hashToken(secret));
-  const expired = token?.expiresAt && token.expiresAt <= new Date().toISOString();
+  const tokenHash = hashToken(secret);
+  const envelope = parseEnvelope(call);
+  const now = new Date().toISOString();
+  let token: TokenRecord | null;
+  if (envelope.ok) {
+    const { input } = envelope;
+    const facts = await ctx.kernel.getCallFacts({
+      tokenHash,
+      workspaceId: input.workspaceId,
+      documentId: input.documentId,
+      idempotency: call.tool.kind === "write" ? { toolName: call.tool.name, key: input.idempotencyKey!, now } : null,
+    });
+    token = facts.token;
+    call.facts = facts.access;
+    call.storedResult = facts.idempotency;
+  } else {
+    token = await ctx.kernel.findTokenByHash(tokenHash);
+  }
+  const expired = token?.expiresAt && token.expiresAt <= now;
   if (!token || token.revokedAt || expired) return fail("mnote_tool_unauthenticated", M.unauthenticated);
   call.token = token;
 }
@@ -35,25 +60,35 @@ function describeIssues(error: z.ZodError): string {
     .join("; ");
 }
 
+/** The envelope and the tool's args checked against the contract; parsed once per call. */
+function parseEnvelope(call: CallState): NonNullable<CallState["parsed"]> {
+  call.parsed ??= (() => {
+    if (!call.raw || typeof call.raw !== "object" || Array.isArray(call.raw)) {
+      return { ok: false, problem: "input: must be the tool input envelope (a JSON object)" } as const;
+    }
+    const parsed = call.tool.inputSchema.safeParse(call.raw);
+    if (!parsed.success) return { ok: false, problem: `invalid input: ${describeIssues(parsed.error)}` } as const;
+    const input = parsed.data as ParsedEnvelope;
+    if (canonicalToolName(input.toolName) !== call.tool.name && input.toolName !== call.tool.name) {
+      return { ok: false, problem: `toolName: expected ${call.tool.name}` } as const;
+    }
+    const content = input.args.content;
+    if (Array.isArray(content)) {
+      const total = content.reduce((sum: number, block: { text?: string }) => sum + (block.text?.length ?? 0), 0);
+      if (total > LIMITS.saveTextTotal) {
+        return { ok: false, problem: `args.content: more than ${LIMITS.saveTextTotal} characters of text in one save` } as const;
+      }
+    }
+    return { ok: true, input } as const;
+  })();
+  return call.parsed;
+}
+
 /** 2. The envelope and the tool's args, exactly as the contract describes them. */
 export function validateEnvelope(_ctx: ToolsContext, call: CallState) {
-  if (!call.raw || typeof call.raw !== "object" || Array.isArray(call.raw)) {
-    return fail("mnote_tool_invalid_input", "input: must be the tool input envelope (a JSON object)");
-  }
-  const parsed = call.tool.inputSchema.safeParse(call.raw);
-  if (!parsed.success) return fail("mnote_tool_invalid_input", `invalid input: ${describeIssues(parsed.error)}`);
-  const input = parsed.data as ParsedEnvelope;
-  if (canonicalToolName(input.toolName) !== call.tool.name && input.toolName !== call.tool.name) {
-    return fail("mnote_tool_invalid_input", `toolName: expected ${call.tool.name}`);
-  }
-  const content = input.args.content;
-  if (Array.isArray(content)) {
-    const total = content.reduce((sum: number, block: { text?: string }) => sum + (block.text?.length ?? 0), 0);
-    if (total > LIMITS.saveTextTotal) {
-      return fail("mnote_tool_invalid_input", `args.content: more than ${LIMITS.saveTextTotal} characters of text in one save`);
-    }
-  }
-  call.input = input;
+  const envelope = parseEnvelope(call);
+  if (!envelope.ok) return fail("mnote_tool_invalid_input", envelope.problem);
+  call.input = envelope.input;
 }
 
 /** 3. The call's capability scope covers the tool and stays within the token's. */
@@ -69,14 +104,9 @@ export function checkCapabilityScope(_ctx: ToolsContext, call: CallState) {
 }
 
 /** 4. Workspace membership. A stranger learns nothing: same answer as a missing page. */
-export async function checkMembership(ctx: ToolsContext, call: CallState) {
-  const facts = await ctx.kernel.getAccessFacts({
-    workspaceId: call.input!.workspaceId,
-    documentId: call.input!.documentId,
-    userId: call.token!.userId,
-  });
+export function checkMembership(_ctx: ToolsContext, call: CallState) {
+  const facts = call.facts!;
   if (!facts.workspace || !facts.role) return fail("mnote_tool_permission_denied", M.pageUnreadable);
-  call.facts = facts;
 }
 
 /** 5. Page read, page write or artifact write. Unreadable and missing pages answer alike. */
@@ -95,7 +125,7 @@ export async function checkPagePermission(ctx: ToolsContext, call: CallState) {
  * 6. Idempotency, before the revision check: a retry of a write that already
  * landed must get its stored result, not a conflict with the revision it created.
  */
-export async function checkIdempotency(ctx: ToolsContext, call: CallState) {
+export function checkIdempotency(_ctx: ToolsContext, call: CallState) {
   const input = call.input!;
   if (call.tool.kind !== "write") return;
   // baseRevision is a precondition, not payload: the panel adds the proposal's base
@@ -107,10 +137,8 @@ export async function checkIdempotency(ctx: ToolsContext, call: CallState) {
     documentId: input.documentId,
     args: payload,
   });
-  const record = await ctx.kernel.findIdempotency(
-    { workspaceId: input.workspaceId, actorId: input.actorId, toolName: call.tool.name, key: input.idempotencyKey! },
-    new Date().toISOString(),
-  );
+  // Read with the token in step 1, for the token's user, who is the actor by step 3.
+  const record = call.storedResult ?? null;
   if (record && record.fingerprint !== call.fingerprint) {
     return fail("mnote_tool_idempotency_conflict", M.idempotencyConflict);
   }
