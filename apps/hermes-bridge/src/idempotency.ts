@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { sha256Hex } from "@mnote/kernel";
 import { canonicalJson } from "@mnote/tools";
 
 /**
@@ -9,6 +9,6 @@ import { canonicalJson } from "@mnote/tools";
  */
 export function derivedIdempotencyKey(scope: string, toolName: string, modelArguments: Record<string, unknown>): string {
   const { dryRun: _dryRun, idempotencyKey: _key, ...payload } = modelArguments;
-  const digest = createHash("sha256").update(canonicalJson([scope, toolName, payload])).digest("hex");
+  const digest = sha256Hex(canonicalJson([scope, toolName, payload]));
   return `derived_${digest}`;
 }

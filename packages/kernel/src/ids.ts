@@ -1,4 +1,14 @@
+import * as crypto from "node:crypto";
 import { createHash, randomBytes, randomUUID } from "node:crypto";
+
+/**
+ * SHA-256 of a string, in hex. `crypto.hash` (Node 20.12+) skips the Hash object and its stream
+ * machinery, a third of `createHash`'s cost; every tool call hashes its token and its payload.
+ */
+export const sha256Hex: (text: string) => string =
+  typeof (crypto as { hash?: unknown }).hash === "function"
+    ? (text) => (crypto as unknown as { hash(algorithm: string, data: string, encoding: "hex"): string }).hash("sha256", text, "hex")
+    : (text) => createHash("sha256").update(text, "utf8").digest("hex");
 
 export function newId(prefix: string): string {
   return `${prefix}_${randomUUID().replaceAll("-", "")}`;
@@ -6,7 +16,7 @@ export function newId(prefix: string): string {
 
 /** Bearer tokens are shown once and stored only as this hash. */
 export function hashToken(token: string): string {
-  return createHash("sha256").update(token, "utf8").digest("hex");
+  return sha256Hex(token);
 }
 
 export function newTokenSecret(): string {

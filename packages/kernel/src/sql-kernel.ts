@@ -67,6 +67,21 @@ function accessJoins(user: string) {
        LEFT JOIN page_grants g ON g.document_id = p.id AND g.user_id = ${user}`;
 }
 
+// Statements on every tool call are built once: a template built per call is a new string the
+// driver's statement cache has to hash in full before it finds the prepared statement.
+const ACCESS_FACTS_SQL = `SELECT ${ACCESS_COLUMNS}
+  FROM workspaces w ${accessJoins("?")}
+  WHERE w.id = ?`;
+
+const CALL_FACTS_SQL = `SELECT t.id AS token_id, t.user_id, t.holder, t.scopes, t.label, t.expires_at, t.revoked_at, ${ACCESS_COLUMNS},
+    i.fingerprint AS idem_fingerprint, i.command_id AS idem_command_id, i.result AS idem_result,
+    i.created_at AS idem_created_at, i.expires_at AS idem_expires_at
+  FROM tokens t
+  LEFT JOIN workspaces w ON w.id = ? ${accessJoins("t.user_id")}
+  LEFT JOIN idempotency i ON i.workspace_id = w.id AND i.actor_id = t.user_id AND i.tool_name = ? AND i.key = ?
+    AND i.expires_at > ?
+  WHERE t.token_hash = ?`;
+
 function toAccessFacts(row: AccessRow | undefined): AccessFacts {
   if (!row) return { workspace: null, role: null, page: null, grant: null };
   const page =
@@ -84,15 +99,21 @@ function toAccessFacts(row: AccessRow | undefined): AccessFacts {
   return { workspace: toWorkspace(row), role: row.role ?? null, page, grant: page ? (row.access ?? null) : null };
 }
 
+const placeholders = (count: number) => Array.from({ length: count }, () => "?").join(", ");
 /** The IN-list sizes `findBlockIds` prepares statements for. */
 const ID_LOOKUP_SLOTS = [1, 8, 64] as const;
-const placeholders = (count: number) => Array.from({ length: count }, () => "?").join(", ");
+const FIND_BLOCK_IDS_SQL = Object.fromEntries(
+  ID_LOOKUP_SLOTS.map((slots) => [slots, `SELECT id FROM blocks WHERE document_id = ? AND id IN (${placeholders(slots)})`]),
+) as Record<(typeof ID_LOOKUP_SLOTS)[number], string>;
 
 /** The kernel, written once over the SQL both SQLite and PostgreSQL speak. */
 export class SqlKernel implements KernelAdapter {
   readonly admin;
+  /** Reads the page row a write is about to change, locking it where the database has row locks. */
+  private readonly lockPageSql: string;
   constructor(private readonly db: SqlDriver) {
     this.admin = createAdmin(db);
+    this.lockPageSql = `SELECT ${PAGE_COLUMNS} FROM pages WHERE id = ? AND workspace_id = ?${db.forUpdate}`;
   }
 
   get dialect() {
@@ -119,11 +140,7 @@ export class SqlKernel implements KernelAdapter {
   async getAccessFacts(input: { workspaceId: string; documentId: string; userId: string }): Promise<AccessFacts> {
     // One statement instead of four (workspace, membership, page, grant): every statement saved is a
     // round of lock, bind and row building saved on every tool call.
-    const row = await this.db.get<AccessRow>(
-      `SELECT ${ACCESS_COLUMNS}
-       FROM workspaces w ${accessJoins("?")}
-       WHERE w.id = ?`,
-      [input.userId, input.documentId, input.userId, input.workspaceId],
+    const row = await this.db.get<AccessRow>(ACCESS_FACTS_SQL, [input.userId, input.documentId, input.userId, input.workspaceId],
     );
     return toAccessFacts(row);
   }
@@ -132,24 +149,14 @@ export class SqlKernel implements KernelAdapter {
     // The token, the caller's access and the key's stored result in one read: the checks in front of a
     // tool call decide on nothing else, and a write's rate is bounded by how many statements it runs.
     // A snapshot for the checks' fast path only; the write transaction checks the key and revision again.
-    const row = await this.db.get<TokenRow & AccessRow & IdempotencyColumns>(
-      `SELECT t.id AS token_id, t.user_id, t.holder, t.scopes, t.label, t.expires_at, t.revoked_at, ${ACCESS_COLUMNS},
-         i.fingerprint AS idem_fingerprint, i.command_id AS idem_command_id, i.result AS idem_result,
-         i.created_at AS idem_created_at, i.expires_at AS idem_expires_at
-       FROM tokens t
-       LEFT JOIN workspaces w ON w.id = ? ${accessJoins("t.user_id")}
-       LEFT JOIN idempotency i ON i.workspace_id = w.id AND i.actor_id = t.user_id AND i.tool_name = ? AND i.key = ?
-         AND i.expires_at > ?
-       WHERE t.token_hash = ?`,
-      [
-        input.workspaceId,
-        input.documentId,
-        input.idempotency?.toolName ?? null,
-        input.idempotency?.key ?? null,
-        input.idempotency?.now ?? null,
-        input.tokenHash,
-      ],
-    );
+    const row = await this.db.get<TokenRow & AccessRow & IdempotencyColumns>(CALL_FACTS_SQL, [
+      input.workspaceId,
+      input.documentId,
+      input.idempotency?.toolName ?? null,
+      input.idempotency?.key ?? null,
+      input.idempotency?.now ?? null,
+      input.tokenHash,
+    ]);
     if (!row) return { token: null, access: toAccessFacts(undefined), idempotency: null };
     const token = toToken({ ...row, id: row.token_id });
     const idempotency: IdempotencyRecord | null =
@@ -187,10 +194,7 @@ export class SqlKernel implements KernelAdapter {
       const chunk = ids.slice(start, start + ID_LOOKUP_SLOTS.at(-1)!);
       const slots = ID_LOOKUP_SLOTS.find((size) => size >= chunk.length)!;
       const padded = [...chunk, ...Array<string>(slots - chunk.length).fill(chunk[0]!)];
-      const rows = await this.db.all<{ id: string }>(
-        `SELECT id FROM blocks WHERE document_id = ? AND id IN (${placeholders(slots)})`,
-        [documentId, ...padded],
-      );
+      const rows = await this.db.all<{ id: string }>(FIND_BLOCK_IDS_SQL[slots], [documentId, ...padded]);
       for (const row of rows) found.push(row.id);
     }
     return found;
@@ -253,10 +257,7 @@ export class SqlKernel implements KernelAdapter {
     const { identity, command, idempotency } = request;
     const now = new Date().toISOString();
     // Lock the page row first: every write to one page queues here, so revision checks cannot race.
-    const pageRow = await tx.get<PageRow>(
-      `SELECT ${PAGE_COLUMNS} FROM pages WHERE id = ? AND workspace_id = ?${this.db.forUpdate}`,
-      [identity.documentId, identity.workspaceId],
-    );
+    const pageRow = await tx.get<PageRow>(this.lockPageSql, [identity.documentId, identity.workspaceId]);
     if (!pageRow) return { kind: "page_missing" };
     const page = toPage(pageRow);
 
@@ -297,22 +298,17 @@ export class SqlKernel implements KernelAdapter {
     }
     const result = { commandName: command.name, ...applied.result, ...(applied.bumpsRevision ? { revision: revisionAfter } : {}) };
 
-    await tx.run(
-      `INSERT INTO commands (id, name, ${IDENTITY_COLUMNS}, payload_fingerprint, idempotency_key,
-         revision_before, revision_after, undo, created_at)
-       VALUES (${placeholders(18)})`,
-      [
-        commandId,
-        command.name,
-        ...identityValues(identity),
-        idempotency.fingerprint,
-        idempotency.key,
-        page.revision,
-        revisionAfter,
-        applied.undo ? JSON.stringify(applied.undo) : null,
-        now,
-      ],
-    );
+    await tx.run(COMMAND_INSERT, [
+      commandId,
+      command.name,
+      ...identityValues(identity),
+      idempotency.fingerprint,
+      idempotency.key,
+      page.revision,
+      revisionAfter,
+      applied.undo ? JSON.stringify(applied.undo) : null,
+      now,
+    ]);
     const stored = await tx.run(
       // A record for this scope that is past its retention window is replaced in the same statement;
       // an unexpired one means another transaction won a race for the key (0 rows changed: run again).
@@ -410,6 +406,10 @@ export class SqlKernel implements KernelAdapter {
     return (await this.db.run(`DELETE FROM idempotency WHERE expires_at <= ?`, [now])).changes;
   }
 }
+
+const COMMAND_INSERT = `INSERT INTO commands (id, name, ${IDENTITY_COLUMNS}, payload_fingerprint, idempotency_key,
+    revision_before, revision_after, undo, created_at)
+  VALUES (${placeholders(18)})`;
 
 const AUDIT_INSERT = `INSERT INTO audit_log (at, ${IDENTITY_COLUMNS}, effect, outcome, error_code, command_id, idempotency_key,
     payload_fingerprint, base_revision, detail, duration_ms)

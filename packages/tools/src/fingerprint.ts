@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { sha256Hex } from "@mnote/kernel";
 
 /** JSON with sorted keys, so two equal payloads always hash alike. */
 export function canonicalJson(value: unknown): string {
@@ -21,7 +21,5 @@ export function payloadFingerprint(input: {
   documentId: string;
   args: unknown;
 }): string {
-  return createHash("sha256")
-    .update(canonicalJson([input.toolName, input.workspaceId, input.documentId, input.args]))
-    .digest("hex");
+  return sha256Hex(canonicalJson([input.toolName, input.workspaceId, input.documentId, input.args]));
 }

@@ -168,6 +168,10 @@ export const CALL_CHECKS: readonly Check[] = [
 /** Runs every check in front of a tool's own code; the first to fail ends the call. */
 export const checkCall = middleware(async ({ ctx, next }) => {
   const { call } = ctx as typeof ctx & { call: CallState };
-  for (const check of CALL_CHECKS) await check(ctx, call);
+  for (const check of CALL_CHECKS) {
+    // Only the first check reads; awaiting the others' plain results would cost a microtask each.
+    const pending = check(ctx, call);
+    if (pending) await pending;
+  }
   return next();
 });

@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import {
   type Block,
   type Change,
@@ -8,7 +7,7 @@ import {
   type ToolInput,
   type ToolResult,
 } from "@mnote/contract";
-import type { PageRecord } from "@mnote/kernel";
+import { type PageRecord, sha256Hex } from "@mnote/kernel";
 import { diffBlocks, summarizeChanges } from "@mnote/diff";
 import { fail } from "../failure";
 import { contractToolSpec } from "../tool-spec";
@@ -28,7 +27,7 @@ export const pageSaveMeta = contractToolSpec(pageSaveTool.name);
  */
 export function withIds(content: ParsedBlockInput[], key: string, onPage: ReadonlySet<string> = new Set()): Block[] {
   const explicit = new Set(content.flatMap((block) => (block.id ? [block.id] : [])));
-  const derive = (seed: string) => `b${createHash("sha256").update(seed).digest("hex").slice(0, 15)}`;
+  const derive = (seed: string) => `b${sha256Hex(seed).slice(0, 15)}`;
   return content.map((block, index) => {
     if (block.id) return block as Block;
     let id = derive(`${key}:${index}`);
