@@ -40,6 +40,8 @@ import type {
 
 /** A command that cannot apply to the page as it is; the transaction rolls back. */
 class CommandRejected extends Error {}
+/** An append met a block id already on the page (the write is rolled back). */
+class BlockIdTaken extends Error {}
 
 const MAX_UNIQUE_RETRIES = 3;
 
@@ -246,6 +248,7 @@ export class SqlKernel implements KernelAdapter {
         return await this.db.transaction((tx) => this.executeIn(tx, request));
       } catch (error) {
         if (error instanceof CommandRejected) return { kind: "rejected", message: error.message };
+        if (error instanceof BlockIdTaken) return { kind: "block_id_taken" };
         // Another process inserted the same idempotency key first: run again and find its record.
         if (error instanceof UniqueViolation && attempt < MAX_UNIQUE_RETRIES) continue;
         throw error;
@@ -486,7 +489,7 @@ async function saveBody(tx: SqlExecutor, page: PageRecord, mode: "replace" | "ap
     try {
       await insertBlocks(tx, page.id, blocks, before);
     } catch (error) {
-      if (error instanceof UniqueViolation) throw new CommandRejected("a block id in content is already on the page");
+      if (error instanceof UniqueViolation) throw new BlockIdTaken();
       throw error;
     }
     return { bumpsRevision: true, result: {}, undo: { truncateTo: before } satisfies Undo, blockCount: before + blocks.length };

@@ -130,6 +130,8 @@ export type ExecuteOutcome =
   | { kind: "idempotency_conflict" }
   | { kind: "revision_conflict"; currentRevision: number }
   | { kind: "page_missing" }
+  /** An append's block id is already on the page; nothing was written. */
+  | { kind: "block_id_taken" }
   /** The command itself cannot apply (e.g. revert of a command on another page). */
   | { kind: "rejected"; message: string };
 

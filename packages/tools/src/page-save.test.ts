@@ -154,6 +154,23 @@ describe.each(testKernels())("page.save ($name)", ({ open }) => {
     expect(preview.changes.filter((c) => c.kind === "update")).toEqual([]);
   });
 
+  it("an append whose derived ids are taken writes the ids its dry run showed, in one command", async () => {
+    const w = await world();
+    const content = [{ type: "paragraph", text: "one" }, { type: "paragraph", text: "two" }];
+    expectOk(await save(w, { mode: "append", content }, { idempotencyKey: "shared" }), "write");
+    const editor = { idempotencyKey: "shared", actorId: w.ids.editor };
+    const preview = DryRunResultSchema.parse(expectOk(await save(w, { mode: "append", content }, { ...editor, dryRun: true }, w.tokens.editor)));
+    const shown = preview.changes.map((change) => (change.kind === "insert" ? change.block.id : null));
+    const commandsBefore = (await w.kernel.listAudit({ documentId: w.ids.page })).filter((r) => r.commandId).length;
+    // The real call plans without asking about derived ids, meets the owner's blocks on insert, and plans again.
+    expect(expectOk(await save(w, { mode: "append", content }, editor, w.tokens.editor), "write")).toMatchObject({ revision: 3 });
+    const ids = (await blocksOf(w)).map((b) => b.id);
+    expect(ids.slice(4)).toEqual(shown);
+    expect(new Set(ids).size).toBe(6);
+    const commandsAfter = (await w.kernel.listAudit({ documentId: w.ids.page })).filter((r) => r.commandId).length;
+    expect(commandsAfter - commandsBefore).toBe(1);
+  });
+
   it("duplicate block ids are refused, in content and against the page on append; nothing written", async () => {
     const w = await world();
     const before = await snapshot(w);

@@ -40,10 +40,16 @@ export interface CheckedCall {
   call: CallState;
   input: ParsedEnvelope;
   page: PageRecord;
+  /**
+   * The plan will be shown to a person (a dry run, a write held for approval), so it must be exact.
+   * Otherwise a planner may skip a check the kernel makes anyway while writing (an append's derived
+   * block ids): if the kernel refuses, `runWrite` plans again with this set.
+   */
+  exact: boolean;
 }
 
-export function checkedCall(ctx: ToolsContext & { call: CallState }): CheckedCall {
-  return { kernel: ctx.kernel, call: ctx.call, input: ctx.call.input!, page: ctx.call.facts!.page! };
+export function checkedCall(ctx: ToolsContext & { call: CallState }, exact = true): CheckedCall {
+  return { kernel: ctx.kernel, call: ctx.call, input: ctx.call.input!, page: ctx.call.facts!.page!, exact };
 }
 
 /** What a write tool works out before anything is written: the command, and the dry run a person would see. */
@@ -65,13 +71,15 @@ export async function runWrite<Result>(
   ctx: ToolsContext & { call: CallState },
   planner: Planner,
 ): Promise<OutputEnvelope<Result | DryRunResult>> {
-  const checked = checkedCall(ctx);
-  const { call, input, kernel } = checked;
+  const { call } = ctx;
+  const input = call.input!;
   if (call.replay) {
     call.audit = { outcome: "replayed" };
     return successEnvelope(call, call.replay.result as Result, "write", call.replay.commandId);
   }
-  const plan = await planner(checked);
+  const held = call.tool.holdsForApproval && call.token!.holder === "agent" && call.facts!.workspace!.approvalRequired;
+  const checked = checkedCall(ctx, input.dryRun || held);
+  let plan = await planner(checked);
   if (call.alreadyApplied) {
     plan.preview.warnings.push({
       code: "already_applied",
@@ -84,22 +92,29 @@ export async function runWrite<Result>(
     return successEnvelope(call, plan.preview, "dry_run", null);
   }
   if (plan.refuse) return fail(plan.refuse.code, plan.refuse.message);
-  if (call.tool.holdsForApproval && call.token!.holder === "agent" && call.facts!.workspace!.approvalRequired) {
+  if (held) {
     call.audit = { outcome: "held_for_approval", detail: proposal };
     return fail("mnote_tool_approval_required", M.approvalRequired);
   }
 
-  const outcome = await kernel.execute({
-    identity: callIdentity(call),
-    command: plan.command,
-    baseRevision: input.args.baseRevision as number | undefined,
-    idempotency: {
-      key: input.idempotencyKey!,
-      fingerprint: call.fingerprint!,
-      expiresAt: new Date(Date.now() + ctx.settings.idempotencyTtlMs).toISOString(),
-    },
-    auditDetail: { diff: plan.preview.diff },
-  });
+  const execute = (command: WritePlan) =>
+    ctx.kernel.execute({
+      identity: callIdentity(call),
+      command: command.command,
+      baseRevision: input.args.baseRevision as number | undefined,
+      idempotency: {
+        key: input.idempotencyKey!,
+        fingerprint: call.fingerprint!,
+        expiresAt: new Date(Date.now() + ctx.settings.idempotencyTtlMs).toISOString(),
+      },
+      auditDetail: { diff: command.preview.diff },
+    });
+  let outcome = await execute(plan);
+  if (outcome.kind === "block_id_taken" && !checked.exact) {
+    // The plan skipped a check the kernel then failed; plan again against the page as it is.
+    plan = await planner({ ...checked, exact: true });
+    outcome = await execute(plan);
+  }
   switch (outcome.kind) {
     case "applied":
       call.auditWritten = true;
@@ -113,6 +128,8 @@ export async function runWrite<Result>(
       return fail("mnote_tool_conflict", M.conflict);
     case "page_missing":
       return fail("mnote_tool_permission_denied", M.pageUnreadable);
+    case "block_id_taken":
+      return fail("mnote_tool_invalid_input", "args.content: a block id in content is already on the page");
     case "rejected":
       return fail("mnote_tool_invalid_input", outcome.message);
   }

@@ -265,7 +265,7 @@ export function kernelConformanceSuite(name: string, openKernel: () => Promise<K
     it("rejects an append whose block id is already on the page, writing nothing", async () => {
       const before = await kernel.admin.tableSnapshot();
       const outcome = await kernel.execute(request({ name: "page.body.save", mode: "append", blocks: [{ id: "b0_one", type: "paragraph", text: "dup" }] }));
-      expect(outcome.kind).toBe("rejected");
+      expect(outcome.kind).toBe("block_id_taken");
       expect(await kernel.admin.tableSnapshot()).toEqual(before);
     });
 

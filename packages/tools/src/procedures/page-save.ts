@@ -36,9 +36,9 @@ export function withIds(content: ParsedBlockInput[], key: string, onPage: Readon
   });
 }
 
-export const planPageSave: Planner = async ({ kernel, input, page }) => {
+export const planPageSave: Planner = async ({ kernel, input, page, exact }) => {
   const args = input.args as ToolArgs<"mnote.page.save">;
-  if (args.mode === "append") return planAppend(kernel, input.idempotencyKey!, args, page);
+  if (args.mode === "append") return planAppend(kernel, input.idempotencyKey!, args, page, exact);
   const current = await kernel.getBlocks(page.id);
   const incoming = withIds(args.content, input.idempotencyKey!, new Set(current.map((block) => block.id)));
   refuseRepeatedIds(incoming);
@@ -59,13 +59,25 @@ function refuseRepeatedIds(incoming: Block[]): Set<string> {
  * block count from the page row: reading every id made an append on a long page cost as
  * much as reading the whole page. A derived id found on the page is derived again (salted),
  * and the new ids asked about, until every id in the plan has been checked.
+ *
+ * Ids the caller named are always asked about (a clash is the caller's mistake, reported by id).
+ * Derived ids are asked about only when the plan must be exact: otherwise they are new unless
+ * this key was used on this page before, the insert itself finds that, and `runWrite` plans
+ * again exactly. A plain agent append then reads nothing before its write.
  */
-async function planAppend(kernel: CheckedCall["kernel"], key: string, args: ToolArgs<"mnote.page.save">, page: PageRecord) {
+async function planAppend(
+  kernel: CheckedCall["kernel"],
+  key: string,
+  args: ToolArgs<"mnote.page.save">,
+  page: PageRecord,
+  exact: boolean,
+) {
+  const named = new Set(args.content.flatMap((block) => (block.id ? [block.id] : [])));
   const onPage = new Set<string>();
   const asked = new Set<string>();
   let incoming = withIds(args.content, key, onPage);
   for (;;) {
-    const unasked = incoming.map((block) => block.id).filter((id) => !asked.has(id));
+    const unasked = incoming.map((block) => block.id).filter((id) => !asked.has(id) && (exact || named.has(id)));
     if (unasked.length === 0) break;
     for (const id of unasked) asked.add(id);
     const found = await kernel.findBlockIds(page.id, unasked);
