@@ -191,7 +191,7 @@ export async function runFloor(options: FloorOptions) {
           `**${fmtPct(ratio)}**`,
         ],
         [
-          "same, on a 1,000-block page (for scale: the append plan reads the page's blocks)",
+          "same, on a 1,000-block page (for scale: an append reads no blocks, so page size should not matter)",
           fmtRate(largeRate),
           (1e6 / largeRate).toFixed(0),
           med((r) => r.routerLarge.cpuUs).toFixed(0),

@@ -1,0 +1,71 @@
+/**
+ * `pnpm --filter @mnote/bench compare -- <other checkout>`: this checkout's `page.save` against
+ * another checkout's (a copy of the repository at another commit, installed), side by side with
+ * the floor, in one process. How a change to the write path was judged: two separate `pnpm bench`
+ * runs on a shared machine differ by more than most changes do; rounds interleaved in one
+ * process do not.
+ *
+ *   cp -a . /tmp/mnote-base && git -C /tmp/mnote-base checkout <commit>
+ *   pnpm --filter @mnote/bench compare -- /tmp/mnote-base [--rounds 21]
+ */
+import { resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { appendArgs, openFloor } from "./floor";
+import { fmtPct, median, roundOrder } from "./stats";
+import { assertOk, type BenchWorld, benchWorld, paragraphs } from "./world";
+
+const { values, positionals } = parseArgs({
+  args: process.argv.slice(2).filter((arg) => arg !== "--"), // pnpm passes the separator through
+  options: { rounds: { type: "string", default: "21" } },
+  allowPositionals: true,
+});
+if (positionals.length !== 1) throw new Error("usage: compare.ts <path to another installed checkout> [--rounds N]");
+const other = resolve(positionals[0]!);
+const rounds = Number(values.rounds);
+const { benchWorld: otherWorld } = (await import(`${other}/bench/src/world.ts`)) as { benchWorld: typeof benchWorld };
+
+const WRITES = 200;
+const floor = await openFloor();
+const worlds: Record<"this" | "other", BenchWorld> = { this: await benchWorld("compare-this"), other: await otherWorld("compare-other") };
+
+/** µs per append, on fresh 20-block pages every 10 writes (as section 1 of `pnpm bench`). */
+async function routerRun(world: BenchWorld, count: number) {
+  let elapsed = 0;
+  let page = "";
+  for (let i = 0; i < count; i++) {
+    if (i % 10 === 0) page = await world.newPage(paragraphs(20));
+    const start = performance.now();
+    const out = await world.call("mnote.page.save", world.envelope("mnote.page.save", page, appendArgs(i)));
+    elapsed += performance.now() - start;
+    if (!out.ok) assertOk(out, "compare save");
+  }
+  return (elapsed * 1000) / count;
+}
+function floorRun(count: number) {
+  let elapsed = 0;
+  for (let done = 0; done < count; done += 10) {
+    floor.newPage(20);
+    const start = performance.now();
+    for (let i = 0; i < 10; i++) floor.write();
+    elapsed += performance.now() - start;
+  }
+  return (elapsed * 1000) / count;
+}
+
+floorRun(500);
+await routerRun(worlds.this, 500);
+await routerRun(worlds.other, 500);
+const samples: Array<Record<"floor" | "this" | "other", number>> = [];
+for (let round = 0; round < rounds; round++) {
+  const sample = {} as Record<"floor" | "this" | "other", number>;
+  for (const variant of roundOrder(["floor", "this", "other"] as const, round)) {
+    sample[variant] = variant === "floor" ? floorRun(WRITES) : await routerRun(worlds[variant], WRITES);
+  }
+  samples.push(sample);
+}
+const med = (pick: (s: (typeof samples)[number]) => number) => median(samples.map(pick));
+console.log(`floor                 ${med((s) => s.floor).toFixed(0)} µs/write`);
+console.log(`this checkout         ${med((s) => s.this).toFixed(0)} µs/write, ${fmtPct(med((s) => s.floor / s.this))} of the floor's rate`);
+console.log(`${other}\n                      ${med((s) => s.other).toFixed(0)} µs/write, ${fmtPct(med((s) => s.floor / s.other))} of the floor's rate`);
+console.log(`time per write, this / other: ${med((s) => s.this / s.other).toFixed(3)} (median of ${rounds} per-round ratios)`);
+process.exit(0);
