@@ -435,8 +435,8 @@ function auditValues(record: AuditInput, at: string): SqlValue[] {
 }
 
 /** An audit record on its own (every call that is not a write), answering its id. */
-async function insertAudit(db: SqlExecutor, record: AuditInput, at: string): Promise<number> {
-  const row = await db.get<{ id: number | string }>(`${AUDIT_INSERT} RETURNING id`, auditValues(record, at));
+async function insertAudit(db: SqlDriver, record: AuditInput, at: string): Promise<number> {
+  const row = await db.insertReturning<{ id: number | string }>(`${AUDIT_INSERT} RETURNING id`, auditValues(record, at));
   return Number(row!.id);
 }
 

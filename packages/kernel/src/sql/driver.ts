@@ -16,6 +16,12 @@ export interface SqlDriver extends SqlExecutor {
   readonly dialect: "sqlite" | "postgres";
   /** Appended to a SELECT that must lock the row it reads (PostgreSQL); SQLite's write lock covers it. */
   readonly forUpdate: string;
+  /**
+   * One INSERT … RETURNING on its own, outside a transaction. On SQLite it waits its turn on the
+   * writer like `run`: through `get` it would go to the reader connection while another call's
+   * transaction is open, and block the process on the write lock until the busy timeout.
+   */
+  insertReturning<T>(sql: string, params?: SqlValue[]): Promise<T | undefined>;
   /** Run `fn` in one write transaction; retried by the driver on serialization failures. */
   transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T>;
   /** Schema scripts: several statements, no parameters. */

@@ -91,6 +91,7 @@ export async function openPgliteDriver(options: PgliteOptions = {}): Promise<Sql
     forUpdate: " FOR UPDATE",
     all: (sql, params) => turn(() => direct.all(sql, params)),
     get: (sql, params) => turn(() => direct.get(sql, params)),
+    insertReturning: (sql, params) => turn(() => direct.get(sql, params)),
     run: (sql, params) => turn(() => direct.run(sql, params)),
     transaction<T>(fn: (tx: SqlExecutor) => Promise<T>) {
       // PGlite's transaction() sends BEGIN, COMMIT (refusing a COMMIT that answers ROLLBACK) and ROLLBACK on a throw.

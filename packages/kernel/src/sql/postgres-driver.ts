@@ -160,6 +160,7 @@ export async function openPostgresDriver(url: string, options: PostgresOptions =
     forUpdate: " FOR UPDATE",
     all: (sql, params) => direct.all(sql, params),
     get: (sql, params) => direct.get(sql, params),
+    insertReturning: (sql, params) => direct.get(sql, params),
     run: (sql, params) => direct.run(sql, params),
     async transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {
       for (let retry = 0; ; retry++) {

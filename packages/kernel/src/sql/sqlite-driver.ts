@@ -86,6 +86,7 @@ export function openSqliteDriver(path: string, options: SqliteOptions = {}): Sql
     get: (sql, params) => (busy ? readStatements.get(sql, params) : writeStatements.get(sql, params)),
     // A lone write outside a transaction still waits its turn on the writer.
     run: (sql, params) => serialize(() => writeStatements.run(sql, params)),
+    insertReturning: (sql, params) => serialize(() => writeStatements.get(sql, params)),
     transaction<T>(fn: (tx: SqlExecutor) => Promise<T>) {
       return serialize(async () => {
         // IMMEDIATE takes the write lock up front, so two processes never deadlock upgrading a read lock.
