@@ -395,11 +395,16 @@ export class SqlKernel implements KernelAdapter {
   }
 
   async listArtifacts(documentId: string) {
-    const nodes = await this.db.all<NodeRow>(`SELECT * FROM nodes WHERE document_id = ? ORDER BY created_at, id`, [
-      documentId,
-    ]);
+    // Creation order. Two artifacts made in the same millisecond are ordered by the audit record of the
+    // command that wrote them (audit ids only grow), not by their random ids.
+    const byCommand = (node: string) => `(SELECT MIN(a.id) FROM audit_log a WHERE a.command_id = ${node}.command_id)`;
+    const nodes = await this.db.all<NodeRow>(
+      `SELECT n.* FROM nodes n WHERE n.document_id = ? ORDER BY n.created_at, ${byCommand("n")}, n.id`,
+      [documentId],
+    );
     const edges = await this.db.all<EdgeRow>(
-      `SELECT * FROM edges WHERE from_document_id = ? ORDER BY created_at, id`,
+      `SELECT e.* FROM edges e JOIN nodes n ON n.id = e.to_node_id
+       WHERE e.from_document_id = ? ORDER BY e.created_at, ${byCommand("n")}, e.id`,
       [documentId],
     );
     return { nodes: nodes.map(toNode), edges: edges.map(toEdge) };
