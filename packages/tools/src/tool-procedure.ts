@@ -97,17 +97,17 @@ export async function runWrite<Result>(
     return fail("mnote_tool_approval_required", M.approvalRequired);
   }
 
-  const execute = (command: WritePlan) =>
+  const execute = (planned: WritePlan) =>
     ctx.kernel.execute({
       identity: callIdentity(call),
-      command: command.command,
+      command: planned.command,
       baseRevision: input.args.baseRevision as number | undefined,
       idempotency: {
         key: input.idempotencyKey!,
         fingerprint: call.fingerprint!,
         expiresAt: new Date(Date.now() + ctx.settings.idempotencyTtlMs).toISOString(),
       },
-      auditDetail: { diff: command.preview.diff },
+      auditDetail: { diff: planned.preview.diff },
     });
   let outcome = await execute(plan);
   if (outcome.kind === "block_id_taken" && !checked.exact) {

@@ -1,12 +1,11 @@
 import { canonicalToolName, LIMITS, TOOL_ERROR_MESSAGES as M } from "@mnote/contract";
-import { hashToken } from "@mnote/kernel";
+import { hashToken, type TokenRecord } from "@mnote/kernel";
 import type { z } from "zod";
 import { canReadPage, hasAccess } from "../access";
-import type { TokenRecord } from "@mnote/kernel";
 import type { CallState, ParsedEnvelope } from "../call";
+import type { ToolsContext } from "../context";
 import { fail } from "../failure";
 import { payloadFingerprint } from "../fingerprint";
-import type { ToolsContext } from "../context";
 import { middleware } from "../trpc";
 
 /**
