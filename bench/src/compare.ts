@@ -10,9 +10,9 @@
  */
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { appendArgs, openFloor } from "./floor";
+import { openFloor, timeFloorWrites, timeRouterAppends } from "./floor";
 import { fmtPct, median, roundOrder } from "./stats";
-import { assertOk, type BenchWorld, benchWorld, paragraphs } from "./world";
+import { type BenchWorld, benchWorld } from "./world";
 
 const { values, positionals } = parseArgs({
   args: process.argv.slice(2).filter((arg) => arg !== "--"), // pnpm passes the separator through
@@ -27,30 +27,9 @@ const { benchWorld: otherWorld } = (await import(`${other}/bench/src/world.ts`))
 const WRITES = 200;
 const floor = await openFloor();
 const worlds: Record<"this" | "other", BenchWorld> = { this: await benchWorld("compare-this"), other: await otherWorld("compare-other") };
-
-/** µs per append, on fresh 20-block pages every 10 writes (as section 1 of `pnpm bench`). */
-async function routerRun(world: BenchWorld, count: number) {
-  let elapsed = 0;
-  let page = "";
-  for (let i = 0; i < count; i++) {
-    if (i % 10 === 0) page = await world.newPage(paragraphs(20));
-    const start = performance.now();
-    const out = await world.call("mnote.page.save", world.envelope("mnote.page.save", page, appendArgs(i)));
-    elapsed += performance.now() - start;
-    if (!out.ok) assertOk(out, "compare save");
-  }
-  return (elapsed * 1000) / count;
-}
-function floorRun(count: number) {
-  let elapsed = 0;
-  for (let done = 0; done < count; done += 10) {
-    floor.newPage(20);
-    const start = performance.now();
-    for (let i = 0; i < 10; i++) floor.write();
-    elapsed += performance.now() - start;
-  }
-  return (elapsed * 1000) / count;
-}
+/** µs per write; the same loops as section 1 of `pnpm bench`. */
+const floorRun = (count: number) => 1e6 / timeFloorWrites(floor, count).rate;
+const routerRun = async (world: BenchWorld, count: number) => 1e6 / (await timeRouterAppends(world, count)).rate;
 
 floorRun(500);
 await routerRun(worlds.this, 500);

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { openSqliteDriver, SqlKernel } from "@mnote/kernel";
 import { fmtPct, fmtRate, median, now, percentile, roundOrder, table } from "./stats";
-import { assertOk, benchWorld, paragraphs, tempDir } from "./world";
+import { assertOk, type BenchWorld, benchWorld, paragraphs, tempDir } from "./world";
 
 export interface FloorOptions {
   rounds: number;
@@ -99,7 +99,7 @@ export async function openFloor() {
 const PAGE_BLOCKS = 20;
 const WRITES_PER_PAGE = 10;
 
-interface Sample {
+export interface Sample {
   rate: number;
   cpuUs: number;
 }
@@ -109,6 +109,44 @@ function cpuNow() {
   return usage.user + usage.system;
 }
 
+export type Floor = Awaited<ReturnType<typeof openFloor>>;
+
+/** `count` floor writes, a fresh short page every `WRITES_PER_PAGE` (made inside the loop, outside the timed part). */
+export function timeFloorWrites(floor: Floor, count: number): Sample {
+  let elapsed = 0;
+  let cpu = 0;
+  for (let done = 0; done < count; done += WRITES_PER_PAGE) {
+    floor.newPage(PAGE_BLOCKS);
+    const n = Math.min(WRITES_PER_PAGE, count - done);
+    const c = cpuNow();
+    const t = now();
+    for (let i = 0; i < n; i++) floor.write();
+    elapsed += now() - t;
+    cpu += cpuNow() - c;
+  }
+  return { rate: count / (elapsed / 1000), cpuUs: cpu / count };
+}
+
+/** `count` one-block appends through callTool, on fresh pages of `pageBlocks` blocks (made before the clock starts). */
+export async function timeRouterAppends(
+  world: BenchWorld,
+  count: number,
+  pageBlocks = PAGE_BLOCKS,
+  perPage = WRITES_PER_PAGE,
+): Promise<Sample> {
+  const pages: string[] = [];
+  for (let done = 0; done < count; done += perPage) pages.push(await world.newPage(paragraphs(pageBlocks)));
+  const c = cpuNow();
+  const t = now();
+  for (let i = 0; i < count; i++) {
+    const page = pages[Math.floor(i / perPage)]!;
+    const out = await world.call("mnote.page.save", world.envelope("mnote.page.save", page, appendArgs(i)));
+    if (!out.ok) assertOk(out, "router save");
+  }
+  const elapsed = now() - t;
+  return { rate: count / (elapsed / 1000), cpuUs: (cpuNow() - c) / count };
+}
+
 /** Section 1: the floor against `mnote.page.save` (append, one block) through callTool with a fresh key and full audit. */
 export async function runFloor(options: FloorOptions) {
   const floor = await openFloor();
@@ -116,34 +154,8 @@ export async function runFloor(options: FloorOptions) {
   const writes = options.writesPerRound;
   const rounds: Array<{ floor: Sample; router: Sample; routerLarge: Sample }> = [];
 
-  const floorRun = (count: number): Sample => {
-    // The floor's pages are made inside the loop (a few µs each) but outside the timed part.
-    let elapsed = 0;
-    let cpu = 0;
-    for (let done = 0; done < count; done += WRITES_PER_PAGE) {
-      floor.newPage(PAGE_BLOCKS);
-      const n = Math.min(WRITES_PER_PAGE, count - done);
-      const c = cpuNow();
-      const t = now();
-      for (let i = 0; i < n; i++) floor.write();
-      elapsed += now() - t;
-      cpu += cpuNow() - c;
-    }
-    return { rate: count / (elapsed / 1000), cpuUs: cpu / count };
-  };
-  const routerRun = async (count: number, pageBlocks: number, perPage: number): Promise<Sample> => {
-    const pages: string[] = [];
-    for (let done = 0; done < count; done += perPage) pages.push(await world.newPage(paragraphs(pageBlocks)));
-    const c = cpuNow();
-    const t = now();
-    for (let i = 0; i < count; i++) {
-      const page = pages[Math.floor(i / perPage)]!;
-      const out = await world.call("mnote.page.save", world.envelope("mnote.page.save", page, appendArgs(i)));
-      if (!out.ok) assertOk(out, "router save");
-    }
-    const elapsed = now() - t;
-    return { rate: count / (elapsed / 1000), cpuUs: (cpuNow() - c) / count };
-  };
+  const floorRun = (count: number) => timeFloorWrites(floor, count);
+  const routerRun = (count: number, pageBlocks: number, perPage: number) => timeRouterAppends(world, count, pageBlocks, perPage);
 
   // Warm-up: JIT, statement caches, zod's first-parse compilation.
   floorRun(300);
