@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import type { Block, Capability } from "@mnote/contract";
-import { hashToken, type KernelAdapter } from "@mnote/kernel";
+import { hashToken, isTokenLive, type KernelAdapter } from "@mnote/kernel";
 
 /** Known names (Ada owns the demo workspace, Ben edits, Cy views, Dee is elsewhere), so the README, the panel's sign-in picker and the e2e tests can refer to them. */
 export const DEMO = {
@@ -67,8 +67,7 @@ export async function ensureDemo(kernel: KernelAdapter, credentialsFile: string)
   const saved = existsSync(credentialsFile) ? (JSON.parse(readFileSync(credentialsFile, "utf8")) as DemoCredentials) : {};
   const usable = async (token: string | undefined) => {
     if (!token) return false;
-    const record = await kernel.findTokenByHash(hashToken(token));
-    return Boolean(record && !record.revokedAt);
+    return isTokenLive(await kernel.findTokenByHash(hashToken(token)));
   };
   const credentials: DemoCredentials = {};
   for (const [key, user] of Object.entries(DEMO.users)) {

@@ -1,11 +1,7 @@
 import type { Capability } from "@mnote/contract";
-import { hashToken, type KernelAdapter, type TokenHolder, type TokenRecord } from "@mnote/kernel";
+import { hashToken, isTokenLive, type KernelAdapter, type TokenHolder, type TokenRecord } from "@mnote/kernel";
+import { bearerSecret } from "@mnote/tools";
 
-/** The secret of an `Authorization` value (`Bearer …`, or a bare token as the router also accepts); null when empty. */
-export function bearerSecret(authorization: string | null | undefined): string | null {
-  const secret = authorization?.replace(/^Bearer\s+/i, "").trim();
-  return secret ? secret : null;
-}
 
 /**
  * The token behind an `Authorization` value: issued by mnote, not revoked, not expired.
@@ -16,9 +12,7 @@ export async function resolveToken(kernel: KernelAdapter, authorization: string 
   const secret = bearerSecret(authorization);
   if (!secret) return null;
   const token = await kernel.findTokenByHash(hashToken(secret));
-  if (!token || token.revokedAt) return null;
-  if (token.expiresAt && token.expiresAt <= new Date().toISOString()) return null;
-  return token;
+  return isTokenLive(token) ? token : null;
 }
 
 export interface WhoAmI {

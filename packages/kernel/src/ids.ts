@@ -1,5 +1,6 @@
 import * as crypto from "node:crypto";
 import { createHash, randomBytes, randomUUID } from "node:crypto";
+import type { TokenRecord } from "./types";
 
 /**
  * SHA-256 of a string, in hex. `crypto.hash` (Node 20.12+) skips the Hash object and its stream
@@ -17,6 +18,11 @@ export function newId(prefix: string): string {
 /** Bearer tokens are shown once and stored only as this hash. */
 export function hashToken(token: string): string {
   return sha256Hex(token);
+}
+
+/** A token may be used: not revoked and, if it has an expiry, not yet expired (`now` as an ISO string). */
+export function isTokenLive(token: TokenRecord | null | undefined, now = new Date().toISOString()): token is TokenRecord {
+  return Boolean(token && !token.revokedAt && (!token.expiresAt || token.expiresAt > now));
 }
 
 export function newTokenSecret(): string {

@@ -6,5 +6,5 @@ export type { PostgresOptions } from "./sql/postgres-driver";
 export type { PgliteOptions } from "./sql/pglite-driver";
 export { type SqlDriver, type SqlExecutor, type SqlValue, UniqueViolation } from "./sql/driver";
 export { migrate, LATEST_SCHEMA_VERSION, BUSINESS_TABLES } from "./migrations";
-export { hashToken, sha256Hex } from "./ids";
+export { hashToken, isTokenLive, sha256Hex } from "./ids";
 export { copyDatabase, CopyRefused, type CopyOptions, type CopyReport } from "./copy";

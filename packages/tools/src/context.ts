@@ -17,6 +17,12 @@ export interface ToolsContext {
   settings: ToolsSettings;
 }
 
+/** The secret of an `Authorization` value (`Bearer …`, or a bare token); null when empty. */
+export function bearerSecret(authorization: string | null | undefined): string | null {
+  const secret = authorization?.replace(/^Bearer\s+/i, "").trim();
+  return secret ? secret : null;
+}
+
 export function createToolsContext(input: {
   kernel: KernelAdapter;
   authorization?: string | null;

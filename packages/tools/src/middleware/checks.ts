@@ -1,9 +1,9 @@
 import { canonicalToolName, LIMITS, TOOL_ERROR_MESSAGES as M } from "@mnote/contract";
-import { hashToken, type TokenRecord } from "@mnote/kernel";
+import { hashToken, isTokenLive, type TokenRecord } from "@mnote/kernel";
 import type { z } from "zod";
 import { canReadPage, hasAccess } from "../access";
 import type { CallState, ParsedEnvelope } from "../call";
-import type { ToolsContext } from "../context";
+import { bearerSecret, type ToolsContext } from "../context";
 import { fail } from "../failure";
 import { payloadFingerprint } from "../fingerprint";
 import { middleware } from "../trpc";
@@ -27,7 +27,7 @@ type Check = (ctx: ToolsContext, call: CallState) => Promise<void> | void;
  * envelope still hears "unauthenticated" first when its token is no good.
  */
 export async function authenticate(ctx: ToolsContext, call: CallState) {
-  const secret = ctx.authorization?.replace(/^Bearer\s+/i, "").trim();
+  const secret = bearerSecret(ctx.authorization);
   if (!secret) return fail("mnote_tool_unauthenticated", M.unauthenticated);
   const tokenHash = hashToken(secret);
   const envelope = parseEnvelope(call);
@@ -47,8 +47,7 @@ export async function authenticate(ctx: ToolsContext, call: CallState) {
   } else {
     token = await ctx.kernel.findTokenByHash(tokenHash);
   }
-  const expired = token?.expiresAt && token.expiresAt <= now;
-  if (!token || token.revokedAt || expired) return fail("mnote_tool_unauthenticated", M.unauthenticated);
+  if (!isTokenLive(token, now)) return fail("mnote_tool_unauthenticated", M.unauthenticated);
   call.token = token;
 }
 

@@ -1,8 +1,8 @@
 import { TRPCError } from "@trpc/server";
-import { hashToken, type TokenRecord } from "@mnote/kernel";
+import { hashToken, isTokenLive, type TokenRecord } from "@mnote/kernel";
 import { z } from "zod";
 import { canReadPage, hasAccess } from "../../access";
-import type { ToolsContext } from "../../context";
+import { bearerSecret, type ToolsContext } from "../../context";
 import type { AccessNeed } from "../../tool-spec";
 import { middleware, publicProcedure } from "../../trpc";
 
@@ -11,10 +11,9 @@ import { middleware, publicProcedure } from "../../trpc";
  * token never lists proposals or approves its own edits.
  */
 const signedInPerson = middleware(async ({ ctx, next }) => {
-  const secret = ctx.authorization?.replace(/^Bearer\s+/i, "").trim();
+  const secret = bearerSecret(ctx.authorization);
   const token = secret ? await ctx.kernel.findTokenByHash(hashToken(secret)) : null;
-  const expired = token?.expiresAt && token.expiresAt <= new Date().toISOString();
-  if (!token || token.revokedAt || expired) throw new TRPCError({ code: "UNAUTHORIZED", message: "sign in again" });
+  if (!isTokenLive(token)) throw new TRPCError({ code: "UNAUTHORIZED", message: "sign in again" });
   if (token.holder !== "person") throw new TRPCError({ code: "FORBIDDEN", message: "the panel is for people, not agent tokens" });
   return next({ ctx: { token } });
 });

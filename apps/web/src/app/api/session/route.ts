@@ -1,4 +1,4 @@
-import { hashToken } from "@mnote/kernel";
+import { hashToken, isTokenLive } from "@mnote/kernel";
 import { NextResponse } from "next/server";
 import { getKernel } from "~/server/kernel";
 import { redirectTo, SESSION_COOKIE, tokenFromCookieHeader } from "~/server/session";
@@ -11,8 +11,7 @@ export async function POST(req: Request) {
   const token = String(form?.get("token") ?? "").trim();
   const kernel = await getKernel();
   const record = token ? await kernel.findTokenByHash(hashToken(token)) : null;
-  const valid = record && !record.revokedAt && (!record.expiresAt || record.expiresAt > new Date().toISOString());
-  if (!valid || record.holder !== "person") {
+  if (!isTokenLive(record) || record.holder !== "person") {
     return redirectTo("/signin?error=token");
   }
   const response = redirectTo("/");
