@@ -4,12 +4,17 @@ import type { ParsedArgs } from "./args";
 export interface CliIo {
   stdin: () => Promise<string>;
   env: NodeJS.ProcessEnv;
+  /** Where JSON and help text go (process.stdout unless a test runs the CLI in its own process). */
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
 }
 
 /** One CLI command: its words (`admin user create`), usage line and what it does. */
 export interface Command {
   words: string[];
   usage: string;
+  /** One or two sentences for `--help`: what the command does and when it takes effect. */
+  help: string;
   /** Commands that open the database get the kernel; `run` returns the JSON to print and an exit code. */
   run(input: { args: ParsedArgs; kernel: () => Promise<SqlKernel>; io: CliIo }): Promise<{ output: unknown; exitCode?: number }>;
 }

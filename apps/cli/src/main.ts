@@ -20,26 +20,44 @@ function usage(): string {
   return ["usage:", ...COMMANDS.map((c) => `  ${c.usage}`), "", "MNOTE_DATABASE_URL: file:PATH (default file:./.mnote/mnote.db) or postgres://…"].join("\n");
 }
 
+/** `mnote admin member remove --help`: that command; `mnote admin --help`: every command that starts so. */
+function help(words: string[], command: Command | undefined): string {
+  const matching = command ? [command] : COMMANDS.filter((c) => words.every((w, i) => c.words[i] === w));
+  if (matching.length === 0) return usage();
+  return matching.map((c) => `${c.usage}\n    ${c.help}`).join("\n");
+}
+
+const PROCESS_IO: CliIo = {
+  stdin: readStdin,
+  env: process.env,
+  stdout: (text) => void process.stdout.write(text),
+  stderr: (text) => void process.stderr.write(text),
+};
+
 /** JSON on stdout; exit 0 on success, 1 when the action failed, 2 on usage errors. */
-export async function main(argv: string[], io: CliIo = { stdin: readStdin, env: process.env }): Promise<number> {
+export async function main(argv: string[], io: CliIo = PROCESS_IO): Promise<number> {
   const command = COMMANDS.filter((c) => c.words.every((w, i) => argv[i] === w)).sort((a, b) => b.words.length - a.words.length)[0];
-  if (!command || argv.includes("--help")) {
-    process.stderr.write(`${usage()}\n`);
-    return command || argv.includes("--help") ? 0 : 2;
+  if (argv.includes("--help")) {
+    io.stdout(`${help(argv.slice(0, argv.indexOf("--help")), command)}\n`);
+    return 0;
+  }
+  if (!command) {
+    io.stderr(`${usage()}\n`);
+    return 2;
   }
   let kernel: SqlKernel | undefined;
   const open = async () => (kernel ??= await openKernel(io.env.MNOTE_DATABASE_URL));
   try {
     const { output, exitCode = 0 } = await command.run({ args: parseArgs(argv.slice(command.words.length)), kernel: open, io });
-    process.stdout.write(`${JSON.stringify(output, null, 2)}\n`);
+    io.stdout(`${JSON.stringify(output, null, 2)}\n`);
     return exitCode;
   } catch (error) {
     if (error instanceof UsageError) {
-      process.stdout.write(`${JSON.stringify({ error: error.message, usage: command.usage })}\n`);
+      io.stdout(`${JSON.stringify({ error: error.message, usage: command.usage })}\n`);
       return 2;
     }
     const message = error instanceof Error ? error.message : String(error);
-    process.stdout.write(`${JSON.stringify({ error: message })}\n`);
+    io.stdout(`${JSON.stringify({ error: message })}\n`);
     return 1;
   } finally {
     await kernel?.close();

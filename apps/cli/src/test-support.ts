@@ -12,11 +12,40 @@ export async function runCli(dir: string, argv: string[], options: { databaseUrl
     env: { ...process.env, MNOTE_DATABASE_URL: options.databaseUrl, MNOTE_TOKEN: "" },
   });
   child.child.stdin!.end(options.stdin);
+  const parse = (stdout: string) => {
+    try {
+      return JSON.parse(stdout);
+    } catch {
+      return null; // `--help` prints text
+    }
+  };
   try {
     const { stdout } = await child;
-    return { code: 0, json: JSON.parse(stdout) };
+    return { code: 0, json: parse(stdout), stdout };
   } catch (error) {
     const e = error as { code: number; stdout: string };
-    return { code: e.code, json: JSON.parse(e.stdout) };
+    return { code: e.code, json: parse(e.stdout), stdout: e.stdout };
   }
+}
+
+/**
+ * The same CLI (`main`, argument parsing, commands, JSON output) in this test's process: for suites that run
+ * dozens of commands, where a child process each would spend its time starting Node and tsx.
+ */
+export async function runCliInProcess(argv: string[], options: { databaseUrl: string; stdin?: string }) {
+  const { main } = await import("./main");
+  let stdout = "";
+  const code = await main(argv, {
+    stdin: async () => options.stdin ?? "",
+    env: { MNOTE_DATABASE_URL: options.databaseUrl },
+    stdout: (text) => void (stdout += text),
+    stderr: () => undefined,
+  });
+  let json: any = null;
+  try {
+    json = JSON.parse(stdout);
+  } catch {
+    // `--help` prints text
+  }
+  return { code, json, stdout };
 }

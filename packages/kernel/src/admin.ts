@@ -3,18 +3,51 @@ import { hashToken, newId, newTokenSecret } from "./ids";
 import { BUSINESS_TABLES } from "./migrations";
 import { insertBlocks } from "./page-state";
 import { PAGE_COLUMNS, type PageRow, toPage, toWorkspace, type WorkspaceRow } from "./rows";
-import type { SqlDriver } from "./sql/driver";
-import type { KernelAdmin, Role, TokenRecord } from "./types";
+import type { SqlDriver, SqlExecutor } from "./sql/driver";
+import { AdminRefusal, type KernelAdmin, type OperatorAudit, type Role, type TokenListing, type TokenRecord } from "./types";
 
-/** Operator actions: set-up data, not tool calls, so they carry no command or audit record. */
+/**
+ * Operator actions: set-up data, not tool calls, so they carry no command. When an operator makes them (`by` is
+ * given, as the CLI does), each one writes its audit record (`admin.*`) in the same transaction as the change.
+ */
 export function createAdmin(db: SqlDriver): KernelAdmin {
   const now = () => new Date().toISOString();
+
+  async function audit(
+    tx: SqlExecutor,
+    who: OperatorAudit | undefined,
+    action: string,
+    refs: { workspaceId?: string | null; documentId?: string | null },
+    detail: Record<string, unknown>,
+  ) {
+    if (!who?.by) return;
+    await tx.run(
+      `INSERT INTO audit_log (at, tool_name, effect, outcome, workspace_id, document_id, actor_id, detail)
+       VALUES (?, ?, 'write', 'ok', ?, ?, ?, ?)`,
+      [now(), `admin.${action}`, refs.workspaceId ?? null, refs.documentId ?? null, who.by, JSON.stringify(detail)],
+    );
+  }
+
+  /** A workspace must keep an owner: refuse a change that leaves `userId`'s workspace without one. */
+  async function keepAnOwner(tx: SqlExecutor, workspaceId: string, userId: string) {
+    const owners = await tx.all<{ user_id: string }>(
+      `SELECT user_id FROM members WHERE workspace_id = ? AND role = 'owner'${db.forUpdate}`,
+      [workspaceId],
+    );
+    if (owners.length === 1 && owners[0]!.user_id === userId) {
+      throw new AdminRefusal(`${userId} is the last owner of ${workspaceId}: make another member owner first`);
+    }
+  }
+
   return {
-    async createUser({ id = newId("user"), name }) {
-      await db.run(`INSERT INTO users (id, name, created_at) VALUES (?, ?, ?)`, [id, name, now()]);
+    async createUser({ id = newId("user"), name, by }) {
+      await db.transaction(async (tx) => {
+        await tx.run(`INSERT INTO users (id, name, created_at) VALUES (?, ?, ?)`, [id, name, now()]);
+        await audit(tx, { by }, "user.create", {}, { userId: id, name });
+      });
       return { id, name };
     },
-    async createWorkspace({ id = newId("ws"), name, ownerId, approvalRequired = true }) {
+    async createWorkspace({ id = newId("ws"), name, ownerId, approvalRequired = true, by }) {
       await db.transaction(async (tx) => {
         await tx.run(`INSERT INTO workspaces (id, name, approval_required, created_at) VALUES (?, ?, ?, ?)`, [
           id,
@@ -23,22 +56,44 @@ export function createAdmin(db: SqlDriver): KernelAdmin {
           now(),
         ]);
         await tx.run(`INSERT INTO members (workspace_id, user_id, role) VALUES (?, ?, 'owner')`, [id, ownerId]);
+        await audit(tx, { by }, "workspace.create", { workspaceId: id }, { name, ownerId, approvalRequired });
       });
       return { id, name, approvalRequired };
     },
-    async setApprovalRequired(workspaceId, approvalRequired) {
-      await db.run(`UPDATE workspaces SET approval_required = ? WHERE id = ?`, [approvalRequired ? 1 : 0, workspaceId]);
-    },
-    async addMember({ workspaceId, userId, role }) {
+    async setApprovalRequired(workspaceId, approvalRequired, who) {
       await db.transaction(async (tx) => {
-        await tx.run(`DELETE FROM members WHERE workspace_id = ? AND user_id = ?`, [workspaceId, userId]);
-        await tx.run(`INSERT INTO members (workspace_id, user_id, role) VALUES (?, ?, ?)`, [workspaceId, userId, role]);
+        await tx.run(`UPDATE workspaces SET approval_required = ? WHERE id = ?`, [approvalRequired ? 1 : 0, workspaceId]);
+        await audit(tx, who, "workspace.approval", { workspaceId }, { approvalRequired });
       });
     },
-    async removeMember({ workspaceId, userId }) {
-      await db.run(`DELETE FROM members WHERE workspace_id = ? AND user_id = ?`, [workspaceId, userId]);
+    async addMember({ workspaceId, userId, role, by }) {
+      await db.transaction(async (tx) => {
+        if (role !== "owner") await keepAnOwner(tx, workspaceId, userId);
+        const before = await tx.get<{ role: Role }>(`SELECT role FROM members WHERE workspace_id = ? AND user_id = ?`, [
+          workspaceId,
+          userId,
+        ]);
+        await tx.run(`DELETE FROM members WHERE workspace_id = ? AND user_id = ?`, [workspaceId, userId]);
+        await tx.run(`INSERT INTO members (workspace_id, user_id, role) VALUES (?, ?, ?)`, [workspaceId, userId, role]);
+        await audit(tx, { by }, before ? "member.role" : "member.add", { workspaceId }, { userId, role, previousRole: before?.role ?? null });
+      });
     },
-    async createPage({ id = newId("doc"), workspaceId, title, isPrivate = false, blocks = [], createdBy }) {
+    async removeMember({ workspaceId, userId, by }) {
+      await db.transaction(async (tx) => {
+        await keepAnOwner(tx, workspaceId, userId);
+        const { changes } = await tx.run(`DELETE FROM members WHERE workspace_id = ? AND user_id = ?`, [workspaceId, userId]);
+        if (changes === 0) throw new AdminRefusal(`${userId} is not a member of ${workspaceId}`);
+        await audit(tx, { by }, "member.remove", { workspaceId }, { userId });
+      });
+    },
+    async listMembers(workspaceId) {
+      return db.all<{ userId: string; name: string; role: Role }>(
+        `SELECT m.user_id AS "userId", u.name AS name, m.role AS role FROM members m JOIN users u ON u.id = m.user_id
+         WHERE m.workspace_id = ? ORDER BY u.name, m.user_id`,
+        [workspaceId],
+      );
+    },
+    async createPage({ id = newId("doc"), workspaceId, title, isPrivate = false, blocks = [], createdBy, by }) {
       const at = now();
       await db.transaction(async (tx) => {
         await tx.run(
@@ -47,20 +102,25 @@ export function createAdmin(db: SqlDriver): KernelAdmin {
           [id, workspaceId, title, isPrivate ? 1 : 0, JSON.stringify(DEFAULT_PAGE_OPTIONS), blocks.length, createdBy, at, at],
         );
         await insertBlocks(tx, id, blocks, 0);
+        await audit(tx, { by }, "page.create", { workspaceId, documentId: id }, { title, isPrivate, blocks: blocks.length, createdBy });
       });
       const row = await db.get<PageRow>(`SELECT ${PAGE_COLUMNS} FROM pages WHERE id = ?`, [id]);
       return toPage(row!);
     },
-    async grantPage({ documentId, userId, access }) {
+    async grantPage({ documentId, userId, access, by }) {
       await db.transaction(async (tx) => {
         await tx.run(`DELETE FROM page_grants WHERE document_id = ? AND user_id = ?`, [documentId, userId]);
         await tx.run(`INSERT INTO page_grants (document_id, user_id, access) VALUES (?, ?, ?)`, [documentId, userId, access]);
+        await audit(tx, { by }, "page.grant", { documentId }, { userId, access });
       });
     },
-    async revokePageGrant({ documentId, userId }) {
-      await db.run(`DELETE FROM page_grants WHERE document_id = ? AND user_id = ?`, [documentId, userId]);
+    async revokePageGrant({ documentId, userId, by }) {
+      await db.transaction(async (tx) => {
+        await tx.run(`DELETE FROM page_grants WHERE document_id = ? AND user_id = ?`, [documentId, userId]);
+        await audit(tx, { by }, "page.revoke", { documentId }, { userId });
+      });
     },
-    async createToken({ userId, holder, scopes, label = "", ttlSeconds = null }) {
+    async createToken({ userId, holder, scopes, label = "", ttlSeconds = null, by }) {
       const token = newTokenSecret();
       const createdAt = now();
       const record: TokenRecord = {
@@ -73,15 +133,58 @@ export function createAdmin(db: SqlDriver): KernelAdmin {
         expiresAt: ttlSeconds === null || ttlSeconds === undefined ? null : new Date(Date.now() + ttlSeconds * 1000).toISOString(),
         revokedAt: null,
       };
-      await db.run(
-        `INSERT INTO tokens (id, user_id, holder, scopes, token_hash, label, created_at, expires_at, revoked_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL)`,
-        [record.id, userId, holder, JSON.stringify(record.scopes), hashToken(token), label, createdAt, record.expiresAt],
-      );
+      await db.transaction(async (tx) => {
+        await tx.run(
+          `INSERT INTO tokens (id, user_id, holder, scopes, token_hash, label, created_at, expires_at, revoked_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL)`,
+          [record.id, userId, holder, JSON.stringify(record.scopes), hashToken(token), label, createdAt, record.expiresAt],
+        );
+        // The audit keeps the token's id, never its secret or hash.
+        await audit(tx, { by }, "token.create", {}, { tokenId: record.id, userId, holder, scopes: record.scopes, expiresAt: record.expiresAt });
+      });
       return { token, record };
     },
-    async revokeToken(tokenId) {
-      await db.run(`UPDATE tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL`, [now(), tokenId]);
+    async revokeToken(tokenId, who) {
+      await db.transaction(async (tx) => {
+        const { changes } = await tx.run(`UPDATE tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL`, [now(), tokenId]);
+        await audit(tx, who, "token.revoke", {}, { tokenId, revoked: changes });
+      });
+    },
+    async revokeTokensOf(userId, who) {
+      return db.transaction(async (tx) => {
+        const { changes } = await tx.run(`UPDATE tokens SET revoked_at = ? WHERE user_id = ? AND revoked_at IS NULL`, [now(), userId]);
+        await audit(tx, who, "token.revoke", {}, { userId, revoked: changes });
+        return changes;
+      });
+    },
+    async listTokens(userId) {
+      const rows = await db.all<{ id: string; user_id: string; holder: TokenListing["holder"]; scopes: string; label: string; created_at: string; expires_at: string | null; revoked_at: string | null }>(
+        `SELECT id, user_id, holder, scopes, label, created_at, expires_at, revoked_at FROM tokens WHERE user_id = ? ORDER BY created_at DESC, id`,
+        [userId],
+      );
+      return rows.map((row) => ({
+        id: row.id,
+        userId: row.user_id,
+        holder: row.holder,
+        scopes: JSON.parse(row.scopes) as TokenRecord["scopes"],
+        label: row.label,
+        createdAt: row.created_at,
+        expiresAt: row.expires_at,
+        revokedAt: row.revoked_at,
+      }));
+    },
+    async removeUser(userId, who) {
+      await db.transaction(async (tx) => {
+        if (!(await tx.get(`SELECT id FROM users WHERE id = ?${db.forUpdate}`, [userId]))) throw new AdminRefusal(`no user ${userId}`);
+        const owned = await tx.all<{ workspace_id: string }>(`SELECT workspace_id FROM members WHERE user_id = ? AND role = 'owner'`, [userId]);
+        for (const { workspace_id } of owned) await keepAnOwner(tx, workspace_id, userId);
+        // Tokens go (not only revoked): they reference the user row. Commands and audit keep the id as history.
+        const tokens = await tx.run(`DELETE FROM tokens WHERE user_id = ?`, [userId]);
+        const grants = await tx.run(`DELETE FROM page_grants WHERE user_id = ?`, [userId]);
+        const members = await tx.run(`DELETE FROM members WHERE user_id = ?`, [userId]);
+        await tx.run(`DELETE FROM users WHERE id = ?`, [userId]);
+        await audit(tx, who, "user.remove", {}, { userId, tokens: tokens.changes, grants: grants.changes, memberships: members.changes });
+      });
     },
     async getUser(id) {
       return (await db.get<{ id: string; name: string }>(`SELECT id, name FROM users WHERE id = ?`, [id])) ?? null;

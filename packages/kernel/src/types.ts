@@ -240,17 +240,55 @@ export interface KernelAdapter {
   admin: KernelAdmin;
 }
 
+/**
+ * Who made an operator change (e.g. `operator:olga`). Given, the change and its audit record (tool name
+ * `admin.*`, no token, the detail of what changed) are written in one transaction; set-up code and tests leave it out.
+ */
+export interface OperatorAudit {
+  by?: string;
+}
+
+export interface MemberRecord {
+  userId: string;
+  name: string;
+  role: Role;
+}
+
+export interface TokenListing extends TokenRecord {
+  createdAt: string;
+}
+
+/** An operator change the kernel refuses: it would leave a workspace without an owner, or names nothing. */
+export class AdminRefusal extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "AdminRefusal";
+  }
+}
+
 export interface KernelAdmin {
-  createUser(input: { id?: string; name: string }): Promise<UserRecord>;
-  createWorkspace(input: { id?: string; name: string; ownerId: string; approvalRequired?: boolean }): Promise<WorkspaceRecord>;
-  setApprovalRequired(workspaceId: string, approvalRequired: boolean): Promise<void>;
-  addMember(input: { workspaceId: string; userId: string; role: Role }): Promise<void>;
-  removeMember(input: { workspaceId: string; userId: string }): Promise<void>;
-  createPage(input: { id?: string; workspaceId: string; title: string; isPrivate?: boolean; blocks?: Block[]; createdBy: string }): Promise<PageRecord>;
-  grantPage(input: { documentId: string; userId: string; access: PageAccess }): Promise<void>;
-  revokePageGrant(input: { documentId: string; userId: string }): Promise<void>;
-  createToken(input: { userId: string; holder: TokenHolder; scopes: Capability[]; label?: string; ttlSeconds?: number | null }): Promise<{ token: string; record: TokenRecord }>;
-  revokeToken(tokenId: string): Promise<void>;
+  createUser(input: { id?: string; name: string } & OperatorAudit): Promise<UserRecord>;
+  createWorkspace(input: { id?: string; name: string; ownerId: string; approvalRequired?: boolean } & OperatorAudit): Promise<WorkspaceRecord>;
+  setApprovalRequired(workspaceId: string, approvalRequired: boolean, audit?: OperatorAudit): Promise<void>;
+  /** Adds the member, or changes the role of one already there. Refuses to demote a workspace's last owner. */
+  addMember(input: { workspaceId: string; userId: string; role: Role } & OperatorAudit): Promise<void>;
+  /** Refuses to remove a workspace's last owner, and a user who is not a member. */
+  removeMember(input: { workspaceId: string; userId: string } & OperatorAudit): Promise<void>;
+  listMembers(workspaceId: string): Promise<MemberRecord[]>;
+  createPage(input: { id?: string; workspaceId: string; title: string; isPrivate?: boolean; blocks?: Block[]; createdBy: string } & OperatorAudit): Promise<PageRecord>;
+  grantPage(input: { documentId: string; userId: string; access: PageAccess } & OperatorAudit): Promise<void>;
+  revokePageGrant(input: { documentId: string; userId: string } & OperatorAudit): Promise<void>;
+  createToken(input: { userId: string; holder: TokenHolder; scopes: Capability[]; label?: string; ttlSeconds?: number | null } & OperatorAudit): Promise<{ token: string; record: TokenRecord }>;
+  revokeToken(tokenId: string, audit?: OperatorAudit): Promise<void>;
+  /** Revokes every live token of the user; answers how many. */
+  revokeTokensOf(userId: string, audit?: OperatorAudit): Promise<number>;
+  /** The user's tokens, newest first, without their hashes. */
+  listTokens(userId: string): Promise<TokenListing[]>;
+  /**
+   * Removes the user: memberships, page grants and tokens go with it (their calls stop at once); commands and audit
+   * records keep the user's id. Refuses while the user is the last owner of a workspace.
+   */
+  removeUser(userId: string, audit?: OperatorAudit): Promise<void>;
   getUser(id: string): Promise<UserRecord | null>;
   listUsers(): Promise<UserRecord[]>;
   listWorkspaces(userId?: string): Promise<Array<WorkspaceRecord & { role: Role | null }>>;

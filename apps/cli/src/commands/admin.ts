@@ -1,4 +1,5 @@
 import { readFile } from "node:fs/promises";
+import { userInfo } from "node:os";
 import { BlockSchema, CapabilitySchema } from "@mnote/contract";
 import type { Role } from "@mnote/kernel";
 import { z } from "zod";
@@ -7,18 +8,47 @@ import type { Command } from "../command";
 
 const ROLES: Role[] = ["owner", "editor", "viewer"];
 
+/** Who the audit names for an operator change: the OS account running the CLI. */
+const operator = () => ({ by: `operator:${userInfo().username}` });
+
+function role(args: Parameters<Command["run"]>[0]["args"]): Role {
+  const value = required(args, "role") as Role;
+  if (!ROLES.includes(value)) throw new UsageError(`--role must be one of ${ROLES.join(", ")}`);
+  return value;
+}
+
 export const adminCommands: Command[] = [
   {
     words: ["admin", "user", "create"],
     usage: "mnote admin user create --name NAME [--id ID]",
+    help: "Creates a user; print their id for tokens and memberships.",
     async run({ args, kernel }) {
-      const user = await (await kernel()).admin.createUser({ name: required(args, "name"), id: optional(args, "id") });
+      const user = await (await kernel()).admin.createUser({ name: required(args, "name"), id: optional(args, "id"), ...operator() });
       return { output: user };
+    },
+  },
+  {
+    words: ["admin", "user", "list"],
+    usage: "mnote admin user list",
+    help: "Every user, by name.",
+    async run({ kernel }) {
+      return { output: await (await kernel()).admin.listUsers() };
+    },
+  },
+  {
+    words: ["admin", "user", "remove"],
+    usage: "mnote admin user remove --id USER_ID",
+    help: "Removes the user with their memberships, page grants and tokens; their calls stop at once. Refused while they are a workspace's last owner.",
+    async run({ args, kernel }) {
+      const id = required(args, "id");
+      await (await kernel()).admin.removeUser(id, operator());
+      return { output: { id, removed: true } };
     },
   },
   {
     words: ["admin", "workspace", "create"],
     usage: "mnote admin workspace create --name NAME --owner USER_ID [--id ID] [--approval on|off]",
+    help: "Creates a workspace owned by USER_ID; with --approval on (the default) agent page writes wait for a person.",
     async run({ args, kernel }) {
       const approval = optional(args, "approval") ?? "on";
       if (approval !== "on" && approval !== "off") throw new UsageError("--approval must be on or off");
@@ -27,35 +57,77 @@ export const adminCommands: Command[] = [
         ownerId: required(args, "owner"),
         id: optional(args, "id"),
         approvalRequired: approval === "on",
+        ...operator(),
       });
       return { output: workspace };
     },
   },
   {
+    words: ["admin", "workspace", "list"],
+    usage: "mnote admin workspace list [--user USER_ID]",
+    help: "Every workspace, or the ones a user belongs to (with the user's role).",
+    async run({ args, kernel }) {
+      return { output: await (await kernel()).admin.listWorkspaces(optional(args, "user")) };
+    },
+  },
+  {
     words: ["admin", "workspace", "approval"],
     usage: "mnote admin workspace approval --workspace ID --policy on|off",
+    help: "Turns the approval policy on or off: with it on, agent page writes wait for a person's approval in the panel.",
     async run({ args, kernel }) {
       const policy = required(args, "policy");
       if (policy !== "on" && policy !== "off") throw new UsageError("--policy must be on or off");
       const workspaceId = required(args, "workspace");
-      await (await kernel()).admin.setApprovalRequired(workspaceId, policy === "on");
+      await (await kernel()).admin.setApprovalRequired(workspaceId, policy === "on", operator());
       return { output: { workspaceId, approvalRequired: policy === "on" } };
     },
   },
   {
     words: ["admin", "member", "add"],
     usage: "mnote admin member add --workspace ID --user ID --role owner|editor|viewer",
+    help: "Adds a member (or sets the role of one already there).",
     async run({ args, kernel }) {
-      const role = required(args, "role") as Role;
-      if (!ROLES.includes(role)) throw new UsageError(`--role must be one of ${ROLES.join(", ")}`);
-      const input = { workspaceId: required(args, "workspace"), userId: required(args, "user"), role };
-      await (await kernel()).admin.addMember(input);
+      const input = { workspaceId: required(args, "workspace"), userId: required(args, "user"), role: role(args) };
+      await (await kernel()).admin.addMember({ ...input, ...operator() });
       return { output: input };
+    },
+  },
+  {
+    words: ["admin", "member", "role"],
+    usage: "mnote admin member role --workspace ID --user ID --role owner|editor|viewer",
+    help: "Changes a member's role; takes effect on the member's next call. A workspace keeps at least one owner.",
+    async run({ args, kernel }) {
+      const input = { workspaceId: required(args, "workspace"), userId: required(args, "user"), role: role(args) };
+      const k = await kernel();
+      if (!(await k.admin.listMembers(input.workspaceId)).some((m) => m.userId === input.userId)) {
+        return { output: { error: `${input.userId} is not a member of ${input.workspaceId}` }, exitCode: 1 };
+      }
+      await k.admin.addMember({ ...input, ...operator() });
+      return { output: input };
+    },
+  },
+  {
+    words: ["admin", "member", "remove"],
+    usage: "mnote admin member remove --workspace ID --user ID",
+    help: "Removes a member; takes effect on their next call, replays of earlier results included. A workspace keeps at least one owner.",
+    async run({ args, kernel }) {
+      const input = { workspaceId: required(args, "workspace"), userId: required(args, "user") };
+      await (await kernel()).admin.removeMember({ ...input, ...operator() });
+      return { output: { ...input, removed: true } };
+    },
+  },
+  {
+    words: ["admin", "member", "list"],
+    usage: "mnote admin member list --workspace ID",
+    help: "The workspace's members with their roles.",
+    async run({ args, kernel }) {
+      return { output: await (await kernel()).admin.listMembers(required(args, "workspace")) };
     },
   },
   {
     words: ["admin", "page", "create"],
     usage: "mnote admin page create --workspace ID --title TITLE --created-by USER_ID [--private] [--blocks-file FILE.json] [--id ID]",
+    help: "Creates a page; a private one is reachable only by grant (its creator gets a write grant).",
     async run({ args, kernel }) {
       const blocksFile = optional(args, "blocks-file");
       let blocks: z.infer<typeof BlockSchema>[] = [];
@@ -74,27 +146,48 @@ export const adminCommands: Command[] = [
         isPrivate,
         blocks,
         createdBy,
+        ...operator(),
       });
       // Whoever creates a private page can open it: private pages are reachable only by grant.
-      if (isPrivate) await k.admin.grantPage({ documentId: page.id, userId: createdBy, access: "write" });
+      if (isPrivate) await k.admin.grantPage({ documentId: page.id, userId: createdBy, access: "write", ...operator() });
       return { output: page };
+    },
+  },
+  {
+    words: ["admin", "page", "list"],
+    usage: "mnote admin page list --workspace ID",
+    help: "The workspace's pages (private ones included: this is the operator's view).",
+    async run({ args, kernel }) {
+      return { output: await (await kernel()).admin.listPages(required(args, "workspace")) };
     },
   },
   {
     words: ["admin", "page", "grant"],
     usage: "mnote admin page grant --document ID --user ID --access read|write",
+    help: "Grants a user read or write on one page (the way into a private page).",
     async run({ args, kernel }) {
       const access = required(args, "access");
       if (access !== "read" && access !== "write") throw new UsageError("--access must be read or write");
       const input = { documentId: required(args, "document"), userId: required(args, "user"), access } as const;
-      await (await kernel()).admin.grantPage(input);
+      await (await kernel()).admin.grantPage({ ...input, ...operator() });
       return { output: input };
+    },
+  },
+  {
+    words: ["admin", "page", "revoke"],
+    usage: "mnote admin page revoke --document ID --user ID",
+    help: "Takes back a page grant; takes effect on the user's next call.",
+    async run({ args, kernel }) {
+      const input = { documentId: required(args, "document"), userId: required(args, "user") };
+      await (await kernel()).admin.revokePageGrant({ ...input, ...operator() });
+      return { output: { ...input, revoked: true } };
     },
   },
   {
     words: ["admin", "token", "create"],
     usage:
       "mnote admin token create --user ID --scopes page.read,page.write,artifact.write [--holder person|agent] [--ttl SECONDS] [--label TEXT]",
+    help: "Creates a token and prints its secret once (only a hash is kept). Agents get agent tokens; person tokens are for the panel.",
     async run({ args, kernel }) {
       const scopes = z.array(CapabilitySchema).min(1).safeParse(required(args, "scopes").split(",").map((s) => s.trim()));
       if (!scopes.success) throw new UsageError("--scopes: a comma-separated list of page.read, page.write, artifact.write");
@@ -108,6 +201,7 @@ export const adminCommands: Command[] = [
         scopes: scopes.data,
         label: optional(args, "label") ?? "",
         ttlSeconds: ttl ? Number(ttl) : null,
+        ...operator(),
       });
       // The secret is shown this once; the database keeps only its hash.
       return { output: { token, ...record } };
@@ -115,11 +209,26 @@ export const adminCommands: Command[] = [
   },
   {
     words: ["admin", "token", "revoke"],
-    usage: "mnote admin token revoke --id TOKEN_ID",
+    usage: "mnote admin token revoke --id TOKEN_ID | --user USER_ID",
+    help: "Revokes one token, or every live token of a user; a revoked token fails its next call.",
     async run({ args, kernel }) {
-      const id = required(args, "id");
-      await (await kernel()).admin.revokeToken(id);
-      return { output: { id, revoked: true } };
+      const id = optional(args, "id");
+      const user = optional(args, "user");
+      if ((id === undefined) === (user === undefined)) throw new UsageError("give exactly one of --id or --user");
+      const k = await kernel();
+      if (id !== undefined) {
+        await k.admin.revokeToken(id, operator());
+        return { output: { id, revoked: true } };
+      }
+      return { output: { userId: user, revoked: await k.admin.revokeTokensOf(user!, operator()) } };
+    },
+  },
+  {
+    words: ["admin", "token", "list"],
+    usage: "mnote admin token list --user USER_ID",
+    help: "The user's tokens (ids, holders, scopes, expiry, revocation), newest first; never their secrets.",
+    async run({ args, kernel }) {
+      return { output: await (await kernel()).admin.listTokens(required(args, "user")) };
     },
   },
 ];

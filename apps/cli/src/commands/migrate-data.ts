@@ -22,6 +22,7 @@ function assertSourceExists(url: string) {
 export const migrateDataCommand: Command = {
   words: ["migrate-data"],
   usage: "mnote migrate-data --from URL --to URL   (copy every row, e.g. file:./.mnote/mnote.db to postgres://…; the target must be empty)",
+  help: "Copies every row from one database to another (e.g. SQLite to PostgreSQL); the target must be empty.",
   async run({ args }) {
     const from = required(args, "from");
     const to = required(args, "to");

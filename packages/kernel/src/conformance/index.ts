@@ -72,6 +72,29 @@ export function kernelConformanceSuite(name: string, openKernel: () => Promise<K
       expect(elsewhere).toEqual({ workspace: null, role: null, page: null, grant: null });
     });
 
+    it("operator changes: a workspace keeps an owner, a removed user takes grants and tokens along, each change audited", async () => {
+      const member = (await kernel.admin.createUser({ name: "Member" })).id;
+      await kernel.admin.addMember({ workspaceId: ws, userId: member, role: "editor", by: "operator:test" });
+      await kernel.admin.grantPage({ documentId: doc, userId: member, access: "write" });
+      const { token } = await kernel.admin.createToken({ userId: member, holder: "agent", scopes: ["page.read"] });
+      expect(await kernel.admin.listMembers(ws)).toEqual([
+        { userId: member, name: "Member", role: "editor" },
+        { userId: owner, name: "Owner", role: "owner" },
+      ]);
+      await expect(kernel.admin.addMember({ workspaceId: ws, userId: owner, role: "viewer" })).rejects.toThrow(/last owner/);
+      await expect(kernel.admin.removeMember({ workspaceId: ws, userId: owner })).rejects.toThrow(/last owner/);
+      await expect(kernel.admin.removeUser(owner)).rejects.toThrow(/last owner/);
+      expect((await kernel.admin.listTokens(member)).map((t) => t.revokedAt)).toEqual([null]);
+
+      await kernel.admin.removeUser(member, { by: "operator:test" });
+      expect(await kernel.admin.getUser(member)).toBeNull();
+      expect(await kernel.findTokenByHash(hashToken(token))).toBeNull();
+      expect(await kernel.getAccessFacts({ workspaceId: ws, documentId: doc, userId: member })).toMatchObject({ role: null, grant: null });
+      const audit = await kernel.listAudit({ workspaceId: ws });
+      expect(audit.map((r) => r.identity.toolName)).toEqual(["admin.member.add"]);
+      expect(audit[0]).toMatchObject({ effect: "write", outcome: "ok", identity: { actorId: "operator:test", tokenId: null } });
+    });
+
     it("access facts name no page, and so no grant, for a page asked for in another workspace", async () => {
       const reader = (await kernel.admin.createUser({ name: "Reader" })).id;
       await kernel.admin.grantPage({ documentId: doc, userId: reader, access: "read" });
