@@ -174,7 +174,7 @@ describe("X-Mnote-Result-Form: hermes", () => {
   });
 
   it("answers plain JSON without the header or for another form", async () => {
-    for (const headers of [{}, { "x-mnote-result-form": "plain" }]) {
+    for (const headers of [{}, { "x-mnote-result-form": "plain" }] as Record<string, string>[]) {
       const answer = await post("mnote_page_get", envelopeFor(world, "mnote.page.get"), { headers });
       expect(answer.text).toContain('"error":null');
     }

@@ -6,8 +6,7 @@ import { bridgeFailure, httpStatusOf } from "../envelope";
 import { invokeTool } from "../invoke";
 import { logToolCall } from "../logging";
 import type { RateDecision } from "../rate-limit";
-import { hermesSafeJson } from "../hermes/model-text";
-import { headerValue } from "../ids";
+import { hermesSafeJson, parseResultForm, RESULT_FORM_HEADER } from "../hermes/model-text";
 import { traceIdFromTraceparent } from "../trace";
 import { BodyTooLarge, isJsonContentType, readBody, refuseUnread, sendJson } from "./body";
 
@@ -31,15 +30,11 @@ export function toolListing() {
 }
 
 /**
- * The request header that selects the text form of the answer. `hermes` (sent by the
- * Hermes plugin) answers the same JSON value as Hermes-safe text (see hermesSafeJson);
- * anything else, or none, the envelope as plain JSON.
+ * The answer's text: for `X-Mnote-Result-Form: hermes` (sent by the Hermes plugin) the
+ * same JSON value as Hermes-safe text (see hermesSafeJson), else the envelope as plain JSON.
  */
-export const RESULT_FORM_HEADER = "x-mnote-result-form";
-
 function resultText(req: IncomingMessage, output: OutputEnvelope): string {
-  const form = headerValue(req.headers[RESULT_FORM_HEADER])?.trim().toLowerCase();
-  return form === "hermes" ? hermesSafeJson(output) : JSON.stringify(output);
+  return parseResultForm(req.headers[RESULT_FORM_HEADER]) === "hermes" ? hermesSafeJson(output) : JSON.stringify(output);
 }
 
 function takeRate(ctx: BridgeContext, req: IncomingMessage): RateDecision {
