@@ -185,6 +185,10 @@ describe("Hermes plugin files", () => {
     expect(config).toContain('Authorization: "Bearer ${MNOTE_TOKEN}"');
     expect(config).toMatch(/#\s+args: \[".*mnote-bridge\.mjs", "mcp", "--stdio"\]/);
     expect(config).toContain('#       MNOTE_DATABASE_URL: "file:/data/mnote.db"');
+    // Hermes's result form: by header for the URL server, by environment for stdio.
+    expect(config).toContain('    headers:\n      Authorization: "Bearer ${MNOTE_TOKEN}"\n      # Results');
+    expect(config).toContain('      X-Mnote-Result-Form: "hermes"');
+    expect(config).toContain('#       MNOTE_RESULT_FORM: "hermes"');
   });
 });
 

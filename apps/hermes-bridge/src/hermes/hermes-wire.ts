@@ -36,3 +36,65 @@ export function hermesDetectsFailure(result: string): boolean {
   const lower = result.slice(0, 500).toLowerCase();
   return lower.includes('"error"') || lower.includes('"failed"') || result.startsWith("Error");
 }
+
+/** Python's `json.dumps(value, ensure_ascii=False)` text (separators ", " and ": "), for size checks. */
+export function pythonJsonDumps(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(pythonJsonDumps).join(", ")}]`;
+  if (value && typeof value === "object") {
+    return `{${Object.entries(value)
+      .map(([key, item]) => `${JSON.stringify(key)}: ${pythonJsonDumps(item)}`)
+      .join(", ")}}`;
+  }
+  return JSON.stringify(value);
+}
+
+export interface McpCallResult {
+  content?: Array<{ type: string; text?: string }>;
+  structuredContent?: unknown;
+  isError?: boolean;
+}
+
+/**
+ * tools/mcp_tool.py `_make_tool_handler`, for text content: what Hermes's MCP tool handler
+ * returns to the agent (and so to the model) for a CallToolResult. `isError` gives
+ * `{"error": text}`; otherwise text and structuredContent both present give both,
+ * structuredContent alone gives `{"result": structured}`, text alone `{"result": text}`.
+ */
+export function hermesMcpHandlerResult(result: McpCallResult): string {
+  const text = (result.content ?? [])
+    .filter((block) => block.text)
+    .map((block) => block.text)
+    .join("\n");
+  if (result.isError) return pythonJsonDumps({ error: text || "MCP tool returned an error" });
+  const structured = result.structuredContent;
+  if (structured !== undefined && structured !== null) {
+    return pythonJsonDumps(text ? { result: text, structuredContent: structured } : { result: structured });
+  }
+  return pythonJsonDumps({ result: text });
+}
+
+/**
+ * tools/mcp_tool.py circuit breaker (`_bump_server_error`, `_CIRCUIT_BREAKER_THRESHOLD` 3,
+ * cooldown 60 s): after each call, a handler result whose JSON has a top-level `error` key
+ * bumps the server's count, anything else resets it; at 3 every call to the server answers
+ * "MCP server … is unreachable" without reaching it until the cooldown ends (tests never
+ * wait for it, so here the breaker stays open).
+ */
+export class HermesMcpBreaker {
+  static readonly THRESHOLD = 3;
+  private consecutiveErrors = 0;
+
+  get open(): boolean {
+    return this.consecutiveErrors >= HermesMcpBreaker.THRESHOLD;
+  }
+
+  async call(run: () => Promise<McpCallResult>): Promise<string> {
+    if (this.open) {
+      return pythonJsonDumps({ error: `MCP server 'mnote' is unreachable after ${this.consecutiveErrors} consecutive failures.` });
+    }
+    const handled = hermesMcpHandlerResult(await run());
+    const parsed = JSON.parse(handled) as Record<string, unknown>;
+    this.consecutiveErrors = "error" in parsed ? this.consecutiveErrors + 1 : 0;
+    return handled;
+  }
+}
