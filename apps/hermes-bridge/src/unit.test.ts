@@ -166,7 +166,7 @@ describe("Hermes plugin files", () => {
     const root = mkdtempSync(join(tmpdir(), "mnote-install-"));
     try {
       const { dir } = installHermesPlugin({ dir: join(root, "plugins", "mnote") });
-      expect(readdirSync(dir).sort()).toEqual(["__init__.py", "client.py", "plugin.yaml", "tool_schemas.json"]);
+      expect(readdirSync(dir).sort()).toEqual(["__init__.py", "client.py", "mcp_ids.py", "plugin.yaml", "tool_schemas.json"]);
       installHermesPlugin({ dir }); // replacing our own copy is fine
       const foreign = join(root, "elsewhere");
       mkdirSync(foreign);
