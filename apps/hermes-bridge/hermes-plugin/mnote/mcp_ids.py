@@ -5,7 +5,7 @@ audit row of an MCP call names only the MCP session, and cannot be joined to the
 Hermes transcript. Hermes does hand its session id, turn id, task id and tool-call id
 to plugin middleware (``hermes_cli/middleware.py``; ``model_tools.handle_function_call``
 runs ``tool_execution`` middleware around every tool's handler). This module wraps the
-handler of the mnote MCP tools (``mcp_<server>_mnote_*``) and adds those ids under the
+handler of the mnote MCP tools (``mcp__<server>__mnote_*``) and adds those ids under the
 bridge's reserved argument ``_caller``; the bridge puts them in the envelope's
 ``sessionId``, ``runId`` and ``toolCallId`` and keys writes by them, so a retry of one
 Hermes tool call replays and a new call writes.
@@ -21,7 +21,8 @@ import re
 from typing import Any, Callable
 
 CALLER_ARGUMENT = "_caller"
-# Hermes names MCP tools mcp_<server>_<tool>; the bridge's tools are mnote_<noun>_<verb>.
+# Hermes v0.18 names MCP tools mcp__<server>__<tool> (tools/mcp_tool.py mcp_prefixed_tool_name),
+# earlier releases mcp_<server>_<tool>; the bridge's tools are mnote_<noun>_<verb>.
 MNOTE_MCP_TOOL = re.compile(r"^mcp_[A-Za-z0-9_]+?_mnote_[a-z_]+$")
 # The bridge's limits for an envelope id: 1 to 256 characters, no control characters.
 _MAX_ID_LENGTH = 256

@@ -32,30 +32,31 @@ HERMES_IDS = dict(session_id="20261130_190000_ab12cd", turn_id="20261130_190000_
 class AddCallerIds(unittest.TestCase):
     def test_an_mnote_mcp_tool_gets_hermes_ids(self):
         args = {"workspaceId": "w", "documentId": "d", "title": "T"}
-        result, received = run_execution_middleware("mcp_mnote_mnote_page_update_title", args, **HERMES_IDS)
+        result, received = run_execution_middleware("mcp__mnote__mnote_page_update_title", args, **HERMES_IDS)
         self.assertEqual(result, "handler result")
         self.assertEqual(received, [{**args, "_caller": {
             "sessionId": HERMES_IDS["session_id"], "runId": HERMES_IDS["turn_id"], "toolCallId": "call_Xy12"}}])
         self.assertNotIn("_caller", args, "the model's own arguments stay as they were")
 
     def test_any_server_name(self):
-        _, received = run_execution_middleware("mcp_my_notes_mnote_page_get", {}, **HERMES_IDS)
-        self.assertIn("_caller", received[0])
+        for name in ("mcp__my_notes__mnote_page_get", "mcp__mnote__mnote_page_get"):  # v0.18 and older names
+            _, received = run_execution_middleware(name, {}, **HERMES_IDS)
+            self.assertIn("_caller", received[0], name)
 
     def test_other_tools_are_untouched(self):
-        for name in ("mnote_page_get", "mcp_github_create_issue", "terminal", "mcp_mnote_other_tool"):
+        for name in ("mnote_page_get", "mcp__github__create_issue", "terminal", "mcp__mnote__other_tool"):
             _, received = run_execution_middleware(name, {"x": 1}, **HERMES_IDS)
             self.assertEqual(received, [{"x": 1}], name)
 
     def test_a_caller_value_already_there_is_kept(self):
-        _, received = run_execution_middleware("mcp_mnote_mnote_page_get", {"_caller": {"toolCallId": "mine"}}, **HERMES_IDS)
+        _, received = run_execution_middleware("mcp__mnote__mnote_page_get", {"_caller": {"toolCallId": "mine"}}, **HERMES_IDS)
         self.assertEqual(received, [{"_caller": {"toolCallId": "mine"}}])
 
     def test_ids_the_bridge_would_refuse_are_left_out(self):
-        _, received = run_execution_middleware("mcp_mnote_mnote_page_get", {}, session_id="s" * 257,
+        _, received = run_execution_middleware("mcp__mnote__mnote_page_get", {}, session_id="s" * 257,
                                                turn_id="", task_id="task-1", tool_call_id="call\n1")
         self.assertEqual(received, [{"_caller": {"runId": "task-1"}}])
-        _, received = run_execution_middleware("mcp_mnote_mnote_page_get", {"a": 1})
+        _, received = run_execution_middleware("mcp__mnote__mnote_page_get", {"a": 1})
         self.assertEqual(received, [{"a": 1}])
 
     def test_register_uses_hermes_middleware_when_there_is_any(self):
