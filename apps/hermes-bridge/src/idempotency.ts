@@ -1,14 +1,28 @@
+import { randomUUID } from "node:crypto";
 import { sha256Hex } from "@mnote/kernel";
-import { canonicalJson } from "@mnote/tools";
 
 /**
- * An idempotency key for a write whose caller named none: the same for a retry of the
- * same call in the same scope (MCP session), different for anything else. `dryRun` and
- * `idempotencyKey` are left out, so a dry run and the real call after it share a key
- * (the router's fingerprint ignores dryRun the same way).
+ * The idempotency key of a write whose model gave none. A key names one intended call,
+ * never a payload: a retry of the same call replays, a new call with the same arguments
+ * writes. So the key comes from the call's own identity when the caller sends one
+ * (`_meta.idempotencyKey`, else the caller's session, run and tool-call ids: a retry of
+ * the same Hermes tool call sends the same three), and is fresh for every call
+ * otherwise. It is never derived from the arguments.
+ *
+ * The run id is part of it because a tool-call id alone is not one call: when a provider
+ * sends none, Hermes makes one from the tool name and arguments (agent/codex_responses_adapter.py
+ * `_deterministic_call_id`), so the same request in two turns has the same id. Hermes's
+ * turn id (the plugin's runId) is new for every turn.
  */
-export function derivedIdempotencyKey(scope: string, toolName: string, modelArguments: Record<string, unknown>): string {
-  const { dryRun: _dryRun, idempotencyKey: _key, ...payload } = modelArguments;
-  const digest = sha256Hex(canonicalJson([scope, toolName, payload]));
-  return `derived_${digest}`;
+export function idempotencyKeyForCall(call: {
+  metaKey?: string | null;
+  caller?: { sessionId: string; runId: string; toolCallId: string } | null;
+}): string {
+  if (call.metaKey) return call.metaKey;
+  if (call.caller) {
+    // Hashed: the three ids may each be 256 characters, a key at most 200.
+    const { sessionId, runId, toolCallId } = call.caller;
+    return `call_${sha256Hex(JSON.stringify([sessionId, runId, toolCallId]))}`;
+  }
+  return `call_${randomUUID()}`;
 }

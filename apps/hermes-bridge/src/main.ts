@@ -3,6 +3,7 @@ import { parseArgs } from "node:util";
 import { DEFAULT_DATABASE_URL, openKernel } from "@mnote/kernel";
 import { DEFAULT_HOST, DEFAULT_PORT, resolveSettings } from "./config";
 import { generateHermesSchemas } from "./hermes/generate-schemas";
+import { parseResultForm, RESULT_FORM_ENV } from "./hermes/model-text";
 import { hermesMcpConfig, installHermesPlugin, installMessage } from "./hermes/install";
 import { startBridge } from "./http/server";
 import { createLogger } from "./logging";
@@ -23,6 +24,7 @@ Usage:
   mnote-bridge test-fixture --database-url URL   seed a test world, print its ids and tokens as JSON (tests only)
 
 Environment: MNOTE_DATABASE_URL (default ${DEFAULT_DATABASE_URL}), MNOTE_TOKEN (stdio),
+MNOTE_RESULT_FORM (stdio: "hermes" for Hermes Agent; over HTTP the X-Mnote-Result-Form header),
 MNOTE_BRIDGE_PORT, MNOTE_BRIDGE_HOST, MNOTE_BRIDGE_BODY_LIMIT, MNOTE_BRIDGE_RATE_LIMIT_RPS,
 MNOTE_BRIDGE_RATE_LIMIT_BURST, MNOTE_BRIDGE_ALLOWED_HOSTS, MNOTE_BRIDGE_ALLOWED_ORIGINS,
 MNOTE_BRIDGE_CORS_ORIGINS, MNOTE_BRIDGE_SESSION_IDLE_SECONDS, MNOTE_BRIDGE_MAX_SESSIONS, MNOTE_BRIDGE_LOG_LEVEL.
@@ -65,7 +67,8 @@ async function mcp(argv: string[]) {
   const logger = createLogger({ destination: process.stderr as never });
   const kernel = await openKernel(process.env.MNOTE_DATABASE_URL);
   const { rateLimit } = resolveSettings({});
-  const { closed } = await runStdio({ kernel, logger, token: process.env.MNOTE_TOKEN, rateLimit });
+  const resultForm = parseResultForm(process.env[RESULT_FORM_ENV]);
+  const { closed } = await runStdio({ kernel, logger, token: process.env.MNOTE_TOKEN, rateLimit, resultForm });
   const stop = async () => {
     await kernel.close();
     process.exit(0);

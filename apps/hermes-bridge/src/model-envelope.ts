@@ -1,5 +1,4 @@
 import { canonicalToolName, type Capability, MODEL_ENVELOPE_FIELDS, TOOLS } from "@mnote/contract";
-import { derivedIdempotencyKey } from "./idempotency";
 
 export interface RuntimeFields {
   actorId: string;
@@ -8,6 +7,8 @@ export interface RuntimeFields {
   runId: string;
   toolCallId: string;
   traceId: string;
+  /** The key a write gets when the model gave none (see idempotencyKeyForCall). */
+  idempotencyKey: string;
 }
 
 /** Stand-ins when the token is unknown: the router then answers mnote_tool_unauthenticated, as for any bad token. */
@@ -18,8 +19,8 @@ const envelopeFields = new Set<string>(MODEL_ENVELOPE_FIELDS);
 /**
  * The full input envelope from what a model sent (the flat model arguments of the
  * contract): MODEL_ENVELOPE_FIELDS go to the envelope, everything else into `args`,
- * and the runtime fills identity and trace fields. A write gets `dryRun: false` and a
- * derived idempotency key when the model gave none. Nothing is validated here: the
+ * and the runtime fills identity and trace fields. A write gets `dryRun: false` and the
+ * runtime's idempotency key when the model gave none. Nothing is validated here: the
  * router does that and answers the contract's error.
  */
 export function envelopeFromModelArguments(
@@ -39,8 +40,7 @@ export function envelopeFromModelArguments(
     // router to refuse, so a confused model never turns a preview into a write.
     if (envelope.dryRun === undefined) envelope.dryRun = false;
     if (envelope.idempotencyKey === undefined || envelope.idempotencyKey === null) {
-      const key = derivedKeyIfAny(runtime.sessionId, toolName, modelArguments);
-      if (key !== null) envelope.idempotencyKey = key;
+      envelope.idempotencyKey = runtime.idempotencyKey;
     }
   }
   return {
@@ -57,20 +57,4 @@ export function envelopeFromModelArguments(
     capabilityScope: runtime.capabilityScope,
     args,
   };
-}
-
-/**
- * The derived key, or none when the arguments nest deeper than the call stack allows
- * (canonical JSON is recursive; an MCP client can send ~4,000 levels). No tool accepts
- * such arguments: without a key the router refuses the call with the contract's
- * mnote_tool_invalid_input, where the stack overflow used to fail the whole MCP request
- * with a JSON-RPC internal error.
- */
-function derivedKeyIfAny(scope: string, toolName: string, modelArguments: Record<string, unknown>): string | null {
-  try {
-    return derivedIdempotencyKey(scope, toolName, modelArguments);
-  } catch (error) {
-    if (error instanceof RangeError) return null;
-    throw error;
-  }
 }

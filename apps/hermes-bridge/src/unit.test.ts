@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { resolveSettings, settingsFromEnv } from "./config";
 import { hermesSchemaDocument, generateHermesSchemas } from "./hermes/generate-schemas";
 import { hermesMcpConfig, installHermesPlugin } from "./hermes/install";
-import { derivedIdempotencyKey } from "./idempotency";
+import { idempotencyKeyForCall } from "./idempotency";
 import { envelopeFromModelArguments } from "./model-envelope";
 import { RateLimiter } from "./rate-limit";
 import { newTraceId, traceIdFromTraceparent } from "./trace";
@@ -84,35 +84,40 @@ describe("model arguments -> envelope", () => {
     runId: "r1",
     toolCallId: "c1",
     traceId: "t1",
+    idempotencyKey: "runtime_key",
   };
+  const { idempotencyKey: _runtimeKey, ...runtimeIds } = runtime;
   it("moves MODEL_ENVELOPE_FIELDS to the envelope and the rest into args", () => {
     const envelope = envelopeFromModelArguments(
       "mnote_page_save",
       { workspaceId: "w", documentId: "d", content: [], mode: "append", dryRun: true, idempotencyKey: "k" },
       runtime,
     );
-    expect(envelope).toEqual({ toolName: "mnote.page.save", workspaceId: "w", documentId: "d", ...runtime, idempotencyKey: "k", dryRun: true, args: { content: [], mode: "append" } });
+    expect(envelope).toEqual({ toolName: "mnote.page.save", workspaceId: "w", documentId: "d", ...runtimeIds, idempotencyKey: "k", dryRun: true, args: { content: [], mode: "append" } });
     expect(MODEL_ENVELOPE_FIELDS).toEqual(["workspaceId", "documentId", "dryRun", "idempotencyKey"]);
   });
-  it("gives a write dryRun false and a derived key stable for the same call", () => {
+  it("gives a write dryRun false and the runtime's key when the model gave none, never one from the arguments", () => {
     const args = { workspaceId: "w", documentId: "d", title: "T" };
     const a = envelopeFromModelArguments("mnote.page.update_title", args, runtime);
-    const b = envelopeFromModelArguments("mnote.page.update_title", { ...args, dryRun: true }, runtime);
-    const other = envelopeFromModelArguments("mnote.page.update_title", { ...args, title: "U" }, runtime);
-    const otherSession = envelopeFromModelArguments("mnote.page.update_title", args, { ...runtime, sessionId: "s2" });
     expect(a.dryRun).toBe(false);
-    expect(a.idempotencyKey).toBe(b.idempotencyKey);
-    expect(a.idempotencyKey).not.toBe(other.idempotencyKey);
-    expect(a.idempotencyKey).not.toBe(otherSession.idempotencyKey);
-    expect(derivedIdempotencyKey("s", "t", { x: 1, y: 2 })).toBe(derivedIdempotencyKey("s", "t", { y: 2, x: 1 }));
-    expect(String(a.idempotencyKey).length).toBeLessThanOrEqual(200);
-  });
-  it("derives no key for arguments too deep to canonicalize: the router refuses them instead of the call throwing", () => {
+    expect(a.idempotencyKey).toBe("runtime_key");
+    expect(envelopeFromModelArguments("mnote.page.update_title", { ...args, idempotencyKey: null }, runtime).idempotencyKey).toBe("runtime_key");
+    // Arguments too deep for any canonical form are passed on for the router to refuse.
     let deep: unknown = "bottom";
     for (let i = 0; i < 100_000; i++) deep = { nested: deep };
-    const envelope = envelopeFromModelArguments("mnote.page.update_title", { workspaceId: "w", documentId: "d", title: deep }, runtime);
-    expect(envelope).not.toHaveProperty("idempotencyKey");
-    expect(envelope.dryRun).toBe(false);
+    expect(envelopeFromModelArguments("mnote.page.update_title", { ...args, title: deep }, runtime).idempotencyKey).toBe("runtime_key");
+  });
+  it("keys a call by the caller's ids, else freshly: the same arguments twice are two calls", () => {
+    const fresh = [idempotencyKeyForCall({}), idempotencyKeyForCall({ caller: null })];
+    expect(fresh[0]).not.toBe(fresh[1]);
+    const call = { sessionId: "s", runId: "turn1", toolCallId: "call_1" };
+    expect(idempotencyKeyForCall({ caller: call })).toBe(idempotencyKeyForCall({ caller: { ...call } }));
+    // Hermes's own fallback call id repeats across turns for the same request: the turn tells them apart.
+    expect(idempotencyKeyForCall({ caller: call })).not.toBe(idempotencyKeyForCall({ caller: { ...call, runId: "turn2" } }));
+    expect(idempotencyKeyForCall({ caller: call })).not.toBe(idempotencyKeyForCall({ caller: { ...call, sessionId: "s2" } }));
+    expect(idempotencyKeyForCall({ metaKey: "mine", caller: call })).toBe("mine");
+    const long = "x".repeat(256);
+    expect(idempotencyKeyForCall({ caller: { sessionId: long, runId: long, toolCallId: long } }).length).toBeLessThanOrEqual(200);
   });
   it("never turns a null dryRun into a real write", () => {
     const envelope = envelopeFromModelArguments("mnote.page.update_title", { workspaceId: "w", documentId: "d", title: "T", dryRun: null }, runtime);
@@ -161,7 +166,7 @@ describe("Hermes plugin files", () => {
     const root = mkdtempSync(join(tmpdir(), "mnote-install-"));
     try {
       const { dir } = installHermesPlugin({ dir: join(root, "plugins", "mnote") });
-      expect(readdirSync(dir).sort()).toEqual(["__init__.py", "client.py", "plugin.yaml", "tool_schemas.json"]);
+      expect(readdirSync(dir).sort()).toEqual(["__init__.py", "client.py", "mcp_ids.py", "plugin.yaml", "tool_schemas.json"]);
       installHermesPlugin({ dir }); // replacing our own copy is fine
       const foreign = join(root, "elsewhere");
       mkdirSync(foreign);
@@ -180,6 +185,10 @@ describe("Hermes plugin files", () => {
     expect(config).toContain('Authorization: "Bearer ${MNOTE_TOKEN}"');
     expect(config).toMatch(/#\s+args: \[".*mnote-bridge\.mjs", "mcp", "--stdio"\]/);
     expect(config).toContain('#       MNOTE_DATABASE_URL: "file:/data/mnote.db"');
+    // Hermes's result form: by header for the URL server, by environment for stdio.
+    expect(config).toContain('    headers:\n      Authorization: "Bearer ${MNOTE_TOKEN}"\n      # Results');
+    expect(config).toContain('      X-Mnote-Result-Form: "hermes"');
+    expect(config).toContain('#       MNOTE_RESULT_FORM: "hermes"');
   });
 });
 

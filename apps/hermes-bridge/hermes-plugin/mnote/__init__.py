@@ -15,7 +15,7 @@ import json
 import logging
 from pathlib import Path
 
-from . import client
+from . import client, mcp_ids
 
 logger = logging.getLogger(__name__)
 
@@ -36,6 +36,7 @@ def load_schemas() -> dict:
 
 def register(ctx) -> None:
     """Hermes entry point: register the six mnote tools in the toolset ``mnote``."""
+    mcp_ids.register(ctx)  # Hermes's ids on calls to the mnote MCP server (see mcp_ids.py)
     document = load_schemas()
     for tool in document["tools"]:
         ctx.register_tool(

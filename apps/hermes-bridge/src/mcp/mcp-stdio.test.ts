@@ -7,6 +7,7 @@ import { type KernelAdapter, openKernel } from "@mnote/kernel";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { hermesSafeJson } from "../hermes/model-text";
 import { routerCall, SAMPLE_ARGS, seedWorld, type SeededWorld } from "../test-support";
 
 const BIN = fileURLToPath(new URL("../../bin/mnote-bridge.mjs", import.meta.url));
@@ -63,8 +64,11 @@ async function callAndCompare(client: Client, tool: ToolName, extra: Record<stri
   };
   const result = await client.callTool({ name: toProviderName(tool), arguments: modelArguments, _meta: { traceId } });
   const output = result.structuredContent as Record<string, any>;
-  expect(result.content).toEqual([{ type: "text", text: JSON.stringify(output) }]);
-  expect(result.isError).toBe(!output.ok);
+  // The text is the same JSON value, written so Hermes's failure test reads a success as one.
+  expect(result.content).toEqual([{ type: "text", text: hermesSafeJson(output as never) }]);
+  expect(JSON.parse((result.content as Array<{ text: string }>)[0]!.text)).toEqual(output);
+  // Only an outage is an MCP tool error; a refusal is an answer the model reads.
+  expect(result.isError).toBe(false);
   expect(output.traceId).toBe(traceId);
   const [audit] = await kernel.listAudit({ traceId });
   expect(audit?.identity.sessionId).toMatch(/^stdio_/);
@@ -108,7 +112,7 @@ describe("MCP over stdio (mnote-bridge mcp --stdio)", () => {
   }
 
   for (const tool of TOOL_NAMES.filter((t) => TOOLS[t].kind === "write")) {
-    it(`${tool}: dry run, permission denial, idempotent replay`, async () => {
+    it(`${tool}: dry run, permission denial, the same arguments twice are two calls`, async () => {
       const dry = await callAndCompare(owner, tool, { dryRun: true }, { token: world.tokens.owner, actorId: world.ids.owner });
       expect(dry.audit.effect).toBe("dry_run");
       const denied = await callAndCompare(viewer, tool, {}, { token: world.tokens.viewer, actorId: world.ids.viewer });
@@ -116,16 +120,15 @@ describe("MCP over stdio (mnote-bridge mcp --stdio)", () => {
       const args = { workspaceId: world.ids.ws, documentId: world.ids.page, ...SAMPLE_ARGS[tool] };
       const first = (await owner.callTool({ name: toProviderName(tool), arguments: args })).structuredContent as any;
       const again = (await owner.callTool({ name: toProviderName(tool), arguments: args })).structuredContent as any;
-      expect(first.ok).toBe(true);
-      expect(again.audit.commandId).toBe(first.audit.commandId);
-      expect(again.result).toEqual(first.result);
+      expect([first.ok, again.ok]).toEqual([true, true]);
+      expect(again.audit.commandId).not.toBe(first.audit.commandId);
     });
   }
 
   it("without MNOTE_TOKEN every call is the router's mnote_tool_unauthenticated", async () => {
     const anonymous = await spawnClient("anonymous", undefined, false);
     const result = await anonymous.callTool({ name: "mnote_page_get", arguments: { workspaceId: world.ids.ws, documentId: world.ids.page } });
-    expect(result.isError).toBe(true);
+    expect(result.isError).toBe(false);
     expect((result.structuredContent as any).error.code).toBe("mnote_tool_unauthenticated");
     expect(stderr.anonymous).toContain("MNOTE_TOKEN is missing");
   });

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { canonicalToolName, type OutputEnvelope, TOOL_ERROR_MESSAGES } from "@mnote/contract";
+import { canonicalToolName, LIMITS, type OutputEnvelope, TOOL_ERROR_MESSAGES } from "@mnote/contract";
 import type { KernelAdapter } from "@mnote/kernel";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
@@ -9,12 +9,15 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { rateLimitKey, resolveToken, whoami, type WhoAmI } from "../auth";
 import { bridgeFailure } from "../envelope";
+import { hermesSafeJson, parseResultForm, RESULT_FORM_HEADER, type ResultForm } from "../hermes/model-text";
+import { idempotencyKeyForCall } from "../idempotency";
 import { headerValue, safeId } from "../ids";
 import { invokeTool } from "../invoke";
 import { type BridgeLogger, createLogger, logToolCall } from "../logging";
 import { envelopeFromModelArguments, UNAUTHENTICATED_IDENTITY } from "../model-envelope";
 import type { RateLimiter } from "../rate-limit";
 import { newTraceId, traceIdFromTraceparent } from "../trace";
+import { takeCallerIds } from "./caller-ids";
 import { mcpToolList } from "./tools";
 
 export const SERVER_INFO = { name: "mnote", version: "0.1.0" };
@@ -30,6 +33,11 @@ export interface McpServerOptions {
   authorization?: string | null;
   /** stdio: the per-process session id. Over HTTP the MCP session id is used. */
   sessionId?: string;
+  /**
+   * stdio: the result form for every call (MNOTE_RESULT_FORM). Over HTTP leave it out:
+   * each request's X-Mnote-Result-Form header chooses.
+   */
+  resultForm?: ResultForm;
 }
 
 /** What the HTTP gate found for the request's token (`req.auth.extra.whoami`). */
@@ -37,12 +45,37 @@ function gateIdentity(extra: { authInfo?: { extra?: Record<string, unknown> } })
   return (extra.authInfo?.extra?.whoami as WhoAmI | undefined) ?? null;
 }
 
-function toResult(output: OutputEnvelope): CallToolResult {
-  return {
-    structuredContent: output as unknown as Record<string, unknown>,
-    content: [{ type: "text", text: JSON.stringify(output) }],
-    isError: !output.ok,
-  };
+/**
+ * Only an outage is an MCP tool error. Hermes's MCP client counts every `isError` result
+ * as a server failure and after 3 in a row answers every call to the server with "MCP
+ * server is unreachable" for 60 s (tools/mcp_tool.py, `_bump_server_error`). A refusal
+ * (denied, invalid input, conflict, approval required, not found, idempotency conflict,
+ * rate limited) is an answer the model must read and act on, so it is a normal result.
+ * Rate limited included: the limiter refills within seconds and its envelope says to
+ * retry later; locking every mnote tool for a minute would be the wrong answer to it.
+ */
+export function isOutage(output: OutputEnvelope): boolean {
+  return !output.ok && output.error?.code === "mnote_tool_unavailable";
+}
+
+/**
+ * The MCP result for an envelope. Standard form: `structuredContent` is the envelope and
+ * the text content the same JSON value (Hermes-safe text), for clients that read either.
+ * Hermes form (Hermes's MCP client returns text and structuredContent to the model both
+ * when both are present, 2.2x the envelope): a success or an outage as text only, which
+ * Hermes hands over as `{"result": text}` (or `{"error": text}` for isError); a refusal
+ * as structuredContent only, which Hermes hands over as `{"result": envelope}` as a
+ * JSON object, so its `"error"` key keeps it a failure for Hermes's classifier without
+ * touching the breaker. Either way the model reads the envelope once.
+ */
+export function toResult(output: OutputEnvelope, form: ResultForm): CallToolResult {
+  const isError = isOutage(output);
+  const text = { type: "text" as const, text: hermesSafeJson(output) };
+  if (form === "hermes") {
+    if (output.ok || isError) return { content: [text], isError };
+    return { content: [], structuredContent: output as unknown as Record<string, unknown>, isError };
+  }
+  return { structuredContent: output as unknown as Record<string, unknown>, content: [text], isError };
 }
 
 /**
@@ -54,14 +87,16 @@ export function createMcpServer(options: McpServerOptions): Server {
   const logger = options.logger ?? createLogger();
   const transport = options.authorization !== undefined ? "mcp-stdio" : "mcp-http";
   const fallbackSession = options.sessionId ?? `mcp_${randomUUID()}`;
-  const tools = mcpToolList();
+  const tools = { standard: mcpToolList("standard"), hermes: mcpToolList("hermes") };
+  const formOf = (extra: { requestInfo?: { headers?: Record<string, string | string[] | undefined> } }) =>
+    options.resultForm ?? parseResultForm(extra.requestInfo?.headers?.[RESULT_FORM_HEADER]);
   const server = new Server(SERVER_INFO, {
     capabilities: { tools: {} },
     instructions:
       "mnote page tools. Read a page with mnote_page_get before editing; call write tools with dryRun: true first when the user should review the change.",
   });
 
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
+  server.setRequestHandler(ListToolsRequestSchema, async (_request, extra) => ({ tools: tools[formOf(extra)] }));
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const startedAt = performance.now();
@@ -75,24 +110,29 @@ export function createMcpServer(options: McpServerOptions): Server {
       safeId(meta.traceId) ??
       traceIdFromTraceparent(headers.traceparent) ??
       newTraceId();
+    const name = request.params.name;
+    const form = formOf(extra);
+    const caller = takeCallerIds((request.params.arguments ?? {}) as Record<string, unknown>);
+    const modelArguments = caller.modelArguments;
+    const ids = caller.ok ? caller.ids : null;
     const runtime = {
-      sessionId,
-      runId: safeId(meta.runId) ?? sessionId,
-      toolCallId: safeId(String(extra.requestId)) ?? randomUUID(),
+      // The caller's own ids when it sends them (the Hermes plugin does), else the MCP session's.
+      sessionId: ids?.sessionId ?? sessionId,
+      runId: ids?.runId ?? safeId(meta.runId) ?? ids?.sessionId ?? sessionId,
+      toolCallId: ids?.toolCallId ?? safeId(String(extra.requestId)) ?? randomUUID(),
       traceId,
     };
-    const name = request.params.name;
-    const modelArguments = (request.params.arguments ?? {}) as Record<string, unknown>;
+    const refuse = (code: "mnote_tool_rate_limited" | "mnote_tool_invalid_input", message: string) => {
+      const output = bridgeFailure(name, { ...modelArguments, ...runtime }, code, message);
+      logToolCall(logger, { transport, envelope: runtime, output, startedAt });
+      return toResult(output, form);
+    };
 
     if (options.rateLimiter) {
       const decision = options.rateLimiter.take(rateLimitKey(authorization, sessionId));
-      if (!decision.allowed) {
-        const echo = { ...modelArguments, ...runtime };
-        const output = bridgeFailure(name, echo, "mnote_tool_rate_limited", TOOL_ERROR_MESSAGES.rateLimited);
-        logToolCall(logger, { transport, envelope: runtime, output, startedAt });
-        return toResult(output);
-      }
+      if (!decision.allowed) return refuse("mnote_tool_rate_limited", TOOL_ERROR_MESSAGES.rateLimited);
     }
+    if (!caller.ok) return refuse("mnote_tool_invalid_input", caller.message);
 
     const identity =
       gateIdentity(extra) ??
@@ -100,6 +140,11 @@ export function createMcpServer(options: McpServerOptions): Server {
       UNAUTHENTICATED_IDENTITY;
     const envelope = envelopeFromModelArguments(name, modelArguments, {
       ...runtime,
+      idempotencyKey: idempotencyKeyForCall({
+        metaKey: safeId(meta.idempotencyKey, LIMITS.idempotencyKeyLength),
+        // Only a tool-call id the caller sent names its call; the JSON-RPC id is new on every resend.
+        caller: ids?.toolCallId ? { sessionId: runtime.sessionId, runId: runtime.runId, toolCallId: ids.toolCallId } : null,
+      }),
       actorId: identity.actorId,
       capabilityScope: identity.capabilityScope,
     });
@@ -107,7 +152,7 @@ export function createMcpServer(options: McpServerOptions): Server {
       { kernel: options.kernel, logger },
       { transport, name: canonicalToolName(name) ?? name, envelope, authorization, startedAt },
     );
-    return toResult(output);
+    return toResult(output, form);
   });
 
   return server;

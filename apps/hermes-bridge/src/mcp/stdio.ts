@@ -3,6 +3,7 @@ import type { Readable, Writable } from "node:stream";
 import type { KernelAdapter } from "@mnote/kernel";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { resolveToken } from "../auth";
+import type { ResultForm } from "../hermes/model-text";
 import type { BridgeLogger } from "../logging";
 import { RateLimiter, type RateLimitSettings } from "../rate-limit";
 import { createMcpServer } from "./server";
@@ -17,6 +18,8 @@ export async function runStdio(input: {
   logger: BridgeLogger;
   token: string | undefined;
   rateLimit: RateLimitSettings | null;
+  /** `hermes` when Hermes Agent spawns the bridge (MNOTE_RESULT_FORM=hermes); default standard. */
+  resultForm?: ResultForm;
   stdin?: Readable;
   stdout?: Writable;
 }): Promise<{ closed: Promise<void> }> {
@@ -32,6 +35,7 @@ export async function runStdio(input: {
     rateLimiter: input.rateLimit ? new RateLimiter(input.rateLimit) : null,
     authorization,
     sessionId,
+    resultForm: input.resultForm ?? "standard",
   });
   const stdin = input.stdin ?? process.stdin;
   const transport = new StdioServerTransport(stdin, input.stdout ?? process.stdout);

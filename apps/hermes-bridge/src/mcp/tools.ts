@@ -1,17 +1,19 @@
 import { allToolJsonSchemas } from "@mnote/contract";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { ResultForm } from "../hermes/model-text";
 
 /**
  * The six tools as MCP lists them: provider-safe names (the description names the
  * canonical `mnote.*` tool), the contract's model-arguments schema as input, the
- * output envelope as output, and the contract's annotations unchanged.
+ * output envelope as output, and the contract's annotations unchanged. The Hermes form
+ * declares no outputSchema: its successes carry no structuredContent (see toResult).
  */
-export function mcpToolList(): Tool[] {
+export function mcpToolList(form: ResultForm = "standard"): Tool[] {
   return allToolJsonSchemas().map((tool) => ({
     name: tool.providerName,
     description: tool.description,
     inputSchema: tool.parameters as Tool["inputSchema"],
-    outputSchema: tool.outputSchema as Tool["outputSchema"],
+    ...(form === "standard" ? { outputSchema: tool.outputSchema as Tool["outputSchema"] } : {}),
     annotations: { ...tool.annotations },
   }));
 }
