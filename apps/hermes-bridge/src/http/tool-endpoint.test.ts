@@ -1,6 +1,8 @@
 import { TOOL_ERROR_HTTP_STATUS, TOOL_NAMES, toolJsonSchema, toProviderName, type ToolName } from "@mnote/contract";
 import type { KernelAdapter } from "@mnote/kernel";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { hermesDetectsFailure } from "../hermes/hermes-wire";
+import { hermesSafeJson } from "../hermes/model-text";
 import { startBridge, type RunningBridge } from "./server";
 import {
   captureLogger,
@@ -144,6 +146,38 @@ describe("POST /v1/tools/{name}: the router's envelope, byte for byte", () => {
     );
     expect([planned.status, planned.json.error.code]).toEqual([422, "mnote_tool_option_unsupported"]);
     for (const answer of [stale, planned]) expect(answer.status).toBe(TOOL_ERROR_HTTP_STATUS[answer.json.error.code as "mnote_tool_conflict"]);
+  });
+});
+
+describe("X-Mnote-Result-Form: hermes", () => {
+  for (const tool of TOOL_NAMES) {
+    it(`${tool}: the same envelope as Hermes-safe text, which Hermes reads as a success`, async () => {
+      const envelope = envelopeFor(world, tool);
+      const answer = await post(tool, envelope, { headers: { "x-mnote-result-form": "hermes" } });
+      expect(answer.status).toBe(200);
+      const router = await routerCall(kernel, world.tokens.owner, tool, envelope);
+      expect(answer.json).toStrictEqual(JSON.parse(JSON.stringify(router)));
+      expect(answer.text).toBe(hermesSafeJson(router));
+      expect(answer.text.toLowerCase()).not.toContain('"error"');
+      expect(hermesDetectsFailure(answer.text)).toBe(false);
+    });
+  }
+
+  it("keeps a refusal a failure for Hermes, with its status", async () => {
+    const envelope = envelopeFor(world, "mnote.page.update_title", { title: "x" }, { actorId: world.ids.viewer });
+    const answer = await post("mnote_page_update_title", envelope, {
+      token: world.tokens.viewer,
+      headers: { "x-mnote-result-form": "hermes" },
+    });
+    expect([answer.status, answer.json.error.code]).toEqual([403, "mnote_tool_permission_denied"]);
+    expect(hermesDetectsFailure(answer.text)).toBe(true);
+  });
+
+  it("answers plain JSON without the header or for another form", async () => {
+    for (const headers of [{}, { "x-mnote-result-form": "plain" }]) {
+      const answer = await post("mnote_page_get", envelopeFor(world, "mnote.page.get"), { headers });
+      expect(answer.text).toContain('"error":null');
+    }
   });
 });
 

@@ -1,11 +1,13 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { allToolJsonSchemas, TOOL_ERROR_MESSAGES as M, type ToolErrorCode } from "@mnote/contract";
+import { allToolJsonSchemas, type OutputEnvelope, TOOL_ERROR_MESSAGES as M, type ToolErrorCode } from "@mnote/contract";
 import { rateLimitKey, resolveToken, whoami } from "../auth";
 import type { BridgeContext } from "../context";
 import { bridgeFailure, httpStatusOf } from "../envelope";
 import { invokeTool } from "../invoke";
 import { logToolCall } from "../logging";
 import type { RateDecision } from "../rate-limit";
+import { hermesSafeJson } from "../hermes/model-text";
+import { headerValue } from "../ids";
 import { traceIdFromTraceparent } from "../trace";
 import { BodyTooLarge, isJsonContentType, readBody, refuseUnread, sendJson } from "./body";
 
@@ -28,6 +30,18 @@ export function toolListing() {
   };
 }
 
+/**
+ * The request header that selects the text form of the answer. `hermes` (sent by the
+ * Hermes plugin) answers the same JSON value as Hermes-safe text (see hermesSafeJson);
+ * anything else, or none, the envelope as plain JSON.
+ */
+export const RESULT_FORM_HEADER = "x-mnote-result-form";
+
+function resultText(req: IncomingMessage, output: OutputEnvelope): string {
+  const form = headerValue(req.headers[RESULT_FORM_HEADER])?.trim().toLowerCase();
+  return form === "hermes" ? hermesSafeJson(output) : JSON.stringify(output);
+}
+
 function takeRate(ctx: BridgeContext, req: IncomingMessage): RateDecision {
   return ctx.limiter?.take(rateLimitKey(req.headers.authorization, req.socket.remoteAddress)) ?? { allowed: true };
 }
@@ -48,7 +62,7 @@ export async function handleToolCall(ctx: BridgeContext, req: IncomingMessage, r
     const output = bridgeFailure(name, raw, code, message, { traceId: headerTraceId });
     const status = httpStatusOf(output);
     logToolCall(ctx.logger, { transport: "http", envelope: raw, output, startedAt, httpStatus: status });
-    sendJson(res, status, output, headers);
+    sendJson(res, status, resultText(req, output), headers);
   };
 
   // Decided first, answered after the body is drained so the client reads a clean 429.
@@ -83,7 +97,7 @@ export async function handleToolCall(ctx: BridgeContext, req: IncomingMessage, r
     authorization: req.headers.authorization ?? null,
     startedAt,
   });
-  sendJson(res, httpStatusOf(output), JSON.stringify(output));
+  sendJson(res, httpStatusOf(output), resultText(req, output));
 }
 
 /**
