@@ -146,15 +146,17 @@ def _model_arguments(args: Any) -> dict:
 
 
 class HermesCall:
-    """The ids Hermes gives one tool call: its session and its tool-call id (``call_…``)."""
+    """The ids Hermes gives one tool call: its session, its tool-call id (``call_…``) and the
+    model response it came from (``api_request_id``, ``<turn id>:api:<n>``)."""
 
-    __slots__ = ("tool_name", "session_id", "tool_call_id", "task_id")
+    __slots__ = ("tool_name", "session_id", "tool_call_id", "task_id", "api_request_id")
 
-    def __init__(self, tool_name: str, session_id: str, tool_call_id: str, task_id: str):
+    def __init__(self, tool_name: str, session_id: str, tool_call_id: str, task_id: str, api_request_id: str):
         self.tool_name = tool_name
         self.session_id = session_id
         self.tool_call_id = tool_call_id
         self.task_id = task_id
+        self.api_request_id = api_request_id
 
 
 # Hermes hands a tool handler only (args, task_id, session_id, user_task): the tool-call id
@@ -175,11 +177,12 @@ def make_tool_execution_middleware(tool_names: set[str]) -> Callable[..., Any]:
     it never changes the arguments or the result, and passes every other tool straight on."""
 
     def mnote_tool_call_ids(*, tool_name: str = "", next_call: Callable[..., Any], session_id: str = "",
-                            tool_call_id: str = "", task_id: str = "", **_context: Any) -> Any:
+                            tool_call_id: str = "", task_id: str = "", api_request_id: str = "",
+                            **_context: Any) -> Any:
         if tool_name not in tool_names:
             return next_call()
         token = _current_call.set(HermesCall(tool_name, _text(session_id) or "", _text(tool_call_id) or "",
-                                             _text(task_id) or ""))
+                                             _text(task_id) or "", _text(api_request_id) or ""))
         try:
             return next_call()
         finally:
@@ -194,10 +197,19 @@ def hermes_call_for(tool_name: str) -> Optional[HermesCall]:
     return call if call is not None and call.tool_name == tool_name else None
 
 
-def idempotency_key(session_id: str, tool_call_id: str) -> str:
+def idempotency_key(session_id: str, tool_call_id: str, api_request_id: str = "") -> str:
     """One key per Hermes tool call: a retry of that call (same session, same tool-call id)
-    replays its first answer; any other call writes, whatever its arguments."""
-    digest = hashlib.sha256(canonical_json(["hermes-tool-call", session_id, tool_call_id]).encode("utf-8"))
+    replays its first answer; any other call writes, whatever its arguments.
+
+    The model response's id is part of the key when Hermes gives it, because a tool-call id
+    alone does not always name one call: when a provider sends none, Hermes makes one from
+    (tool, arguments, index) (agent/codex_responses_adapter.py _deterministic_call_id) or
+    numbers them per response (agent/copilot_acp_client.py ``acp_call_1``), so the same
+    request in a later turn would get the same id. ``api_request_id`` is
+    ``<turn id>:api:<n>`` with a random part per turn (agent/turn_context.py,
+    agent/conversation_loop.py), the same for every dispatch of one tool call."""
+    digest = hashlib.sha256(canonical_json(["hermes-tool-call", session_id, api_request_id, tool_call_id])
+                            .encode("utf-8"))
     return "hermes_" + digest.hexdigest()
 
 
@@ -232,7 +244,8 @@ def build_envelope(tool: dict, document: dict, arguments: dict, kwargs: dict,
         # call and must write. Without a Hermes tool-call id there is nothing that names
         # the call across a retry, so each call gets its own key.
         envelope["idempotencyKey"] = fields.get("idempotencyKey") or (
-            idempotency_key(session_id, hermes_tool_call_id) if hermes_tool_call_id
+            idempotency_key(session_id, hermes_tool_call_id, (call and call.api_request_id) or "")
+            if hermes_tool_call_id
             else "hermes_" + uuid.uuid4().hex)
     else:
         for key in ("dryRun", "idempotencyKey"):

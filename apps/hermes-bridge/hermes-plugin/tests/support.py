@@ -92,16 +92,19 @@ class HermesDispatch:
        with no tool-call id; an exception becomes ``{"error": ...}``.
 
     The CLI passes ``task_id = session_id`` (cli.py), the gateway ``"task_id": session_id``.
+    ``turn_id`` is ``<session>:<task>:<random>`` per turn (agent/turn_context.py) and
+    ``api_request_id`` is ``<turn_id>:api:<n>`` per model response (agent/conversation_loop.py).
     """
 
     def __init__(self, ctx: FakeContext):
         self.ctx = ctx
 
     def call(self, name: str, args: dict, *, session_id: str, tool_call_id: str,
-             task_id: str | None = None, turn_id: str = "turn-1") -> str:
+             task_id: str | None = None, turn: str = "t1", response: int = 0) -> str:
         task_id = session_id if task_id is None else task_id
+        turn_id = f"{session_id}:{task_id}:{turn}"
         context = dict(tool_name=name, original_args=args, task_id=task_id, session_id=session_id,
-                       tool_call_id=tool_call_id, turn_id=turn_id, api_request_id="req-1",
+                       tool_call_id=tool_call_id, turn_id=turn_id, api_request_id=f"{turn_id}:api:{response}",
                        telemetry_schema_version="hermes.observer.v1", middleware_schema_version="hermes.middleware.v1")
         chain = self.ctx.middleware.get("tool_execution", [])
         handler = self.ctx.tools[name]["handler"]

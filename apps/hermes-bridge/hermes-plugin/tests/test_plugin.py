@@ -54,13 +54,14 @@ class PluginAgainstBridge(unittest.TestCase):
         return json.loads(text)
 
     def hermes_call(self, canonical: str, extra: dict | None = None, *, session: str, tool_call_id: str,
-                    token: str = "owner") -> dict:
+                    token: str = "owner", turn: str = "t1") -> dict:
         """One model tool call as Hermes runs it (support.HermesDispatch), with its result
         checked the way Hermes classifies it."""
         ids = self.world["ids"]
         args = {"workspaceId": ids["ws"], "documentId": ids["page"], **self.world["sampleArgs"][canonical], **(extra or {})}
         with self.env(token):
-            text = self.hermes.call(self.by_canonical[canonical], args, session_id=session, tool_call_id=tool_call_id)
+            text = self.hermes.call(self.by_canonical[canonical], args, session_id=session, tool_call_id=tool_call_id,
+                                    turn=turn)
         self.assertIsInstance(text, str)
         out = json.loads(text)
         self.assertEqual(hermes_detects_failure(text), not out["ok"], text[:500])
@@ -168,18 +169,35 @@ class PluginAgainstBridge(unittest.TestCase):
         # Hermes's CLI uses the session id as task_id in every turn: nothing but the
         # tool-call id tells turn 1's note from turn 2's.
         note = {"content": "Remember to ship the release notes"}
-        turn1 = self.hermes_call("mnote.artifact.create_ai_note", note, session="sess-notes", tool_call_id="call_note_t1")
-        turn2 = self.hermes_call("mnote.artifact.create_ai_note", note, session="sess-notes", tool_call_id="call_note_t2")
+        turn1 = self.hermes_call("mnote.artifact.create_ai_note", note, session="sess-notes", tool_call_id="call_note_t1",
+                                 turn="t1")
+        turn2 = self.hermes_call("mnote.artifact.create_ai_note", note, session="sess-notes", tool_call_id="call_note_t2",
+                                 turn="t2")
         self.assertTrue(turn1["ok"] and turn2["ok"], (turn1, turn2))
         self.assertNotEqual(turn1["audit"]["commandId"], turn2["audit"]["commandId"])
         self.assertNotEqual(turn1["result"], turn2["result"])
         self.assertEqual([row["outcome"] for row in self.audit_rows(session_id="sess-notes")], ["ok", "ok"])
 
+    def test_a_tool_call_id_hermes_reuses_in_a_later_turn_still_writes(self):
+        # Without a provider id Hermes makes one per response (agent/copilot_acp_client.py
+        # `acp_call_1`) or from (tool, arguments, index) (agent/codex_responses_adapter.py),
+        # so a later turn can bring the same id back; its model response is another one.
+        note = {"content": "A note asked for twice"}
+        turn1 = self.hermes_call("mnote.artifact.create_ai_note", note, session="sess-acp", tool_call_id="acp_call_1",
+                                 turn="t1")
+        retry = self.hermes_call("mnote.artifact.create_ai_note", note, session="sess-acp", tool_call_id="acp_call_1",
+                                 turn="t1")
+        turn2 = self.hermes_call("mnote.artifact.create_ai_note", note, session="sess-acp", tool_call_id="acp_call_1",
+                                 turn="t2")
+        self.assertEqual(retry["audit"]["commandId"], turn1["audit"]["commandId"])
+        self.assertNotEqual(turn2["audit"]["commandId"], turn1["audit"]["commandId"])
+        self.assertEqual([row["outcome"] for row in self.audit_rows(session_id="sess-acp")], ["ok", "replayed", "ok"])
+
     def test_toggling_an_option_true_false_true_ends_true(self):
         session = "sess-toggle"
         for turn, value in enumerate([True, False, True]):
             out = self.hermes_call("mnote.page.update_options", {"options": {"wideLayout": value}}, session=session,
-                                   tool_call_id=f"call_toggle_{turn}")
+                                   tool_call_id=f"call_toggle_{turn}", turn=f"t{turn}")
             self.assertTrue(out["ok"], out)
             self.assertEqual(out["audit"]["effect"], "write")
         page = self.hermes_call("mnote.page.get", {"includeBlocks": False}, session=session, tool_call_id="call_toggle_read")
