@@ -37,8 +37,7 @@ def load_schemas() -> dict:
 
 
 def register(ctx) -> None:
-    """Hermes entry point: register the six mnote tools in the toolset ``mnote``, and the
-    middleware that hands each of their calls Hermes's tool-call id."""
+    """Hermes entry point: register the six mnote tools in the toolset ``mnote``."""
     document = load_schemas()
     for tool in document["tools"]:
         ctx.register_tool(

@@ -133,6 +133,15 @@ def _text(value: Any) -> Optional[str]:
     return value if isinstance(value, str) and value else None
 
 
+# The contract's limits for an envelope id field: 1 to 256 characters, no control characters.
+_ENVELOPE_ID = re.compile(r"^[^\x00-\x1f\x7f]{1,256}$")
+
+
+def _envelope_id(value: Any) -> Optional[str]:
+    """A Hermes id the envelope can carry as it is (else the plugin makes its own)."""
+    return value if isinstance(value, str) and _ENVELOPE_ID.match(value) else None
+
+
 def _model_arguments(args: Any) -> dict:
     if isinstance(args, dict):
         return dict(args)
@@ -149,13 +158,15 @@ class HermesCall:
     """The ids Hermes gives one tool call: its session, its tool-call id (``call_…``) and the
     model response it came from (``api_request_id``, ``<turn id>:api:<n>``)."""
 
-    __slots__ = ("tool_name", "session_id", "tool_call_id", "task_id", "api_request_id")
+    __slots__ = ("tool_name", "session_id", "tool_call_id", "task_id", "turn_id", "api_request_id")
 
-    def __init__(self, tool_name: str, session_id: str, tool_call_id: str, task_id: str, api_request_id: str):
+    def __init__(self, tool_name: str, session_id: str, tool_call_id: str, task_id: str, turn_id: str,
+                 api_request_id: str):
         self.tool_name = tool_name
         self.session_id = session_id
         self.tool_call_id = tool_call_id
         self.task_id = task_id
+        self.turn_id = turn_id
         self.api_request_id = api_request_id
 
 
@@ -177,12 +188,12 @@ def make_tool_execution_middleware(tool_names: set[str]) -> Callable[..., Any]:
     it never changes the arguments or the result, and passes every other tool straight on."""
 
     def mnote_tool_call_ids(*, tool_name: str = "", next_call: Callable[..., Any], session_id: str = "",
-                            tool_call_id: str = "", task_id: str = "", api_request_id: str = "",
+                            tool_call_id: str = "", task_id: str = "", turn_id: str = "", api_request_id: str = "",
                             **_context: Any) -> Any:
         if tool_name not in tool_names:
             return next_call()
         token = _current_call.set(HermesCall(tool_name, _text(session_id) or "", _text(tool_call_id) or "",
-                                             _text(task_id) or "", _text(api_request_id) or ""))
+                                             _text(task_id) or "", _text(turn_id) or "", _text(api_request_id) or ""))
         try:
             return next_call()
         finally:
@@ -219,10 +230,13 @@ def build_envelope(tool: dict, document: dict, arguments: dict, kwargs: dict,
     fields the runtime owns (identity from the token, ids from Hermes or generated)."""
     envelope_fields = set(document.get("modelEnvelopeFields", []))
     call = hermes_call_for(tool["name"])
-    session_id = _text(kwargs.get("session_id")) or (call and _text(call.session_id)) or PROCESS_SESSION_ID
-    run_id = _text(kwargs.get("task_id")) or (call and _text(call.task_id)) or session_id
+    session_id = _envelope_id(kwargs.get("session_id")) or (call and _envelope_id(call.session_id)) \
+        or PROCESS_SESSION_ID
+    # The turn is the run (as on the MCP door); Hermes's task_id is the session id in its CLI.
+    run_id = (call and _envelope_id(call.turn_id)) or _envelope_id(kwargs.get("task_id")) \
+        or (call and _envelope_id(call.task_id)) or session_id
     hermes_tool_call_id = _text(kwargs.get("tool_call_id")) or (call and _text(call.tool_call_id))
-    tool_call_id = hermes_tool_call_id or "hermes_" + uuid.uuid4().hex
+    tool_call_id = _envelope_id(hermes_tool_call_id) or "hermes_" + uuid.uuid4().hex
     trace_id = _text(kwargs.get("trace_id")) or uuid.uuid4().hex
     fields = {k: v for k, v in arguments.items() if k in envelope_fields}
     args = {k: v for k, v in arguments.items() if k not in envelope_fields}
@@ -286,7 +300,8 @@ def call_tool(tool: dict, document: dict, args: Any, kwargs: dict) -> str:
     """POST the envelope to the bridge; the answer as a JSON string, whatever happens."""
     arguments = _model_arguments(args)
     call = hermes_call_for(tool["name"])
-    envelope: dict = {"toolCallId": _text(kwargs.get("tool_call_id")) or (call and _text(call.tool_call_id)),
+    tool_call_id = _envelope_id(kwargs.get("tool_call_id")) or (call and _envelope_id(call.tool_call_id))
+    envelope: dict = {"toolCallId": tool_call_id,
                       "traceId": None,
                       "workspaceId": arguments.get("workspaceId"), "documentId": arguments.get("documentId")}
     try:

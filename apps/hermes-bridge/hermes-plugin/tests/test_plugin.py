@@ -239,8 +239,17 @@ class PluginAgainstBridge(unittest.TestCase):
         rows = self.audit_rows(session_id=session)
         self.assertEqual([row["tool_call_id"] for row in rows], [f"call_ids_{i}" for i in range(len(calls))])
         for row in rows:
-            self.assertEqual((row["session_id"], row["run_id"]), (session, session))
+            # Hermes's turn is the run: f"{session}:{task}:{random}" (agent/turn_context.py).
+            self.assertEqual((row["session_id"], row["run_id"]), (session, f"{session}:{session}:t1"))
             self.assertEqual(row["actor_id"], self.world["ids"]["owner"])
+
+    def test_a_tool_call_id_the_envelope_cannot_carry_still_names_the_call(self):
+        long_id = "call_" + "x" * 300  # over the envelope's 256 characters
+        first = self.hermes_call("mnote.page.update_title", {"title": "Long id"}, session="sess-long", tool_call_id=long_id)
+        again = self.hermes_call("mnote.page.update_title", {"title": "Long id"}, session="sess-long", tool_call_id=long_id)
+        self.assertTrue(first["ok"], first)
+        self.assertTrue(first["toolCallId"].startswith("hermes_"))
+        self.assertEqual(again["audit"]["commandId"], first["audit"]["commandId"])
 
     def test_three_successful_writes_in_a_turn_read_as_successes(self):
         # hermes_call asserts Hermes's classifier agrees with `ok` for every answer; three
