@@ -95,7 +95,8 @@ class PluginAgainstBridge(unittest.TestCase):
                 self.assertTrue(entry["check_fn"]())
             with mock.patch.dict(os.environ, {"MNOTE_BRIDGE_URL": "", "MNOTE_TOKEN": ""}):
                 self.assertFalse(entry["check_fn"]())
-        [middleware] = self.ctx.middleware["tool_execution"]
+        # The plugin's tool-call id middleware (mcp_ids.py registers another one for MCP tools).
+        [middleware] = [cb for cb in self.ctx.middleware["tool_execution"] if cb.__name__ == "mnote_tool_call_ids"]
         # Any other tool passes through untouched: same arguments, same result.
         seen = []
         result = middleware(tool_name="terminal", args={"command": "ls"},
