@@ -159,7 +159,8 @@ describe("Hermes plugin files", () => {
     const manifest = readFileSync(join(pluginDir, "plugin.yaml"), "utf8");
     expect(manifest).toMatch(/^name: mnote$/m);
     expect([...manifest.matchAll(/^ {2}- (mnote_\w+)$/gm)].map((m) => m[1])).toEqual(allToolJsonSchemas().map((t) => t.providerName));
-    expect(manifest).toMatch(/requires_env:\n {2}- MNOTE_BRIDGE_URL\n {2}- MNOTE_TOKEN/);
+    // The rich form Hermes prompts with (hermes_cli/plugins_cmd.py _prompt_plugin_env_vars).
+    expect(manifest).toMatch(/requires_env:\n(?:#.*\n)*? {2}- name: MNOTE_BRIDGE_URL\n {4}description: .+\n {2}- name: MNOTE_TOKEN\n {4}description: .+\n {4}secret: true\n/);
   });
 
   it("installs into --dir and refuses to overwrite a directory that is not the plugin", () => {

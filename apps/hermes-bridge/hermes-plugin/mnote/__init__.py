@@ -5,8 +5,9 @@ envelope and POSTs it to the mnote bridge (``MNOTE_BRIDGE_URL``) with the bearer
 token ``MNOTE_TOKEN``. The bridge runs mnote's tools router; the handler returns the
 router's output envelope as a JSON string and never raises.
 
-The tool schemas in ``tool_schemas.json`` are generated from mnote's contract by
-``mnote-bridge hermes install``; they are not written by hand.
+The tool schemas in ``tool_schemas.json`` are generated from mnote's contract
+(``mnote-bridge hermes schemas``) and committed, so ``hermes plugins install`` can take
+the plugin straight from the repository; a test keeps them equal to the contract.
 """
 
 from __future__ import annotations
@@ -30,7 +31,8 @@ def load_schemas() -> dict:
             return json.load(handle)
     except FileNotFoundError as error:
         raise RuntimeError(
-            f"{SCHEMA_FILE} is missing: install the plugin with `mnote-bridge hermes install`"
+            f"{SCHEMA_FILE} is missing: regenerate it with `mnote-bridge hermes schemas` "
+            "or install the plugin with `mnote-bridge hermes install`"
         ) from error
 
 
@@ -53,4 +55,12 @@ def register(ctx) -> None:
             description=tool["description"],
             emoji="📝",
         )
+    # Hermes gives the tool-call id to middleware, not to handlers (client.py explains).
+    # A Hermes without middleware still gets working tools: each call then writes with a
+    # fresh key and a plugin-made toolCallId.
+    if hasattr(ctx, "register_middleware"):
+        ctx.register_middleware("tool_execution", client.make_tool_execution_middleware(
+            {tool["name"] for tool in document["tools"]}))
+    else:
+        logger.warning("mnote: this Hermes has no tool middleware; audit rows will not carry its tool-call ids")
     logger.debug("mnote: registered %d tools", len(document["tools"]))

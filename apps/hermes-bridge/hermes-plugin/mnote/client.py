@@ -6,6 +6,7 @@ envelope becomes the contract's ``mnote_tool_unavailable`` envelope.
 
 from __future__ import annotations
 
+import contextvars
 import hashlib
 import json
 import logging
@@ -21,6 +22,10 @@ logger = logging.getLogger(__name__)
 
 DEFAULT_TIMEOUT_SECONDS = 30.0
 USER_AGENT = "mnote-hermes-plugin/0.1.0"
+# Asks the bridge for the envelope as Hermes-safe JSON: the same JSON value, but a success
+# never spells `"error"` where Hermes's failure test (agent/display.py _detect_tool_failure,
+# agent/tool_guardrails.py) looks for it.
+RESULT_FORM_HEADER = ("X-Mnote-Result-Form", "hermes")
 # Used when Hermes gives no session id: one per Hermes process.
 PROCESS_SESSION_ID = "hermes_" + uuid.uuid4().hex
 # A W3C trace id: only such ids are also sent as a traceparent header.
@@ -128,6 +133,15 @@ def _text(value: Any) -> Optional[str]:
     return value if isinstance(value, str) and value else None
 
 
+# The contract's limits for an envelope id field: 1 to 256 characters, no control characters.
+_ENVELOPE_ID = re.compile(r"^[^\x00-\x1f\x7f]{1,256}$")
+
+
+def _envelope_id(value: Any) -> Optional[str]:
+    """A Hermes id the envelope can carry as it is (else the plugin makes its own)."""
+    return value if isinstance(value, str) and _ENVELOPE_ID.match(value) else None
+
+
 def _model_arguments(args: Any) -> dict:
     if isinstance(args, dict):
         return dict(args)
@@ -140,11 +154,73 @@ def _model_arguments(args: Any) -> dict:
     return {}
 
 
-def idempotency_key(session_id: str, run_id: str, tool_name: str, arguments: dict) -> str:
-    """Stable across retries of the same call in the same run; ``dryRun`` is left out so a
-    dry run and the real call after it share the key (the router allows that)."""
-    payload = {k: v for k, v in arguments.items() if k not in ("dryRun", "idempotencyKey")}
-    digest = hashlib.sha256(canonical_json([session_id, run_id, tool_name, payload]).encode("utf-8"))
+class HermesCall:
+    """The ids Hermes gives one tool call: its session, its tool-call id (``call_…``) and the
+    model response it came from (``api_request_id``, ``<turn id>:api:<n>``)."""
+
+    __slots__ = ("tool_name", "session_id", "tool_call_id", "task_id", "turn_id", "api_request_id")
+
+    def __init__(self, tool_name: str, session_id: str, tool_call_id: str, task_id: str, turn_id: str,
+                 api_request_id: str):
+        self.tool_name = tool_name
+        self.session_id = session_id
+        self.tool_call_id = tool_call_id
+        self.task_id = task_id
+        self.turn_id = turn_id
+        self.api_request_id = api_request_id
+
+
+# Hermes hands a tool handler only (args, task_id, session_id, user_task): the tool-call id
+# reaches `handle_function_call`, the hooks and the middleware, never the handler
+# (model_tools.py, tools/registry.py dispatch). The plugin's tool_execution middleware gets
+# it with the call it wraps and binds it here for exactly the duration of that call. A
+# ContextVar is local to its thread (and asyncio task): Hermes runs parallel tool calls in
+# worker threads, each in its own copied context (agent/tool_executor.py,
+# propagate_context_to_thread), so one call can never see another call's id.
+_current_call: contextvars.ContextVar[Optional[HermesCall]] = contextvars.ContextVar(
+    "mnote_hermes_call", default=None)
+
+
+def make_tool_execution_middleware(tool_names: set[str]) -> Callable[..., Any]:
+    """Hermes ``tool_execution`` middleware (hermes_cli/middleware.py run_tool_execution_middleware):
+    called as ``callback(tool_name=, args=, next_call=, task_id=, session_id=, tool_call_id=, …)``
+    around the real dispatch. For an mnote tool it binds Hermes's ids around ``next_call``;
+    it never changes the arguments or the result, and passes every other tool straight on."""
+
+    def mnote_tool_call_ids(*, tool_name: str = "", next_call: Callable[..., Any], session_id: str = "",
+                            tool_call_id: str = "", task_id: str = "", turn_id: str = "", api_request_id: str = "",
+                            **_context: Any) -> Any:
+        if tool_name not in tool_names:
+            return next_call()
+        token = _current_call.set(HermesCall(tool_name, _text(session_id) or "", _text(tool_call_id) or "",
+                                             _text(task_id) or "", _text(turn_id) or "", _text(api_request_id) or ""))
+        try:
+            return next_call()
+        finally:
+            _current_call.reset(token)
+
+    return mnote_tool_call_ids
+
+
+def hermes_call_for(tool_name: str) -> Optional[HermesCall]:
+    """The ids the middleware bound for this tool's call, if it is the call being run."""
+    call = _current_call.get()
+    return call if call is not None and call.tool_name == tool_name else None
+
+
+def idempotency_key(session_id: str, tool_call_id: str, api_request_id: str = "") -> str:
+    """One key per Hermes tool call: a retry of that call (same session, same tool-call id)
+    replays its first answer; any other call writes, whatever its arguments.
+
+    The model response's id is part of the key when Hermes gives it, because a tool-call id
+    alone does not always name one call: when a provider sends none, Hermes makes one from
+    (tool, arguments, index) (agent/codex_responses_adapter.py _deterministic_call_id) or
+    numbers them per response (agent/copilot_acp_client.py ``acp_call_1``), so the same
+    request in a later turn would get the same id. ``api_request_id`` is
+    ``<turn id>:api:<n>`` with a random part per turn (agent/turn_context.py,
+    agent/conversation_loop.py), the same for every dispatch of one tool call."""
+    digest = hashlib.sha256(canonical_json(["hermes-tool-call", session_id, api_request_id, tool_call_id])
+                            .encode("utf-8"))
     return "hermes_" + digest.hexdigest()
 
 
@@ -153,9 +229,14 @@ def build_envelope(tool: dict, document: dict, arguments: dict, kwargs: dict,
     """The full input envelope: the model's page and write fields, its tool args, and the
     fields the runtime owns (identity from the token, ids from Hermes or generated)."""
     envelope_fields = set(document.get("modelEnvelopeFields", []))
-    session_id = _text(kwargs.get("session_id")) or PROCESS_SESSION_ID
-    run_id = _text(kwargs.get("task_id")) or session_id
-    tool_call_id = _text(kwargs.get("tool_call_id")) or "hermes_" + uuid.uuid4().hex
+    call = hermes_call_for(tool["name"])
+    session_id = _envelope_id(kwargs.get("session_id")) or (call and _envelope_id(call.session_id)) \
+        or PROCESS_SESSION_ID
+    # The turn is the run (as on the MCP door); Hermes's task_id is the session id in its CLI.
+    run_id = (call and _envelope_id(call.turn_id)) or _envelope_id(kwargs.get("task_id")) \
+        or (call and _envelope_id(call.task_id)) or session_id
+    hermes_tool_call_id = _text(kwargs.get("tool_call_id")) or (call and _text(call.tool_call_id))
+    tool_call_id = _envelope_id(hermes_tool_call_id) or "hermes_" + uuid.uuid4().hex
     trace_id = _text(kwargs.get("trace_id")) or uuid.uuid4().hex
     fields = {k: v for k, v in arguments.items() if k in envelope_fields}
     args = {k: v for k, v in arguments.items() if k not in envelope_fields}
@@ -173,8 +254,13 @@ def build_envelope(tool: dict, document: dict, arguments: dict, kwargs: dict,
     }
     if tool.get("kind") == "write":
         envelope["dryRun"] = fields.get("dryRun", False)
-        envelope["idempotencyKey"] = fields.get("idempotencyKey") or idempotency_key(
-            session_id, run_id, tool["canonicalName"], arguments)
+        # Never derived from the arguments: the same arguments in a later turn are a new
+        # call and must write. Without a Hermes tool-call id there is nothing that names
+        # the call across a retry, so each call gets its own key.
+        envelope["idempotencyKey"] = fields.get("idempotencyKey") or (
+            idempotency_key(session_id, hermes_tool_call_id, (call and call.api_request_id) or "")
+            if hermes_tool_call_id
+            else "hermes_" + uuid.uuid4().hex)
     else:
         for key in ("dryRun", "idempotencyKey"):
             if key in fields:
@@ -213,7 +299,10 @@ def _is_envelope(value: Any) -> bool:
 def call_tool(tool: dict, document: dict, args: Any, kwargs: dict) -> str:
     """POST the envelope to the bridge; the answer as a JSON string, whatever happens."""
     arguments = _model_arguments(args)
-    envelope: dict = {"toolCallId": _text(kwargs.get("tool_call_id")), "traceId": None,
+    call = hermes_call_for(tool["name"])
+    tool_call_id = _envelope_id(kwargs.get("tool_call_id")) or (call and _envelope_id(call.tool_call_id))
+    envelope: dict = {"toolCallId": tool_call_id,
+                      "traceId": None,
                       "workspaceId": arguments.get("workspaceId"), "documentId": arguments.get("documentId")}
     try:
         url, token, timeout = _settings()
@@ -222,7 +311,7 @@ def call_tool(tool: dict, document: dict, args: Any, kwargs: dict) -> str:
         identity = whoami(url, token, timeout) if token else None
         envelope = build_envelope(tool, document, arguments, kwargs, identity)
         trace_id = envelope["traceId"]
-        headers = {"Content-Type": "application/json"}
+        headers = {"Content-Type": "application/json", RESULT_FORM_HEADER[0]: RESULT_FORM_HEADER[1]}
         if _TRACE_ID.match(trace_id):
             headers["traceparent"] = f"00-{trace_id}-{uuid.uuid4().hex[:16]}-01"
         body = json.dumps(envelope, ensure_ascii=False).encode("utf-8")

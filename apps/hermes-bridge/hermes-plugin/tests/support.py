@@ -29,10 +29,15 @@ def run_cli(args: list[str], env: dict) -> str:
 
 
 class FakeContext:
-    """Mirrors Hermes's PluginContext.register_tool signature (hermes_cli/plugins.py)."""
+    """What Hermes's PluginContext offers a plugin (hermes_cli/plugins.py): ``register_tool``
+    with its signature and the checks its registry makes, and ``register_middleware``."""
+
+    # hermes_cli/middleware.py VALID_MIDDLEWARE
+    MIDDLEWARE_KINDS = {"tool_request", "tool_execution", "llm_request", "llm_execution"}
 
     def __init__(self):
         self.tools: dict[str, dict] = {}
+        self.middleware: dict[str, list] = {}
 
     def register_tool(self, name: str, toolset: str, schema: dict, handler, check_fn=None,
                       requires_env: list | None = None, is_async: bool = False,
@@ -46,6 +51,92 @@ class FakeContext:
                                 requires_env=requires_env, is_async=is_async, description=description,
                                 emoji=emoji, override=override)
         return None
+
+    def register_middleware(self, kind: str, callback) -> None:
+        if kind not in self.MIDDLEWARE_KINDS:
+            raise ValueError(f"unknown middleware kind {kind}")
+        self.middleware.setdefault(kind, []).append(callback)
+
+
+def _run_execution_chain(callbacks: list, terminal, payload: dict, context: dict):
+    """hermes_cli/middleware.py _run_execution_chain: each callback is called with keyword
+    arguments only (the context, ``args`` and a single-use ``next_call(next_payload=None)``)."""
+
+    def call_at(index: int, current: dict):
+        if index >= len(callbacks):
+            return terminal(current)
+        used = []
+
+        def next_call(next_payload=None):
+            if used:
+                raise RuntimeError("next_call() called twice")
+            used.append(True)
+            return call_at(index + 1, current if next_payload is None else next_payload)
+
+        return callbacks[index](**context, args=current, next_call=next_call)
+
+    return call_at(0, payload)
+
+
+class HermesDispatch:
+    """Hermes's wire contract for one model tool call (Hermes Agent v0.18.2), in the order
+    Hermes runs it for a plugin tool. Only what reaches a plugin is kept:
+
+    1. agent/tool_executor.py: the tool_request middleware (args may be replaced) and the
+       ``pre_tool_call`` hooks run with ``tool_call_id``; mnote registers neither.
+    2. agent/agent_runtime_helpers.py ``invoke_tool``: the tool_execution middleware chain
+       runs with (tool_name, args, original_args, task_id, session_id, tool_call_id, turn_id,
+       api_request_id), around
+    3. model_tools.py ``handle_function_call``, which runs the same chain again around
+    4. tools/registry.py ``dispatch``: ``handler(args, task_id=, session_id=, user_task=)``,
+       with no tool-call id; an exception becomes ``{"error": ...}``.
+
+    The CLI passes ``task_id = session_id`` (cli.py), the gateway ``"task_id": session_id``.
+    ``turn_id`` is ``<session>:<task>:<random>`` per turn (agent/turn_context.py) and
+    ``api_request_id`` is ``<turn_id>:api:<n>`` per model response (agent/conversation_loop.py).
+    """
+
+    def __init__(self, ctx: FakeContext):
+        self.ctx = ctx
+
+    def call(self, name: str, args: dict, *, session_id: str, tool_call_id: str,
+             task_id: str | None = None, turn: str = "t1", response: int = 0) -> str:
+        task_id = session_id if task_id is None else task_id
+        turn_id = f"{session_id}:{task_id}:{turn}"
+        context = dict(tool_name=name, original_args=args, task_id=task_id, session_id=session_id,
+                       tool_call_id=tool_call_id, turn_id=turn_id, api_request_id=f"{turn_id}:api:{response}",
+                       telemetry_schema_version="hermes.observer.v1", middleware_schema_version="hermes.middleware.v1")
+        chain = self.ctx.middleware.get("tool_execution", [])
+        handler = self.ctx.tools[name]["handler"]
+
+        def registry_dispatch(next_args: dict) -> str:
+            try:
+                return handler(next_args, task_id=task_id, session_id=session_id, user_task="edit the page")
+            except Exception as error:  # what tools/registry.py dispatch makes of a raise
+                return json.dumps({"error": f"Tool execution failed: {type(error).__name__}: {error}"})
+
+        def handle_function_call(next_args: dict) -> str:
+            return _run_execution_chain(chain, registry_dispatch, next_args, context)
+
+        return _run_execution_chain(chain, handle_function_call, args, context)
+
+
+def hermes_detects_failure(result: str) -> bool:
+    """agent/display.py ``_detect_tool_failure`` for a plugin tool (not terminal, memory or a
+    file tool), and agent/tool_guardrails.py ``classify_tool_failure``: a JSON object with a
+    truthy ``error`` (or ``message``) and an ``error`` key or ``success: false``; else
+    ``"error"`` or ``"failed"`` in the lower-cased first 500 characters, or a leading
+    ``Error``. Three such results of one tool in one turn append Hermes's loop warning."""
+    try:
+        data = json.loads(result)
+    except ValueError:
+        data = None
+    if isinstance(data, dict):
+        err = data.get("error") or data.get("message")
+        if err and (data.get("success") is False or "error" in data):
+            return True
+    lower = result[:500].lower()
+    return '"error"' in lower or '"failed"' in lower or result.startswith("Error")
 
 
 def load_plugin(directory: Path, key: str = "mnote"):

@@ -8,12 +8,13 @@ import os
 import re
 import socket
 import sqlite3
+import contextvars
 import threading
 import time
 import unittest
 from unittest import mock
 
-from .support import Bridge, FakeContext, free_port, load_plugin
+from .support import Bridge, FakeContext, HermesDispatch, free_port, hermes_detects_failure, load_plugin
 
 PROVIDER_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 
@@ -28,6 +29,7 @@ class PluginAgainstBridge(unittest.TestCase):
         cls.plugin = load_plugin(cls.bridge.plugin_dir)
         cls.ctx = FakeContext()
         cls.plugin.register(cls.ctx)
+        cls.hermes = HermesDispatch(cls.ctx)
         with open(cls.bridge.plugin_dir / "tool_schemas.json", encoding="utf-8") as handle:
             cls.schemas = json.load(handle)
         cls.by_canonical = {tool["canonicalName"]: tool["name"] for tool in cls.schemas["tools"]}
@@ -50,6 +52,20 @@ class PluginAgainstBridge(unittest.TestCase):
             text = handler(args, task_id=task, session_id=session, user_task="do something", **kwargs)
         self.assertIsInstance(text, str)
         return json.loads(text)
+
+    def hermes_call(self, canonical: str, extra: dict | None = None, *, session: str, tool_call_id: str,
+                    token: str = "owner", turn: str = "t1") -> dict:
+        """One model tool call as Hermes runs it (support.HermesDispatch), with its result
+        checked the way Hermes classifies it."""
+        ids = self.world["ids"]
+        args = {"workspaceId": ids["ws"], "documentId": ids["page"], **self.world["sampleArgs"][canonical], **(extra or {})}
+        with self.env(token):
+            text = self.hermes.call(self.by_canonical[canonical], args, session_id=session, tool_call_id=tool_call_id,
+                                    turn=turn)
+        self.assertIsInstance(text, str)
+        out = json.loads(text)
+        self.assertEqual(hermes_detects_failure(text), not out["ok"], text[:500])
+        return out
 
     def audit_rows(self, **where) -> list[dict]:
         connection = sqlite3.connect(self.bridge.db_path)
@@ -79,14 +95,23 @@ class PluginAgainstBridge(unittest.TestCase):
                 self.assertTrue(entry["check_fn"]())
             with mock.patch.dict(os.environ, {"MNOTE_BRIDGE_URL": "", "MNOTE_TOKEN": ""}):
                 self.assertFalse(entry["check_fn"]())
+        # The plugin's tool-call id middleware (mcp_ids.py registers another one for MCP tools).
+        [middleware] = [cb for cb in self.ctx.middleware["tool_execution"] if cb.__name__ == "mnote_tool_call_ids"]
+        # Any other tool passes through untouched: same arguments, same result.
+        seen = []
+        result = middleware(tool_name="terminal", args={"command": "ls"},
+                            next_call=lambda payload=None: seen.append(payload) or "out",
+                            task_id="t", session_id="s", tool_call_id="call_other")
+        self.assertEqual((result, seen), ("out", [None]))
 
     def test_plugin_yaml_lists_the_generated_tools(self):
         manifest = (self.bridge.plugin_dir / "plugin.yaml").read_text(encoding="utf-8")
         self.assertRegex(manifest, r"(?m)^name: mnote$")
         listed = re.findall(r"(?m)^  - (mnote_\w+)$", manifest)
         self.assertEqual(listed, [tool["name"] for tool in self.schemas["tools"]])
-        self.assertIn("  - MNOTE_BRIDGE_URL", manifest)
-        self.assertIn("  - MNOTE_TOKEN", manifest)
+        # Hermes's rich requires_env form (hermes_cli/plugins_cmd.py _prompt_plugin_env_vars).
+        self.assertRegex(manifest, r"(?m)^  - name: MNOTE_BRIDGE_URL\n    description: .+\n  - name: MNOTE_TOKEN\n"
+                                   r"    description: .+\n    secret: true$")
         self.assertIn("hermes plugins enable mnote", self.bridge.install_output)
 
     # every tool ------------------------------------------------------------
@@ -129,41 +154,142 @@ class PluginAgainstBridge(unittest.TestCase):
         self.assertFalse(out["ok"])
         self.assertEqual(out["error"]["code"], "mnote_tool_unauthenticated")
 
-    # idempotency -----------------------------------------------------------
-    def test_a_retry_of_the_same_call_replays_it(self):
+    # idempotency: one key per Hermes tool call ------------------------------
+    def test_a_retry_of_one_tool_call_writes_once(self):
         extra = {"content": [{"type": "paragraph", "text": "retry me"}], "mode": "append"}
-        first = self.call("mnote.page.save", extra, session="sess-retry", task="task-retry")
-        second = self.call("mnote.page.save", extra, session="sess-retry", task="task-retry")
+        first = self.hermes_call("mnote.page.save", extra, session="sess-retry", tool_call_id="call_retry_1")
+        again = self.hermes_call("mnote.page.save", extra, session="sess-retry", tool_call_id="call_retry_1")
+        self.assertTrue(first["ok"] and again["ok"], (first, again))
+        self.assertEqual(again["audit"]["commandId"], first["audit"]["commandId"])
+        self.assertEqual(again["result"], first["result"])
+        rows = self.audit_rows(session_id="sess-retry")
+        self.assertEqual([(row["outcome"], row["tool_call_id"]) for row in rows],
+                         [("ok", "call_retry_1"), ("replayed", "call_retry_1")])
+
+    def test_a_new_tool_call_with_the_same_arguments_writes(self):
+        # Hermes's CLI uses the session id as task_id in every turn: nothing but the
+        # tool-call id tells turn 1's note from turn 2's.
+        note = {"content": "Remember to ship the release notes"}
+        turn1 = self.hermes_call("mnote.artifact.create_ai_note", note, session="sess-notes", tool_call_id="call_note_t1",
+                                 turn="t1")
+        turn2 = self.hermes_call("mnote.artifact.create_ai_note", note, session="sess-notes", tool_call_id="call_note_t2",
+                                 turn="t2")
+        self.assertTrue(turn1["ok"] and turn2["ok"], (turn1, turn2))
+        self.assertNotEqual(turn1["audit"]["commandId"], turn2["audit"]["commandId"])
+        self.assertNotEqual(turn1["result"], turn2["result"])
+        self.assertEqual([row["outcome"] for row in self.audit_rows(session_id="sess-notes")], ["ok", "ok"])
+
+    def test_a_tool_call_id_hermes_reuses_in_a_later_turn_still_writes(self):
+        # Without a provider id Hermes makes one per response (agent/copilot_acp_client.py
+        # `acp_call_1`) or from (tool, arguments, index) (agent/codex_responses_adapter.py),
+        # so a later turn can bring the same id back; its model response is another one.
+        note = {"content": "A note asked for twice"}
+        turn1 = self.hermes_call("mnote.artifact.create_ai_note", note, session="sess-acp", tool_call_id="acp_call_1",
+                                 turn="t1")
+        retry = self.hermes_call("mnote.artifact.create_ai_note", note, session="sess-acp", tool_call_id="acp_call_1",
+                                 turn="t1")
+        turn2 = self.hermes_call("mnote.artifact.create_ai_note", note, session="sess-acp", tool_call_id="acp_call_1",
+                                 turn="t2")
+        self.assertEqual(retry["audit"]["commandId"], turn1["audit"]["commandId"])
+        self.assertNotEqual(turn2["audit"]["commandId"], turn1["audit"]["commandId"])
+        self.assertEqual([row["outcome"] for row in self.audit_rows(session_id="sess-acp")], ["ok", "replayed", "ok"])
+
+    def test_toggling_an_option_true_false_true_ends_true(self):
+        session = "sess-toggle"
+        for turn, value in enumerate([True, False, True]):
+            out = self.hermes_call("mnote.page.update_options", {"options": {"wideLayout": value}}, session=session,
+                                   tool_call_id=f"call_toggle_{turn}", turn=f"t{turn}")
+            self.assertTrue(out["ok"], out)
+            self.assertEqual(out["audit"]["effect"], "write")
+        page = self.hermes_call("mnote.page.get", {"includeBlocks": False}, session=session, tool_call_id="call_toggle_read")
+        self.assertIs(page["result"]["pageOptions"]["wideLayout"], True)
+        self.assertEqual(len({row["command_id"] for row in self.audit_rows(session_id=session, effect="write")}), 3)
+
+    def test_without_a_tool_call_id_every_call_writes(self):
+        # A handler called without Hermes's middleware (no tool-call id anywhere): the
+        # arguments never stand in for the call, so two calls are two writes.
+        note = {"content": "A note with no tool-call id"}
+        first = self.call("mnote.artifact.create_ai_note", note, session="sess-noid", task="sess-noid")
+        second = self.call("mnote.artifact.create_ai_note", note, session="sess-noid", task="sess-noid")
         self.assertTrue(first["ok"] and second["ok"], (first, second))
-        self.assertEqual(second["audit"]["commandId"], first["audit"]["commandId"])
-        self.assertEqual(second["result"], first["result"])
-        self.assertEqual([row["outcome"] for row in self.audit_rows(run_id="task-retry")], ["ok", "replayed"])
-        # Another run is another call: a new key, a new command.
-        third = self.call("mnote.page.save", extra, session="sess-retry", task="task-retry-2")
-        self.assertNotEqual(third["audit"]["commandId"], first["audit"]["commandId"])
+        self.assertNotEqual(first["audit"]["commandId"], second["audit"]["commandId"])
+        self.assertTrue(first["toolCallId"].startswith("hermes_"))
+        self.assertNotEqual(first["toolCallId"], second["toolCallId"])
+        # Without any Hermes ids the plugin still sends a complete envelope.
+        out = self.call("mnote.page.get", session=None, task=None)
+        self.assertTrue(out["ok"], out)
 
     def test_a_key_the_model_passes_is_used(self):
         extra = {"content": "A note with a model key", "idempotencyKey": "model-key-1"}
-        first = self.call("mnote.artifact.create_ai_note", extra, session="sess-a", task="t-a")
-        second = self.call("mnote.artifact.create_ai_note", extra, session="sess-b", task="t-b")
+        first = self.hermes_call("mnote.artifact.create_ai_note", extra, session="sess-a", tool_call_id="call_mk_1")
+        second = self.hermes_call("mnote.artifact.create_ai_note", extra, session="sess-b", tool_call_id="call_mk_2")
         self.assertEqual(second["audit"]["commandId"], first["audit"]["commandId"])
         rows = self.audit_rows(idempotency_key="model-key-1")
         self.assertEqual([row["outcome"] for row in rows], ["ok", "replayed"])
 
-    # envelope fields -------------------------------------------------------
-    def test_session_run_call_and_trace_ids_reach_the_audit(self):
-        out = self.call("mnote.page.get", session="sess-ids", task="task-ids")
-        self.assertRegex(out["traceId"], r"^[0-9a-f]{32}$")
-        self.assertTrue(out["toolCallId"].startswith("hermes_"))
-        [row] = self.audit_rows(run_id="task-ids")
-        self.assertEqual(row["session_id"], "sess-ids")
-        self.assertEqual(row["tool_call_id"], out["toolCallId"])
-        self.assertEqual(row["trace_id"], out["traceId"])
-        self.assertEqual(row["actor_id"], self.world["ids"]["owner"])
-        # Without Hermes ids the plugin still sends a complete envelope.
-        out = self.call("mnote.page.get", session=None, task=None)
-        self.assertTrue(out["ok"], out)
+    # Hermes's ids and its classifier ------------------------------------------
+    def test_every_audit_row_carries_the_hermes_session_and_tool_call_id(self):
+        session = "20261130_185000_a1b2c3"  # the shape of a Hermes session id
+        calls = [("mnote.page.get", {}), ("mnote.page.update_title", {"title": "From Hermes"}),
+                 ("mnote.page.update_title", {"title": "From Hermes again", "dryRun": True}),
+                 ("mnote.artifact.create_summary", {}), ("mnote.page.save", {"content": "x", "unknownField": 1})]
+        for index, (canonical, extra) in enumerate(calls):
+            out = self.hermes_call(canonical, extra, session=session, tool_call_id=f"call_ids_{index}")
+            self.assertEqual(out["toolCallId"], f"call_ids_{index}")
+            self.assertRegex(out["traceId"], r"^[0-9a-f]{32}$")
+        rows = self.audit_rows(session_id=session)
+        self.assertEqual([row["tool_call_id"] for row in rows], [f"call_ids_{i}" for i in range(len(calls))])
+        for row in rows:
+            # Hermes's turn is the run: f"{session}:{task}:{random}" (agent/turn_context.py).
+            self.assertEqual((row["session_id"], row["run_id"]), (session, f"{session}:{session}:t1"))
+            self.assertEqual(row["actor_id"], self.world["ids"]["owner"])
 
+    def test_a_tool_call_id_the_envelope_cannot_carry_still_names_the_call(self):
+        long_id = "call_" + "x" * 300  # over the envelope's 256 characters
+        first = self.hermes_call("mnote.page.update_title", {"title": "Long id"}, session="sess-long", tool_call_id=long_id)
+        again = self.hermes_call("mnote.page.update_title", {"title": "Long id"}, session="sess-long", tool_call_id=long_id)
+        self.assertTrue(first["ok"], first)
+        self.assertTrue(first["toolCallId"].startswith("hermes_"))
+        self.assertEqual(again["audit"]["commandId"], first["audit"]["commandId"])
+
+    def test_three_successful_writes_in_a_turn_read_as_successes(self):
+        # hermes_call asserts Hermes's classifier agrees with `ok` for every answer; three
+        # failures of one tool in one turn would append the guardrail's loop warning.
+        for index in range(3):
+            out = self.hermes_call("mnote.page.update_title", {"title": f"Title {index}"}, session="sess-three",
+                                   tool_call_id=f"call_three_{index}")
+            self.assertTrue(out["ok"], out)
+        refused = self.hermes_call("mnote.page.update_title", {"title": "No"}, token="viewer", session="sess-three",
+                                   tool_call_id="call_three_refused")
+        self.assertEqual(refused["error"]["code"], "mnote_tool_permission_denied")
+
+    def test_parallel_tool_calls_keep_their_own_ids(self):
+        # agent/tool_executor.py runs a turn's tool calls in worker threads, each in a copy of
+        # the parent's context (tools/thread_context.py propagate_context_to_thread).
+        session = "sess-parallel"
+        results: dict[str, dict] = {}
+        start = threading.Barrier(6)
+
+        def worker(index: int):
+            start.wait()
+            results[f"call_par_{index}"] = self.hermes_call(
+                "mnote.artifact.create_ai_note", {"content": "Parallel note"}, session=session,
+                tool_call_id=f"call_par_{index}")
+
+        threads = [threading.Thread(target=contextvars.copy_context().run, args=(worker, i)) for i in range(6)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=120)
+        self.assertEqual(sorted(results), [f"call_par_{i}" for i in range(6)])
+        for call_id, out in results.items():
+            self.assertTrue(out["ok"], out)
+            self.assertEqual(out["toolCallId"], call_id)
+        rows = self.audit_rows(session_id=session)
+        self.assertEqual(sorted(row["tool_call_id"] for row in rows), sorted(results))
+        self.assertEqual(len({row["command_id"] for row in rows}), 6)
+
+    # envelope fields -------------------------------------------------------
     def test_a_bad_call_is_an_envelope_not_an_exception(self):
         handler = self.ctx.tools["mnote_page_save"]["handler"]
         with self.env():

@@ -28,11 +28,21 @@ export function hermesSchemaDocument() {
   };
 }
 
-/** Write `tool_schemas.json` into the plugin directory; returns its path. */
+/** `tool_schemas.json` exactly as generated: the committed copy must be this text. */
+export function hermesSchemaText(): string {
+  return `${JSON.stringify(hermesSchemaDocument(), null, 2)}\n`;
+}
+
+/**
+ * Write `tool_schemas.json` into the plugin directory; returns its path. The copy in the
+ * repository is committed (Hermes's own `hermes plugins install <repo>#<subdir>` copies the
+ * directory as it is in git), so after a contract change run `mnote-bridge hermes schemas`
+ * and commit the result; a test fails until they match.
+ */
 export function generateHermesSchemas(dir: string = PLUGIN_SOURCE_DIR): string {
   mkdirSync(dir, { recursive: true });
   const path = join(dir, SCHEMA_FILE);
-  writeFileSync(path, `${JSON.stringify(hermesSchemaDocument(), null, 2)}\n`);
+  writeFileSync(path, hermesSchemaText());
   return path;
 }
 

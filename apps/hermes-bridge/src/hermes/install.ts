@@ -12,12 +12,11 @@ export function defaultPluginDir(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 /**
- * `mnote-bridge hermes install [--dir DIR]`: regenerate the tool schemas from the
- * contract, then copy the plugin (plugin.yaml, the Python modules, tool_schemas.json)
- * to DIR, replacing an older copy.
+ * `mnote-bridge hermes install [--dir DIR]`: copy the plugin (plugin.yaml, the Python
+ * modules) to DIR, replacing an older copy, with tool_schemas.json generated from the
+ * contract this bridge runs; the repository's own files are left as they are.
  */
 export function installHermesPlugin(options: { dir?: string; env?: NodeJS.ProcessEnv } = {}): { dir: string } {
-  generateHermesSchemas(PLUGIN_SOURCE_DIR);
   const dir = resolve(options.dir ?? defaultPluginDir(options.env));
   if (existsSync(dir) && readdirSync(dir).length > 0) {
     // Replace an older copy of this plugin, never anything else someone pointed --dir at.
@@ -32,6 +31,7 @@ export function installHermesPlugin(options: { dir?: string; env?: NodeJS.Proces
     recursive: true,
     filter: (source) => !/(^|[\\/])(__pycache__|\.pytest_cache)([\\/]|$)|\.pyc$/.test(source),
   });
+  generateHermesSchemas(dir);
   return { dir };
 }
 
@@ -40,8 +40,9 @@ export function installMessage(dir: string, bridgeUrl = "http://127.0.0.1:4100")
     `Installed the mnote Hermes plugin to ${dir}`,
     "",
     "Next steps:",
-    "  1. Enable it (Hermes plugins are opt-in):",
-    "       hermes plugins enable mnote",
+    "  1. Enable it (Hermes plugins are opt-in). mnote replaces no built-in tool, so answer N when",
+    "     Hermes asks whether it may:",
+    "       hermes plugins enable mnote --no-allow-tool-override",
     "  2. Give Hermes the bridge URL and an mnote token (shell or ~/.hermes/.env):",
     `       MNOTE_BRIDGE_URL=${bridgeUrl}`,
     "       MNOTE_TOKEN=<a token issued by mnote for this agent>",
