@@ -20,6 +20,8 @@ export interface PrivatePostgres {
   port: number;
   /** `pg_ctl stop -m fast`: every session is terminated, the server shuts down cleanly. */
   stop(): Promise<void>;
+  /** `pg_ctl stop -m immediate`: the server quits without a shutdown checkpoint, as in a crash; start() recovers from the WAL. */
+  crash(): Promise<void>;
   start(): Promise<void>;
   /** Stop if running, delete the directory. */
   destroy(): Promise<void>;
@@ -87,6 +89,7 @@ export async function startPrivatePostgres(bin: string): Promise<PrivatePostgres
   const port = await freePort();
   const start = () => run("pg_ctl", ["-D", data, "-l", logFile, "-w", "-t", "120", "start"]);
   const stop = () => run("pg_ctl", ["-D", data, "-m", "fast", "-w", "-t", "120", "stop"]);
+  const crash = () => run("pg_ctl", ["-D", data, "-m", "immediate", "-w", "-t", "120", "stop"]);
   const running = () => existsSync(join(data, "postmaster.pid"));
   try {
     await run("initdb", ["-D", data, "-A", "trust", "-U", "postgres", "--no-sync", "-E", "UTF8", "--locale", "C"]);
@@ -114,6 +117,7 @@ export async function startPrivatePostgres(bin: string): Promise<PrivatePostgres
     port,
     start,
     stop,
+    crash,
     async destroy() {
       try {
         if (running()) await stop();
