@@ -54,7 +54,7 @@ function applyCors(settings: BridgeSettings, req: IncomingMessage, res: ServerRe
 const IDEMPOTENCY_SWEEP_MS = 15 * 60 * 1000;
 
 /** How long `/readyz` waits for the database's `SELECT 1`: a probe must answer quickly, whatever the database does. */
-export const READINESS_TIMEOUT_MS = 2000;
+const READINESS_TIMEOUT_MS = 2000;
 
 const UNAVAILABLE = { code: "mnote_tool_unavailable", message: TOOL_ERROR_MESSAGES.unavailable } as const;
 
@@ -89,7 +89,6 @@ async function handleHealth(kernel: KernelAdapter, path: string, res: ServerResp
  * The bridge's HTTP server: `/v1` tool endpoint, `/mcp` (Streamable HTTP), `/livez`, `/readyz`
  * and `/healthz`. Listens on 127.0.0.1:4100 unless told otherwise.
  */
-
 export async function startBridge(options: BridgeOptions): Promise<RunningBridge> {
   const { kernel, port = DEFAULT_PORT, host = DEFAULT_HOST, logger = createLogger(), env, ...overrides } = options;
   const settings = resolveSettings(overrides, env);
