@@ -224,7 +224,8 @@ describe.skipIf("missing" in binaries)("database faults: the bridge survives a l
 
     try {
       await progress("warm-up", 15);
-      expect((await get("/readyz")).status).toBe(200);
+      // Polled, not asserted once: under load the probe waits for a pooled connection like any call.
+      await until("/readyz under load", 60_000, async () => alive() && (await get("/readyz")).status === 200, 250);
 
       // 1. The server kills the bridge's sessions, writes in flight.
       for (let round = 0; round < KILL_ROUNDS; round++) {
