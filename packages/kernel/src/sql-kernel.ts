@@ -131,6 +131,10 @@ export class SqlKernel implements KernelAdapter {
     return this.db.close();
   }
 
+  async ping() {
+    await this.db.get("SELECT 1 AS ok");
+  }
+
   async findTokenByHash(tokenHash: string) {
     const row = await this.db.get<TokenRow>(
       `SELECT id, user_id, holder, scopes, label, expires_at, revoked_at FROM tokens WHERE token_hash = ?`,

@@ -208,6 +208,8 @@ export interface PageState {
 export interface KernelAdapter {
   readonly dialect: "sqlite" | "postgres";
   close(): Promise<void>;
+  /** One trivial statement on the database (`SELECT 1`): rejects when it cannot answer. For readiness probes. */
+  ping(): Promise<void>;
 
   // identity and access facts
   findTokenByHash(tokenHash: string): Promise<TokenRecord | null>;

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { KernelAdapter } from "@mnote/kernel";
-import { TOOL_NAMES } from "@mnote/contract";
+import { TOOL_ERROR_MESSAGES, TOOL_NAMES } from "@mnote/contract";
 import {
   type BridgeSettings,
   DEFAULT_HOST,
@@ -50,13 +50,45 @@ function applyCors(settings: BridgeSettings, req: IncomingMessage, res: ServerRe
   return true;
 }
 
-/**
- * The bridge's HTTP server: `/v1` tool endpoint, `/mcp` (Streamable HTTP), `/healthz`.
- * Listens on 127.0.0.1:4100 unless told otherwise.
- */
 /** How often a bridge removes idempotency records past their retention window. */
 const IDEMPOTENCY_SWEEP_MS = 15 * 60 * 1000;
 
+/** How long `/readyz` waits for the database's `SELECT 1`: a probe must answer quickly, whatever the database does. */
+const READINESS_TIMEOUT_MS = 2000;
+
+const UNAVAILABLE = { code: "mnote_tool_unavailable", message: TOOL_ERROR_MESSAGES.unavailable } as const;
+
+/**
+ * Readiness: the database answers a trivial statement within `READINESS_TIMEOUT_MS`.
+ * A timed-out probe is abandoned, not cancelled; it ends with the driver's own timeouts.
+ */
+async function databaseAnswers(kernel: KernelAdapter): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), READINESS_TIMEOUT_MS);
+  });
+  try {
+    return await Promise.race([kernel.ping().then(() => true, () => false), timedOut]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * `/livez`: the process serves HTTP (restart it when this fails). `/readyz`: it can also reach
+ * its database (send it traffic only while this is 200). `/healthz` is `/readyz`, so a load
+ * balancer's health check stops routing to an instance whose database is gone.
+ */
+async function handleHealth(kernel: KernelAdapter, path: string, res: ServerResponse) {
+  if (path === "/livez") return sendJson(res, 200, { ok: true, tools: TOOL_NAMES.length });
+  if (await databaseAnswers(kernel)) return sendJson(res, 200, { ok: true, tools: TOOL_NAMES.length });
+  sendJson(res, 503, { ok: false, tools: TOOL_NAMES.length, error: UNAVAILABLE }, { "retry-after": "1" });
+}
+
+/**
+ * The bridge's HTTP server: `/v1` tool endpoint, `/mcp` (Streamable HTTP), `/livez`, `/readyz`
+ * and `/healthz`. Listens on 127.0.0.1:4100 unless told otherwise.
+ */
 export async function startBridge(options: BridgeOptions): Promise<RunningBridge> {
   const { kernel, port = DEFAULT_PORT, host = DEFAULT_HOST, logger = createLogger(), env, ...overrides } = options;
   const settings = resolveSettings(overrides, env);
@@ -80,7 +112,7 @@ export async function startBridge(options: BridgeOptions): Promise<RunningBridge
       });
       return res.end();
     }
-    if (path === "/healthz" && req.method === "GET") return sendJson(res, 200, { ok: true, tools: TOOL_NAMES.length });
+    if ((path === "/livez" || path === "/readyz" || path === "/healthz") && req.method === "GET") return handleHealth(kernel, path, res);
     if (path === "/mcp") return mcp!.handle(req, res);
     if (path === "/v1/tools" && req.method === "GET") return sendJson(res, 200, toolListing());
     if (path === "/v1/whoami" && req.method === "GET") return handleWhoami(ctx, req, res);
@@ -100,9 +132,14 @@ export async function startBridge(options: BridgeOptions): Promise<RunningBridge
 
   const server = createServer((req, res) => {
     route(req, res).catch((error: unknown) => {
-      logger.error({ errorType: error instanceof Error ? error.name : typeof error, path: req.url?.split("?")[0] }, "request failed");
-      if (!res.headersSent) sendJson(res, 500, { error: "internal error" });
-      else res.destroy();
+      const path = req.url?.split("?")[0];
+      logger.error({ errorType: error instanceof Error ? error.name : typeof error, path }, "request failed");
+      // Tool calls turn failures into envelopes in the router; what fails here is the bridge's own
+      // database read (a token for /v1/whoami or an MCP session), so the answer is the contract's
+      // "unavailable", in the door's own shape: never a bare 500.
+      if (res.headersSent) res.destroy();
+      else if (path === "/mcp") sendJson(res, 503, { jsonrpc: "2.0", error: { code: -32603, message: UNAVAILABLE.message }, id: null });
+      else sendJson(res, 503, { error: UNAVAILABLE });
     });
   });
 

@@ -137,6 +137,14 @@ export async function openPostgresDriver(url: string, options: PostgresOptions =
   async function attempt<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {
     const client = await pool.connect();
     let broken: Error | undefined;
+    // pg-pool listens for `error` on idle connections only. A checked-out one that the server
+    // drops (pg_terminate_backend, a restart, a network cut) emits `error` too, and an `error`
+    // event nobody listens to ends the process. The pending query fails with the same error, so
+    // noting it here is enough: the transaction fails, and the connection is destroyed on release.
+    const onConnectionLost = (error: Error) => {
+      broken ??= error;
+    };
+    client.on("error", onConnectionLost);
     try {
       await client.query("BEGIN");
       const result = await fn(new ClientExecutor(client));
@@ -146,11 +154,13 @@ export async function openPostgresDriver(url: string, options: PostgresOptions =
       return result;
     } catch (error) {
       await client.query("ROLLBACK").catch((rollbackError: Error) => {
-        broken = rollbackError;
+        broken ??= rollbackError;
       });
       throw mapPostgresError(error);
     } finally {
-      // A connection whose ROLLBACK failed is in an unknown state: destroy it rather than hand it to the next caller.
+      // A connection that was lost, or whose ROLLBACK failed, is in an unknown state: destroy it
+      // rather than hand it to the next caller. From here the pool's own idle listener takes over.
+      client.off("error", onConnectionLost);
       client.release(broken);
     }
   }

@@ -5,6 +5,7 @@ import { canReadPage, hasAccess } from "../../access";
 import { bearerSecret, type ToolsContext } from "../../context";
 import type { AccessNeed } from "../../tool-spec";
 import { middleware, publicProcedure } from "../../trpc";
+import { unexpectedIsUnavailable } from "./unavailable";
 
 /**
  * The panel's own reads and decisions. Only a person's token opens them: an agent
@@ -18,7 +19,7 @@ const signedInPerson = middleware(async ({ ctx, next }) => {
   return next({ ctx: { token } });
 });
 
-export const panelProcedure = publicProcedure.use(signedInPerson);
+export const panelProcedure = publicProcedure.use(unexpectedIsUnavailable).use(signedInPerson);
 
 export const PageRefSchema = z.object({ workspaceId: z.string().min(1).max(128), documentId: z.string().min(1).max(128) });
 
