@@ -62,7 +62,9 @@ export function hermesMcpConfig(options: { url?: string; databaseUrl?: string } 
     ? `file:${resolve(databaseUrl.slice("file:".length))}`
     : databaseUrl;
   return [
-    "# ~/.hermes/config.yaml: the mnote tools through MCP (use either this or the plugin, not both).",
+    "# ~/.hermes/config.yaml: the mnote tools through MCP (use either this or the plugin's tools, not both).",
+    "# Hermes's own ids reach mnote's audit only with the mnote plugin enabled: without MNOTE_BRIDGE_URL its",
+    "# tools stay hidden and it only adds Hermes's session, turn and tool-call ids to these MCP calls.",
     "# MNOTE_TOKEN must be set in Hermes's environment (~/.hermes/.env); ${MNOTE_TOKEN} is filled at connect time.",
     "mcp_servers:",
     "  mnote:",
