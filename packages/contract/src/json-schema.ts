@@ -19,6 +19,8 @@ export interface ToolJsonSchema {
    * (decision 0008-h3).
    */
   parameters: JsonSchema;
+  /** The same arguments in OpenAI's strict-mode subset: every property required, optional ones nullable. */
+  strictParameters: JsonSchema;
   /** JSON Schema of the output envelope. */
   outputSchema: JsonSchema;
   annotations: (typeof TOOLS)[ToolName]["annotations"];
@@ -169,6 +171,86 @@ export function portableJsonSchema(schema: JsonSchema): JsonSchema {
   return integerLiterals(node, branches) ?? node;
 }
 
+/**
+ * Keywords OpenAI strict mode accepts (Structured Outputs, "Supported schemas":
+ * https://platform.openai.com/docs/guides/structured-outputs#supported-schemas).
+ * Length limits and defaults it refuses are moved into the description.
+ */
+const STRICT_KEYWORDS = new Set([
+  "type",
+  "description",
+  "title",
+  "properties",
+  "required",
+  "additionalProperties",
+  "items",
+  "enum",
+  "anyOf",
+  "pattern",
+  "format",
+  "minimum",
+  "maximum",
+  "exclusiveMinimum",
+  "exclusiveMaximum",
+  "multipleOf",
+  "minItems",
+  "maxItems",
+]);
+
+function lengthNote(schema: JsonSchema): string | undefined {
+  const min = schema.minLength as number | undefined;
+  const max = schema.maxLength as number | undefined;
+  if (min !== undefined && max !== undefined) return `${min}-${max} characters.`;
+  if (max !== undefined) return `At most ${max} characters.`;
+  if (min !== undefined) return `At least ${min} characters.`;
+  return undefined;
+}
+
+function nullable(schema: JsonSchema): JsonSchema {
+  if (Array.isArray(schema.anyOf)) return { ...schema, anyOf: [...schema.anyOf, { type: "null" }] };
+  const types = Array.isArray(schema.type) ? schema.type : [schema.type];
+  const enumValues = Array.isArray(schema.enum) ? { enum: [...schema.enum, null] } : {};
+  return { ...schema, type: [...types, "null"], ...enumValues };
+}
+
+function strictNode(schema: JsonSchema): JsonSchema {
+  const node: JsonSchema = {};
+  for (const [key, value] of Object.entries(schema)) {
+    if (key === "default" || key === "minLength" || key === "maxLength") continue;
+    if (!STRICT_KEYWORDS.has(key)) throw new Error(`no strict-mode form for the JSON Schema keyword "${key}"`);
+    if (key === "items" && isRecord(value)) node[key] = strictNode(value);
+    else if (key === "anyOf" && Array.isArray(value)) node[key] = value.map((b) => strictNode(b as JsonSchema));
+    else if (key !== "properties" && key !== "required" && key !== "additionalProperties") node[key] = value;
+  }
+  const described = withDescription(
+    node,
+    node.description as string | undefined,
+    lengthNote(schema),
+    schema.default !== undefined ? `Default ${JSON.stringify(schema.default)}.` : undefined,
+  );
+  if (schema.type !== "object" || !isRecord(schema.properties)) return described;
+  const required = new Set((schema.required as string[] | undefined) ?? []);
+  const properties: JsonSchema = {};
+  for (const [name, property] of Object.entries(schema.properties)) {
+    const strict = strictNode(property as JsonSchema);
+    // A field with a default is one the model states (`dryRun`, `mode`): never null, so a null
+    // never stands for a value. A truly optional field is nullable, and null means absent.
+    const optional = !required.has(name) && (property as JsonSchema).default === undefined;
+    properties[name] = optional ? nullable(strict) : strict;
+  }
+  return { ...described, properties, required: Object.keys(properties), additionalProperties: false };
+}
+
+/**
+ * OpenAI strict mode's form of portable model arguments: every property required,
+ * optional ones nullable (null means absent: the router drops null args, see
+ * `toolInputSchema`), `additionalProperties: false` on every object, and only the
+ * keywords strict mode supports.
+ */
+export function strictJsonSchema(schema: JsonSchema): JsonSchema {
+  return strictNode(schema);
+}
+
 /** The only place agent-facing JSON Schemas come from: the zod contract. */
 export function toolJsonSchema(name: ToolName): ToolJsonSchema {
   const tool = TOOLS[name];
@@ -181,6 +263,7 @@ export function toolJsonSchema(name: ToolName): ToolJsonSchema {
     description: `${tool.description} (mnote tool ${name})`,
     kind: tool.kind,
     parameters,
+    strictParameters: strictJsonSchema(parameters),
     outputSchema: strip$schema(
       z.toJSONSchema(outputEnvelopeSchema(toolResultSchema(name)), { io: "output", unrepresentable: "any" }),
     ),
@@ -190,4 +273,12 @@ export function toolJsonSchema(name: ToolName): ToolJsonSchema {
 
 export function allToolJsonSchemas(): ToolJsonSchema[] {
   return TOOL_NAMES.map(toolJsonSchema);
+}
+
+/** An OpenAI function-calling tool in strict mode, from one contract schema. */
+export function openAiStrictFunction(tool: ToolJsonSchema) {
+  return {
+    type: "function" as const,
+    function: { name: tool.providerName, description: tool.description, parameters: tool.strictParameters, strict: true as const },
+  };
 }
