@@ -73,10 +73,12 @@ const WRITE_CASES: Case[] = [
 const TOOL_CASES: Record<ToolName, Case[]> = {
   "mnote.page.get": [
     ["includeBody is a string", (e) => withArgs(e, { includeBody: "yes" }), "args.includeBody:"],
-    ["includeBlocks is null", (e) => withArgs(e, { includeBlocks: null }), "args.includeBlocks:"],
+    // A null arg is an absent one (decision 0008-h3): a null includeBlocks is the default, not a refusal.
+    ["includeBlocks is a number", (e) => withArgs(e, { includeBlocks: 1 }), "args.includeBlocks:"],
   ],
   "mnote.page.save": [
     ["content missing", (e) => ({ ...e, args: { mode: "append" } }), "args.content:"],
+    ["content is null", (e) => withArgs(e, { content: null }), "args.content:"],
     ["content is a string", (e) => withArgs(e, { content: "# Plan" }), "args.content:"],
     ["mode unknown", (e) => withArgs(e, { mode: "merge" }), "args.mode:"],
     ["block type unknown", (e) => withArgs(e, { content: [{ type: "table", text: "x" }] }), "args.content.0.type:"],
