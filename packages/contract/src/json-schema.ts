@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { outputEnvelopeSchema } from "./envelope";
 import { toProviderName } from "./names";
-import { modelArgumentsSchema, toolResultSchema } from "./tool-input";
+import { MODEL_ENVELOPE_FIELDS, modelArgumentsSchema, toolResultSchema } from "./tool-input";
 import { TOOL_NAMES, TOOLS, type ToolName } from "./tools";
 
 type JsonSchema = Record<string, unknown>;
@@ -273,6 +273,42 @@ export function toolJsonSchema(name: ToolName): ToolJsonSchema {
 
 export function allToolJsonSchemas(): ToolJsonSchema[] {
   return TOOL_NAMES.map(toolJsonSchema);
+}
+
+/** Where a strict-mode model may send null for "left out": per object, its nullable fields and the fields to look inside. */
+export interface NullableFields {
+  nullable: Set<string>;
+  properties: Map<string, NullableFields>;
+  items?: NullableFields;
+}
+
+function nullableFieldsOf(schema: JsonSchema): NullableFields {
+  const fields: NullableFields = { nullable: new Set(), properties: new Map() };
+  for (const [name, property] of Object.entries((schema.properties ?? {}) as Record<string, JsonSchema>)) {
+    if (Array.isArray(property.type) && property.type.includes("null")) fields.nullable.add(name);
+    if (property.properties || property.items) fields.properties.set(name, nullableFieldsOf(property));
+  }
+  if (isRecord(schema.items)) fields.items = nullableFieldsOf(schema.items);
+  return fields;
+}
+
+const nullableArgsCache = new Map<ToolName, NullableFields>();
+
+/**
+ * The args fields the strict listing makes nullable, for the router to read a null there
+ * as absent (`toolInputSchema`). Envelope fields are not args and are left out.
+ */
+export function strictNullableArgs(name: ToolName): NullableFields {
+  let fields = nullableArgsCache.get(name);
+  if (!fields) {
+    fields = nullableFieldsOf(toolJsonSchema(name).strictParameters);
+    for (const envelopeField of MODEL_ENVELOPE_FIELDS) {
+      fields.nullable.delete(envelopeField);
+      fields.properties.delete(envelopeField);
+    }
+    nullableArgsCache.set(name, fields);
+  }
+  return fields;
 }
 
 /** An OpenAI function-calling tool in strict mode, from one contract schema. */

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { describe, expect, it } from "vitest";
-import { toolInputSchema, withoutNullFields } from "./tool-input";
+import { strictNullableArgs } from "./json-schema";
+import { toolInputSchema, withoutNullArgs } from "./tool-input";
 import { TOOL_NAMES, TOOLS, type ToolName } from "./tools";
 
 function envelope(name: ToolName, args: Record<string, unknown>) {
@@ -64,29 +65,65 @@ describe("null args mean absent; null envelope fields do not", () => {
   });
 });
 
-describe("withoutNullFields", () => {
-  it("drops null object fields at every level and keeps null array elements", () => {
-    expect(withoutNullFields({ a: null, b: [{ c: null, d: 1 }, null], e: { f: null } })).toEqual({ b: [{ d: 1 }, null], e: {} });
+describe("withoutNullArgs", () => {
+  const save = strictNullableArgs("mnote.page.save");
+
+  it("drops null only where the strict listing allows null: optional fields, block fields, not defaults or unknown keys", () => {
+    const args = {
+      baseRevision: null,
+      mode: null,
+      surprise: null,
+      content: [{ type: "paragraph", text: "x", id: null, level: null, checked: null, language: null, color: null }, null],
+    };
+    expect(withoutNullArgs(args, save)).toEqual({
+      mode: null,
+      surprise: null,
+      content: [{ type: "paragraph", text: "x", color: null }, null],
+    });
+    expect(args.baseRevision).toBeNull();
+  });
+
+  it("knows the nullable fields of each tool, and no envelope field", () => {
+    expect([...save.nullable]).toEqual(["baseRevision"]);
+    expect([...save.properties.get("content")!.items!.nullable]).toEqual(["id", "text", "level", "checked", "language"]);
+    expect([...strictNullableArgs("mnote.page.update_options").properties.get("options")!.nullable]).toEqual([
+      "wideLayout",
+      "smallText",
+      "showToc",
+      "protectEditing",
+    ]);
+    expect([...strictNullableArgs("mnote.page.get").nullable]).toEqual([]);
   });
 
   it("returns the same object when there is nothing to drop", () => {
     const args = { content: [{ type: "paragraph", text: "x" }], mode: "append" };
-    expect(withoutNullFields(args)).toBe(args);
+    expect(withoutNullArgs(args, save)).toBe(args);
   });
 
   it("reads a null optional arg as absent, for every tool's baseRevision", () => {
     const samples: Partial<Record<ToolName, Record<string, unknown>>> = {
       "mnote.page.save": { content: [] },
       "mnote.page.update_title": { title: "T" },
-      "mnote.page.update_options": { options: { wideLayout: true, smallText: null } },
+      "mnote.page.update_options": { options: { wideLayout: true } },
       "mnote.artifact.create_summary": { summary: "S" },
       "mnote.artifact.create_ai_note": { content: "N" },
     };
     for (const [name, args] of Object.entries(samples) as [ToolName, Record<string, unknown>][]) {
       const withNull = toolInputSchema(name).parse(envelope(name, { ...args, baseRevision: null }));
-      const without = toolInputSchema(name).parse(envelope(name, withoutNullFields(args) as Record<string, unknown>));
+      const without = toolInputSchema(name).parse(envelope(name, args));
       expect(withNull).toEqual(without);
       expect(withNull.args).not.toHaveProperty("baseRevision");
     }
+  });
+
+  it("still refuses a null for a field with a default, an unknown key or an envelope field put in args", () => {
+    const refused: [ToolName, Record<string, unknown>][] = [
+      ["mnote.page.get", { includeBlocks: null }],
+      ["mnote.page.save", { content: [], mode: null }],
+      ["mnote.page.save", { content: [], idempotencyKey: null }],
+      ["mnote.page.update_title", { title: "T", surprise: null }],
+      ["mnote.page.update_options", { options: { wideLayout: null } }],
+    ];
+    for (const [name, args] of refused) expect(toolInputSchema(name).safeParse(envelope(name, args)).success).toBe(false);
   });
 });

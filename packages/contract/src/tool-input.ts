@@ -1,5 +1,7 @@
 import { z } from "zod";
 import { IdempotencyKeySchema, IdSchema, InputEnvelopeSchema } from "./envelope";
+// json-schema.ts imports this module too; each side uses the other only inside functions.
+import { type NullableFields, strictNullableArgs } from "./json-schema";
 import { DryRunResultSchema, TOOLS, type ToolName, type Tools } from "./tools";
 
 /**
@@ -8,51 +10,59 @@ import { DryRunResultSchema, TOOLS, type ToolName, type Tools } from "./tools";
  */
 export function toolInputSchema<N extends ToolName>(name: N) {
   const tool = TOOLS[name];
-  // The cast keeps each tool's args type: the preprocess step only drops null fields.
-  const args = z.preprocess((value) => withoutNullFields(value), tool.args) as unknown as Tools[N]["args"];
+  const nullable = strictNullableArgs(name);
+  // The cast keeps each tool's args type: the preprocess step only drops nulls.
+  const args = z.preprocess((value) => withoutNullArgs(value, nullable), tool.args) as unknown as Tools[N]["args"];
   const base = InputEnvelopeSchema.extend({ args });
   if (tool.kind === "read") return base;
   return base.extend({ idempotencyKey: IdempotencyKeySchema, dryRun: z.boolean() });
 }
 
-/** Deep enough for every tool's args (args → content → block → field); deeper input is left for the schema to refuse. */
-const NULL_FIELD_DEPTH = 6;
-
 /**
- * Args with every null-valued object field removed: in `args`, null means "absent"
- * (decision 0008-h3). OpenAI strict mode makes a model send every property, null for
- * the ones it leaves out; no arg accepts null as a value (a test holds that), so this
- * only turns a refusal into the field's documented absence. Envelope fields are not
- * touched: a null `dryRun` is still refused, never taken as a real write. The input is
- * not modified; an object or array is copied only when a null is dropped inside it.
+ * Args with null dropped wherever the strict listing lets a model send null for "left
+ * out" (decision 0008-h3): OpenAI strict mode makes a model send every property, null
+ * for an optional one. Only those fields: a null for a field with a default (`mode`,
+ * `includeBlocks`), a required field, an unknown key or an array element is still
+ * refused, and envelope fields are not args (a null `dryRun` is never a real write).
+ * The walk follows the schema's fields, so its depth is the schema's, whatever the
+ * input's; the input is not modified, and an object or array is copied only when a null
+ * is dropped inside it.
  */
-export function withoutNullFields(value: unknown, depth = 0): unknown {
-  if (depth > NULL_FIELD_DEPTH || typeof value !== "object" || value === null) return value;
+export function withoutNullArgs(value: unknown, fields: NullableFields): unknown {
+  if (typeof value !== "object" || value === null) return value;
   if (Array.isArray(value)) {
+    const items = fields.items;
+    if (!items) return value;
     let copy: unknown[] | null = null;
     for (let i = 0; i < value.length; i++) {
-      const item = withoutNullFields(value[i], depth + 1);
+      const item = withoutNullArgs(value[i], items);
       if (item !== value[i]) (copy ??= value.slice())[i] = item;
     }
     return copy ?? value;
   }
   const record = value as Record<string, unknown>;
-  const kept: [string, unknown][] = [];
-  let changed = false;
+  let out: Record<string, unknown> | null = null;
   for (const key of Object.keys(record)) {
     const item = record[key];
-    if (item === null) {
-      changed = true;
+    if (item === null && fields.nullable.has(key)) {
+      out ??= copyOwn(record);
+      delete out[key];
       continue;
     }
-    const cleaned = withoutNullFields(item, depth + 1);
-    if (cleaned !== item) changed = true;
-    kept.push([key, cleaned]);
+    const inner = fields.properties.get(key);
+    if (!inner) continue;
+    const cleaned = withoutNullArgs(item, inner);
+    if (cleaned !== item) (out ??= copyOwn(record))[key] = cleaned;
   }
-  if (!changed) return value;
+  return out ?? value;
+}
+
+/** A copy with every own key, a JSON key named "__proto__" included (it stays a key the schema refuses). */
+function copyOwn(record: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  // defineProperty, so a JSON key named "__proto__" stays a key the schema refuses.
-  for (const [key, item] of kept) Object.defineProperty(out, key, { value: item, enumerable: true, writable: true, configurable: true });
+  for (const key of Object.keys(record)) {
+    Object.defineProperty(out, key, { value: record[key], enumerable: true, writable: true, configurable: true });
+  }
   return out;
 }
 

@@ -73,8 +73,7 @@ const WRITE_CASES: Case[] = [
 const TOOL_CASES: Record<ToolName, Case[]> = {
   "mnote.page.get": [
     ["includeBody is a string", (e) => withArgs(e, { includeBody: "yes" }), "args.includeBody:"],
-    // A null arg is an absent one (decision 0008-h3): a null includeBlocks is the default, not a refusal.
-    ["includeBlocks is a number", (e) => withArgs(e, { includeBlocks: 1 }), "args.includeBlocks:"],
+    ["includeBlocks is null", (e) => withArgs(e, { includeBlocks: null }), "args.includeBlocks:"],
   ],
   "mnote.page.save": [
     ["content missing", (e) => ({ ...e, args: { mode: "append" } }), "args.content:"],
