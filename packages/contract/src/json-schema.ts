@@ -277,19 +277,27 @@ export function allToolJsonSchemas(): ToolJsonSchema[] {
 
 /** Where a strict-mode model may send null for "left out": per object, its nullable fields and the fields to look inside. */
 export interface NullableFields {
-  nullable: Set<string>;
-  properties: Map<string, NullableFields>;
+  nullable: readonly string[];
+  properties: ReadonlyMap<string, NullableFields>;
+  /** For an array: its items, and the most it may hold. */
   items?: NullableFields;
+  maxItems?: number;
 }
 
-function nullableFieldsOf(schema: JsonSchema): NullableFields {
-  const fields: NullableFields = { nullable: new Set(), properties: new Map() };
+function nullableFieldsOf(schema: JsonSchema, leaveOut: readonly string[] = []): NullableFields {
+  const nullable: string[] = [];
+  const properties = new Map<string, NullableFields>();
   for (const [name, property] of Object.entries((schema.properties ?? {}) as Record<string, JsonSchema>)) {
-    if (Array.isArray(property.type) && property.type.includes("null")) fields.nullable.add(name);
-    if (property.properties || property.items) fields.properties.set(name, nullableFieldsOf(property));
+    if (leaveOut.includes(name)) continue;
+    if (Array.isArray(property.type) && property.type.includes("null")) nullable.push(name);
+    if (property.properties || property.items) properties.set(name, nullableFieldsOf(property));
   }
-  if (isRecord(schema.items)) fields.items = nullableFieldsOf(schema.items);
-  return fields;
+  return {
+    nullable,
+    properties,
+    ...(isRecord(schema.items) ? { items: nullableFieldsOf(schema.items) } : {}),
+    ...(typeof schema.maxItems === "number" ? { maxItems: schema.maxItems } : {}),
+  };
 }
 
 const nullableArgsCache = new Map<ToolName, NullableFields>();
@@ -301,11 +309,7 @@ const nullableArgsCache = new Map<ToolName, NullableFields>();
 export function strictNullableArgs(name: ToolName): NullableFields {
   let fields = nullableArgsCache.get(name);
   if (!fields) {
-    fields = nullableFieldsOf(toolJsonSchema(name).strictParameters);
-    for (const envelopeField of MODEL_ENVELOPE_FIELDS) {
-      fields.nullable.delete(envelopeField);
-      fields.properties.delete(envelopeField);
-    }
+    fields = nullableFieldsOf(toolJsonSchema(name).strictParameters, MODEL_ENVELOPE_FIELDS);
     nullableArgsCache.set(name, fields);
   }
   return fields;

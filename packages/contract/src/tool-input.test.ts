@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { describe, expect, it } from "vitest";
 import { strictNullableArgs } from "./json-schema";
+import { LIMITS } from "./limits";
 import { toolInputSchema, withoutNullArgs } from "./tool-input";
 import { TOOL_NAMES, TOOLS, type ToolName } from "./tools";
 
@@ -93,6 +94,13 @@ describe("withoutNullArgs", () => {
       "protectEditing",
     ]);
     expect([...strictNullableArgs("mnote.page.get").nullable]).toEqual([]);
+  });
+
+  it("leaves an array over the schema's limit as it is: the schema refuses it without reading it", () => {
+    const block = { type: "paragraph", text: "x", id: null, level: null, checked: null, language: null };
+    const tooMany = Array.from({ length: LIMITS.blocksPerSave + 1 }, () => block);
+    expect((withoutNullArgs({ content: tooMany }, save) as { content: unknown }).content).toBe(tooMany);
+    expect((withoutNullArgs({ content: [block] }, save) as { content: unknown[] }).content[0]).toEqual({ type: "paragraph", text: "x" });
   });
 
   it("returns the same object when there is nothing to drop", () => {

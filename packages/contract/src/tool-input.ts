@@ -32,7 +32,8 @@ export function withoutNullArgs(value: unknown, fields: NullableFields): unknown
   if (typeof value !== "object" || value === null) return value;
   if (Array.isArray(value)) {
     const items = fields.items;
-    if (!items) return value;
+    // Over the limit it is refused whatever it holds: zod says so without reading it, and so does this.
+    if (!items || (fields.maxItems !== undefined && value.length > fields.maxItems)) return value;
     let copy: unknown[] | null = null;
     for (let i = 0; i < value.length; i++) {
       const item = withoutNullArgs(value[i], items);
@@ -40,30 +41,27 @@ export function withoutNullArgs(value: unknown, fields: NullableFields): unknown
     }
     return copy ?? value;
   }
+  // Only the schema's few fields are looked at, not every key the caller sent.
   const record = value as Record<string, unknown>;
   let out: Record<string, unknown> | null = null;
-  for (const key of Object.keys(record)) {
+  for (const key of fields.nullable) {
+    if (record[key] === null && Object.hasOwn(record, key)) delete (out ??= copyOwn(record))[key];
+  }
+  for (const [key, inner] of fields.properties) {
+    if (!Object.hasOwn(record, key)) continue;
     const item = record[key];
-    if (item === null && fields.nullable.has(key)) {
-      out ??= copyOwn(record);
-      delete out[key];
-      continue;
-    }
-    const inner = fields.properties.get(key);
-    if (!inner) continue;
     const cleaned = withoutNullArgs(item, inner);
     if (cleaned !== item) (out ??= copyOwn(record))[key] = cleaned;
   }
   return out ?? value;
 }
 
-/** A copy with every own key, a JSON key named "__proto__" included (it stays a key the schema refuses). */
+/**
+ * A copy with every own key. Spread defines properties rather than assigning them, so a
+ * JSON key named "__proto__" stays a key (one the schema refuses), not a prototype.
+ */
 function copyOwn(record: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const key of Object.keys(record)) {
-    Object.defineProperty(out, key, { value: record[key], enumerable: true, writable: true, configurable: true });
-  }
-  return out;
+  return { ...record };
 }
 
 export type ToolInput<N extends ToolName> = z.input<ReturnType<typeof toolInputSchema<N>>>;
