@@ -77,6 +77,7 @@ const TOOL_CASES: Record<ToolName, Case[]> = {
   ],
   "mnote.page.save": [
     ["content missing", (e) => ({ ...e, args: { mode: "append" } }), "args.content:"],
+    ["content is null", (e) => withArgs(e, { content: null }), "args.content:"],
     ["content is a string", (e) => withArgs(e, { content: "# Plan" }), "args.content:"],
     ["mode unknown", (e) => withArgs(e, { mode: "merge" }), "args.mode:"],
     ["block type unknown", (e) => withArgs(e, { content: [{ type: "table", text: "x" }] }), "args.content.0.type:"],

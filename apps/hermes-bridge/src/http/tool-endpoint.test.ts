@@ -62,9 +62,38 @@ describe("GET /v1/tools", () => {
       expect(tool.description).toContain(tool.name);
       expect(tool.openai).toEqual({
         type: "function",
-        function: { name: tool.providerName, description: contract.description, parameters: contract.parameters },
+        function: { name: tool.providerName, description: contract.description, parameters: contract.strictParameters, strict: true },
       });
     }
+  });
+
+  it("takes a strict-mode model's arguments for the listed tools: a null arg is absent, a null dryRun is refused", async () => {
+    const absent = { id: null, level: null, checked: null, language: null };
+    const strictArgs = {
+      content: [
+        { ...absent, type: "heading", text: "Strict heading" },
+        { ...absent, type: "todo", text: "Strict todo", checked: true },
+        { ...absent, type: "divider", text: null },
+      ],
+      mode: "append",
+      baseRevision: null,
+    };
+    const written = await post("mnote_page_save", envelopeFor(world, "mnote.page.save", strictArgs));
+    expect([written.status, written.json.ok]).toEqual([200, true]);
+    const page = await post("mnote_page_get", envelopeFor(world, "mnote.page.get"));
+    const blocks = (page.json.result.blocks as Array<Record<string, unknown>>).slice(-3);
+    expect(blocks.map(({ id: _id, ...block }) => block)).toEqual([
+      { type: "heading", text: "Strict heading", level: 1 },
+      { type: "todo", text: "Strict todo", checked: true },
+      { type: "divider", text: "" },
+    ]);
+
+    const before = await kernel.admin.tableSnapshot();
+    const nullDryRun = await post("mnote_page_save", envelopeFor(world, "mnote.page.save", strictArgs, { dryRun: null }));
+    expect([nullDryRun.status, nullDryRun.json.error.code]).toEqual([422, "mnote_tool_invalid_input"]);
+    const after = await kernel.admin.tableSnapshot();
+    expect(after.pages).toEqual(before.pages);
+    expect(after.commands).toEqual(before.commands);
   });
 
   it("answers /healthz", async () => {

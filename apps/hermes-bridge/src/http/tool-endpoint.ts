@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { allToolJsonSchemas, type OutputEnvelope, TOOL_ERROR_MESSAGES as M, type ToolErrorCode } from "@mnote/contract";
+import { allToolJsonSchemas, openAiStrictFunction, type OutputEnvelope, TOOL_ERROR_MESSAGES as M, type ToolErrorCode } from "@mnote/contract";
 import { rateLimitKey, resolveToken, whoami } from "../auth";
 import type { BridgeContext } from "../context";
 import { bridgeFailure, httpStatusOf } from "../envelope";
@@ -10,7 +10,11 @@ import { hermesSafeJson, parseResultForm, RESULT_FORM_HEADER } from "../hermes/m
 import { traceIdFromTraceparent } from "../trace";
 import { BodyTooLarge, isJsonContentType, readBody, refuseUnread, sendJson } from "./body";
 
-/** `GET /v1/tools`: each tool under both names, its JSON Schemas, and an OpenAI function-calling entry. */
+/**
+ * `GET /v1/tools`: each tool under both names, its JSON Schemas, and an OpenAI
+ * function-calling entry in strict mode (optional arguments nullable; the router reads a
+ * null arg as absent).
+ */
 export function toolListing() {
   return {
     tools: allToolJsonSchemas().map((tool) => ({
@@ -21,10 +25,7 @@ export function toolListing() {
       parameters: tool.parameters,
       outputSchema: tool.outputSchema,
       annotations: tool.annotations,
-      openai: {
-        type: "function" as const,
-        function: { name: tool.providerName, description: tool.description, parameters: tool.parameters },
-      },
+      openai: openAiStrictFunction(tool),
     })),
   };
 }
