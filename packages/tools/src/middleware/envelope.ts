@@ -1,5 +1,5 @@
 import { TOOL_ERROR_MESSAGES } from "@mnote/contract";
-import { type CallState, callIdentity, failureEnvelope } from "../call";
+import { type CallState, callIdentity, failureEnvelope, unverifiedClaims } from "../call";
 import { ToolFailure } from "../failure";
 import { middleware } from "../trpc";
 import type { ToolSpec } from "../tool-spec";
@@ -30,6 +30,8 @@ export const envelopeAndAudit = middleware(async ({ ctx, meta, getRawInput, next
   return { ...result, ok: true as const, data: envelope } as unknown as typeof result;
 });
 
+const withClaims = (claims: Record<string, string> | null) => (claims ? { unverifiedClaims: claims } : null);
+
 async function recordAudit(
   kernel: Parameters<Parameters<typeof middleware>[0]>[0]["ctx"]["kernel"],
   call: CallState,
@@ -51,7 +53,8 @@ async function recordAudit(
       baseRevision:
         (call.input?.args.baseRevision as number | undefined) ??
         ((call.audit?.detail?.preview as { baseRevision?: number } | undefined)?.baseRevision ?? null),
-      detail: call.audit?.detail ?? null,
+      // A call without a valid token: what it claimed, marked as unverified, for an operator's eyes only.
+      detail: call.audit?.detail ?? withClaims(unverifiedClaims(call)),
       durationMs: performance.now() - call.startedAt,
     });
   } catch (error) {
