@@ -31,6 +31,9 @@ function describeEnvelope(envelope: EnvelopeSummary): Outcome {
  */
 const OPEN_BY_DEFAULT = 5;
 
+/** A proposal's args and preview never change (its status lives in the list): refreshes leave them cached. */
+export const isProposalDetail = (queryKey: readonly unknown[]) => JSON.stringify(queryKey).includes('"proposals","get"');
+
 /** Every proposal on the page; pending ones are what a person has to decide on. */
 export function Proposals({ pageRef, canWrite }: { pageRef: PageRef; canWrite: boolean }) {
   const trpc = useTRPC();
@@ -82,7 +85,7 @@ function ProposalCard({ proposal, pageRef, canWrite, openAtFirst }: { proposal: 
   const keep = Array.from({ length: changeCount }, (_, i) => i).filter((i) => !unticked.has(i));
   const selection = new Set(keep);
   const [outcome, setOutcome] = useState<Outcome | null>(null);
-  const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.panel.pathKey() });
+  const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.panel.pathKey(), predicate: (q) => !isProposalDetail(q.queryKey) });
   const onError = (error: { message: string }) => setOutcome({ tone: "error", text: error.message });
 
   const approve = useMutation(trpc.panel.proposals.approve.mutationOptions({ onSuccess: (envelope) => { setOutcome(describeEnvelope(envelope)); void refresh(); }, onError }));
