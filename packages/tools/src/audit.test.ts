@@ -89,7 +89,7 @@ describe.each(testKernels())("commands and audit ($name)", ({ open }) => {
     });
     // The write's audit detail is the diff summary only: no args, no chat, no page text beyond the diff.
     expect(Object.keys(record!.detail ?? {})).toEqual(["diff"]);
-  });
+  }, 30_000);
 
   it("an unknown commandId finds nothing", async () => {
     const w = await world();
@@ -160,7 +160,8 @@ describe.each(testKernels())("commands and audit ($name)", ({ open }) => {
     const audit = await w.kernel.listAudit({});
     expect(audit.filter((r) => r.outcome === "ok" && r.effect === "write")).toHaveLength(1);
     expect((await snapshot(w)).commands).toHaveLength(1);
-  });
+    // Thirty whole-database snapshots: on PostgreSQL under a busy machine that is seconds, not milliseconds.
+  }, 60_000);
 
   it("a call without a valid token is recorded as nobody's, whatever identity and run it claims", async () => {
     const w = await world();
@@ -195,7 +196,7 @@ describe.each(testKernels())("commands and audit ($name)", ({ open }) => {
     expect(await w.kernel.listAudit({ documentId: w.ids.page })).toEqual([]);
     expect(await w.kernel.listAudit({ runId: "ada_run" })).toEqual([]);
     expect(await w.kernel.listAudit({ traceId: "ada_trace" })).toEqual([]);
-  });
+  }, 30_000);
 
   describe("approval policy", () => {
     it.each(PAGE_WRITE_TOOLS)("%s: an agent's write is held, the person applies it with the same key, the agent's retry replays", async (tool) => {
