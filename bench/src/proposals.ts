@@ -46,8 +46,8 @@ export async function runProposals(options: ProposalsOptions) {
 
   const panel = () => createCaller(createToolsContext({ kernel: world.kernel, authorization: `Bearer ${world.token}` })).panel;
   const ref = { workspaceId: world.ws, documentId: page };
-  const measure = async (read: () => Promise<unknown>, calls: number) => {
-    await read(); // warm: statements prepared, pages cached
+  const measure = async (read: () => Promise<unknown>, calls: number, warm = true) => {
+    if (warm) await read(); // statements prepared, pages cached
     const latencies: number[] = [];
     let bytes = 0;
     for (let i = 0; i < calls; i++) {
@@ -62,15 +62,16 @@ export async function runProposals(options: ProposalsOptions) {
   if (listed.filter((p) => p.status === "pending").length !== options.dryRuns) throw new Error(`expected ${options.dryRuns} pending proposals, listed ${listed.length}`);
   const list = await measure(() => panel().proposals.list(ref), options.calls);
   const one = await measure(() => panel().proposals.get({ ...ref, proposalId: listed[0]!.id }), Math.max(3, Math.round(options.calls / 3)));
-  const oldRead = await measure(() => world.kernel.listAudit({ documentId: page, limit: 1000 }), Math.max(3, Math.round(options.calls / 3)));
+  // Tens of seconds a call: timed once, for scale only.
+  const oldRead = await measure(() => world.kernel.listAudit({ documentId: page, limit: 1000 }), 1, false);
   const pass = list.p50 < PROPOSALS_LIST_LIMITS.ms && list.bytes < PROPOSALS_LIST_LIMITS.bytes;
 
   const markdown = table(
-    ["read", "p50", "slowest", "answer (JSON)"],
+    ["read", "p50 ms", "slowest ms", "answer (JSON)"],
     [
       [`\`panel.proposals.list\` (${options.dryRuns} pending, summaries)`, fmtMs(list.p50), fmtMs(list.max), fmtBytes(list.bytes)],
       ["`panel.proposals.get` (one proposal in full)", fmtMs(one.p50), fmtMs(one.max), fmtBytes(one.bytes)],
-      ["for scale: the page's newest 1,000 audit records (what the list read before the index)", fmtMs(oldRead.p50), fmtMs(oldRead.max), fmtBytes(oldRead.bytes)],
+      ["for scale, one call: the page's newest 1,000 audit records (what the list read before the index)", fmtMs(oldRead.p50), fmtMs(oldRead.max), fmtBytes(oldRead.bytes)],
     ],
   );
   return { list, one, oldRead, previewBytes, recordBytes, pass, markdown };
