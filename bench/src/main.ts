@@ -1,7 +1,7 @@
 /**
  * `pnpm bench`: the side-by-side benchmarks of issue 6, written to docs/benchmarks.md.
  *
- *   node --expose-gc --import tsx src/main.ts [--quick] [--only floor,transports,peer,scaling,writes] [--out FILE]
+ *   node --expose-gc --import tsx src/main.ts [--quick] [--only floor,transports,peer,scaling,writes,proposals] [--out FILE]
  *
  * --quick: fewer rounds and calls, no 10,000-item peer run; prints the report and writes it only with --out.
  */
@@ -12,12 +12,13 @@ import { parseArgs } from "node:util";
 import { breakdownRouterWrite, runFloor } from "./floor";
 import { describeMachine } from "./machine";
 import { runPeer } from "./peer";
+import { PROPOSALS_LIST_LIMITS, runProposals } from "./proposals";
 import { runScaling } from "./scaling";
 import { fmtBytes, table } from "./stats";
 import { runTransports } from "./transports";
 import { runWrites } from "./writes";
 
-const SECTIONS = ["floor", "transports", "peer", "scaling", "writes"] as const;
+const SECTIONS = ["floor", "transports", "peer", "scaling", "writes", "proposals"] as const;
 type Section = (typeof SECTIONS)[number];
 
 const { values } = parseArgs({
@@ -41,6 +42,7 @@ const settings = quick
       peer: { sizes: [100, 1000], rounds: 2, callsPerRound: 5, bigPageCalls: 2 },
       scaling: { sizes: [100, 1000, 10_000], rounds: 3, callsFor: (n: number) => (n >= 10_000 ? 1 : n >= 1000 ? 3 : 10) },
       writes: { rounds: 3, callsPerRound: 40 },
+      proposals: { dryRuns: 30, calls: 5 },
     }
   : {
       floor: { rounds: 41, writesPerRound: 300 },
@@ -49,6 +51,7 @@ const settings = quick
       peer: { sizes: [100, 1000, 10_000], rounds: 5, callsPerRound: 10, bigPageCalls: 3 },
       scaling: { sizes: [100, 1000, 10_000], rounds: 7, callsFor: (n: number) => (n >= 10_000 ? 2 : n >= 1000 ? 6 : 20) },
       writes: { rounds: 9, callsPerRound: 100 },
+      proposals: { dryRuns: 30, calls: 21 },
     };
 
 const machine = describeMachine();
@@ -222,6 +225,30 @@ if (writes) {
     writes.markdown,
     "",
     "Memory of the 10,000-block dry run is in section 4.",
+    "",
+  );
+}
+
+const proposals = await section("proposals", () => runProposals(settings.proposals));
+if (proposals) {
+  headline.push(
+    `- Proposals list after ${settings.proposals.dryRuns} large dry runs: **${proposals.list.p50.toFixed(1)} ms**, ` +
+      `**${fmtBytes(proposals.list.bytes)}** (limits ${PROPOSALS_LIST_LIMITS.ms} ms, 1 MB): **${proposals.pass ? "PASS" : "FAIL"}**.`,
+  );
+  parts.push(
+    "## 6. Proposals list after large dry runs (issue 11, item 5)",
+    "",
+    `An editor's agent makes ${settings.proposals.dryRuns} \`page.save\` replace dry runs on one page of 100 blocks of ` +
+      "20,000 characters, each changing every block: each preview is " +
+      `${fmtBytes(proposals.previewBytes)} and its audit record holds ${fmtBytes(proposals.recordBytes)} (args and preview). ` +
+      "Then the owner's panel lists the page's proposals, in process through `createCaller(ctx).panel` (the answer's " +
+      "bytes are its JSON, what `/api/trpc` would send). The list reads the proposals index (decision 0008) and answers " +
+      "summaries (plan, diff summary, change count, warnings); the panel fetches one proposal's changes with " +
+      "`panel.proposals.get` when it shows the card. Before the index, the list read the page's newest 1,000 audit " +
+      "records with their previews and answered every preview: the last row times that read alone. " +
+      `${settings.proposals.calls} timed calls of the list after one warm-up call (\`get\`: a third as many).`,
+    "",
+    proposals.markdown,
     "",
   );
 }

@@ -40,9 +40,11 @@ async function dryRun(tool: ToolName, overrides: Record<string, unknown> = {}, t
   const plan = DryRunResultSchema.parse(output.result);
   expect(plan.commandName).toBe(TOOLS[tool].commandName);
 
-  // Every business table but the audit log: identical, row for row.
+  // Every business table but the audit log and its proposals index: identical, row for row.
   expect(Object.keys(after).sort()).toEqual([...BUSINESS_TABLES].sort());
-  for (const table of BUSINESS_TABLES) if (table !== "audit_log") expect(after[table], `${tool} dry run changed ${table}`).toEqual(before[table]);
+  for (const table of BUSINESS_TABLES) {
+    if (table !== "audit_log" && table !== "proposals") expect(after[table], `${tool} dry run changed ${table}`).toEqual(before[table]);
+  }
   // The audit log: the rows it had, unchanged, and exactly one more: this call's proposal.
   const key = (row: Row) => JSON.stringify(row);
   const old = new Set((before.audit_log as Row[]).map(key));
@@ -61,6 +63,14 @@ async function dryRun(tool: ToolName, overrides: Record<string, unknown> = {}, t
     tool_call_id: envelope.toolCallId,
   });
   expect(JSON.parse(String(record.detail))).toMatchObject({ preview: plan });
+  // Its proposals index: the rows it had, unchanged, and this record's, pending.
+  const indexRows = new Set((after.proposals as Row[]).map(key));
+  for (const row of before.proposals as Row[]) expect(indexRows.has(key(row)), "a proposal's index row changed").toBe(true);
+  expect(after.proposals!.length).toBe(before.proposals!.length + 1);
+  const indexed = (after.proposals as Row[]).find((row) => !(before.proposals as Row[]).some((old) => key(old) === key(row)));
+  // A dry run of an edit that already landed is born applied.
+  const landed = plan.warnings.some((warning) => warning.code === "already_applied");
+  expect(indexed).toMatchObject({ audit_id: record.id, status: landed ? "applied" : "pending", idempotency_key: envelope.idempotencyKey });
   return plan;
 }
 

@@ -185,9 +185,9 @@ export async function postTool(
   return { status: response.status, text, json };
 }
 
-/** Every business table but the audit log: what "nothing was written" compares. */
+/** Every business table but the audit log and its proposals index: what "nothing was written" compares. */
 export async function businessSnapshot(kernel: KernelAdapter) {
-  const { audit_log: _audit, ...rest } = await kernel.admin.tableSnapshot();
+  const { audit_log: _audit, proposals: _proposals, ...rest } = await kernel.admin.tableSnapshot();
   return rest;
 }
 

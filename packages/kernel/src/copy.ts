@@ -17,6 +17,7 @@ const KEY_ORDER: Record<BusinessTable, string> = {
   nodes: "id",
   edges: "id",
   audit_log: "id",
+  proposals: "audit_id",
 };
 
 /** Stay under SQLite's oldest bound-parameter limit (999) in one multi-row INSERT. */

@@ -55,6 +55,44 @@ const MIGRATIONS: Array<{ version: number; name: string; statements: (dialect: S
       `CREATE INDEX audit_by_command ON audit_log (command_id)`,
     ],
   },
+  {
+    version: 2,
+    name: "proposals index",
+    // Decision 0008 (h6): pending proposals and held writes are found through their own rows, whatever the
+    // audit volume. A row points at the audit record holding the full preview; it carries only what the
+    // panel's list shows. The kernel keeps its state: a write of the same edit applies it, a `rejected`
+    // record rejects it.
+    statements: (dialect) => [
+      `CREATE TABLE proposals (audit_id ${dialect === "sqlite" ? "INTEGER" : "BIGINT"} PRIMARY KEY REFERENCES audit_log(id),
+        at TEXT NOT NULL, tool_name TEXT NOT NULL, workspace_id TEXT NOT NULL, document_id TEXT NOT NULL,
+        actor_id TEXT NOT NULL, token_id TEXT, holder TEXT, session_id TEXT, run_id TEXT, tool_call_id TEXT, trace_id TEXT,
+        idempotency_key TEXT NOT NULL, payload_fingerprint TEXT NOT NULL, base_revision INTEGER,
+        held INTEGER NOT NULL, status TEXT NOT NULL CHECK (status IN ('pending', 'applied', 'rejected')),
+        command_id TEXT, decided_at TEXT, summary TEXT)`,
+      `CREATE INDEX proposals_by_status ON proposals (document_id, status, audit_id)`,
+      `CREATE INDEX proposals_by_edit ON proposals (document_id, tool_name, idempotency_key)`,
+      // A proposal of an edit that was already applied is born applied: found by the command's key.
+      `CREATE INDEX commands_by_key ON commands (document_id, tool_name, idempotency_key)`,
+      // The proposals recorded before this version, with the state the panel derived for them from the log.
+      `INSERT INTO proposals (audit_id, at, tool_name, workspace_id, document_id, actor_id, token_id, holder, session_id,
+          run_id, tool_call_id, trace_id, idempotency_key, payload_fingerprint, base_revision, held, status, command_id,
+          decided_at, summary)
+        SELECT a.id, a.at, a.tool_name, a.workspace_id, a.document_id, a.actor_id, a.token_id, a.holder, a.session_id,
+          a.run_id, a.tool_call_id, a.trace_id, a.idempotency_key, a.payload_fingerprint, a.base_revision,
+          CASE WHEN a.outcome = 'held_for_approval' THEN 1 ELSE 0 END,
+          CASE WHEN c.id IS NOT NULL THEN 'applied'
+            WHEN EXISTS (SELECT 1 FROM audit_log r WHERE r.outcome = 'rejected' AND r.document_id = a.document_id
+              AND r.tool_name = a.tool_name AND r.idempotency_key = a.idempotency_key
+              AND r.payload_fingerprint = a.payload_fingerprint AND r.id > a.id) THEN 'rejected'
+            ELSE 'pending' END,
+          c.id, NULL, NULL
+        FROM audit_log a
+        LEFT JOIN commands c ON c.id = (SELECT MIN(k.id) FROM commands k WHERE k.document_id = a.document_id
+          AND k.tool_name = a.tool_name AND k.idempotency_key = a.idempotency_key AND k.payload_fingerprint = a.payload_fingerprint)
+        WHERE a.outcome IN ('proposal', 'held_for_approval') AND a.idempotency_key IS NOT NULL
+          AND a.payload_fingerprint IS NOT NULL AND a.detail IS NOT NULL`,
+    ],
+  },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS.at(-1)!.version;
@@ -98,4 +136,5 @@ export const BUSINESS_TABLES = [
   "nodes",
   "edges",
   "audit_log",
+  "proposals",
 ] as const;

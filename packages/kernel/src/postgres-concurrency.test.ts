@@ -24,8 +24,9 @@ describe("migrations started together run once", () => {
     );
     try {
       const { applied, versions } = await migrateTogether(drivers);
-      expect(applied.filter((a) => a.length > 0)).toEqual([[1]]);
-      expect(versions).toEqual([LATEST_SCHEMA_VERSION]);
+      const every = Array.from({ length: LATEST_SCHEMA_VERSION }, (_, i) => i + 1);
+      expect(applied.filter((a) => a.length > 0)).toEqual([every]);
+      expect(versions).toEqual(every);
       // Migrating again is a no-op.
       expect((await migrate(drivers[3]!)).applied).toEqual([]);
     } finally {

@@ -1,6 +1,7 @@
 import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
 import { kernelConformanceSuite } from "./conformance";
+import { proposalsMigrationSuite } from "./conformance/proposals-migration";
 import { migrate } from "./migrations";
 import { openDriver } from "./open";
 import { type SqlDriver, UniqueViolation } from "./sql/driver";
@@ -20,6 +21,7 @@ describe.runIf(server.mustFail)("real PostgreSQL in CI", () => {
 
 describe.skipIf(!server.available)(`real PostgreSQL${server.available ? "" : " (skipped: no server)"}`, () => {
   kernelConformanceSuite("PostgreSQL server (node-postgres pool)", openTestPostgresKernel);
+  proposalsMigrationSuite("PostgreSQL server", () => openTestPostgresDriver());
 
   describe("postgres driver", () => {
     const open: SqlDriver[] = [];

@@ -7,6 +7,7 @@ import type {
   CommandName,
   CommandRecord,
   PageRecord,
+  ProposalRecord,
   TokenRecord,
   WorkspaceRecord,
 } from "./types";
@@ -218,5 +219,33 @@ export function toEdge(row: EdgeRow): ArtifactEdge {
     toNodeId: row.to_node_id,
     kind: row.kind,
     createdAt: row.created_at,
+  };
+}
+
+export interface ProposalRow extends IdentityColumns {
+  audit_id: number | string;
+  at: string;
+  idempotency_key: string;
+  payload_fingerprint: string;
+  base_revision: number | null;
+  held: number;
+  status: ProposalRecord["status"];
+  command_id: string | null;
+  decided_at: string | null;
+  summary: string | null;
+}
+export function toProposal(row: ProposalRow): ProposalRecord {
+  return {
+    auditId: Number(row.audit_id),
+    at: row.at,
+    identity: toIdentity(row),
+    idempotencyKey: row.idempotency_key,
+    payloadFingerprint: row.payload_fingerprint,
+    baseRevision: row.base_revision === null ? null : Number(row.base_revision),
+    held: Number(row.held) === 1,
+    status: row.status,
+    commandId: row.command_id,
+    decidedAt: row.decided_at,
+    summary: row.summary ? (JSON.parse(row.summary) as Record<string, unknown>) : null,
   };
 }

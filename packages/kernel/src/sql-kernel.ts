@@ -12,12 +12,14 @@ import {
   type NodeRow,
   PAGE_COLUMNS,
   type PageRow,
+  type ProposalRow,
   type TokenRow,
   toAudit,
   toCommand,
   toEdge,
   toNode,
   toPage,
+  toProposal,
   toToken,
   toWorkspace,
   type WorkspaceRow,
@@ -36,6 +38,7 @@ import type {
   KernelCommand,
   PageRecord,
   PageState,
+  ProposalQuery,
 } from "./types";
 
 /** A command that cannot apply to the page as it is; the transaction rolls back. */
@@ -44,6 +47,8 @@ class CommandRejected extends Error {}
 class BlockIdTaken extends Error {}
 
 const MAX_UNIQUE_RETRIES = 3;
+/** Pending proposals one list answers: a page with more is an agent flooding it, and the newest are shown. */
+export const MAX_PENDING_PROPOSALS = 500;
 
 type AccessRow = WorkspaceRow & { role: AccessFacts["role"]; access: "read" | "write" | null } & {
   [K in keyof PageRow as `page_${K}`]: PageRow[K] | null;
@@ -338,6 +343,8 @@ export class SqlKernel implements KernelAdapter {
       ],
     );
     if (stored.changes !== 1) throw new UniqueViolation("idempotency key taken by a concurrent transaction");
+    // The edit a person approved (or an agent retried after approval) is no longer pending.
+    await tx.run(PROPOSALS_APPLY, [commandId, now, identity.documentId, identity.toolName, idempotency.key, idempotency.fingerprint]);
     // A write's audit record is written in its own transaction; nobody needs its id back.
     await tx.run(AUDIT_INSERT, auditValues({
       identity,
@@ -360,7 +367,69 @@ export class SqlKernel implements KernelAdapter {
   }
 
   appendAudit(record: AuditInput) {
-    return insertAudit(this.db, record, new Date().toISOString());
+    const at = new Date().toISOString();
+    const edit = editOf(record);
+    if (!edit) return insertAudit(this.db, record, at);
+    if (record.outcome === "rejected") {
+      return this.db.transaction(async (tx) => {
+        const id = await insertAuditIn(tx, record, at);
+        await tx.run(PROPOSALS_REJECT, [at, edit.documentId, edit.toolName, edit.key, edit.fingerprint]);
+        return id;
+      });
+    }
+    return this.db.transaction(async (tx) => {
+      // Queue behind a write to this page (PostgreSQL's row lock; SQLite has one writer): a write of the same
+      // edit either committed before, and its command is found here, or runs after and finds this row pending.
+      if (this.db.forUpdate) await tx.get(`SELECT id FROM pages WHERE id = ?${this.db.forUpdate}`, [edit.documentId]);
+      const applied = await tx.get<{ id: string }>(
+        `SELECT id FROM commands WHERE document_id = ? AND tool_name = ? AND idempotency_key = ? AND payload_fingerprint = ?
+         ORDER BY id LIMIT 1`,
+        [edit.documentId, edit.toolName, edit.key, edit.fingerprint],
+      );
+      const id = await insertAuditIn(tx, record, at);
+      await tx.run(PROPOSAL_INSERT, [
+        id,
+        at,
+        ...identityValues(record.identity),
+        edit.key,
+        edit.fingerprint,
+        record.baseRevision ?? null,
+        record.outcome === "held_for_approval" ? 1 : 0,
+        applied ? "applied" : "pending",
+        applied?.id ?? null,
+        applied ? at : null,
+        record.summary ? JSON.stringify(record.summary) : null,
+      ]);
+      return id;
+    });
+  }
+
+  async listProposals(query: ProposalQuery) {
+    // Two walks of the (document_id, status, audit_id) index: every pending proposal, then the newest decided.
+    const pending = await this.db.all<ProposalRow>(
+      `SELECT * FROM proposals WHERE document_id = ? AND status = 'pending' AND workspace_id = ?
+       ORDER BY audit_id DESC LIMIT ${MAX_PENDING_PROPOSALS}`,
+      [query.documentId, query.workspaceId],
+    );
+    const decidedLimit = Math.min(Math.max(query.decidedLimit ?? 50, 0), 500);
+    const decided = decidedLimit
+      ? await this.db.all<ProposalRow>(
+          `SELECT * FROM (
+             SELECT * FROM proposals WHERE document_id = ? AND status = 'applied' AND workspace_id = ?
+             ORDER BY audit_id DESC LIMIT ${decidedLimit}) a
+           UNION ALL SELECT * FROM (
+             SELECT * FROM proposals WHERE document_id = ? AND status = 'rejected' AND workspace_id = ?
+             ORDER BY audit_id DESC LIMIT ${decidedLimit}) r
+           ORDER BY audit_id DESC LIMIT ${decidedLimit}`,
+          [query.documentId, query.workspaceId, query.documentId, query.workspaceId],
+        )
+      : [];
+    return [...pending, ...decided].map(toProposal).sort((a, b) => b.auditId - a.auditId);
+  }
+
+  async getProposal(auditId: number) {
+    const row = await this.db.get<ProposalRow>(`SELECT * FROM proposals WHERE audit_id = ?`, [auditId]);
+    return row ? toProposal(row) : null;
   }
 
   async listAudit(query: AuditQuery) {
@@ -448,6 +517,32 @@ async function insertAudit(db: SqlDriver, record: AuditInput, at: string): Promi
   const row = await db.insertReturning<{ id: number | string }>(`${AUDIT_INSERT} RETURNING id`, auditValues(record, at));
   return Number(row!.id);
 }
+
+/** An audit record inside an open transaction, answering its id. */
+async function insertAuditIn(tx: SqlExecutor, record: AuditInput, at: string): Promise<number> {
+  const row = await tx.get<{ id: number | string }>(`${AUDIT_INSERT} RETURNING id`, auditValues(record, at));
+  return Number(row!.id);
+}
+
+/**
+ * The edit an audit record proposes or rejects, when it does: the proposals index knows an edit by
+ * its page, tool, idempotency key and payload fingerprint, whatever the tool is.
+ */
+function editOf(record: AuditInput) {
+  const proposes = record.outcome === "proposal" || record.outcome === "held_for_approval";
+  if (!proposes && record.outcome !== "rejected") return null;
+  const { documentId, toolName } = record.identity;
+  if (!documentId || !record.idempotencyKey || !record.payloadFingerprint || (proposes && !record.detail)) return null;
+  return { documentId, toolName, key: record.idempotencyKey, fingerprint: record.payloadFingerprint };
+}
+
+const PROPOSAL_INSERT = `INSERT INTO proposals (audit_id, at, ${IDENTITY_COLUMNS}, idempotency_key, payload_fingerprint,
+    base_revision, held, status, command_id, decided_at, summary)
+  VALUES (${placeholders(20)})`;
+const PROPOSALS_APPLY = `UPDATE proposals SET status = 'applied', command_id = ?, decided_at = ?
+  WHERE document_id = ? AND tool_name = ? AND idempotency_key = ? AND payload_fingerprint = ? AND status = 'pending'`;
+const PROPOSALS_REJECT = `UPDATE proposals SET status = 'rejected', decided_at = ?
+  WHERE document_id = ? AND tool_name = ? AND idempotency_key = ? AND payload_fingerprint = ? AND status = 'pending'`;
 
 interface AppliedCommand {
   bumpsRevision: boolean;

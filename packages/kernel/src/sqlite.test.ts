@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { kernelConformanceSuite } from "./conformance";
+import { proposalsMigrationSuite } from "./conformance/proposals-migration";
 import { SqlKernel } from "./sql-kernel";
 import { openSqliteDriver } from "./sql/sqlite-driver";
 import { mkdtempSync } from "node:fs";
@@ -10,6 +11,8 @@ kernelConformanceSuite("SQLite in memory", () => SqlKernel.open(openSqliteDriver
 kernelConformanceSuite("SQLite file (WAL, two connections)", () =>
   SqlKernel.open(openSqliteDriver(join(mkdtempSync(join(tmpdir(), "mnote-kernel-")), "test.db"))),
 );
+
+proposalsMigrationSuite("SQLite file", async () => openSqliteDriver(join(mkdtempSync(join(tmpdir(), "mnote-kernel-")), "test.db")));
 
 describe("SQLite file: a lone audit append during another call's transaction", () => {
   it("waits its turn on the writer instead of blocking on the write lock", async () => {

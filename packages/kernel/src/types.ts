@@ -166,12 +166,48 @@ export interface AuditInput {
   baseRevision?: number | null;
   /** Proposals: plan, diff, args. Never chat content. */
   detail?: Record<string, unknown> | null;
+  /**
+   * Proposals (outcome `proposal` or `held_for_approval`): the few facts the panel's list shows, kept with
+   * the proposal's index row so a list never reads the full previews.
+   */
+  summary?: Record<string, unknown> | null;
   durationMs?: number | null;
 }
-export interface AuditRecord extends Omit<AuditInput, "identity"> {
+export interface AuditRecord extends Omit<AuditInput, "identity" | "summary"> {
   id: number;
   at: string;
   identity: CallIdentity;
+}
+
+export type ProposalStatus = "pending" | "applied" | "rejected";
+
+/**
+ * A dry run or a held agent write as the proposals index holds it (decision 0008): one row per proposal
+ * audit record, its state kept by the kernel. A write of the same edit (tool, key, payload fingerprint)
+ * on the page applies it; a `rejected` audit record of the same edit rejects it. The full args and
+ * preview stay in the audit record `auditId`.
+ */
+export interface ProposalRecord {
+  auditId: number;
+  at: string;
+  identity: CallIdentity;
+  idempotencyKey: string;
+  payloadFingerprint: string;
+  baseRevision: number | null;
+  /** The agent asked for a real write and the approval policy held it. */
+  held: boolean;
+  status: ProposalStatus;
+  /** The command that applied it, when applied. */
+  commandId: string | null;
+  decidedAt: string | null;
+  summary: Record<string, unknown> | null;
+}
+
+export interface ProposalQuery {
+  workspaceId: string;
+  documentId: string;
+  /** Decided (applied or rejected) proposals to list after every pending one; default 50. */
+  decidedLimit?: number;
 }
 
 export interface CommandRecord {
@@ -234,6 +270,13 @@ export interface KernelAdapter {
   // operator and panel reads
   listAudit(query: AuditQuery): Promise<AuditRecord[]>;
   getAudit(id: number): Promise<AuditRecord | null>;
+  /**
+   * The page's pending proposals (newest first, at most MAX_PENDING_PROPOSALS) and then its newest decided
+   * ones, from the proposals index: never the previews, and no matter how many other audit records the page has.
+   */
+  listProposals(query: ProposalQuery): Promise<ProposalRecord[]>;
+  /** One proposal's index row, by the id of its audit record. */
+  getProposal(auditId: number): Promise<ProposalRecord | null>;
   getCommand(commandId: string): Promise<CommandRecord | null>;
   listArtifacts(documentId: string): Promise<{ nodes: ArtifactNode[]; edges: ArtifactEdge[] }>;
   purgeExpiredIdempotency(now: string): Promise<number>;

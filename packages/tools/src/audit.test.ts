@@ -89,7 +89,7 @@ describe.each(testKernels())("commands and audit ($name)", ({ open }) => {
     });
     // The write's audit detail is the diff summary only: no args, no chat, no page text beyond the diff.
     expect(Object.keys(record!.detail ?? {})).toEqual(["diff"]);
-  });
+  }, 30_000);
 
   it("an unknown commandId finds nothing", async () => {
     const w = await world();
@@ -131,7 +131,9 @@ describe.each(testKernels())("commands and audit ($name)", ({ open }) => {
       const after = await snapshot(w);
       expect(after.audit_log!.length - before.audit_log!.length, name).toBe(1);
       const [record] = await newAudit(w, before);
-      expect(record!.identity.toolCallId, name).toBe(out.toolCallId);
+      // A call without a valid token is recorded with none of the ids it claimed (see the next test).
+      const authenticated = !["no token", "expired token"].includes(name);
+      expect(record!.identity.toolCallId, name).toBe(authenticated ? out.toolCallId : null);
       expect(record!.effect, name).toBe(out.audit.effect);
       expect(record!.errorCode, name).toBe(out.error?.code ?? null);
       expect(record!.commandId, name).toBe(out.audit.commandId);
@@ -158,7 +160,43 @@ describe.each(testKernels())("commands and audit ($name)", ({ open }) => {
     const audit = await w.kernel.listAudit({});
     expect(audit.filter((r) => r.outcome === "ok" && r.effect === "write")).toHaveLength(1);
     expect((await snapshot(w)).commands).toHaveLength(1);
-  });
+    // Thirty whole-database snapshots: on PostgreSQL under a busy machine that is seconds, not milliseconds.
+  }, 60_000);
+
+  it("a call without a valid token is recorded as nobody's, whatever identity and run it claims", async () => {
+    const w = await world();
+    const { token: expired } = await w.newToken(w.ids.owner, undefined, -1);
+    const forged = { actorId: w.ids.owner, sessionId: "ada_session", runId: "ada_run", toolCallId: "ada_call", traceId: "ada_trace" };
+    const save = "mnote.page.save";
+    const before = await snapshot(w);
+    for (const authorization of [null, "Bearer mnt_forged", `Bearer ${expired}`]) {
+      await w.call("mnote.page.get", w.envelope("mnote.page.get", {}, forged), authorization);
+      await w.call(save, w.envelope(save, SAMPLE_ARGS[save], { ...forged, dryRun: true }), authorization);
+    }
+    const records = await newAudit(w, before);
+    expect(records).toHaveLength(6);
+    for (const record of records) {
+      expect(record).toMatchObject({ errorCode: "mnote_tool_unauthenticated", outcome: "failed" });
+      expect(record.identity).toEqual({
+        toolName: record.identity.toolName,
+        workspaceId: "",
+        documentId: "",
+        actorId: "",
+        tokenId: null,
+        holder: null,
+        sessionId: null,
+        runId: null,
+        toolCallId: null,
+        traceId: null,
+      });
+      // What it claimed is kept for an operator, under a name that says it is unverified.
+      expect(record.detail).toEqual({ unverifiedClaims: { ...forged, workspaceId: w.ids.ws, documentId: w.ids.page } });
+    }
+    // None of it is on Ada's page, in her run or on her trace.
+    expect(await w.kernel.listAudit({ documentId: w.ids.page })).toEqual([]);
+    expect(await w.kernel.listAudit({ runId: "ada_run" })).toEqual([]);
+    expect(await w.kernel.listAudit({ traceId: "ada_trace" })).toEqual([]);
+  }, 30_000);
 
   describe("approval policy", () => {
     it.each(PAGE_WRITE_TOOLS)("%s: an agent's write is held, the person applies it with the same key, the agent's retry replays", async (tool) => {

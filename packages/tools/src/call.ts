@@ -39,15 +39,46 @@ function echo(raw: unknown, field: string): string | null {
   return typeof value === "string" && value.length <= MAX_ECHO ? value : null;
 }
 
+/** The ids a call without a valid token claimed: kept for an operator, never as anyone's identity. */
+const CLAIMED_FIELDS = ["actorId", "workspaceId", "documentId", "sessionId", "runId", "toolCallId", "traceId"] as const;
+export function unverifiedClaims(call: CallState): Record<string, string> | null {
+  if (call.token) return null;
+  const claims: Record<string, string> = {};
+  for (const field of CLAIMED_FIELDS) {
+    const value = echo(call.raw, field);
+    if (value) claims[field] = value;
+  }
+  return Object.keys(claims).length ? claims : null;
+}
+
+/**
+ * Who made the call, as the audit records it. Only a live token says who a caller is: a call
+ * without one is recorded with no actor, page, session, run or trace (they are claims, and a
+ * forged `actorId: user_ada` must not land in Ada's trail or on her page's proposals list).
+ */
 export function callIdentity(call: CallState): CallIdentity {
   const input = call.input;
+  if (!call.token) {
+    return {
+      toolName: call.tool.name,
+      workspaceId: "",
+      documentId: "",
+      actorId: "",
+      tokenId: null,
+      holder: null,
+      sessionId: null,
+      runId: null,
+      toolCallId: null,
+      traceId: null,
+    };
+  }
   return {
     toolName: call.tool.name,
     workspaceId: input?.workspaceId ?? echo(call.raw, "workspaceId") ?? "",
     documentId: input?.documentId ?? echo(call.raw, "documentId") ?? "",
-    actorId: call.token?.userId ?? echo(call.raw, "actorId") ?? "",
-    tokenId: call.token?.id ?? null,
-    holder: call.token?.holder ?? null,
+    actorId: call.token.userId,
+    tokenId: call.token.id,
+    holder: call.token.holder,
     sessionId: input?.sessionId ?? echo(call.raw, "sessionId"),
     runId: input?.runId ?? echo(call.raw, "runId"),
     toolCallId: input?.toolCallId ?? echo(call.raw, "toolCallId"),

@@ -204,7 +204,8 @@ function applyWrite(model: Model, tool: WriteToolName, args: Record<string, unkn
 
 // ---------- running one step ----------
 
-const tables = (snap: Snapshot) => Object.fromEntries(Object.entries(snap).filter(([table]) => table !== "audit_log"));
+/** The business tables but the audit log and its proposals index. */
+const tables = (snap: Snapshot) => Object.fromEntries(Object.entries(snap).filter(([table]) => table !== "audit_log" && table !== "proposals"));
 
 function spoilInput(w: World, tool: ToolName, actor: Actor, spoil: number): unknown {
   const sample = tool === "mnote.page.get" ? {} : { dryRun: false };

@@ -91,7 +91,8 @@ describe.each(testKernels())("dry run ($name)", ({ open }) => {
         identity: { toolName: tool, actorId: w.ids.owner, toolCallId: input.toolCallId, runId: "run_1", sessionId: "session_1" },
       });
       expect(record!.detail).toEqual({ args: parsedArgs, preview: result });
-    });
+      // A new world, two whole-database snapshots and the call: seconds on PostgreSQL on a busy machine.
+    }, 30_000);
 
     it("the proposal's preview carries the base revision even when the caller named none", async () => {
       const w = await world();

@@ -103,15 +103,19 @@ function lastAuditId(snap: Snapshot): number {
 
 /**
  * Every business table is as it was in `before`, except the audit log, which grew by
- * exactly `records`. Returns the new audit records, oldest first.
+ * exactly `records`, and its proposals index, which may only have gained rows for those
+ * records (a dry run, a held write). Returns the new audit records, oldest first.
  */
 export async function expectOnlyAuditGrew(world: World, before: Snapshot, records = 1): Promise<AuditRecord[]> {
   const after = await snapshot(world);
   for (const table of Object.keys(before)) {
-    if (table === "audit_log") continue;
+    if (table === "audit_log" || table === "proposals") continue;
     expect(after[table], `table ${table} changed`).toEqual(before[table]);
   }
   expect(after.audit_log!.length - before.audit_log!.length).toBe(records);
+  const auditId = (row: unknown) => Number((row as { audit_id: number | string }).audit_id);
+  const last = lastAuditId(before);
+  expect(after.proposals!.filter((row) => auditId(row) <= last), "proposals decided").toEqual(before.proposals);
   return newAudit(world, before);
 }
 

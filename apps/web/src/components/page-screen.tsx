@@ -8,7 +8,7 @@ import { useTRPC } from "~/trpc/react";
 import { Artifacts } from "./artifacts";
 import { AuditTrail, type Me } from "./audit-trail";
 import { BlockView } from "./blocks";
-import { Proposals } from "./proposals";
+import { isProposalDetail, Proposals } from "./proposals";
 import { SignOutButton } from "./sign-out";
 
 const TABS = ["proposals", "audit", "artifacts"] as const;
@@ -34,7 +34,9 @@ export function PageScreen({ workspaceId, documentId, me }: { workspaceId: strin
     if (!activity.data) return;
     const cursor = `${activity.data.lastAuditId}:${activity.data.revision}`;
     if (seen.current !== null && seen.current !== cursor) {
-      void queryClient.invalidateQueries({ predicate: (q) => JSON.stringify(q.queryKey).includes("panel") && !JSON.stringify(q.queryKey).includes("activity") });
+      void queryClient.invalidateQueries({
+        predicate: (q) => JSON.stringify(q.queryKey).includes("panel") && !JSON.stringify(q.queryKey).includes("activity") && !isProposalDetail(q.queryKey),
+      });
     }
     seen.current = cursor;
   }, [activity.data, queryClient]);

@@ -25,6 +25,15 @@ function describeEnvelope(envelope: EnvelopeSummary): Outcome {
   return { tone: "error", text: `${envelope.error?.code}: ${envelope.error?.message}. Nothing was written.` };
 }
 
+/**
+ * Pending cards shown open (their changes fetched) without a click; the rest open on demand. A preview
+ * can be megabytes, so the list carries summaries and a card fetches its changes only when shown.
+ */
+const OPEN_BY_DEFAULT = 5;
+
+/** A proposal's args and preview never change (its status lives in the list): refreshes leave them cached. */
+export const isProposalDetail = (queryKey: readonly unknown[]) => JSON.stringify(queryKey).includes('"proposals","get"');
+
 /** Every proposal on the page; pending ones are what a person has to decide on. */
 export function Proposals({ pageRef, canWrite }: { pageRef: PageRef; canWrite: boolean }) {
   const trpc = useTRPC();
@@ -45,8 +54,14 @@ export function Proposals({ pageRef, canWrite }: { pageRef: PageRef; canWrite: b
       </div>
       {visible.length === 0 && <p className="muted">Nothing waiting for you. Dry runs from agents appear here as they happen.</p>}
       <ol className="proposals">
-        {visible.map((proposal) => (
-          <ProposalCard key={proposal.id} proposal={proposal} pageRef={pageRef} canWrite={canWrite} />
+        {visible.map((proposal, i) => (
+          <ProposalCard
+            key={proposal.id}
+            proposal={proposal}
+            pageRef={pageRef}
+            canWrite={canWrite}
+            openAtFirst={proposal.status === "pending" && i < OPEN_BY_DEFAULT}
+          />
         ))}
       </ol>
     </div>
@@ -55,13 +70,22 @@ export function Proposals({ pageRef, canWrite }: { pageRef: PageRef; canWrite: b
 
 type ProposalItem = inferRouterOutputs<AppRouter>["panel"]["proposals"]["list"][number];
 
-function ProposalCard({ proposal, pageRef, canWrite }: { proposal: ProposalItem; pageRef: PageRef; canWrite: boolean }) {
+function ProposalCard({ proposal, pageRef, canWrite, openAtFirst }: { proposal: ProposalItem; pageRef: PageRef; canWrite: boolean; openAtFirst: boolean }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
+  const [open, setOpen] = useState(openAtFirst);
+  // The full preview (every change) is fetched when the card is shown open, never with the list.
+  const detail = useQuery(trpc.panel.proposals.get.queryOptions({ ...pageRef, proposalId: proposal.id }, { enabled: open, staleTime: Infinity }));
+  const summary = proposal.summary;
+  const changeCount = summary?.changeCount ?? detail.data?.preview.changes.length ?? 0;
+  const warnings = summary?.warnings ?? detail.data?.preview.warnings ?? [];
   const selectable = proposal.toolName === "mnote.page.save" && proposal.status === "pending";
-  const [selection, setSelection] = useState(() => new Set(proposal.preview.changes.map((_, i) => i)));
+  // Changes the person unticked; everything else is kept.
+  const [unticked, setUnticked] = useState(() => new Set<number>());
+  const keep = Array.from({ length: changeCount }, (_, i) => i).filter((i) => !unticked.has(i));
+  const selection = new Set(keep);
   const [outcome, setOutcome] = useState<Outcome | null>(null);
-  const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.panel.pathKey() });
+  const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.panel.pathKey(), predicate: (q) => !isProposalDetail(q.queryKey) });
   const onError = (error: { message: string }) => setOutcome({ tone: "error", text: error.message });
 
   const approve = useMutation(trpc.panel.proposals.approve.mutationOptions({ onSuccess: (envelope) => { setOutcome(describeEnvelope(envelope)); void refresh(); }, onError }));
@@ -80,7 +104,7 @@ function ProposalCard({ proposal, pageRef, canWrite }: { proposal: ProposalItem;
     }),
   );
   const busy = approve.isPending || reject.isPending || rerun.isPending || applySelection.isPending;
-  const partial = selectable && selection.size < proposal.preview.changes.length;
+  const partial = selectable && unticked.size > 0;
   const headingId = `proposal-${proposal.id}`;
 
   return (
@@ -105,24 +129,39 @@ function ProposalCard({ proposal, pageRef, canWrite }: { proposal: ProposalItem;
         <dt>When</dt>
         <dd>{formatTime(proposal.at)}</dd>
         <dt>Base revision</dt>
-        <dd>{proposal.preview.baseRevision}</dd>
+        <dd>{proposal.baseRevision}</dd>
+        {summary && (
+          <>
+            <dt>Changes</dt>
+            <dd>{summary.plan.join("; ")}</dd>
+          </>
+        )}
       </dl>
-      {proposal.preview.warnings.length > 0 && (
+      {warnings.length > 0 && (
         <ul className="warnings" aria-label="Warnings">
-          {proposal.preview.warnings.map((w, i) => (
+          {warnings.map((w, i) => (
             <li key={i} className="warning">
               ⚠ {w.message}
             </li>
           ))}
         </ul>
       )}
-      <ChangeList
-        changes={proposal.preview.changes}
-        warnings={proposal.preview.warnings}
-        selection={selectable ? selection : undefined}
-        onToggle={(i) => setSelection((s) => { const next = new Set(s); if (next.has(i)) next.delete(i); else next.add(i); return next; })}
-        idPrefix={headingId}
-      />
+      <button type="button" className="link" aria-expanded={open} aria-controls={`${headingId}-changes`} onClick={() => setOpen((o) => !o)}>
+        {open ? "Hide changes" : `Show ${summary ? `${changeCount} ` : ""}change${changeCount === 1 ? "" : "s"}`}
+      </button>
+      <div id={`${headingId}-changes`} hidden={!open}>
+        {open && detail.isPending && <p className="muted">Loading changes…</p>}
+        {open && detail.isError && <p role="alert" className="error">Could not load the changes: {detail.error.message}</p>}
+        {open && detail.data && (
+          <ChangeList
+            changes={detail.data.preview.changes}
+            warnings={detail.data.preview.warnings}
+            selection={selectable ? selection : undefined}
+            onToggle={(i) => setUnticked((s) => { const next = new Set(s); if (next.has(i)) next.delete(i); else next.add(i); return next; })}
+            idPrefix={headingId}
+          />
+        )}
+      </div>
       {proposal.status === "applied" && proposal.commandId && (
         <p className="muted">
           Applied by command <code>{proposal.commandId}</code>
@@ -135,8 +174,8 @@ function ProposalCard({ proposal, pageRef, canWrite }: { proposal: ProposalItem;
               Re-run dry run
             </button>
           ) : partial ? (
-            <button type="button" className="primary" disabled={busy || selection.size === 0} onClick={() => applySelection.mutate({ ...pageRef, proposalId: proposal.id, keep: [...selection] })}>
-              Apply {selection.size} of {proposal.preview.changes.length} changes
+            <button type="button" className="primary" disabled={busy || keep.length === 0} onClick={() => applySelection.mutate({ ...pageRef, proposalId: proposal.id, keep })}>
+              Apply {keep.length} of {changeCount} changes
             </button>
           ) : (
             <button type="button" className="primary" disabled={busy} onClick={() => approve.mutate({ ...pageRef, proposalId: proposal.id })}>

@@ -320,6 +320,85 @@ export function kernelConformanceSuite(name: string, openKernel: () => Promise<K
       expect(await kernel.getAudit(b)).toMatchObject({ errorCode: "mnote_tool_permission_denied", identity: { runId: "runB" } });
     });
 
+    describe("the proposals index", () => {
+      const propose = (key: string, fingerprint: string, extra: { outcome?: "proposal" | "held_for_approval"; toolName?: string } = {}) =>
+        kernel.appendAudit({
+          identity: identity({ toolName: extra.toolName ?? "mnote.page.save", holder: "agent" }),
+          effect: extra.outcome === "held_for_approval" ? "none" : "dry_run",
+          outcome: extra.outcome ?? "proposal",
+          idempotencyKey: key,
+          payloadFingerprint: fingerprint,
+          baseRevision: 1,
+          detail: { args: { title: "X" }, preview: { baseRevision: 1, big: "x".repeat(10_000) } },
+          summary: { changeCount: 1 },
+        });
+      const reject = (key: string, fingerprint: string, toolName = "mnote.page.save") =>
+        kernel.appendAudit({ identity: identity({ toolName }), effect: "none", outcome: "rejected", idempotencyKey: key, payloadFingerprint: fingerprint });
+      const statuses = async () =>
+        (await kernel.listProposals({ workspaceId: ws, documentId: doc })).map((p) => [p.idempotencyKey, p.status, p.held]);
+
+      it("indexes proposals and held writes, and a write of the same edit applies every pending one", async () => {
+        const first = await propose("k1", "fp1");
+        const again = await propose("k1", "fp1");
+        const held = await propose("k2", "fp2", { outcome: "held_for_approval" });
+        expect(await kernel.getProposal(first)).toMatchObject({
+          auditId: first,
+          status: "pending",
+          held: false,
+          commandId: null,
+          idempotencyKey: "k1",
+          payloadFingerprint: "fp1",
+          baseRevision: 1,
+          summary: { changeCount: 1 },
+          identity: { actorId: owner, documentId: doc, holder: "agent", toolName: "mnote.page.save" },
+        });
+        expect(await statuses()).toEqual([["k2", "pending", true], ["k1", "pending", false], ["k1", "pending", false]]);
+        const applied = await kernel.execute(
+          request({ name: "page.head.updateTitle", title: "X" }, { idempotency: { key: "k1", fingerprint: "fp1", expiresAt: "2999-01-01T00:00:00.000Z" } }),
+        );
+        if (applied.kind !== "applied") throw new Error(applied.kind);
+        for (const id of [first, again]) expect(await kernel.getProposal(id)).toMatchObject({ status: "applied", commandId: applied.commandId });
+        expect(await kernel.getProposal(held)).toMatchObject({ status: "pending" });
+        // A proposal of an edit already applied is born applied.
+        const late = await propose("k1", "fp1");
+        expect(await kernel.getProposal(late)).toMatchObject({ status: "applied", commandId: applied.commandId });
+        // Another payload under the same key, or the same key on another tool, is another edit.
+        expect(await kernel.getProposal(await propose("k1", "fp_other"))).toMatchObject({ status: "pending" });
+        expect(await kernel.getProposal(await propose("k1", "fp1", { toolName: "mnote.page.update_title" }))).toMatchObject({ status: "pending" });
+      });
+
+      it("a rejected record rejects the pending proposals of its edit, not later ones", async () => {
+        const first = await propose("k1", "fp1");
+        const other = await propose("k2", "fp2");
+        await reject("k1", "fp1");
+        expect(await kernel.getProposal(first)).toMatchObject({ status: "rejected", commandId: null, decidedAt: expect.any(String) });
+        expect(await kernel.getProposal(other)).toMatchObject({ status: "pending" });
+        await reject("k2", "fp2", "mnote.page.update_title");
+        expect(await kernel.getProposal(other)).toMatchObject({ status: "pending" });
+        const again = await propose("k1", "fp1");
+        expect(await kernel.getProposal(again)).toMatchObject({ status: "pending" });
+      });
+
+      it("finds every pending proposal through the index however many audit records came after", async () => {
+        const pending = await propose("k_pending", "fp");
+        const decided = await propose("k_decided", "fp");
+        await reject("k_decided", "fp");
+        for (let i = 0; i < 1_100; i++) await kernel.appendAudit({ identity: identity(), effect: "read", outcome: "ok" });
+        expect(await statuses()).toEqual([["k_decided", "rejected", false], ["k_pending", "pending", false]]);
+        expect((await kernel.listProposals({ workspaceId: ws, documentId: doc, decidedLimit: 0 })).map((p) => p.auditId)).toEqual([pending]);
+        expect(decided).toBeGreaterThan(pending);
+        // The list is this page's in this workspace only.
+        expect(await kernel.listProposals({ workspaceId: "other_ws", documentId: doc })).toEqual([]);
+      }, 60_000);
+
+      it("a proposal without a page, key or detail is an audit record only", async () => {
+        await kernel.appendAudit({ identity: identity({ documentId: "" }), effect: "dry_run", outcome: "proposal", idempotencyKey: "k", payloadFingerprint: "fp", detail: { x: 1 } });
+        await kernel.appendAudit({ identity: identity(), effect: "dry_run", outcome: "proposal", idempotencyKey: "k", payloadFingerprint: "fp" });
+        expect(await kernel.listProposals({ workspaceId: ws, documentId: doc })).toEqual([]);
+        expect((await kernel.admin.tableSnapshot()).proposals).toEqual([]);
+      });
+    });
+
     it("stores tokens hashed, finds and revokes them", async () => {
       const { token, record } = await kernel.admin.createToken({ userId: owner, holder: "agent", scopes: ["page.read"], ttlSeconds: 60 });
       const snapshot = JSON.stringify(await kernel.admin.tableSnapshot());

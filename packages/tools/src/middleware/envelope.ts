@@ -1,6 +1,7 @@
-import { TOOL_ERROR_MESSAGES } from "@mnote/contract";
-import { type CallState, callIdentity, failureEnvelope } from "../call";
+import { type DryRunResult, TOOL_ERROR_MESSAGES } from "@mnote/contract";
+import { type CallState, callIdentity, failureEnvelope, unverifiedClaims } from "../call";
 import { ToolFailure } from "../failure";
+import { proposalSummary } from "../procedures/panel/proposals";
 import { middleware } from "../trpc";
 import type { ToolSpec } from "../tool-spec";
 
@@ -30,6 +31,13 @@ export const envelopeAndAudit = middleware(async ({ ctx, meta, getRawInput, next
   return { ...result, ok: true as const, data: envelope } as unknown as typeof result;
 });
 
+const proposalPreview = (call: CallState) =>
+  call.audit?.outcome === "proposal" || call.audit?.outcome === "held_for_approval"
+    ? ((call.audit.detail?.preview as DryRunResult | undefined) ?? null)
+    : null;
+
+const withClaims = (claims: Record<string, string> | null) => (claims ? { unverifiedClaims: claims } : null);
+
 async function recordAudit(
   kernel: Parameters<Parameters<typeof middleware>[0]>[0]["ctx"]["kernel"],
   call: CallState,
@@ -51,7 +59,10 @@ async function recordAudit(
       baseRevision:
         (call.input?.args.baseRevision as number | undefined) ??
         ((call.audit?.detail?.preview as { baseRevision?: number } | undefined)?.baseRevision ?? null),
-      detail: call.audit?.detail ?? null,
+      // A call without a valid token: what it claimed, marked as unverified, for an operator's eyes only.
+      detail: call.audit?.detail ?? withClaims(unverifiedClaims(call)),
+      // A proposal's index row carries a summary, so the panel's list never reads the full preview.
+      summary: proposalPreview(call) ? proposalSummary(proposalPreview(call)!) : null,
       durationMs: performance.now() - call.startedAt,
     });
   } catch (error) {

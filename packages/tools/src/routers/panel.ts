@@ -13,6 +13,7 @@ import { pageRevert } from "../procedures/panel/page-revert";
 import {
   proposalsApplySelection,
   proposalsApprove,
+  proposalsGet,
   proposalsList,
   proposalsReject,
   proposalsRerun,
@@ -25,6 +26,7 @@ export const panelRouter = router({
   page: router({ view: pageView, activity: pageActivity, revert: pageRevert }),
   proposals: router({
     list: proposalsList,
+    get: proposalsGet,
     approve: proposalsApprove,
     reject: proposalsReject,
     applySelection: proposalsApplySelection,

@@ -26,7 +26,17 @@ describe("panel: proposals, decisions and the audit trail", () => {
       runId: "run_agent",
       toolCallId: proposed.toolCallId,
       idempotencyKey: proposed.idempotencyKey,
-      preview: { baseRevision: 1, diff: [{ op: "append", blocks: 1 }] },
+      baseRevision: 1,
+      summary: { diff: [{ op: "append", blocks: 1 }], changeCount: 1 },
+    });
+    // The list carries summaries; one proposal's args and full preview come on demand.
+    expect(proposal).not.toHaveProperty("preview");
+    expect(proposal).not.toHaveProperty("args");
+    expect(await panel.proposals.get({ ...ref, proposalId: proposal!.id })).toMatchObject({
+      id: proposal!.id,
+      status: "pending",
+      args: { mode: "append" },
+      preview: { baseRevision: 1, diff: [{ op: "append", blocks: 1 }], changes: [{ kind: "insert", block: { text: "from the agent" } }] },
     });
     const applied = await panel.proposals.approve({ ...ref, proposalId: proposal!.id });
     expect(applied).toMatchObject({ ok: true, result: { revision: 2 }, audit: { effect: "write" } });
@@ -50,8 +60,10 @@ describe("panel: proposals, decisions and the audit trail", () => {
     const before = await w.kernel.admin.tableSnapshot();
     await panel.proposals.reject({ ...ref, proposalId: proposal!.id, reason: "not now" });
     const after = await w.kernel.admin.tableSnapshot();
-    expect({ ...after, audit_log: [] }).toEqual({ ...before, audit_log: [] });
+    // The audit log gains the rejection and its proposals index marks the proposal rejected; nothing else moves.
+    expect({ ...after, audit_log: [], proposals: [] }).toEqual({ ...before, audit_log: [], proposals: [] });
     expect(after.audit_log!.length).toBe(before.audit_log!.length + 1);
+    expect(after.proposals).toEqual([expect.objectContaining({ audit_id: proposal!.id, status: "rejected" })]);
     expect((await panel.proposals.list(ref))[0]).toMatchObject({ status: "rejected" });
     expect((await w.kernel.getPage(w.ids.page))?.title).toBe("Project plan");
   });
@@ -80,7 +92,8 @@ describe("panel: proposals, decisions and the audit trail", () => {
         { id: "p2", type: "paragraph", text: "Second paragraph" },
       ],
     });
-    const [proposal] = await panel.proposals.list(ref);
+    const [listed] = await panel.proposals.list(ref);
+    const proposal = await panel.proposals.get({ ...ref, proposalId: listed!.id });
     const kinds = proposal!.preview.changes.map((c) => c.kind);
     expect(kinds.sort()).toEqual(["delete", "insert", "update"]);
     const keepInsertOnly = proposal!.preview.changes.flatMap((c, i) => (c.kind === "insert" ? [i] : []));
@@ -174,5 +187,68 @@ describe("panel: re-running a stale proposal", () => {
     const pending = (await panel.proposals.list(ref)).filter((p) => p.status === "pending");
     expect(pending.map((p) => p.id)).toEqual([rerun.proposalId]);
     expect(await panel.proposals.approve({ ...ref, proposalId: rerun.proposalId! })).toMatchObject({ ok: true, result: { revision: 3 } });
+  });
+});
+
+describe("panel: who decides, and proposals whatever the audit volume", () => {
+  it("only whoever may approve may reject: a viewer, or a session without page.write, is refused and nothing is written", async () => {
+    const w = await createWorld();
+    const ref = { workspaceId: w.ids.ws, documentId: w.ids.page };
+    await agentDryRun(w, "mnote.page.update_title", { title: "Agent title" });
+    const [proposal] = await panelAs(w, w.tokens.owner).proposals.list(ref);
+    const readOnly = (await w.newToken(w.ids.owner, ["page.read"])).token;
+    for (const token of [w.tokens.viewer, readOnly]) {
+      const before = await w.kernel.admin.tableSnapshot();
+      await expect(panelAs(w, token).proposals.reject({ ...ref, proposalId: proposal!.id })).rejects.toThrow(/write permission|scopes/);
+      expect(await w.kernel.admin.tableSnapshot()).toEqual(before);
+      // The same person may not approve it either (the tool's own checks answer).
+      expect(await panelAs(w, token).proposals.approve({ ...ref, proposalId: proposal!.id })).toMatchObject({
+        ok: false,
+        error: { code: "mnote_tool_permission_denied" },
+      });
+    }
+    // The viewer still sees it, pending.
+    expect((await panelAs(w, w.tokens.viewer).proposals.list(ref))[0]).toMatchObject({ id: proposal!.id, status: "pending" });
+    await panelAs(w, w.tokens.editor).proposals.reject({ ...ref, proposalId: proposal!.id });
+    expect((await panelAs(w, w.tokens.owner).proposals.list(ref))[0]).toMatchObject({ status: "rejected" });
+  });
+
+  it("keeps every pending proposal and held write after more than 1,000 other calls on the page, forged ones included", async () => {
+    const w = await createWorld();
+    await w.kernel.admin.setApprovalRequired(w.ids.ws, true);
+    const panel = panelAs(w, w.tokens.owner);
+    const ref = { workspaceId: w.ids.ws, documentId: w.ids.page };
+    const dryRun = await agentDryRun(w, "mnote.page.save", { content: [{ type: "paragraph", text: "proposed" }], mode: "append" });
+    const heldCall = w.envelope("mnote.page.update_title", { title: "Held title" });
+    expect(await w.call("mnote.page.update_title", heldCall, w.tokens.ownerAgent)).toMatchObject({ error: { code: "mnote_tool_approval_required" } });
+    // Calls without a valid token that claim Ada's identity and the proposals' run and trace …
+    for (const forged of [dryRun, heldCall]) {
+      await w.call("mnote.page.update_title", { ...forged, toolName: "mnote.page.update_title", args: { title: "forged" } }, "Bearer mnt_forged");
+    }
+    // … and a viewer's 1,100 reads: the page's audit trail holds far more than the proposals.
+    for (let i = 0; i < 1_100; i++) {
+      await w.call("mnote.page.get", w.envelope("mnote.page.get", {}, { actorId: w.ids.viewer }), w.tokens.viewer);
+    }
+    const pending = (await panel.proposals.list(ref)).filter((p) => p.status === "pending");
+    expect(pending.map((p) => [p.toolCallId, p.held])).toEqual([
+      [heldCall.toolCallId, true],
+      [dryRun.toolCallId, false],
+    ]);
+    // The forged calls are nobody's: not in the owner's trail, not on the proposals' trace.
+    expect(await panel.audit.list({ ...ref, traceId: dryRun.traceId, limit: 500 })).not.toContainEqual(
+      expect.objectContaining({ errorCode: "mnote_tool_unauthenticated" }),
+    );
+    expect(await panel.proposals.approve({ ...ref, proposalId: pending[0]!.id })).toMatchObject({ ok: true });
+    expect((await w.kernel.getPage(w.ids.page))?.title).toBe("Held title");
+  }, 120_000);
+
+  it("answers one proposal in full only on its own page", async () => {
+    const w = await createWorld();
+    const panel = panelAs(w, w.tokens.owner);
+    await agentDryRun(w, "mnote.page.update_title", { title: "Agent title" });
+    const [proposal] = await panel.proposals.list({ workspaceId: w.ids.ws, documentId: w.ids.page });
+    await expect(panel.proposals.get({ workspaceId: w.ids.ws, documentId: w.ids.privatePage, proposalId: proposal!.id })).rejects.toThrow(/no such proposal/);
+    const auditOnly = (await w.kernel.listAudit({ documentId: w.ids.page })).find((r) => r.outcome !== "proposal")?.id ?? proposal!.id + 1;
+    await expect(panel.proposals.get({ workspaceId: w.ids.ws, documentId: w.ids.page, proposalId: auditOnly })).rejects.toThrow(/no such proposal/);
   });
 });

@@ -6,7 +6,8 @@ import { z } from "zod";
 import { callTool } from "../../call-tool";
 import { canonicalJson } from "../../fingerprint";
 import { createCallerFactory, router } from "../../trpc";
-import { pageRevert } from "./page-revert";
+import { contractToolSpec, type ToolSpec } from "../../tool-spec";
+import { pageRevert, pageRevertMeta } from "./page-revert";
 import { withIds } from "../page-save";
 import { PageRefSchema, panelProcedure, requirePage } from "./panel-procedure";
 import { findProposal, listProposals, type Proposal } from "./proposals";
@@ -19,8 +20,15 @@ const revertCaller = createCallerFactory(router({ revert: pageRevert }));
 /** Send a person's decision through the tool chain of the proposal's tool. */
 function callProposalTool(ctx: ToolsContext, toolName: string, envelope: Record<string, unknown>): Promise<OutputEnvelope> {
   if ((TOOL_NAMES as string[]).includes(toolName)) return callTool(ctx, toolName as ToolName, envelope);
-  if (toolName === "panel.page.revert") return revertCaller(ctx).revert(envelope as never) as Promise<OutputEnvelope>;
+  if (toolName === pageRevertMeta.name) return revertCaller(ctx).revert(envelope as never) as Promise<OutputEnvelope>;
   throw new TRPCError({ code: "BAD_REQUEST", message: `cannot apply a ${toolName} proposal` });
+}
+
+/** The checks a proposal's tool puts in front of a decision on it: its capability and page access. */
+function proposalToolSpec(toolName: string): ToolSpec | null {
+  if ((TOOL_NAMES as string[]).includes(toolName)) return contractToolSpec(toolName as ToolName);
+  if (toolName === pageRevertMeta.name) return pageRevertMeta;
+  return null;
 }
 
 /** A partial apply is a new edit, keyed after the proposal it came from so the audit trail can tie them together. */
@@ -33,10 +41,21 @@ export const proposalKeyOf = (key: string) => key.split(PARTIAL_MARK)[0]!;
 
 const ProposalRefSchema = PageRefSchema.extend({ proposalId: z.number().int().positive() });
 
-/** panel.proposals.list — every dry run on the page, pending ones first to decide on. */
+/**
+ * panel.proposals.list — the page's proposals as summaries: every pending one, then the newest decided.
+ * A preview can be megabytes; the panel asks for one with panel.proposals.get when it shows it.
+ */
 export const proposalsList = panelProcedure.input(PageRefSchema).query(async ({ ctx, input }) => {
   const { page } = await requirePage(ctx, input);
-  return listProposals(ctx.kernel, page.id, page.revision);
+  return listProposals(ctx.kernel, page);
+});
+
+/** panel.proposals.get — one proposal in full: its args and the whole preview (every change). */
+export const proposalsGet = panelProcedure.input(ProposalRefSchema).query(async ({ ctx, input }): Promise<Proposal> => {
+  const { page } = await requirePage(ctx, input);
+  const proposal = await findProposal(ctx.kernel, page, input.proposalId);
+  if (!proposal) throw new TRPCError({ code: "NOT_FOUND", message: "no such proposal on this page" });
+  return proposal;
 });
 
 /** The envelope a person's decision sends through the tool chain, on the proposal's trace. */
@@ -56,10 +75,24 @@ function panelEnvelope(token: TokenRecord, proposal: Pick<Proposal, "toolName" |
 
 async function pendingProposal(ctx: ToolsContext & { token: TokenRecord }, input: z.infer<typeof ProposalRefSchema>) {
   const { page } = await requirePage(ctx, input);
-  const proposal = await findProposal(ctx.kernel, page.id, page.revision, input.proposalId);
+  const proposal = await findProposal(ctx.kernel, page, input.proposalId);
   if (!proposal) throw new TRPCError({ code: "NOT_FOUND", message: "no such proposal on this page" });
   if (proposal.status !== "pending") throw new TRPCError({ code: "CONFLICT", message: `the proposal is already ${proposal.status}` });
   return { page, proposal };
+}
+
+/**
+ * Only whoever may approve a proposal may reject it. Approval runs the proposal's tool with the person's
+ * token, so its checks decide: the token's scopes hold the tool's capability, and the person has the
+ * page access the tool needs (a viewer reads the proposal but decides nothing).
+ */
+async function requireDecider(ctx: ToolsContext & { token: TokenRecord }, input: z.infer<typeof PageRefSchema>, proposal: Proposal) {
+  const spec = proposalToolSpec(proposal.toolName);
+  if (!spec) throw new TRPCError({ code: "BAD_REQUEST", message: `cannot decide on a ${proposal.toolName} proposal` });
+  await requirePage(ctx, input, spec.access);
+  if (!ctx.token.scopes.includes(spec.capability)) {
+    throw new TRPCError({ code: "FORBIDDEN", message: `this session's scopes do not include ${spec.capability}` });
+  }
 }
 
 /**
@@ -83,6 +116,7 @@ export const proposalsReject = panelProcedure
   .input(ProposalRefSchema.extend({ reason: z.string().max(500).optional() }))
   .mutation(async ({ ctx, input }) => {
     const { proposal } = await pendingProposal(ctx, input);
+    await requireDecider(ctx, input, proposal);
     const envelope = panelEnvelope(ctx.token, proposal, input);
     const auditId = await ctx.kernel.appendAudit({
       identity: { ...envelope, tokenId: ctx.token.id, holder: "person" },
@@ -129,7 +163,7 @@ export const proposalsApplySelection = panelProcedure
       args: { content, mode: args.mode, baseRevision: page.revision },
     });
     if (!envelope.ok) return { envelope, proposalId: null };
-    const created = (await listProposals(ctx.kernel, page.id, page.revision)).find(
+    const created = (await listProposals(ctx.kernel, page)).find(
       (p) => p.idempotencyKey === idempotencyKey && p.status === "pending",
     );
     return { envelope, proposalId: created?.id ?? null };
@@ -157,6 +191,6 @@ export const proposalsRerun = panelProcedure.input(ProposalRefSchema).mutation(a
     detail: { proposalId: proposal.id, reason: "superseded by a new dry run" },
   });
   const { page } = await requirePage(ctx, input);
-  const fresh = (await listProposals(ctx.kernel, page.id, page.revision)).find((p) => p.idempotencyKey === idempotencyKey);
+  const fresh = (await listProposals(ctx.kernel, page)).find((p) => p.idempotencyKey === idempotencyKey);
   return { envelope: result, proposalId: fresh?.id ?? null };
 });

@@ -1,8 +1,33 @@
-import type { DryRunResult } from "@mnote/contract";
-import type { AuditRecord, KernelAdapter } from "@mnote/kernel";
+import type { DiffSummaryOp, DryRunResult, ToolWarning } from "@mnote/contract";
+import type { KernelAdapter, PageRecord, ProposalRecord } from "@mnote/kernel";
 
-/** A dry run recorded in the audit log, as the panel shows it. */
-export interface Proposal {
+/** What the panel's list shows of a proposal's preview: a few hundred bytes, whatever the edit's size. */
+export type ProposalSummary = {
+  commandName: string;
+  plan: string[];
+  diff: DiffSummaryOp[];
+  /** How many changes the full preview lists (the panel fetches them with `panel.proposals.get`). */
+  changeCount: number;
+  warnings: ToolWarning[];
+};
+
+const SUMMARY_LINES = 20;
+const SUMMARY_LINE_CHARS = 300;
+const clip = (text: string) => (text.length > SUMMARY_LINE_CHARS ? `${text.slice(0, SUMMARY_LINE_CHARS - 1)}…` : text);
+
+/** The summary stored with a proposal's index row (the kernel keeps it next to the status). */
+export function proposalSummary(preview: DryRunResult): ProposalSummary {
+  return {
+    commandName: preview.commandName,
+    plan: preview.plan.slice(0, SUMMARY_LINES).map(clip),
+    diff: preview.diff.slice(0, SUMMARY_LINES),
+    changeCount: preview.changes.length,
+    warnings: preview.warnings.slice(0, SUMMARY_LINES).map((warning) => ({ ...warning, message: clip(warning.message) })),
+  };
+}
+
+/** A dry run (or a held agent write) as the panel's list shows it. */
+export interface ProposalListItem {
   id: number;
   toolName: string;
   at: string;
@@ -14,60 +39,80 @@ export interface Proposal {
   traceId: string | null;
   idempotencyKey: string;
   payloadFingerprint: string;
-  args: Record<string, unknown>;
-  preview: DryRunResult;
+  /** The revision the diff was computed on. */
+  baseRevision: number | null;
+  /** Null only for proposals recorded before the index kept summaries: open the proposal for its changes. */
+  summary: ProposalSummary | null;
   /** The agent asked for a real write and the approval policy held it. */
   held: boolean;
-  status: "pending" | "applied" | "rejected";
+  status: ProposalRecord["status"];
   /** The command that applied it, when applied. */
   commandId: string | null;
   /** The page moved past the revision the diff was computed on. */
   stale: boolean;
 }
 
-const sameEdit = (a: AuditRecord, b: AuditRecord) =>
-  a.identity.toolName === b.identity.toolName &&
-  a.idempotencyKey === b.idempotencyKey &&
-  a.payloadFingerprint === b.payloadFingerprint;
-
-/**
- * Proposals are derived from the audit log, not stored twice: a dry run (or a held
- * agent write) is pending until a write with the same tool, key and payload lands,
- * or a person rejects it. Repeats of one edit show once, newest first.
- */
-export async function listProposals(kernel: KernelAdapter, documentId: string, revision: number): Promise<Proposal[]> {
-  const records = await kernel.listAudit({ documentId, limit: 1000 });
-  const proposals: Proposal[] = [];
-  for (const record of records) {
-    if (record.outcome !== "proposal" && record.outcome !== "held_for_approval") continue;
-    if (!record.idempotencyKey || !record.payloadFingerprint || !record.detail) continue;
-    if (proposals.some((p) => p.toolName === record.identity.toolName && p.idempotencyKey === record.idempotencyKey && p.payloadFingerprint === record.payloadFingerprint)) continue;
-    const write = records.find((r) => r.effect === "write" && r.commandId && sameEdit(r, record));
-    const rejected = records.some((r) => r.outcome === "rejected" && sameEdit(r, record) && r.id > record.id);
-    const preview = record.detail.preview as DryRunResult;
-    proposals.push({
-      id: record.id,
-      toolName: record.identity.toolName,
-      at: record.at,
-      actorId: record.identity.actorId,
-      holder: record.identity.holder,
-      sessionId: record.identity.sessionId,
-      runId: record.identity.runId,
-      toolCallId: record.identity.toolCallId,
-      traceId: record.identity.traceId,
-      idempotencyKey: record.idempotencyKey,
-      payloadFingerprint: record.payloadFingerprint,
-      args: record.detail.args as Record<string, unknown>,
-      preview,
-      held: record.outcome === "held_for_approval",
-      status: write ? "applied" : rejected ? "rejected" : "pending",
-      commandId: write?.commandId ?? null,
-      stale: !write && preview.baseRevision !== revision,
-    });
-  }
-  return proposals;
+/** One proposal in full, as `panel.proposals.get` answers it: the args and the whole preview. */
+export interface Proposal extends ProposalListItem {
+  args: Record<string, unknown>;
+  preview: DryRunResult;
 }
 
-export async function findProposal(kernel: KernelAdapter, documentId: string, revision: number, id: number) {
-  return (await listProposals(kernel, documentId, revision)).find((p) => p.id === id) ?? null;
+type PageAt = Pick<PageRecord, "id" | "workspaceId" | "revision">;
+
+function listItem(record: ProposalRecord, page: PageAt): ProposalListItem {
+  const { identity } = record;
+  return {
+    id: record.auditId,
+    toolName: identity.toolName,
+    at: record.at,
+    actorId: identity.actorId,
+    holder: identity.holder,
+    sessionId: identity.sessionId,
+    runId: identity.runId,
+    toolCallId: identity.toolCallId,
+    traceId: identity.traceId,
+    idempotencyKey: record.idempotencyKey,
+    payloadFingerprint: record.payloadFingerprint,
+    baseRevision: record.baseRevision,
+    summary: record.summary as ProposalSummary | null,
+    held: record.held,
+    status: record.status,
+    commandId: record.commandId,
+    stale: record.status !== "applied" && record.baseRevision !== page.revision,
+  };
+}
+
+/**
+ * The page's proposals from their own index (decision 0008), never from a window of the audit log:
+ * every pending one, then the newest decided. Repeats of one edit (tool, key, payload) show once,
+ * newest first. Summaries only; `findProposal` reads one proposal's full preview.
+ */
+export async function listProposals(kernel: KernelAdapter, page: PageAt): Promise<ProposalListItem[]> {
+  const records = await kernel.listProposals({ workspaceId: page.workspaceId, documentId: page.id });
+  const seen = new Set<string>();
+  const items: ProposalListItem[] = [];
+  for (const record of records) {
+    const edit = JSON.stringify([record.identity.toolName, record.idempotencyKey, record.payloadFingerprint]);
+    if (seen.has(edit)) continue;
+    seen.add(edit);
+    items.push(listItem(record, page));
+  }
+  return items;
+}
+
+/** One proposal of this page with its args and full preview, from the audit record the index points at. */
+export async function findProposal(kernel: KernelAdapter, page: PageAt, id: number): Promise<Proposal | null> {
+  const record = await kernel.getProposal(id);
+  if (!record || record.identity.documentId !== page.id || record.identity.workspaceId !== page.workspaceId) return null;
+  const audit = await kernel.getAudit(id);
+  if (!audit?.detail) return null;
+  const preview = audit.detail.preview as DryRunResult;
+  return {
+    ...listItem(record, page),
+    summary: (record.summary as ProposalSummary | null) ?? proposalSummary(preview),
+    args: audit.detail.args as Record<string, unknown>,
+    preview,
+    stale: record.status !== "applied" && preview.baseRevision !== page.revision,
+  };
 }
