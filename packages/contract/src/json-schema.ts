@@ -243,7 +243,7 @@ function strictNode(schema: JsonSchema): JsonSchema {
 
 /**
  * OpenAI strict mode's form of portable model arguments: every property required,
- * optional ones nullable (null means absent: the router drops null args, see
+ * optional ones nullable (the router reads a null there as absent: `strictNullableArgs`,
  * `toolInputSchema`), `additionalProperties: false` on every object, and only the
  * keywords strict mode supports.
  */
