@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from "node:crypto";
 import { test as base, type Cookie, expect, type Locator, type Page } from "@playwright/test";
 import type { Capability, InputEnvelope, OutputEnvelope } from "@mnote/contract";
-import { type DemoUserKey, e2eState } from "./state";
+import { DEMO_USER_IDS, type DemoUserKey, e2eState } from "./state";
 
 export { expect };
 export { e2eState };
@@ -11,7 +11,7 @@ export const test = base.extend({
   baseURL: async ({}, use) => use(e2eState().webUrl),
 });
 
-export const DEMO_USER_IDS: Record<DemoUserKey, string> = { ada: "user_ada", ben: "user_ben", cy: "user_cy", dee: "user_dee" };
+export { DEMO_USER_IDS };
 
 const WRITE_TOOLS = new Set(["mnote.page.save", "mnote.page.update_title", "mnote.page.update_options", "mnote.artifact.create_summary", "mnote.artifact.create_ai_note"]);
 
