@@ -87,10 +87,10 @@ export async function createWorld(openKernel: () => Promise<KernelAdapter> = () 
    */
   const context = (authorization: string | null = tokens.owner, settings?: Partial<ToolsSettings>, door?: Door) =>
     createToolsContext({ kernel, authorization, settings, door: door ?? (holders.get(bearerSecret(authorization) ?? "") === "person" ? "panel" : "agent") });
-  const call = (tool: string, input: unknown, authorization: string | null = tokens.owner, settings?: Partial<ToolsSettings>) =>
-    callTool(context(authorization, settings), tool, input);
+  const call = (tool: string, input: unknown, authorization: string | null = tokens.owner, settings?: Partial<ToolsSettings>, door?: Door) =>
+    callTool(context(authorization, settings, door), tool, input);
   /** The typed tRPC caller, e.g. `caller().mnote.page.get(envelope)`. */
-  const caller = (authorization: string | null = tokens.owner) => createCaller(context(authorization));
+  const caller = (authorization: string | null = tokens.owner, door?: Door) => createCaller(context(authorization, undefined, door));
   /** A token for `userId` with the given scopes (and optional ttl), for auth tests. */
   const newToken = (userId: string, scopes: Capability[] = ALL, ttlSeconds: number | null = null, holder: "person" | "agent" = "person") =>
     issue({ userId, holder, scopes, ttlSeconds });
