@@ -37,7 +37,7 @@ export interface AgentCallOptions {
   workspaceId?: string;
   /** Whose token acts (default Ada). */
   user?: DemoUserKey;
-  /** An agent token as Hermes holds (default), or a person token (a person's own client). */
+  /** An agent token as Hermes holds (default), or a person token (which the bridge refuses). */
   holder?: "agent" | "person";
   /** Writes only; default true: agents propose, people decide. */
   dryRun?: boolean;
@@ -147,6 +147,26 @@ export async function signIn(page: Page, user: DemoUserKey | string, { fresh = f
   await page.waitForURL((url) => url.pathname === "/");
   await expect(page.getByRole("heading", { name: "Your pages" })).toBeVisible();
   sessions.set(userId, (await page.context().cookies()).filter((cookie) => cookie.name === "mnote_session"));
+}
+
+/**
+ * Approve a proposal with the signed-in person's session, through `/api/trpc` as the panel's
+ * client does (same origin), without clicking: another tab of the same person.
+ */
+export async function approveThroughPanelApi(page: Page, documentId: string, toolCallId: string): Promise<OutputEnvelope> {
+  const { webUrl, workspaceId } = e2eState();
+  const ref = { workspaceId, documentId };
+  const list = await page.request.get(`${webUrl}/api/trpc/panel.proposals.list?input=${encodeURIComponent(JSON.stringify(ref))}`);
+  expect(list.status()).toBe(200);
+  const proposals = ((await list.json()) as { result: { data: Array<{ id: number; toolCallId: string | null }> } }).result.data;
+  const proposal = proposals.find((p) => p.toolCallId === toolCallId);
+  expect(proposal, `a proposal for tool call ${toolCallId}`).toBeTruthy();
+  const response = await page.request.post(`${webUrl}/api/trpc/panel.proposals.approve`, {
+    data: { ...ref, proposalId: proposal!.id },
+    headers: { origin: webUrl },
+  });
+  expect(response.status()).toBe(200);
+  return ((await response.json()) as { result: { data: OutputEnvelope } }).result.data;
 }
 
 /** Open a page with its AI panel and wait until both have loaded. */
