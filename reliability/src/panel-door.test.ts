@@ -35,7 +35,7 @@ const panelOptions = (overrides: Partial<PanelApiOptions> = {}): PanelApiOptions
 });
 
 /** A tRPC mutation as the panel's client sends it (one call, not batched), with a session cookie. */
-function panelPost(path: string, input: unknown, init: { cookie?: string | null; origin?: string | null; body?: BodyInit; headers?: Record<string, string> } = {}) {
+function panelPost(path: string, input: unknown, init: { cookie?: string | null; origin?: string | null; body?: string | ReadableStream<Uint8Array>; headers?: Record<string, string> } = {}) {
   const headers: Record<string, string> = { "content-type": "application/json", host: "127.0.0.1:4200", ...init.headers };
   if (init.cookie) headers.cookie = `mnote_session=${encodeURIComponent(init.cookie)}`;
   if (init.origin !== null) headers.origin = init.origin ?? PANEL;
