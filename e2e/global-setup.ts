@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { mnote, startStack } from "../scripts/stack.mjs";
 import { FLOW_PAGES } from "./flows/pages";
-import type { E2EState } from "./flows/state";
+import { DEMO_USER_IDS, type E2EState } from "./flows/state";
 
 /**
  * One temporary SQLite database with the demo data, the bridge and the panel on it,
@@ -34,7 +34,7 @@ export default async function globalSetup() {
     await Promise.all([worker(), worker(), worker()]);
     return demo;
   };
-  const stackStarting = startStack({ databaseUrl, devSignIn: true, quiet: true });
+  const stackStarting = startStack({ databaseUrl, devSignInUsers: Object.values(DEMO_USER_IDS), quiet: true });
   const [stack, demo] = await Promise.all([stackStarting, seed()]).catch(async (error) => {
     await stackStarting.then((s) => s.stop(), () => undefined);
     throw error;

@@ -35,7 +35,8 @@ async function waitFor(url, child, name, timeoutMs = 90_000) {
 }
 
 /**
- * @param {{ databaseUrl: string, host?: string, bridgePort?: number, webPort?: number, devSignIn?: boolean, quiet?: boolean }} options
+ * @param {{ databaseUrl: string, host?: string, bridgePort?: number, webPort?: number, devSignInUsers?: string[], quiet?: boolean }} options
+ *   `devSignInUsers`: the demo users the panel's sign-in picker offers; only for a database the demo created.
  */
 export async function startStack(options) {
   const host = options.host ?? "127.0.0.1";
@@ -51,7 +52,7 @@ export async function startStack(options) {
   const web = spawn(
     process.execPath,
     [join(ROOT, "apps/web/node_modules/next/dist/bin/next"), "start", "-p", String(webPort), "-H", host],
-    { cwd: join(ROOT, "apps/web"), env: { ...env, MNOTE_DEV_SIGNIN: options.devSignIn ? "1" : "0" }, stdio },
+    { cwd: join(ROOT, "apps/web"), env: { ...env, MNOTE_DEV_SIGNIN_USERS: (options.devSignInUsers ?? []).join(",") }, stdio },
   );
   const stop = async () => {
     for (const child of [bridge, web]) if (child.exitCode === null) child.kill("SIGTERM");
@@ -70,8 +71,20 @@ export async function startStack(options) {
   }
 }
 
-/** Run the mnote CLI and parse its JSON answer. */
+/** Run the mnote CLI and parse its JSON answer; a failed command throws. */
 export async function mnote(args, env = {}) {
+  const { code, out } = await runMnote(args, env);
+  if (code !== 0) throw new Error(`mnote ${args.join(" ")} failed (${code}): ${out}`);
+  return JSON.parse(out);
+}
+
+/** Run the mnote CLI: its exit code and its JSON answer, whichever it is. */
+export async function mnoteResult(args, env = {}) {
+  const { code, out } = await runMnote(args, env);
+  return { code, json: JSON.parse(out) };
+}
+
+async function runMnote(args, env) {
   const child = spawn(process.execPath, [join(ROOT, "apps/cli/bin/mnote.mjs"), ...args], {
     cwd: ROOT,
     env: { ...process.env, ...env },
@@ -80,6 +93,5 @@ export async function mnote(args, env = {}) {
   let out = "";
   child.stdout.on("data", (chunk) => (out += chunk));
   const code = await new Promise((r) => child.once("exit", r));
-  if (code !== 0) throw new Error(`mnote ${args.join(" ")} failed (${code}): ${out}`);
-  return JSON.parse(out);
+  return { code, out };
 }

@@ -2,13 +2,19 @@
 // `npm start`: the demo database, the bridge and the panel, with URLs and demo credentials.
 import { spawnSync } from "node:child_process";
 import { resolve } from "node:path";
-import { mnote, ROOT, startStack } from "./stack.mjs";
+import { mnote, mnoteResult, ROOT, startStack } from "./stack.mjs";
 
 const databaseUrl = process.env.MNOTE_DATABASE_URL ?? `file:${resolve(ROOT, ".mnote/mnote.db")}`;
 const env = { MNOTE_DATABASE_URL: databaseUrl };
 
 await mnote(["init"], env);
-const demo = await mnote(["demo", "--credentials", resolve(ROOT, ".mnote/demo-tokens.json")], env);
+// The demo workspace and its passwordless sign-in picker only on a database the demo created
+// (no users but its own), or where the operator says so (MNOTE_DEMO=force). docs/security.md.
+const demoRun = await mnoteResult(
+  ["demo", "--credentials", resolve(ROOT, ".mnote/demo-tokens.json"), ...(process.env.MNOTE_DEMO === "force" ? ["--force"] : [])],
+  env,
+);
+const demo = demoRun.code === 0 ? demoRun.json : null;
 
 // The panel runs as a production build; turbo's cache makes this instant when nothing changed.
 const build = spawnSync("npx", ["-y", "pnpm@12.4.2", "exec", "turbo", "run", "build", "--filter=@mnote/web", "--output-logs=errors-only"], {
@@ -22,17 +28,25 @@ const stack = await startStack({
   databaseUrl,
   bridgePort: Number(process.env.MNOTE_BRIDGE_PORT ?? 4100),
   webPort: Number(process.env.MNOTE_WEB_PORT ?? 4200),
-  devSignIn: true,
+  devSignInUsers: demo ? Object.values(demo.users).map((user) => user.id) : [],
   quiet: true,
 });
 
-const ada = demo.credentials.ada;
+const signIn = demo
+  ? "sign in with the demo picker (Ada owns the demo workspace)"
+  : "sign in with a person token: pnpm mnote admin token create --user USER_ID --holder person --scopes page.read,page.write,artifact.write";
 console.log(`
 mnote is running (database ${databaseUrl})
 
-  Page-AI panel   ${stack.webUrl}    sign in with the demo picker (Ada owns the demo workspace)
-  Bridge          ${stack.bridgeUrl}  GET /v1/tools · POST /v1/tools/{name} · /mcp · /healthz
+  Page-AI panel   ${stack.webUrl}    ${signIn}
+  Bridge          ${stack.bridgeUrl}  GET /v1/tools · POST /v1/tools/{name} · /mcp · /healthz  (agent tokens only)
+${demo ? demoHelp(demo) : `\nNo demo workspace, no sign-in picker: ${demoRun.json.error}\n`}
+Use with Hermes: see apps/hermes-bridge/README.md.  Stop with Ctrl-C.
+`);
 
+function demoHelp(demo) {
+  const ada = demo.credentials.ada;
+  return `
 Demo workspace ${demo.workspaceId}; pages ${Object.values(demo.pages).join(", ")}.
 Demo tokens (also in .mnote/demo-tokens.json):
 ${Object.entries(demo.users)
@@ -44,9 +58,8 @@ Try it as an agent (the edit waits for Ada's approval in the panel):
     -H 'content-type: application/json' -d '{"toolName":"mnote.page.update_title","workspaceId":"ws_demo","documentId":"doc_plan",
     "actorId":"user_ada","sessionId":"s1","runId":"r1","toolCallId":"c1","traceId":"t1","idempotencyKey":"k1","dryRun":false,
     "capabilityScope":["page.write"],"args":{"title":"Project plan (reviewed)"}}'
-
-Use with Hermes: see apps/hermes-bridge/README.md.  Stop with Ctrl-C.
-`);
+`;
+}
 
 const shutdown = async () => {
   await stack.stop();

@@ -24,7 +24,7 @@ export function paragraphs(count: number, prefix = "b"): Block[] {
 
 /**
  * A SQLite file kernel (WAL, synchronous=NORMAL, the production driver) with one
- * owner, a workspace that does not hold writes for approval, and a person token.
+ * owner, a workspace that does not hold writes for approval, and agent tokens.
  */
 export async function benchWorld(label: string) {
   const dir = tempDir(label);
@@ -32,7 +32,9 @@ export async function benchWorld(label: string) {
   const kernel = await SqlKernel.open(openSqliteDriver(path));
   const owner = (await kernel.admin.createUser({ id: "bench_owner", name: "Bench owner" })).id;
   const ws = (await kernel.admin.createWorkspace({ id: "bench_ws", name: "Bench", ownerId: owner, approvalRequired: false })).id;
-  const { token } = await kernel.admin.createToken({ userId: owner, holder: "person", scopes: ALL_SCOPES, label: "bench" });
+  // An agent token: the bench calls through the agent doors (router as the bridge calls it, MCP);
+  // the workspace does not hold writes, so they are applied as a person's would be.
+  const { token } = await kernel.admin.createToken({ userId: owner, holder: "agent", scopes: ALL_SCOPES, label: "bench" });
   const agent = (await kernel.admin.createToken({ userId: owner, holder: "agent", scopes: ALL_SCOPES, label: "bench agent" })).token;
   let pages = 0;
   const newPage = async (blocks: Block[] = paragraphs(3)) =>

@@ -1,5 +1,5 @@
 import type { Route } from "@playwright/test";
-import { agentCall, expect, openPage, proposalCard, signIn, test } from "./support";
+import { agentCall, approveThroughPanelApi, expect, openPage, proposalCard, signIn, test } from "./support";
 import { FLOW_PAGES } from "./pages";
 
 test("approving a proposal after the page changed writes nothing, says so, and a re-run can be approved", async ({ page }) => {
@@ -20,8 +20,11 @@ test("approving a proposal after the page changed writes nothing, says so, and a
   await page.route(isActivity, (route) => void held.push(route));
   await expect.poll(() => held.length).toBeGreaterThan(0); // any poll sent before the hold has answered
 
-  // The page changes: a person's own client writes through the bridge.
-  const personWrite = await agentCall("mnote_page_update_title", { title: "Quarterly review — final" }, { documentId: doc, holder: "person", dryRun: false });
+  // The page changes: Ada approves another proposal from another tab, through the panel's own API
+  // (a person's token writes at the panel; at the bridge it is refused).
+  const other = await agentCall("mnote_page_update_title", { title: "Quarterly review — final" }, { documentId: doc });
+  expect(other.ok).toBe(true);
+  const personWrite = await approveThroughPanelApi(page, doc, other.request.toolCallId);
   expect(personWrite).toMatchObject({ ok: true, audit: { effect: "write" }, result: { revision: 2 } });
 
   await card.getByRole("button", { name: "Approve", exact: true }).click();

@@ -2,6 +2,9 @@ import { readFileSync } from "node:fs";
 
 export type DemoUserKey = "ada" | "ben" | "cy" | "dee";
 
+/** The demo's users (apps/cli/src/demo.ts): the only ones the panel's sign-in picker signs in. */
+export const DEMO_USER_IDS: Record<DemoUserKey, string> = { ada: "user_ada", ben: "user_ben", cy: "user_cy", dee: "user_dee" };
+
 /** What global-setup.ts hands the flows. */
 export interface E2EState {
   bridgeUrl: string;

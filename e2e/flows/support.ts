@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from "node:crypto";
 import { test as base, type Cookie, expect, type Locator, type Page } from "@playwright/test";
 import type { Capability, InputEnvelope, OutputEnvelope } from "@mnote/contract";
-import { type DemoUserKey, e2eState } from "./state";
+import { DEMO_USER_IDS, type DemoUserKey, e2eState } from "./state";
 
 export { expect };
 export { e2eState };
@@ -11,7 +11,7 @@ export const test = base.extend({
   baseURL: async ({}, use) => use(e2eState().webUrl),
 });
 
-export const DEMO_USER_IDS: Record<DemoUserKey, string> = { ada: "user_ada", ben: "user_ben", cy: "user_cy", dee: "user_dee" };
+export { DEMO_USER_IDS };
 
 const WRITE_TOOLS = new Set(["mnote.page.save", "mnote.page.update_title", "mnote.page.update_options", "mnote.artifact.create_summary", "mnote.artifact.create_ai_note"]);
 
@@ -37,7 +37,7 @@ export interface AgentCallOptions {
   workspaceId?: string;
   /** Whose token acts (default Ada). */
   user?: DemoUserKey;
-  /** An agent token as Hermes holds (default), or a person token (a person's own client). */
+  /** An agent token as Hermes holds (default), or a person token (which the bridge refuses). */
   holder?: "agent" | "person";
   /** Writes only; default true: agents propose, people decide. */
   dryRun?: boolean;
@@ -147,6 +147,26 @@ export async function signIn(page: Page, user: DemoUserKey | string, { fresh = f
   await page.waitForURL((url) => url.pathname === "/");
   await expect(page.getByRole("heading", { name: "Your pages" })).toBeVisible();
   sessions.set(userId, (await page.context().cookies()).filter((cookie) => cookie.name === "mnote_session"));
+}
+
+/**
+ * Approve a proposal with the signed-in person's session, through `/api/trpc` as the panel's
+ * client does (same origin), without clicking: another tab of the same person.
+ */
+export async function approveThroughPanelApi(page: Page, documentId: string, toolCallId: string): Promise<OutputEnvelope> {
+  const { webUrl, workspaceId } = e2eState();
+  const ref = { workspaceId, documentId };
+  const list = await page.request.get(`${webUrl}/api/trpc/panel.proposals.list?input=${encodeURIComponent(JSON.stringify(ref))}`);
+  expect(list.status()).toBe(200);
+  const proposals = ((await list.json()) as { result: { data: Array<{ id: number; toolCallId: string | null }> } }).result.data;
+  const proposal = proposals.find((p) => p.toolCallId === toolCallId);
+  expect(proposal, `a proposal for tool call ${toolCallId}`).toBeTruthy();
+  const response = await page.request.post(`${webUrl}/api/trpc/panel.proposals.approve`, {
+    data: { ...ref, proposalId: proposal!.id },
+    headers: { origin: webUrl },
+  });
+  expect(response.status()).toBe(200);
+  return ((await response.json()) as { result: { data: OutputEnvelope } }).result.data;
 }
 
 /** Open a page with its AI panel and wait until both have loaded. */

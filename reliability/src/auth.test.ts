@@ -19,10 +19,10 @@ beforeAll(async () => {
   world = await createWorld();
   bridge = await startTestBridge(world.kernel);
   const { admin } = world.kernel;
-  const r = await admin.createToken({ userId: world.ids.owner, holder: "person", scopes: world.ALL });
+  const r = await admin.createToken({ userId: world.ids.owner, holder: "agent", scopes: world.ALL });
   await admin.revokeToken(r.record.id);
   revoked = r.token;
-  expired = (await admin.createToken({ userId: world.ids.owner, holder: "person", scopes: world.ALL, ttlSeconds: 1 })).token;
+  expired = (await admin.createToken({ userId: world.ids.owner, holder: "agent", scopes: world.ALL, ttlSeconds: 1 })).token;
   readOnly = (await admin.createToken({ userId: world.ids.owner, holder: "agent", scopes: ["page.read"] })).token;
   // Let the one-second token run out.
   await new Promise((resolve) => setTimeout(resolve, 1_200));
@@ -114,9 +114,9 @@ describe.each(TOOL_NAMES)("auth over HTTP: %s", (tool) => {
     await admin.addMember({ workspaceId: world.ids.ws, userId: granted, role: "viewer" });
     await admin.addMember({ workspaceId: world.ids.ws, userId: tokenLoser, role: "editor" });
     await admin.grantPage({ documentId: world.ids.privatePage, userId: granted, access: "write" });
-    const memberToken = (await admin.createToken({ userId: member, holder: "person", scopes: world.ALL })).token;
-    const grantedToken = (await admin.createToken({ userId: granted, holder: "person", scopes: world.ALL })).token;
-    const loser = await admin.createToken({ userId: tokenLoser, holder: "person", scopes: world.ALL });
+    const memberToken = (await admin.createToken({ userId: member, holder: "agent", scopes: world.ALL })).token;
+    const grantedToken = (await admin.createToken({ userId: granted, holder: "agent", scopes: world.ALL })).token;
+    const loser = await admin.createToken({ userId: tokenLoser, holder: "agent", scopes: world.ALL });
 
     const cases = [
       { token: memberToken, envelope: world.envelope(tool, { actorId: member }), revoke: () => admin.removeMember({ workspaceId: world.ids.ws, userId: member }), code: "mnote_tool_permission_denied" as const },

@@ -158,7 +158,8 @@ describe("leak: the panel's audit view", () => {
     await world.call("mnote.page.get", world.envelope("mnote.page.get", { runId: privateRun, traceId: "trace_private_work" }));
   });
 
-  const panel = (user: keyof World["tokens"]) => createCaller(createToolsContext({ kernel: world.kernel, authorization: `Bearer ${world.tokens[user]}` })).panel;
+  const panel = (user: keyof World["personTokens"]) =>
+    createCaller(createToolsContext({ kernel: world.kernel, authorization: `Bearer ${world.personTokens[user]}`, door: "panel" })).panel;
 
   it("the secret really is in the private page's audit (its reader sees it)", async () => {
     const records = await panel("reader").audit.list({ workspaceId: world.ids.ws, documentId: world.ids.privatePage });

@@ -26,7 +26,8 @@ import { expect } from "vitest";
  * - workspace `otherWs` owned by `outsider`, with `otherPage`, whose text carries OTHER_SECRET;
  * - `stranger`: a user in no workspace.
  *
- * Every user has a person token with all three scopes.
+ * Every user has an agent token (`tokens`, for the bridge, MCP and the CLI) and a person token
+ * (`personTokens`, for the panel) with all three scopes.
  */
 export async function createWorld(options: { file?: boolean } = {}) {
   let dir: string | null = null;
@@ -90,14 +91,24 @@ export async function createWorld(options: { file?: boolean } = {}) {
   ).id;
 
   const ALL: Capability[] = ["page.read", "page.write", "artifact.write"];
-  const token = async (userId: string) => (await admin.createToken({ userId, holder: "person", scopes: ALL, label: "reliability" })).token;
+  const token = async (userId: string, holder: "agent" | "person") =>
+    (await admin.createToken({ userId, holder, scopes: ALL, label: "reliability" })).token;
   const tokens = {
-    owner: await token(ids.owner),
-    editor: await token(ids.editor),
-    viewer: await token(ids.viewer),
-    reader: await token(ids.reader),
-    outsider: await token(ids.outsider),
-    stranger: await token(ids.stranger),
+    owner: await token(ids.owner, "agent"),
+    editor: await token(ids.editor, "agent"),
+    viewer: await token(ids.viewer, "agent"),
+    reader: await token(ids.reader, "agent"),
+    outsider: await token(ids.outsider, "agent"),
+    stranger: await token(ids.stranger, "agent"),
+  };
+  /** The same users signed in to the panel: person tokens, for the panel's door only. */
+  const personTokens = {
+    owner: await token(ids.owner, "person"),
+    editor: await token(ids.editor, "person"),
+    viewer: await token(ids.viewer, "person"),
+    reader: await token(ids.reader, "person"),
+    outsider: await token(ids.outsider, "person"),
+    stranger: await token(ids.stranger, "person"),
   };
 
   let n = 0;
@@ -120,15 +131,16 @@ export async function createWorld(options: { file?: boolean } = {}) {
       ...overrides,
     };
   };
-  /** The router, called in process exactly as the bridge calls it. */
+  /** The router, called in process exactly as the bridge calls it (an agent door). */
   const call = (tool: string, input: unknown, token: string | null = tokens.owner) =>
-    callTool(createToolsContext({ kernel, authorization: token ? `Bearer ${token}` : null }), tool, input);
+    callTool(createToolsContext({ kernel, authorization: token ? `Bearer ${token}` : null, door: "agent" }), tool, input);
 
   return {
     kernel: kernel as KernelAdapter,
     path,
     ids,
     tokens,
+    personTokens,
     ALL,
     SECRET,
     OTHER_SECRET,

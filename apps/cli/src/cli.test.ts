@@ -71,9 +71,9 @@ describe("mnote CLI", () => {
     expect(badJson.code).toBe(2);
   }, 30_000);
 
-  it("creates the demo workspace once and reuses its tokens", async () => {
-    const first = await mnote(dir, ["demo"]);
-    const second = await mnote(dir, ["demo"]);
+  it("creates the demo workspace once and reuses its tokens (forced: this database has Olga)", async () => {
+    const first = await mnote(dir, ["demo", "--force"]);
+    const second = await mnote(dir, ["demo", "--force"]);
     expect(first.json.workspaceId).toBe("ws_demo");
     expect(second.json.credentials).toEqual(first.json.credentials);
   }, 30_000);

@@ -32,12 +32,35 @@ export interface DemoCredentials {
   [user: string]: { person: string; agent: string };
 }
 
+/** The demo will not seed a database that holds anyone but its own users (unless forced). */
+export class DemoRefused extends Error {}
+
 /**
- * Create the demo workspace once, and keep one person token and one agent token
+ * Is this a database the demo created? Yes when it holds no users but the demo's own
+ * (an empty database included): every real database has users of its own. No marker to
+ * forge or lose, and it reads the same on SQLite and PostgreSQL.
+ */
+export async function isDemoDatabase(kernel: KernelAdapter): Promise<boolean> {
+  const demoIds = new Set<string>(Object.values(DEMO.users).map((user) => user.id));
+  return (await kernel.admin.listUsers()).every((user) => demoIds.has(user.id));
+}
+
+/**
+ * Create the demo workspace once, on a database of its own (see `isDemoDatabase`), and keep one person token and one agent token
  * per demo user in a local file beside the database so restarts reuse them.
  */
-export async function ensureDemo(kernel: KernelAdapter, credentialsFile: string): Promise<DemoCredentials> {
+export async function ensureDemo(
+  kernel: KernelAdapter,
+  credentialsFile: string,
+  options: { force?: boolean } = {},
+): Promise<DemoCredentials> {
   const { admin } = kernel;
+  if (!options.force && !(await isDemoDatabase(kernel))) {
+    throw new DemoRefused(
+      "this database has users the demo did not create: the demo (and its sign-in picker) only runs on a database of its own. " +
+        "Use an empty database, or pass --force (npm start: MNOTE_DEMO=force) to add the demo workspace anyway.",
+    );
+  }
   if (!(await admin.getUser(DEMO.users.ada.id))) {
     for (const user of Object.values(DEMO.users)) await admin.createUser(user);
     await admin.createWorkspace({ id: DEMO.workspaceId, name: "Demo workspace", ownerId: DEMO.users.ada.id });

@@ -1,9 +1,10 @@
+import { LIMITS } from "@mnote/contract";
 import { DEFAULT_RATE_LIMIT, type RateLimitSettings } from "./rate-limit";
 
 export const DEFAULT_PORT = 4100;
 export const DEFAULT_HOST = "127.0.0.1";
-/** 4 MiB: a full page save at the contract's limits fits; anything bigger is refused unread. */
-export const DEFAULT_BODY_LIMIT = 4 * 1024 * 1024;
+/** 4 MiB: a full page save at the contract's limits fits; anything bigger is refused unread. The panel's too. */
+export const DEFAULT_BODY_LIMIT = LIMITS.requestBodyBytes;
 export const DEFAULT_SESSION_IDLE_MS = 30 * 60 * 1000;
 export const DEFAULT_MAX_SESSIONS = 1000;
 

@@ -20,7 +20,9 @@ export async function invokeTool(
   const startedAt = call.startedAt ?? performance.now();
   let output: OutputEnvelope;
   try {
-    output = await callTool(createToolsContext({ kernel: deps.kernel, authorization: call.authorization }), call.name, call.envelope);
+    // Every bridge transport is an agent door: person tokens are refused, agent writes held (docs/security.md).
+    const ctx = createToolsContext({ kernel: deps.kernel, authorization: call.authorization, door: "agent" });
+    output = await callTool(ctx, call.name, call.envelope);
   } catch (error) {
     // The router turns every failure into an envelope; this is only for the impossible case.
     // Only the error's class is logged: its message could quote data.

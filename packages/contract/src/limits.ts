@@ -11,4 +11,6 @@ export const LIMITS = {
   summaryLength: 20_000,
   aiNoteLength: 50_000,
   codeLanguageLength: 40,
+  /** One HTTP request's body, on every door that reads one (bridge HTTP and MCP, panel API). */
+  requestBodyBytes: 4 * 1024 * 1024,
 } as const;

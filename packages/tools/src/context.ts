@@ -1,4 +1,4 @@
-import type { KernelAdapter } from "@mnote/kernel";
+import type { KernelAdapter, TokenHolder } from "@mnote/kernel";
 
 export interface ToolsSettings {
   /** How long an idempotency key keeps its stored result (MNOTE_IDEMPOTENCY_TTL_HOURS, default 24 h). */
@@ -9,11 +9,29 @@ export const DEFAULT_SETTINGS: ToolsSettings = {
   idempotencyTtlMs: Number(process.env.MNOTE_IDEMPOTENCY_TTL_HOURS ?? 24) * 3_600_000,
 };
 
-/** What every call needs: the kernel, and the credential the transport received. */
+/**
+ * The door a call came in through. `panel`: the page-AI panel, a person's session
+ * cookie. `agent`: every door software uses (the bridge's HTTP endpoint, MCP over
+ * HTTP or stdio, the CLI's `mnote call`). Decision 0008 (docs/security.md).
+ */
+export type Door = "panel" | "agent";
+
+/** Why a token may not be used at a door; null when its holder belongs there. The one rule for every door. */
+export function doorRefusal(door: Door, holder: TokenHolder): string | null {
+  if (door === "panel") {
+    return holder === "person" ? null : "the panel is for people: agent tokens call the tools through the bridge or the CLI";
+  }
+  return holder === "agent"
+    ? null
+    : "person tokens are for the panel; give agents an agent token: mnote admin token create --holder agent";
+}
+
+/** What every call needs: the kernel, the credential the transport received, and the door it came through. */
 export interface ToolsContext {
   kernel: KernelAdapter;
   /** An `Authorization` header value (`Bearer …`) or a bare token; null when the caller sent none. */
   authorization: string | null;
+  door: Door;
   settings: ToolsSettings;
 }
 
@@ -23,14 +41,17 @@ export function bearerSecret(authorization: string | null | undefined): string |
   return secret ? secret : null;
 }
 
+/** `door` defaults to `agent`, the stricter one: only the panel's own server says `panel`. */
 export function createToolsContext(input: {
   kernel: KernelAdapter;
   authorization?: string | null;
+  door?: Door;
   settings?: Partial<ToolsSettings>;
 }): ToolsContext {
   return {
     kernel: input.kernel,
     authorization: input.authorization ?? null,
+    door: input.door ?? "agent",
     settings: { ...DEFAULT_SETTINGS, ...input.settings },
   };
 }

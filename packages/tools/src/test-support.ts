@@ -1,7 +1,7 @@
 import type { Block, Capability, InputEnvelope, ToolName } from "@mnote/contract";
 import { type KernelAdapter, SqlKernel, openSqliteDriver } from "@mnote/kernel";
 import { callTool } from "./call-tool";
-import { createToolsContext, type ToolsSettings } from "./context";
+import { bearerSecret, createToolsContext, type Door, type ToolsSettings } from "./context";
 import { createCaller } from "./root";
 
 /**
@@ -44,8 +44,15 @@ export async function createWorld(openKernel: () => Promise<KernelAdapter> = () 
   const otherPage = (await admin.createPage({ id: `other_${suffix}`, workspaceId: otherWs, title: "Elsewhere", createdBy: stranger })).id;
 
   const ALL: Capability[] = ["page.read", "page.write", "artifact.write"];
+  /** Who holds each token this world issued, so a call comes through the door its holder uses. */
+  const holders = new Map<string, "person" | "agent">();
+  const issue = async (input: { userId: string; holder: "person" | "agent"; scopes: Capability[]; ttlSeconds?: number | null }) => {
+    const issued = await admin.createToken(input);
+    holders.set(issued.token, input.holder);
+    return issued;
+  };
   const token = async (userId: string, holder: "person" | "agent" = "person", scopes = ALL) =>
-    (await admin.createToken({ userId, holder, scopes })).token;
+    (await issue({ userId, holder, scopes })).token;
   const tokens = {
     owner: await token(owner),
     editor: await token(editor),
@@ -74,16 +81,19 @@ export async function createWorld(openKernel: () => Promise<KernelAdapter> = () 
       ...overrides,
     } as InputEnvelope;
   };
-  /** A tools context for one credential; `settings` overrides e.g. the idempotency retention. */
-  const context = (authorization: string | null = tokens.owner, settings?: Partial<ToolsSettings>) =>
-    createToolsContext({ kernel, authorization, settings });
-  const call = (tool: string, input: unknown, authorization: string | null = tokens.owner, settings?: Partial<ToolsSettings>) =>
-    callTool(context(authorization, settings), tool, input);
+  /**
+   * A tools context for one credential; `settings` overrides e.g. the idempotency retention.
+   * A person's token comes through the panel, an agent's through an agent door, unless `door` says otherwise.
+   */
+  const context = (authorization: string | null = tokens.owner, settings?: Partial<ToolsSettings>, door?: Door) =>
+    createToolsContext({ kernel, authorization, settings, door: door ?? (holders.get(bearerSecret(authorization) ?? "") === "person" ? "panel" : "agent") });
+  const call = (tool: string, input: unknown, authorization: string | null = tokens.owner, settings?: Partial<ToolsSettings>, door?: Door) =>
+    callTool(context(authorization, settings, door), tool, input);
   /** The typed tRPC caller, e.g. `caller().mnote.page.get(envelope)`. */
-  const caller = (authorization: string | null = tokens.owner) => createCaller(context(authorization));
+  const caller = (authorization: string | null = tokens.owner, door?: Door) => createCaller(context(authorization, undefined, door));
   /** A token for `userId` with the given scopes (and optional ttl), for auth tests. */
   const newToken = (userId: string, scopes: Capability[] = ALL, ttlSeconds: number | null = null, holder: "person" | "agent" = "person") =>
-    admin.createToken({ userId, holder, scopes, ttlSeconds });
+    issue({ userId, holder, scopes, ttlSeconds });
   return {
     kernel,
     ids: { owner, editor, viewer, privateReader, stranger, ws, otherWs, page, privatePage, otherPage },

@@ -17,7 +17,8 @@ export const callCommand: Command = {
     }
     const name = (envelope as { toolName?: unknown } | null)?.toolName;
     const output = await callTool(
-      createToolsContext({ kernel: await kernel(), authorization: token }),
+      // An agent door: the approval policy holds its writes, and a person token is refused (docs/security.md).
+      createToolsContext({ kernel: await kernel(), authorization: token, door: "agent" }),
       typeof name === "string" ? name : "",
       envelope,
     );

@@ -3,21 +3,15 @@ import { cookies } from "next/headers";
 import { NextResponse } from "next/server";
 import { createCaller, createToolsContext } from "@mnote/tools";
 import { getKernel } from "./kernel";
+import { SESSION_COOKIE } from "./session-cookie";
 
-export const SESSION_COOKIE = "mnote_session";
-
-/** The session cookie holds an mnote person token; everything the panel does is done with it. */
-export function tokenFromCookieHeader(cookieHeader: string | null): string | null {
-  const match = /(?:^|;\s*)mnote_session=([^;]+)/.exec(cookieHeader ?? "");
-  return match ? decodeURIComponent(match[1]!) : null;
-}
+export { SESSION_COOKIE, sessionCookieOptions, tokenFromCookieHeader } from "./session-cookie";
 
 export async function serverCaller() {
   const token = (await cookies()).get(SESSION_COOKIE)?.value ?? null;
-  return createCaller(createToolsContext({ kernel: await getKernel(), authorization: token }));
+  return createCaller(createToolsContext({ kernel: await getKernel(), authorization: token, door: "panel" }));
 }
 
-export const devSignInEnabled = () => process.env.MNOTE_DEV_SIGNIN === "1";
 
 /**
  * Send the browser on to a path of this site. Not an HTTP redirect: Next rewrites

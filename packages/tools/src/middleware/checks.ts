@@ -3,7 +3,7 @@ import { hashToken, isTokenLive, type TokenRecord } from "@mnote/kernel";
 import type { z } from "zod";
 import { canReadPage, hasAccess } from "../access";
 import type { CallState, ParsedEnvelope } from "../call";
-import { bearerSecret, type ToolsContext } from "../context";
+import { bearerSecret, doorRefusal, type ToolsContext } from "../context";
 import { fail } from "../failure";
 import { payloadFingerprint } from "../fingerprint";
 import { middleware } from "../trpc";
@@ -49,6 +49,16 @@ export async function authenticate(ctx: ToolsContext, call: CallState) {
   }
   if (!isTokenLive(token, now)) return fail("mnote_tool_unauthenticated", M.unauthenticated);
   call.token = token;
+}
+
+/**
+ * 1b. The door: a person's token only at the panel, an agent's only at an agent door
+ * (bridge, MCP, CLI). So an agent cannot borrow the panel to skip the approval policy,
+ * and a person's token handed to an agent does not write past it either.
+ */
+export function checkDoor(ctx: ToolsContext, call: CallState) {
+  const refusal = doorRefusal(ctx.door, call.token!.holder);
+  if (refusal) return fail("mnote_tool_permission_denied", refusal);
 }
 
 function describeIssues(error: z.ZodError): string {
@@ -155,6 +165,7 @@ export function checkRevision(_ctx: ToolsContext, call: CallState) {
 /** In this order: each check may rely on what the ones before it put on `call`. */
 export const CALL_CHECKS: readonly Check[] = [
   authenticate,
+  checkDoor,
   validateEnvelope,
   checkCapabilityScope,
   checkMembership,

@@ -1,5 +1,5 @@
 import { getKernel } from "~/server/kernel";
-import { devSignInEnabled } from "~/server/session";
+import { devSignInUsers } from "~/server/session-cookie";
 
 export const dynamic = "force-dynamic";
 
@@ -11,7 +11,9 @@ const ERRORS: Record<string, string> = {
 /** Sign in with a person token; on the demo database, a picker of demo users too. */
 export default async function SignIn({ searchParams }: { searchParams: Promise<{ error?: string }> }) {
   const { error } = await searchParams;
-  const users = devSignInEnabled() ? await (await getKernel()).admin.listUsers() : [];
+  // Only the demo's own users, and only on a database the demo created (MNOTE_DEV_SIGNIN_USERS).
+  const demoUsers = devSignInUsers();
+  const users = demoUsers.length > 0 ? (await (await getKernel()).admin.listUsers()).filter((user) => demoUsers.includes(user.id)) : [];
   return (
     <main className="signin">
       <h1>Sign in to the page-AI panel</h1>

@@ -2,20 +2,22 @@ import { TRPCError } from "@trpc/server";
 import { hashToken, isTokenLive, type TokenRecord } from "@mnote/kernel";
 import { z } from "zod";
 import { canReadPage, hasAccess } from "../../access";
-import { bearerSecret, type ToolsContext } from "../../context";
+import { bearerSecret, doorRefusal, type ToolsContext } from "../../context";
 import type { AccessNeed } from "../../tool-spec";
 import { middleware, publicProcedure } from "../../trpc";
 import { unexpectedIsUnavailable } from "./unavailable";
 
 /**
- * The panel's own reads and decisions. Only a person's token opens them: an agent
- * token never lists proposals or approves its own edits.
+ * The panel's own reads and decisions. Only a person's token at the panel opens them:
+ * an agent token never lists proposals or approves its own edits. The door rule is
+ * the one the tool chain applies (`doorRefusal`).
  */
 const signedInPerson = middleware(async ({ ctx, next }) => {
   const secret = bearerSecret(ctx.authorization);
   const token = secret ? await ctx.kernel.findTokenByHash(hashToken(secret)) : null;
   if (!isTokenLive(token)) throw new TRPCError({ code: "UNAUTHORIZED", message: "sign in again" });
-  if (token.holder !== "person") throw new TRPCError({ code: "FORBIDDEN", message: "the panel is for people, not agent tokens" });
+  const refusal = ctx.door === "panel" ? doorRefusal("panel", token.holder) : "the panel's procedures answer only at the panel";
+  if (refusal) throw new TRPCError({ code: "FORBIDDEN", message: refusal });
   return next({ ctx: { token } });
 });
 

@@ -3,7 +3,7 @@ import { createToolsContext } from "../../context";
 import { createCaller } from "../../root";
 import { createWorld, type World } from "../../test-support";
 
-const panelAs = (world: World, token: string) => createCaller(createToolsContext({ kernel: world.kernel, authorization: `Bearer ${token}` })).panel;
+const panelAs = (world: World, token: string) => createCaller(createToolsContext({ kernel: world.kernel, authorization: `Bearer ${token}`, door: "panel" })).panel;
 
 async function agentDryRun(world: World, tool: Parameters<World["envelope"]>[0], args: Record<string, unknown>, overrides = {}) {
   const envelope = world.envelope(tool, args, { dryRun: true, runId: "run_agent", ...overrides });

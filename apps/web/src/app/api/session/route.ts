@@ -1,26 +1,30 @@
 import { hashToken, isTokenLive } from "@mnote/kernel";
+import { doorRefusal } from "@mnote/tools";
 import { NextResponse } from "next/server";
 import { getKernel } from "~/server/kernel";
-import { redirectTo, SESSION_COOKIE, tokenFromCookieHeader } from "~/server/session";
+import { allowedOrigins, foreignOrigin } from "~/server/origin";
+import { redirectTo, SESSION_COOKIE, sessionCookieOptions, tokenFromCookieHeader } from "~/server/session";
 
-const cookieOptions = { httpOnly: true, sameSite: "lax" as const, path: "/", secure: process.env.MNOTE_SECURE_COOKIES === "1" };
+const crossSite = () => NextResponse.json({ error: "cross-origin request refused" }, { status: 403 });
 
 /** Sign in with an mnote person token (issued by `mnote admin token create --holder person`). */
 export async function POST(req: Request) {
+  if (foreignOrigin(req, allowedOrigins())) return crossSite();
   const form = await req.formData().catch(() => null);
   const token = String(form?.get("token") ?? "").trim();
   const kernel = await getKernel();
   const record = token ? await kernel.findTokenByHash(hashToken(token)) : null;
-  if (!isTokenLive(record) || record.holder !== "person") {
+  if (!isTokenLive(record) || doorRefusal("panel", record.holder)) {
     return redirectTo("/signin?error=token");
   }
   const response = redirectTo("/");
-  response.cookies.set(SESSION_COOKIE, token, cookieOptions);
+  response.cookies.set(SESSION_COOKIE, token, sessionCookieOptions());
   return response;
 }
 
 /** Sign out; a token the dev picker issued is revoked with the session. */
 export async function DELETE(req: Request) {
+  if (foreignOrigin(req, allowedOrigins())) return crossSite();
   const token = tokenFromCookieHeader(req.headers.get("cookie"));
   if (token) {
     const kernel = await getKernel();
@@ -28,6 +32,6 @@ export async function DELETE(req: Request) {
     if (record?.label === "panel dev sign-in") await kernel.admin.revokeToken(record.id);
   }
   const response = NextResponse.json({ signedOut: true });
-  response.cookies.delete(SESSION_COOKIE);
+  response.cookies.set(SESSION_COOKIE, "", { ...sessionCookieOptions(), maxAge: 0 });
   return response;
 }

@@ -1,17 +1,23 @@
 import { NextResponse } from "next/server";
 import { getKernel } from "~/server/kernel";
-import { devSignInEnabled, redirectTo, SESSION_COOKIE } from "~/server/session";
+import { allowedOrigins, foreignOrigin } from "~/server/origin";
+import { redirectTo, SESSION_COOKIE, sessionCookieOptions } from "~/server/session";
+import { devSignInUsers } from "~/server/session-cookie";
 
 /**
- * The demo's sign-in picker: issue a short-lived person token for a chosen user.
- * Only when MNOTE_DEV_SIGNIN=1 (set by `npm start` for the demo database).
+ * The demo's sign-in picker: issue a short-lived person token for one of the demo users.
+ * Only when MNOTE_DEV_SIGNIN_USERS names them (set by `npm start` on a database the demo
+ * created), only for those users, only from the panel's own pages.
  */
 export async function POST(req: Request) {
-  if (!devSignInEnabled()) return NextResponse.json({ error: "dev sign-in is off" }, { status: 404 });
+  const demoUsers = devSignInUsers();
+  if (demoUsers.length === 0) return NextResponse.json({ error: "dev sign-in is off" }, { status: 404 });
+  if (foreignOrigin(req, allowedOrigins())) return NextResponse.json({ error: "cross-origin request refused" }, { status: 403 });
   const form = await req.formData().catch(() => null);
   const userId = String(form?.get("userId") ?? "");
+  if (!demoUsers.includes(userId)) return redirectTo("/signin?error=user");
   const kernel = await getKernel();
-  const user = userId ? await kernel.admin.getUser(userId) : null;
+  const user = await kernel.admin.getUser(userId);
   if (!user) return redirectTo("/signin?error=user");
   const { token } = await kernel.admin.createToken({
     userId: user.id,
@@ -21,6 +27,6 @@ export async function POST(req: Request) {
     ttlSeconds: 12 * 3600,
   });
   const response = redirectTo("/");
-  response.cookies.set(SESSION_COOKIE, token, { httpOnly: true, sameSite: "lax", path: "/" });
+  response.cookies.set(SESSION_COOKIE, token, sessionCookieOptions());
   return response;
 }

@@ -1,0 +1,137 @@
+import { LIMITS, TOOL_ERROR_MESSAGES, type ToolErrorCode } from "@mnote/contract";
+import { hashToken, isTokenLive, type KernelAdapter, type TokenRecord } from "@mnote/kernel";
+import { appRouter, bearerSecret, createToolsContext } from "@mnote/tools";
+import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
+import { PANEL_MAX_BATCH_CALLS } from "../trpc/limits";
+import { foreignOrigin } from "./origin";
+import { tokenFromCookieHeader } from "./session-cookie";
+
+/** A limiter's verdict; the shape of the bridge's `RateLimiter.take` (apps/hermes-bridge/src/rate-limit.ts). */
+export type RateDecision = { allowed: true } | { allowed: false; retryAfterMs: number };
+
+/**
+ * What the panel needs of a rate limiter: one call taken from a key's budget. Kept this
+ * small so the bridge's limiter (per process today, shared across instances later) plugs in.
+ */
+export interface PanelLimiter {
+  take(key: string): RateDecision | Promise<RateDecision>;
+}
+
+export interface PanelApiOptions {
+  kernel: () => Promise<KernelAdapter>;
+  /** null: no rate limit (tests that send many calls). */
+  limiter: PanelLimiter | null;
+  /** Bytes; the bridge's limit by default. */
+  bodyLimit?: number;
+  /** Origins allowed besides the panel's own (MNOTE_PANEL_ORIGINS). */
+  allowedOrigins?: readonly string[];
+}
+
+/** A refusal before tRPC runs, in the contract's words. */
+function refuse(status: number, code: ToolErrorCode, message: string, headers: Record<string, string> = {}) {
+  return new Response(JSON.stringify({ error: { code, message } }), {
+    status,
+    headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", ...headers },
+  });
+}
+
+class BodyTooLarge extends Error {}
+
+/**
+ * The body, read with a cap: a declared Content-Length over the limit is refused before a
+ * byte is read, a stream that grows past it is cancelled at that chunk.
+ */
+async function readCappedBody(req: Request, limit: number): Promise<Uint8Array<ArrayBuffer>> {
+  const declared = Number(req.headers.get("content-length"));
+  if (Number.isFinite(declared) && declared > limit) throw new BodyTooLarge();
+  if (!req.body) return new Uint8Array(new ArrayBuffer(0));
+  const reader = req.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => undefined);
+      throw new BodyTooLarge();
+    }
+    chunks.push(value);
+  }
+  const body = new Uint8Array(new ArrayBuffer(size));
+  let at = 0;
+  for (const chunk of chunks) {
+    body.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return body;
+}
+
+/** How many procedures one request calls: a batch names them comma-separated in the path. */
+function callsIn(url: URL): number {
+  const path = url.pathname.slice(url.pathname.lastIndexOf("/") + 1);
+  return url.searchParams.get("batch") === "1" ? path.split(",").length : 1;
+}
+
+/**
+ * `/api/trpc`: the whole router behind the panel's door. Before tRPC sees the request:
+ * a cross-site mutation is refused (Origin), then the per-token rate limit, then the body
+ * cap. tRPC refuses a batch over PANEL_MAX_BATCH_CALLS. Every call carries `door: "panel"`,
+ * so only person tokens pass (agent tokens get the contract's refusal, `mnote.*` included).
+ */
+export async function handlePanelApi(req: Request, options: PanelApiOptions): Promise<Response> {
+  const url = new URL(req.url);
+  if (req.method !== "GET" && req.method !== "HEAD" && foreignOrigin(req, options.allowedOrigins ?? [])) {
+    return refuse(403, "mnote_tool_permission_denied", "cross-origin request refused: the panel accepts changes only from its own pages");
+  }
+  const token = tokenFromCookieHeader(req.headers.get("cookie"));
+  let kernel: KernelAdapter;
+  let record: TokenRecord | null = null;
+  try {
+    kernel = await options.kernel();
+    const secret = bearerSecret(token);
+    if (options.limiter && secret) record = await kernel.findTokenByHash(hashToken(secret));
+  } catch (error) {
+    // The database cannot be opened or does not answer (getKernel tries again next time): 503, never a 500
+    // quoting the driver.
+    console.error("[panel] the database is unavailable", error);
+    return refuse(503, "mnote_tool_unavailable", TOOL_ERROR_MESSAGES.unavailable, { "retry-after": "1" });
+  }
+  if (options.limiter) {
+    // Per token, by its id. Requests without a live token share one budget: a made-up
+    // cookie per request must not buy a fresh bucket each time.
+    const key = isTokenLive(record) ? `token:${record.id}` : "anonymous";
+    const calls = Math.min(callsIn(url), PANEL_MAX_BATCH_CALLS + 1);
+    for (let i = 0; i < calls; i++) {
+      const decision = await options.limiter.take(key);
+      if (!decision.allowed) {
+        return refuse(429, "mnote_tool_rate_limited", TOOL_ERROR_MESSAGES.rateLimited, {
+          "retry-after": String(Math.max(1, Math.ceil(decision.retryAfterMs / 1000))),
+        });
+      }
+    }
+  }
+  let request = req;
+  if (req.method === "POST") {
+    let body: Uint8Array<ArrayBuffer>;
+    try {
+      body = await readCappedBody(req, options.bodyLimit ?? LIMITS.requestBodyBytes);
+    } catch (error) {
+      if (error instanceof BodyTooLarge) {
+        return refuse(413, "mnote_tool_payload_too_large", TOOL_ERROR_MESSAGES.payloadTooLarge, { connection: "close" });
+      }
+      return refuse(400, "mnote_tool_invalid_input", "the request body could not be read");
+    }
+    request = new Request(req.url, { method: req.method, headers: req.headers, body });
+  }
+  return fetchRequestHandler({
+    endpoint: "/api/trpc",
+    req: request,
+    router: appRouter,
+    maxBatchSize: PANEL_MAX_BATCH_CALLS,
+    createContext: async () => createToolsContext({ kernel, authorization: token, door: "panel" }),
+    onError: ({ error, path }) => {
+      if (error.code === "INTERNAL_SERVER_ERROR") console.error(`[panel] ${path} failed`, error.cause ?? error);
+    },
+  });
+}

@@ -1,0 +1,78 @@
+import { mnote } from "../../scripts/stack.mjs";
+import { e2eState, expect, test } from "./support";
+
+/**
+ * Issue 11 items 2, 4, 5 against the running panel (real HTTP, the production build):
+ * an agent token is no session, the demo picker signs in demo users only and only from
+ * the panel's own pages, and /api/trpc refuses oversized bodies and batches.
+ */
+const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
+const FORM = "application/x-www-form-urlencoded";
+
+test("the demo picker: a foreign Origin is refused, a user outside the demo is refused, a demo user signs in", async ({ request }) => {
+  const { webUrl, databaseUrl } = e2eState();
+  const foreign = await request.post(`${webUrl}/api/session/dev`, {
+    data: form({ userId: "user_ada" }),
+    headers: { "content-type": FORM, origin: "http://evil.example" },
+    maxRedirects: 0,
+  });
+  expect(foreign.status()).toBe(403);
+  expect(foreign.headers()["set-cookie"]).toBeUndefined();
+
+  // Someone the demo did not create, in the same database.
+  const olga = (await mnote(["admin", "user", "create", "--name", "Olga"], { MNOTE_DATABASE_URL: databaseUrl })) as { id: string };
+  const outsider = await request.post(`${webUrl}/api/session/dev`, {
+    data: form({ userId: olga.id }),
+    headers: { "content-type": FORM, origin: webUrl },
+    maxRedirects: 0,
+  });
+  expect(await outsider.text()).toContain("/signin?error=user");
+  expect(outsider.headers()["set-cookie"]).toBeUndefined();
+
+  const ada = await request.post(`${webUrl}/api/session/dev`, {
+    data: form({ userId: "user_ada" }),
+    headers: { "content-type": FORM, origin: webUrl },
+    maxRedirects: 0,
+  });
+  const cookie = ada.headers()["set-cookie"] ?? "";
+  expect(cookie).toMatch(/mnote_session=/);
+  expect(cookie).toMatch(/HttpOnly/i);
+  expect(cookie).toMatch(/SameSite=lax/i);
+});
+
+test("an agent token as the session cookie: mnote.* and panel.* are refused at the panel", async ({ request }) => {
+  const { webUrl, workspaceId, credentials } = e2eState();
+  const agentCookie = { cookie: `mnote_session=${encodeURIComponent(credentials.ada.agent)}` };
+  const envelope = {
+    toolName: "mnote.page.get",
+    workspaceId,
+    documentId: "doc_plan",
+    actorId: "user_ada",
+    sessionId: "s",
+    runId: "r",
+    toolCallId: "c",
+    traceId: "t",
+    capabilityScope: ["page.read"],
+    args: {},
+  };
+  const read = await request.get(`${webUrl}/api/trpc/mnote.page.get?input=${encodeURIComponent(JSON.stringify(envelope))}`, { headers: agentCookie });
+  const answer = (await read.json()) as { result: { data: { ok: boolean; error: { code: string; message: string } } } };
+  expect(answer.result.data).toMatchObject({ ok: false, error: { code: "mnote_tool_permission_denied", message: expect.stringMatching(/panel is for people/) } });
+
+  const me = await request.get(`${webUrl}/api/trpc/panel.session.me`, { headers: agentCookie });
+  expect(me.status()).toBe(403);
+});
+
+test("/api/trpc: a body over the bridge's limit is 413, a batch over the cap is 400", async ({ request }) => {
+  const { webUrl } = e2eState();
+  const big = await request.post(`${webUrl}/api/trpc/mnote.page.save`, {
+    data: "x".repeat(5 * 1024 * 1024),
+    headers: { "content-type": "application/json", origin: webUrl },
+  });
+  expect(big.status()).toBe(413);
+  expect(await big.json()).toMatchObject({ error: { code: "mnote_tool_payload_too_large" } });
+
+  const paths = Array.from({ length: 11 }, () => "panel.session.me").join(",");
+  const batch = await request.get(`${webUrl}/api/trpc/${paths}?batch=1&input=%7B%7D`);
+  expect(batch.status()).toBe(400);
+});

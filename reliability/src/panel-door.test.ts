@@ -1,0 +1,234 @@
+import { LIMITS } from "@mnote/contract";
+import { RateLimiter, type RunningBridge } from "@mnote/hermes-bridge";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+// The panel's `/api/trpc` handler, exactly what apps/web/src/app/api/trpc/[trpc]/route.ts serves.
+import { handlePanelApi, type PanelApiOptions } from "../../apps/web/src/server/panel-api";
+import { PANEL_MAX_BATCH_CALLS } from "../../apps/web/src/trpc/limits";
+import { businessSnapshot, createWorld, expectContractFailure, postTool, startTestBridge, type World } from "./support";
+
+/**
+ * Issue 11, items 2 and 5 (the panel half): the panel's door serves person tokens only, for
+ * every procedure; a person token at the bridge is refused; the panel refuses cross-site
+ * changes, bodies over the bridge's limit, oversized batches and callers over their rate.
+ */
+let world: World;
+let bridge: RunningBridge;
+let agentToken: string;
+const PANEL = "http://127.0.0.1:4200";
+
+beforeAll(async () => {
+  world = await createWorld();
+  bridge = await startTestBridge(world.kernel);
+  // Agent writes wait for a person here: the panel must not become a way around that.
+  await world.kernel.admin.setApprovalRequired(world.ids.ws, true);
+  agentToken = world.tokens.owner;
+});
+afterAll(async () => {
+  await bridge?.close();
+  await world?.close();
+});
+
+const panelOptions = (overrides: Partial<PanelApiOptions> = {}): PanelApiOptions => ({
+  kernel: async () => world.kernel,
+  limiter: null,
+  ...overrides,
+});
+
+/** A tRPC mutation as the panel's client sends it (one call, not batched), with a session cookie. */
+function panelPost(path: string, input: unknown, init: { cookie?: string | null; origin?: string | null; body?: string | ReadableStream<Uint8Array>; headers?: Record<string, string> } = {}) {
+  const headers: Record<string, string> = { "content-type": "application/json", host: "127.0.0.1:4200", ...init.headers };
+  if (init.cookie) headers.cookie = `mnote_session=${encodeURIComponent(init.cookie)}`;
+  if (init.origin !== null) headers.origin = init.origin ?? PANEL;
+  return new Request(`${PANEL}/api/trpc/${path}`, {
+    method: "POST",
+    headers,
+    body: init.body ?? JSON.stringify(input),
+    // A streamed body needs this in Node's fetch.
+    ...(init.body instanceof ReadableStream ? { duplex: "half" } : {}),
+  } as RequestInit);
+}
+
+/** A tRPC query as the panel's client sends it (input in the URL). */
+function panelGet(path: string, input: unknown, cookie: string) {
+  return new Request(`${PANEL}/api/trpc/${path}?input=${encodeURIComponent(JSON.stringify(input))}`, {
+    headers: { cookie: `mnote_session=${encodeURIComponent(cookie)}`, host: "127.0.0.1:4200" },
+  });
+}
+
+async function json(response: Response) {
+  return (await response.json()) as { result?: { data: unknown }; error?: { message: string; code: unknown; data?: { code: string } } }[] & {
+    result?: { data: unknown };
+    error?: { message: string; code: unknown; data?: { code: string } };
+  };
+}
+
+describe("the panel's door: person tokens only", () => {
+  it("agent cookie: every mnote.* tool and panel.page.revert answer the door's refusal; the audit has no agent success", async () => {
+    const before = await businessSnapshot(world.kernel);
+    const tools = ["mnote.page.get", "mnote.page.update_title", "mnote.page.save", "mnote.page.update_options", "mnote.artifact.create_summary", "mnote.artifact.create_ai_note"] as const;
+    for (const tool of tools) {
+      const request =
+        tool === "mnote.page.get"
+          ? panelGet(tool, world.envelope(tool), agentToken)
+          : panelPost(tool, world.envelope(tool, { dryRun: false }), { cookie: agentToken });
+      const response = await handlePanelApi(request, panelOptions());
+      const body = await json(response);
+      const envelope = expectContractFailure(body.result?.data);
+      expect(envelope.error).toMatchObject({ code: "mnote_tool_permission_denied", message: expect.stringMatching(/panel is for people/) });
+    }
+    const revert = await handlePanelApi(
+      panelPost(
+        "panel.page.revert",
+        { ...world.envelope("mnote.page.update_title"), toolName: "panel.page.revert", dryRun: false, args: { commandId: "cmd_any", baseRevision: 1 } },
+        { cookie: agentToken },
+      ),
+      panelOptions(),
+    );
+    const reverted = expectContractFailure((await json(revert)).result?.data);
+    expect(reverted.error!.code).toBe("mnote_tool_permission_denied");
+    for (const path of ["panel.proposals.approve", "panel.workspace.setApproval"]) {
+      const answer = await handlePanelApi(
+        panelPost(path, { workspaceId: world.ids.ws, documentId: world.ids.page, proposalId: 1, approvalRequired: false }, { cookie: agentToken }),
+        panelOptions(),
+      );
+      expect(answer.status).toBe(403);
+    }
+    expect(await businessSnapshot(world.kernel)).toEqual(before);
+    const audit = await world.kernel.listAudit({ workspaceId: world.ids.ws, limit: 200 });
+    expect(audit.filter((r) => r.identity.holder === "agent" && r.outcome === "ok" && r.identity.toolName.startsWith("panel."))).toEqual([]);
+  });
+
+  it("a person's cookie still works at the panel (mnote.page.get and the panel's own reads)", async () => {
+    const cookie = world.personTokens.owner;
+    const read = await handlePanelApi(panelGet("mnote.page.get", world.envelope("mnote.page.get"), cookie), panelOptions());
+    expect(((await json(read)).result?.data as { ok: boolean }).ok).toBe(true);
+    const url = `${PANEL}/api/trpc/panel.session.me`;
+    const me = await handlePanelApi(new Request(url, { headers: { cookie: `mnote_session=${cookie}`, host: "127.0.0.1:4200" } }), panelOptions());
+    expect(me.status).toBe(200);
+  });
+});
+
+describe("the bridge's door: agent tokens only", () => {
+  it("a person token on the bridge is refused with a clear message, nothing written", async () => {
+    const before = await businessSnapshot(world.kernel);
+    for (const tool of ["mnote.page.update_title", "mnote.page.get"] as const) {
+      const answer = await postTool(bridge, tool, world.envelope(tool, { dryRun: false }), { authorization: `Bearer ${world.personTokens.owner}` });
+      const envelope = expectContractFailure(answer.json, 403);
+      expect(envelope.error).toMatchObject({
+        code: "mnote_tool_permission_denied",
+        message: "person tokens are for the panel; give agents an agent token: mnote admin token create --holder agent",
+      });
+    }
+    expect(await businessSnapshot(world.kernel)).toEqual(before);
+  });
+
+  it("an agent token on the bridge is still held for approval", async () => {
+    const answer = await postTool(bridge, "mnote.page.update_title", world.envelope("mnote.page.update_title", { dryRun: false }), {
+      authorization: `Bearer ${agentToken}`,
+    });
+    expect(expectContractFailure(answer.json).error!.code).toBe("mnote_tool_approval_required");
+  });
+});
+
+describe("the panel refuses cross-site changes", () => {
+  const cookie = () => world.personTokens.owner;
+  const setApproval = (origin: string | null, allowedOrigins: string[] = []) =>
+    handlePanelApi(
+      panelPost("panel.workspace.setApproval", { workspaceId: world.ids.ws, approvalRequired: true }, { cookie: cookie(), origin }),
+      panelOptions({ allowedOrigins }),
+    );
+
+  it("a foreign Origin: 403 before anything runs; the panel's own or an allowed origin passes", async () => {
+    for (const origin of ["http://evil.example", "null", "http://127.0.0.1:4201"]) {
+      const refused = await setApproval(origin);
+      expect(refused.status).toBe(403);
+      expect(await refused.json()).toMatchObject({ error: { code: "mnote_tool_permission_denied" } });
+    }
+    expect((await setApproval(PANEL)).status).toBe(200);
+    expect((await setApproval("https://panel.example.com", ["https://panel.example.com"])).status).toBe(200);
+    // No Origin and no Sec-Fetch-Site: not a browser, so no victim's cookie to ride on.
+    expect((await setApproval(null)).status).toBe(200);
+  });
+
+  it("a browser that hides Origin but says cross-site is refused", async () => {
+    const request = panelPost("panel.workspace.setApproval", { workspaceId: world.ids.ws, approvalRequired: true }, {
+      cookie: cookie(),
+      origin: null,
+      headers: { "sec-fetch-site": "cross-site" },
+    });
+    expect((await handlePanelApi(request, panelOptions())).status).toBe(403);
+  });
+});
+
+describe("the panel cannot be exhausted", () => {
+  it("a declared body over the bridge's limit is refused unread (413)", async () => {
+    let pulled = 0;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        pulled++;
+        controller.enqueue(new Uint8Array(64 * 1024));
+      },
+    });
+    const request = panelPost("mnote.page.get", null, { body, headers: { "content-length": String(200 * 1024 * 1024) } });
+    const response = await handlePanelApi(request, panelOptions());
+    expect(response.status).toBe(413);
+    expect(await response.json()).toMatchObject({ error: { code: "mnote_tool_payload_too_large" } });
+    expect(pulled).toBeLessThanOrEqual(1); // the stream's own first pull, nothing read
+  });
+
+  it("a streamed body that grows past the limit is cut off at that chunk (413), not buffered", async () => {
+    const chunk = 256 * 1024;
+    let sent = 0;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent > 200 * 1024 * 1024) return controller.close();
+        sent += chunk;
+        controller.enqueue(new Uint8Array(chunk));
+      },
+    });
+    const response = await handlePanelApi(panelPost("mnote.page.get", null, { body }), panelOptions());
+    expect(response.status).toBe(413);
+    // Read up to one chunk past the limit, plus what the stream queued ahead: nowhere near 200 MiB.
+    expect(sent).toBeLessThan(LIMITS.requestBodyBytes + 4 * chunk);
+  });
+
+  it(`a batch of more than ${PANEL_MAX_BATCH_CALLS} calls is refused whole; ${PANEL_MAX_BATCH_CALLS} pass`, async () => {
+    const cookie = `mnote_session=${world.personTokens.owner}`;
+    const batch = (n: number) => {
+      const paths = Array.from({ length: n }, () => "panel.session.me").join(",");
+      return new Request(`${PANEL}/api/trpc/${paths}?batch=1&input=${encodeURIComponent(JSON.stringify({}))}`, {
+        headers: { cookie, host: "127.0.0.1:4200" },
+      });
+    };
+    expect((await handlePanelApi(batch(PANEL_MAX_BATCH_CALLS), panelOptions())).status).toBe(200);
+    const refused = await handlePanelApi(batch(600), panelOptions());
+    expect(refused.status).toBe(400);
+    expect(JSON.stringify(await refused.json())).toContain("Batch call exceeds maximum size");
+  });
+
+  it("a per-token rate limit: the token over its budget gets 429, another token does not; made-up cookies share one budget", async () => {
+    // The bridge's limiter, the clock stopped: exactly `burst` calls pass.
+    const limiter = new RateLimiter({ ratePerSecond: 1, burst: 3 }, () => 0);
+    const get = (cookie: string | null) =>
+      handlePanelApi(new Request(`${PANEL}/api/trpc/panel.session.me`, { headers: { host: "127.0.0.1:4200", ...(cookie ? { cookie: `mnote_session=${cookie}` } : {}) } }), panelOptions({ limiter }));
+    for (let i = 0; i < 3; i++) expect((await get(world.personTokens.owner)).status).toBe(200);
+    const limited = await get(world.personTokens.owner);
+    expect(limited.status).toBe(429);
+    expect(limited.headers.get("retry-after")).toBe("1");
+    expect(await limited.json()).toMatchObject({ error: { code: "mnote_tool_rate_limited" } });
+    expect((await get(world.personTokens.editor)).status).toBe(200);
+    // A batch counts every call it carries.
+    const batch = await handlePanelApi(
+      new Request(`${PANEL}/api/trpc/panel.session.me,panel.session.me,panel.session.me?batch=1&input=%7B%7D`, {
+        headers: { host: "127.0.0.1:4200", cookie: `mnote_session=${world.personTokens.viewer}` },
+      }),
+      panelOptions({ limiter }),
+    );
+    expect(batch.status).toBe(200);
+    expect((await get(world.personTokens.viewer)).status).toBe(429);
+    // Rotating unknown cookies does not buy fresh budgets: a token is keyed by itself only if it is real.
+    const statuses: number[] = [];
+    for (let i = 0; i < 5; i++) statuses.push((await get(`mnt_made_up_${i}`)).status);
+    expect(statuses.filter((s) => s === 429).length).toBeGreaterThanOrEqual(2);
+  });
+});
