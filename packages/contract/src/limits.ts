@@ -11,4 +11,11 @@ export const LIMITS = {
   summaryLength: 20_000,
   aiNoteLength: 50_000,
   codeLanguageLength: 40,
+  /** The most of a caller's own text (an unknown key, a path segment) an error message quotes. */
+  echoLength: 200,
 } as const;
+
+/** A caller's text as an error message may quote it: at most `max` characters, cut with an ellipsis. */
+export function clipEcho(text: string, max: number = LIMITS.echoLength): string {
+  return text.length <= max ? text : `${text.slice(0, max)}…`;
+}
