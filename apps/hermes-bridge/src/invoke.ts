@@ -1,12 +1,14 @@
 import { type OutputEnvelope, TOOL_ERROR_MESSAGES } from "@mnote/contract";
 import type { KernelAdapter } from "@mnote/kernel";
-import { callTool, createToolsContext } from "@mnote/tools";
+import { callTool, createToolsContext, type ToolsSettings } from "@mnote/tools";
 import { bridgeFailure, httpStatusOf } from "./envelope";
 import { type BridgeLogger, logToolCall, type Transport } from "./logging";
 
 export interface InvokeDeps {
   kernel: KernelAdapter;
   logger: BridgeLogger;
+  /** The process's validated router settings (read once at start); defaults when left out. */
+  toolsSettings?: ToolsSettings;
 }
 
 /**
@@ -20,7 +22,7 @@ export async function invokeTool(
   const startedAt = call.startedAt ?? performance.now();
   let output: OutputEnvelope;
   try {
-    output = await callTool(createToolsContext({ kernel: deps.kernel, authorization: call.authorization }), call.name, call.envelope);
+    output = await callTool(createToolsContext({ kernel: deps.kernel, authorization: call.authorization, settings: deps.toolsSettings }), call.name, call.envelope);
   } catch (error) {
     // The router turns every failure into an envelope; this is only for the impossible case.
     // Only the error's class is logged: its message could quote data.

@@ -1,3 +1,4 @@
+import type { ConfigReader } from "./config";
 import type { KernelAdapter } from "@mnote/kernel";
 
 export interface ToolsSettings {
@@ -6,8 +7,18 @@ export interface ToolsSettings {
 }
 
 export const DEFAULT_SETTINGS: ToolsSettings = {
-  idempotencyTtlMs: Number(process.env.MNOTE_IDEMPOTENCY_TTL_HOURS ?? 24) * 3_600_000,
+  idempotencyTtlMs: 24 * 3_600_000,
 };
+
+/**
+ * The router's settings from the environment, read once at a process's start and passed to
+ * `createToolsContext`: MNOTE_IDEMPOTENCY_TTL_HOURS (0 < hours <= 8760, default 24). A bad value
+ * is a problem on `config` (the process refuses to start), never a failure of every later write.
+ */
+export function toolsSettingsFromEnv(config: ConfigReader): ToolsSettings {
+  const hours = config.number("MNOTE_IDEMPOTENCY_TTL_HOURS", { min: 1 / 60, max: 24 * 365, unit: "hours" });
+  return { idempotencyTtlMs: hours === undefined ? DEFAULT_SETTINGS.idempotencyTtlMs : Math.round(hours * 3_600_000) };
+}
 
 /** What every call needs: the kernel, and the credential the transport received. */
 export interface ToolsContext {

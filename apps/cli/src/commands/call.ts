@@ -5,7 +5,7 @@ import type { Command } from "../command";
 export const callCommand: Command = {
   words: ["call"],
   usage: "mnote call [--token TOKEN] < envelope.json   (or MNOTE_TOKEN; prints the output envelope)",
-  async run({ args, kernel, io }) {
+  async run({ args, kernel, io, settings }) {
     const token = optional(args, "token") ?? io.env.MNOTE_TOKEN ?? null;
     const text = await io.stdin();
     let envelope: unknown;
@@ -16,7 +16,7 @@ export const callCommand: Command = {
     }
     const name = (envelope as { toolName?: unknown } | null)?.toolName;
     const output = await callTool(
-      createToolsContext({ kernel: await kernel(), authorization: token }),
+      createToolsContext({ kernel: await kernel(), authorization: token, settings }),
       typeof name === "string" ? name : "",
       envelope,
     );

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Readable, Writable } from "node:stream";
 import type { KernelAdapter } from "@mnote/kernel";
+import type { ToolsSettings } from "@mnote/tools";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { resolveToken } from "../auth";
 import type { BridgeLogger } from "../logging";
@@ -17,6 +18,8 @@ export async function runStdio(input: {
   logger: BridgeLogger;
   token: string | undefined;
   rateLimit: RateLimitSettings | null;
+  /** The process's validated router settings. */
+  toolsSettings?: ToolsSettings;
   stdin?: Readable;
   stdout?: Writable;
 }): Promise<{ closed: Promise<void> }> {
@@ -32,6 +35,7 @@ export async function runStdio(input: {
     rateLimiter: input.rateLimit ? new RateLimiter(input.rateLimit) : null,
     authorization,
     sessionId,
+    toolsSettings: input.toolsSettings,
   });
   const stdin = input.stdin ?? process.stdin;
   const transport = new StdioServerTransport(stdin, input.stdout ?? process.stdout);

@@ -7,11 +7,15 @@ import type { Tool } from "@modelcontextprotocol/sdk/types.js";
  * output envelope as output, and the contract's annotations unchanged.
  */
 export function mcpToolList(): Tool[] {
-  return allToolJsonSchemas().map((tool) => ({
+  // Built once per process: /mcp makes a server per request (stateless, decision 0008).
+  cachedToolList ??= allToolJsonSchemas().map((tool) => ({
     name: tool.providerName,
     description: tool.description,
     inputSchema: tool.parameters as Tool["inputSchema"],
     outputSchema: tool.outputSchema as Tool["outputSchema"],
     annotations: { ...tool.annotations },
   }));
+  return cachedToolList;
 }
+
+let cachedToolList: Tool[] | undefined;
