@@ -12,11 +12,11 @@ export const DEFAULT_SETTINGS: ToolsSettings = {
 
 /**
  * The router's settings from the environment, read once at a process's start and passed to
- * `createToolsContext`: MNOTE_IDEMPOTENCY_TTL_HOURS (0 < hours <= 8760, default 24). A bad value
+ * `createToolsContext`: MNOTE_IDEMPOTENCY_TTL_HOURS (0.01 to 8760 hours, default 24). A bad value
  * is a problem on `config` (the process refuses to start), never a failure of every later write.
  */
 export function toolsSettingsFromEnv(config: ConfigReader): ToolsSettings {
-  const hours = config.number("MNOTE_IDEMPOTENCY_TTL_HOURS", { min: 1 / 60, max: 24 * 365, unit: "hours" });
+  const hours = config.number("MNOTE_IDEMPOTENCY_TTL_HOURS", { min: 0.01, max: 24 * 365, unit: "hours" });
   return { idempotencyTtlMs: hours === undefined ? DEFAULT_SETTINGS.idempotencyTtlMs : Math.round(hours * 3_600_000) };
 }
 
