@@ -117,11 +117,11 @@ export async function startBridge(options: BridgeOptions): Promise<RunningBridge
       connectionsCheckingInterval: Math.min(1000, settings.headersTimeoutMs),
     },
     (req, res) => {
-    route(req, res).catch((error: unknown) => {
-      logger.error({ errorType: error instanceof Error ? error.name : typeof error, path: req.url?.split("?")[0] }, "request failed");
-      if (!res.headersSent) sendJson(res, 500, { error: "internal error" });
-      else res.destroy();
-    });
+      route(req, res).catch((error: unknown) => {
+        logger.error({ errorType: error instanceof Error ? error.name : typeof error, path: req.url?.split("?")[0] }, "request failed");
+        if (!res.headersSent) sendJson(res, 500, { error: "internal error" });
+        else res.destroy();
+      });
     },
   );
 
