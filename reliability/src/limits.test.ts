@@ -93,6 +93,24 @@ describe("failed authentication is limited per client address", () => {
   });
 });
 
+describe("MCP sessions cannot be exhausted", () => {
+  it("one token opening 1,000 sessions locks nobody out (issue 11: the 1,000th locked everyone out for 30 minutes)", async () => {
+    const bridge = await bridgeWith({});
+    const initialize = (token: string) =>
+      fetch(`${bridge.url}/mcp`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "0" } } }),
+      }).then(async (answer) => (await answer.text(), answer.status));
+    const statuses: number[] = [];
+    for (let batch = 0; batch < 50; batch++) {
+      statuses.push(...(await Promise.all(Array.from({ length: 20 }, () => initialize(world.tokens.viewer)))));
+    }
+    expect(statuses.filter((status) => status !== 200)).toEqual([]);
+    expect(await initialize(world.tokens.owner)).toBe(200);
+  }, 180_000);
+});
+
 /** Open a raw connection, send `head`, then one byte of body every `everyMs` until the server hangs up. */
 function slowClient(port: number, head: string, trickle: boolean, everyMs = 200): Promise<{ received: string; bytesSent: number }> {
   return new Promise((resolve, reject) => {
