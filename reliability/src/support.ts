@@ -161,9 +161,12 @@ export { SAMPLE_ARGS };
 /** A bridge logger whose JSON lines a test can read back. */
 export { captureLogger };
 
-/** A real bridge on 127.0.0.1, port 0, rate limit off (the suites send far more than 20 calls a second). */
+/**
+ * A real bridge on 127.0.0.1, port 0, rate limit and failed-authentication limit off (the suites
+ * send far more than 20 calls a second, and hundreds of bad tokens from one address on purpose).
+ */
 export function startTestBridge(kernel: KernelAdapter, logger = captureLogger().logger): Promise<RunningBridge> {
-  return startBridge({ kernel, port: 0, host: "127.0.0.1", logger, rateLimit: null, env: {} });
+  return startBridge({ kernel, port: 0, host: "127.0.0.1", logger, rateLimit: null, authFailureLimit: null, env: {} });
 }
 
 export interface HttpAnswer {

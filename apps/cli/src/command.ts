@@ -1,4 +1,5 @@
 import type { SqlKernel } from "@mnote/kernel";
+import type { ToolsSettings } from "@mnote/tools";
 import type { ParsedArgs } from "./args";
 
 export interface CliIo {
@@ -16,5 +17,11 @@ export interface Command {
   /** One or two sentences for `--help`: what the command does and when it takes effect. */
   help: string;
   /** Commands that open the database get the kernel; `run` returns the JSON to print and an exit code. */
-  run(input: { args: ParsedArgs; kernel: () => Promise<SqlKernel>; io: CliIo }): Promise<{ output: unknown; exitCode?: number }>;
+  run(input: {
+    args: ParsedArgs;
+    kernel: () => Promise<SqlKernel>;
+    io: CliIo;
+    /** The router's settings, read from the environment and checked once at start. */
+    settings: ToolsSettings;
+  }): Promise<{ output: unknown; exitCode?: number }>;
 }

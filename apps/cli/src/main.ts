@@ -1,4 +1,5 @@
 import { openKernel, type SqlKernel } from "@mnote/kernel";
+import { ConfigError, ConfigReader, toolsSettingsFromEnv } from "@mnote/tools";
 import { parseArgs, UsageError } from "./args";
 import type { CliIo, Command } from "./command";
 import { adminCommands } from "./commands/admin";
@@ -48,10 +49,18 @@ export async function main(argv: string[], io: CliIo = PROCESS_IO): Promise<numb
   let kernel: SqlKernel | undefined;
   const open = async () => (kernel ??= await openKernel(io.env.MNOTE_DATABASE_URL));
   try {
-    const { output, exitCode = 0 } = await command.run({ args: parseArgs(argv.slice(command.words.length)), kernel: open, io });
+    // The configuration is checked before any command runs: a bad value is a usage error, not a failed write later.
+    const config = new ConfigReader(io.env);
+    const settings = toolsSettingsFromEnv(config);
+    config.done();
+    const { output, exitCode = 0 } = await command.run({ args: parseArgs(argv.slice(command.words.length)), kernel: open, io, settings });
     io.stdout(`${JSON.stringify(output, null, 2)}\n`);
     return exitCode;
   } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stdout.write(`${JSON.stringify({ error: error.message, problems: error.problems })}\n`);
+      return 2;
+    }
     if (error instanceof UsageError) {
       io.stdout(`${JSON.stringify({ error: error.message, usage: command.usage })}\n`);
       return 2;

@@ -1,85 +1,159 @@
 import { LIMITS } from "@mnote/contract";
-import { DEFAULT_RATE_LIMIT, type RateLimitSettings } from "./rate-limit";
+import { RESULT_FORM_ENV, RESULT_FORMS } from "./hermes/model-text";
+import {
+  type AuthFailureLimitSettings,
+  ConfigReader,
+  DEFAULT_AUTH_FAILURE_LIMIT,
+  DEFAULT_RATE_LIMIT,
+  type Env,
+  type RateLimitSettings,
+  type ToolsSettings,
+  toolsSettingsFromEnv,
+} from "@mnote/tools";
 
 export const DEFAULT_PORT = 4100;
 export const DEFAULT_HOST = "127.0.0.1";
 /** 4 MiB: a full page save at the contract's limits fits; anything bigger is refused unread. The panel's too. */
 export const DEFAULT_BODY_LIMIT = LIMITS.requestBodyBytes;
-export const DEFAULT_SESSION_IDLE_MS = 30 * 60 * 1000;
-export const DEFAULT_MAX_SESSIONS = 1000;
+/** A client has this long to send its request headers. */
+export const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
+/** ... and this long for the whole request, body included (a 4 MiB body at a slow 200 KiB/s fits). */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
 
 export interface BridgeSettings {
   bodyLimit: number;
   /** null: no rate limit. */
   rateLimit: RateLimitSettings | null;
+  /** Failed authentications per client address; null: not limited. */
+  authFailureLimit: AuthFailureLimitSettings | null;
+  /** Peers whose X-Forwarded-For names the client (a load balancer in front of several bridges). */
+  trustedProxies: string[];
   /** Host header values accepted on /mcp; null: localhost, 127.0.0.1 and [::1] on the bridge's port. */
   allowedHosts: string[] | null;
   /** Origin header values accepted on /mcp; null: http://localhost|127.0.0.1|[::1] on the bridge's port. */
   allowedOrigins: string[] | null;
   /** Origins that get CORS headers; empty: CORS off. */
   corsOrigins: string[];
-  sessionIdleMs: number;
-  maxSessions: number;
-}
-
-const list = (value: string | undefined) =>
-  value
-    ?.split(",")
-    .map((item) => item.trim())
-    .filter(Boolean);
-
-function positive(name: string, value: string | undefined): number | undefined {
-  if (value === undefined || value.trim() === "") return undefined;
-  const number = Number(value);
-  if (!Number.isFinite(number) || number < 0) throw new Error(`${name} must be a non-negative number (got ${value})`);
-  return number;
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+  /** The router's settings (idempotency retention), passed to every call. */
+  tools: ToolsSettings;
 }
 
 /**
- * The bridge's settings from the environment. Explicit options to `startBridge` win
- * over these, and these over the defaults.
- *
- * MNOTE_BRIDGE_BODY_LIMIT (bytes), MNOTE_BRIDGE_RATE_LIMIT_RPS and _BURST (RPS 0 turns the limit
- * off), MNOTE_BRIDGE_ALLOWED_HOSTS, MNOTE_BRIDGE_ALLOWED_ORIGINS, MNOTE_BRIDGE_CORS_ORIGINS
- * (comma-separated), MNOTE_BRIDGE_SESSION_IDLE_SECONDS, MNOTE_BRIDGE_MAX_SESSIONS.
+ * The bridge's settings from the environment, every variable checked (see `readBridgeSettings`).
+ * Throws one ConfigError naming each bad variable.
  */
-export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env): Partial<BridgeSettings> {
+export function settingsFromEnv(env: Env = process.env): Partial<BridgeSettings> {
+  const config = new ConfigReader(env);
+  const settings = readBridgeSettings(config);
+  config.done();
+  return settings;
+}
+
+/**
+ * MNOTE_BRIDGE_BODY_LIMIT (bytes), MNOTE_BRIDGE_RATE_LIMIT_RPS and _BURST (RPS 0 turns the limit
+ * off), MNOTE_BRIDGE_AUTH_FAILURES per MNOTE_BRIDGE_AUTH_FAILURE_WINDOW_SECONDS (default 30 per 60; 0 failures turns
+ * the limit off), MNOTE_BRIDGE_TRUSTED_PROXIES,
+ * MNOTE_BRIDGE_ALLOWED_HOSTS, MNOTE_BRIDGE_ALLOWED_ORIGINS, MNOTE_BRIDGE_CORS_ORIGINS (comma-separated),
+ * MNOTE_BRIDGE_HEADERS_TIMEOUT_SECONDS, MNOTE_BRIDGE_REQUEST_TIMEOUT_SECONDS, and the router's
+ * MNOTE_IDEMPOTENCY_TTL_HOURS. Problems are added to `config`.
+ */
+export function readBridgeSettings(config: ConfigReader): Partial<BridgeSettings> {
   const settings: Partial<BridgeSettings> = {};
-  const bodyLimit = positive("MNOTE_BRIDGE_BODY_LIMIT", env.MNOTE_BRIDGE_BODY_LIMIT);
+  const bodyLimit = config.number("MNOTE_BRIDGE_BODY_LIMIT", { min: 1024, max: 256 * 1024 * 1024, integer: true, unit: "bytes" });
   if (bodyLimit !== undefined) settings.bodyLimit = bodyLimit;
-  const rps = positive("MNOTE_BRIDGE_RATE_LIMIT_RPS", env.MNOTE_BRIDGE_RATE_LIMIT_RPS);
-  const burst = positive("MNOTE_BRIDGE_RATE_LIMIT_BURST", env.MNOTE_BRIDGE_RATE_LIMIT_BURST);
+  const rps = config.number("MNOTE_BRIDGE_RATE_LIMIT_RPS", { min: 0, max: 1_000_000 });
+  const burst = config.number("MNOTE_BRIDGE_RATE_LIMIT_BURST", { min: 1, max: 1_000_000, integer: true });
   if (rps === 0) settings.rateLimit = null;
   else if (rps !== undefined || burst !== undefined) {
     const ratePerSecond = rps ?? DEFAULT_RATE_LIMIT.ratePerSecond;
     settings.rateLimit = { ratePerSecond, burst: Math.max(1, burst ?? ratePerSecond * 2) };
   }
-  const hosts = list(env.MNOTE_BRIDGE_ALLOWED_HOSTS);
-  if (hosts?.length) settings.allowedHosts = hosts;
-  const origins = list(env.MNOTE_BRIDGE_ALLOWED_ORIGINS);
-  if (origins?.length) settings.allowedOrigins = origins;
-  const cors = list(env.MNOTE_BRIDGE_CORS_ORIGINS);
-  if (cors?.length) settings.corsOrigins = cors;
-  const idle = positive("MNOTE_BRIDGE_SESSION_IDLE_SECONDS", env.MNOTE_BRIDGE_SESSION_IDLE_SECONDS);
-  if (idle) settings.sessionIdleMs = idle * 1000;
-  const maxSessions = positive("MNOTE_BRIDGE_MAX_SESSIONS", env.MNOTE_BRIDGE_MAX_SESSIONS);
-  if (maxSessions) settings.maxSessions = maxSessions;
+  const failures = config.number("MNOTE_BRIDGE_AUTH_FAILURES", { min: 0, max: 1_000_000, integer: true });
+  const failureWindow = config.number("MNOTE_BRIDGE_AUTH_FAILURE_WINDOW_SECONDS", { min: 1, max: 86_400, integer: true, unit: "seconds" });
+  if (failures === 0) settings.authFailureLimit = null;
+  else if (failures !== undefined || failureWindow !== undefined) {
+    settings.authFailureLimit = {
+      perWindow: failures ?? DEFAULT_AUTH_FAILURE_LIMIT.perWindow,
+      windowMs: failureWindow === undefined ? DEFAULT_AUTH_FAILURE_LIMIT.windowMs : failureWindow * 1000,
+    };
+  }
+  const proxies = config.list("MNOTE_BRIDGE_TRUSTED_PROXIES");
+  if (proxies) settings.trustedProxies = proxies;
+  const hosts = config.list("MNOTE_BRIDGE_ALLOWED_HOSTS");
+  if (hosts) settings.allowedHosts = hosts;
+  const origins = config.list("MNOTE_BRIDGE_ALLOWED_ORIGINS");
+  if (origins) settings.allowedOrigins = origins;
+  const cors = config.list("MNOTE_BRIDGE_CORS_ORIGINS");
+  if (cors) settings.corsOrigins = cors;
+  const headers = config.number("MNOTE_BRIDGE_HEADERS_TIMEOUT_SECONDS", { min: 1, max: 600, unit: "seconds" });
+  if (headers !== undefined) settings.headersTimeoutMs = headers * 1000;
+  const request = config.number("MNOTE_BRIDGE_REQUEST_TIMEOUT_SECONDS", { min: 1, max: 3600, unit: "seconds" });
+  if (request !== undefined) settings.requestTimeoutMs = request * 1000;
+  const headersTimeout = settings.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS;
+  if ((settings.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS) < headersTimeout) {
+    config.problem("MNOTE_BRIDGE_REQUEST_TIMEOUT_SECONDS must not be shorter than MNOTE_BRIDGE_HEADERS_TIMEOUT_SECONDS");
+  }
+  // Retired with stateful MCP sessions (decision 0008): say so rather than silently ignore them.
+  for (const name of ["MNOTE_BRIDGE_SESSION_IDLE_SECONDS", "MNOTE_BRIDGE_MAX_SESSIONS"]) {
+    if (config.raw(name) !== undefined) config.problem(`${name} is no longer used: /mcp keeps no sessions (unset it)`);
+  }
+  settings.tools = toolsSettingsFromEnv(config);
   return settings;
 }
 
-export function resolveSettings(options: Partial<BridgeSettings>, env: NodeJS.ProcessEnv = process.env): BridgeSettings {
+export function resolveSettings(options: Partial<BridgeSettings>, env: Env = process.env): BridgeSettings {
   const defined = Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) as Partial<BridgeSettings>;
   return {
     bodyLimit: DEFAULT_BODY_LIMIT,
     rateLimit: DEFAULT_RATE_LIMIT,
+    authFailureLimit: DEFAULT_AUTH_FAILURE_LIMIT,
+    trustedProxies: [],
     allowedHosts: null,
     allowedOrigins: null,
     corsOrigins: [],
-    sessionIdleMs: DEFAULT_SESSION_IDLE_MS,
-    maxSessions: DEFAULT_MAX_SESSIONS,
+    headersTimeoutMs: DEFAULT_HEADERS_TIMEOUT_MS,
+    requestTimeoutMs: DEFAULT_REQUEST_TIMEOUT_MS,
     ...settingsFromEnv(env),
     ...defined,
+  } as BridgeSettings;
+}
+
+/** Everything `mnote-bridge serve` needs, read and checked once before anything opens. */
+export interface ServeConfig {
+  port: number;
+  host: string;
+  databaseUrl: string | undefined;
+  logLevel: (typeof LOG_LEVELS)[number];
+  settings: Partial<BridgeSettings>;
+}
+
+export function readServeConfig(env: Env, flags: { port?: string; host?: string }): ServeConfig {
+  const config = new ConfigReader({ ...env, MNOTE_BRIDGE_PORT: flags.port ?? env.MNOTE_BRIDGE_PORT });
+  const port = config.number("MNOTE_BRIDGE_PORT", { min: 0, max: 65535, integer: true, unit: "--port or MNOTE_BRIDGE_PORT" });
+  const logLevel = config.oneOf("MNOTE_BRIDGE_LOG_LEVEL", LOG_LEVELS);
+  const settings = readBridgeSettings(config);
+  config.done();
+  return {
+    port: port ?? DEFAULT_PORT,
+    host: flags.host ?? config.raw("MNOTE_BRIDGE_HOST") ?? DEFAULT_HOST,
+    databaseUrl: config.raw("MNOTE_DATABASE_URL"),
+    logLevel: logLevel ?? "info",
+    settings,
   };
+}
+
+/** `mnote-bridge mcp --stdio`: the router's and the rate limit's settings, checked. */
+export function readStdioConfig(env: Env) {
+  const config = new ConfigReader(env);
+  const logLevel = config.oneOf("MNOTE_BRIDGE_LOG_LEVEL", LOG_LEVELS);
+  // `hermes` when Hermes Agent spawns the bridge (the printed Hermes config sets it); default standard.
+  const resultForm = config.oneOf(RESULT_FORM_ENV, RESULT_FORMS) ?? "standard";
+  const settings = readBridgeSettings(config);
+  config.done();
+  return { databaseUrl: config.raw("MNOTE_DATABASE_URL"), token: config.raw("MNOTE_TOKEN"), logLevel: logLevel ?? "info", resultForm, settings };
 }
 
 const LOOPBACK = ["localhost", "127.0.0.1", "[::1]"];

@@ -1,7 +1,7 @@
 import type { KernelAdapter } from "@mnote/kernel";
 import type { BridgeSettings } from "./config";
 import type { BridgeLogger } from "./logging";
-import type { RateLimiter } from "./rate-limit";
+import type { AuthFailureLimiter, RateLimiter } from "./rate-limit";
 
 /** What every request handler of the HTTP server shares. */
 export interface BridgeContext {
@@ -9,4 +9,6 @@ export interface BridgeContext {
   logger: BridgeLogger;
   settings: BridgeSettings;
   limiter: RateLimiter | null;
+  /** Failed authentication per client address (`clientAddress`); null: not limited. */
+  authFailures: AuthFailureLimiter | null;
 }

@@ -1,15 +1,15 @@
 import {
   canonicalToolName,
+  safeId,
   type OutputEnvelope,
   TOOL_ERROR_HTTP_STATUS,
   type ToolErrorCode,
 } from "@mnote/contract";
 
-/** Echo only short strings the caller sent (the router's rule), never anything else. */
+/** Echo only short, printable strings the caller sent (the router's rule, `safeId`), never anything else. */
 function echo(raw: unknown, field: string): string | null {
   if (!raw || typeof raw !== "object") return null;
-  const value = (raw as Record<string, unknown>)[field];
-  return typeof value === "string" && value.length <= 256 ? value : null;
+  return safeId((raw as Record<string, unknown>)[field]);
 }
 
 /**
@@ -24,7 +24,7 @@ export function bridgeFailure(
   message: string,
   fallback: { traceId?: string | null } = {},
 ): OutputEnvelope<never> {
-  const toolName = canonicalToolName(name) ?? (name.length <= 256 ? name : "unknown");
+  const toolName = canonicalToolName(name) ?? safeId(name) ?? "unknown";
   return {
     ok: false,
     toolName,

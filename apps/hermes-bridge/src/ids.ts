@@ -1,13 +1,11 @@
-import { LIMITS } from "@mnote/contract";
-
-const printable = /^[^\u0000-\u001f\u007f]+$/;
+import { LIMITS, safeId as contractSafeId } from "@mnote/contract";
 
 /**
- * A caller-supplied id we may echo or log: a short printable string, else null.
- * Keeps anything long (page text pasted into an id field) out of logs and envelopes.
+ * A caller-supplied id we may echo or log: a short printable string, else null (the
+ * contract's rule, `safeId`, with the trace field length as the default bound).
  */
 export function safeId(value: unknown, max: number = LIMITS.traceFieldLength): string | null {
-  return typeof value === "string" && value.length > 0 && value.length <= max && printable.test(value) ? value : null;
+  return contractSafeId(value, max);
 }
 
 /** First value of a header that may arrive as a list. */

@@ -1,12 +1,14 @@
 import { type OutputEnvelope, TOOL_ERROR_MESSAGES } from "@mnote/contract";
 import type { KernelAdapter } from "@mnote/kernel";
-import { callTool, createToolsContext } from "@mnote/tools";
+import { callTool, createToolsContext, type ToolsSettings } from "@mnote/tools";
 import { bridgeFailure, httpStatusOf } from "./envelope";
 import { type BridgeLogger, logToolCall, type Transport } from "./logging";
 
 export interface InvokeDeps {
   kernel: KernelAdapter;
   logger: BridgeLogger;
+  /** The process's validated router settings (read once at start); defaults when left out. */
+  toolsSettings?: ToolsSettings;
 }
 
 /**
@@ -21,7 +23,7 @@ export async function invokeTool(
   let output: OutputEnvelope;
   try {
     // Every bridge transport is an agent door: person tokens are refused, agent writes held (docs/security.md).
-    const ctx = createToolsContext({ kernel: deps.kernel, authorization: call.authorization, door: "agent" });
+    const ctx = createToolsContext({ kernel: deps.kernel, authorization: call.authorization, door: "agent", settings: deps.toolsSettings });
     output = await callTool(ctx, call.name, call.envelope);
   } catch (error) {
     // The router turns every failure into an envelope; this is only for the impossible case.

@@ -12,7 +12,8 @@ export type Transport = "http" | "mcp-http" | "mcp-stdio";
 export function createLogger(options: { destination?: DestinationStream; level?: string } = {}): BridgeLogger {
   const settings = {
     name: "mnote-bridge",
-    level: options.level ?? process.env.MNOTE_BRIDGE_LOG_LEVEL ?? "info",
+    // The level comes from the process's checked configuration (MNOTE_BRIDGE_LOG_LEVEL, read in main.ts).
+    level: options.level ?? "info",
     base: undefined,
     timestamp: pino.stdTimeFunctions.isoTime,
     // Defence in depth: the call logger below never passes these, but nothing else may either.

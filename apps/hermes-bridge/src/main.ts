@@ -1,9 +1,9 @@
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { DEFAULT_DATABASE_URL, openKernel } from "@mnote/kernel";
-import { DEFAULT_HOST, DEFAULT_PORT, resolveSettings } from "./config";
+import { ConfigError, DEFAULT_RATE_LIMIT } from "@mnote/tools";
+import { readServeConfig, readStdioConfig } from "./config";
 import { generateHermesSchemas } from "./hermes/generate-schemas";
-import { parseResultForm, RESULT_FORM_ENV } from "./hermes/model-text";
 import { hermesMcpConfig, installHermesPlugin, installMessage } from "./hermes/install";
 import { startBridge } from "./http/server";
 import { createLogger } from "./logging";
@@ -27,7 +27,10 @@ Environment: MNOTE_DATABASE_URL (default ${DEFAULT_DATABASE_URL}), MNOTE_TOKEN (
 MNOTE_RESULT_FORM (stdio: "hermes" for Hermes Agent; over HTTP the X-Mnote-Result-Form header),
 MNOTE_BRIDGE_PORT, MNOTE_BRIDGE_HOST, MNOTE_BRIDGE_BODY_LIMIT, MNOTE_BRIDGE_RATE_LIMIT_RPS,
 MNOTE_BRIDGE_RATE_LIMIT_BURST, MNOTE_BRIDGE_ALLOWED_HOSTS, MNOTE_BRIDGE_ALLOWED_ORIGINS,
-MNOTE_BRIDGE_CORS_ORIGINS, MNOTE_BRIDGE_SESSION_IDLE_SECONDS, MNOTE_BRIDGE_MAX_SESSIONS, MNOTE_BRIDGE_LOG_LEVEL.
+MNOTE_BRIDGE_CORS_ORIGINS, MNOTE_BRIDGE_AUTH_FAILURES, MNOTE_BRIDGE_AUTH_FAILURE_WINDOW_SECONDS,
+MNOTE_BRIDGE_TRUSTED_PROXIES,
+MNOTE_BRIDGE_HEADERS_TIMEOUT_SECONDS, MNOTE_BRIDGE_REQUEST_TIMEOUT_SECONDS, MNOTE_BRIDGE_LOG_LEVEL,
+MNOTE_IDEMPOTENCY_TTL_HOURS. Every one is checked at start: a bad value stops the bridge (exit 2).
 `;
 
 function fail(message: string): never {
@@ -40,11 +43,17 @@ async function serve(argv: string[]) {
     args: argv,
     options: { port: { type: "string" }, host: { type: "string" } },
   });
-  const port = Number(values.port ?? process.env.MNOTE_BRIDGE_PORT ?? DEFAULT_PORT);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`--port must be a port number (got ${values.port})`);
-  const host = values.host ?? process.env.MNOTE_BRIDGE_HOST ?? DEFAULT_HOST;
-  const kernel = await openKernel(process.env.MNOTE_DATABASE_URL);
-  const bridge = await startBridge({ kernel, port, host, logger: createLogger() });
+  // Every setting is read and checked here, once, before anything opens (a bad one stops the start).
+  const config = readServeConfig(process.env, values);
+  const kernel = await openKernel(config.databaseUrl);
+  const bridge = await startBridge({
+    kernel,
+    port: config.port,
+    host: config.host,
+    logger: createLogger({ level: config.logLevel }),
+    ...config.settings,
+    env: {},
+  });
   const lines = [
     `mnote-bridge listening on ${bridge.url}`,
     `  tools: GET ${bridge.url}/v1/tools · POST ${bridge.url}/v1/tools/{name}`,
@@ -64,11 +73,17 @@ async function mcp(argv: string[]) {
   const { values } = parseArgs({ args: argv, options: { stdio: { type: "boolean", default: false } } });
   if (!values.stdio) fail("mcp needs --stdio (the HTTP transport is served by `mnote-bridge serve` at /mcp)");
   // stdout carries the protocol: every log line goes to stderr.
-  const logger = createLogger({ destination: process.stderr as never });
-  const kernel = await openKernel(process.env.MNOTE_DATABASE_URL);
-  const { rateLimit } = resolveSettings({});
-  const resultForm = parseResultForm(process.env[RESULT_FORM_ENV]);
-  const { closed } = await runStdio({ kernel, logger, token: process.env.MNOTE_TOKEN, rateLimit, resultForm });
+  const config = readStdioConfig(process.env);
+  const logger = createLogger({ destination: process.stderr as never, level: config.logLevel });
+  const kernel = await openKernel(config.databaseUrl);
+  const { closed } = await runStdio({
+    kernel,
+    logger,
+    token: config.token,
+    rateLimit: config.settings.rateLimit === undefined ? DEFAULT_RATE_LIMIT : config.settings.rateLimit,
+    toolsSettings: config.settings.tools,
+    resultForm: config.resultForm,
+  });
   const stop = async () => {
     await kernel.close();
     process.exit(0);
@@ -134,5 +149,6 @@ try {
   }
 } catch (error) {
   process.stderr.write(`mnote-bridge: ${error instanceof Error ? error.message : String(error)}\n`);
-  process.exit(1);
+  // A configuration the bridge refuses is a usage error (2), like a bad flag.
+  process.exit(error instanceof ConfigError ? 2 : 1);
 }

@@ -1,12 +1,13 @@
 import { z } from "zod";
 import { LIMITS } from "./limits";
+import { storable } from "./text";
 
 /** Block ids are stable across saves: the diff matches blocks by id. */
 export const BlockIdSchema = z
   .string()
   .regex(/^[A-Za-z0-9_-]{1,64}$/, "block id must be 1-64 characters of A-Z a-z 0-9 _ -");
 
-const text = z.string().max(LIMITS.blockTextLength, `block text is longer than ${LIMITS.blockTextLength} characters`);
+const text = storable(z.string()).max(LIMITS.blockTextLength, `block text is longer than ${LIMITS.blockTextLength} characters`);
 const base = { id: BlockIdSchema, text };
 
 export const BlockSchema = z.discriminatedUnion("type", [
@@ -16,7 +17,7 @@ export const BlockSchema = z.discriminatedUnion("type", [
   z.strictObject({ ...base, type: z.literal("numbered") }),
   z.strictObject({ ...base, type: z.literal("todo"), checked: z.boolean() }),
   z.strictObject({ ...base, type: z.literal("quote") }),
-  z.strictObject({ ...base, type: z.literal("code"), language: z.string().max(LIMITS.codeLanguageLength) }),
+  z.strictObject({ ...base, type: z.literal("code"), language: storable(z.string()).max(LIMITS.codeLanguageLength) }),
   z.strictObject({ ...base, type: z.literal("divider") }),
   z.strictObject({ ...base, type: z.literal("callout") }),
 ]);
@@ -44,7 +45,7 @@ export const BlockInputSchema = z.discriminatedUnion("type", [
     id: BlockIdSchema.optional(),
     text,
     type: z.literal("code"),
-    language: z.string().max(LIMITS.codeLanguageLength).default(""),
+    language: storable(z.string()).max(LIMITS.codeLanguageLength).default(""),
   }),
   z.strictObject({ id: BlockIdSchema.optional(), text: text.default(""), type: z.literal("divider") }),
   z.strictObject({ id: BlockIdSchema.optional(), text, type: z.literal("callout") }),

@@ -1,21 +1,20 @@
 import { z } from "zod";
 import { TOOL_ERROR_CODES } from "./errors";
 import { LIMITS } from "./limits";
+import { PRINTABLE, storable } from "./text";
 
 export const CAPABILITIES = ["page.read", "page.write", "artifact.write"] as const;
 export const CapabilitySchema = z.enum(CAPABILITIES);
 export type Capability = z.infer<typeof CapabilitySchema>;
 
 // No control characters in ids: they end up in logs and headers.
-const printable = /^[^\u0000-\u001f\u007f]+$/;
-export const IdSchema = z.string().min(1).max(LIMITS.idLength).regex(printable, "must not contain control characters");
-const TraceFieldSchema = z
-  .string()
+const printable = PRINTABLE;
+export const IdSchema = storable(z.string()).min(1).max(LIMITS.idLength).regex(printable, "must not contain control characters");
+const TraceFieldSchema = storable(z.string())
   .min(1)
   .max(LIMITS.traceFieldLength)
   .regex(printable, "must not contain control characters");
-export const IdempotencyKeySchema = z
-  .string()
+export const IdempotencyKeySchema = storable(z.string())
   .min(1)
   .max(LIMITS.idempotencyKeyLength)
   .regex(printable, "must not contain control characters");

@@ -5,5 +5,6 @@ export * from "./json-schema";
 export * from "./limits";
 export * from "./names";
 export * from "./options";
+export * from "./text";
 export * from "./tool-input";
 export * from "./tools";

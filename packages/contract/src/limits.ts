@@ -13,4 +13,11 @@ export const LIMITS = {
   codeLanguageLength: 40,
   /** One HTTP request's body, on every door that reads one (bridge HTTP and MCP, panel API). */
   requestBodyBytes: 4 * 1024 * 1024,
+  /** The most of a caller's own text (an unknown key, a path segment) an error message quotes. */
+  echoLength: 200,
 } as const;
+
+/** A caller's text as an error message may quote it: at most `max` characters, cut with an ellipsis. */
+export function clipEcho(text: string, max: number = LIMITS.echoLength): string {
+  return text.length <= max ? text : `${text.slice(0, max)}…`;
+}

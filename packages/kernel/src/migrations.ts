@@ -93,6 +93,16 @@ const MIGRATIONS: Array<{ version: number; name: string; statements: (dialect: S
           AND a.payload_fingerprint IS NOT NULL AND a.detail IS NOT NULL`,
     ],
   },
+  {
+    version: 3,
+    name: "fixed-window counters for limits shared by every instance",
+    // Not business data: never copied by migrate-data, rows expire with their window.
+    statements: () => [
+      `CREATE TABLE rate_windows (key TEXT NOT NULL, window_start TEXT NOT NULL, count INTEGER NOT NULL,
+        expires_at TEXT NOT NULL, PRIMARY KEY (key, window_start))`,
+      `CREATE INDEX rate_windows_by_expiry ON rate_windows (expires_at)`,
+    ],
+  },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS.at(-1)!.version;

@@ -486,6 +486,21 @@ export class SqlKernel implements KernelAdapter {
   async purgeExpiredIdempotency(now: string) {
     return (await this.db.run(`DELETE FROM idempotency WHERE expires_at <= ?`, [now])).changes;
   }
+
+  async countInWindow(key: string, windowStart: Date, windowMs: number) {
+    const start = windowStart.toISOString();
+    const expires = new Date(windowStart.getTime() + windowMs).toISOString();
+    return this.db.transaction(async (tx) => {
+      // Windows that ended are worth nothing; the index makes this a no-op most of the time.
+      await tx.run(`DELETE FROM rate_windows WHERE expires_at <= ?`, [new Date().toISOString()]);
+      const row = await tx.get<{ count: number | string }>(
+        `INSERT INTO rate_windows (key, window_start, count, expires_at) VALUES (?, ?, 1, ?)
+         ON CONFLICT (key, window_start) DO UPDATE SET count = rate_windows.count + 1 RETURNING count`,
+        [key.slice(0, 200), start, expires],
+      );
+      return Number(row!.count);
+    });
+  }
 }
 
 const COMMAND_INSERT = `INSERT INTO commands (id, name, ${IDENTITY_COLUMNS}, payload_fingerprint, idempotency_key,

@@ -280,6 +280,12 @@ export interface KernelAdapter {
   getCommand(commandId: string): Promise<CommandRecord | null>;
   listArtifacts(documentId: string): Promise<{ nodes: ArtifactNode[]; edges: ArtifactEdge[] }>;
   purgeExpiredIdempotency(now: string): Promise<number>;
+  /**
+   * Add one to `key`'s counter for the fixed window starting at `windowStart` and return the new
+   * count: a limit every instance on this database shares (failed authentication per address).
+   * One upsert per call, so callers use it for rare events, not for every request.
+   */
+  countInWindow?(key: string, windowStart: Date, windowMs: number): Promise<number>;
 
   // administration (operator CLI, demo data, tests)
   admin: KernelAdmin;

@@ -1,5 +1,5 @@
 import type { AccessFacts, AuditOutcome, CallIdentity, IdempotencyRecord, TokenRecord } from "@mnote/kernel";
-import type { Effect, OutputEnvelope, ParsedToolInput, ToolErrorCode, ToolName } from "@mnote/contract";
+import { type Effect, type OutputEnvelope, type ParsedToolInput, safeId, type ToolErrorCode, type ToolName } from "@mnote/contract";
 import type { ToolSpec } from "./tool-spec";
 
 /** The envelope once it passed validation (the args typed per tool by the procedures). */
@@ -31,12 +31,13 @@ export interface CallState {
   audit?: { outcome: AuditOutcome; detail?: Record<string, unknown> | null };
 }
 
-const MAX_ECHO = 256;
-/** Echo only short strings the caller sent; never anything read from the database. */
+/**
+ * Echo only short, printable, storable strings the caller sent (`safeId`); never anything read
+ * from the database. A refused call's ids land in the audit record, where PostgreSQL refuses NUL.
+ */
 function echo(raw: unknown, field: string): string | null {
   if (!raw || typeof raw !== "object") return null;
-  const value = (raw as Record<string, unknown>)[field];
-  return typeof value === "string" && value.length <= MAX_ECHO ? value : null;
+  return safeId((raw as Record<string, unknown>)[field]);
 }
 
 /** The ids a call without a valid token claimed: kept for an operator, never as anyone's identity. */

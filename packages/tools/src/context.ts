@@ -1,4 +1,5 @@
 import type { KernelAdapter, TokenHolder } from "@mnote/kernel";
+import type { ConfigReader } from "./config";
 
 export interface ToolsSettings {
   /** How long an idempotency key keeps its stored result (MNOTE_IDEMPOTENCY_TTL_HOURS, default 24 h). */
@@ -6,8 +7,18 @@ export interface ToolsSettings {
 }
 
 export const DEFAULT_SETTINGS: ToolsSettings = {
-  idempotencyTtlMs: Number(process.env.MNOTE_IDEMPOTENCY_TTL_HOURS ?? 24) * 3_600_000,
+  idempotencyTtlMs: 24 * 3_600_000,
 };
+
+/**
+ * The router's settings from the environment, read once at a process's start and passed to
+ * `createToolsContext`: MNOTE_IDEMPOTENCY_TTL_HOURS (0.01 to 8760 hours, default 24). A bad value
+ * is a problem on `config` (the process refuses to start), never a failure of every later write.
+ */
+export function toolsSettingsFromEnv(config: ConfigReader): ToolsSettings {
+  const hours = config.number("MNOTE_IDEMPOTENCY_TTL_HOURS", { min: 0.01, max: 24 * 365, unit: "hours" });
+  return { idempotencyTtlMs: hours === undefined ? DEFAULT_SETTINGS.idempotencyTtlMs : Math.round(hours * 3_600_000) };
+}
 
 /**
  * The door a call came in through. `panel`: the page-AI panel, a person's session

@@ -50,6 +50,12 @@ function commonCases(tool: ToolName): Case[] {
     ["args is an array", (e) => ({ ...e, args: [] }), "args:"],
     ["unknown envelope key", (e) => ({ ...e, chatHistory: ["hi"] }), /Unrecognized key: "chatHistory"/],
     ["unknown args key", (e) => withArgs(e, { surprise: 1 }), /args: Unrecognized key: "surprise"/],
+    // A caller's text is echoed in a message only in short: a 3 MB key name must not make a 3 MB answer.
+    ["unknown 3 MB args key", (e) => withArgs(e, { ["k".repeat(3_000_000)]: 1 }), /^invalid input: args: Unrecognized key: "k{1,200}…/],
+    ["unknown 3 MB path segment", (e) => withArgs(e, { options: { ["o".repeat(3_000_000)]: true } }), /^invalid input: args[^]{1,400}$/],
+    // PostgreSQL refuses U+0000 (SQLite stores it) and a lone surrogate has no UTF-8: the contract refuses both.
+    ["traceId has an unpaired surrogate", (e) => ({ ...e, traceId: "t\uD800x" }), "traceId: must not contain an unpaired surrogate"],
+    ["runId has NUL", (e) => ({ ...e, runId: "r\u0000" }), "runId:"],
     ["toolName names another tool", (e) => ({ ...e, toolName: other }), `toolName: expected ${tool}`],
     ["toolName is unknown", (e) => ({ ...e, toolName: "mnote.page.delete" }), `toolName: expected ${tool}`],
     ["baseRevision is negative", (e) => withArgs(e, { baseRevision: -1 }), "args.baseRevision:"],
@@ -68,6 +74,7 @@ const WRITE_CASES: Case[] = [
   ["dryRun is a string", (e) => ({ ...e, dryRun: "false" }), "dryRun:"],
   ["idempotencyKey is empty", (e) => ({ ...e, idempotencyKey: "" }), "idempotencyKey:"],
   ["idempotencyKey is too long", (e) => ({ ...e, idempotencyKey: "k".repeat(LIMITS.idempotencyKeyLength + 1) }), "idempotencyKey:"],
+  ["idempotencyKey has an unpaired surrogate", (e) => ({ ...e, idempotencyKey: "k\uDC00" }), "idempotencyKey: must not contain an unpaired"],
 ];
 
 const TOOL_CASES: Record<ToolName, Case[]> = {
@@ -90,6 +97,17 @@ const TOOL_CASES: Record<ToolName, Case[]> = {
     ["unknown block key", (e) => withArgs(e, { content: [{ type: "paragraph", text: "x", color: "red" }] }), /args\.content\.0: Unrecognized key: "color"/],
     ["level on a paragraph", (e) => withArgs(e, { content: [{ type: "paragraph", text: "x", level: 1 }] }), /args\.content\.0: Unrecognized key: "level"/],
     ["block id with spaces", (e) => withArgs(e, { content: [{ id: "a b", type: "paragraph", text: "x" }] }), "args.content.0.id:"],
+    ["block text has NUL", (e) => withArgs(e, { content: [{ type: "paragraph", text: "a\u0000b" }] }), "args.content.0.text: must not contain NUL"],
+    [
+      "block text has an unpaired surrogate",
+      (e) => withArgs(e, { content: [{ type: "paragraph", text: "ok" }, { type: "quote", text: "\uD83D" }] }),
+      "args.content.1.text: must not contain an unpaired surrogate",
+    ],
+    [
+      "code language has NUL",
+      (e) => withArgs(e, { content: [{ type: "code", language: "ts\u0000", text: "" }] }),
+      "args.content.0.language: must not contain NUL",
+    ],
     ["block id too long", (e) => withArgs(e, { content: [{ id: "a".repeat(65), type: "paragraph", text: "x" }] }), "args.content.0.id:"],
     [
       "one block text over the limit",
@@ -112,6 +130,8 @@ const TOOL_CASES: Record<ToolName, Case[]> = {
     ["title only whitespace", (e) => withArgs(e, { title: " \t\n  " }), "args.title: title must not be empty"],
     ["title over 200 characters", (e) => withArgs(e, { title: "t".repeat(LIMITS.titleLength + 1) }), "args.title: title is longer than 200"],
     ["title a number", (e) => withArgs(e, { title: 42 }), "args.title:"],
+    ["title has NUL", (e) => withArgs(e, { title: "Plan\u0000" }), "args.title: must not contain NUL"],
+    ["title has an unpaired surrogate", (e) => withArgs(e, { title: "Plan \uDE00" }), "args.title: must not contain an unpaired surrogate"],
   ],
   "mnote.page.update_options": [
     ["options missing", (e) => ({ ...e, args: {} }), "args.options:"],
@@ -125,12 +145,14 @@ const TOOL_CASES: Record<ToolName, Case[]> = {
     ["summary empty", (e) => withArgs(e, { summary: "   " }), "args.summary: summary must not be empty"],
     ["summary oversized", (e) => withArgs(e, { summary: "s".repeat(LIMITS.summaryLength + 1) }), "args.summary: summary is longer"],
     ["summary an object", (e) => withArgs(e, { summary: { text: "x" } }), "args.summary:"],
+    ["summary has NUL", (e) => withArgs(e, { summary: "\u0000" }), "args.summary: must not contain NUL"],
   ],
   "mnote.artifact.create_ai_note": [
     ["content missing", (e) => ({ ...e, args: {} }), "args.content:"],
     ["content empty", (e) => withArgs(e, { content: "" }), "args.content: content must not be empty"],
     ["content oversized", (e) => withArgs(e, { content: "n".repeat(LIMITS.aiNoteLength + 1) }), "args.content: content is longer"],
     ["content an array", (e) => withArgs(e, { content: ["x"] }), "args.content:"],
+    ["content has NUL", (e) => withArgs(e, { content: "note\u0000" }), "args.content: must not contain NUL"],
   ],
 };
 

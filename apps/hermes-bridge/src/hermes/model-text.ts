@@ -41,7 +41,8 @@ export function hermesSafeJson(output: OutputEnvelope): string {
  * plugin sends it on every HTTP call; `mnote-bridge hermes config` puts it in the MCP
  * server's headers or env), `standard` for everyone else.
  */
-export type ResultForm = "standard" | "hermes";
+export const RESULT_FORMS = ["standard", "hermes"] as const;
+export type ResultForm = (typeof RESULT_FORMS)[number];
 
 /** The request header (HTTP tool endpoint and /mcp) that selects the result form. */
 export const RESULT_FORM_HEADER = "x-mnote-result-form";

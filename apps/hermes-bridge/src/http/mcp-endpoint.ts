@@ -1,25 +1,15 @@
-import { randomUUID } from "node:crypto";
+import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { TokenRecord } from "@mnote/kernel";
-import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { hashToken } from "@mnote/kernel";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import { bearerSecret } from "@mnote/tools";
-import { resolveToken, whoami } from "../auth";
+import { clientAddress, resolveToken, whoami } from "../auth";
 import type { BridgeContext } from "../context";
 import { headerValue } from "../ids";
 import { createMcpServer } from "../mcp/server";
 import { BodyTooLarge, readBody, refuseUnread, sendJson } from "./body";
-
-interface Session {
-  transport: StreamableHTTPServerTransport;
-  server: Server;
-  /** The token that opened the session (and so its user): the only one that may use it. */
-  tokenId: string;
-  userId: string;
-  lastSeen: number;
-}
 
 /** A JSON-RPC error answer outside any request (id null), as the SDK's transport writes them. */
 function rpcError(res: ServerResponse, status: number, code: number, message: string, headers: Record<string, string> = {}) {
@@ -31,26 +21,46 @@ export interface OriginPolicy {
   allowedOrigins: string[];
 }
 
+const SESSION_ID = /^mcp_([A-Za-z0-9_-]{22})\.([0-9a-f]{32})$/;
+
 /**
- * `/mcp`: Streamable HTTP with stateful sessions, one MCP `Server` per session.
- * Every request passes, in order: Host and Origin checks (DNS rebinding), the bearer
- * token, and for an existing session the check that it is the token that opened it.
- * The session is never authentication: each tool call runs with its request's token.
+ * A session id bound to the token that opened it, checkable by any bridge without shared state:
+ * `mcp_<random>.<HMAC(token hash, random)>`. Only a holder of that token can present a session id
+ * that verifies with it, and no bridge has to remember it (decision 0008).
+ */
+function sessionMac(secret: string, nonce: string): string {
+  return createHmac("sha256", hashToken(secret)).update(nonce).digest("hex").slice(0, 32);
+}
+
+export function newSessionId(secret: string): string {
+  const nonce = randomBytes(16).toString("base64url");
+  return `mcp_${nonce}.${sessionMac(secret, nonce)}`;
+}
+
+/** "ok": the token's own session; "foreign": well formed but another token's; "unknown": not a session id of ours. */
+export function checkSessionId(sessionId: string, secret: string): "ok" | "foreign" | "unknown" {
+  const match = SESSION_ID.exec(sessionId);
+  if (!match) return "unknown";
+  const expected = Buffer.from(sessionMac(secret, match[1]!));
+  return timingSafeEqual(expected, Buffer.from(match[2]!)) ? "ok" : "foreign";
+}
+
+/**
+ * `/mcp`: Streamable HTTP, stateless. Every POST is served by a fresh MCP server and transport and
+ * answered with plain JSON, so any bridge behind a round-robin balancer can answer any request of
+ * a client (decision 0008). The session id still scopes a client's calls (audit sessionId and
+ * runId, derived idempotency keys) but lives only in the id itself. Every request passes, in
+ * order: Host and Origin checks (DNS rebinding), the failed-authentication limit of its client
+ * address, the bearer token, and the check that its session id belongs to that token. The
+ * session is never authentication: each tool call runs with its request's token. GET (a
+ * server-to-client stream) and DELETE answer 405: the server sends nothing unasked and keeps no
+ * session to end; the SDK clients (TypeScript, and Python's, which Hermes uses) accept both.
  */
 export class McpHttpEndpoint {
-  private readonly sessions = new Map<string, Session>();
-  private readonly sweeper: NodeJS.Timeout;
-
   constructor(
     private readonly ctx: BridgeContext,
     private readonly policy: OriginPolicy,
-  ) {
-    this.sweeper = setInterval(() => this.sweep(), Math.min(60_000, ctx.settings.sessionIdleMs)).unref();
-  }
-
-  get sessionCount() {
-    return this.sessions.size;
-  }
+  ) {}
 
   async handle(req: IncomingMessage, res: ServerResponse) {
     const host = req.headers.host?.toLowerCase();
@@ -61,50 +71,37 @@ export class McpHttpEndpoint {
     if (origin !== undefined && !this.policy.allowedOrigins.includes(origin)) {
       return rpcError(res, 403, -32000, "Forbidden: Origin not allowed (DNS rebinding protection)");
     }
+    const address = clientAddress(req, this.ctx.settings.trustedProxies);
+    const limited = this.ctx.authFailures?.check(address);
+    if (limited && !limited.allowed) {
+      return rpcError(res, 429, -32000, "Too many failed authentications from this address; retry later", {
+        "retry-after": String(Math.max(1, Math.ceil(limited.retryAfterMs / 1000))),
+      });
+    }
     const token = await resolveToken(this.ctx.kernel, req.headers.authorization);
     if (!token) {
+      await this.ctx.authFailures?.fail(address);
       return rpcError(res, 401, -32001, "Unauthorized: a valid mnote bearer token is required", {
         "www-authenticate": 'Bearer realm="mnote"',
       });
     }
+    const secret = bearerSecret(req.headers.authorization)!;
     // The gate's finding, for the tool handler (extra.authInfo): who the token is.
     (req as IncomingMessage & { auth?: AuthInfo }).auth = {
-      token: bearerSecret(req.headers.authorization)!,
+      token: secret,
       clientId: token.id,
       scopes: [...token.scopes],
       extra: { whoami: whoami(token) },
     };
-    const sessionId = headerValue(req.headers["mcp-session-id"]);
 
-    if (req.method === "POST") return this.post(req, res, token, sessionId);
-    if (req.method === "GET" || req.method === "DELETE") {
-      const session = this.lookup(res, token, sessionId);
-      if (session) await session.transport.handleRequest(req, res);
-      return;
-    }
-    res.setHeader("allow", "GET, POST, DELETE");
+    if (req.method === "POST") return this.post(req, res, secret);
+    res.setHeader("allow", "POST");
+    if (req.method === "GET") return rpcError(res, 405, -32000, "Method not allowed: this server sends no messages outside a response");
+    if (req.method === "DELETE") return rpcError(res, 405, -32000, "Method not allowed: sessions are stateless, there is nothing to end");
     return rpcError(res, 405, -32000, "Method not allowed");
   }
 
-  private lookup(res: ServerResponse, token: TokenRecord, sessionId: string | undefined): Session | null {
-    if (!sessionId) {
-      rpcError(res, 400, -32000, "Bad Request: Mcp-Session-Id header is required");
-      return null;
-    }
-    const session = this.sessions.get(sessionId);
-    if (!session) {
-      rpcError(res, 404, -32001, "Session not found");
-      return null;
-    }
-    if (session.tokenId !== token.id || session.userId !== token.userId) {
-      rpcError(res, 403, -32000, "Forbidden: this session belongs to another token");
-      return null;
-    }
-    session.lastSeen = Date.now();
-    return session;
-  }
-
-  private async post(req: IncomingMessage, res: ServerResponse, token: TokenRecord, sessionId: string | undefined) {
+  private async post(req: IncomingMessage, res: ServerResponse, secret: string) {
     let body: unknown;
     try {
       const raw = await readBody(req, this.ctx.settings.bodyLimit);
@@ -118,54 +115,34 @@ export class McpHttpEndpoint {
       return void req.socket.destroy();
     }
 
-    if (sessionId) {
-      const session = this.lookup(res, token, sessionId);
-      if (session) await session.transport.handleRequest(req, res, body);
-      return;
-    }
     const initializing = Array.isArray(body) ? body.some((m) => isInitializeRequest(m)) : isInitializeRequest(body);
-    if (!initializing) return rpcError(res, 400, -32000, "Bad Request: no valid session id; send initialize first");
-    if (this.sessions.size >= this.ctx.settings.maxSessions) {
-      this.sweep();
-      if (this.sessions.size >= this.ctx.settings.maxSessions) {
-        return rpcError(res, 503, -32000, "Too many open MCP sessions; retry later", { "retry-after": "30" });
-      }
+    let sessionId = headerValue(req.headers["mcp-session-id"]);
+    if (initializing) {
+      sessionId = newSessionId(secret);
+    } else if (!sessionId) {
+      return rpcError(res, 400, -32000, "Bad Request: Mcp-Session-Id header is required; send initialize first");
+    } else {
+      const verdict = checkSessionId(sessionId, secret);
+      if (verdict === "unknown") return rpcError(res, 404, -32001, "Session not found");
+      if (verdict === "foreign") return rpcError(res, 403, -32000, "Forbidden: this session belongs to another token");
     }
 
-    const server = createMcpServer({ kernel: this.ctx.kernel, logger: this.ctx.logger, rateLimiter: this.ctx.limiter });
-    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (id) => {
-        this.sessions.set(id, { transport, server, tokenId: token.id, userId: token.userId, lastSeen: Date.now() });
-      },
+    const server = createMcpServer({
+      kernel: this.ctx.kernel,
+      logger: this.ctx.logger,
+      rateLimiter: this.ctx.limiter,
+      toolsSettings: this.ctx.settings.tools,
+      sessionId,
     });
-    transport.onclose = () => {
-      if (transport.sessionId) this.sessions.delete(transport.sessionId);
-    };
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    // The transport writes no session header when stateless; the client keeps this one.
+    if (initializing) res.setHeader("mcp-session-id", sessionId);
+    res.on("close", () => void server.close());
     await server.connect(transport);
-    try {
-      await transport.handleRequest(req, res, body);
-    } finally {
-      // The transport refused the initialize (e.g. a bad Accept header): nothing to keep.
-      if (!transport.sessionId) await server.close();
-    }
-  }
-
-  /** Close sessions nobody used for `sessionIdleMs`. */
-  private sweep() {
-    const cutoff = Date.now() - this.ctx.settings.sessionIdleMs;
-    for (const [id, session] of this.sessions) {
-      if (session.lastSeen < cutoff) {
-        this.sessions.delete(id);
-        void session.server.close();
-      }
-    }
+    await transport.handleRequest(req, res, body);
   }
 
   async close() {
-    clearInterval(this.sweeper);
-    const sessions = [...this.sessions.values()];
-    this.sessions.clear();
-    await Promise.allSettled(sessions.map((s) => s.server.close()));
+    // Nothing is kept between requests.
   }
 }

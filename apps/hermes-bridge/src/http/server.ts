@@ -13,7 +13,7 @@ import {
 import type { BridgeContext } from "../context";
 import { headerValue } from "../ids";
 import { type BridgeLogger, createLogger } from "../logging";
-import { RateLimiter } from "../rate-limit";
+import { AuthFailureLimiter, RateLimiter, type SharedWindowCounter } from "../rate-limit";
 import { sendJson } from "./body";
 import { McpHttpEndpoint } from "./mcp-endpoint";
 import { handleToolCall, handleWhoami, toolListing } from "./tool-endpoint";
@@ -27,6 +27,11 @@ export interface BridgeOptions extends Partial<BridgeSettings> {
   logger?: BridgeLogger;
   /** Where unset settings come from (default process.env). */
   env?: NodeJS.ProcessEnv;
+  /**
+   * Where failed authentications are counted across instances; default the kernel's fixed-window
+   * counter when it has one, so several bridges on one database share the per-address budget.
+   */
+  failureCounter?: SharedWindowCounter | null;
 }
 
 export interface RunningBridge {
@@ -90,13 +95,16 @@ async function handleHealth(kernel: KernelAdapter, path: string, res: ServerResp
  * and `/healthz`. Listens on 127.0.0.1:4100 unless told otherwise.
  */
 export async function startBridge(options: BridgeOptions): Promise<RunningBridge> {
-  const { kernel, port = DEFAULT_PORT, host = DEFAULT_HOST, logger = createLogger(), env, ...overrides } = options;
+  const { kernel, port = DEFAULT_PORT, host = DEFAULT_HOST, logger = createLogger(), env, failureCounter, ...overrides } = options;
   const settings = resolveSettings(overrides, env);
+  const sharedCounter =
+    failureCounter !== undefined ? failureCounter : kernel.countInWindow ? kernel.countInWindow.bind(kernel) : null;
   const ctx: BridgeContext = {
     kernel,
     logger,
     settings,
     limiter: settings.rateLimit ? new RateLimiter(settings.rateLimit) : null,
+    authFailures: settings.authFailureLimit ? new AuthFailureLimiter(settings.authFailureLimit, sharedCounter) : null,
   };
   let mcp: McpHttpEndpoint | null = null;
 
@@ -130,18 +138,29 @@ export async function startBridge(options: BridgeOptions): Promise<RunningBridge
     sendJson(res, 404, { error: "not found" });
   };
 
-  const server = createServer((req, res) => {
-    route(req, res).catch((error: unknown) => {
-      const path = req.url?.split("?")[0];
-      logger.error({ errorType: error instanceof Error ? error.name : typeof error, path }, "request failed");
-      // Tool calls turn failures into envelopes in the router; what fails here is the bridge's own
-      // database read (a token for /v1/whoami or an MCP session), so the answer is the contract's
-      // "unavailable", in the door's own shape: never a bare 500.
-      if (res.headersSent) res.destroy();
-      else if (path === "/mcp") sendJson(res, 503, { jsonrpc: "2.0", error: { code: -32603, message: UNAVAILABLE.message }, id: null });
-      else sendJson(res, 503, { error: UNAVAILABLE });
-    });
-  });
+  // A client gets headersTimeoutMs for its headers and requestTimeoutMs for the whole request:
+  // a slow-loris body is cut off (408) instead of holding a socket for Node's default 300 s.
+  // Responses are not timed: a long tool call still answers.
+  const server = createServer(
+    {
+      headersTimeout: settings.headersTimeoutMs,
+      requestTimeout: settings.requestTimeoutMs,
+      // Node checks both timeouts on this tick (default 30 s), so a short timeout needs a short tick.
+      connectionsCheckingInterval: Math.min(1000, settings.headersTimeoutMs),
+    },
+    (req, res) => {
+      route(req, res).catch((error: unknown) => {
+        const path = req.url?.split("?")[0];
+        logger.error({ errorType: error instanceof Error ? error.name : typeof error, path }, "request failed");
+        // Tool calls turn failures into envelopes in the router; what fails here is the bridge's own
+        // database read (a token for /v1/whoami or an MCP session), so the answer is the contract's
+        // "unavailable", in the door's own shape: never a bare 500.
+        if (res.headersSent) res.destroy();
+        else if (path === "/mcp") sendJson(res, 503, { jsonrpc: "2.0", error: { code: -32603, message: UNAVAILABLE.message }, id: null });
+        else sendJson(res, 503, { error: UNAVAILABLE });
+      });
+    },
+  );
 
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { allToolJsonSchemas, openAiStrictFunction, type OutputEnvelope, TOOL_ERROR_MESSAGES as M, type ToolErrorCode } from "@mnote/contract";
-import { rateLimitKey, resolveToken, whoami } from "../auth";
+import { clientAddress, rateLimitKey, resolveToken, whoami } from "../auth";
 import type { BridgeContext } from "../context";
 import { bridgeFailure, httpStatusOf } from "../envelope";
 import { invokeTool } from "../invoke";
@@ -38,8 +38,20 @@ function resultText(req: IncomingMessage, output: OutputEnvelope): string {
   return parseResultForm(req.headers[RESULT_FORM_HEADER]) === "hermes" ? hermesSafeJson(output) : JSON.stringify(output);
 }
 
+/**
+ * The request's budget: refused while its client address has used up its failed authentications
+ * (whatever token it presents now), else the per-token bucket.
+ */
 function takeRate(ctx: BridgeContext, req: IncomingMessage): RateDecision {
-  return ctx.limiter?.take(rateLimitKey(req.headers.authorization, req.socket.remoteAddress)) ?? { allowed: true };
+  const address = clientAddress(req, ctx.settings.trustedProxies);
+  const failures = ctx.authFailures?.check(address);
+  if (failures && !failures.allowed) return failures;
+  return ctx.limiter?.take(rateLimitKey(req.headers.authorization, address)) ?? { allowed: true };
+}
+
+/** Count a failed authentication against the request's client address. */
+function authenticationFailed(ctx: BridgeContext, req: IncomingMessage): Promise<unknown> {
+  return ctx.authFailures?.fail(clientAddress(req, ctx.settings.trustedProxies)) ?? Promise.resolve();
 }
 
 function retryAfter(decision: RateDecision): Record<string, string> {
@@ -86,13 +98,11 @@ export async function handleToolCall(ctx: BridgeContext, req: IncomingMessage, r
     const record = envelope as Record<string, unknown>;
     if (record.traceId === undefined) envelope = { ...record, traceId: headerTraceId };
   }
-  const output = await invokeTool(ctx, {
-    transport: "http",
-    name,
-    envelope,
-    authorization: req.headers.authorization ?? null,
-    startedAt,
-  });
+  const output = await invokeTool(
+    { kernel: ctx.kernel, logger: ctx.logger, toolsSettings: ctx.settings.tools },
+    { transport: "http", name, envelope, authorization: req.headers.authorization ?? null, startedAt },
+  );
+  if (output.error?.code === "mnote_tool_unauthenticated") await authenticationFailed(ctx, req);
   sendJson(res, httpStatusOf(output), resultText(req, output));
 }
 
@@ -107,6 +117,7 @@ export async function handleWhoami(ctx: BridgeContext, req: IncomingMessage, res
   }
   const token = await resolveToken(ctx.kernel, req.headers.authorization);
   if (!token) {
+    await authenticationFailed(ctx, req);
     return sendJson(
       res,
       401,

@@ -312,8 +312,9 @@ describe("/mcp security", () => {
     expect((await raw("POST", headers(world.tokens.editor), listTools)).status).toBe(403);
     expect((await raw("POST", headers(world.tokens.ownerSecond), listTools)).status).toBe(403);
     expect((await raw("POST", headers(), listTools)).status).toBe(401);
-    expect((await raw("GET", headers(world.tokens.editor))).status).toBe(403);
-    expect((await raw("DELETE", headers(world.tokens.editor))).status).toBe(403);
+    // Stateless (decision 0008): no server-to-client stream, no session to end.
+    expect((await raw("GET", headers(world.tokens.owner))).status).toBe(405);
+    expect((await raw("DELETE", headers(world.tokens.owner))).status).toBe(405);
     const own = await raw("POST", headers(world.tokens.owner), listTools);
     expect(own.status).toBe(200);
     expect(own.text).toContain("mnote_page_get");
@@ -331,12 +332,18 @@ describe("/mcp security", () => {
     expect((await raw("POST", auth, big)).status).toBe(413);
   });
 
-  it("ends a session on DELETE", async () => {
+  it("keeps no session state: the SDK client's DELETE is answered 405 and any number of sessions costs nothing", async () => {
     const { transport } = await connect(world.tokens.owner, {}, undefined, false);
     const sessionId = transport.sessionId!;
-    await transport.terminateSession();
-    const after = await raw("POST", { host: host(), authorization: `Bearer ${world.tokens.owner}`, "mcp-session-id": sessionId }, listTools);
-    expect(after.status).toBe(404);
+    await transport.terminateSession(); // the SDK takes 405 as "the server does not end sessions"
+    const auth = { host: host(), authorization: `Bearer ${world.tokens.owner}` };
+    const after = await raw("POST", { ...auth, "mcp-session-id": sessionId, "mcp-protocol-version": "2025-06-18" }, listTools);
+    expect(after.status).toBe(200);
+    // Issue 11: one token opened 1,000 sessions and locked everyone out. Sessions are now only ids.
+    const opened = await Promise.all(Array.from({ length: 50 }, () => raw("POST", auth, initialize)));
+    expect(opened.map((answer) => answer.status)).toEqual(opened.map(() => 200));
+    expect(new Set(opened.map((answer) => answer.headers["mcp-session-id"])).size).toBe(50);
+    expect((await raw("POST", { ...auth, authorization: `Bearer ${world.tokens.editor}` }, initialize)).status).toBe(200);
   });
 
   it("rate-limits tools/call per token with mnote_tool_rate_limited", async () => {

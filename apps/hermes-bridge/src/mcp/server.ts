@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { canonicalToolName, LIMITS, type OutputEnvelope, TOOL_ERROR_MESSAGES } from "@mnote/contract";
 import type { KernelAdapter } from "@mnote/kernel";
+import type { ToolsSettings } from "@mnote/tools";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
   type CallToolResult,
@@ -31,13 +32,15 @@ export interface McpServerOptions {
    * each call then uses its own request's `Authorization` header.
    */
   authorization?: string | null;
-  /** stdio: the per-process session id. Over HTTP the MCP session id is used. */
+  /** stdio: the per-process session id; HTTP: the request's MCP session id (the transport is stateless). */
   sessionId?: string;
   /**
    * stdio: the result form for every call (MNOTE_RESULT_FORM). Over HTTP leave it out:
    * each request's X-Mnote-Result-Form header chooses.
    */
   resultForm?: ResultForm;
+  /** The process's validated router settings. */
+  toolsSettings?: ToolsSettings;
 }
 
 /** What the HTTP gate found for the request's token (`req.auth.extra.whoami`). */
@@ -149,7 +152,7 @@ export function createMcpServer(options: McpServerOptions): Server {
       capabilityScope: identity.capabilityScope,
     });
     const output = await invokeTool(
-      { kernel: options.kernel, logger },
+      { kernel: options.kernel, logger, toolsSettings: options.toolsSettings },
       { transport, name: canonicalToolName(name) ?? name, envelope, authorization, startedAt },
     );
     return toResult(output, form);

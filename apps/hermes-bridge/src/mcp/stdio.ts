@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Readable, Writable } from "node:stream";
 import type { KernelAdapter } from "@mnote/kernel";
+import type { ToolsSettings } from "@mnote/tools";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { resolveToken } from "../auth";
 import type { ResultForm } from "../hermes/model-text";
@@ -20,6 +21,8 @@ export async function runStdio(input: {
   rateLimit: RateLimitSettings | null;
   /** `hermes` when Hermes Agent spawns the bridge (MNOTE_RESULT_FORM=hermes); default standard. */
   resultForm?: ResultForm;
+  /** The process's validated router settings. */
+  toolsSettings?: ToolsSettings;
   stdin?: Readable;
   stdout?: Writable;
 }): Promise<{ closed: Promise<void> }> {
@@ -36,6 +39,7 @@ export async function runStdio(input: {
     authorization,
     sessionId,
     resultForm: input.resultForm ?? "standard",
+    toolsSettings: input.toolsSettings,
   });
   const stdin = input.stdin ?? process.stdin;
   const transport = new StdioServerTransport(stdin, input.stdout ?? process.stdout);

@@ -9,11 +9,18 @@ import type { ResultForm } from "../hermes/model-text";
  * declares no outputSchema: its successes carry no structuredContent (see toResult).
  */
 export function mcpToolList(form: ResultForm = "standard"): Tool[] {
-  return allToolJsonSchemas().map((tool) => ({
+  // Built once per process and form: /mcp makes a server per request (stateless, decision 0008-h7).
+  const cached = cachedToolLists.get(form);
+  if (cached) return cached;
+  const list: Tool[] = allToolJsonSchemas().map((tool) => ({
     name: tool.providerName,
     description: tool.description,
     inputSchema: tool.parameters as Tool["inputSchema"],
     ...(form === "standard" ? { outputSchema: tool.outputSchema as Tool["outputSchema"] } : {}),
     annotations: { ...tool.annotations },
   }));
+  cachedToolLists.set(form, list);
+  return list;
 }
+
+const cachedToolLists = new Map<ResultForm, Tool[]>();

@@ -1,6 +1,6 @@
 import "server-only";
-import { resolve } from "node:path";
 import { type KernelAdapter, openKernel } from "@mnote/kernel";
+import { panelEnv } from "./env";
 
 /**
  * One kernel per server process, shared by route handlers and server components
@@ -9,8 +9,7 @@ import { type KernelAdapter, openKernel } from "@mnote/kernel";
 const shared = globalThis as { __mnoteKernel?: Promise<KernelAdapter> };
 
 export function getKernel(): Promise<KernelAdapter> {
-  // `npm start` passes an absolute URL; the fallback is the repository's default database.
-  const url = process.env.MNOTE_DATABASE_URL ?? `file:${resolve(process.cwd(), "../../.mnote/mnote.db")}`;
+  const url = panelEnv().databaseUrl;
   // A failed open (the database down when the first request came) is forgotten, so the next
   // request tries again instead of every request failing until the panel restarts.
   shared.__mnoteKernel ??= openKernel(url).catch((error: unknown) => {

@@ -24,11 +24,3 @@ export function foreignOrigin(req: Request, allowed: readonly string[]): boolean
   const host = req.headers.get("host") ?? new URL(req.url).host;
   return originHost !== host;
 }
-
-/** MNOTE_PANEL_ORIGINS: comma-separated origins (`https://panel.example.com`) allowed besides the panel's own. */
-export function allowedOrigins(env: Record<string, string | undefined> = process.env): string[] {
-  return (env.MNOTE_PANEL_ORIGINS ?? "")
-    .split(",")
-    .map((origin) => origin.trim().replace(/\/+$/, ""))
-    .filter(Boolean);
-}

@@ -1,6 +1,6 @@
 import { LIMITS, TOOL_ERROR_MESSAGES, type ToolErrorCode } from "@mnote/contract";
 import { hashToken, isTokenLive, type KernelAdapter, type TokenRecord } from "@mnote/kernel";
-import { appRouter, bearerSecret, createToolsContext } from "@mnote/tools";
+import { appRouter, bearerSecret, createToolsContext, type ToolsSettings } from "@mnote/tools";
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { PANEL_MAX_BATCH_CALLS } from "../trpc/limits";
 import { foreignOrigin } from "./origin";
@@ -25,6 +25,8 @@ export interface PanelApiOptions {
   bodyLimit?: number;
   /** Origins allowed besides the panel's own (MNOTE_PANEL_ORIGINS). */
   allowedOrigins?: readonly string[];
+  /** The router's settings from the panel's validated configuration (panelEnv). */
+  toolsSettings?: ToolsSettings;
 }
 
 /** A refusal before tRPC runs, in the contract's words. */
@@ -129,7 +131,7 @@ export async function handlePanelApi(req: Request, options: PanelApiOptions): Pr
     req: request,
     router: appRouter,
     maxBatchSize: PANEL_MAX_BATCH_CALLS,
-    createContext: async () => createToolsContext({ kernel, authorization: token, door: "panel" }),
+    createContext: async () => createToolsContext({ kernel, authorization: token, door: "panel", settings: options.toolsSettings }),
     onError: ({ error, path }) => {
       if (error.code === "INTERNAL_SERVER_ERROR") console.error(`[panel] ${path} failed`, error.cause ?? error);
     },

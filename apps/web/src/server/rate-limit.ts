@@ -1,8 +1,7 @@
 import "server-only";
-// The bridge's token bucket: one implementation of the rate limit for both doors. Imported by
-// file, not through the bridge package, whose entry would bring its HTTP server and the MCP SDK
-// into the panel. The panel sees it only through `PanelLimiter` (panel-api.ts).
-import { DEFAULT_RATE_LIMIT, RateLimiter } from "../../../hermes-bridge/src/rate-limit";
+// The bridge's token bucket (@mnote/tools): one implementation of the rate limit for both doors.
+// The panel sees it only through `PanelLimiter` (panel-api.ts).
+import { DEFAULT_RATE_LIMIT, RateLimiter } from "@mnote/tools";
 import type { PanelLimiter } from "./panel-api";
 
 const shared = globalThis as { __mnotePanelLimiter?: PanelLimiter };

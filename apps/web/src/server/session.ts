@@ -2,6 +2,7 @@ import "server-only";
 import { cookies } from "next/headers";
 import { NextResponse } from "next/server";
 import { createCaller, createToolsContext } from "@mnote/tools";
+import { panelEnv } from "./env";
 import { getKernel } from "./kernel";
 import { SESSION_COOKIE } from "./session-cookie";
 
@@ -9,7 +10,7 @@ export { SESSION_COOKIE, sessionCookieOptions, tokenFromCookieHeader } from "./s
 
 export async function serverCaller() {
   const token = (await cookies()).get(SESSION_COOKIE)?.value ?? null;
-  return createCaller(createToolsContext({ kernel: await getKernel(), authorization: token, door: "panel" }));
+  return createCaller(createToolsContext({ kernel: await getKernel(), authorization: token, door: "panel", settings: panelEnv().tools }));
 }
 
 

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { LIMITS } from "../limits";
+import { storable } from "../text";
 import { BaseRevisionSchema, defineTool } from "./shared";
 
 export const artifactCreateAiNoteTool = defineTool({
@@ -10,8 +11,7 @@ export const artifactCreateAiNoteTool = defineTool({
   description:
     "Attach a new AI note to the page (an artifact with a reference edge). Each call with a new idempotencyKey adds one note.",
   args: z.strictObject({
-    content: z
-      .string()
+    content: storable(z.string())
       .trim()
       .min(1, "content must not be empty")
       .max(LIMITS.aiNoteLength, `content is longer than ${LIMITS.aiNoteLength} characters`),

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { LIMITS } from "../limits";
+import { storable } from "../text";
 import { BaseRevisionSchema, defineTool } from "./shared";
 
 export const artifactCreateSummaryTool = defineTool({
@@ -10,8 +11,7 @@ export const artifactCreateSummaryTool = defineTool({
   description:
     "Create or update the page's one summary (an artifact linked to the page by a reference edge). Does not change the page body.",
   args: z.strictObject({
-    summary: z
-      .string()
+    summary: storable(z.string())
       .trim()
       .min(1, "summary must not be empty")
       .max(LIMITS.summaryLength, `summary is longer than ${LIMITS.summaryLength} characters`),

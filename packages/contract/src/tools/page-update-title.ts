@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { LIMITS } from "../limits";
+import { storable } from "../text";
 import { BaseRevisionSchema, defineTool } from "./shared";
 
 export const pageUpdateTitleTool = defineTool({
@@ -9,8 +10,7 @@ export const pageUpdateTitleTool = defineTool({
   commandName: "page.head.updateTitle",
   description: "Rename a page. The title is trimmed and must be 1-200 characters.",
   args: z.strictObject({
-    title: z
-      .string()
+    title: storable(z.string())
       .trim()
       .min(1, "title must not be empty")
       .max(LIMITS.titleLength, `title is longer than ${LIMITS.titleLength} characters`),

@@ -233,6 +233,20 @@ export function kernelConformanceSuite(name: string, openKernel: () => Promise<K
       expect(await kernel.purgeExpiredIdempotency(new Date().toISOString())).toBe(1);
     });
 
+    it("counts in fixed windows: per key and window, exact under concurrency, nothing in the business tables", async () => {
+      const before = await kernel.admin.tableSnapshot();
+      const minute = 60_000;
+      const now = Math.floor(Date.now() / minute) * minute;
+      const counts = await Promise.all(Array.from({ length: 12 }, () => kernel.countInWindow!("auth_failure:10.0.0.1", new Date(now), minute)));
+      expect(counts.sort((a, b) => a - b)).toEqual(Array.from({ length: 12 }, (_, i) => i + 1));
+      expect(await kernel.countInWindow!("auth_failure:10.0.0.2", new Date(now), minute)).toBe(1);
+      expect(await kernel.countInWindow!("auth_failure:10.0.0.1", new Date(now + minute), minute)).toBe(1);
+      // A window that ended long ago is removed by the next count, so it starts over.
+      expect(await kernel.countInWindow!("old", new Date(now - 10 * minute), minute)).toBe(1);
+      expect(await kernel.countInWindow!("old", new Date(now - 10 * minute), minute)).toBe(1);
+      expect(await kernel.admin.tableSnapshot()).toEqual(before);
+    });
+
     it("refuses a stale base revision and writes nothing", async () => {
       const before = await kernel.admin.tableSnapshot();
       const outcome = await kernel.execute(request({ name: "page.head.updateTitle", title: "Late" }, { baseRevision: 0 }));

@@ -1,4 +1,4 @@
-import { canonicalToolName, LIMITS, TOOL_ERROR_MESSAGES as M } from "@mnote/contract";
+import { canonicalToolName, clipEcho, LIMITS, TOOL_ERROR_MESSAGES as M } from "@mnote/contract";
 import { hashToken, isTokenLive, type TokenRecord } from "@mnote/kernel";
 import type { z } from "zod";
 import { canReadPage, hasAccess } from "../access";
@@ -64,7 +64,8 @@ export function checkDoor(ctx: ToolsContext, call: CallState) {
 function describeIssues(error: z.ZodError): string {
   return error.issues
     .slice(0, 3)
-    .map((issue) => `${issue.path.length ? issue.path.join(".") : "input"}: ${issue.message}`)
+    // zod quotes unknown keys in full: clip whatever came from the caller (a 3 MB key, a 3 MB message).
+    .map((issue) => `${issue.path.length ? clipEcho(issue.path.map(String).join(".")) : "input"}: ${clipEcho(issue.message)}`)
     .join("; ");
 }
 

@@ -1,5 +1,5 @@
 import { getKernel } from "~/server/kernel";
-import { devSignInUsers } from "~/server/session-cookie";
+import { panelEnv } from "~/server/env";
 
 export const dynamic = "force-dynamic";
 
@@ -12,7 +12,7 @@ const ERRORS: Record<string, string> = {
 export default async function SignIn({ searchParams }: { searchParams: Promise<{ error?: string }> }) {
   const { error } = await searchParams;
   // Only the demo's own users, and only on a database the demo created (MNOTE_DEV_SIGNIN_USERS).
-  const demoUsers = devSignInUsers();
+  const demoUsers = panelEnv().devSignInUsers;
   const users = demoUsers.length > 0 ? (await (await getKernel()).admin.listUsers()).filter((user) => demoUsers.includes(user.id)) : [];
   return (
     <main className="signin">

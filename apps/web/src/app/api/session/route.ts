@@ -2,14 +2,15 @@ import { hashToken, isTokenLive } from "@mnote/kernel";
 import { doorRefusal } from "@mnote/tools";
 import { NextResponse } from "next/server";
 import { getKernel } from "~/server/kernel";
-import { allowedOrigins, foreignOrigin } from "~/server/origin";
+import { panelEnv } from "~/server/env";
+import { foreignOrigin } from "~/server/origin";
 import { redirectTo, SESSION_COOKIE, sessionCookieOptions, tokenFromCookieHeader } from "~/server/session";
 
 const crossSite = () => NextResponse.json({ error: "cross-origin request refused" }, { status: 403 });
 
 /** Sign in with an mnote person token (issued by `mnote admin token create --holder person`). */
 export async function POST(req: Request) {
-  if (foreignOrigin(req, allowedOrigins())) return crossSite();
+  if (foreignOrigin(req, panelEnv().allowedOrigins)) return crossSite();
   const form = await req.formData().catch(() => null);
   const token = String(form?.get("token") ?? "").trim();
   const kernel = await getKernel();
@@ -18,13 +19,13 @@ export async function POST(req: Request) {
     return redirectTo("/signin?error=token");
   }
   const response = redirectTo("/");
-  response.cookies.set(SESSION_COOKIE, token, sessionCookieOptions());
+  response.cookies.set(SESSION_COOKIE, token, sessionCookieOptions(panelEnv().secureCookies));
   return response;
 }
 
 /** Sign out; a token the dev picker issued is revoked with the session. */
 export async function DELETE(req: Request) {
-  if (foreignOrigin(req, allowedOrigins())) return crossSite();
+  if (foreignOrigin(req, panelEnv().allowedOrigins)) return crossSite();
   const token = tokenFromCookieHeader(req.headers.get("cookie"));
   if (token) {
     const kernel = await getKernel();
@@ -32,6 +33,6 @@ export async function DELETE(req: Request) {
     if (record?.label === "panel dev sign-in") await kernel.admin.revokeToken(record.id);
   }
   const response = NextResponse.json({ signedOut: true });
-  response.cookies.set(SESSION_COOKIE, "", { ...sessionCookieOptions(), maxAge: 0 });
+  response.cookies.set(SESSION_COOKIE, "", { ...sessionCookieOptions(panelEnv().secureCookies), maxAge: 0 });
   return response;
 }

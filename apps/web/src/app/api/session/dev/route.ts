@@ -1,8 +1,8 @@
 import { NextResponse } from "next/server";
 import { getKernel } from "~/server/kernel";
-import { allowedOrigins, foreignOrigin } from "~/server/origin";
+import { panelEnv } from "~/server/env";
+import { foreignOrigin } from "~/server/origin";
 import { redirectTo, SESSION_COOKIE, sessionCookieOptions } from "~/server/session";
-import { devSignInUsers } from "~/server/session-cookie";
 
 /**
  * The demo's sign-in picker: issue a short-lived person token for one of the demo users.
@@ -10,9 +10,9 @@ import { devSignInUsers } from "~/server/session-cookie";
  * created), only for those users, only from the panel's own pages.
  */
 export async function POST(req: Request) {
-  const demoUsers = devSignInUsers();
+  const demoUsers = panelEnv().devSignInUsers;
   if (demoUsers.length === 0) return NextResponse.json({ error: "dev sign-in is off" }, { status: 404 });
-  if (foreignOrigin(req, allowedOrigins())) return NextResponse.json({ error: "cross-origin request refused" }, { status: 403 });
+  if (foreignOrigin(req, panelEnv().allowedOrigins)) return NextResponse.json({ error: "cross-origin request refused" }, { status: 403 });
   const form = await req.formData().catch(() => null);
   const userId = String(form?.get("userId") ?? "");
   if (!demoUsers.includes(userId)) return redirectTo("/signin?error=user");
@@ -27,6 +27,6 @@ export async function POST(req: Request) {
     ttlSeconds: 12 * 3600,
   });
   const response = redirectTo("/");
-  response.cookies.set(SESSION_COOKIE, token, sessionCookieOptions());
+  response.cookies.set(SESSION_COOKIE, token, sessionCookieOptions(panelEnv().secureCookies));
   return response;
 }

@@ -1,11 +1,16 @@
 import { getKernel } from "~/server/kernel";
-import { allowedOrigins } from "~/server/origin";
+import { panelEnv } from "~/server/env";
 import { handlePanelApi } from "~/server/panel-api";
 import { panelLimiter } from "~/server/rate-limit";
 
 export const dynamic = "force-dynamic";
 
 /** The router at the panel's door: person tokens only, same-origin changes, the bridge's size and rate limits. */
-const handler = (req: Request) => handlePanelApi(req, { kernel: getKernel, limiter: panelLimiter(), allowedOrigins: allowedOrigins() });
+const handler = (req: Request) => handlePanelApi(req, {
+    kernel: getKernel,
+    limiter: panelLimiter(),
+    allowedOrigins: panelEnv().allowedOrigins,
+    toolsSettings: panelEnv().tools,
+  });
 
 export { handler as GET, handler as POST };

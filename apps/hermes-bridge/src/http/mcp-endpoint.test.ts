@@ -1,0 +1,96 @@
+import type { IncomingMessage } from "node:http";
+import type { KernelAdapter } from "@mnote/kernel";
+import fc from "fast-check";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { clientAddress } from "../auth";
+import { captureLogger, createTestWorld, type SeededWorld } from "../test-support";
+import { checkSessionId, newSessionId } from "./mcp-endpoint";
+import { startBridge, type RunningBridge } from "./server";
+
+describe("session ids carry their own token binding", () => {
+  it("verify with the token that opened them and with no other", () => {
+    fc.assert(
+      fc.property(fc.string({ minLength: 1, maxLength: 60 }), fc.string({ minLength: 1, maxLength: 60 }), (secret, other) => {
+        fc.pre(secret !== other);
+        const id = newSessionId(secret);
+        expect(checkSessionId(id, secret)).toBe("ok");
+        expect(checkSessionId(id, other)).toBe("foreign");
+      }),
+      { numRuns: 50 },
+    );
+  });
+
+  it("anything not shaped like one is unknown (the client re-initializes on 404)", () => {
+    for (const id of ["nope", "", "mcp_x.y", `${newSessionId("s")}x`, "mcp_AAAAAAAAAAAAAAAAAAAAAA.zz"]) {
+      expect(checkSessionId(id, "s")).toBe("unknown");
+    }
+  });
+});
+
+describe("clientAddress", () => {
+  const req = (peer: string, forwarded?: string) =>
+    ({ socket: { remoteAddress: peer }, headers: forwarded ? { "x-forwarded-for": forwarded } : {} }) as unknown as IncomingMessage;
+  it("is the peer unless the peer is a trusted proxy; then the nearest untrusted forwarded address", () => {
+    expect(clientAddress(req("::ffff:10.0.0.5", "1.2.3.4"), [])).toBe("10.0.0.5");
+    expect(clientAddress(req("10.0.0.5", "1.2.3.4"), ["10.0.0.9"])).toBe("10.0.0.5");
+    expect(clientAddress(req("10.0.0.9", "6.6.6.6, 1.2.3.4"), ["10.0.0.9"])).toBe("1.2.3.4");
+    expect(clientAddress(req("10.0.0.9", "1.2.3.4, 10.0.0.8"), ["10.0.0.9", "10.0.0.8"])).toBe("1.2.3.4");
+    expect(clientAddress(req("10.0.0.9"), ["10.0.0.9"])).toBe("10.0.0.9");
+  });
+});
+
+/**
+ * The wire exchange of the MCP Python SDK's streamable HTTP client, which Hermes uses for
+ * `mcp_servers` over HTTP (Hermes tools/mcp_tool.py, `streamablehttp_client`; pyproject pins
+ * mcp==1.26.0): it keeps the session id from the initialize answer's header, GETs a stream only
+ * when it has one and treats a failed GET as non-fatal, maps a 404 to "Session terminated", and
+ * takes a 405 on DELETE as "the server does not end sessions". Python's client is not installed
+ * here, so its requests are replayed as it sends them.
+ */
+describe("/mcp speaks what the Python SDK client expects, statelessly", () => {
+  let kernel: KernelAdapter;
+  let world: SeededWorld;
+  let bridge: RunningBridge;
+  beforeAll(async () => {
+    const created = await createTestWorld();
+    kernel = created.kernel;
+    world = created;
+    bridge = await startBridge({ kernel, port: 0, logger: captureLogger().logger, rateLimit: null, env: {} });
+  });
+  afterAll(async () => {
+    await bridge?.close();
+    await kernel?.close();
+  });
+
+  const send = (method: string, headers: Record<string, string>, body?: unknown) =>
+    fetch(`${bridge.url}/mcp`, {
+      method,
+      headers: { accept: "application/json, text/event-stream", "content-type": "application/json", authorization: `Bearer ${world.tokens.owner}`, ...headers },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+
+  it("initialize → session header; initialized → 202; GET → 405; tools/list → JSON; unknown session → 404; DELETE → 405", async () => {
+    const init = await send("POST", {}, {
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "mcp", version: "0.1.0" } },
+    });
+    expect(init.status).toBe(200);
+    expect(init.headers.get("content-type")).toMatch(/^application\/json/);
+    const sessionId = init.headers.get("mcp-session-id")!;
+    expect(checkSessionId(sessionId, world.tokens.owner)).toBe("ok");
+    const result = (await init.json()) as { result: { protocolVersion: string } };
+    const session = { "mcp-session-id": sessionId, "mcp-protocol-version": result.result.protocolVersion };
+
+    expect((await send("POST", session, { jsonrpc: "2.0", method: "notifications/initialized" })).status).toBe(202);
+    const stream = await send("GET", { ...session, accept: "text/event-stream" });
+    expect(stream.status).toBe(405);
+    const list = await send("POST", session, { jsonrpc: "2.0", id: 1, method: "tools/list", params: {} });
+    expect(list.status).toBe(200);
+    expect(list.headers.get("content-type")).toMatch(/^application\/json/);
+    expect(((await list.json()) as { result: { tools: unknown[] } }).result.tools).toHaveLength(6);
+    expect((await send("POST", { ...session, "mcp-session-id": "gone" }, { jsonrpc: "2.0", id: 2, method: "tools/list" })).status).toBe(404);
+    expect((await send("DELETE", session)).status).toBe(405);
+  });
+});

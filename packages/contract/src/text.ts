@@ -1,0 +1,45 @@
+import { z } from "zod";
+
+/** A UTF-16 code unit of a surrogate pair without its partner: not a character, and UTF-8 has no bytes for it. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+export const TEXT_PROBLEMS = {
+  nul: "must not contain NUL (U+0000)",
+  loneSurrogate: "must not contain an unpaired surrogate (not valid Unicode)",
+} as const;
+
+/**
+ * Why a string cannot be stored the same on every kernel, or null when it can.
+ * PostgreSQL refuses U+0000 in text (SQLite keeps it, so `migrate-data` would break on it),
+ * and a lone surrogate becomes U+FFFD on its way to UTF-8: one rule at the contract gives
+ * one answer on every kernel.
+ */
+export function unstorableText(value: string): string | null {
+  if (value.includes("\u0000")) return TEXT_PROBLEMS.nul;
+  if (LONE_SURROGATE.test(value)) return TEXT_PROBLEMS.loneSurrogate;
+  return null;
+}
+
+/** Adds the storable-text rule to a string schema (every text a caller can send goes through it). */
+export function storable<S extends z.ZodString>(schema: S) {
+  return schema.check(
+    z.superRefine((value: string, ctx) => {
+      const problem = unstorableText(value);
+      if (problem) ctx.addIssue({ code: "custom", message: problem, input: value });
+    }),
+  );
+}
+
+/** No control characters: ids end up in logs and headers. */
+export const PRINTABLE = /^[^\u0000-\u001f\u007f]+$/;
+
+/**
+ * A caller-given id the system may echo, log or record although the call was refused: a short
+ * printable, storable string, else null. Keeps page text pasted into an id field, a 3 MB key,
+ * or a NUL (which PostgreSQL would refuse in the audit record) out of envelopes, logs and audit.
+ */
+export function safeId(value: unknown, max = 256): string | null {
+  return typeof value === "string" && value.length > 0 && value.length <= max && PRINTABLE.test(value) && !unstorableText(value)
+    ? value
+    : null;
+}

@@ -1,0 +1,70 @@
+/**
+ * Reading configuration from the environment, once per process, at start. Every problem is
+ * collected (not just the first), and `done()` refuses the whole configuration with one message
+ * naming each variable: a process must not start and then fail every call on a typo.
+ */
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration (nothing was started):\n${problems.map((p) => `  - ${p}`).join("\n")}`);
+    this.name = "ConfigError";
+  }
+}
+
+export type Env = Readonly<Record<string, string | undefined>>;
+
+/** How the configuration quotes a bad value: in short, so a pasted secret or a huge value stays out of logs. */
+const quote = (raw: string) => JSON.stringify(raw.length > 40 ? `${raw.slice(0, 40)}…` : raw);
+
+export class ConfigReader {
+  readonly problems: string[] = [];
+
+  constructor(readonly env: Env) {}
+
+  /** The variable's value, or undefined when unset or blank. */
+  raw(name: string): string | undefined {
+    const value = this.env[name];
+    return value === undefined || value.trim() === "" ? undefined : value.trim();
+  }
+
+  /** A number within [min, max] (an integer when asked), else a problem and the fallback. */
+  number(name: string, rule: { min: number; max: number; integer?: boolean; unit?: string }): number | undefined {
+    const raw = this.raw(name);
+    if (raw === undefined) return undefined;
+    const value = Number(raw);
+    const kind = rule.integer ? "an integer" : "a number";
+    if (!Number.isFinite(value) || (rule.integer && !Number.isInteger(value)) || value < rule.min || value > rule.max) {
+      this.problems.push(`${name} must be ${kind} from ${rule.min} to ${rule.max}${rule.unit ? ` (${rule.unit})` : ""}, got ${quote(raw)}`);
+      return undefined;
+    }
+    return value;
+  }
+
+  /** One of a fixed set of words. */
+  oneOf<const T extends string>(name: string, choices: readonly T[]): T | undefined {
+    const raw = this.raw(name);
+    if (raw === undefined) return undefined;
+    if (!(choices as readonly string[]).includes(raw)) {
+      this.problems.push(`${name} must be one of ${choices.join(", ")}, got ${quote(raw)}`);
+      return undefined;
+    }
+    return raw as T;
+  }
+
+  /** A comma-separated list; undefined when unset. */
+  list(name: string): string[] | undefined {
+    const items = this.raw(name)
+      ?.split(",")
+      .map((item) => item.trim())
+      .filter(Boolean);
+    return items?.length ? items : undefined;
+  }
+
+  problem(message: string) {
+    this.problems.push(message);
+  }
+
+  /** Throws one ConfigError listing every problem found so far. */
+  done() {
+    if (this.problems.length) throw new ConfigError(this.problems);
+  }
+}
