@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { outputEnvelopeSchema } from "./envelope";
 import { toProviderName } from "./names";
-import { MODEL_ENVELOPE_FIELDS, modelArgumentsSchema, toolResultSchema } from "./tool-input";
+import { MODEL_ENVELOPE_FIELDS, modelArgumentsSchema, toolResultSchema } from "./model-arguments";
 import { TOOL_NAMES, TOOLS, type ToolName } from "./tools";
 
 type JsonSchema = Record<string, unknown>;
