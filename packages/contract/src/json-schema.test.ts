@@ -4,10 +4,11 @@ import { allToolJsonSchemas, canonicalToolName, MODEL_ENVELOPE_FIELDS, TOOL_NAME
 describe("agent-facing schemas", () => {
   const schemas = allToolJsonSchemas();
 
-  it("lists the six tools of the contract", () => {
+  it("lists the seven tools of the contract", () => {
     expect(schemas.map((s) => s.name)).toEqual([
       "mnote.page.get",
       "mnote.page.save",
+      "mnote.page.edit",
       "mnote.page.update_title",
       "mnote.page.update_options",
       "mnote.artifact.create_summary",
@@ -42,7 +43,7 @@ describe("agent-facing schemas", () => {
   });
 
   it("keeps planned options visible to models but refuses unknown keys", () => {
-    const options = (schemas[3]!.parameters as { properties: { options: { properties: object; additionalProperties: boolean } } }).properties.options;
+    const options = (schemas.find((s) => s.name === "mnote.page.update_options")!.parameters as { properties: { options: { properties: object; additionalProperties: boolean } } }).properties.options;
     expect(Object.keys(options.properties)).toEqual(["wideLayout", "smallText", "showToc", "protectEditing"]);
     expect(options.additionalProperties).toBe(false);
   });
@@ -72,6 +73,7 @@ describe("tool name types", () => {
   it("derives the write tools from the definitions", () => {
     expectTypeOf<WriteToolName>().toEqualTypeOf<
       | "mnote.page.save"
+      | "mnote.page.edit"
       | "mnote.page.update_title"
       | "mnote.page.update_options"
       | "mnote.artifact.create_summary"

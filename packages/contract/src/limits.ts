@@ -6,6 +6,18 @@ export const LIMITS = {
   titleLength: 200,
   blockTextLength: 20_000,
   blocksPerSave: 20_000,
+  /** Operations in one mnote.page.edit call. */
+  editOperations: 500,
+  /** A page.save replace may delete at most this share of the page's blocks unless it says allowDeletes. */
+  replaceDeleteShare: 0.5,
+  /** ...and at most this many blocks (whatever the share) unless it says allowDeletes. */
+  replaceDeleteCount: 50,
+  /** The default size of a page.get answer (characters of JSON), so any page fits in a model's context. */
+  readBudget: 32_000,
+  /** Blocks one page.get window may hold, whatever the budget. */
+  readWindowBlocks: 500,
+  /** Characters of a search term in page.get. */
+  searchLength: 200,
   /** Sum of all block texts in one save. */
   saveTextTotal: 2_000_000,
   summaryLength: 20_000,
