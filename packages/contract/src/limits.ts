@@ -8,9 +8,13 @@ export const LIMITS = {
   blocksPerSave: 20_000,
   /** Operations in one mnote.page.edit call. */
   editOperations: 500,
-  /** A page.save replace may delete at most this share of the page's blocks unless it says allowDeletes. */
+  /**
+   * The destructive-change guard of a page.save replace (decision 0008-h8): without allowDeletes it may
+   * delete up to `replaceDeleteFree` blocks freely; past that, no more than `replaceDeleteShare` of the
+   * page's blocks and no more than `replaceDeleteCount` blocks.
+   */
+  replaceDeleteFree: 3,
   replaceDeleteShare: 0.5,
-  /** ...and at most this many blocks (whatever the share) unless it says allowDeletes. */
   replaceDeleteCount: 50,
   /** The default size of a page.get answer (characters of JSON), so any page fits in a model's context. */
   readBudget: 32_000,

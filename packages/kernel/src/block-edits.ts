@@ -34,6 +34,8 @@ export interface SimulatedEdit {
   undo: EditUndoStep[];
   insertedBlockIds: string[];
   blockCount: number;
+  /** By change: the index of the operation that made it (a panel keeps or drops changes per operation part). */
+  operationOfChange: number[];
 }
 
 /** An operation that cannot apply; the message names the operation by its index in `args.operations`. */
@@ -105,7 +107,7 @@ export function simulateBlockEdits(
   operations: readonly BlockEditOperation[],
 ): SimulatedEdit {
   const known = new Map<string, LocatedBlock>(located.map((entry) => [entry.block.id, { ...entry }]));
-  const result: SimulatedEdit = { steps: [], changes: [], undo: [], insertedBlockIds: [], blockCount };
+  const result: SimulatedEdit = { steps: [], changes: [], undo: [], insertedBlockIds: [], blockCount, operationOfChange: [] };
   const shift = (fromIndex: number, by: number, exceptId?: string) => {
     for (const [id, entry] of known) if (entry.index >= fromIndex && id !== exceptId) entry.index += by;
   };
@@ -114,6 +116,12 @@ export function simulateBlockEdits(
     operation.after !== undefined ? find(operation.after, at).index + 1 : operation.at === "start" ? 0 : result.blockCount;
 
   operations.forEach((operation, at) => {
+    simulateOne(operation, at);
+    while (result.operationOfChange.length < result.changes.length) result.operationOfChange.push(at);
+  });
+  return result;
+
+  function simulateOne(operation: BlockEditOperation, at: number) {
     switch (operation.op) {
       case "replace": {
         const entry = find(operation.blockId, at);
@@ -175,8 +183,7 @@ export function simulateBlockEdits(
         return;
       }
     }
-  });
-  return result;
+  }
 }
 
 /** The same edit on a whole block list in memory: what the SQL steps do to the stored page. */

@@ -11,8 +11,9 @@ export const pageSaveTool = defineTool({
   description:
     "Write a whole page body. mode 'replace' (default) makes `content` the whole body, keeping blocks whose id you " +
     "reuse; 'append' adds `content` at the end. To change a few blocks of a page, use mnote_page_edit instead: a " +
-    "block left out of a replace is deleted. A replace that would delete more than half of the page's blocks (or " +
-    `more than ${LIMITS.replaceDeleteCount}) is refused unless allowDeletes: true. Call with dryRun: true first to see the diff. ` +
+    "block left out of a replace is deleted. A replace that would delete more than " +
+    `${LIMITS.replaceDeleteFree} blocks and either more than half of the page's blocks or more than ` +
+    `${LIMITS.replaceDeleteCount} is refused unless allowDeletes: true. Call with dryRun: true first to see the diff. ` +
     PAGE_CONTENT_IS_DATA,
   args: z.strictObject({
     content: z

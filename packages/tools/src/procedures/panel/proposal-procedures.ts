@@ -110,7 +110,7 @@ export const proposalsApplySelection = panelProcedure
     }
     if (proposal.stale) throw new TRPCError({ code: "CONFLICT", message: "the page changed since this proposal; re-run the dry run" });
     const keep = new Set(input.keep);
-    const args = proposal.args as { content: Block[]; mode: "replace" | "append" };
+    const args = proposal.args as { content: Block[]; mode: "replace" | "append"; allowDeletes?: boolean };
     const changes = proposal.preview.changes;
     let content: Block[];
     if (args.mode === "append") {
@@ -126,7 +126,7 @@ export const proposalsApplySelection = panelProcedure
       ...panelEnvelope(ctx.token, proposal, input),
       idempotencyKey,
       dryRun: true,
-      args: { content, mode: args.mode, baseRevision: page.revision },
+      args: { content, mode: args.mode, allowDeletes: args.allowDeletes ?? false, baseRevision: page.revision },
     });
     if (!envelope.ok) return { envelope, proposalId: null };
     const created = (await listProposals(ctx.kernel, page.id, page.revision)).find(
