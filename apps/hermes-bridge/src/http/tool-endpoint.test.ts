@@ -47,7 +47,7 @@ async function post(
 }
 
 describe("GET /v1/tools", () => {
-  it("lists the six tools under both names with the contract's schemas and OpenAI entries", async () => {
+  it("lists the seven tools under both names with the contract's schemas and OpenAI entries", async () => {
     const response = await fetch(`${bridge.url}/v1/tools`);
     expect(response.status).toBe(200);
     const { tools } = (await response.json()) as { tools: Array<Record<string, any>> };

@@ -6,7 +6,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { useTRPC } from "~/trpc/react";
 import { ChangeList } from "./diff-view";
-import { formatTime, toolLabel } from "./labels";
+import { formatTime, PARTIAL_APPLY_TOOLS, toolLabel } from "./labels";
 
 type PageRef = { workspaceId: string; documentId: string };
 type Outcome = { tone: "ok" | "error"; text: string; offerRerun?: boolean };
@@ -58,7 +58,7 @@ type ProposalItem = inferRouterOutputs<AppRouter>["panel"]["proposals"]["list"][
 function ProposalCard({ proposal, pageRef, canWrite }: { proposal: ProposalItem; pageRef: PageRef; canWrite: boolean }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const selectable = proposal.toolName === "mnote.page.save" && proposal.status === "pending";
+  const selectable = PARTIAL_APPLY_TOOLS.has(proposal.toolName) && proposal.status === "pending";
   const [selection, setSelection] = useState(() => new Set(proposal.preview.changes.map((_, i) => i)));
   const [outcome, setOutcome] = useState<Outcome | null>(null);
   const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.panel.pathKey() });
