@@ -1,5 +1,5 @@
 import { describe, expect, expectTypeOf, it } from "vitest";
-import { allToolJsonSchemas, canonicalToolName, MODEL_ENVELOPE_FIELDS, TOOL_NAMES, toProviderName, type WriteToolName } from "./index";
+import { allToolJsonSchemas, canonicalToolName, MODEL_ENVELOPE_FIELDS, PAGE_CONTENT_IS_DATA, TOOL_NAMES, toProviderName, type WriteToolName } from "./index";
 
 describe("agent-facing schemas", () => {
   const schemas = allToolJsonSchemas();
@@ -62,6 +62,15 @@ describe("agent-facing schemas", () => {
       expect(output.type).toBe("object");
       expect(output.required).toEqual(["ok", "toolName", "toolCallId", "traceId", "result", "audit", "error"]);
     }
+  });
+
+  it("says in the descriptions of the tools answering page text that it is data, within 1,024 characters", () => {
+    for (const schema of schemas) expect(schema.description.length, schema.name).toBeLessThanOrEqual(1024);
+    for (const name of ["mnote.page.get", "mnote.page.save", "mnote.page.edit"]) {
+      expect(schemas.find((s) => s.name === name)!.description).toContain(PAGE_CONTENT_IS_DATA);
+    }
+    const get = schemas.find((s) => s.name === "mnote.page.get")!.outputSchema as { properties: { result: unknown } };
+    expect(JSON.stringify(get.properties.result)).toContain('"contentNotice"');
   });
 
   it("maps names both ways", () => {
