@@ -17,8 +17,9 @@ import { runScaling } from "./scaling";
 import { fmtBytes, table } from "./stats";
 import { runTransports } from "./transports";
 import { runWrites } from "./writes";
+import { runEdits } from "./edits";
 
-const SECTIONS = ["floor", "transports", "peer", "scaling", "writes", "proposals"] as const;
+const SECTIONS = ["floor", "transports", "peer", "scaling", "writes", "proposals", "edits"] as const;
 type Section = (typeof SECTIONS)[number];
 
 const { values } = parseArgs({
@@ -43,6 +44,7 @@ const settings = quick
       scaling: { sizes: [100, 1000, 10_000], rounds: 3, callsFor: (n: number) => (n >= 10_000 ? 1 : n >= 1000 ? 3 : 10) },
       writes: { rounds: 3, callsPerRound: 40 },
       proposals: { dryRuns: 30, calls: 5 },
+      edits: { sizes: [100, 1000, 10_000], rounds: 3, callsPerRound: 30 },
     }
   : {
       floor: { rounds: 41, writesPerRound: 300 },
@@ -52,6 +54,7 @@ const settings = quick
       scaling: { sizes: [100, 1000, 10_000], rounds: 7, callsFor: (n: number) => (n >= 10_000 ? 2 : n >= 1000 ? 6 : 20) },
       writes: { rounds: 9, callsPerRound: 100 },
       proposals: { dryRuns: 30, calls: 21 },
+      edits: { sizes: [100, 1000, 10_000], rounds: 9, callsPerRound: 100 },
     };
 
 const machine = describeMachine();
@@ -249,6 +252,32 @@ if (proposals) {
       `${settings.proposals.calls} timed calls of the list after one warm-up call (\`get\`: a third as many).`,
     "",
     proposals.markdown,
+  );
+}
+
+const edits = await section("edits", () => runEdits(settings.edits));
+if (edits) {
+  const all = Object.values(edits.pass).every(Boolean);
+  headline.push(
+    `- Edits: changing one paragraph by search + window + \`page.edit\` moves at most ${fmtBytes(edits.editRoundTripMax)} ` +
+      `(goal ≤ 40 KB), its request at most ${fmtBytes(edits.editRequestMax)} (≤ 1 KB), ${edits.growth.toFixed(2)}× from the smallest ` +
+      `to the largest page (≤ 1.5×); a \`page.edit\` write runs at ${pct(edits.rateRatio)} of an append (≥ 90%); a one-operation ` +
+      `dry run on the largest page takes ${edits.dryRatio.toFixed(2)}× the smallest's (≤ 2×): **${all ? "PASS" : "FAIL"}**.`,
+  );
+  parts.push(
+    "## 7. Edits: one paragraph changed on pages of 100, 1,000 and 10,000 blocks",
+    "",
+    "What a model sends and receives to change one paragraph in the middle of a page (a heading every 20 blocks). " +
+      "*Replace*: read every window of `page.get` (following `nextCursor`), send the whole body back through `page.save` " +
+      "with the paragraph changed. *Edit*: `page.get` with `search` for a phrase of the paragraph, a 3-block window from " +
+      "the match (`startBlockId`), then `page.edit` replacing that block's text with the revision read. Sent = the flat " +
+      "model arguments as JSON; received = the output envelope as JSON. The outline column is one `outline: true` answer " +
+      "(the 32 KB budget stops it on the largest page; the rest comes by cursor). " +
+      `Rates: ${settings.edits.rounds} rounds × ${settings.edits.callsPerRound} calls per side on one 1,000-block page, ` +
+      "sides interleaved and rotated; the ratio is the median of per-round ratios. The dry-run row times a one-operation " +
+      "`page.edit` dry run on the smallest and the largest page the same way.",
+    "",
+    edits.markdown,
     "",
   );
 }

@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from "node:crypto";
 import { test as base, type Cookie, expect, type Locator, type Page } from "@playwright/test";
-import type { Capability, InputEnvelope, OutputEnvelope } from "@mnote/contract";
+import { type Capability, type InputEnvelope, type OutputEnvelope, TOOL_NAMES, TOOLS } from "@mnote/contract";
 import { DEMO_USER_IDS, type DemoUserKey, e2eState } from "./state";
 
 export { expect };
@@ -13,7 +13,7 @@ export const test = base.extend({
 
 export { DEMO_USER_IDS };
 
-const WRITE_TOOLS = new Set(["mnote.page.save", "mnote.page.update_title", "mnote.page.update_options", "mnote.artifact.create_summary", "mnote.artifact.create_ai_note"]);
+const WRITE_TOOLS: ReadonlySet<string> = new Set(TOOL_NAMES.filter((name) => TOOLS[name].kind === "write"));
 
 /** Either spelling (`mnote_page_save`, `mnote.page.save`) → the canonical name the envelope carries. */
 export function canonicalTool(name: string): string {

@@ -80,6 +80,7 @@ describe("dryRun over HTTP: only one proposal record, every other table unchange
   it("covers every write tool", () => {
     expect(WRITE_TOOLS).toEqual([
       "mnote.page.save",
+      "mnote.page.edit",
       "mnote.page.update_title",
       "mnote.page.update_options",
       "mnote.artifact.create_summary",
@@ -105,6 +106,20 @@ describe("dryRun over HTTP: only one proposal record, every other table unchange
       },
     });
     expect(plan.changes.map((c) => c.kind).sort()).toEqual(["insert", "move", "update", "update"].sort());
+  });
+
+  it("mnote.page.edit: replace, insert, delete and move by block id", async () => {
+    const plan = await dryRun("mnote.page.edit", {
+      args: {
+        operations: [
+          { op: "replace", blockId: "p1", text: "First paragraph, edited" },
+          { op: "insert", after: "h1", blocks: [{ type: "todo", text: "new" }] },
+          { op: "move", blockId: "h1", at: "end" },
+          { op: "delete", blockIds: ["p1"] },
+        ],
+      },
+    });
+    expect(plan.changes.map((c) => c.kind)).toEqual(["update", "insert", "move", "delete"]);
   });
 
   it("mnote.page.update_options: a planned option (accepted by a dry run with a warning, refused for real)", async () => {

@@ -1,13 +1,14 @@
 import { describe, expect, expectTypeOf, it } from "vitest";
-import { allToolJsonSchemas, canonicalToolName, MODEL_ENVELOPE_FIELDS, TOOL_NAMES, toProviderName, type WriteToolName } from "./index";
+import { allToolJsonSchemas, canonicalToolName, MODEL_ENVELOPE_FIELDS, PAGE_CONTENT_IS_DATA, TOOL_NAMES, toProviderName, type WriteToolName } from "./index";
 
 describe("agent-facing schemas", () => {
   const schemas = allToolJsonSchemas();
 
-  it("lists the six tools of the contract", () => {
+  it("lists the seven tools of the contract", () => {
     expect(schemas.map((s) => s.name)).toEqual([
       "mnote.page.get",
       "mnote.page.save",
+      "mnote.page.edit",
       "mnote.page.update_title",
       "mnote.page.update_options",
       "mnote.artifact.create_summary",
@@ -42,7 +43,7 @@ describe("agent-facing schemas", () => {
   });
 
   it("keeps planned options visible to models but refuses unknown keys", () => {
-    const options = (schemas[3]!.parameters as { properties: { options: { properties: object; additionalProperties: boolean } } }).properties.options;
+    const options = (schemas.find((s) => s.name === "mnote.page.update_options")!.parameters as { properties: { options: { properties: object; additionalProperties: boolean } } }).properties.options;
     expect(Object.keys(options.properties)).toEqual(["wideLayout", "smallText", "showToc", "protectEditing"]);
     expect(options.additionalProperties).toBe(false);
   });
@@ -63,6 +64,15 @@ describe("agent-facing schemas", () => {
     }
   });
 
+  it("says in the descriptions of the tools answering page text that it is data, within 1,024 characters", () => {
+    for (const schema of schemas) expect(schema.description.length, schema.name).toBeLessThanOrEqual(1024);
+    for (const name of ["mnote.page.get", "mnote.page.save", "mnote.page.edit"]) {
+      expect(schemas.find((s) => s.name === name)!.description).toContain(PAGE_CONTENT_IS_DATA);
+    }
+    const get = schemas.find((s) => s.name === "mnote.page.get")!.outputSchema as { properties: { result: unknown } };
+    expect(JSON.stringify(get.properties.result)).toContain('"contentNotice"');
+  });
+
   it("maps names both ways", () => {
     for (const name of TOOL_NAMES) expect(canonicalToolName(toProviderName(name))).toBe(name);
   });
@@ -72,6 +82,7 @@ describe("tool name types", () => {
   it("derives the write tools from the definitions", () => {
     expectTypeOf<WriteToolName>().toEqualTypeOf<
       | "mnote.page.save"
+      | "mnote.page.edit"
       | "mnote.page.update_title"
       | "mnote.page.update_options"
       | "mnote.artifact.create_summary"

@@ -6,6 +6,22 @@ export const LIMITS = {
   titleLength: 200,
   blockTextLength: 20_000,
   blocksPerSave: 20_000,
+  /** Operations in one mnote.page.edit call. */
+  editOperations: 500,
+  /**
+   * The destructive-change guard of a page.save replace (decision 0008-h8): without allowDeletes it may
+   * delete up to `replaceDeleteFree` blocks freely; past that, no more than `replaceDeleteShare` of the
+   * page's blocks and no more than `replaceDeleteCount` blocks.
+   */
+  replaceDeleteFree: 3,
+  replaceDeleteShare: 0.5,
+  replaceDeleteCount: 50,
+  /** The default size of a page.get answer (characters of JSON), so any page fits in a model's context. */
+  readBudget: 32_000,
+  /** Blocks one page.get window may hold, whatever the budget. */
+  readWindowBlocks: 500,
+  /** Characters of a search term in page.get. */
+  searchLength: 200,
   /** Sum of all block texts in one save. */
   saveTextTotal: 2_000_000,
   summaryLength: 20_000,

@@ -8,3 +8,13 @@ export { type SqlDriver, type SqlExecutor, type SqlValue, UniqueViolation } from
 export { migrate, LATEST_SCHEMA_VERSION, BUSINESS_TABLES } from "./migrations";
 export { hashToken, isTokenLive, sha256Hex } from "./ids";
 export { copyDatabase, CopyRefused, type CopyOptions, type CopyReport } from "./copy";
+export {
+  applyBlockEdits,
+  blockIdsNamed,
+  type BlockEditOperation,
+  EditRejected,
+  type LocatedBlock,
+  replaceBlock,
+  simulateBlockEdits,
+  undoBlockEdits,
+} from "./block-edits";

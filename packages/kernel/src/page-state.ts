@@ -2,6 +2,7 @@ import type { Block, PageOptions } from "@mnote/contract";
 import { type BlockRow, blockAttrs, PAGE_COLUMNS, type PageRow, toBlock, toPage } from "./rows";
 import type { SqlExecutor } from "./sql/driver";
 import type { PageState } from "./types";
+import { type EditUndoStep, undoBlockEdits } from "./block-edits";
 
 /** How to take one command back: what the page looked like in the parts it changed. */
 export type Undo =
@@ -9,7 +10,8 @@ export type Undo =
   | { truncateTo: number }
   | { title: string }
   | { options: PageOptions }
-  | { state: PageState };
+  | { state: PageState }
+  | { blockEdits: EditUndoStep[] };
 
 export async function readBlocks(db: SqlExecutor, documentId: string): Promise<Block[]> {
   const rows = await db.all<BlockRow>(
@@ -51,5 +53,6 @@ export function applyUndo(state: PageState, undo: Undo): PageState {
   if ("truncateTo" in undo) return { ...state, blocks: state.blocks.slice(0, undo.truncateTo) };
   if ("title" in undo) return { ...state, title: undo.title };
   if ("options" in undo) return { ...state, options: undo.options };
+  if ("blockEdits" in undo) return { ...state, blocks: undoBlockEdits(state.blocks, undo.blockEdits) };
   return undo.state;
 }

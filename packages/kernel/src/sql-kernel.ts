@@ -3,8 +3,12 @@ import { createAdmin } from "./admin";
 import { newId } from "./ids";
 import { migrate } from "./migrations";
 import { applyUndo, insertBlocks, readBlocks, readPageState, replaceBlocks, type Undo } from "./page-state";
+import { type BlockEditOperation, blockIdsNamed, EditRejected, type LocatedBlock, simulateBlockEdits } from "./block-edits";
 import {
   type AuditRow,
+  type BlockRow,
+  toBlock,
+  blockAttrs,
   type CommandRow,
   type EdgeRow,
   IDENTITY_COLUMNS,
@@ -39,6 +43,7 @@ import type {
   PageRecord,
   PageState,
   ProposalQuery,
+  BlockWindowQuery,
 } from "./types";
 
 /** A command that cannot apply to the page as it is; the transaction rolls back. */
@@ -112,6 +117,45 @@ const ID_LOOKUP_SLOTS = [1, 8, 64] as const;
 const FIND_BLOCK_IDS_SQL = Object.fromEntries(
   ID_LOOKUP_SLOTS.map((slots) => [slots, `SELECT id FROM blocks WHERE document_id = ? AND id IN (${placeholders(slots)})`]),
 ) as Record<(typeof ID_LOOKUP_SLOTS)[number], string>;
+
+const FIND_BLOCKS_SQL = Object.fromEntries(
+  ID_LOOKUP_SLOTS.map((slots) => [
+    slots,
+    `SELECT id, type, text, attrs, position FROM blocks WHERE document_id = ? AND id IN (${placeholders(slots)})`,
+  ]),
+) as Record<(typeof ID_LOOKUP_SLOTS)[number], string>;
+
+type LocatedRow = BlockRow & { position: number | string };
+const toLocated = (row: LocatedRow): LocatedBlock => ({ block: toBlock(row), index: Number(row.position) });
+
+/** Position-ordered reads of part of a page, on the (document_id, position) index. */
+const WINDOW_SQL = {
+  blocks: `SELECT id, type, text, attrs, position FROM blocks WHERE document_id = ? AND position >= ? ORDER BY position LIMIT ?`,
+  headings: `SELECT id, type, text, attrs, position FROM blocks WHERE document_id = ? AND position >= ? AND type = 'heading'
+    ORDER BY position LIMIT ?`,
+  // LOWER on both sides: PostgreSQL's LIKE is case-sensitive, SQLite's is not (and lowers ASCII only).
+  search: `SELECT id, type, text, attrs, position FROM blocks WHERE document_id = ? AND position >= ?
+    AND LOWER(text) LIKE ? ESCAPE '!' ORDER BY position LIMIT ?`,
+};
+const likePattern = (text: string) => `%${text.toLowerCase().replace(/[!%_]/g, (c) => `!${c}`)}%`;
+
+/** Runs `lookup` over `ids` in chunks padded to a few fixed IN-list sizes, so a handful of prepared statements serve every call. */
+async function lookupByIds<T>(
+  db: SqlExecutor,
+  statements: Record<(typeof ID_LOOKUP_SLOTS)[number], string>,
+  documentId: string,
+  ids: readonly string[],
+): Promise<T[]> {
+  const found: T[] = [];
+  const largest = ID_LOOKUP_SLOTS.at(-1)!;
+  for (let start = 0; start < ids.length; start += largest) {
+    const chunk = ids.slice(start, start + largest);
+    const slots = ID_LOOKUP_SLOTS.find((size) => size >= chunk.length)!;
+    const padded = [...chunk, ...Array<string>(slots - chunk.length).fill(chunk[0]!)];
+    found.push(...(await db.all<T>(statements[slots], [documentId, ...padded])));
+  }
+  return found;
+}
 
 /** The kernel, written once over the SQL both SQLite and PostgreSQL speak. */
 export class SqlKernel implements KernelAdapter {
@@ -198,17 +242,23 @@ export class SqlKernel implements KernelAdapter {
 
   async findBlockIds(documentId: string, ids: readonly string[]) {
     // Point lookups on the primary key (document_id, id): an append costs the same on a page of
-    // ten blocks or ten thousand. The IN list is padded to a few fixed sizes so a handful of
-    // prepared statements serve every call.
-    const found: string[] = [];
-    for (let start = 0; start < ids.length; start += ID_LOOKUP_SLOTS.at(-1)!) {
-      const chunk = ids.slice(start, start + ID_LOOKUP_SLOTS.at(-1)!);
-      const slots = ID_LOOKUP_SLOTS.find((size) => size >= chunk.length)!;
-      const padded = [...chunk, ...Array<string>(slots - chunk.length).fill(chunk[0]!)];
-      const rows = await this.db.all<{ id: string }>(FIND_BLOCK_IDS_SQL[slots], [documentId, ...padded]);
-      for (const row of rows) found.push(row.id);
-    }
-    return found;
+    // ten blocks or ten thousand.
+    const rows = await lookupByIds<{ id: string }>(this.db, FIND_BLOCK_IDS_SQL, documentId, ids);
+    return rows.map((row) => row.id);
+  }
+
+  findBlocks(documentId: string, ids: readonly string[]) {
+    return findBlocksIn(this.db, documentId, ids);
+  }
+
+  async getBlockWindow(documentId: string, query: BlockWindowQuery) {
+    const only = query.only;
+    const rows = !only
+      ? await this.db.all<LocatedRow>(WINDOW_SQL.blocks, [documentId, query.from, query.limit])
+      : only.kind === "headings"
+        ? await this.db.all<LocatedRow>(WINDOW_SQL.headings, [documentId, query.from, query.limit])
+        : await this.db.all<LocatedRow>(WINDOW_SQL.search, [documentId, query.from, likePattern(only.text), query.limit]);
+    return rows.map(toLocated);
   }
 
   async getSummary(documentId: string) {
@@ -256,7 +306,7 @@ export class SqlKernel implements KernelAdapter {
       try {
         return await this.db.transaction((tx) => this.executeIn(tx, request));
       } catch (error) {
-        if (error instanceof CommandRejected) return { kind: "rejected", message: error.message };
+        if (error instanceof CommandRejected || error instanceof EditRejected) return { kind: "rejected", message: error.message };
         if (error instanceof BlockIdTaken) return { kind: "block_id_taken" };
         // Another process inserted the same idempotency key first: run again and find its record.
         if (error instanceof UniqueViolation && attempt < MAX_UNIQUE_RETRIES) continue;
@@ -576,6 +626,8 @@ async function applyCommand(
   switch (command.name) {
     case "page.body.save":
       return saveBody(tx, page, command.mode, command.blocks, context.blockCount);
+    case "page.body.edit":
+      return editBody(tx, page, command.operations, context.blockCount);
     case "page.head.updateTitle":
       await tx.run(`UPDATE pages SET title = ? WHERE id = ?`, [command.title, page.id]);
       return { bumpsRevision: true, result: {}, undo: { title: page.title } };
@@ -621,6 +673,59 @@ async function saveBody(tx: SqlExecutor, page: PageRecord, mode: "replace" | "ap
     throw error;
   }
   return { bumpsRevision: true, result: {}, undo: { blocks: previous } satisfies Undo, blockCount: blocks.length };
+}
+
+async function findBlocksIn(db: SqlExecutor, documentId: string, ids: readonly string[]) {
+  return (await lookupByIds<LocatedRow>(db, FIND_BLOCKS_SQL, documentId, ids)).map(toLocated);
+}
+
+/**
+ * Precise edits: read the blocks the operations name, work the edit out on them alone
+ * (`simulateBlockEdits`, the same code the dry run shows), then write each step. Other blocks are
+ * touched only by the position shifts behind an insert, delete or move, one statement each.
+ */
+async function editBody(tx: SqlExecutor, page: PageRecord, operations: BlockEditOperation[], before: number): Promise<AppliedCommand> {
+  const located = await findBlocksIn(tx, page.id, blockIdsNamed(operations));
+  const edit = simulateBlockEdits(located, before, operations);
+  let count = before;
+  const shift = (by: number, from: number, to?: number) =>
+    to === undefined
+      ? tx.run(`UPDATE blocks SET position = position + ? WHERE document_id = ? AND position >= ?`, [by, page.id, from])
+      : tx.run(`UPDATE blocks SET position = position + ? WHERE document_id = ? AND position >= ? AND position <= ?`, [by, page.id, from, to]);
+  for (const step of edit.steps) {
+    switch (step.kind) {
+      case "update":
+        await tx.run(`UPDATE blocks SET type = ?, text = ?, attrs = ? WHERE document_id = ? AND id = ?`, [
+          step.block.type,
+          step.block.text,
+          blockAttrs(step.block),
+          page.id,
+          step.block.id,
+        ]);
+        break;
+      case "insert":
+        if (step.index < count) await shift(step.blocks.length, step.index);
+        await insertBlocks(tx, page.id, step.blocks, step.index);
+        count += step.blocks.length;
+        break;
+      case "delete":
+        await tx.run(`DELETE FROM blocks WHERE document_id = ? AND id = ?`, [page.id, step.id]);
+        if (step.index < count - 1) await shift(-1, step.index + 1);
+        count -= 1;
+        break;
+      case "move":
+        if (step.to < step.from) await shift(1, step.to, step.from - 1);
+        else await shift(-1, step.from + 1, step.to);
+        await tx.run(`UPDATE blocks SET position = ? WHERE document_id = ? AND id = ?`, [step.to, page.id, step.id]);
+        break;
+    }
+  }
+  return {
+    bumpsRevision: true,
+    result: { insertedBlockIds: edit.insertedBlockIds },
+    undo: { blockEdits: edit.undo },
+    blockCount: edit.blockCount,
+  };
 }
 
 async function upsertSummary(

@@ -1,4 +1,5 @@
 import type { Block, Capability, Effect, PageOptions, PageOptionsPatch, ToolErrorCode } from "@mnote/contract";
+import type { BlockEditOperation, LocatedBlock } from "./block-edits";
 
 export type Role = "owner" | "editor" | "viewer";
 export type PageAccess = "read" | "write";
@@ -83,6 +84,7 @@ export interface ArtifactEdge {
 /** A kernel command: the only way business data changes. */
 export type KernelCommand =
   | { name: "page.body.save"; mode: "replace" | "append"; blocks: Block[] }
+  | { name: "page.body.edit"; operations: BlockEditOperation[] }
   | { name: "page.head.updateTitle"; title: string }
   | { name: "page.layout.updateOptions"; options: PageOptionsPatch }
   | { name: "artifact.summary.upsert"; summary: string }
@@ -231,6 +233,12 @@ export interface AuditQuery {
   limit?: number;
 }
 
+export interface BlockWindowQuery {
+  from: number;
+  limit: number;
+  only?: { kind: "headings" } | { kind: "search"; text: string };
+}
+
 export interface PageState {
   title: string;
   options: PageOptions;
@@ -258,6 +266,13 @@ export interface KernelAdapter {
   getBlocks(documentId: string): Promise<Block[]>;
   /** Which of `ids` are on the page (in no particular order): an append's plan asks about its new ids only. */
   findBlockIds(documentId: string, ids: readonly string[]): Promise<string[]>;
+  /** The blocks of `ids` that are on the page, with their positions (in no particular order): what an edit names. */
+  findBlocks(documentId: string, ids: readonly string[]): Promise<LocatedBlock[]>;
+  /**
+   * Part of a page in position order, from position `from`, at most `limit` entries: every block, only
+   * the headings, or only the blocks whose text contains `search` (case-insensitive). Reads no other rows.
+   */
+  getBlockWindow(documentId: string, query: BlockWindowQuery): Promise<LocatedBlock[]>;
   getSummary(documentId: string): Promise<ArtifactNode | null>;
   findIdempotency(scope: { workspaceId: string; actorId: string; toolName: string; key: string }, now: string): Promise<IdempotencyRecord | null>;
   /** The page as it was just before a command ran, rebuilt from the command log. */

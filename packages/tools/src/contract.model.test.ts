@@ -4,6 +4,7 @@ import {
   DEFAULT_PAGE_OPTIONS,
   DryRunResultSchema,
   type OutputEnvelope,
+  PAGE_CONTENT_IS_DATA,
   OutputEnvelopeSchema,
   type PageOptions,
   type ToolErrorCode,
@@ -11,7 +12,8 @@ import {
   TOOLS,
   type ToolName,
 } from "@mnote/contract";
-import type { KernelAdapter } from "@mnote/kernel";
+import { applyBlockEdits, type BlockEditOperation, EditRejected, type KernelAdapter } from "@mnote/kernel";
+import { deletesTooMany } from "./procedures/page-save";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { canonicalJson } from "./fingerprint";
@@ -36,7 +38,7 @@ type Actor = "owner" | "ownerAgent" | "editor" | "viewer" | "stranger";
 type Base = "none" | "current" | "stale";
 type KeyRef = { fresh: true } | { reuse: number };
 type Step =
-  | { kind: "get"; actor: Actor; doc: "main" | "private" }
+  | { kind: "get"; actor: Actor; doc: "main" | "private"; read: Record<string, unknown> }
   | { kind: "write"; tool: WriteToolName; actor: Actor; args: Record<string, unknown>; key: KeyRef; dryRun: boolean; base: Base }
   | { kind: "retry"; index: number; dryRun: boolean; base: Base }
   | { kind: "bad"; tool: ToolName; actor: Actor; spoil: number }
@@ -61,10 +63,23 @@ const blockArb = fc.oneof(
 const wiredOptionsArb = fc
   .record({ wideLayout: fc.boolean(), smallText: fc.boolean(), showToc: fc.boolean() }, { requiredKeys: [] })
   .filter((o) => Object.keys(o).length > 0);
+/** Blocks an edit names: some on the page, some not (refused, naming the operation). */
+const editIdArb = fc.constantFrom("h1", "p1", "x1", "x2", "x3");
+const anchorArb = fc.oneof(editIdArb.map((after) => ({ after })), fc.constantFrom({ at: "start" }, { at: "end" }));
+const editOperationArb = fc.oneof(
+  fc.tuple(editIdArb, textArb).map(([blockId, text]) => ({ op: "replace", blockId, text })),
+  editIdArb.map((blockId) => ({ op: "replace", blockId, type: "quote" })),
+  fc
+    .tuple(anchorArb, fc.constantFrom("x1", "x2", "x3", "e1", "e2"), textArb)
+    .map(([where, id, text]) => ({ op: "insert", ...where, blocks: [{ id, type: "paragraph", text }] })),
+  fc.uniqueArray(editIdArb, { minLength: 1, maxLength: 2 }).map((blockIds) => ({ op: "delete", blockIds })),
+  fc.tuple(editIdArb, anchorArb).map(([blockId, where]) => ({ op: "move", blockId, ...where })),
+);
 const argsArb: Record<WriteToolName, fc.Arbitrary<Record<string, unknown>>> = {
   "mnote.page.save": fc
-    .tuple(fc.array(blockArb, { maxLength: 3 }), fc.constantFrom("replace", "append", undefined))
-    .map(([content, mode]) => (mode ? { content, mode } : { content })),
+    .tuple(fc.array(blockArb, { maxLength: 3 }), fc.constantFrom("replace", "append", undefined), fc.constantFrom(undefined, undefined, true))
+    .map(([content, mode, allowDeletes]) => ({ content, ...(mode ? { mode } : {}), ...(allowDeletes ? { allowDeletes } : {}) })),
+  "mnote.page.edit": fc.array(editOperationArb, { minLength: 1, maxLength: 3 }).map((operations) => ({ operations })),
   "mnote.page.update_title": fc.constantFrom("Alpha", "  Beta ", "Gamma", "题目").map((title) => ({ title })),
   "mnote.page.update_options": fc.oneof(
     { arbitrary: wiredOptionsArb, weight: 3 },
@@ -97,7 +112,21 @@ const stepArb: fc.Arbitrary<Step> = fc.oneof(
     weight: 3,
   },
   {
-    arbitrary: fc.record({ kind: fc.constant("get" as const), actor: actorArb, doc: fc.constantFrom<"main" | "private">("main", "private") }),
+    arbitrary: fc.record({
+      kind: fc.constant("get" as const),
+      actor: actorArb,
+      doc: fc.constantFrom<"main" | "private">("main", "private"),
+      read: fc.constantFrom<Record<string, unknown>>(
+        {},
+        {},
+        { outline: true },
+        { search: "ALPHA" },
+        { search: "a", limit: 1 },
+        { startBlockId: "p1", limit: 2 },
+        { startBlockId: "x2" },
+        { includeBlocks: false, includeBody: false },
+      ),
+    }),
     weight: 2,
   },
   { arbitrary: fc.record({ kind: fc.constant("bad" as const), tool: fc.constantFrom(...TOOL_NAMES), actor: actorArb, spoil: fc.nat(5) }), weight: 1 },
@@ -153,18 +182,86 @@ function expectWrite(
   if (recorded && recorded.fingerprint !== payloadOf(w.tool, w.args)) return { ok: false, code: "mnote_tool_idempotency_conflict" };
   if (recorded && !w.dryRun) return { ok: true, effect: "write", replay: recorded };
   if (w.baseRevision !== undefined && w.baseRevision !== model.revision) return { ok: false, code: "mnote_tool_conflict" };
+  let deletesMany = false;
   if (w.tool === "mnote.page.save") {
     const content = (w.args.content as Array<{ id?: string }>).flatMap((b) => (b.id ? [b.id] : []));
     if (new Set(content).size !== content.length) return { ok: false, code: "mnote_tool_invalid_input" };
     const onPage = new Set(model.blocks.map((b) => b.id));
     if (w.args.mode === "append" && content.some((id) => onPage.has(id))) return { ok: false, code: "mnote_tool_invalid_input" };
+    if (w.args.mode !== "append" && !w.args.allowDeletes) {
+      const kept = new Set(content);
+      deletesMany = deletesTooMany(model.blocks.filter((b) => !kept.has(b.id)).length, model.blocks.length);
+    }
   }
+  if (w.tool === "mnote.page.edit" && editResult(model, w.args) === "rejected") return { ok: false, code: "mnote_tool_invalid_input" };
   const unwired = w.tool === "mnote.page.update_options" && "protectEditing" in (w.args.options as object);
   if (w.dryRun) {
-    return { ok: true, effect: "dry_run", warnings: [...(unwired ? ["option_not_wired"] : []), ...(recorded ? ["already_applied"] : [])] };
+    return {
+      ok: true,
+      effect: "dry_run",
+      warnings: [...(deletesMany ? ["deletes_many_blocks"] : []), ...(unwired ? ["option_not_wired"] : []), ...(recorded ? ["already_applied"] : [])],
+    };
   }
+  if (deletesMany) return { ok: false, code: "mnote_tool_invalid_input" };
   if (unwired) return { ok: false, code: "mnote_tool_option_unsupported" };
   return { ok: true, effect: "write", apply: true };
+}
+
+/** The model's page after an edit (every inserted block has its id here), or "rejected". */
+function editResult(model: Model, args: Record<string, unknown>): Block[] | "rejected" {
+  const { operations } = TOOLS["mnote.page.edit"].args.parse(args);
+  try {
+    return applyBlockEdits(model.blocks, operations as BlockEditOperation[]);
+  } catch (error) {
+    if (error instanceof EditRejected) return "rejected";
+    throw error;
+  }
+}
+
+/** What page.get answers for a readable main page, from the model alone. */
+function expectedRead(model: Model, w: World, read: Record<string, unknown>): { code: ToolErrorCode } | Record<string, unknown> {
+  const blocks = model.blocks;
+  const base = {
+    documentId: w.ids.page,
+    workspaceId: w.ids.ws,
+    title: model.title,
+    revision: model.revision,
+    contentNotice: PAGE_CONTENT_IS_DATA,
+    pageOptions: model.options,
+  };
+  if (read.includeBlocks === false) return base;
+  const windowOf = (start: number, count: number, more: boolean) => ({
+    start,
+    count,
+    totalBlocks: blocks.length,
+    nextCursor: more ? expect.any(String) : null,
+  });
+  const body = { ...base, bodySummary: expect.any(String) };
+  if (read.outline) {
+    const headings = blocks.flatMap((block, index) => (block.type === "heading" ? [{ block, index }] : []));
+    const outline = headings.map(({ block, index }, i) => ({
+      id: block.id,
+      index,
+      level: (block as { level: number }).level,
+      text: block.text,
+      blocksUnder: (headings[i + 1]?.index ?? blocks.length) - index - 1,
+    }));
+    return { ...body, outline, window: windowOf(outline[0]?.index ?? 0, outline.length, false) };
+  }
+  if (typeof read.search === "string") {
+    const term = read.search.toLowerCase();
+    const found = blocks.flatMap((block, index) => (block.text.toLowerCase().includes(term) ? [{ block, index }] : []));
+    const shown = found.slice(0, (read.limit as number | undefined) ?? found.length);
+    const matches = shown.map(({ block, index }) => ({ id: block.id, index, type: block.type, snippet: block.text }));
+    return { ...body, matches, window: windowOf(shown[0]?.index ?? 0, shown.length, found.length > shown.length) };
+  }
+  let start = 0;
+  if (typeof read.startBlockId === "string") {
+    start = blocks.findIndex((block) => block.id === read.startBlockId);
+    if (start < 0) return { code: "mnote_tool_invalid_input" };
+  }
+  const shown = blocks.slice(start, start + ((read.limit as number | undefined) ?? blocks.length));
+  return { ...body, blocks: shown, window: windowOf(start, shown.length, start + shown.length < blocks.length) };
 }
 
 /** Apply a landed write to the model; generated block ids are learned from the page. */
@@ -187,6 +284,9 @@ function applyWrite(model: Model, tool: WriteToolName, args: Record<string, unkn
       });
       break;
     }
+    case "mnote.page.edit":
+      model.blocks = editResult(model, args) as Block[];
+      break;
     case "mnote.page.update_title":
       model.title = parsed.title as string;
       break;
@@ -258,19 +358,16 @@ async function runSequence(open: () => Promise<KernelAdapter>, steps: Step[]) {
         tool = "mnote.page.get";
         const user = userOf(step.actor);
         const documentId = step.doc === "main" ? w.ids.page : w.ids.privatePage;
-        out = await w.call(tool, w.envelope(tool, {}, { actorId: w.ids[user], documentId }), tokenOf(step.actor));
+        out = await w.call(tool, w.envelope(tool, step.read, { actorId: w.ids[user], documentId }), tokenOf(step.actor));
         const readable = user !== "stranger" && (step.doc === "main" || user === "owner");
         expected = readable ? { ok: true, effect: "read" } : { ok: false, code: "mnote_tool_permission_denied" };
         if (readable && step.doc === "main") {
-          expect(out.result).toEqual({
-            documentId: w.ids.page,
-            workspaceId: w.ids.ws,
-            title: model.title,
-            revision: model.revision,
-            bodySummary: expect.any(String),
-            pageOptions: model.options,
-            blocks: model.blocks,
-          });
+          const read = expectedRead(model, w, step.read);
+          if ("code" in read) expected = { ok: false, code: read.code as ToolErrorCode };
+          else expect(out.result).toEqual(read);
+        } else if (readable && "startBlockId" in step.read) {
+          // The private page holds other blocks: a window from one of these ids is refused the same way.
+          expected = { ok: false, code: "mnote_tool_invalid_input" };
         }
       } else if (step.kind === "bad") {
         tool = step.tool;
@@ -388,7 +485,7 @@ const NUM_RUNS = Number(process.env.MNOTE_MODEL_RUNS ?? 25);
 const runsFor = (kernelName: string) => (kernelName.startsWith("SQLite") ? NUM_RUNS : Math.max(1, Math.ceil(NUM_RUNS / 3)));
 
 describe.each(testKernels())("contract model ($name)", ({ name, open }) => {
-  it("random sequences of the six tools keep to the model and the invariants", { timeout: 300_000 }, async () => {
+  it("random sequences of the seven tools keep to the model and the invariants", { timeout: 300_000 }, async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(stepArb, { minLength: 30, maxLength: 60 }), (steps) => runSequence(open, steps)),
       { numRuns: runsFor(name) },

@@ -1,4 +1,4 @@
-import { DryRunResultSchema, TOOL_ERROR_MESSAGES as M, TOOLS } from "@mnote/contract";
+import { DryRunResultSchema, PAGE_CONTENT_IS_DATA, TOOL_ERROR_MESSAGES as M, TOOLS } from "@mnote/contract";
 import { describe, expect, it } from "vitest";
 import { payloadFingerprint } from "./fingerprint";
 import {
@@ -27,6 +27,11 @@ const EXPECTED: Record<WriteToolName, (w: World) => { diff: unknown; changes: un
     diff: [{ op: "append", blocks: 1 }],
     changes: [{ kind: "insert", index: 2, block: { id: expect.stringMatching(/^b[0-9a-f]{15}$/), type: "paragraph", text: "added" } }],
     plan: /append 1 block/,
+  }),
+  "mnote.page.edit": () => ({
+    diff: [{ op: "insert", blocks: 1 }],
+    changes: [{ kind: "insert", index: 2, block: { id: expect.stringMatching(/^b[0-9a-f]{15}$/), type: "paragraph", text: "added by edit" } }],
+    plan: /edit 1 operation\(s\) on the named blocks: 2 block\(s\) become 3/,
   }),
   "mnote.page.update_title": () => ({
     diff: [{ op: "set_title", fields: ["title"] }],
@@ -73,6 +78,7 @@ describe.each(testKernels())("dry run ($name)", ({ open }) => {
         diff: expected.diff,
         changes: expected.changes,
         warnings: [],
+        contentNotice: PAGE_CONTENT_IS_DATA,
       });
       if (isPageTool(tool)) expect(preview.plan).toContain("page revision 1 → 2");
 

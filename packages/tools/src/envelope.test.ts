@@ -1,4 +1,4 @@
-import { TOOL_ERROR_MESSAGES as M, TOOL_NAMES, TOOLS, type ToolInput, toProviderName } from "@mnote/contract";
+import { PAGE_CONTENT_IS_DATA, TOOL_ERROR_MESSAGES as M, TOOL_NAMES, TOOLS, type ToolInput, toProviderName } from "@mnote/contract";
 import { describe, expect, it } from "vitest";
 import { expectEnvelopeShape, expectFailure, expectOk, useWorlds, WRITE_TOOLS } from "./test-contract";
 import { testKernels } from "./test-kernels";
@@ -94,6 +94,8 @@ describe.each(testKernels())("envelope ($name)", ({ open }) => {
         { id: "h1", type: "heading", level: 1, text: "Plan" },
         { id: "p1", type: "paragraph", text: "First paragraph" },
       ],
+      contentNotice: PAGE_CONTENT_IS_DATA,
+      window: { start: 0, count: 2, totalBlocks: 2, nextCursor: null },
     });
     expect(out.toolCallId).toBe(input.toolCallId);
   });
@@ -104,7 +106,7 @@ describe.each(testKernels())("envelope ($name)", ({ open }) => {
       await w.call("mnote.page.get", w.envelope("mnote.page.get", { includeBody: false, includeOptions: false, includeBlocks: false })),
       "read",
     );
-    expect(result).toEqual({ documentId: w.ids.page, workspaceId: w.ids.ws, title: "Project plan", revision: 1 });
+    expect(result).toEqual({ documentId: w.ids.page, workspaceId: w.ids.ws, title: "Project plan", revision: 1, contentNotice: PAGE_CONTENT_IS_DATA });
   });
 
   it("the seed's page.save success example: result {commandName, revision}, effect write", async () => {

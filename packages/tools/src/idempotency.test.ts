@@ -26,6 +26,7 @@ import { SAMPLE_ARGS, type World } from "./test-support";
 /** The same payload as SAMPLE_ARGS, spelled differently (key order, whitespace the schema trims). */
 const EQUIVALENT_ARGS: Record<WriteToolName, Record<string, unknown>> = {
   "mnote.page.save": { mode: "append", content: [{ text: "added", type: "paragraph" }] },
+  "mnote.page.edit": { operations: [{ blocks: [{ text: "added by edit", type: "paragraph" }], at: "end", op: "insert" }] },
   "mnote.page.update_title": { title: "   Renamed  " },
   "mnote.page.update_options": { options: { wideLayout: true } },
   "mnote.artifact.create_summary": { summary: "A summary   " },

@@ -81,6 +81,11 @@ const TOOL_CASES: Record<ToolName, Case[]> = {
   "mnote.page.get": [
     ["includeBody is a string", (e) => withArgs(e, { includeBody: "yes" }), "args.includeBody:"],
     ["includeBlocks is null", (e) => withArgs(e, { includeBlocks: null }), "args.includeBlocks:"],
+    ["outline and search together", (e) => withArgs(e, { outline: true, search: "x" }), "args: ask for outline or search, not both"],
+    ["empty search", (e) => withArgs(e, { search: "  " }), "args.search: search must not be empty"],
+    ["limit 0", (e) => withArgs(e, { limit: 0 }), "args.limit:"],
+    ["window from an unknown block", (e) => withArgs(e, { startBlockId: "nope" }), "args.startBlockId: block nope is not on the page"],
+    ["a cursor made up", (e) => withArgs(e, { cursor: "bm90IGEgY3Vyc29y" }), "args.cursor: not a cursor from a blocks read"],
   ],
   "mnote.page.save": [
     ["content missing", (e) => ({ ...e, args: { mode: "append" } }), "args.content:"],
@@ -123,6 +128,24 @@ const TOOL_CASES: Record<ToolName, Case[]> = {
         }),
       /^args\.content: more than 2000000 characters/,
     ],
+  ],
+  "mnote.page.edit": [
+    ["operations missing", (e) => ({ ...e, args: {} }), "args.operations:"],
+    ["no operations", (e) => withArgs(e, { operations: [] }), "args.operations: operations must not be empty"],
+    ["unknown op", (e) => withArgs(e, { operations: [{ op: "rename", blockId: "p1" }] }), "args.operations.0.op:"],
+    ["insert with after and at", (e) => withArgs(e, { operations: [{ op: "insert", after: "p1", at: "end", blocks: [{ type: "quote", text: "q" }] }] }), "args.operations.0: operation 0 (insert) needs exactly one of after or at"],
+    ["move with no place", (e) => withArgs(e, { operations: [{ op: "replace", blockId: "p1", text: "x" }, { op: "move", blockId: "p1" }] }), "args.operations.1: operation 1 (move) needs exactly one of after or at"],
+    ["replace that changes nothing", (e) => withArgs(e, { operations: [{ op: "replace", blockId: "p1" }] }), "args.operations.0: operation 0 (replace) changes nothing"],
+    ["insert of no blocks", (e) => withArgs(e, { operations: [{ op: "insert", at: "end", blocks: [] }] }), "args.operations.0.blocks: an insert needs at least one block"],
+    ["block id with spaces", (e) => withArgs(e, { operations: [{ op: "delete", blockIds: ["a b"] }] }), "args.operations.0.blockIds.0:"],
+    ["too many operations", (e) => withArgs(e, { operations: Array.from({ length: LIMITS.editOperations + 1 }, () => ({ op: "delete", blockIds: ["p1"] })) }), /args\.operations: more than 500 operations/],
+    [
+      "total text over the limit",
+      (e) => withArgs(e, { operations: [{ op: "insert", at: "end", blocks: blocks(Math.ceil(LIMITS.saveTextTotal / LIMITS.blockTextLength) + 1, "x".repeat(LIMITS.blockTextLength)) }] }),
+      /args\.operations: more than 2000000 characters of text in one edit/,
+    ],
+    ["unknown block", (e) => withArgs(e, { operations: [{ op: "replace", blockId: "p1", text: "x" }, { op: "delete", blockIds: ["nope"] }] }), "args.operations[1]: block nope is not on the page"],
+    ["a replace the block type refuses", (e) => withArgs(e, { operations: [{ op: "replace", blockId: "p1", level: 2 }] }), /^args\.operations\[0\]: replace of block p1: /],
   ],
   "mnote.page.update_title": [
     ["title missing", (e) => ({ ...e, args: {} }), "args.title:"],

@@ -31,6 +31,10 @@ const WRITE_VARIANTS: Variant[] = [
 const READ_VARIANTS: Variant[] = [
   ["default args", () => ({})],
   ["blocks only", () => ({}), { includeBody: false, includeOptions: false, includeBlocks: true }],
+  // Windowed reads: a search for the secret, the outline, a window from the private page's own block id.
+  ["search for the secret", () => ({}), { search: "TOPSECRET" }],
+  ["outline", () => ({}), { outline: true }],
+  ["window from a block of the private page", () => ({}), { startBlockId: "s1", limit: 1 }],
 ];
 
 const CALLERS = ["editor", "viewer"] as const;

@@ -35,7 +35,7 @@ describe.each(testKernels())("revisions and conflicts ($name)", ({ open }) => {
       }
       expect(await read()).toBe(expected);
     }
-    expect(expected).toBe(4);
+    expect(expected).toBe(5);
   });
 
   describe.each(WRITE_TOOLS)("%s", (tool) => {
@@ -85,6 +85,7 @@ describe.each(testKernels())("revisions and conflicts ($name)", ({ open }) => {
   /** Five different payloads per page tool, for the race below. */
   const RACERS: Record<string, (i: number) => Record<string, unknown>> = {
     "mnote.page.save": (i) => ({ content: [{ type: "paragraph", text: `racer ${i}` }], mode: "append" }),
+    "mnote.page.edit": (i) => ({ operations: [{ op: "replace", blockId: "p1", text: `racer ${i}` }] }),
     "mnote.page.update_title": (i) => ({ title: `Title ${i}` }),
     "mnote.page.update_options": (i) => ({ options: { wideLayout: i % 2 === 0, smallText: i > 2 } }),
   };

@@ -32,7 +32,7 @@ describe.each(testKernels())("roles and page access ($name)", ({ open }) => {
     const w = await world();
     for (const tool of TOOL_NAMES) expectOk(await as(w, who, tool), tool === "mnote.page.get" ? "read" : "write");
     const page = await w.kernel.getPage(w.ids.page);
-    expect(page).toMatchObject({ title: "Renamed", revision: 4, options: { wideLayout: true } });
+    expect(page).toMatchObject({ title: "Renamed", revision: 5, options: { wideLayout: true } });
     const { nodes, edges } = await w.kernel.listArtifacts(w.ids.page);
     expect(nodes.map((n) => [n.kind, n.createdBy])).toEqual([
       ["summary", w.ids[who]],
@@ -97,7 +97,7 @@ describe.each(testKernels())("roles and page access ($name)", ({ open }) => {
       const w = await world();
       await w.kernel.admin.grantPage({ documentId: w.ids.privatePage, userId: w.ids.privateReader, access: "write" });
       for (const tool of WRITE_TOOLS) expectOk(await as(w, "privateReader", tool, w.ids.privatePage), "write");
-      expect(await w.kernel.getPage(w.ids.privatePage)).toMatchObject({ title: "Renamed", revision: 4 });
+      expect(await w.kernel.getPage(w.ids.privatePage)).toMatchObject({ title: "Renamed", revision: 5 });
       expect((await w.kernel.listArtifacts(w.ids.privatePage)).nodes).toHaveLength(2);
     });
 

@@ -131,6 +131,7 @@ export async function revisionOf(world: World, documentId = world.ids.page): Pro
 /** A second, different payload per write tool (for idempotency conflicts). */
 export const OTHER_WRITE_ARGS: Record<WriteToolName, Record<string, unknown>> = {
   "mnote.page.save": { content: [{ type: "paragraph", text: "something else" }], mode: "append" },
+  "mnote.page.edit": { operations: [{ op: "insert", at: "start", blocks: [{ type: "quote", text: "another edit" }] }] },
   "mnote.page.update_title": { title: "Another title" },
   "mnote.page.update_options": { options: { smallText: true } },
   "mnote.artifact.create_summary": { summary: "Another summary" },

@@ -113,6 +113,7 @@ export type World = Awaited<ReturnType<typeof createWorld>>;
 export const SAMPLE_ARGS: Record<ToolName, Record<string, unknown>> = {
   "mnote.page.get": {},
   "mnote.page.save": { content: [{ type: "paragraph", text: "added" }], mode: "append" },
+  "mnote.page.edit": { operations: [{ op: "insert", at: "end", blocks: [{ type: "paragraph", text: "added by edit" }] }] },
   "mnote.page.update_title": { title: "Renamed" },
   "mnote.page.update_options": { options: { wideLayout: true } },
   "mnote.artifact.create_summary": { summary: "A summary" },

@@ -1,5 +1,7 @@
 import {
+  type DryRunPreview,
   type DryRunResult,
+  PAGE_CONTENT_IS_DATA,
   TOOL_ERROR_MESSAGES as M,
   type OutputEnvelope,
   type ToolInput,
@@ -55,7 +57,7 @@ export function checkedCall(ctx: ToolsContext & { call: CallState }, exact = tru
 /** What a write tool works out before anything is written: the command, and the dry run a person would see. */
 export interface WritePlan {
   command: KernelCommand;
-  preview: DryRunResult;
+  preview: DryRunPreview;
   /** Set when a real call must not run even though the dry run may (an option not wired yet). */
   refuse?: { code: ToolErrorCode; message: string };
 }
@@ -86,10 +88,12 @@ export async function runWrite<Result>(
       message: `this idempotency key was already applied as command ${call.alreadyApplied}; applying again replays that result`,
     });
   }
-  const proposal = { args: input.args, preview: plan.preview };
+  // The proposal keeps exactly what the dry run answered, the notice that its page text is data included.
+  const preview: DryRunResult = { ...plan.preview, contentNotice: PAGE_CONTENT_IS_DATA };
+  const proposal = { args: input.args, preview };
   if (input.dryRun) {
     call.audit = { outcome: "proposal", detail: proposal };
-    return successEnvelope(call, plan.preview, "dry_run", null);
+    return successEnvelope(call, preview, "dry_run", null);
   }
   if (plan.refuse) return fail(plan.refuse.code, plan.refuse.message);
   if (held) {

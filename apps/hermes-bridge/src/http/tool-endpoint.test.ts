@@ -49,7 +49,7 @@ async function post(
 }
 
 describe("GET /v1/tools", () => {
-  it("lists the six tools under both names with the contract's schemas and OpenAI entries", async () => {
+  it("lists the seven tools under both names with the contract's schemas and OpenAI entries", async () => {
     const response = await fetch(`${bridge.url}/v1/tools`);
     expect(response.status).toBe(200);
     const { tools } = (await response.json()) as { tools: Array<Record<string, any>> };
@@ -99,7 +99,7 @@ describe("GET /v1/tools", () => {
   it("answers /healthz", async () => {
     const response = await fetch(`${bridge.url}/healthz`);
     expect(response.status).toBe(200);
-    expect(await response.json()).toEqual({ ok: true, tools: 6 });
+    expect(await response.json()).toEqual({ ok: true, tools: 7 });
   });
 });
 

@@ -101,7 +101,7 @@ async function callAndCompare(
 }
 
 describe("MCP over Streamable HTTP", () => {
-  it("tools/list: exactly the six tools, provider-safe names, contract schemas and annotations", async () => {
+  it("tools/list: exactly the seven tools, provider-safe names, contract schemas and annotations", async () => {
     const { client } = ownerSession;
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name)).toEqual(TOOL_NAMES.map(toProviderName));

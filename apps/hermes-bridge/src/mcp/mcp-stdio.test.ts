@@ -92,7 +92,7 @@ async function callAndCompare(client: Client, tool: ToolName, extra: Record<stri
 }
 
 describe("MCP over stdio (mnote-bridge mcp --stdio)", () => {
-  it("tools/list: the six tools with the contract's schemas", async () => {
+  it("tools/list: the seven tools with the contract's schemas", async () => {
     const { tools } = await owner.listTools();
     expect(tools.map((t) => t.name)).toEqual(TOOL_NAMES.map(toProviderName));
     for (const tool of tools) {

@@ -3,7 +3,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { useTRPC } from "~/trpc/react";
-import { formatTime, toolLabel } from "./labels";
+import { formatTime, PAGE_WRITE_TOOLS, toolLabel } from "./labels";
 
 type PageRef = { workspaceId: string; documentId: string };
 export interface Me {
@@ -13,7 +13,6 @@ export interface Me {
   scopes: ("page.read" | "page.write" | "artifact.write")[];
 }
 
-const PAGE_WRITES = new Set(["mnote.page.save", "mnote.page.update_title", "mnote.page.update_options"]);
 
 /** Every call on this page, newest first: reads, dry runs, writes, replays, denials, decisions. */
 export function AuditTrail({ pageRef, me, revision, canWrite, onReverted }: { pageRef: PageRef; me: Me; revision: number; canWrite: boolean; onReverted: () => void }) {
@@ -111,7 +110,7 @@ export function AuditTrail({ pageRef, me, revision, canWrite, onReverted }: { pa
                           {record.commandId}
                         </button>
                         {openCommand === record.commandId && <CommandDetail pageRef={pageRef} commandId={record.commandId} />}
-                        {canWrite && record.effect === "write" && record.outcome === "ok" && record.aiWrite && PAGE_WRITES.has(record.identity.toolName) && (
+                        {canWrite && record.effect === "write" && record.outcome === "ok" && record.aiWrite && PAGE_WRITE_TOOLS.has(record.identity.toolName) && (
                           <button type="button" className="small" disabled={revert.isPending} onClick={() => proposeRevert(record.commandId!)}>
                             Revert
                           </button>

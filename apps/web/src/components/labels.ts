@@ -1,7 +1,10 @@
-/** Words a person reads, for the names tools and kernels use. */
-export const TOOL_LABELS: Record<string, string> = {
+import type { ToolName, WriteToolName } from "@mnote/contract";
+
+/** Words a person reads, for the names tools and kernels use (typed: a new tool without a label does not compile). */
+export const TOOL_LABELS: Record<ToolName | "panel.page.revert", string> = {
   "mnote.page.get": "Read page",
   "mnote.page.save": "Edit page body",
+  "mnote.page.edit": "Edit page blocks",
   "mnote.page.update_title": "Rename page",
   "mnote.page.update_options": "Change page options",
   "mnote.artifact.create_summary": "Write page summary",
@@ -9,7 +12,26 @@ export const TOOL_LABELS: Record<string, string> = {
   "panel.page.revert": "Revert an AI edit",
 };
 
-export const toolLabel = (name: string) => TOOL_LABELS[name] ?? name;
+export const toolLabel = (name: string) => TOOL_LABELS[name as ToolName] ?? name;
+
+/**
+ * Which agent writes change the page (title, options, body), so a person may revert them. Typed over every
+ * write tool, so a new one does not compile until it is placed here (without bundling the zod contract).
+ */
+const CHANGES_THE_PAGE = {
+  "mnote.page.save": true,
+  "mnote.page.edit": true,
+  "mnote.page.update_title": true,
+  "mnote.page.update_options": true,
+  "mnote.artifact.create_summary": false,
+  "mnote.artifact.create_ai_note": false,
+} satisfies Record<WriteToolName, boolean>;
+export const PAGE_WRITE_TOOLS: ReadonlySet<string> = new Set(
+  Object.entries(CHANGES_THE_PAGE).flatMap(([name, changes]) => (changes ? [name] : [])),
+);
+
+/** The proposals a person can apply in part, change by change (the server cuts them: panel.proposals.applySelection). */
+export const PARTIAL_APPLY_TOOLS: ReadonlySet<string> = new Set<ToolName>(["mnote.page.save", "mnote.page.edit"]);
 
 export function formatTime(iso: string) {
   const date = new Date(iso);

@@ -6,7 +6,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { useTRPC } from "~/trpc/react";
 import { ChangeList } from "./diff-view";
-import { formatTime, toolLabel } from "./labels";
+import { formatTime, PARTIAL_APPLY_TOOLS, toolLabel } from "./labels";
 
 type PageRef = { workspaceId: string; documentId: string };
 type Outcome = { tone: "ok" | "error"; text: string; offerRerun?: boolean };
@@ -79,7 +79,7 @@ function ProposalCard({ proposal, pageRef, canWrite, openAtFirst }: { proposal: 
   const summary = proposal.summary;
   const changeCount = summary?.changeCount ?? detail.data?.preview.changes.length ?? 0;
   const warnings = summary?.warnings ?? detail.data?.preview.warnings ?? [];
-  const selectable = proposal.toolName === "mnote.page.save" && proposal.status === "pending";
+  const selectable = PARTIAL_APPLY_TOOLS.has(proposal.toolName) && proposal.status === "pending";
   // Changes the person unticked; everything else is kept.
   const [unticked, setUnticked] = useState(() => new Set<number>());
   const keep = Array.from({ length: changeCount }, (_, i) => i).filter((i) => !unticked.has(i));

@@ -1,24 +1,29 @@
 import { artifactCreateAiNoteTool } from "./artifact-create-ai-note";
 import { artifactCreateSummaryTool } from "./artifact-create-summary";
+import { pageEditTool } from "./page-edit";
 import { pageGetTool } from "./page-get";
 import { pageSaveTool } from "./page-save";
 import { pageUpdateOptionsTool } from "./page-update-options";
 import { pageUpdateTitleTool } from "./page-update-title";
 
 export * from "./shared";
+export { EditOperationSchema, type EditOperation } from "./page-edit";
+export { OutlineEntrySchema, SearchMatchSchema, WindowSchema } from "./page-get";
 export {
   artifactCreateAiNoteTool,
   artifactCreateSummaryTool,
+  pageEditTool,
   pageGetTool,
   pageSaveTool,
   pageUpdateOptionsTool,
   pageUpdateTitleTool,
 };
 
-/** The six tools, in the order agents see them. */
+/** The seven tools, in the order agents see them. */
 export const TOOLS = {
   "mnote.page.get": pageGetTool,
   "mnote.page.save": pageSaveTool,
+  "mnote.page.edit": pageEditTool,
   "mnote.page.update_title": pageUpdateTitleTool,
   "mnote.page.update_options": pageUpdateOptionsTool,
   "mnote.artifact.create_summary": artifactCreateSummaryTool,

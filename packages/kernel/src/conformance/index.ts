@@ -299,6 +299,85 @@ export function kernelConformanceSuite(name: string, openKernel: () => Promise<K
       expect(reject.kind).toBe("rejected");
     });
 
+    it("edits blocks by id in one command: replace, insert, delete, move, with positions kept 0..n-1", async () => {
+      await kernel.execute(request({ name: "page.body.save", mode: "append", blocks: blocks("x", "three", "four").slice(1) }));
+      // The page: one, two, three, four (ids b0_one, b1_two, b1_three, b2_four).
+      const ids = (await kernel.getBlocks(doc)).map((b) => b.id);
+      const edit = await kernel.execute(
+        request({
+          name: "page.body.edit",
+          operations: [
+            { op: "replace", blockId: ids[0]!, text: "ONE", type: "heading", level: 2 },
+            { op: "insert", after: ids[1]!, blocks: [{ id: "new1", type: "todo", text: "new", checked: true }] },
+            { op: "delete", blockIds: [ids[2]!] },
+            { op: "move", blockId: ids[3]!, at: "start" },
+          ],
+        }),
+      );
+      expect(edit).toMatchObject({ kind: "applied", revisionBefore: 2, revisionAfter: 3, result: { insertedBlockIds: ["new1"], revision: 3 } });
+      const after = await kernel.getBlocks(doc);
+      expect(after.map((b) => b.text)).toEqual(["four", "ONE", "two", "new"]);
+      expect(after[1]).toEqual({ id: ids[0], type: "heading", level: 2, text: "ONE" });
+      expect((await kernel.getPage(doc))?.blockCount).toBe(4);
+      const window = await kernel.getBlockWindow(doc, { from: 0, limit: 10 });
+      expect(window.map((entry) => entry.index)).toEqual([0, 1, 2, 3]);
+      expect((await kernel.findBlocks(doc, ["new1", "missing", ids[3]!])).sort((a, b) => a.index - b.index)).toEqual([
+        { block: after[0], index: 0 },
+        { block: after[3], index: 3 },
+      ]);
+      if (edit.kind !== "applied") throw new Error(edit.kind);
+      // The command log can rebuild the page before the edit, and a revert restores it.
+      expect((await kernel.getPageStateBefore(edit.commandId))?.state.blocks.map((b) => b.text)).toEqual(["one", "two", "three", "four"]);
+      await kernel.execute(request({ name: "page.revert", targetCommandId: edit.commandId }));
+      expect((await kernel.getBlocks(doc)).map((b) => b.id)).toEqual(ids);
+      expect((await kernel.getBlockWindow(doc, { from: 0, limit: 10 })).map((entry) => entry.index)).toEqual([0, 1, 2, 3]);
+    });
+
+    it("rejects an edit naming a block that is not on the page, naming the operation, and writes nothing", async () => {
+      const before = await kernel.admin.tableSnapshot();
+      const outcome = await kernel.execute(
+        request({
+          name: "page.body.edit",
+          operations: [
+            { op: "replace", blockId: "b0_one", text: "changed" },
+            { op: "delete", blockIds: ["nope"] },
+          ],
+        }),
+      );
+      expect(outcome).toEqual({ kind: "rejected", message: "args.operations[1]: block nope is not on the page" });
+      expect(await kernel.admin.tableSnapshot()).toEqual(before);
+      const taken = await kernel.execute(
+        request({ name: "page.body.edit", operations: [{ op: "insert", at: "end", blocks: [{ id: "b1_two", type: "paragraph", text: "dup" }] }] }),
+      );
+      expect(taken).toEqual({ kind: "rejected", message: "args.operations[0]: block id b1_two is already on the page" });
+      expect(await kernel.admin.tableSnapshot()).toEqual(before);
+    });
+
+    it("reads windows, headings and search matches by position", async () => {
+      await kernel.execute(
+        request({
+          name: "page.body.save",
+          mode: "replace",
+          blocks: [
+            { id: "h1", type: "heading", level: 1, text: "Intro" },
+            { id: "p1", type: "paragraph", text: "Cats and DOGS" },
+            { id: "h2", type: "heading", level: 2, text: "More" },
+            { id: "p2", type: "paragraph", text: "100% dogs_only" },
+          ],
+        }),
+      );
+      expect((await kernel.getBlockWindow(doc, { from: 1, limit: 2 })).map((e) => [e.block.id, e.index])).toEqual([["p1", 1], ["h2", 2]]);
+      expect((await kernel.getBlockWindow(doc, { from: 0, limit: 10, only: { kind: "headings" } })).map((e) => e.block.id)).toEqual(["h1", "h2"]);
+      const search = (text: string, from = 0) =>
+        kernel.getBlockWindow(doc, { from, limit: 10, only: { kind: "search", text } }).then((found) => found.map((e) => e.block.id));
+      expect(await search("dogs")).toEqual(["p1", "p2"]);
+      expect(await search("dogs", 2)).toEqual(["p2"]);
+      // LIKE's wildcards are matched as themselves.
+      expect(await search("0% d")).toEqual(["p2"]);
+      expect(await search("s_o")).toEqual(["p2"]);
+      expect(await search("%")).toEqual(["p2"]);
+    });
+
     it("rejects an append whose block id is already on the page, writing nothing", async () => {
       const before = await kernel.admin.tableSnapshot();
       const outcome = await kernel.execute(request({ name: "page.body.save", mode: "append", blocks: [{ id: "b0_one", type: "paragraph", text: "dup" }] }));

@@ -1,25 +1,156 @@
-import { pageGetTool, summarizeBlocks, type ToolInput, type ToolResult } from "@mnote/contract";
+import {
+  type Block,
+  LIMITS,
+  PAGE_CONTENT_IS_DATA,
+  pageGetTool,
+  summarizeBlocks,
+  type ToolArgs,
+  type ToolInput,
+  type ToolResult,
+} from "@mnote/contract";
+import type { KernelAdapter, LocatedBlock, PageRecord } from "@mnote/kernel";
 import { successEnvelope } from "../call";
+import { fail } from "../failure";
 import { contractToolSpec } from "../tool-spec";
 import { checkedCall, toolProcedure } from "../tool-procedure";
 
 export const pageGetMeta = contractToolSpec(pageGetTool.name);
 
-/** mnote.page.get — the page as the caller may see it, with the revision to base edits on. */
+type GetArgs = ToolArgs<"mnote.page.get">;
+type GetResult = ToolResult<"mnote.page.get">;
+type WindowKind = "blocks" | "outline" | "search";
+
+/** Blocks read for bodySummary: its 280 characters come from the first blocks, not the whole page. */
+const SUMMARY_BLOCKS = 64;
+const OUTLINE_TEXT = 120;
+const SNIPPET_BEFORE = 60;
+const SNIPPET_AFTER = 100;
+
+/**
+ * Where the next window starts: the kind of read, the id of its first block, and its index as a
+ * fallback when that block has gone. Block ids are stable, so reading on after an edit continues at
+ * the same block; the answer's revision says which page the window was read from.
+ */
+interface Cursor {
+  k: WindowKind;
+  b: string;
+  i: number;
+}
+const encodeCursor = (cursor: Cursor) => Buffer.from(JSON.stringify(cursor)).toString("base64url");
+function decodeCursor(text: string, kind: WindowKind): Cursor {
+  try {
+    const cursor = JSON.parse(Buffer.from(text, "base64url").toString("utf8")) as Cursor;
+    if (cursor.k === kind && typeof cursor.b === "string" && Number.isInteger(cursor.i) && cursor.i >= 0) return cursor;
+  } catch {
+    // fall through: not a cursor this tool made
+  }
+  return fail("mnote_tool_invalid_input", `args.cursor: not a cursor from a ${kind} read of this page (pass nextCursor with the same outline/search)`);
+}
+
+async function indexOf(kernel: KernelAdapter, page: PageRecord, id: string): Promise<number | null> {
+  const [found] = await kernel.findBlocks(page.id, [id]);
+  return found ? found.index : null;
+}
+
+async function startIndex(kernel: KernelAdapter, page: PageRecord, args: GetArgs, kind: WindowKind): Promise<number> {
+  if (args.cursor !== undefined) {
+    const cursor = decodeCursor(args.cursor, kind);
+    return (await indexOf(kernel, page, cursor.b)) ?? Math.min(cursor.i, page.blockCount);
+  }
+  if (args.startBlockId !== undefined) {
+    const index = await indexOf(kernel, page, args.startBlockId);
+    if (index === null) fail("mnote_tool_invalid_input", `args.startBlockId: block ${args.startBlockId} is not on the page`);
+    return index!;
+  }
+  return 0;
+}
+
+function snippet(text: string, term: string): string {
+  const at = text.toLowerCase().indexOf(term.toLowerCase());
+  const from = Math.max(0, at - SNIPPET_BEFORE);
+  const to = Math.min(text.length, Math.max(at, 0) + term.length + SNIPPET_AFTER);
+  return `${from > 0 ? "…" : ""}${text.slice(from, to)}${to < text.length ? "…" : ""}`;
+}
+
+/**
+ * Takes entries while the answer stays within the budget (at least one, so a read always moves on;
+ * one block may hold up to 20,000 characters). Sizes are counted as the JSON the model receives.
+ */
+function withinBudget<T>(entries: T[], used: number): T[] {
+  const taken: T[] = [];
+  let size = used;
+  for (const entry of entries) {
+    const entrySize = JSON.stringify(entry).length + 1;
+    if (taken.length > 0 && size + entrySize > LIMITS.readBudget) break;
+    taken.push(entry);
+    size += entrySize;
+  }
+  return taken;
+}
+
+/** mnote.page.get — the page as the caller may see it, in windows of any page size, with the revision to base edits on. */
 export const pageGet = toolProcedure<ToolInput<"mnote.page.get">>(pageGetMeta).query(async ({ ctx }) => {
   const { kernel, call, input, page } = checkedCall(ctx);
-  const args = input.args as ToolResult<"mnote.page.get"> & { includeBody: boolean; includeOptions: boolean; includeBlocks: boolean };
-  const result: ToolResult<"mnote.page.get"> = {
+  const args = input.args as GetArgs;
+  if (args.outline && args.search !== undefined) fail("mnote_tool_invalid_input", "args: ask for outline or search, not both");
+  const kind: WindowKind | null = args.outline ? "outline" : args.search !== undefined ? "search" : args.includeBlocks ? "blocks" : null;
+  const result: GetResult = {
     documentId: page.id,
     workspaceId: page.workspaceId,
     title: page.title,
     revision: page.revision,
+    contentNotice: PAGE_CONTENT_IS_DATA,
   };
-  if (args.includeBody || args.includeBlocks) {
-    const blocks = await kernel.getBlocks(page.id);
-    if (args.includeBody) result.bodySummary = summarizeBlocks(blocks);
-    if (args.includeBlocks) result.blocks = blocks;
-  }
   if (args.includeOptions) result.pageOptions = page.options;
+  if (args.includeBody) {
+    const first = await kernel.getBlockWindow(page.id, { from: 0, limit: SUMMARY_BLOCKS });
+    result.bodySummary = summarizeBlocks(first.map((entry) => entry.block));
+  }
+  if (kind) await readWindow(kernel, page, args, kind, result);
   return successEnvelope(call, result, "read", null);
 });
+
+async function readWindow(kernel: KernelAdapter, page: PageRecord, args: GetArgs, kind: WindowKind, result: GetResult) {
+  const from = await startIndex(kernel, page, args, kind);
+  const limit = args.limit ?? LIMITS.readWindowBlocks;
+  // One row past the window: the next heading closes the last entry's count, and any row says there is more.
+  const rows: LocatedBlock[] = await kernel.getBlockWindow(page.id, {
+    from,
+    limit: limit + 1,
+    ...(kind === "outline" ? { only: { kind: "headings" as const } } : {}),
+    ...(kind === "search" ? { only: { kind: "search" as const, text: args.search! } } : {}),
+  });
+  const used = JSON.stringify(result).length + 200;
+  let taken: LocatedBlock[];
+  if (kind === "blocks") {
+    const blocks = withinBudget(rows.slice(0, limit).map((row) => row.block), used);
+    taken = rows.slice(0, blocks.length);
+    result.blocks = blocks as Block[];
+  } else if (kind === "outline") {
+    const entries = rows.slice(0, limit).map((row, i) => ({
+      id: row.block.id,
+      index: row.index,
+      level: (row.block as Extract<Block, { type: "heading" }>).level,
+      text: row.block.text.length > OUTLINE_TEXT ? `${row.block.text.slice(0, OUTLINE_TEXT - 1)}…` : row.block.text,
+      blocksUnder: (rows[i + 1]?.index ?? page.blockCount) - row.index - 1,
+    }));
+    result.outline = withinBudget(entries, used);
+    taken = rows.slice(0, result.outline.length);
+  } else {
+    const matches = rows.slice(0, limit).map((row) => ({
+      id: row.block.id,
+      index: row.index,
+      type: row.block.type,
+      snippet: snippet(row.block.text, args.search!),
+    }));
+    result.matches = withinBudget(matches, used);
+    taken = rows.slice(0, result.matches.length);
+  }
+  const next = rows[taken.length];
+  result.window = {
+    start: taken[0]?.index ?? from,
+    count: taken.length,
+    totalBlocks: page.blockCount,
+    nextCursor: next ? encodeCursor({ k: kind, b: next.block.id, i: next.index }) : null,
+  };
+}

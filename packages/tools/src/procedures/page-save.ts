@@ -1,11 +1,13 @@
 import {
   type Block,
   type Change,
+  LIMITS,
   type ParsedBlockInput,
   pageSaveTool,
   type ToolArgs,
   type ToolInput,
   type ToolResult,
+  type ToolWarning,
 } from "@mnote/contract";
 import { type PageRecord, sha256Hex } from "@mnote/kernel";
 import { diffBlocks, summarizeChanges } from "@mnote/diff";
@@ -42,8 +44,28 @@ export const planPageSave: Planner = async ({ kernel, input, page, exact }) => {
   const current = await kernel.getBlocks(page.id);
   const incoming = withIds(args.content, input.idempotencyKey!, new Set(current.map((block) => block.id)));
   refuseRepeatedIds(incoming);
-  return planOf(args, incoming, current.length, diffBlocks(current, incoming), page);
+  const plan = planOf(args, incoming, current.length, diffBlocks(current, incoming), page);
+  const deletes = plan.preview.changes.filter((change) => change.kind === "delete").length;
+  if (!args.allowDeletes && deletesTooMany(deletes, current.length)) {
+    const message =
+      `args.content: this replace would delete ${deletes} of the page's ${current.length} blocks; a block left out of ` +
+      "content is deleted. Keep the ids of the blocks to keep, change a few blocks with mnote.page.edit, or pass " +
+      "allowDeletes: true if the user asked to delete them.";
+    plan.preview.warnings.push({ code: "deletes_many_blocks", field: "content", message });
+    return { ...plan, refuse: { code: "mnote_tool_invalid_input" as const, message } };
+  }
+  return plan;
 };
+
+/**
+ * The destructive-change guard (decision 0008-h8): models drop blocks by accident when they send a
+ * whole body back. A few deletions pass (a short page rewritten); past that, a replace may delete at
+ * most half of the page and at most `replaceDeleteCount` blocks unless the call says `allowDeletes`.
+ */
+export function deletesTooMany(deletes: number, pageBlocks: number): boolean {
+  if (deletes <= LIMITS.replaceDeleteFree) return false;
+  return deletes > pageBlocks * LIMITS.replaceDeleteShare || deletes > LIMITS.replaceDeleteCount;
+}
 
 function refuseRepeatedIds(incoming: Block[]): Set<string> {
   const seen = new Set<string>();
@@ -112,7 +134,7 @@ function planOf(args: ToolArgs<"mnote.page.save">, incoming: Block[], currentLen
       ],
       diff,
       changes,
-      warnings: [],
+      warnings: [] as ToolWarning[],
     },
   };
 }

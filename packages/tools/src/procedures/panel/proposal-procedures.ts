@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { type Block, type OutputEnvelope, TOOL_NAMES, type ToolName } from "@mnote/contract";
+import { type Block, type OutputEnvelope, TOOL_NAMES, type ToolArgs, type ToolName } from "@mnote/contract";
 import { applySelectedChanges } from "@mnote/diff";
 import { TRPCError } from "@trpc/server";
 import { z } from "zod";
@@ -11,7 +11,8 @@ import { pageRevert, pageRevertMeta } from "./page-revert";
 import { withIds } from "../page-save";
 import { PageRefSchema, panelProcedure, requirePage } from "./panel-procedure";
 import { findProposal, listProposals, type Proposal } from "./proposals";
-import type { TokenRecord } from "@mnote/kernel";
+import { blockIdsNamed, type PageRecord, simulateBlockEdits, type TokenRecord } from "@mnote/kernel";
+import { keptOperations, withInsertIds } from "../page-edit";
 import type { ToolsContext } from "../../context";
 
 /** Decisions call the revert write through its own small router, so this file does not depend on the app router. */
@@ -131,36 +132,29 @@ export const proposalsReject = panelProcedure
   });
 
 /**
- * panel.proposals.applySelection — a person keeps some block changes of a page.save
- * proposal. The kept changes become a new page.save dry run by the person, so what
- * gets approved next is again a plan the server computed.
+ * panel.proposals.applySelection — a person keeps some block changes of a page.save or
+ * page.edit proposal. The kept changes become a new dry run of the same tool by the person,
+ * so what gets approved next is again a plan the server computed.
  */
 export const proposalsApplySelection = panelProcedure
   .input(ProposalRefSchema.extend({ keep: z.array(z.number().int().min(0)).max(20_000) }))
   .mutation(async ({ ctx, input }) => {
     const { page, proposal } = await pendingProposal(ctx, input);
-    if (proposal.toolName !== "mnote.page.save") {
-      throw new TRPCError({ code: "BAD_REQUEST", message: "only page.save proposals can be applied in part" });
+    if (proposal.toolName !== "mnote.page.save" && proposal.toolName !== "mnote.page.edit") {
+      throw new TRPCError({ code: "BAD_REQUEST", message: "only page.save and page.edit proposals can be applied in part" });
     }
     if (proposal.stale) throw new TRPCError({ code: "CONFLICT", message: "the page changed since this proposal; re-run the dry run" });
     const keep = new Set(input.keep);
-    const args = proposal.args as { content: Block[]; mode: "replace" | "append" };
-    const changes = proposal.preview.changes;
-    let content: Block[];
-    if (args.mode === "append") {
-      content = changes.flatMap((change, i) => (keep.has(i) && change.kind === "insert" ? [change.block] : []));
-    } else {
-      const current = await ctx.kernel.getBlocks(page.id);
-      // The proposal is not stale, so the page is the one its ids were derived against.
-      const proposed = withIds(args.content, proposal.idempotencyKey, new Set(current.map((block) => block.id)));
-      content = applySelectedChanges(current, proposed, (_change, i) => keep.has(i), changes);
-    }
     const idempotencyKey = partialApplyKey(proposal.idempotencyKey, [...keep]);
-    const envelope = await callTool(ctx, "mnote.page.save", {
+    const args =
+      proposal.toolName === "mnote.page.edit"
+        ? await keptEditArgs(ctx, page, proposal, keep)
+        : await keptSaveArgs(ctx, page, proposal, keep);
+    const envelope = await callTool(ctx, proposal.toolName, {
       ...panelEnvelope(ctx.token, proposal, input),
       idempotencyKey,
       dryRun: true,
-      args: { content, mode: args.mode, baseRevision: page.revision },
+      args: { ...args, baseRevision: page.revision },
     });
     if (!envelope.ok) return { envelope, proposalId: null };
     const created = (await listProposals(ctx.kernel, page)).find(
@@ -168,6 +162,36 @@ export const proposalsApplySelection = panelProcedure
     );
     return { envelope, proposalId: created?.id ?? null };
   });
+
+/** A page.save proposal cut to the kept changes: the body it would give with the others undone. */
+async function keptSaveArgs(ctx: ToolsContext, page: PageRecord, proposal: Proposal, keep: Set<number>) {
+  const args = proposal.args as { content: Block[]; mode: "replace" | "append"; allowDeletes?: boolean };
+  const changes = proposal.preview.changes;
+  let content: Block[];
+  if (args.mode === "append") {
+    content = changes.flatMap((change, i) => (keep.has(i) && change.kind === "insert" ? [change.block] : []));
+  } else {
+    const current = await ctx.kernel.getBlocks(page.id);
+    // The proposal is not stale, so the page is the one its ids were derived against.
+    const proposed = withIds(args.content, proposal.idempotencyKey, new Set(current.map((block) => block.id)));
+    content = applySelectedChanges(current, proposed, (_change, i) => keep.has(i), changes);
+  }
+  return { content, mode: args.mode, allowDeletes: args.allowDeletes ?? false };
+}
+
+/**
+ * A page.edit proposal cut to the kept changes, per operation: its operations are worked out again
+ * on the (unchanged) page to learn which operation made each change, then cut by `keptOperations`.
+ * Only the blocks the edit names are read, as for the edit itself.
+ */
+async function keptEditArgs(ctx: ToolsContext, page: PageRecord, proposal: Proposal, keep: Set<number>) {
+  const args = proposal.args as ToolArgs<"mnote.page.edit">;
+  const operations = await withInsertIds(ctx.kernel, page, args.operations, proposal.idempotencyKey);
+  const edit = simulateBlockEdits(await ctx.kernel.findBlocks(page.id, blockIdsNamed(operations)), page.blockCount, operations);
+  const kept = keptOperations(operations, edit.changes, edit.operationOfChange, (i) => keep.has(i));
+  if (kept.length === 0) throw new TRPCError({ code: "BAD_REQUEST", message: "keep at least one change" });
+  return { operations: kept };
+}
 
 /**
  * panel.proposals.rerun — the page moved past a proposal: compute the same edit
