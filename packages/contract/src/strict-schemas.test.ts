@@ -64,12 +64,20 @@ const blockArb = fc.oneof(
     ),
   ),
 );
+const blockIdArb = fc.stringMatching(/^[A-Za-z0-9_-]{1,12}$/);
 const page = { workspaceId: fc.constant("ws_1"), documentId: fc.constant("doc_1") };
 const write = { dryRun: fc.boolean(), idempotencyKey: fc.constantFrom("key-1", "key-2"), baseRevision: fc.nat(50) };
 const requiredKeys = <K extends string>(...keys: K[]) => ({ requiredKeys: ["workspaceId", "documentId", ...keys] as never[] });
 const argumentsArb: { [N in ToolName]: fc.Arbitrary<Record<string, unknown>> } = {
   "mnote.page.get": fc.record(
-    { ...page, includeBody: fc.boolean(), includeOptions: fc.boolean(), includeBlocks: fc.boolean() },
+    {
+      ...page,
+      includeBody: fc.boolean(),
+      includeOptions: fc.boolean(),
+      includeBlocks: fc.boolean(),
+      startBlockId: blockIdArb,
+      limit: fc.integer({ min: 1, max: 500 }),
+    },
     requiredKeys(),
   ),
   "mnote.page.save": fc.record(
@@ -92,6 +100,23 @@ const argumentsArb: { [N in ToolName]: fc.Arbitrary<Record<string, unknown>> } =
   ),
   "mnote.artifact.create_summary": fc.record({ ...page, ...write, summary: text }, requiredKeys("summary")),
   "mnote.artifact.create_ai_note": fc.record({ ...page, ...write, content: text }, requiredKeys("content")),
+  "mnote.page.edit": fc.record(
+    {
+      ...page,
+      ...write,
+      operations: fc.array(
+        fc.oneof(
+          fc.record({ op: fc.constant("replace"), blockId: blockIdArb, text }),
+          fc.record({ op: fc.constant("insert"), at: fc.constantFrom("start", "end"), blocks: fc.array(blockArb, { minLength: 1, maxLength: 3 }) }),
+          fc.record({ op: fc.constant("insert"), after: blockIdArb, blocks: fc.array(blockArb, { minLength: 1, maxLength: 3 }) }),
+          fc.record({ op: fc.constant("delete"), blockIds: fc.array(blockIdArb, { minLength: 1, maxLength: 3 }) }),
+          fc.record({ op: fc.constant("move"), blockId: blockIdArb, after: blockIdArb }),
+        ),
+        { minLength: 1, maxLength: 4 },
+      ),
+    },
+    requiredKeys("operations"),
+  ),
 };
 
 /**

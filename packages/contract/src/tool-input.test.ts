@@ -93,7 +93,7 @@ describe("withoutNullArgs", () => {
       "showToc",
       "protectEditing",
     ]);
-    expect([...strictNullableArgs("mnote.page.get").nullable]).toEqual([]);
+    expect([...strictNullableArgs("mnote.page.get").nullable]).toEqual(["search", "startBlockId", "limit", "cursor"]);
   });
 
   it("leaves an array over the schema's limit as it is: the schema refuses it without reading it", () => {
