@@ -1,7 +1,10 @@
 import { canonicalToolName, type OutputEnvelope, TOOL_ERROR_MESSAGES } from "@mnote/contract";
 import { createToolsContext, type ToolsContext } from "./context";
-import { createCaller } from "./root";
+import { mnoteRouter } from "./routers/mnote";
+import { createCallerFactory } from "./trpc";
 import type { KernelAdapter } from "@mnote/kernel";
+
+const createMnoteCaller = createCallerFactory(mnoteRouter);
 
 /**
  * Call a tool by name — canonical `mnote.page.get` or provider-safe `mnote_page_get` —
@@ -48,8 +51,9 @@ export async function callTool(
       error: { code: "mnote_tool_not_found", message: TOOL_ERROR_MESSAGES.unknownTool(String(name)) },
     };
   }
-  // The caller is a proxy over the router, so the tool's dotted name is its path.
-  let procedure: unknown = createCaller(ctx);
-  for (const segment of toolName.split(".")) procedure = (procedure as Record<string, unknown>)[segment];
+  // The caller is a proxy over the agent tools' router, so the tool's dotted name after `mnote.` is its path.
+  // Only the `mnote` sub-router: the app router holds the panel, whose procedures call this function.
+  let procedure: unknown = createMnoteCaller(ctx);
+  for (const segment of toolName.split(".").slice(1)) procedure = (procedure as Record<string, unknown>)[segment];
   return (procedure as (input: unknown) => Promise<OutputEnvelope>)(envelope);
 }

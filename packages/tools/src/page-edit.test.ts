@@ -108,7 +108,7 @@ describe.each(testKernels())("mnote.page.edit ($name)", ({ open }) => {
     const w = await createWorld(open);
     const revision = await withBody(w, paragraphs(10_000));
     const { kernel, reads } = watched(w.kernel);
-    const ctx = createToolsContext({ kernel, authorization: `Bearer ${w.tokens.owner}` });
+    const ctx = createToolsContext({ kernel, authorization: `Bearer ${w.tokens.ownerAgent}` });
     const dry = await createCaller(ctx).mnote.page.edit(
       w.envelope("mnote.page.edit", { baseRevision: revision, operations: [{ op: "replace", blockId: "p5000", text: "One paragraph, changed." }] }, { dryRun: true }) as never,
     );
@@ -201,7 +201,7 @@ describe("panel: page.edit proposals", () => {
   it("shows an agent's edit, applies part of it per operation, and reverts it", { timeout: 60_000 }, async () => {
     const w = await createWorld();
     await w.kernel.admin.setApprovalRequired(w.ids.ws, true);
-    const panel = createCaller(createToolsContext({ kernel: w.kernel, authorization: `Bearer ${w.tokens.owner}` })).panel;
+    const panel = createCaller(createToolsContext({ kernel: w.kernel, authorization: `Bearer ${w.tokens.owner}`, door: "panel" })).panel;
     const ref = { workspaceId: w.ids.ws, documentId: w.ids.page };
     const args = {
       operations: [
@@ -213,7 +213,8 @@ describe("panel: page.edit proposals", () => {
     expectFailure(held, "mnote_tool_approval_required");
     const [proposal] = await panel.proposals.list(ref);
     expect(proposal).toMatchObject({ toolName: "mnote.page.edit", held: true, status: "pending" });
-    expect(proposal!.preview.changes.map((change) => change.kind)).toEqual(["update", "insert", "insert"]);
+    const { preview } = await panel.proposals.get({ ...ref, proposalId: proposal!.id });
+    expect(preview.changes.map((change) => change.kind)).toEqual(["update", "insert", "insert"]);
     const part = await panel.proposals.applySelection({ ...ref, proposalId: proposal!.id, keep: [0, 1] });
     expect(part.envelope.ok).toBe(true);
     expect((part.envelope.result as DryRunResult).changes.map((change) => change.kind)).toEqual(["update", "insert"]);

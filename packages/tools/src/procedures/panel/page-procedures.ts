@@ -2,7 +2,7 @@ import { TRPCError } from "@trpc/server";
 import { z } from "zod";
 import { canReadPage, canWritePage } from "../../access";
 import { PageRefSchema, panelProcedure, requirePage } from "./panel-procedure";
-import { proposalKeyOf } from "./proposal-procedures";
+import { proposalKeyOf } from "./proposals";
 
 /** panel.session.me — who is signed in, and the workspaces they belong to. */
 export const sessionMe = panelProcedure.query(async ({ ctx }) => {

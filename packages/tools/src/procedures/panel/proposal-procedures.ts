@@ -4,13 +4,12 @@ import { applySelectedChanges } from "@mnote/diff";
 import { TRPCError } from "@trpc/server";
 import { z } from "zod";
 import { callTool } from "../../call-tool";
-import { canonicalJson } from "../../fingerprint";
 import { createCallerFactory, router } from "../../trpc";
 import { contractToolSpec, type ToolSpec } from "../../tool-spec";
 import { pageRevert, pageRevertMeta } from "./page-revert";
 import { withIds } from "../page-save";
 import { PageRefSchema, panelProcedure, requirePage } from "./panel-procedure";
-import { findProposal, listProposals, type Proposal } from "./proposals";
+import { findProposal, listProposals, partialApplyKey, type Proposal } from "./proposals";
 import { blockIdsNamed, type PageRecord, simulateBlockEdits, type TokenRecord } from "@mnote/kernel";
 import { keptOperations, withInsertIds } from "../page-edit";
 import type { ToolsContext } from "../../context";
@@ -32,13 +31,6 @@ function proposalToolSpec(toolName: string): ToolSpec | null {
   return null;
 }
 
-/** A partial apply is a new edit, keyed after the proposal it came from so the audit trail can tie them together. */
-const PARTIAL_MARK = "~part~";
-function partialApplyKey(key: string, keep: number[]) {
-  return `${key}${PARTIAL_MARK}${canonicalJson(keep.sort((a, b) => a - b))}`.slice(0, 200);
-}
-/** The key of the proposal an edit came from: itself, or the proposal a partial apply was cut from. */
-export const proposalKeyOf = (key: string) => key.split(PARTIAL_MARK)[0]!;
 
 const ProposalRefSchema = PageRefSchema.extend({ proposalId: z.number().int().positive() });
 

@@ -1,5 +1,14 @@
 import type { DiffSummaryOp, DryRunResult, ToolWarning } from "@mnote/contract";
 import type { KernelAdapter, PageRecord, ProposalRecord } from "@mnote/kernel";
+import { canonicalJson } from "../../fingerprint";
+
+/** A partial apply is a new edit, keyed after the proposal it came from so the audit trail can tie them together. */
+const PARTIAL_MARK = "~part~";
+export function partialApplyKey(key: string, keep: number[]) {
+  return `${key}${PARTIAL_MARK}${canonicalJson(keep.sort((a, b) => a - b))}`.slice(0, 200);
+}
+/** The key of the proposal an edit came from: itself, or the proposal a partial apply was cut from. */
+export const proposalKeyOf = (key: string) => key.split(PARTIAL_MARK)[0]!;
 
 /** What the panel's list shows of a proposal's preview: a few hundred bytes, whatever the edit's size. */
 export type ProposalSummary = {
