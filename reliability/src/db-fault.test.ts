@@ -126,7 +126,7 @@ describe.skipIf("missing" in binaries)("database faults: the bridge survives a l
     await kernel.admin.createUser({ id: ids.owner, name: "Owner" });
     await kernel.admin.createWorkspace({ id: ids.ws, name: "Team", ownerId: ids.owner, approvalRequired: false });
     await kernel.admin.createPage({ id: ids.page, workspaceId: ids.ws, title: "Under fire", createdBy: ids.owner });
-    ids.token = (await kernel.admin.createToken({ userId: ids.owner, holder: "person", scopes: ["page.read", "page.write"] })).token;
+    ids.token = (await kernel.admin.createToken({ userId: ids.owner, holder: "agent", scopes: ["page.read", "page.write"] })).token;
     bridge = await startBridgeProcess(server.url);
   }, 180_000);
 

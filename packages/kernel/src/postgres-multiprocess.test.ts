@@ -94,7 +94,7 @@ describe.skipIf(!server.available || !haveBridge)("two bridge processes on one P
     const owner = (await kernel.admin.createUser({ id: "owner", name: "Owner" })).id;
     const ws = (await kernel.admin.createWorkspace({ id: "ws_mp", name: "Team", ownerId: owner, approvalRequired: false })).id;
     const doc = (await kernel.admin.createPage({ id: "doc_mp", workspaceId: ws, title: "Shared", createdBy: owner })).id;
-    const { token } = await kernel.admin.createToken({ userId: owner, holder: "person", scopes: ["page.read", "page.write", "artifact.write"] });
+    const { token } = await kernel.admin.createToken({ userId: owner, holder: "agent", scopes: ["page.read", "page.write", "artifact.write"] });
 
     bridges.push(...(await Promise.all([startBridge(databaseUrl), startBridge(databaseUrl)])));
     const [a, b] = bridges as [Bridge, Bridge];
