@@ -245,7 +245,7 @@ if (proposals) {
       "20,000 characters, each changing every block: each preview is " +
       `${fmtBytes(proposals.previewBytes)} and its audit record holds ${fmtBytes(proposals.recordBytes)} (args and preview). ` +
       "Then the owner's panel lists the page's proposals, in process through `createCaller(ctx).panel` (the answer's " +
-      "bytes are its JSON, what `/api/trpc` would send). The list reads the proposals index (decision 0008) and answers " +
+      "bytes are its JSON, what `/api/trpc` would send). The list reads the proposals index (decision 0013) and answers " +
       "summaries (plan, diff summary, change count, warnings); the panel fetches one proposal's changes with " +
       "`panel.proposals.get` when it shows the card. Before the index, the list read the page's newest 1,000 audit " +
       "records with their previews and answered every preview: the last row times that read alone. " +

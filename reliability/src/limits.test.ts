@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { captureLogger, createWorld, expectContractFailure, postTool, type World } from "./support";
 
 /**
- * Issue 11, items 3 and 6 (h7): failed authentication is limited per client address, slow
+ * Issue 11, items 3 and 6: failed authentication is limited per client address, slow
  * request bodies are cut off, a bad setting stops the process at start, and a caller's
  * text comes back only in short.
  */

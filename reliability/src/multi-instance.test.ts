@@ -9,7 +9,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { afterAll, describe, expect, it } from "vitest";
 
 /**
- * Issue 11, item 7 (h7): several bridges on one PostgreSQL behind a plain round-robin balancer,
+ * Issue 11, item 7: several bridges on one PostgreSQL behind a plain round-robin balancer,
  * no sticky sessions. One real MCP SDK client talks to a tiny proxy that sends each request to
  * the next bridge process in turn; every call must work, and the failed-authentication limit
  * must hold across both processes (the kernel's shared fixed-window counter).

@@ -96,7 +96,7 @@ export function readBridgeSettings(config: ConfigReader): Partial<BridgeSettings
   if ((settings.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS) < headersTimeout) {
     config.problem("MNOTE_BRIDGE_REQUEST_TIMEOUT_SECONDS must not be shorter than MNOTE_BRIDGE_HEADERS_TIMEOUT_SECONDS");
   }
-  // Retired with stateful MCP sessions (decision 0008): say so rather than silently ignore them.
+  // Retired with stateful MCP sessions (decision 0014): say so rather than silently ignore them.
   for (const name of ["MNOTE_BRIDGE_SESSION_IDLE_SECONDS", "MNOTE_BRIDGE_MAX_SESSIONS"]) {
     if (config.raw(name) !== undefined) config.problem(`${name} is no longer used: /mcp keeps no sessions (unset it)`);
   }

@@ -16,7 +16,7 @@ export interface ToolJsonSchema {
   /**
    * JSON Schema of the flat model arguments (input side), in the portable form: no
    * `oneOf` or `const`, so every provider sanitizer Hermes ships keeps its structure
-   * (decision 0008-h3).
+   * (decision 0010).
    */
   parameters: JsonSchema;
   /** The same arguments in OpenAI's strict-mode subset: every property required, optional ones nullable. */
@@ -145,7 +145,7 @@ function integerLiterals(node: JsonSchema, branches: JsonSchema[]): JsonSchema |
 }
 
 /**
- * Rewrites the forms Hermes's provider sanitizers lose (decision 0008-h3): a
+ * Rewrites the forms Hermes's provider sanitizers lose (decision 0010): a
  * discriminated union becomes one object with the union of its fields, a union of
  * integer literals a range. Everything else passes through.
  */

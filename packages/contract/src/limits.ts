@@ -9,7 +9,7 @@ export const LIMITS = {
   /** Operations in one mnote.page.edit call. */
   editOperations: 500,
   /**
-   * The destructive-change guard of a page.save replace (decision 0008-h8): without allowDeletes it may
+   * The destructive-change guard of a page.save replace (decision 0015): without allowDeletes it may
    * delete up to `replaceDeleteFree` blocks freely; past that, no more than `replaceDeleteShare` of the
    * page's blocks and no more than `replaceDeleteCount` blocks.
    */

@@ -21,7 +21,7 @@ export function toolInputSchema<N extends ToolName>(name: N) {
 
 /**
  * Args with null dropped wherever the strict listing lets a model send null for "left
- * out" (decision 0008-h3): OpenAI strict mode makes a model send every property, null
+ * out" (decision 0010): OpenAI strict mode makes a model send every property, null
  * for an optional one. Only those fields: a null for a field with a default (`mode`,
  * `includeBlocks`), a required field, an unknown key or an array element is still
  * refused, and envelope fields are not args (a null `dryRun` is never a real write).

@@ -58,7 +58,7 @@ const MIGRATIONS: Array<{ version: number; name: string; statements: (dialect: S
   {
     version: 2,
     name: "proposals index",
-    // Decision 0008 (h6): pending proposals and held writes are found through their own rows, whatever the
+    // Decision 0013: pending proposals and held writes are found through their own rows, whatever the
     // audit volume. A row points at the audit record holding the full preview; it carries only what the
     // panel's list shows. The kernel keeps its state: a write of the same edit applies it, a `rejected`
     // record rejects it.

@@ -184,7 +184,7 @@ export interface AuditRecord extends Omit<AuditInput, "identity" | "summary"> {
 export type ProposalStatus = "pending" | "applied" | "rejected";
 
 /**
- * A dry run or a held agent write as the proposals index holds it (decision 0008): one row per proposal
+ * A dry run or a held agent write as the proposals index holds it (decision 0013): one row per proposal
  * audit record, its state kept by the kernel. A write of the same edit (tool, key, payload fingerprint)
  * on the page applies it; a `rejected` audit record of the same edit rejects it. The full args and
  * preview stay in the audit record `auditId`.

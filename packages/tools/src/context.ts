@@ -23,7 +23,7 @@ export function toolsSettingsFromEnv(config: ConfigReader): ToolsSettings {
 /**
  * The door a call came in through. `panel`: the page-AI panel, a person's session
  * cookie. `agent`: every door software uses (the bridge's HTTP endpoint, MCP over
- * HTTP or stdio, the CLI's `mnote call`). Decision 0008 (docs/security.md).
+ * HTTP or stdio, the CLI's `mnote call`). Decision 0012 (docs/security.md).
  */
 export type Door = "panel" | "agent";
 

@@ -6,7 +6,7 @@ import { expectFailure, expectOk, expectOnlyAuditGrew, snapshot, useWorlds, WRIT
 import { SAMPLE_ARGS } from "./test-support";
 
 /**
- * Decision 0008: a token is used only at its holder's door. The panel serves person tokens
+ * Decision 0012: a token is used only at its holder's door. The panel serves person tokens
  * (for every procedure, `mnote.*` included); the agent doors (bridge, MCP, CLI) serve agent
  * tokens. Refused calls write nothing but their audit record.
  */

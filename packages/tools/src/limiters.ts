@@ -16,7 +16,7 @@ interface Bucket {
 
 /**
  * A token bucket per key (one key per bearer token). In memory: one process, one budget; several
- * bridges behind a balancer each hold their own (decision 0008: the per-token budget is per instance).
+ * bridges behind a balancer each hold their own (decision 0014: the per-token budget is per instance).
  */
 export class RateLimiter {
   private readonly buckets = new Map<string, Bucket>();

@@ -26,7 +26,7 @@ const SESSION_ID = /^mcp_([A-Za-z0-9_-]{22})\.([0-9a-f]{32})$/;
 /**
  * A session id bound to the token that opened it, checkable by any bridge without shared state:
  * `mcp_<random>.<HMAC(token hash, random)>`. Only a holder of that token can present a session id
- * that verifies with it, and no bridge has to remember it (decision 0008).
+ * that verifies with it, and no bridge has to remember it (decision 0014).
  */
 function sessionMac(secret: string, nonce: string): string {
   return createHmac("sha256", hashToken(secret)).update(nonce).digest("hex").slice(0, 32);
@@ -48,7 +48,7 @@ export function checkSessionId(sessionId: string, secret: string): "ok" | "forei
 /**
  * `/mcp`: Streamable HTTP, stateless. Every POST is served by a fresh MCP server and transport and
  * answered with plain JSON, so any bridge behind a round-robin balancer can answer any request of
- * a client (decision 0008). The session id still scopes a client's calls (audit sessionId and
+ * a client (decision 0014). The session id still scopes a client's calls (audit sessionId and
  * runId, derived idempotency keys) but lives only in the id itself. Every request passes, in
  * order: Host and Origin checks (DNS rebinding), the failed-authentication limit of its client
  * address, the bearer token, and the check that its session id belongs to that token. The

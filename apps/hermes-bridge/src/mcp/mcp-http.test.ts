@@ -312,7 +312,7 @@ describe("/mcp security", () => {
     expect((await raw("POST", headers(world.tokens.editor), listTools)).status).toBe(403);
     expect((await raw("POST", headers(world.tokens.ownerSecond), listTools)).status).toBe(403);
     expect((await raw("POST", headers(), listTools)).status).toBe(401);
-    // Stateless (decision 0008): no server-to-client stream, no session to end.
+    // Stateless (decision 0014): no server-to-client stream, no session to end.
     expect((await raw("GET", headers(world.tokens.owner))).status).toBe(405);
     expect((await raw("DELETE", headers(world.tokens.owner))).status).toBe(405);
     const own = await raw("POST", headers(world.tokens.owner), listTools);

@@ -58,7 +58,7 @@ export const planPageSave: Planner = async ({ kernel, input, page, exact }) => {
 };
 
 /**
- * The destructive-change guard (decision 0008-h8): models drop blocks by accident when they send a
+ * The destructive-change guard (decision 0015): models drop blocks by accident when they send a
  * whole body back. A few deletions pass (a short page rewritten); past that, a replace may delete at
  * most half of the page and at most `replaceDeleteCount` blocks unless the call says `allowDeletes`.
  */

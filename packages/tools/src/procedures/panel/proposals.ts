@@ -93,7 +93,7 @@ function listItem(record: ProposalRecord, page: PageAt): ProposalListItem {
 }
 
 /**
- * The page's proposals from their own index (decision 0008), never from a window of the audit log:
+ * The page's proposals from their own index (decision 0013), never from a window of the audit log:
  * every pending one, then the newest decided. Repeats of one edit (tool, key, payload) show once,
  * newest first. Summaries only; `findProposal` reads one proposal's full preview.
  */
