@@ -15,7 +15,7 @@ function echo(raw: unknown, field: string): string | null {
 /**
  * The contract's failure envelope for a call the bridge refused before it reached the
  * router (body too large, not JSON, rate limited): the same shape the router answers,
- * with the canonical tool name when the name is one of the six.
+ * with the canonical tool name when the name is one of the contract's tools.
  */
 export function bridgeFailure(
   name: string,

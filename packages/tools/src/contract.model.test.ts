@@ -22,7 +22,7 @@ import { testKernels } from "./test-kernels";
 import { createWorld, type World } from "./test-support";
 
 /**
- * Rule 13: random sequences of the six tools — retries that reuse keys, dry runs, stale
+ * Rule 13: random sequences of the seven tools — retries that reuse keys, dry runs, stale
  * revisions, forbidden actors, bad input, no token — against a small model of the
  * contract. After every step the envelope, the outcome and the database are checked
  * against the model and against the invariants:

@@ -37,7 +37,7 @@ def load_schemas() -> dict:
 
 
 def register(ctx) -> None:
-    """Hermes entry point: register the six mnote tools in the toolset ``mnote``."""
+    """Hermes entry point: register the mnote tools (seven) in the toolset ``mnote``."""
     mcp_ids.register(ctx)  # Hermes's ids on calls to the mnote MCP server (see mcp_ids.py)
     document = load_schemas()
     for tool in document["tools"]:

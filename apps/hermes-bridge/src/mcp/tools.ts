@@ -3,7 +3,7 @@ import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { ResultForm } from "../hermes/model-text";
 
 /**
- * The six tools as MCP lists them: provider-safe names (the description names the
+ * The seven tools as MCP lists them: provider-safe names (the description names the
  * canonical `mnote.*` tool), the contract's model-arguments schema as input, the
  * output envelope as output, and the contract's annotations unchanged. The Hermes form
  * declares no outputSchema: its successes carry no structuredContent (see toResult).
