@@ -5,6 +5,16 @@ import type { Block } from "@mnote/contract";
  * global-setup.ts creates them with `mnote admin page create` while the stack boots.
  */
 export const FLOW_PAGES = {
+  pageEdit: {
+    id: "doc_e2e_runbook",
+    title: "On-call runbook",
+    blocks: [
+      { id: "rb_h1", type: "heading", level: 1, text: "On call" },
+      { id: "rb_p1", type: "paragraph", text: "Check the dashboard" },
+      { id: "rb_p2", type: "paragraph", text: "Page the lead" },
+      { id: "rb_p3", type: "paragraph", text: "Write the incident note" },
+    ],
+  },
   proposeApprove: {
     id: "doc_e2e_launch",
     title: "Launch checklist",
