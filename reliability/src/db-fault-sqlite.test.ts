@@ -1,3 +1,4 @@
+import { TOOL_NAMES } from "@mnote/contract";
 import Database from "better-sqlite3";
 import type { RunningBridge } from "@mnote/hermes-bridge";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -58,10 +59,10 @@ describe("database faults on SQLite: a write lock held elsewhere", () => {
       const response = await fetch(`${bridge.url}${path}`, { headers });
       return { status: response.status, json: (await response.json()) as unknown };
     };
-    expect(await get("/livez")).toEqual({ status: 200, json: { ok: true, tools: 6 } });
+    expect(await get("/livez")).toEqual({ status: 200, json: { ok: true, tools: TOOL_NAMES.length } });
     const unavailable = { code: "mnote_tool_unavailable", message: "mnote is unavailable; retry later" };
     for (const path of ["/readyz", "/healthz"]) {
-      expect(await get(path)).toEqual({ status: 503, json: { ok: false, tools: 6, error: unavailable } });
+      expect(await get(path)).toEqual({ status: 503, json: { ok: false, tools: TOOL_NAMES.length, error: unavailable } });
     }
     expect(await get("/v1/whoami", auth)).toEqual({ status: 503, json: { error: unavailable } });
     const mcp = await fetch(`${bridge.url}/mcp`, {

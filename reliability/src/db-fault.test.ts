@@ -1,3 +1,4 @@
+import { TOOL_NAMES } from "@mnote/contract";
 import { type ChildProcess, spawn } from "node:child_process";
 import { join } from "node:path";
 import { type KernelAdapter, openPostgresDriver, type SqlDriver, SqlKernel } from "@mnote/kernel";
@@ -248,7 +249,7 @@ describe.skipIf("missing" in binaries)("database faults: the bridge survives a l
       expect(ready.status).toBe(503);
       expect(ready.json).toMatchObject({ ok: false, error: { code: "mnote_tool_unavailable" } });
       expect((await get("/healthz")).status).toBe(503);
-      expect(await get("/livez")).toEqual({ status: 200, json: { ok: true, tools: 6 } });
+      expect(await get("/livez")).toEqual({ status: 200, json: { ok: true, tools: TOOL_NAMES.length } });
 
       const who = await get("/v1/whoami", auth);
       expect(who.status).toBe(503);

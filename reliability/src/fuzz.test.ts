@@ -285,7 +285,7 @@ describe("fuzz: MCP Streamable HTTP (SDK client, tools/call)", () => {
   );
   const unknownTool = unknownToolName.filter((name) => name.length <= 200);
 
-  it("hostile tool arguments: isError with the contract's failure envelope, never a JSON-RPC error, never a write", async () => {
+  it("hostile tool arguments: the contract's failure envelope as a result the model reads (isError false, decision 0008), never a JSON-RPC error, never a write", async () => {
     await fc.assert(
       fc.asyncProperty(toolArb, fc.array(breakingArgument, { minLength: 1, maxLength: 3 }), async (tool, mutations) => {
         const args = modelArguments(tool);
@@ -293,7 +293,8 @@ describe("fuzz: MCP Streamable HTTP (SDK client, tools/call)", () => {
         const result = await mcp.callTool({ name: toProviderName(tool), arguments: args });
         const what = () => `${tool} ${mutations.map(String).join(" + ")} → ${JSON.stringify(result.structuredContent).slice(0, 300)}`;
         await expectNothingWritten(what);
-        expect(result.isError).toBe(true);
+        // A refusal is an answer, not a tool error: Hermes locks a server out after three tool errors in a row.
+        expect(result.isError).toBe(false);
         expectContractFailure(result.structuredContent);
         expect(JSON.parse((result.content as Array<{ text: string }>)[0]!.text)).toEqual(result.structuredContent);
       }),
@@ -308,7 +309,7 @@ describe("fuzz: MCP Streamable HTTP (SDK client, tools/call)", () => {
     for (let i = 0; i < 3_500; i++) deep = { nested: deep };
     for (const tool of TOOL_NAMES.filter((name) => TOOLS[name].kind === "write")) {
       const result = await mcp.callTool({ name: toProviderName(tool), arguments: { ...modelArguments(tool), deep } });
-      expect(result.isError).toBe(true);
+      expect(result.isError).toBe(false);
       expect(expectContractFailure(result.structuredContent).error?.code).toBe("mnote_tool_invalid_input");
     }
     await expectNothingWritten();
@@ -350,7 +351,7 @@ describe("fuzz: MCP Streamable HTTP (SDK client, tools/call)", () => {
     await fc.assert(
       fc.asyncProperty(unknownTool, toolArb, async (name, tool) => {
         const result = await mcp.callTool({ name, arguments: modelArguments(tool) });
-        expect(result.isError).toBe(true);
+        expect(result.isError).toBe(false);
         expect(expectContractFailure(result.structuredContent).error?.code).toBe("mnote_tool_not_found");
         await expectNothingWritten();
       }),

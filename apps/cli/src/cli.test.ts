@@ -64,7 +64,7 @@ describe("mnote CLI", () => {
   it("exits 2 with the usage line on usage errors", async () => {
     const missing = await mnote(dir, ["admin", "member", "add", "--workspace", workspace]);
     expect(missing.code).toBe(2);
-    expect(missing.json.error).toMatch(/--role is required/);
+    expect(missing.json.error).toMatch(/--user is required/);
     const badRole = await mnote(dir, ["admin", "member", "add", "--workspace", workspace, "--user", owner, "--role", "god"]);
     expect(badRole.code).toBe(2);
     const badJson = await mnote(dir, ["call", "--token", token], "{not json");

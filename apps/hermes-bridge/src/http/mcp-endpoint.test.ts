@@ -1,3 +1,4 @@
+import { TOOL_NAMES } from "@mnote/contract";
 import type { IncomingMessage } from "node:http";
 import type { KernelAdapter } from "@mnote/kernel";
 import fc from "fast-check";
@@ -89,7 +90,7 @@ describe("/mcp speaks what the Python SDK client expects, statelessly", () => {
     const list = await send("POST", session, { jsonrpc: "2.0", id: 1, method: "tools/list", params: {} });
     expect(list.status).toBe(200);
     expect(list.headers.get("content-type")).toMatch(/^application\/json/);
-    expect(((await list.json()) as { result: { tools: unknown[] } }).result.tools).toHaveLength(6);
+    expect(((await list.json()) as { result: { tools: unknown[] } }).result.tools).toHaveLength(TOOL_NAMES.length);
     expect((await send("POST", { ...session, "mcp-session-id": "gone" }, { jsonrpc: "2.0", id: 2, method: "tools/list" })).status).toBe(404);
     expect((await send("DELETE", session)).status).toBe(405);
   });
