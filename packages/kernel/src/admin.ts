@@ -13,18 +13,13 @@ import { AdminRefusal, type KernelAdmin, type OperatorAudit, type Role, type Tok
 export function createAdmin(db: SqlDriver): KernelAdmin {
   const now = () => new Date().toISOString();
 
-  async function audit(
-    tx: SqlExecutor,
-    who: OperatorAudit | undefined,
-    action: string,
-    refs: { workspaceId?: string | null; documentId?: string | null },
-    detail: Record<string, unknown>,
-  ) {
+  // The record names the workspace, never a page: a page's audit trail in the panel is its tool calls, and an
+  // operator's change is not one of them (the page id, when there is one, is in the detail).
+  async function audit(tx: SqlExecutor, who: OperatorAudit | undefined, action: string, workspaceId: string | null, detail: Record<string, unknown>) {
     if (!who?.by) return;
     await tx.run(
-      `INSERT INTO audit_log (at, tool_name, effect, outcome, workspace_id, document_id, actor_id, detail)
-       VALUES (?, ?, 'write', 'ok', ?, ?, ?, ?)`,
-      [now(), `admin.${action}`, refs.workspaceId ?? null, refs.documentId ?? null, who.by, JSON.stringify(detail)],
+      `INSERT INTO audit_log (at, tool_name, effect, outcome, workspace_id, actor_id, detail) VALUES (?, ?, 'write', 'ok', ?, ?, ?)`,
+      [now(), `admin.${action}`, workspaceId, who.by, JSON.stringify(detail)],
     );
   }
 
@@ -43,7 +38,7 @@ export function createAdmin(db: SqlDriver): KernelAdmin {
     async createUser({ id = newId("user"), name, by }) {
       await db.transaction(async (tx) => {
         await tx.run(`INSERT INTO users (id, name, created_at) VALUES (?, ?, ?)`, [id, name, now()]);
-        await audit(tx, { by }, "user.create", {}, { userId: id, name });
+        await audit(tx, { by }, "user.create", null, { userId: id, name });
       });
       return { id, name };
     },
@@ -56,14 +51,14 @@ export function createAdmin(db: SqlDriver): KernelAdmin {
           now(),
         ]);
         await tx.run(`INSERT INTO members (workspace_id, user_id, role) VALUES (?, ?, 'owner')`, [id, ownerId]);
-        await audit(tx, { by }, "workspace.create", { workspaceId: id }, { name, ownerId, approvalRequired });
+        await audit(tx, { by }, "workspace.create", id, { name, ownerId, approvalRequired });
       });
       return { id, name, approvalRequired };
     },
     async setApprovalRequired(workspaceId, approvalRequired, who) {
       await db.transaction(async (tx) => {
         await tx.run(`UPDATE workspaces SET approval_required = ? WHERE id = ?`, [approvalRequired ? 1 : 0, workspaceId]);
-        await audit(tx, who, "workspace.approval", { workspaceId }, { approvalRequired });
+        await audit(tx, who, "workspace.approval", workspaceId, { approvalRequired });
       });
     },
     async addMember({ workspaceId, userId, role, by }) {
@@ -75,7 +70,7 @@ export function createAdmin(db: SqlDriver): KernelAdmin {
         ]);
         await tx.run(`DELETE FROM members WHERE workspace_id = ? AND user_id = ?`, [workspaceId, userId]);
         await tx.run(`INSERT INTO members (workspace_id, user_id, role) VALUES (?, ?, ?)`, [workspaceId, userId, role]);
-        await audit(tx, { by }, before ? "member.role" : "member.add", { workspaceId }, { userId, role, previousRole: before?.role ?? null });
+        await audit(tx, { by }, before ? "member.role" : "member.add", workspaceId, { userId, role, previousRole: before?.role ?? null });
       });
     },
     async removeMember({ workspaceId, userId, by }) {
@@ -83,7 +78,7 @@ export function createAdmin(db: SqlDriver): KernelAdmin {
         await keepAnOwner(tx, workspaceId, userId);
         const { changes } = await tx.run(`DELETE FROM members WHERE workspace_id = ? AND user_id = ?`, [workspaceId, userId]);
         if (changes === 0) throw new AdminRefusal(`${userId} is not a member of ${workspaceId}`);
-        await audit(tx, { by }, "member.remove", { workspaceId }, { userId });
+        await audit(tx, { by }, "member.remove", workspaceId, { userId });
       });
     },
     async listMembers(workspaceId) {
@@ -102,7 +97,7 @@ export function createAdmin(db: SqlDriver): KernelAdmin {
           [id, workspaceId, title, isPrivate ? 1 : 0, JSON.stringify(DEFAULT_PAGE_OPTIONS), blocks.length, createdBy, at, at],
         );
         await insertBlocks(tx, id, blocks, 0);
-        await audit(tx, { by }, "page.create", { workspaceId, documentId: id }, { title, isPrivate, blocks: blocks.length, createdBy });
+        await audit(tx, { by }, "page.create", workspaceId, { documentId: id, title, isPrivate, blocks: blocks.length, createdBy });
       });
       const row = await db.get<PageRow>(`SELECT ${PAGE_COLUMNS} FROM pages WHERE id = ?`, [id]);
       return toPage(row!);
@@ -111,13 +106,13 @@ export function createAdmin(db: SqlDriver): KernelAdmin {
       await db.transaction(async (tx) => {
         await tx.run(`DELETE FROM page_grants WHERE document_id = ? AND user_id = ?`, [documentId, userId]);
         await tx.run(`INSERT INTO page_grants (document_id, user_id, access) VALUES (?, ?, ?)`, [documentId, userId, access]);
-        await audit(tx, { by }, "page.grant", { documentId }, { userId, access });
+        await audit(tx, { by }, "page.grant", null, { documentId, userId, access });
       });
     },
     async revokePageGrant({ documentId, userId, by }) {
       await db.transaction(async (tx) => {
         await tx.run(`DELETE FROM page_grants WHERE document_id = ? AND user_id = ?`, [documentId, userId]);
-        await audit(tx, { by }, "page.revoke", { documentId }, { userId });
+        await audit(tx, { by }, "page.revoke", null, { documentId, userId });
       });
     },
     async createToken({ userId, holder, scopes, label = "", ttlSeconds = null, by }) {
@@ -140,20 +135,20 @@ export function createAdmin(db: SqlDriver): KernelAdmin {
           [record.id, userId, holder, JSON.stringify(record.scopes), hashToken(token), label, createdAt, record.expiresAt],
         );
         // The audit keeps the token's id, never its secret or hash.
-        await audit(tx, { by }, "token.create", {}, { tokenId: record.id, userId, holder, scopes: record.scopes, expiresAt: record.expiresAt });
+        await audit(tx, { by }, "token.create", null, { tokenId: record.id, userId, holder, scopes: record.scopes, expiresAt: record.expiresAt });
       });
       return { token, record };
     },
     async revokeToken(tokenId, who) {
       await db.transaction(async (tx) => {
         const { changes } = await tx.run(`UPDATE tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL`, [now(), tokenId]);
-        await audit(tx, who, "token.revoke", {}, { tokenId, revoked: changes });
+        await audit(tx, who, "token.revoke", null, { tokenId, revoked: changes });
       });
     },
     async revokeTokensOf(userId, who) {
       return db.transaction(async (tx) => {
         const { changes } = await tx.run(`UPDATE tokens SET revoked_at = ? WHERE user_id = ? AND revoked_at IS NULL`, [now(), userId]);
-        await audit(tx, who, "token.revoke", {}, { userId, revoked: changes });
+        await audit(tx, who, "token.revoke", null, { userId, revoked: changes });
         return changes;
       });
     },
@@ -183,7 +178,7 @@ export function createAdmin(db: SqlDriver): KernelAdmin {
         const grants = await tx.run(`DELETE FROM page_grants WHERE user_id = ?`, [userId]);
         const members = await tx.run(`DELETE FROM members WHERE user_id = ?`, [userId]);
         await tx.run(`DELETE FROM users WHERE id = ?`, [userId]);
-        await audit(tx, who, "user.remove", {}, { userId, tokens: tokens.changes, grants: grants.changes, memberships: members.changes });
+        await audit(tx, who, "user.remove", null, { userId, tokens: tokens.changes, grants: grants.changes, memberships: members.changes });
       });
     },
     async getUser(id) {
