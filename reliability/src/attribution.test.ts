@@ -24,7 +24,7 @@ afterAll(async () => {
   await world?.close();
 });
 
-const ownerPanel = () => createCaller(createToolsContext({ kernel: world.kernel, authorization: `Bearer ${world.tokens.owner}`, door: "panel" })).panel;
+const ownerPanel = () => createCaller(createToolsContext({ kernel: world.kernel, authorization: `Bearer ${world.personTokens.owner}`, door: "panel" })).panel;
 
 describe("unauthenticated attribution and proposals under an audit flood, over HTTP", () => {
   it("forged calls are nobody's, and the owner's pending proposal and held write stay on her panel", async () => {

@@ -132,6 +132,12 @@ export async function openPostgresDriver(url: string, options: PostgresOptions =
   });
   // An idle connection the server closed must not crash the process; the pool replaces it.
   pool.on("error", () => undefined);
+  // pg-pool hands a released connection to the next waiter while pg is still parsing the chunk that finished the
+  // last query, and the waiter's own listener comes a microtask later. A FATAL in that same chunk (pg_terminate_backend,
+  // a shutdown) is then an `error` event nobody hears, which ends the process: seen under load in the database-fault
+  // suite. So every connection keeps one listener for its whole life; the statement that next uses it fails, and the
+  // transaction releases it as broken (below).
+  pool.on("connect", (client) => client.on("error", () => undefined));
   const direct = new ClientExecutor(pool);
 
   async function attempt<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {
