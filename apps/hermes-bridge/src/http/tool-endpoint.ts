@@ -5,7 +5,7 @@ import type { BridgeContext } from "../context";
 import { bridgeFailure, httpStatusOf } from "../envelope";
 import { invokeTool } from "../invoke";
 import { logToolCall } from "../logging";
-import type { RateDecision } from "../rate-limit";
+import type { RateDecision } from "@mnote/tools";
 import { hermesSafeJson, parseResultForm, RESULT_FORM_HEADER } from "../hermes/model-text";
 import { traceIdFromTraceparent } from "../trace";
 import { BodyTooLarge, isJsonContentType, readBody, refuseUnread, sendJson } from "./body";

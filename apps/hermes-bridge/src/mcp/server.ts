@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { canonicalToolName, LIMITS, type OutputEnvelope, TOOL_ERROR_MESSAGES } from "@mnote/contract";
 import type { KernelAdapter } from "@mnote/kernel";
-import type { ToolsSettings } from "@mnote/tools";
+import type { RateLimiter, ToolsSettings } from "@mnote/tools";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
   type CallToolResult,
@@ -16,7 +16,6 @@ import { headerValue, safeId } from "../ids";
 import { invokeTool } from "../invoke";
 import { type BridgeLogger, createLogger, logToolCall } from "../logging";
 import { envelopeFromModelArguments, UNAUTHENTICATED_IDENTITY } from "../model-envelope";
-import type { RateLimiter } from "../rate-limit";
 import { newTraceId, traceIdFromTraceparent } from "../trace";
 import { takeCallerIds } from "./caller-ids";
 import { mcpToolList } from "./tools";
