@@ -27,5 +27,5 @@ test("an agent's page.edit (by block id) is held for Ada, shows its changes, and
 
   await card.getByRole("button", { name: "Approve", exact: true }).click();
   await expect(page.getByTestId("page-revision")).toHaveText("Revision 2");
-  expect(await blockTexts(page)).toEqual(["On call", "Page the lead and the backup", "Write the incident note", "Close the incident"]);
+  expect(await blockTexts(page)).toEqual(["On call", "Page the lead and the backup", "Write the incident note", "☐ Close the incident"]);
 });
