@@ -133,7 +133,8 @@ if (transports) {
     "## 2. Transport overhead: `mnote.page.get` on a 1,000-block page",
     "",
     "The baseline is a bare `node:http` server whose handler parses the JSON body and answers `kernel.getPage` + " +
-      "`kernel.getBlocks` as JSON: no token, no checks, no audit record. Every mnote path runs the full router " +
+      "`kernel.getBlockWindow` as JSON, the same blocks as the tool's first window (`mnote.page.get` answers at most " +
+      "32 KB per call since windowed reads): no token, no checks, no audit record. Every mnote path runs the full router " +
       "(token, envelope, membership, page read, an audit record per call) and answers the contract's envelope. " +
       "The baseline, the bridge (`startBridge`, rate limit off, pino lines formatted and dropped) and the clients " +
       "(`fetch`, the MCP SDK `Client`) share this process; `mnote-bridge mcp --stdio` is a child process on the same " +
@@ -146,7 +147,7 @@ if (transports) {
     transports.markdown,
     "",
     "`createCaller` can beat the baseline: it runs the router in process, with no HTTP round trip and no JSON encoding " +
-      "of the 1,000 blocks, both of which the baseline pays. The transports' overhead is the rest: HTTP adds the body " +
+      "of the window's blocks, both of which the baseline pays. The transports' overhead is the rest: HTTP adds the body " +
       "parse and the envelope's JSON; MCP adds JSON-RPC framing and sends the envelope twice (`structuredContent` and " +
       "the text content).",
     "",

@@ -44,7 +44,14 @@ export async function runProposals(options: ProposalsOptions) {
   const [latest] = await world.kernel.listAudit({ documentId: page, limit: 1 });
   const recordBytes = JSON.stringify(latest?.detail ?? null).length;
 
-  const panel = () => createCaller(createToolsContext({ kernel: world.kernel, authorization: `Bearer ${world.token}` })).panel;
+  // The owner reads her panel as a person, at the panel's door (the only door that serves panel procedures).
+  const { token: ownerPerson } = await world.kernel.admin.createToken({
+    userId: world.owner,
+    holder: "person",
+    scopes: ["page.read", "page.write", "artifact.write"],
+    label: "bench panel",
+  });
+  const panel = () => createCaller(createToolsContext({ kernel: world.kernel, authorization: `Bearer ${ownerPerson}`, door: "panel" })).panel;
   const ref = { workspaceId: world.ws, documentId: page };
   const measure = async (read: () => Promise<unknown>, calls: number, warm = true) => {
     if (warm) await read(); // statements prepared, pages cached

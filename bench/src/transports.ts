@@ -49,13 +49,16 @@ function readJson(req: IncomingMessage): Promise<unknown> {
   });
 }
 
-/** The baseline: a bare node:http handler that reads the page straight from the kernel. No auth, no checks, no audit. */
-async function startBareServer(kernel: KernelAdapter): Promise<{ url: string; server: Server }> {
+/**
+ * The baseline: a bare node:http handler that reads the page straight from the kernel. No auth, no checks, no audit.
+ * It answers the same blocks `mnote.page.get` does: the first window (the tool answers at most 32 KB per call).
+ */
+async function startBareServer(kernel: KernelAdapter, windowBlocks: number): Promise<{ url: string; server: Server }> {
   const server = createServer((req, res) => {
     void (async () => {
       const body = (await readJson(req)) as { documentId: string };
       const page = await kernel.getPage(body.documentId);
-      const blocks = await kernel.getBlocks(body.documentId);
+      const blocks = (await kernel.getBlockWindow(body.documentId, { from: 0, limit: windowBlocks })).map((entry) => entry.block);
       const text = JSON.stringify({ page, blocks });
       res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
       res.end(text);
@@ -78,7 +81,7 @@ export interface TransportOptions {
 const VARIANTS = ["bare", "createCaller", "http", "mcpHttp", "mcpStdio"] as const;
 type Variant = (typeof VARIANTS)[number];
 const LABELS: Record<Variant, string> = {
-  bare: "bare `node:http` → kernel.getPage + getBlocks (baseline)",
+  bare: "bare `node:http` → kernel.getPage + the same window of blocks (baseline)",
   createCaller: "`createCaller` in process (no transport)",
   http: "HTTP tool endpoint `POST /v1/tools/mnote.page.get`",
   mcpHttp: "MCP Streamable HTTP `/mcp` (SDK client)",
@@ -95,7 +98,12 @@ interface Sample {
 export async function runTransports(options: TransportOptions) {
   const world = await benchWorld("transports");
   const page = await world.newPage(paragraphs(options.pageBlocks));
-  const bare = await startBareServer(world.kernel);
+  // How many blocks the tool's first window holds: the baseline sends exactly those.
+  const first = await createCaller(createToolsContext({ kernel: world.kernel, authorization: `Bearer ${world.token}` })).mnote.page.get(
+    world.envelope("mnote.page.get", page, {}) as never,
+  );
+  const windowBlocks = (first.result as { window?: { count: number } } | null)?.window?.count ?? options.pageBlocks;
+  const bare = await startBareServer(world.kernel, windowBlocks);
   const bridge = await startBridge({
     kernel: world.kernel,
     port: 0,
@@ -116,7 +124,7 @@ export async function runTransports(options: TransportOptions) {
     bare: async () => {
       const response = await fetch(bare.url, { method: "POST", body: JSON.stringify({ documentId: page }) });
       const body = (await response.json()) as { blocks: unknown[] };
-      if (response.status !== 200 || body.blocks.length !== options.pageBlocks) throw new Error("bare call failed");
+      if (response.status !== 200 || body.blocks.length !== windowBlocks) throw new Error("bare call failed");
     },
     createCaller: async () => {
       const out = await createCaller(createToolsContext({ kernel: world.kernel, authorization })).mnote.page.get(
