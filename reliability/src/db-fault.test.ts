@@ -1,11 +1,9 @@
 import { TOOL_NAMES } from "@mnote/contract";
-import { type ChildProcess, spawn } from "node:child_process";
-import { join } from "node:path";
 import { type KernelAdapter, openPostgresDriver, type SqlDriver, SqlKernel } from "@mnote/kernel";
 import { inCi } from "@mnote/kernel/conformance";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findPostgresBinaries, type PrivatePostgres, startPrivatePostgres } from "./db-fault-postgres";
-import { expectContractFailure } from "./support";
+import { type BridgeProcess, expectContractFailure, startBridgeProcess, stopBridgeProcess } from "./support";
 
 /**
  * Issue 11, item 1: a bridge process on PostgreSQL survives losing its database. Six writers
@@ -24,7 +22,6 @@ import { expectContractFailure } from "./support";
  */
 
 const binaries = findPostgresBinaries();
-const BRIDGE = join(import.meta.dirname, "..", "..", "apps", "hermes-bridge", "bin", "mnote-bridge.mjs");
 const WRITERS = 6;
 const KILL_ROUNDS = 3;
 /** The bridge's own application_name in pg_stat_activity (the driver's default). */
@@ -37,60 +34,6 @@ if ("missing" in binaries && inCi()) {
     it("must run in CI", () => {
       throw new Error(`CI is set, so the database-fault suite must run: ${binaries.missing}`);
     });
-  });
-}
-
-interface Bridge {
-  child: ChildProcess;
-  url: string;
-  /** Set when the process exits: the one thing this suite forbids. */
-  exited: { code: number | null; signal: NodeJS.Signals | null } | null;
-  stderr(): string;
-}
-
-function startBridgeProcess(databaseUrl: string): Promise<Bridge> {
-  const child = spawn(process.execPath, [BRIDGE, "serve", "--port", "0", "--host", "127.0.0.1"], {
-    env: {
-      ...process.env,
-      MNOTE_DATABASE_URL: databaseUrl,
-      MNOTE_PG_POOL_MAX: "4",
-      MNOTE_BRIDGE_RATE_LIMIT_RPS: "0",
-      MNOTE_BRIDGE_LOG_LEVEL: "error",
-    },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let out = "";
-  let err = "";
-  child.stderr!.on("data", (chunk: Buffer) => (err += chunk.toString()));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`bridge did not start in time\n${out}\n${err}`)), 90_000);
-    const bridge: Bridge = { child, url: "", exited: null, stderr: () => err };
-    child.once("exit", (code, signal) => {
-      bridge.exited = { code, signal };
-      clearTimeout(timer);
-      reject(new Error(`bridge exited with ${code}\n${out}\n${err}`));
-    });
-    child.stdout!.on("data", (chunk: Buffer) => {
-      out += chunk.toString();
-      const match = /listening on (http:\/\/\S+)/.exec(out);
-      if (match && !bridge.url) {
-        clearTimeout(timer);
-        bridge.url = match[1]!;
-        resolve(bridge);
-      }
-    });
-  });
-}
-
-function stopBridgeProcess(bridge: Bridge): Promise<void> {
-  return new Promise((resolve) => {
-    if (bridge.child.exitCode !== null || bridge.child.signalCode !== null) return resolve();
-    const timer = setTimeout(() => bridge.child.kill("SIGKILL"), 10_000);
-    bridge.child.once("exit", () => {
-      clearTimeout(timer);
-      resolve();
-    });
-    bridge.child.kill("SIGTERM");
   });
 }
 
@@ -116,7 +59,7 @@ describe.skipIf("missing" in binaries)("database faults: the bridge survives a l
   let server: PrivatePostgres;
   let driver: SqlDriver;
   let kernel: KernelAdapter;
-  let bridge: Bridge | undefined;
+  let bridge: BridgeProcess | undefined;
   const ids = { owner: "owner_dbf", ws: "ws_dbf", page: "doc_dbf", token: "" };
 
   beforeAll(async () => {
@@ -128,7 +71,7 @@ describe.skipIf("missing" in binaries)("database faults: the bridge survives a l
     await kernel.admin.createWorkspace({ id: ids.ws, name: "Team", ownerId: ids.owner, approvalRequired: false });
     await kernel.admin.createPage({ id: ids.page, workspaceId: ids.ws, title: "Under fire", createdBy: ids.owner });
     ids.token = (await kernel.admin.createToken({ userId: ids.owner, holder: "agent", scopes: ["page.read", "page.write"] })).token;
-    bridge = await startBridgeProcess(server.url);
+    bridge = await startBridgeProcess(server.url, { MNOTE_BRIDGE_RATE_LIMIT_RPS: "0" });
   }, 180_000);
 
   afterAll(async () => {

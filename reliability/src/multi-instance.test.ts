@@ -1,4 +1,3 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { createServer, request as httpRequest, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
@@ -7,6 +6,7 @@ import { freshSchemaName, postgresAvailability } from "@mnote/kernel/conformance
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, describe, expect, it } from "vitest";
+import { type BridgeProcess, startBridgeProcess, stopBridgeProcess } from "./support";
 
 /**
  * Issue 11, item 7: several bridges on one PostgreSQL behind a plain round-robin balancer,
@@ -15,42 +15,6 @@ import { afterAll, describe, expect, it } from "vitest";
  * must hold across both processes (the kernel's shared fixed-window counter).
  */
 const server = postgresAvailability();
-const BRIDGE = join(import.meta.dirname, "..", "..", "apps", "hermes-bridge", "bin", "mnote-bridge.mjs");
-
-interface Bridge {
-  child: ChildProcess;
-  port: number;
-}
-
-function startBridgeProcess(databaseUrl: string, env: Record<string, string>): Promise<Bridge> {
-  const child = spawn(process.execPath, [BRIDGE, "serve", "--port", "0", "--host", "127.0.0.1"], {
-    env: { ...process.env, MNOTE_DATABASE_URL: databaseUrl, MNOTE_PG_POOL_MAX: "4", MNOTE_BRIDGE_LOG_LEVEL: "error", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  return new Promise((resolve, reject) => {
-    let out = "";
-    let err = "";
-    child.stdout!.on("data", (chunk: Buffer) => {
-      out += chunk.toString();
-      const match = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(out);
-      if (match) resolve({ child, port: Number(match[1]) });
-    });
-    child.stderr!.on("data", (chunk: Buffer) => (err += chunk.toString()));
-    child.once("exit", (code) => reject(new Error(`bridge exited with ${code}\n${out}\n${err}`)));
-  });
-}
-
-function stopBridge(bridge: Bridge): Promise<void> {
-  return new Promise((resolve) => {
-    if (bridge.child.exitCode !== null) return resolve();
-    const timer = setTimeout(() => bridge.child.kill("SIGKILL"), 5_000);
-    bridge.child.once("exit", () => {
-      clearTimeout(timer);
-      resolve();
-    });
-    bridge.child.kill("SIGTERM");
-  });
-}
 
 /**
  * A plain round-robin HTTP balancer: each request goes to the next upstream, whatever its
@@ -86,13 +50,13 @@ function roundRobinProxy(): Promise<{ server: Server; port: number; upstreams: n
 }
 
 describe.skipIf(!server.available)("two bridge processes on one PostgreSQL behind a round-robin balancer", () => {
-  const bridges: Bridge[] = [];
+  const bridges: BridgeProcess[] = [];
   let proxy: Awaited<ReturnType<typeof roundRobinProxy>> | undefined;
   let driver: SqlDriver | undefined;
   let client: Client | undefined;
   afterAll(async () => {
     await client?.close().catch(() => undefined);
-    await Promise.all(bridges.map(stopBridge));
+    await Promise.all(bridges.map(stopBridgeProcess));
     await new Promise((resolve) => (proxy ? proxy.server.close(resolve) : resolve(undefined)));
     await driver?.close();
   });

@@ -1,5 +1,6 @@
 import { captureLogger } from "@mnote/hermes-bridge/testing";
 import { SAMPLE_ARGS } from "@mnote/tools/testing";
+import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -217,4 +218,59 @@ export function expectContractFailure(output: unknown, status?: number): OutputE
   expect(Object.keys(envelope).sort()).toEqual(["audit", "error", "ok", "result", "toolCallId", "toolName", "traceId"]);
   if (status !== undefined) expect(status).toBe(TOOL_ERROR_HTTP_STATUS[envelope.error!.code]);
   return envelope;
+}
+
+/** A `mnote-bridge serve` child process, as an operator runs one: its URL, and how it ended if it did. */
+export interface BridgeProcess {
+  child: ChildProcess;
+  url: string;
+  port: number;
+  /** Set when the process exits. */
+  exited: { code: number | null; signal: NodeJS.Signals | null } | null;
+  stderr(): string;
+}
+
+const BRIDGE_BIN = join(import.meta.dirname, "..", "..", "apps", "hermes-bridge", "bin", "mnote-bridge.mjs");
+
+/** Starts `mnote-bridge serve` on a free loopback port (tsx compiles on start: allow a busy machine 90 s). */
+export function startBridgeProcess(databaseUrl: string, env: Record<string, string> = {}): Promise<BridgeProcess> {
+  const child = spawn(process.execPath, [BRIDGE_BIN, "serve", "--port", "0", "--host", "127.0.0.1"], {
+    env: { ...process.env, MNOTE_DATABASE_URL: databaseUrl, MNOTE_PG_POOL_MAX: "4", MNOTE_BRIDGE_LOG_LEVEL: "error", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  let err = "";
+  child.stderr!.on("data", (chunk: Buffer) => (err += chunk.toString()));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`bridge did not start in time\n${out}\n${err}`)), 90_000);
+    const bridge: BridgeProcess = { child, url: "", port: 0, exited: null, stderr: () => err };
+    child.once("exit", (code, signal) => {
+      bridge.exited = { code, signal };
+      clearTimeout(timer);
+      reject(new Error(`bridge exited with ${code}\n${out}\n${err}`));
+    });
+    child.stdout!.on("data", (chunk: Buffer) => {
+      out += chunk.toString();
+      const match = /listening on (http:\/\/127\.0\.0\.1:(\d+))/.exec(out);
+      if (match && !bridge.url) {
+        clearTimeout(timer);
+        bridge.url = match[1]!;
+        bridge.port = Number(match[2]);
+        resolve(bridge);
+      }
+    });
+  });
+}
+
+/** SIGTERM, then SIGKILL after 10 s. */
+export function stopBridgeProcess(bridge: BridgeProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (bridge.child.exitCode !== null || bridge.child.signalCode !== null) return resolve();
+    const timer = setTimeout(() => bridge.child.kill("SIGKILL"), 10_000);
+    bridge.child.once("exit", () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    bridge.child.kill("SIGTERM");
+  });
 }
