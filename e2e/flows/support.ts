@@ -41,7 +41,7 @@ export interface AgentCallOptions {
   holder?: "agent" | "person";
   /** Writes only; default true: agents propose, people decide. */
   dryRun?: boolean;
-  /** Writes only; default: derived like the Hermes plugin (session, run, tool, model arguments). */
+  /** Writes only; default: one key per call (from its session, its own fresh run, the tool and the arguments). */
   idempotencyKey?: string;
   sessionId?: string;
   runId?: string;
@@ -74,7 +74,7 @@ const PROCESS_SESSION_ID = `hermes_session_${randomUUID().replace(/-/g, "")}`;
 /**
  * POST one tool call to the bridge exactly as the Hermes plugin builds it: the model's page
  * fields and args, sessionId/runId from the Hermes run, a fresh toolCallId and W3C trace id,
- * the plugin's derived idempotency key for writes, and actorId/capabilityScope of the token.
+ * a key that names this one call for writes, and actorId/capabilityScope of the token.
  */
 export async function agentCall<R = unknown>(tool: string, args: Record<string, unknown>, opts: AgentCallOptions): Promise<AgentResult<R>> {
   const state = e2eState();
