@@ -1,5 +1,6 @@
 import { type Block, DEFAULT_PAGE_OPTIONS } from "@mnote/contract";
 import { createAdmin } from "./admin";
+import { KernelChangeFeed } from "./change-feed";
 import { newId } from "./ids";
 import { migrate } from "./migrations";
 import { applyUndo, insertBlocks, readBlocks, readPageState, replaceBlocks, type Undo } from "./page-state";
@@ -162,9 +163,14 @@ export class SqlKernel implements KernelAdapter {
   readonly admin;
   /** Reads the page row a write is about to change, locking it where the database has row locks. */
   private readonly lockPageSql: string;
-  constructor(private readonly db: SqlDriver) {
-    this.admin = createAdmin(db);
-    this.lockPageSql = `SELECT ${PAGE_COLUMNS} FROM pages WHERE id = ? AND workspace_id = ?${db.forUpdate}`;
+  /** Every committed change, announced by the hooks below (`this.changes.announce`): change-feed.ts. */
+  readonly changes: KernelChangeFeed;
+  private readonly db: SqlDriver;
+  constructor(driver: SqlDriver) {
+    this.changes = new KernelChangeFeed(driver);
+    this.db = this.changes.driver;
+    this.admin = createAdmin(this.db);
+    this.lockPageSql = `SELECT ${PAGE_COLUMNS} FROM pages WHERE id = ? AND workspace_id = ?${driver.forUpdate}`;
   }
 
   get dialect() {
@@ -176,7 +182,8 @@ export class SqlKernel implements KernelAdapter {
     return new SqlKernel(driver);
   }
 
-  close() {
+  async close() {
+    await this.changes.close();
     return this.db.close();
   }
 
@@ -406,6 +413,7 @@ export class SqlKernel implements KernelAdapter {
       baseRevision: request.baseRevision ?? null,
       detail: request.auditDetail ?? null,
     }, now));
+    await this.changes.announce(tx, { workspaceId: identity.workspaceId, documentId: identity.documentId, kind: "write", revision: revisionAfter });
     return {
       kind: "applied",
       commandId,
@@ -419,12 +427,12 @@ export class SqlKernel implements KernelAdapter {
   appendAudit(record: AuditInput) {
     const at = new Date().toISOString();
     const edit = editOf(record);
-    if (!edit) return insertAudit(this.db, record, at);
+    if (!edit) return insertAudit(this.db, record, at).then((id) => this.announceAudit(this.db, record, id, "audit"));
     if (record.outcome === "rejected") {
       return this.db.transaction(async (tx) => {
         const id = await insertAuditIn(tx, record, at);
         await tx.run(PROPOSALS_REJECT, [at, edit.documentId, edit.toolName, edit.key, edit.fingerprint]);
-        return id;
+        return this.announceAudit(tx, record, id, "proposal");
       });
     }
     return this.db.transaction(async (tx) => {
@@ -450,8 +458,15 @@ export class SqlKernel implements KernelAdapter {
         applied ? at : null,
         record.summary ? JSON.stringify(record.summary) : null,
       ]);
-      return id;
+      return this.announceAudit(tx, record, id, "proposal");
     });
+  }
+
+  /** Announces an audit record on its page (records without a page change nothing a panel shows); answers its id. */
+  private async announceAudit(db: SqlExecutor, record: AuditInput, auditId: number, kind: "audit" | "proposal") {
+    const { workspaceId, documentId } = record.identity;
+    if (workspaceId && documentId) await this.changes.announce(db, { workspaceId, documentId, kind, auditId });
+    return auditId;
   }
 
   async listProposals(query: ProposalQuery) {

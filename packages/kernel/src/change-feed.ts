@@ -1,0 +1,224 @@
+import { EventEmitter } from "node:events";
+import type { ListenConnection, SqlDriver, SqlExecutor } from "./sql/driver";
+
+/**
+ * What changed on a page, as the kernel announces it once the change is committed. Small on purpose:
+ * it says "look again", never carries the data (a listener reads what it may see through the router).
+ * - `write`: a command committed (page body, title, options, artifacts, revert);
+ * - `proposal`: the proposals index changed (a dry run proposed an edit, or a proposal was rejected);
+ * - `audit`: any other audit record (a read, a refusal).
+ */
+export interface PageChange {
+  workspaceId: string;
+  documentId: string;
+  kind: "write" | "proposal" | "audit";
+  auditId?: number;
+  revision?: number;
+}
+
+export type PageChangeListener = (change: PageChange) => void;
+
+/** How a process hears about committed changes, its own and (on PostgreSQL) every other instance's. */
+export interface ChangeFeed {
+  /** Calls `listener` for every committed change; answers the function that stops it. */
+  subscribe(listener: PageChangeListener): () => void;
+  /**
+   * Whether changes from every writer reach this process right now. In process (SQLite, PGlite) always;
+   * on PostgreSQL while the LISTEN connection is up. While false, a listener may have missed changes.
+   */
+  readonly connected: boolean;
+  /** Calls `listener` when `connected` changes (a LISTEN connection lost or back). */
+  onConnectionChange(listener: (connected: boolean) => void): () => void;
+}
+
+/** The PostgreSQL channel for a schema: tests isolate themselves in schemas of one database, and NOTIFY is per database. */
+export function changeChannel(schema: string | null | undefined): string {
+  return schema ? `mnote_changes_${schema}`.slice(0, 63) : "mnote_changes";
+}
+
+/** Reconnect delays for a lost LISTEN connection: quick at first, then every few seconds, never giving up. */
+export const LISTEN_RETRY_MS = [100, 250, 500, 1_000, 2_000, 5_000] as const;
+
+/** A change is announced from these fields only: no free text from the caller reaches the channel. */
+function parseChange(payload: string): PageChange | null {
+  try {
+    const value = JSON.parse(payload) as Partial<PageChange>;
+    if (typeof value.workspaceId !== "string" || typeof value.documentId !== "string") return null;
+    if (value.kind !== "write" && value.kind !== "proposal" && value.kind !== "audit") return null;
+    return {
+      workspaceId: value.workspaceId,
+      documentId: value.documentId,
+      kind: value.kind,
+      ...(typeof value.auditId === "number" ? { auditId: value.auditId } : {}),
+      ...(typeof value.revision === "number" ? { revision: value.revision } : {}),
+    };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The kernel's change feed (decision 0017). Every committed write, audit record and proposals-index change
+ * is announced through `announce`, called by the kernel inside the transaction that makes the change:
+ * - PostgreSQL (a server): `pg_notify` in that transaction, which the server delivers on commit and drops
+ *   on rollback, to every process LISTENing; each process keeps one LISTEN connection (opened on the first
+ *   subscriber) and feeds what it hears to its listeners, its own writes included: one path for all.
+ * - SQLite and PGlite (one process owns the database): kept with the transaction and emitted after its
+ *   commit resolves, so a listener that reads at once sees the change. A rolled-back transaction emits nothing.
+ */
+export class KernelChangeFeed implements ChangeFeed {
+  /** The driver the kernel writes through: transactions collect in-process announcements until they commit. */
+  readonly driver: SqlDriver;
+  private readonly emitter = new EventEmitter();
+  private readonly pendingIn = new WeakMap<SqlExecutor, PageChange[]>();
+  private readonly channel: string | null;
+  private listening: ListenConnection | null = null;
+  private starting: Promise<void> | null = null;
+  private retryTimer: NodeJS.Timeout | null = null;
+  private failures = 0;
+  private closed = false;
+  private up: boolean;
+
+  constructor(private readonly inner: SqlDriver) {
+    // Any number of panel subscriptions share one emitter; Node's leak warning at 10 would be noise.
+    this.emitter.setMaxListeners(0);
+    this.channel = inner.listen ? changeChannel(inner.schema) : null;
+    this.up = this.channel === null;
+    const pendingIn = this.pendingIn;
+    const emit = (changes: PageChange[]) => {
+      for (const change of changes) this.emit(change);
+    };
+    this.driver = {
+      ...inner,
+      async transaction(fn) {
+        let pending: PageChange[] = [];
+        let current: SqlExecutor | undefined;
+        try {
+          const result = await inner.transaction((tx) => {
+            // A retried attempt (serialization failure) starts over: only the attempt that commits announces.
+            pending = [];
+            current = tx;
+            pendingIn.set(tx, pending);
+            return fn(tx);
+          });
+          emit(pending);
+          return result;
+        } finally {
+          // SQLite hands every transaction the same executor: what it collected must not outlive this one.
+          if (current) pendingIn.delete(current);
+        }
+      },
+    };
+  }
+
+  get connected() {
+    return this.up;
+  }
+
+  /**
+   * Announce `change` as part of what `db` is doing: inside a transaction (the `tx` the kernel's driver
+   * handed out) it is delivered on commit; on the driver itself the statement before it already committed.
+   */
+  async announce(db: SqlExecutor, change: PageChange): Promise<void> {
+    if (this.channel !== null) {
+      await db.run(`SELECT pg_notify(?, ?)`, [this.channel, JSON.stringify(change)]);
+      return;
+    }
+    const pending = this.pendingIn.get(db);
+    if (pending) pending.push(change);
+    else this.emit(change);
+  }
+
+  subscribe(listener: PageChangeListener): () => void {
+    this.emitter.on("change", listener);
+    if (this.channel !== null) this.startListening();
+    return () => {
+      this.emitter.off("change", listener);
+    };
+  }
+
+  onConnectionChange(listener: (connected: boolean) => void): () => void {
+    this.emitter.on("connection", listener);
+    return () => {
+      this.emitter.off("connection", listener);
+    };
+  }
+
+  /** Stop listening. The kernel's `close` calls this before it closes the driver. */
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.retryTimer = null;
+    await this.starting?.catch(() => undefined);
+    const listening = this.listening;
+    this.listening = null;
+    await listening?.close().catch(() => undefined);
+    this.emitter.removeAllListeners();
+  }
+
+  private emit(change: PageChange) {
+    // A listener that throws must not stop the others, nor the write that announced the change.
+    for (const listener of this.emitter.listeners("change") as PageChangeListener[]) {
+      try {
+        listener(change);
+      } catch (error) {
+        console.error("[kernel] a change listener failed", error);
+      }
+    }
+  }
+
+  private setConnected(connected: boolean) {
+    if (this.up === connected) return;
+    this.up = connected;
+    this.emitter.emit("connection", connected);
+  }
+
+  private startListening() {
+    if (this.closed || this.listening || this.starting || this.retryTimer) return;
+    this.starting = this.inner
+      .listen!(this.channel!, {
+        onNotification: (payload) => {
+          const change = parseChange(payload);
+          if (change) this.emit(change);
+        },
+        onLost: () => this.lost(),
+      })
+      .then(
+        (connection) => {
+          this.starting = null;
+          if (this.closed) {
+            void connection.close().catch(() => undefined);
+            return;
+          }
+          this.listening = connection;
+          this.failures = 0;
+          this.setConnected(true);
+        },
+        () => {
+          this.starting = null;
+          this.scheduleRetry();
+        },
+      );
+  }
+
+  /** The LISTEN connection dropped (server restart, pg_terminate_backend, network): listeners hear `connected: false`. */
+  private lost() {
+    const listening = this.listening;
+    this.listening = null;
+    void listening?.close().catch(() => undefined);
+    this.setConnected(false);
+    this.scheduleRetry();
+  }
+
+  private scheduleRetry() {
+    if (this.closed || this.retryTimer) return;
+    const delay = LISTEN_RETRY_MS[Math.min(this.failures, LISTEN_RETRY_MS.length - 1)]!;
+    this.failures += 1;
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = null;
+      this.startListening();
+    }, delay);
+    // A retry pending must not keep a process alive that has nothing else to do.
+    this.retryTimer.unref();
+  }
+}
