@@ -9,6 +9,7 @@ import {
   sessionMe,
   workspaceSetApproval,
 } from "../procedures/panel/page-procedures";
+import { pageChanges } from "../procedures/panel/page-changes";
 import { pageRevert } from "../procedures/panel/page-revert";
 import {
   proposalsApplySelection,
@@ -23,7 +24,7 @@ import {
 export const panelRouter = router({
   session: router({ me: sessionMe }),
   pages: router({ list: pagesList }),
-  page: router({ view: pageView, activity: pageActivity, revert: pageRevert }),
+  page: router({ view: pageView, activity: pageActivity, changes: pageChanges, revert: pageRevert }),
   proposals: router({
     list: proposalsList,
     get: proposalsGet,
