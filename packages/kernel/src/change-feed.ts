@@ -115,6 +115,11 @@ export class KernelChangeFeed implements ChangeFeed {
     return this.up;
   }
 
+  /** Listeners subscribed right now (open panel streams, in a panel process). */
+  get subscribers(): number {
+    return this.emitter.listenerCount("change");
+  }
+
   /**
    * Announce `change` as part of what `db` is doing: inside a transaction (the `tx` the kernel's driver
    * handed out) it is delivered on commit; on the driver itself the statement before it already committed.
