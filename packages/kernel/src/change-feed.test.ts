@@ -171,6 +171,39 @@ changeFeedSuite("SQLite file (one process, in-process emitter)", async () => {
   return { writer: kernel, listener: kernel, close: () => kernel.close() };
 });
 
+describe("change feed: two SQLite kernels on one file (as the bridge and the panel of `npm start`)", () => {
+  it("the listening kernel hears the other one's commits through its tail of the audit log, and stops looking when nobody listens", async () => {
+    const file = join(mkdtempSync(join(tmpdir(), "mnote-feed-")), "shared.db");
+    const bridge = await SqlKernel.open(openSqliteDriver(file));
+    const panel = await SqlKernel.open(openSqliteDriver(file));
+    try {
+      const owner = (await bridge.admin.createUser({ name: "Owner" })).id;
+      const ws = (await bridge.admin.createWorkspace({ name: "WS", ownerId: owner })).id;
+      const doc = (await bridge.admin.createPage({ workspaceId: ws, title: "Plan", blocks: [], createdBy: owner })).id;
+      const earlier = await bridge.appendAudit({
+        identity: { toolName: "mnote.page.get", workspaceId: ws, documentId: doc, actorId: owner, tokenId: null, holder: "agent", sessionId: null, runId: null, toolCallId: null, traceId: null },
+        effect: "read",
+        outcome: "ok",
+      });
+      const heard = collect(panel);
+      await waitConnected(panel);
+      const identity = { toolName: "mnote.page.update_title", workspaceId: ws, documentId: doc, actorId: owner, tokenId: null, holder: "agent" as const, sessionId: null, runId: null, toolCallId: null, traceId: null };
+      const proposalId = await bridge.appendAudit({ identity, effect: "dry_run", outcome: "proposal", idempotencyKey: "k1", payloadFingerprint: "fp", detail: { x: 1 } });
+      const written = await bridge.execute({ identity, command: { name: "page.head.updateTitle", title: "New" }, idempotency: { key: "k1", fingerprint: "fp", expiresAt: "2999-01-01T00:00:00.000Z" } });
+      expect(written.kind).toBe("applied");
+      expect(await heard.next((c) => c.auditId === proposalId)).toEqual({ workspaceId: ws, documentId: doc, kind: "proposal", auditId: proposalId });
+      expect(await heard.next((c) => c.kind === "write")).toMatchObject({ workspaceId: ws, documentId: doc, kind: "write", revision: 2 });
+      // What was committed before anyone listened is not replayed.
+      expect(heard.heard.map((c) => c.auditId)).not.toContain(earlier);
+      heard.stop();
+      await expect.poll(() => panel.changes.connected, { timeout: 2_000 }).toBe(false);
+    } finally {
+      await bridge.close();
+      await panel.close();
+    }
+  }, 20_000);
+});
+
 ensurePgliteTemplateSync();
 describe("PGlite", () => {
   beforeAll(() => sharedPglite().then(() => undefined), 120_000);

@@ -39,6 +39,38 @@ export function changeChannel(schema: string | null | undefined): string {
 /** Reconnect delays for a lost LISTEN connection: quick at first, then every few seconds, never giving up. */
 export const LISTEN_RETRY_MS = [100, 250, 500, 1_000, 2_000, 5_000] as const;
 
+/**
+ * SQLite has no NOTIFY, and a SQLite file is shared by the processes of one machine (the bridge and the panel
+ * of `npm start`). While something in a process listens, it reads the audit records other processes committed
+ * since it last looked, this often: one indexed range read that finds nothing most of the time.
+ */
+export const SQLITE_TAIL_MS = 25;
+
+/** Every change writes an audit record: the tail of the audit log names them all. */
+const TAIL_SQL = `SELECT a.id, a.workspace_id, a.document_id, a.effect, a.outcome, c.revision_after
+  FROM audit_log a LEFT JOIN commands c ON c.id = a.command_id WHERE a.id > ? ORDER BY a.id LIMIT 500`;
+
+interface TailRow {
+  id: number | string;
+  workspace_id: string | null;
+  document_id: string | null;
+  effect: string;
+  outcome: string;
+  revision_after: number | string | null;
+}
+
+function tailChange(row: TailRow): PageChange | null {
+  if (!row.workspace_id || !row.document_id) return null;
+  const kind = row.effect === "write" ? "write" : row.outcome === "proposal" || row.outcome === "held_for_approval" || row.outcome === "rejected" ? "proposal" : "audit";
+  return {
+    workspaceId: row.workspace_id,
+    documentId: row.document_id,
+    kind,
+    auditId: Number(row.id),
+    ...(kind === "write" && row.revision_after !== null ? { revision: Number(row.revision_after) } : {}),
+  };
+}
+
 /** A change is announced from these fields only: no free text from the caller reaches the channel. */
 function parseChange(payload: string): PageChange | null {
   try {
@@ -63,8 +95,11 @@ function parseChange(payload: string): PageChange | null {
  * - PostgreSQL (a server): `pg_notify` in that transaction, which the server delivers on commit and drops
  *   on rollback, to every process LISTENing; each process keeps one LISTEN connection (opened on the first
  *   subscriber) and feeds what it hears to its listeners, its own writes included: one path for all.
- * - SQLite and PGlite (one process owns the database): kept with the transaction and emitted after its
- *   commit resolves, so a listener that reads at once sees the change. A rolled-back transaction emits nothing.
+ * - SQLite and PGlite: kept with the transaction and emitted after its commit resolves, so a listener that reads
+ *   at once sees the change; a rolled-back transaction emits nothing. PGlite belongs to one process. A SQLite
+ *   file may be shared by several (the bridge writes, the panel listens): while a process has listeners it also
+ *   tails the audit log (SQLITE_TAIL_MS), so it hears the others' commits too. Its own then arrive twice, which
+ *   costs a listener one extra look (panel.page.changes sends an event only when the page's cursor moved).
  */
 export class KernelChangeFeed implements ChangeFeed {
   /** The driver the kernel writes through: transactions collect in-process announcements until they commit. */
@@ -78,12 +113,16 @@ export class KernelChangeFeed implements ChangeFeed {
   private failures = 0;
   private closed = false;
   private up: boolean;
+  private tailTimer: NodeJS.Timeout | null = null;
+  /** The newest audit id the SQLite tail has seen; null until it first looks. */
+  private tailFrom: number | null = null;
 
   constructor(private readonly inner: SqlDriver) {
     // Any number of panel subscriptions share one emitter; Node's leak warning at 10 would be noise.
     this.emitter.setMaxListeners(0);
     this.channel = inner.listen ? changeChannel(inner.schema) : null;
-    this.up = this.channel === null;
+    // PGlite: every writer is in this process. PostgreSQL: once LISTENing. SQLite: once the tail runs.
+    this.up = this.channel === null && inner.dialect !== "sqlite";
     const pendingIn = this.pendingIn;
     const emit = (changes: PageChange[]) => {
       for (const change of changes) this.emit(change);
@@ -137,6 +176,7 @@ export class KernelChangeFeed implements ChangeFeed {
   subscribe(listener: PageChangeListener): () => void {
     this.emitter.on("change", listener);
     if (this.channel !== null) this.startListening();
+    if (this.inner.dialect === "sqlite") this.startTail();
     return () => {
       this.emitter.off("change", listener);
     };
@@ -154,6 +194,8 @@ export class KernelChangeFeed implements ChangeFeed {
     this.closed = true;
     if (this.retryTimer) clearTimeout(this.retryTimer);
     this.retryTimer = null;
+    if (this.tailTimer) clearTimeout(this.tailTimer);
+    this.tailTimer = null;
     await this.starting?.catch(() => undefined);
     const listening = this.listening;
     this.listening = null;
@@ -170,6 +212,42 @@ export class KernelChangeFeed implements ChangeFeed {
         console.error("[kernel] a change listener failed", error);
       }
     }
+  }
+
+  /**
+   * Reads what other processes committed to the SQLite file while anyone here listens, and stops when nobody
+   * does. `connected` turns true once the tail knows where the log ends: from then on nothing is missed.
+   */
+  private startTail() {
+    if (this.closed || this.tailTimer) return;
+    this.scheduleTail(0);
+  }
+
+  private scheduleTail(delayMs: number) {
+    this.tailTimer = setTimeout(() => void this.readTail(), delayMs);
+    this.tailTimer.unref();
+  }
+
+  private async readTail() {
+    try {
+      if (this.tailFrom === null) {
+        // Listening starts now: what was committed before is what the listener reads anyway.
+        this.tailFrom = Number((await this.inner.get<{ id: number | string | null }>(`SELECT MAX(id) AS id FROM audit_log`))?.id ?? 0);
+        this.setConnected(true);
+      } else {
+        for (const row of await this.inner.all<TailRow>(TAIL_SQL, [this.tailFrom])) {
+          this.tailFrom = Number(row.id);
+          const change = tailChange(row);
+          if (change) this.emit(change);
+        }
+      }
+    } catch {
+      // The file busy or closing: the next look reads from the same id, so nothing is skipped.
+    }
+    this.tailTimer = null;
+    if (!this.closed && this.subscribers > 0) return this.scheduleTail(SQLITE_TAIL_MS);
+    this.tailFrom = null;
+    this.setConnected(false);
   }
 
   private setConnected(connected: boolean) {
