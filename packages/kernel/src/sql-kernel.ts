@@ -2,6 +2,7 @@ import { type Block, DEFAULT_PAGE_OPTIONS } from "@mnote/contract";
 import { createAdmin } from "./admin";
 import { newId } from "./ids";
 import { migrate } from "./migrations";
+import { getDisplayNames, listPageOverviews, markAppliedInPart } from "./panel-reads";
 import { applyUndo, insertBlocks, readBlocks, readPageState, replaceBlocks, type Undo } from "./page-state";
 import { type BlockEditOperation, blockIdsNamed, EditRejected, type LocatedBlock, simulateBlockEdits } from "./block-edits";
 import {
@@ -395,6 +396,10 @@ export class SqlKernel implements KernelAdapter {
     if (stored.changes !== 1) throw new UniqueViolation("idempotency key taken by a concurrent transaction");
     // The edit a person approved (or an agent retried after approval) is no longer pending.
     await tx.run(PROPOSALS_APPLY, [commandId, now, identity.documentId, identity.toolName, idempotency.key, idempotency.fingerprint]);
+    // A part of a proposal applied in one step with its decision: both commit, or neither (decision 0016).
+    if (request.appliesPartOf && !(await markAppliedInPart(tx, request.appliesPartOf, { commandId, documentId: page.id, at: now }))) {
+      throw new CommandRejected("the proposal was decided meanwhile; nothing was written");
+    }
     // A write's audit record is written in its own transaction; nobody needs its id back.
     await tx.run(AUDIT_INSERT, auditValues({
       identity,
@@ -515,6 +520,14 @@ export class SqlKernel implements KernelAdapter {
   async getCommand(commandId: string) {
     const row = await this.db.get<CommandRow>(`SELECT * FROM commands WHERE id = ?`, [commandId]);
     return row ? toCommand(row) : null;
+  }
+
+  listPageOverviews(input: { workspaceId: string; userId: string }) {
+    return listPageOverviews(this.db, input);
+  }
+
+  getDisplayNames(input: { userIds: readonly string[]; tokenIds: readonly string[] }) {
+    return getDisplayNames(this.db, input);
   }
 
   async listArtifacts(documentId: string) {
