@@ -17,12 +17,17 @@ const args = z.strictObject({ commandId: IdSchema, baseRevision: BaseRevisionSch
 /**
  * A person takes back an applied AI write: a new kernel command restoring the
  * page to its revision before that command. Not an agent tool — it is never in the
- * tool list — but it runs the same chain: dry-runnable, conflict-checked, audited.
+ * tool list, nor on a router a client reaches — but it runs the same chain:
+ * dry-runnable, conflict-checked, audited.
  */
 const inputSchema = InputEnvelopeSchema.extend({ args, idempotencyKey: IdempotencyKeySchema, dryRun: z.boolean() });
 
-export const pageRevertMeta: ToolSpec = {
-  name: "panel.page.revert",
+/** The tool name a revert is recorded under (its proposals and writes); typed so the panel's labels list it. */
+export const REVERT_TOOL_NAME = "panel.page.revert";
+export type PanelToolName = typeof REVERT_TOOL_NAME;
+
+export const revertToolSpec: ToolSpec = {
+  name: REVERT_TOOL_NAME,
   kind: "write",
   capability: "page.write",
   access: "page_write",
@@ -30,7 +35,7 @@ export const pageRevertMeta: ToolSpec = {
   holdsForApproval: false,
 };
 
-export type PageRevertInput = z.input<typeof inputSchema>;
+export type RevertToolInput = z.input<typeof inputSchema>;
 
 export const planPageRevert: Planner = async ({ kernel, input, page }) => {
   const { commandId } = input.args as z.output<typeof args>;
@@ -72,6 +77,7 @@ export const planPageRevert: Planner = async ({ kernel, input, page }) => {
   };
 };
 
-export const pageRevert = toolProcedure<PageRevertInput>(pageRevertMeta).mutation(({ ctx }) =>
+/** The revert as a tool procedure: not on any router a client reaches; `panel.page.revert` and approvals call it. */
+export const revertTool = toolProcedure<RevertToolInput>(revertToolSpec).mutation(({ ctx }) =>
   runWrite<{ commandName: "page.revert"; revision: number; targetCommandId: string }>(ctx, planPageRevert),
 );

@@ -1,0 +1,42 @@
+import { randomUUID } from "node:crypto";
+import { IdSchema, type OutputEnvelope } from "@mnote/contract";
+import { TRPCError } from "@trpc/server";
+import { callProposalTool } from "./decisions";
+import { PageRefSchema, panelProcedure, requirePage } from "./panel-procedure";
+import { revertToolSpec } from "./revert-tool";
+
+export const PageRevertInput = PageRefSchema.extend({ commandId: IdSchema });
+
+/**
+ * panel.page.revert — a person asks to take back an applied write. The browser names the command; the
+ * server builds the call (session, run, call and trace ids, idempotency key) and runs the revert as a dry
+ * run on the page as it is now: a revert proposal, shown as a diff and written only on approval. The key
+ * is derived from the command and the revision, so a double click proposes one revert, not two.
+ */
+export const pageRevert = panelProcedure
+  .input(PageRevertInput)
+  .mutation(async ({ ctx, input }): Promise<{ envelope: OutputEnvelope; proposalId: number | null }> => {
+    const { page } = await requirePage(ctx, input, revertToolSpec.access);
+    const target = await ctx.kernel.getCommand(input.commandId);
+    if (!target || target.identity.documentId !== page.id) throw new TRPCError({ code: "NOT_FOUND", message: "no such command on this page" });
+    const idempotencyKey = `revert_${input.commandId}_r${page.revision}`;
+    const envelope = await callProposalTool(ctx, revertToolSpec.name, {
+      toolName: revertToolSpec.name,
+      workspaceId: page.workspaceId,
+      documentId: page.id,
+      actorId: ctx.token.userId,
+      sessionId: `panel_${ctx.token.id}`,
+      runId: "panel",
+      toolCallId: `panel_${randomUUID()}`,
+      // On the reverted write's trace: filtering by it shows the write, its revert proposal and the revert.
+      traceId: target.identity.traceId ?? randomUUID(),
+      capabilityScope: ctx.token.scopes,
+      idempotencyKey,
+      dryRun: true,
+      args: { commandId: input.commandId, baseRevision: page.revision },
+    });
+    if (!envelope.ok) return { envelope, proposalId: null };
+    const proposals = await ctx.kernel.listProposals({ workspaceId: page.workspaceId, documentId: page.id, decidedLimit: 0 });
+    const created = proposals.find((p) => p.identity.toolName === revertToolSpec.name && p.idempotencyKey === idempotencyKey);
+    return { envelope, proposalId: created?.auditId ?? null };
+  });
