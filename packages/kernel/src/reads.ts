@@ -221,33 +221,6 @@ export async function getSummary(db: SqlExecutor, documentId: string) {
   return row ? toNode(row) : null;
 }
 
-export async function findIdempotency(
-  db: SqlExecutor,
-  scope: { workspaceId: string; actorId: string; toolName: string; key: string },
-  now: string,
-): Promise<IdempotencyRecord | null> {
-  const row = await db.get<{
-    fingerprint: string;
-    command_id: string;
-    result: string;
-    created_at: string;
-    expires_at: string;
-  }>(
-    `SELECT fingerprint, command_id, result, created_at, expires_at FROM idempotency
-     WHERE workspace_id = ? AND actor_id = ? AND tool_name = ? AND key = ? AND expires_at > ?`,
-    [scope.workspaceId, scope.actorId, scope.toolName, scope.key, now],
-  );
-  if (!row) return null;
-  return {
-    ...scope,
-    fingerprint: row.fingerprint,
-    commandId: row.command_id,
-    result: JSON.parse(row.result) as Record<string, unknown>,
-    createdAt: row.created_at,
-    expiresAt: row.expires_at,
-  };
-}
-
 export async function getPageStateBefore(db: SqlExecutor, commandId: string) {
   const command = await db.get<CommandRow>(`SELECT * FROM commands WHERE id = ?`, [commandId]);
   if (!command) return null;

@@ -76,9 +76,6 @@ export class SqlKernel implements KernelAdapter {
   getSummary(documentId: string) {
     return reads.getSummary(this.db, documentId);
   }
-  findIdempotency(scope: { workspaceId: string; actorId: string; toolName: string; key: string }, now: string) {
-    return reads.findIdempotency(this.db, scope, now);
-  }
   getPageStateBefore(commandId: string) {
     return reads.getPageStateBefore(this.db, commandId);
   }
