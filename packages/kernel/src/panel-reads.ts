@@ -68,34 +68,3 @@ export async function getDisplayNames(db: SqlExecutor, input: { userIds: readonl
     tokens: Object.fromEntries(tokens.map((token) => [token.id, { holder: token.holder, label: token.label, userId: token.user_id }])),
   };
 }
-
-/**
- * Marks a pending proposal applied in part by the command just written, inside the write's transaction,
- * with every pending repeat of its edit (tool, key, payload), as a full write of the edit would. False when
- * it is not pending on that page any more (decided meanwhile): the caller rolls the write back.
- */
-export async function markAppliedInPart(
-  tx: SqlExecutor,
-  part: { proposalId: number; kept: number[]; total: number },
-  write: { commandId: string; documentId: string; at: string },
-): Promise<boolean> {
-  const edit = await tx.get<{ tool_name: string; idempotency_key: string; payload_fingerprint: string }>(
-    `SELECT tool_name, idempotency_key, payload_fingerprint FROM proposals WHERE audit_id = ? AND document_id = ? AND status = 'pending'`,
-    [part.proposalId, write.documentId],
-  );
-  if (!edit) return false;
-  await tx.run(
-    `UPDATE proposals SET status = 'applied', command_id = ?, decided_at = ?, applied_part = ?
-     WHERE document_id = ? AND tool_name = ? AND idempotency_key = ? AND payload_fingerprint = ? AND status = 'pending'`,
-    [
-      write.commandId,
-      write.at,
-      JSON.stringify({ kept: part.kept, total: part.total }),
-      write.documentId,
-      edit.tool_name,
-      edit.idempotency_key,
-      edit.payload_fingerprint,
-    ],
-  );
-  return true;
-}
