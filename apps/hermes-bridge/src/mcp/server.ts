@@ -1,14 +1,14 @@
 import { randomUUID } from "node:crypto";
 import { canonicalToolName, echoValue, type OutputEnvelope, TOOL_ERROR_MESSAGES } from "@mnote/contract";
 import type { KernelAdapter } from "@mnote/kernel";
-import type { RateLimiter, ToolsSettings } from "@mnote/tools";
+import { type RateLimiter, resolveToken, type ToolsSettings } from "@mnote/tools";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
   type CallToolResult,
   CallToolRequestSchema,
   ListToolsRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
-import { rateLimitKey, resolveToken, whoami, type WhoAmI } from "../auth";
+import { rateLimitKey, whoami, type WhoAmI } from "../auth";
 import { bridgeFailure } from "../envelope";
 import { hermesSafeJson, parseResultForm, RESULT_FORM_HEADER, type ResultForm } from "../hermes/model-text";
 import { idempotencyKeyForCall } from "../idempotency";
