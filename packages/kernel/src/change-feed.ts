@@ -18,6 +18,9 @@ export interface PageChange {
 
 export type PageChangeListener = (change: PageChange) => void;
 
+/** How the write paths (write-transaction.ts, audit-records.ts) announce a change: `KernelChangeFeed.announce`. */
+export type Announce = (db: SqlExecutor, change: PageChange) => Promise<void>;
+
 /** How a process hears about committed changes, its own and (on PostgreSQL) every other instance's. */
 export interface ChangeFeed {
   /** Calls `listener` for every committed change; answers the function that stops it. */
@@ -163,7 +166,7 @@ export class KernelChangeFeed implements ChangeFeed {
    * Announce `change` as part of what `db` is doing: inside a transaction (the `tx` the kernel's driver
    * handed out) it is delivered on commit; on the driver itself the statement before it already committed.
    */
-  async announce(db: SqlExecutor, change: PageChange): Promise<void> {
+  readonly announce: Announce = async (db, change) => {
     if (this.channel !== null) {
       await db.run(`SELECT pg_notify(?, ?)`, [this.channel, JSON.stringify(change)]);
       return;
@@ -171,7 +174,7 @@ export class KernelChangeFeed implements ChangeFeed {
     const pending = this.pendingIn.get(db);
     if (pending) pending.push(change);
     else this.emit(change);
-  }
+  };
 
   subscribe(listener: PageChangeListener): () => void {
     this.emitter.on("change", listener);

@@ -1,7 +1,8 @@
-import { type ChangeFeed, hashToken, isTokenLive, type PageChange } from "@mnote/kernel";
+import type { ChangeFeed, PageChange } from "@mnote/kernel";
 import { tracked, TRPCError } from "@trpc/server";
 import { z } from "zod";
-import { bearerSecret, type ToolsContext } from "../../context";
+import { resolveToken } from "../../caller-token";
+import type { ToolsContext } from "../../context";
 import { PageRefSchema, panelProcedure, requirePage } from "./panel-procedure";
 
 /**
@@ -119,9 +120,7 @@ export const pageChanges = panelProcedure.input(PageChangesInputSchema).subscrip
         if (signal?.aborted) return;
         throw unavailable();
       }
-      const secret = bearerSecret(ctx.authorization);
-      const token = secret ? await ctx.kernel.findTokenByHash(hashToken(secret)) : null;
-      if (!isTokenLive(token)) throw new TRPCError({ code: "UNAUTHORIZED", message: "sign in again" });
+      if (!(await resolveToken(ctx.kernel, ctx.authorization))) throw new TRPCError({ code: "UNAUTHORIZED", message: "sign in again" });
       const { page: now } = await requirePage(ctx, ref);
       const cursor = await cursorOf(ctx, now.id, now.revision);
       if (cursor === last) continue;
