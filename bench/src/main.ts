@@ -289,8 +289,8 @@ if (edits) {
 const push = await section("push", () => runPush(settings.push));
 if (push) {
   headline.push(
-    `- Push: an agent's dry run reaches a panel's open stream ${push.results.map((r) => `${r.name.split(":")[0]} p50 ${fmtMs(r.p50)} ms`).join(", ")} ` +
-      `after the agent has its answer (goal p50 ≤ 200 ms): **${push.pass ? "PASS" : "FAIL"}**.`,
+    `- Push: from an agent's dry-run answer to a panel's open stream hearing of it, p50 / p95: ` +
+      `${push.results.map((r) => `${r.short} ${fmtMs(r.p50)} / ${fmtMs(r.p95)} ms`).join("; ")} (goal p50 ≤ 200 ms): **${push.skipped ? "NOT MEASURED (panel not built)" : push.pass ? "PASS" : "FAIL"}**.`,
   );
   parts.push(
     "## 8. Push: from an agent's dry-run answer to the panel hearing of it",

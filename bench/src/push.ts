@@ -140,6 +140,8 @@ async function subscribe(panelUrl: string, cookie: string, ref: { workspaceId: s
 
 interface Setup {
   name: string;
+  /** For the summary line. */
+  short: string;
   databaseUrl: string;
   panels: number;
   /** Which door the agent's dry run goes through: the bridge, or panel A as a person's dry run. */
@@ -232,18 +234,21 @@ async function postgresReachable(url: string): Promise<string | null> {
 }
 
 export async function runPush(settings: PushSettings) {
-  if (!existsSync(join(ROOT, "apps/web/.next/BUILD_ID"))) throw new Error("push: build the panel first (cd apps/web && npx next build)");
+  if (!existsSync(join(ROOT, "apps/web/.next/BUILD_ID"))) {
+    // The panel runs as `next start`: without a build there is nothing to measure, and the other sections still run.
+    return { markdown: "Not measured: the panel is not built (`cd apps/web && npx next build`, then run again).", results: [], pass: false, skipped: true };
+  }
   const dir = tempDir("push");
   const schema = `mnote_bench_push_${process.pid}`;
   const pgUrl = `${settings.postgresUrl}${settings.postgresUrl.includes("?") ? "&" : "?"}schema=${schema}`;
   const setups: Setup[] = [
-    { name: "SQLite: bridge → one panel (same file, two processes)", databaseUrl: `file:${join(dir, "push.db")}`, panels: 1, writer: "bridge" },
-    { name: "PostgreSQL: bridge → panel B (two panel instances)", databaseUrl: pgUrl, panels: 2, writer: "bridge" },
-    { name: "PostgreSQL: panel A → panel B (a person's dry run on A)", databaseUrl: pgUrl, panels: 2, writer: "panel A" },
+    { name: "SQLite: bridge → one panel (same file, two processes)", short: "SQLite bridge → panel", databaseUrl: `file:${join(dir, "push.db")}`, panels: 1, writer: "bridge" },
+    { name: "PostgreSQL: bridge → panel B (two panel instances)", short: "PostgreSQL bridge → panel B", databaseUrl: pgUrl, panels: 2, writer: "bridge" },
+    { name: "PostgreSQL: panel A → panel B (a person's dry run on A)", short: "PostgreSQL panel A → panel B", databaseUrl: pgUrl, panels: 2, writer: "panel A" },
   ];
   const pgProblem = await postgresReachable(settings.postgresUrl);
   const rows: string[][] = [];
-  const results: Array<{ name: string; p50: number; p95: number }> = [];
+  const results: Array<{ name: string; short: string; p50: number; p95: number }> = [];
   try {
     for (const setup of setups) {
       if (setup.databaseUrl.startsWith("postgres") && pgProblem) {
@@ -253,7 +258,7 @@ export async function runPush(settings: PushSettings) {
       const { latencies } = await measure(setup, settings.samples);
       const p50 = percentile(latencies, 50);
       const p95 = percentile(latencies, 95);
-      results.push({ name: setup.name, p50, p95 });
+      results.push({ name: setup.name, short: setup.short, p50, p95 });
       rows.push([setup.name, String(latencies.length), fmtMs(p50), fmtMs(p95), fmtMs(Math.max(...latencies)), p50 <= 200 ? "PASS" : "FAIL"]);
     }
   } finally {
@@ -261,5 +266,5 @@ export async function runPush(settings: PushSettings) {
     if (!pgProblem) await (await openPostgresDriver(settings.postgresUrl, { schema, dropSchemaOnClose: true })).close();
   }
   const markdown = table(["Setup", "Samples", "p50 ms", "p95 ms", "max ms", "p50 ≤ 200 ms"], rows);
-  return { markdown, results, pass: results.every((r) => r.p50 <= 200) };
+  return { markdown, results, pass: results.length > 0 && results.every((r) => r.p50 <= 200), skipped: false };
 }
