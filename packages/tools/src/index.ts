@@ -1,5 +1,6 @@
 export { appRouter, createCaller, type AppRouter } from "./root";
 export { callTool } from "./call-tool";
+export { resolveToken, signedInPerson } from "./caller-token";
 export { bearerSecret, createToolsContext, DEFAULT_SETTINGS, doorRefusal, type Door, toolsSettingsFromEnv, type ToolsContext, type ToolsSettings } from "./context";
 export { ConfigError, ConfigReader, type Env } from "./config";
 export { payloadFingerprint, canonicalJson } from "./fingerprint";
