@@ -3,7 +3,8 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { useTRPC } from "~/trpc/react";
-import { formatTime, PAGE_WRITE_TOOLS, toolLabel } from "./labels";
+import { CopyableId } from "./copyable-id";
+import { formatTime, PAGE_WRITE_TOOLS, relativeTime, toolLabel } from "./labels";
 
 type PageRef = { workspaceId: string; documentId: string };
 export interface Me {
@@ -65,8 +66,20 @@ export function AuditTrail({ pageRef, me, revision, canWrite, onReverted }: { pa
         </p>
       )}
       {audit.isPending && <p className="muted">Loading the audit trail…</p>}
-      {audit.isError && <p role="alert" className="error">{audit.error.message}</p>}
-      {audit.data && (
+      {audit.isError && (
+        <p role="alert" className="error">
+          Could not load the audit trail: {audit.error.message}{" "}
+          <button type="button" className="small" onClick={() => void audit.refetch()}>
+            Retry
+          </button>
+        </p>
+      )}
+      {audit.data && audit.data.length === 0 && (
+        <p className="muted empty" data-testid="audit-empty">
+          {filter.runId || filter.traceId ? "No audit records match this filter." : "Nothing has happened on this page yet."}
+        </p>
+      )}
+      {audit.data && audit.data.length > 0 && (
         <div className="table-wrap">
           <table className="audit">
             <caption className="sr-only">Audit trail of this page</caption>
@@ -83,24 +96,28 @@ export function AuditTrail({ pageRef, me, revision, canWrite, onReverted }: { pa
             <tbody>
               {audit.data.map((record) => (
                 <tr key={record.id} data-effect={record.effect} data-outcome={record.outcome} data-tool-call-id={record.identity.toolCallId ?? undefined}>
-                  <td>{formatTime(record.at)}</td>
-                  <td>
+                  <td data-label="When">
+                    <time dateTime={record.at} title={formatTime(record.at)} suppressHydrationWarning>
+                      {relativeTime(record.at)}
+                    </time>
+                  </td>
+                  <td data-label="Effect">
                     <span className={`badge effect-${record.effect}`}>{record.effect}</span>
                   </td>
-                  <td>{toolLabel(record.identity.toolName)}</td>
-                  <td>
+                  <td data-label="Tool">{toolLabel(record.identity.toolName)}</td>
+                  <td data-label="Who">
                     {record.identity.holder ?? "—"} <code>{record.identity.actorId || "?"}</code>
                   </td>
-                  <td className="ids">
+                  <td className="ids" data-label="Run · call · trace">
                     <button type="button" className="link" title="Show only this run" onClick={() => setFilter({ runId: record.identity.runId ?? undefined })}>
                       {record.identity.runId ?? "—"}
                     </button>{" "}
-                    · <code>{record.identity.toolCallId ?? "—"}</code> ·{" "}
+                    · <CopyableId label="call" value={record.identity.toolCallId} /> ·{" "}
                     <button type="button" className="link" title="Show only this trace" onClick={() => setFilter({ traceId: record.identity.traceId ?? undefined })}>
                       {record.identity.traceId ?? "—"}
                     </button>
                   </td>
-                  <td>
+                  <td data-label="Result">
                     <span className="outcome">{record.outcome}</span>
                     {record.errorCode && <code className="error-code"> {record.errorCode}</code>}
                     {record.commandId && (
@@ -131,6 +148,15 @@ export function AuditTrail({ pageRef, me, revision, canWrite, onReverted }: { pa
 function CommandDetail({ pageRef, commandId }: { pageRef: PageRef; commandId: string }) {
   const trpc = useTRPC();
   const command = useQuery(trpc.panel.command.get.queryOptions({ ...pageRef, commandId }));
+  if (command.isError)
+    return (
+      <span className="command-detail error" role="alert">
+        Could not load command {commandId}: {command.error.message}{" "}
+        <button type="button" className="small" onClick={() => void command.refetch()}>
+          Retry
+        </button>
+      </span>
+    );
   if (!command.data) return <span className="muted"> loading…</span>;
   return (
     <span className="command-detail" role="note">
