@@ -123,6 +123,9 @@ export function identityValues(identity: CallIdentity) {
     identity.traceId,
   ];
 }
+/** `?, ?, …` for a VALUES or IN list of `count` items. */
+export const placeholders = (count: number) => Array.from({ length: count }, () => "?").join(", ");
+
 export const IDENTITY_COLUMNS =
   "tool_name, workspace_id, document_id, actor_id, token_id, holder, session_id, run_id, tool_call_id, trace_id";
 

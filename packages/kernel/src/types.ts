@@ -274,7 +274,6 @@ export interface KernelAdapter {
    */
   getBlockWindow(documentId: string, query: BlockWindowQuery): Promise<LocatedBlock[]>;
   getSummary(documentId: string): Promise<ArtifactNode | null>;
-  findIdempotency(scope: { workspaceId: string; actorId: string; toolName: string; key: string }, now: string): Promise<IdempotencyRecord | null>;
   /** The page as it was just before a command ran, rebuilt from the command log. */
   getPageStateBefore(commandId: string): Promise<{ documentId: string; revision: number; state: PageState } | null>;
 

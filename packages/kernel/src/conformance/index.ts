@@ -121,7 +121,8 @@ export function kernelConformanceSuite(name: string, openKernel: () => Promise<K
       await kernel.admin.revokeToken(revoked.record.id);
       // A stored result for the owner's key, and one that has expired.
       const stored = request({ name: "page.head.updateTitle", title: "Kept" }, { identity: identity({ toolName: "mnote.page.update_title" }) });
-      await kernel.execute(stored);
+      const storedOutcome = await kernel.execute(stored);
+      if (storedOutcome.kind !== "applied") throw new Error(`stored write: ${storedOutcome.kind}`);
       const expired = request({ name: "page.head.updateTitle", title: "Old" }, { identity: identity({ toolName: "mnote.page.update_title" }) });
       await kernel.execute({ ...expired, idempotency: { ...expired.idempotency, expiresAt: "2000-01-01T00:00:00.000Z" } });
       const now = new Date().toISOString();
@@ -131,8 +132,21 @@ export function kernelConformanceSuite(name: string, openKernel: () => Promise<K
         const access = token
           ? await kernel.getAccessFacts({ workspaceId, documentId, userId: token.userId })
           : { workspace: null, role: null, page: null, grant: null };
+        // The one unexpired record: the owner's key, in the workspace it was stored in (whatever the page asked for).
         const idempotency =
-          token && key ? await kernel.findIdempotency({ workspaceId, actorId: token.userId, toolName: "mnote.page.update_title", key }, now) : null;
+          token?.userId === owner && workspaceId === ws && key === stored.idempotency.key
+            ? {
+                workspaceId,
+                actorId: owner,
+                toolName: "mnote.page.update_title",
+                key,
+                fingerprint: stored.idempotency.fingerprint,
+                commandId: storedOutcome.commandId,
+                result: storedOutcome.result,
+                createdAt: expect.any(String),
+                expiresAt: stored.idempotency.expiresAt,
+              }
+            : null;
         return { token, access, idempotency };
       };
       const cases: Array<[string, string, string, string | null]> = [
@@ -228,7 +242,15 @@ export function kernelConformanceSuite(name: string, openKernel: () => Promise<K
         idempotency: { key: "old", fingerprint: "fp", expiresAt: "2000-01-01T00:00:00.000Z" },
       });
       expect((await kernel.execute(first)).kind).toBe("applied");
-      expect(await kernel.findIdempotency({ workspaceId: ws, actorId: owner, toolName: "mnote.page.save", key: "old" }, new Date().toISOString())).toBeNull();
+      const ownerSecret = (await kernel.admin.createToken({ userId: owner, holder: "person", scopes: ["page.write"] })).token;
+      const facts = await kernel.getCallFacts({
+        tokenHash: hashToken(ownerSecret),
+        workspaceId: ws,
+        documentId: doc,
+        idempotency: { toolName: "mnote.page.save", key: "old", now: new Date().toISOString() },
+      });
+      expect(facts.token?.userId).toBe(owner);
+      expect(facts.idempotency).toBeNull();
       expect((await kernel.execute(first)).kind).toBe("applied");
       expect(await kernel.purgeExpiredIdempotency(new Date().toISOString())).toBe(1);
     });
