@@ -18,6 +18,7 @@ import { fmtBytes, table } from "./stats";
 import { runTransports } from "./transports";
 import { runWrites } from "./writes";
 import { runEdits } from "./edits";
+import { keptSections } from "./kept-sections";
 
 const SECTIONS = ["floor", "transports", "peer", "scaling", "writes", "proposals", "edits"] as const;
 type Section = (typeof SECTIONS)[number];
@@ -324,6 +325,7 @@ const report = [
   "- Source: `bench/src/*.ts`. `pnpm bench` is the full run; `--quick` is a smaller smoke run; `--only SECTION` runs one section.",
   "",
   ...parts,
+  ...keptSections(out),
 ].join("\n");
 
 process.stdout.write(`${report}\n`);
