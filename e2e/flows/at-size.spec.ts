@@ -64,7 +64,16 @@ test("a 980-change proposal on a 1,000-block page: summary, page order, virtual 
   // order, and Approve stays in reach. A delete names its position in the page as it is (901–910), the rest
   // their position in the page as it will be, so a delete may read up to 10 above its neighbour.
   const scroller = card.locator(".change-scroll");
+  // Where the main thread's time goes while scrolling (Chromium's own counters, in seconds).
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send("Performance.enable");
+  const counters = async () => {
+    const { metrics } = await cdp.send("Performance.getMetrics");
+    const get = (name: string) => metrics.find((m) => m.name === name)?.value ?? 0;
+    return { task: get("TaskDuration"), script: get("ScriptDuration"), layout: get("LayoutDuration"), style: get("RecalcStyleDuration") };
+  };
   await longTasks();
+  const before = await counters();
   const frames = await scroller.evaluate(async (el) => {
     const out: { positions: number[]; kinds: string[] }[] = [];
     const frame = () => new Promise((resolve) => requestAnimationFrame(resolve));
@@ -81,6 +90,8 @@ test("a 980-change proposal on a 1,000-block page: summary, page order, virtual 
     return out;
   });
   const scrollLongTasks = await longTasks();
+  const after = await counters();
+  const perStep = (key: keyof typeof before) => Math.round(((after[key] - before[key]) * 1000 * 10) / frames.length) / 10;
   await expect(approve).toBeInViewport();
   expect(frames.length).toBeGreaterThan(50);
   expect([...new Set(frames.flatMap((f) => f.kinds))].sort()).toEqual(["delete", "insert", "update"]);
@@ -120,6 +131,7 @@ test("a 980-change proposal on a 1,000-block page: summary, page order, virtual 
     longestTaskWhileScrollingMs: Math.round(Math.max(0, ...scrollLongTasks)),
     longTasksWhileScrolling: scrollLongTasks.length,
     framesScrolled: frames.length,
+    perScrollStepMs: { mainThread: perStep("task"), script: perStep("script"), layout: perStep("layout"), style: perStep("style") },
     rowsInDom: rendered,
   };
   console.log(`panel at size: ${JSON.stringify(numbers)}`);
@@ -129,7 +141,15 @@ test("a 980-change proposal on a 1,000-block page: summary, page order, virtual 
 });
 
 /** docs/benchmarks.md's "Panel at size": what this flow measured, in Chromium, on this machine, now. */
-function panelAtSizeSection(n: { timeToInteractiveMs: number; longestTaskWhileLoadingMs: number; longestTaskWhileScrollingMs: number; longTasksWhileScrolling: number; framesScrolled: number; rowsInDom: number }) {
+function panelAtSizeSection(n: {
+  timeToInteractiveMs: number;
+  longestTaskWhileLoadingMs: number;
+  longestTaskWhileScrollingMs: number;
+  longTasksWhileScrolling: number;
+  framesScrolled: number;
+  perScrollStepMs: { mainThread: number; script: number; layout: number; style: number };
+  rowsInDom: number;
+}) {
   const load = loadavg().map((l) => l.toFixed(2)).join(" / ");
   return [
     "## Panel at size",
@@ -146,6 +166,7 @@ function panelAtSizeSection(n: { timeToInteractiveMs: number; longestTaskWhileLo
     `| Time to interactive (navigation → Approve and the first change on screen) | ${n.timeToInteractiveMs} ms |`,
     `| Longest task while loading | ${n.longestTaskWhileLoadingMs} ms |`,
     `| Longest task while scrolling the 980 changes | ${n.longestTaskWhileScrollingMs} ms (${n.longTasksWhileScrolling} long tasks in ${n.framesScrolled} scroll steps) |`,
+    `| Main-thread time per scroll step (all / script / layout / style) | ${n.perScrollStepMs.mainThread} / ${n.perScrollStepMs.script} / ${n.perScrollStepMs.layout} / ${n.perScrollStepMs.style} ms |`,
     `| Change rows in the DOM at once (virtualized) | ${n.rowsInDom} of 980 |`,
     "",
   ].join("\n");

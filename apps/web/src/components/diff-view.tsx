@@ -3,7 +3,7 @@
 import type { Block, Change, ToolWarning } from "@mnote/contract";
 import { diffWords, type ReviewRow, reviewRows } from "@mnote/diff";
 import { useVirtualizer } from "@tanstack/react-virtual";
-import { useMemo, useRef, useState } from "react";
+import { memo, useMemo, useRef, useState } from "react";
 import { type BlockTarget, useFocusBlock } from "./block-focus";
 import { blockLabel } from "./blocks";
 
@@ -155,6 +155,16 @@ export function ChangeList({
   const ordinalOfRow = useMemo(() => new Map(changeRows.map((rowIndex, ordinal) => [rowIndex, ordinal])), [changeRows]);
   const [current, setCurrent] = useState<number | null>(null);
   const scrollRef = useRef<HTMLDivElement>(null);
+  const latest = useRef<RowEvents | null>(null);
+  const events = useMemo<RowEvents>(
+    () => ({
+      onFocus: (rowIndex, change) => latest.current?.onFocus(rowIndex, change),
+      onClick: (change) => latest.current?.onClick(change),
+      onKey: (event, rowIndex) => latest.current?.onKey(event, rowIndex),
+      onToggle: (changeIndex) => latest.current?.onToggle(changeIndex),
+    }),
+    [],
+  );
   const virtualizer = useVirtualizer({
     count: rows.length,
     getScrollElement: () => scrollRef.current,
@@ -179,6 +189,17 @@ export function ChangeList({
     focus(5);
   };
   const ordinal = current === null ? -1 : (ordinalOfRow.get(current) ?? -1);
+  // Rows are memoised (a scroll re-renders the list, not the rows already drawn): they call back through a
+  // stable object whose handlers always see this render's state.
+  latest.current = {
+    onFocus: (rowIndex, change) => {
+      setCurrent(rowIndex);
+      focusBlock(targetOf(change));
+    },
+    onClick: (change) => focusBlock(targetOf(change)),
+    onKey: (event, rowIndex) => onRowKey(event, rowIndex),
+    onToggle: (changeIndex) => onToggle?.(changeIndex),
+  };
   const onRowKey = (event: React.KeyboardEvent, rowIndex: number) => {
     if (event.target !== event.currentTarget) return; // keys inside the checkbox stay the checkbox's
     const at = ordinalOfRow.get(rowIndex) ?? -1;
@@ -214,40 +235,22 @@ export function ChangeList({
               );
             }
             const change = changes[row.change]!;
-            const { tag, className, body, where } = describe(change);
-            const flagged = change.kind === "set_option" && warned.has(change.key);
             return (
-              <li
+              <ChangeRow
                 key={item.key}
-                id={rowId(item.index)}
-                ref={virtualizer.measureElement}
-                data-index={item.index}
-                data-kind={change.kind}
-                data-change={row.change}
-                className={`change ${className}${flagged ? " flagged" : ""}${current === item.index ? " current" : ""}`}
-                style={style}
-                tabIndex={-1}
-                onFocus={() => {
-                  setCurrent(item.index);
-                  focusBlock(targetOf(change));
-                }}
-                onClick={() => focusBlock(targetOf(change))}
-                onKeyDown={(e) => onRowKey(e, item.index)}
-              >
-                {selection && onToggle && (
-                  <input
-                    type="checkbox"
-                    id={`${idPrefix}-change-${row.change}`}
-                    checked={selection.has(row.change)}
-                    onChange={() => onToggle(row.change)}
-                    aria-label={`Keep change ${(ordinalOfRow.get(item.index) ?? 0) + 1}: ${tag}${where ? `, ${where}` : ""}`}
-                  />
-                )}
-                <span className="tag">{tag}</span>
-                {where && <span className="where">{where}</span>}
-                <span className="body">{body}</span>
-                {flagged && <span className="badge warn">not wired yet</span>}
-              </li>
+                change={change}
+                changeIndex={row.change}
+                rowIndex={item.index}
+                ordinal={ordinalOfRow.get(item.index) ?? 0}
+                start={item.start}
+                rowId={rowId(item.index)}
+                checkboxId={`${idPrefix}-change-${row.change}`}
+                kept={selection && onToggle ? selection.has(row.change) : undefined}
+                current={current === item.index}
+                flagged={change.kind === "set_option" && warned.has(change.key)}
+                measure={virtualizer.measureElement}
+                events={events}
+              />
             );
           })}
         </ul>
@@ -255,5 +258,73 @@ export function ChangeList({
     </div>
   );
 }
+
+interface RowEvents {
+  onFocus: (rowIndex: number, change: Change) => void;
+  onClick: (change: Change) => void;
+  onKey: (event: React.KeyboardEvent, rowIndex: number) => void;
+  onToggle: (changeIndex: number) => void;
+}
+
+/** One change, drawn once while it stays on screen: its word diff is the costly part. */
+const ChangeRow = memo(function ChangeRow({
+  change,
+  changeIndex,
+  rowIndex,
+  ordinal,
+  start,
+  rowId,
+  checkboxId,
+  kept,
+  current,
+  flagged,
+  measure,
+  events,
+}: {
+  change: Change;
+  changeIndex: number;
+  rowIndex: number;
+  ordinal: number;
+  start: number;
+  rowId: string;
+  checkboxId: string;
+  /** Undefined when the proposal cannot be applied in part (no checkbox). */
+  kept: boolean | undefined;
+  current: boolean;
+  flagged: boolean;
+  measure: (element: Element | null) => void;
+  events: RowEvents;
+}) {
+  const { tag, className, body, where } = useMemo(() => describe(change), [change]);
+  return (
+    <li
+      id={rowId}
+      ref={measure}
+      data-index={rowIndex}
+      data-kind={change.kind}
+      data-change={changeIndex}
+      className={`change ${className}${flagged ? " flagged" : ""}${current ? " current" : ""}`}
+      style={{ transform: `translateY(${start}px)` }}
+      tabIndex={-1}
+      onFocus={() => events.onFocus(rowIndex, change)}
+      onClick={() => events.onClick(change)}
+      onKeyDown={(e) => events.onKey(e, rowIndex)}
+    >
+      {kept !== undefined && (
+        <input
+          type="checkbox"
+          id={checkboxId}
+          checked={kept}
+          onChange={() => events.onToggle(changeIndex)}
+          aria-label={`Keep change ${ordinal + 1}: ${tag}${where ? `, ${where}` : ""}`}
+        />
+      )}
+      <span className="tag">{tag}</span>
+      {where && <span className="where">{where}</span>}
+      <span className="body">{body}</span>
+      {flagged && <span className="badge warn">not wired yet</span>}
+    </li>
+  );
+});
 
 const rowKey = (row: ReviewRow, index: number) => (row.row === "change" ? `c${row.change}` : `u${index}`);
