@@ -192,7 +192,7 @@ function PanelTabs({ tab, onSelect, pending }: { tab: Tab; onSelect: (tab: Tab) 
           onClick={() => onSelect(t)}
         >
           {TAB_LABELS[t]}
-          {t === "proposals" && pending > 0 && <span className="count"> {pending}</span>}
+          {t === "proposals" && pending > 0 && <span className="count"><span className="sr-only"> (</span>{pending}<span className="sr-only"> pending)</span></span>}
         </button>
       ))}
     </div>
