@@ -1,6 +1,7 @@
 import { createAdmin } from "./admin";
 import { appendAudit } from "./audit-records";
 import { migrate } from "./migrations";
+import { getDisplayNames, listPageOverviews } from "./panel-reads";
 import { readBlocks } from "./page-state";
 import * as reads from "./reads";
 import type { SqlDriver } from "./sql/driver";
@@ -93,6 +94,12 @@ export class SqlKernel implements KernelAdapter {
   }
   getCommand(commandId: string) {
     return reads.getCommand(this.db, commandId);
+  }
+  listPageOverviews(input: { workspaceId: string; userId: string }) {
+    return listPageOverviews(this.db, input);
+  }
+  getDisplayNames(input: { userIds: readonly string[]; tokenIds: readonly string[] }) {
+    return getDisplayNames(this.db, input);
   }
   listArtifacts(documentId: string) {
     return reads.listArtifacts(this.db, documentId);

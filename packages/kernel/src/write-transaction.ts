@@ -117,6 +117,10 @@ async function executeIn(tx: SqlExecutor, lockPageSql: string, request: ExecuteR
   if (stored.changes !== 1) throw new UniqueViolation("idempotency key taken by a concurrent transaction");
   // The edit a person approved (or an agent retried after approval) is no longer pending.
   await tx.run(PROPOSALS_APPLY, [commandId, now, identity.documentId, identity.toolName, idempotency.key, idempotency.fingerprint]);
+  // A part of a proposal applied in one step with its decision: both commit, or neither (decision 0016).
+  if (request.appliesPartOf && !(await markAppliedInPart(tx, request.appliesPartOf, { commandId, documentId: page.id, at: now }))) {
+    throw new CommandRejected("the proposal was decided meanwhile; nothing was written");
+  }
   // A write's audit record is written in its own transaction; nobody needs its id back.
   await tx.run(AUDIT_INSERT, auditValues({
     identity,
@@ -136,4 +140,35 @@ async function executeIn(tx: SqlExecutor, lockPageSql: string, request: ExecuteR
     revisionAfter,
     result,
   };
+}
+
+/**
+ * Marks a pending proposal applied in part by the command just written, inside the write's transaction,
+ * with every pending repeat of its edit (tool, key, payload), as a full write of the edit would. False when
+ * it is not pending on that page any more (decided meanwhile): the caller rolls the write back.
+ */
+async function markAppliedInPart(
+  tx: SqlExecutor,
+  part: { proposalId: number; kept: number[]; total: number },
+  write: { commandId: string; documentId: string; at: string },
+): Promise<boolean> {
+  const edit = await tx.get<{ tool_name: string; idempotency_key: string; payload_fingerprint: string }>(
+    `SELECT tool_name, idempotency_key, payload_fingerprint FROM proposals WHERE audit_id = ? AND document_id = ? AND status = 'pending'`,
+    [part.proposalId, write.documentId],
+  );
+  if (!edit) return false;
+  await tx.run(
+    `UPDATE proposals SET status = 'applied', command_id = ?, decided_at = ?, applied_part = ?
+     WHERE document_id = ? AND tool_name = ? AND idempotency_key = ? AND payload_fingerprint = ? AND status = 'pending'`,
+    [
+      write.commandId,
+      write.at,
+      JSON.stringify({ kept: part.kept, total: part.total }),
+      write.documentId,
+      edit.tool_name,
+      edit.idempotency_key,
+      edit.payload_fingerprint,
+    ],
+  );
+  return true;
 }

@@ -1,10 +1,12 @@
 "use client";
 
+import type { AppRouter } from "@mnote/tools";
+import type { inferRouterOutputs } from "@trpc/server";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { useTRPC } from "~/trpc/react";
 import { CopyableId } from "./copyable-id";
-import { formatTime, PAGE_WRITE_TOOLS, relativeTime, toolLabel } from "./labels";
+import { formatTime, relativeTime, toolLabel, whoText } from "./labels";
 
 type PageRef = { workspaceId: string; documentId: string };
 export interface Me {
@@ -16,7 +18,7 @@ export interface Me {
 
 
 /** Every call on this page, newest first: reads, dry runs, writes, replays, denials, decisions. */
-export function AuditTrail({ pageRef, me, revision, canWrite, onReverted }: { pageRef: PageRef; me: Me; revision: number; canWrite: boolean; onReverted: () => void }) {
+export function AuditTrail({ pageRef, onReverted }: { pageRef: PageRef; onReverted: () => void }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const [filter, setFilter] = useState<{ runId?: string; traceId?: string }>({});
@@ -25,27 +27,16 @@ export function AuditTrail({ pageRef, me, revision, canWrite, onReverted }: { pa
   const audit = useQuery(trpc.panel.audit.list.queryOptions({ ...pageRef, ...filter }));
   const revert = useMutation(
     trpc.panel.page.revert.mutationOptions({
-      onSuccess: (envelope) => {
+      onSuccess: ({ envelope }) => {
         setNotice(envelope.ok ? "Revert proposed: review its diff under Proposals." : `${envelope.error?.code}: ${envelope.error?.message}`);
         void queryClient.invalidateQueries({ queryKey: trpc.panel.pathKey() });
         if (envelope.ok) onReverted();
       },
+      onError: (error) => setNotice(error.message),
     }),
   );
-  const proposeRevert = (commandId: string) =>
-    revert.mutate({
-      toolName: "panel.page.revert",
-      ...pageRef,
-      actorId: me.userId,
-      sessionId: `panel_${me.tokenId}`,
-      runId: "panel",
-      toolCallId: `panel_${crypto.randomUUID()}`,
-      traceId: crypto.randomUUID(),
-      idempotencyKey: `revert_${crypto.randomUUID()}`,
-      dryRun: true,
-      capabilityScope: me.scopes,
-      args: { commandId, baseRevision: revision },
-    });
+  // The server builds the revert call (ids, key, base revision); the panel names the command only.
+  const proposeRevert = (commandId: string) => revert.mutate({ ...pageRef, commandId });
 
   return (
     <div>
@@ -106,7 +97,7 @@ export function AuditTrail({ pageRef, me, revision, canWrite, onReverted }: { pa
                   </td>
                   <td data-label="Tool">{toolLabel(record.identity.toolName)}</td>
                   <td data-label="Who">
-                    {record.identity.holder ?? "—"} <code>{record.identity.actorId || "?"}</code>
+                    <DecisionText record={record} />
                   </td>
                   <td className="ids" data-label="Run · call · trace">
                     <button type="button" className="link" title="Show only this run" onClick={() => setFilter({ runId: record.identity.runId ?? undefined })}>
@@ -127,7 +118,7 @@ export function AuditTrail({ pageRef, me, revision, canWrite, onReverted }: { pa
                           {record.commandId}
                         </button>
                         {openCommand === record.commandId && <CommandDetail pageRef={pageRef} commandId={record.commandId} />}
-                        {canWrite && record.effect === "write" && record.outcome === "ok" && record.aiWrite && PAGE_WRITE_TOOLS.has(record.identity.toolName) && (
+                        {record.revertable && (
                           <button type="button" className="small" disabled={revert.isPending} onClick={() => proposeRevert(record.commandId!)}>
                             Revert
                           </button>
@@ -142,6 +133,37 @@ export function AuditTrail({ pageRef, me, revision, canWrite, onReverted }: { pa
         </div>
       )}
     </div>
+  );
+}
+
+type AuditRow = inferRouterOutputs<AppRouter>["panel"]["audit"]["list"][number];
+type Who = AuditRow["who"];
+
+/** "Hermes's proposal", "Ben's proposal": whose proposal a decision was on. */
+function proposalOf(proposer: Who | null) {
+  if (!proposer) return "a proposal";
+  const name = proposer.holder === "agent" ? (proposer.agentName ?? "an agent") : (proposer.actorName ?? proposer.actorId);
+  return `${name}’s proposal`;
+}
+
+/**
+ * Who did it, by name; on a decision, what they decided on whose proposal: "Ada approved Hermes's proposal",
+ * "Ada applied 2 of 3 changes of Hermes's proposal", "Ada rejected Hermes's proposal". The user id is on demand.
+ */
+function DecisionText({ record }: { record: AuditRow }) {
+  const actor = whoText(record.who);
+  const decision = record.decision;
+  const id = <CopyableId label="user" value={record.identity.actorId} />;
+  if (!decision) return <span className="who">{actor} <details className="ids"><summary>id</summary>{id}</details></span>;
+  const verb =
+    record.outcome === "rejected" ? "rejected"
+    : record.effect !== "write" || record.outcome !== "ok" ? "tried to approve"
+    : decision.part ? `applied ${decision.part.kept} of ${decision.part.total} changes of`
+    : "approved";
+  return (
+    <span className="who decision" data-decision={record.outcome === "rejected" ? "rejected" : decision.part ? "applied_in_part" : "approved"}>
+      {actor} {verb} {proposalOf(decision.proposer)} <details className="ids"><summary>id</summary>{id}</details>
+    </span>
   );
 }
 

@@ -139,12 +139,15 @@ export function ChangeList({
   changes,
   warnings,
   selection,
+  leftOut = [],
   onToggle,
   idPrefix,
 }: {
   changes: Change[];
   warnings: ToolWarning[];
   selection?: Set<number>;
+  /** A proposal applied in part: the changes that were not written. */
+  leftOut?: readonly number[];
   onToggle?: (index: number) => void;
   idPrefix: string;
 }) {
@@ -172,6 +175,7 @@ export function ChangeList({
     overscan: 6,
     getItemKey: (i) => rowKey(rows[i]!, i),
   });
+  const notWritten = useMemo(() => new Set(leftOut), [leftOut]);
   const warned = useMemo(() => new Set(warnings.flatMap((w) => (w.field ? [w.field.replace(/^options\./, "")] : []))), [warnings]);
   if (changes.length === 0) return <p className="muted">No visible change: the page already looks like this.</p>;
 
@@ -248,6 +252,7 @@ export function ChangeList({
                 kept={selection && onToggle ? selection.has(row.change) : undefined}
                 current={current === item.index}
                 flagged={change.kind === "set_option" && warned.has(change.key)}
+                leftOut={notWritten.has(row.change)}
                 measure={virtualizer.measureElement}
                 events={events}
               />
@@ -278,6 +283,7 @@ const ChangeRow = memo(function ChangeRow({
   kept,
   current,
   flagged,
+  leftOut,
   measure,
   events,
 }: {
@@ -292,6 +298,7 @@ const ChangeRow = memo(function ChangeRow({
   kept: boolean | undefined;
   current: boolean;
   flagged: boolean;
+  leftOut: boolean;
   measure: (element: Element | null) => void;
   events: RowEvents;
 }) {
@@ -303,7 +310,8 @@ const ChangeRow = memo(function ChangeRow({
       data-index={rowIndex}
       data-kind={change.kind}
       data-change={changeIndex}
-      className={`change ${className}${flagged ? " flagged" : ""}${current ? " current" : ""}`}
+      className={`change ${className}${flagged ? " flagged" : ""}${current ? " current" : ""}${leftOut ? " left-out" : ""}`}
+      data-left-out={leftOut || undefined}
       style={{ transform: `translateY(${start}px)` }}
       tabIndex={-1}
       onFocus={() => events.onFocus(rowIndex, change)}
@@ -323,6 +331,7 @@ const ChangeRow = memo(function ChangeRow({
       {where && <span className="where">{where}</span>}
       <span className="body">{body}</span>
       {flagged && <span className="badge warn">not wired yet</span>}
+      {leftOut && <span className="badge muted-badge">left out</span>}
     </li>
   );
 });

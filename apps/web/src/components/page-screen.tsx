@@ -78,7 +78,7 @@ export function PageScreen({ workspaceId, documentId, me }: { workspaceId: strin
         </p>
       </main>
     );
-  const { page, blocks, role, canWrite, workspace } = view.data;
+  const { page, blocks, role, workspace } = view.data;
   const pending = proposals.data?.filter((p) => p.status === "pending").length ?? 0;
 
   return (
@@ -143,8 +143,8 @@ export function PageScreen({ workspaceId, documentId, me }: { workspaceId: strin
           </div>
           <PanelTabs tab={tab} onSelect={setTab} pending={pending} />
           <section ref={tabPanel} role="tabpanel" id={`panel-${tab}`} aria-labelledby={`tab-${tab}`} className="tabpanel" tabIndex={0}>
-            {tab === "proposals" && <Proposals pageRef={pageRef} canWrite={canWrite} />}
-            {tab === "audit" && <AuditTrail pageRef={pageRef} me={me} revision={page.revision} canWrite={canWrite} onReverted={showProposals} />}
+            {tab === "proposals" && <Proposals pageRef={pageRef} />}
+            {tab === "audit" && <AuditTrail pageRef={pageRef} onReverted={showProposals} />}
             {tab === "artifacts" && <Artifacts pageRef={pageRef} />}
           </section>
         </aside>

@@ -6,7 +6,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useMemo, useRef, useState } from "react";
 import { useTRPC } from "~/trpc/react";
 import { ChangeList, countChanges } from "./diff-view";
-import { formatTime, PARTIAL_APPLY_TOOLS, relativeTime, toolLabel } from "./labels";
+import { formatTime, proposalStatusText, relativeTime, toolLabel, whoText } from "./labels";
 import { CopyableId } from "./copyable-id";
 
 type PageRef = { workspaceId: string; documentId: string };
@@ -15,10 +15,11 @@ type Outcome = { tone: "ok" | "error"; text: string; offerRerun?: boolean };
 /** The parts of an output envelope the panel reports back to the person. */
 type EnvelopeSummary = { ok: boolean; result?: unknown; audit: { commandId: string | null }; error: { code: string; message: string } | null };
 
-function describeEnvelope(envelope: EnvelopeSummary): Outcome {
+function describeEnvelope(envelope: EnvelopeSummary, kept?: number, total?: number): Outcome {
   if (envelope.ok) {
     const revision = (envelope.result as { revision?: number } | null)?.revision;
-    return { tone: "ok", text: `Applied as command ${envelope.audit.commandId}${revision ? ` (revision ${revision})` : ""}.` };
+    const part = kept !== undefined && total !== undefined && kept < total ? ` in part (${kept} of ${total} changes)` : "";
+    return { tone: "ok", text: `Applied${part} as command ${envelope.audit.commandId}${revision ? ` (revision ${revision})` : ""}.` };
   }
   if (envelope.error?.code === "mnote_tool_conflict") {
     return { tone: "error", text: "The page changed since this proposal. Nothing was written.", offerRerun: true };
@@ -36,7 +37,7 @@ const OPEN_BY_DEFAULT = 5;
 export const isProposalDetail = (queryKey: readonly unknown[]) => JSON.stringify(queryKey).includes('"proposals","get"');
 
 /** Every proposal on the page; pending ones are what a person has to decide on. */
-export function Proposals({ pageRef, canWrite }: { pageRef: PageRef; canWrite: boolean }) {
+export function Proposals({ pageRef }: { pageRef: PageRef }) {
   const trpc = useTRPC();
   const [showDecided, setShowDecided] = useState(false);
   // The last decision stays on screen after its card leaves the list, and focus lands on it, not on <body>.
@@ -82,7 +83,6 @@ export function Proposals({ pageRef, canWrite }: { pageRef: PageRef; canWrite: b
             key={proposal.id}
             proposal={proposal}
             pageRef={pageRef}
-            canWrite={canWrite}
             openAtFirst={proposal.status === "pending" && i < OPEN_BY_DEFAULT}
             onDecided={setDecided}
           />
@@ -97,13 +97,11 @@ type ProposalItem = inferRouterOutputs<AppRouter>["panel"]["proposals"]["list"][
 function ProposalCard({
   proposal,
   pageRef,
-  canWrite,
   openAtFirst,
   onDecided,
 }: {
   proposal: ProposalItem;
   pageRef: PageRef;
-  canWrite: boolean;
   openAtFirst: boolean;
   onDecided: (outcome: Outcome) => void;
 }) {
@@ -115,7 +113,8 @@ function ProposalCard({
   const summary = proposal.summary;
   const changeCount = summary?.changeCount ?? detail.data?.preview.changes.length ?? 0;
   const warnings = summary?.warnings ?? detail.data?.preview.warnings ?? [];
-  const selectable = PARTIAL_APPLY_TOOLS.has(proposal.toolName) && proposal.status === "pending";
+  // The server says whether this proposal can be cut change by change (tool, status, stale, the person's rights).
+  const selectable = proposal.partiallyApplicable;
   // Changes the person unticked; everything else is kept.
   const [unticked, setUnticked] = useState(() => new Set<number>());
   const keep = useMemo(() => Array.from({ length: changeCount }, (_, i) => i).filter((i) => !unticked.has(i)), [changeCount, unticked]);
@@ -134,18 +133,9 @@ function ProposalCard({
   const approve = useMutation(trpc.panel.proposals.approve.mutationOptions({ onSuccess: (envelope) => settle(describeEnvelope(envelope)), onError }));
   const reject = useMutation(trpc.panel.proposals.reject.mutationOptions({ onSuccess: () => settle({ tone: "ok", text: `Rejected “${toolLabel(proposal.toolName)}”. Nothing was written.` }), onError }));
   const rerun = useMutation(trpc.panel.proposals.rerun.mutationOptions({ onSuccess: (r) => { setOutcome(r.envelope.ok ? { tone: "ok", text: "Dry run computed again on the current page: review the new proposal." } : describeEnvelope(r.envelope)); void refresh(); }, onError }));
-  const applySelection = useMutation(
-    trpc.panel.proposals.applySelection.mutationOptions({
-      onSuccess: async (r) => {
-        if (!r.envelope.ok || r.proposalId === null) return setOutcome(describeEnvelope(r.envelope));
-        const applied = await approve.mutateAsync({ ...pageRef, proposalId: r.proposalId });
-        if (applied.ok) await reject.mutateAsync({ ...pageRef, proposalId: proposal.id, reason: "applied in part" }).catch(() => undefined);
-        settle(describeEnvelope(applied));
-      },
-      onError,
-    }),
-  );
-  const busy = approve.isPending || reject.isPending || rerun.isPending || applySelection.isPending;
+  // One server step: the kept changes are written and the proposal is marked applied in part, or nothing happens.
+  const applyPart = useMutation(trpc.panel.proposals.applyPart.mutationOptions({ onSuccess: (envelope) => settle(describeEnvelope(envelope, keep.length, changeCount)), onError }));
+  const busy = approve.isPending || reject.isPending || rerun.isPending || applyPart.isPending;
   const partial = selectable && unticked.size > 0;
   const headingId = `proposal-${proposal.id}`;
 
@@ -164,21 +154,26 @@ function ProposalCard({
         <h3 id={headingId}>{toolLabel(proposal.toolName)}</h3>
         <span className="badges">
           {proposal.held && <span className="badge info">held for approval</span>}
-          {proposal.stale && <span className="badge warn">stale: page changed</span>}
-          {proposal.status !== "pending" && <span className={`badge ${proposal.status === "applied" ? "ok" : "muted-badge"}`}>{proposal.status}</span>}
+          {proposal.stale && proposal.status === "pending" && <span className="badge warn">stale: page changed</span>}
+          {proposal.status !== "pending" && (
+            <span className={`badge ${proposal.status === "rejected" ? "muted-badge" : "ok"}`} data-testid="proposal-status">
+              {proposalStatusText(proposal)}
+            </span>
+          )}
         </span>
       </div>
       <dl className="meta">
         <dt>Who</dt>
         <dd>
-          {proposal.holder === "agent" ? "Agent" : "Person"} for <code>{proposal.actorId}</code>
+          {whoText(proposal.who)}
         </dd>
         <dt>Run</dt>
         <dd>
           <code title="runId">{proposal.runId}</code>{" "}
           <details className="ids">
             <summary>ids</summary>
-            <CopyableId label="session" value={proposal.sessionId} /> <CopyableId label="call" value={proposal.toolCallId} title="toolCallId" />
+            <CopyableId label="user" value={proposal.actorId} /> <CopyableId label="session" value={proposal.sessionId} />{" "}
+            <CopyableId label="call" value={proposal.toolCallId} title="toolCallId" /> <CopyableId label="trace" value={proposal.traceId} />
           </details>
         </dd>
         <dt>When</dt>
@@ -218,14 +213,14 @@ function ProposalCard({
             summary && <span> · {summary.plan.join("; ")}</span>
           )}
         </p>
-        {proposal.status === "pending" && canWrite && (
+        {proposal.status === "pending" && proposal.decidable && (
           <div className="row actions">
             {proposal.stale ? (
               <button type="button" className="primary" disabled={busy} onClick={() => rerun.mutate({ ...pageRef, proposalId: proposal.id })}>
                 Re-run dry run
               </button>
             ) : partial ? (
-              <button type="button" className="primary" disabled={busy || keep.length === 0} onClick={() => applySelection.mutate({ ...pageRef, proposalId: proposal.id, keep })}>
+              <button type="button" className="primary" disabled={busy || keep.length === 0} onClick={() => applyPart.mutate({ ...pageRef, proposalId: proposal.id, keep })}>
                 Apply {keep.length} of {changeCount} changes
               </button>
             ) : (
@@ -248,7 +243,7 @@ function ProposalCard({
             )}
           </div>
         )}
-        {proposal.status === "pending" && !canWrite && <p className="muted">You can read this page but not approve edits on it.</p>}
+        {proposal.status === "pending" && !proposal.decidable && <p className="muted">You can read this page but not approve edits on it.</p>}
         <div aria-live="polite">
           {outcome && (
             <p className={outcome.tone === "ok" ? "notice ok" : "notice error"} role={outcome.tone === "error" ? "alert" : "status"}>
@@ -280,12 +275,13 @@ function ProposalCard({
             changes={detail.data.preview.changes}
             warnings={detail.data.preview.warnings}
             selection={selectable ? selection : undefined}
+            leftOut={detail.data.leftOut}
             onToggle={(i) => setUnticked((s) => { const next = new Set(s); if (next.has(i)) next.delete(i); else next.add(i); return next; })}
             idPrefix={headingId}
           />
         )}
       </div>
-      {proposal.status === "applied" && proposal.commandId && (
+      {(proposal.status === "applied" || proposal.status === "applied_in_part") && proposal.commandId && (
         <p className="muted">
           Applied by command <code>{proposal.commandId}</code>
         </p>
