@@ -19,6 +19,7 @@ import { runTransports } from "./transports";
 import { runWrites } from "./writes";
 import { runEdits } from "./edits";
 import { runPush } from "./push";
+import { keptSections } from "./kept-sections";
 
 const SECTIONS = ["floor", "transports", "peer", "scaling", "writes", "proposals", "edits", "push"] as const;
 type Section = (typeof SECTIONS)[number];
@@ -352,6 +353,7 @@ const report = [
   "- Source: `bench/src/*.ts`. `pnpm bench` is the full run; `--quick` is a smaller smoke run; `--only SECTION` runs one section.",
   "",
   ...parts,
+  ...keptSections(out),
 ].join("\n");
 
 process.stdout.write(`${report}\n`);
