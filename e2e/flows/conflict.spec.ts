@@ -5,20 +5,20 @@ import { FLOW_PAGES } from "./pages";
 test("approving a proposal after the page changed writes nothing, says so, and a re-run can be approved", async ({ page }) => {
   const doc = FLOW_PAGES.conflict.id;
   await signIn(page, "ada");
-  await openPage(page, doc);
-
+  // Hold the panel's live stream so it has not noticed the change when Ada clicks Approve (the moment between a
+  // change and its push, made deterministic). The stream's request waits unanswered: the panel is "connecting",
+  // not "down", so it does not fall back to refreshing either. Queries and the refresh after a decision pass.
+  const held: Route[] = [];
+  const isChanges = (url: URL) => url.pathname === "/api/trpc/panel.page.changes";
+  await page.route(isChanges, (route) => void held.push(route));
+  // Proposed before the panel opens: it comes with the page's first HTML, not by the held stream.
   const proposal = await agentCall("mnote_page_update_title", { title: "Quarterly review (draft)" }, { documentId: doc });
   expect(proposal.ok).toBe(true);
+  await openPage(page, doc);
   const card = proposalCard(page, proposal.request.toolCallId);
   await expect(card.getByRole("button", { name: "Approve", exact: true })).toBeVisible();
 
-  // Hold the panel's live poll so it has not yet noticed the change when Ada clicks Approve
-  // (the moment between a change and the next poll, made deterministic). Only the poll on
-  // its own is held; the refresh after a decision batches it with the other queries and passes.
-  const held: Route[] = [];
-  const isActivity = (url: URL) => url.pathname === "/api/trpc/panel.page.activity";
-  await page.route(isActivity, (route) => void held.push(route));
-  await expect.poll(() => held.length).toBeGreaterThan(0); // any poll sent before the hold has answered
+  await expect.poll(() => held.length).toBeGreaterThan(0); // the stream asked, and waits
 
   // The page changes: Ada approves another proposal from another tab, through the panel's own API
   // (a person's token writes at the panel; at the bridge it is refused).
@@ -37,7 +37,7 @@ test("approving a proposal after the page changed writes nothing, says so, and a
   await expect(page.getByTestId("page-title")).toHaveText("Quarterly review — final");
   await expect(page.getByTestId("page-revision")).toHaveText("Revision 2");
 
-  await page.unroute(isActivity);
+  await page.unroute(isChanges);
   for (const route of held) await route.continue().catch(() => undefined);
 
   await alert.getByRole("button", { name: "Re-run the dry run" }).click();

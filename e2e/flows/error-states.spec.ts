@@ -45,9 +45,12 @@ test("failed requests show the error and a Retry (artifacts, command view, propo
   await page.getByRole("button", { name: "Clear" }).click();
   await expect(page.locator("table.audit tbody tr").first()).toBeVisible();
 
-  // A fresh load whose proposals request fails (the client batches it with the page view): an error and a Retry.
+  // The proposals request fails when the panel reads it again. The first paint comes with the server's HTML, so
+  // the read that fails is the refetch a pushed change starts (an agent's read lands in the audit log): an error and a Retry.
+  await panelTab(page, "Proposals").click();
+  await expect(page.getByText("0 pending", { exact: true })).toBeVisible();
   const restoreProposals = await failRequests(page, "panel.proposals.list");
-  await page.reload();
+  expect((await agentCall("mnote_page_get", {}, { documentId: doc })).ok).toBe(true);
   const retry = page.getByRole("alert").getByRole("button", { name: "Retry" }).first();
   await expect(retry).toBeVisible({ timeout: 15_000 });
   await restoreProposals();

@@ -31,4 +31,15 @@ test("the first HTML of a page already shows the page and its proposals, not a l
   } finally {
     await context.close();
   }
+
+  // With scripts on, the browser takes over the server's HTML as it is: no hydration mismatch, no error.
+  const problems: string[] = [];
+  page.on("console", (message) => {
+    if (message.type() === "error") problems.push(message.text());
+  });
+  page.on("pageerror", (error) => problems.push(error.message));
+  await page.goto(path);
+  await expect(proposalCard(page, proposal.request.toolCallId)).toBeVisible();
+  await page.waitForTimeout(1_000);
+  expect(problems.filter((p) => /hydrat/i.test(p))).toEqual([]);
 });
