@@ -117,6 +117,15 @@ export const FLOW_PAGES = {
     title: "Read on a phone",
     blocks: sizedPage("ph", 300),
   },
+  partial: {
+    id: "doc_e2e_partial",
+    title: "Offsite agenda",
+    blocks: [
+      { id: "pa_p1", type: "paragraph", text: "Morning: roadmap" },
+      { id: "pa_p2", type: "paragraph", text: "Lunch by the lake" },
+      { id: "pa_p3", type: "paragraph", text: "Afternoon: hiring" },
+    ],
+  },
   retry: {
     id: "doc_e2e_retry",
     title: "Flaky network",
