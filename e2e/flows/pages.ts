@@ -62,6 +62,11 @@ export const FLOW_PAGES = {
     title: "Standup notes",
     blocks: [{ id: "sn_p1", type: "paragraph", text: "Yesterday: shipped the bridge." }],
   },
+  firstPaint: {
+    id: "doc_e2e_retro",
+    title: "Sprint retro",
+    blocks: [{ id: "sr_p1", type: "paragraph", text: "What went well: the demo." }],
+  },
   optionWarning: {
     id: "doc_e2e_contract",
     title: "Vendor contract",

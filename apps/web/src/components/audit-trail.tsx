@@ -183,7 +183,7 @@ function CommandDetail({ pageRef, commandId }: { pageRef: PageRef; commandId: st
   return (
     <span className="command-detail" role="note">
       kernel command <strong>{command.data.name}</strong>, revision {command.data.revisionBefore} → {command.data.revisionAfter}, by{" "}
-      <code>{command.data.identity.actorId}</code> at {formatTime(command.data.createdAt)}
+      {whoText(command.data.who)} (<code>{command.data.identity.actorId}</code>) at {formatTime(command.data.createdAt)}
     </span>
   );
 }

@@ -3,21 +3,19 @@
 import { PAGE_OPTION_KEYS, PAGE_OPTION_REGISTRY } from "@mnote/contract";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
-import { useCallback, useEffect, useRef, useState } from "react";
+import { useCallback, useRef, useState } from "react";
 import { useTRPC } from "~/trpc/react";
 import { Artifacts } from "./artifacts";
 import { AuditTrail, type Me } from "./audit-trail";
 import { BlockFocusContext, type BlockTarget } from "./block-focus";
 import { BlockView } from "./blocks";
-import { isProposalDetail, Proposals } from "./proposals";
+import { Proposals } from "./proposals";
 import { SignOutButton } from "./sign-out";
+import { usePageChanges } from "./use-page-changes";
 
 const TABS = ["proposals", "audit", "artifacts"] as const;
 type Tab = (typeof TABS)[number];
 const TAB_LABELS: Record<Tab, string> = { proposals: "Proposals", audit: "Audit trail", artifacts: "Artifacts" };
-
-/** How often the panel asks whether an agent did something on this page. */
-const ACTIVITY_POLL_MS = 1_500;
 
 /** The page beside its AI panel. */
 export function PageScreen({ workspaceId, documentId, me }: { workspaceId: string; documentId: string; me: Me }) {
@@ -34,19 +32,8 @@ export function PageScreen({ workspaceId, documentId, me }: { workspaceId: strin
   const view = useQuery(trpc.panel.page.view.queryOptions(pageRef));
   const proposals = useQuery(trpc.panel.proposals.list.queryOptions(pageRef));
 
-  // Live: a cheap cursor (latest audit id and revision) is polled; when it moves, everything refetches.
-  const activity = useQuery({ ...trpc.panel.page.activity.queryOptions(pageRef), refetchInterval: ACTIVITY_POLL_MS });
-  const seen = useRef<string | null>(null);
-  useEffect(() => {
-    if (!activity.data) return;
-    const cursor = `${activity.data.lastAuditId}:${activity.data.revision}`;
-    if (seen.current !== null && seen.current !== cursor) {
-      void queryClient.invalidateQueries({
-        predicate: (q) => JSON.stringify(q.queryKey).includes("panel") && !JSON.stringify(q.queryKey).includes("activity") && !isProposalDetail(q.queryKey),
-      });
-    }
-    seen.current = cursor;
-  }, [activity.data, queryClient]);
+  // Live by push: the page's change stream invalidates these queries (use-page-changes.ts).
+  usePageChanges(pageRef);
 
   const setApproval = useMutation(
     trpc.panel.workspace.setApproval.mutationOptions({ onSuccess: () => queryClient.invalidateQueries({ queryKey: trpc.panel.pathKey() }) }),
