@@ -117,6 +117,11 @@ export const FLOW_PAGES = {
     title: "Thousand-block handbook",
     blocks: sizedPage("sz", 1000),
   },
+  atTenThousand: {
+    id: "doc_e2e_at_10k",
+    title: "Ten-thousand-block archive",
+    blocks: sizedPage("tk", 10_000),
+  },
   phone: {
     id: "doc_e2e_phone",
     title: "Read on a phone",
