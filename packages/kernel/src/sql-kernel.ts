@@ -490,6 +490,7 @@ export class SqlKernel implements KernelAdapter {
       ["workspaceId", "workspace_id = ?"],
       ["runId", "run_id = ?"],
       ["traceId", "trace_id = ?"],
+      ["sessionId", "session_id = ?"],
       ["afterId", "id > ?"],
     ];
     for (const [field, clause] of filters) {

@@ -9,6 +9,7 @@ import {
   sessionMe,
   workspaceSetApproval,
 } from "../procedures/panel/page-procedures";
+import { askCheck, askStart } from "../procedures/panel/ask-start";
 import { pageRevert } from "../procedures/panel/page-revert";
 import {
   proposalsApplySelection,
@@ -36,4 +37,5 @@ export const panelRouter = router({
   command: router({ get: commandGet }),
   artifacts: router({ list: artifactsList }),
   workspace: router({ setApproval: workspaceSetApproval }),
+  ask: router({ start: askStart, check: askCheck }),
 });

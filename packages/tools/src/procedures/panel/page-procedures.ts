@@ -41,12 +41,12 @@ export const pageActivity = panelProcedure.input(PageRefSchema).query(async ({ c
   return { revision: page.revision, lastAuditId: latest?.id ?? 0 };
 });
 
-/** panel.audit.list — every call on this page, filterable by run or trace. */
+/** panel.audit.list — every call on this page, filterable by run, trace or session (one Hermes conversation). */
 export const auditList = panelProcedure
-  .input(PageRefSchema.extend({ runId: z.string().max(256).optional(), traceId: z.string().max(256).optional(), limit: z.number().int().min(1).max(500).optional() }))
+  .input(PageRefSchema.extend({ runId: z.string().max(256).optional(), traceId: z.string().max(256).optional(), sessionId: z.string().max(256).optional(), limit: z.number().int().min(1).max(500).optional() }))
   .query(async ({ ctx, input }) => {
     const { page } = await requirePage(ctx, input);
-    const records = await ctx.kernel.listAudit({ documentId: page.id, runId: input.runId, traceId: input.traceId, limit: input.limit ?? 200 });
+    const records = await ctx.kernel.listAudit({ documentId: page.id, runId: input.runId, traceId: input.traceId, sessionId: input.sessionId, limit: input.limit ?? 200 });
     // A record whose caller named this page id in another workspace belongs to nobody's page here.
     const onPage = records.filter((r) => r.identity.workspaceId === page.workspaceId);
     // An AI write is an agent's own write, or a person's approval of an agent's proposal (same tool and
