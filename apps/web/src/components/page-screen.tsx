@@ -6,6 +6,7 @@ import Link from "next/link";
 import { useEffect, useRef, useState } from "react";
 import { useTRPC } from "~/trpc/react";
 import { Artifacts } from "./artifacts";
+import { AskHermes } from "./ask-hermes";
 import { AuditTrail, type Me } from "./audit-trail";
 import { BlockView } from "./blocks";
 import { isProposalDetail, Proposals } from "./proposals";
@@ -105,6 +106,7 @@ export function PageScreen({ workspaceId, documentId, me }: { workspaceId: strin
               <span className="muted">{workspace.approvalRequired ? "Agent edits wait for approval" : "Agent edits apply directly"}</span>
             )}
           </div>
+          <AskHermes pageRef={pageRef} canWrite={canWrite} />
           <div role="tablist" aria-label="Page AI views" className="tabs">
             {TABS.map((t) => (
               <button
