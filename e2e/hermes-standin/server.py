@@ -85,7 +85,8 @@ class Run:
         self.approval_choice: str | None = None
         self.status = {"object": "hermes.run", "run_id": run_id, "status": "queued", "created_at": time.time(),
                        "updated_at": time.time(), "session_id": session_id, "model": "hermes-agent"}
-        self.turn_id = uuid.uuid4().hex[:12]
+        # As Hermes names a turn (seen in the audit trail against v0.18.2): <session>:<task>:<8 hex>.
+        self.turn_id = f"{session_id}:{session_id}:{uuid.uuid4().hex[:8]}"
         self.api_calls = 0
         self.tool_calls = 0
 
@@ -103,8 +104,8 @@ class StandIn:
         tool = self.plugin.tools[name]
         run.tool_calls += 1
         tool_call_id = f"call_{uuid.uuid4().hex[:24]}"
-        preview = args.get("documentId") if isinstance(args.get("documentId"), str) else None
-        self.push(run, {"event": "tool.started", "tool": name, "preview": preview})
+        # Hermes v0.18.2 sends no preview for plugin tools (seen against it: "preview": null).
+        self.push(run, {"event": "tool.started", "tool": name, "preview": None})
         started = time.monotonic()
         task_id = run.session_id or run.run_id
 
@@ -136,7 +137,10 @@ class StandIn:
             run.events.put(event)
 
     def say(self, run: Run, text: str):
-        for piece in re.findall(r"\S+\s*", text):
+        # Hermes starts the text that follows tool calls with a paragraph break (seen against v0.18.2: "\n\nI ").
+        if run.tool_calls:
+            text = "\n\n" + text
+        for piece in re.findall(r"\s*\S+\s*", text):
             self.push(run, {"event": "message.delta", "delta": piece})
             time.sleep(0.02)
 
@@ -166,8 +170,10 @@ class StandIn:
         if "dangerous" in question:
             run.approval_pending = threading.Event()
             run.status["status"] = "waiting_for_approval"
+            # tools/approval.py's approval_data, plus what api_server.py adds (event, run_id, timestamp, choices).
             self.push(run, {"event": "approval.request", "command": "rm -rf ./drafts", "pattern_key": "recursive delete",
-                            "description": "recursive delete", "choices": ["once", "session", "always", "deny"]})
+                            "pattern_keys": ["recursive delete"], "description": "recursive delete", "allow_permanent": True,
+                            "choices": ["once", "session", "always", "deny"]})
             run.approval_pending.wait(60)
             choice = run.approval_choice
             run.approval_pending = None
@@ -205,6 +211,8 @@ class StandIn:
                 self.finish(run, "cancelled", last_event="run.cancelled")
             else:
                 self.say(run, output)
+                # Hermes v0.18.2 also hands the final text over as reasoning.available before run.completed.
+                self.push(run, {"event": "reasoning.available", "text": output})
                 self.sessions.setdefault(run.session_id, []).append({"role": "assistant", "content": output})
                 usage = {"input_tokens": 10, "output_tokens": len(output.split()), "total_tokens": 10 + len(output.split())}
                 self.push(run, {"event": "run.completed", "output": output, "usage": usage})

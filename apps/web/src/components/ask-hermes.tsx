@@ -76,10 +76,12 @@ export function AskHermes({ pageRef, canWrite }: { pageRef: PageRef; canWrite: b
     ...trpc.panel.audit.list.queryOptions({ ...pageRef, sessionId: sessionId ?? "", limit: 50 }),
     enabled: sessionId !== null,
   });
+  // Every audit list (this conversation's, the Audit trail tab's) and the proposals: a run's event handlers
+  // outlive the render that started them, so they must not name a session id from back then.
   const refreshTrail = useCallback(() => {
-    void queryClient.invalidateQueries({ queryKey: trpc.panel.audit.list.queryKey({ ...pageRef, sessionId: sessionId ?? "", limit: 50 }) });
-    void queryClient.invalidateQueries({ queryKey: trpc.panel.proposals.list.queryKey(pageRef) });
-  }, [queryClient, trpc, pageRef, sessionId]);
+    void queryClient.invalidateQueries({ queryKey: trpc.panel.audit.list.pathKey() });
+    void queryClient.invalidateQueries({ queryKey: trpc.panel.proposals.list.pathKey() });
+  }, [queryClient, trpc]);
 
   const update = (change: (state: RunState) => RunState) => setRun((state) => (state ? change(state) : state));
 
@@ -283,7 +285,8 @@ export function AskHermes({ pageRef, canWrite }: { pageRef: PageRef; canWrite: b
                 const record = recordFor(index);
                 return (
                   <li key={index} data-testid="ask-hermes-call" data-tool={call.tool} data-status={call.status}>
-                    <strong>{toolLabel(canonicalTool(call.tool))}</strong> <code>{call.tool}</code> — {call.status === "running" ? "running…" : call.status === "error" ? "failed" : "done"}
+                    <strong>{toolLabel(canonicalTool(call.tool))}</strong>
+                    {toolLabel(canonicalTool(call.tool)) !== call.tool && <> <code>{call.tool}</code></>} — {call.status === "running" ? "running…" : call.status === "error" ? "failed" : "done"}
                     {call.durationSeconds !== null && <> in {Math.round(call.durationSeconds * 1000)} ms</>}
                     {record && (
                       <span className="ask-audit" data-testid="ask-hermes-audit">
@@ -301,7 +304,8 @@ export function AskHermes({ pageRef, canWrite }: { pageRef: PageRef; canWrite: b
           )}
           {run.text && (
             <p className="ask-answer" data-testid="ask-hermes-answer">
-              {run.text}
+              {/* Hermes opens the text after tool calls with a paragraph break. */}
+              {run.text.trimStart()}
             </p>
           )}
           {run.approval && (
