@@ -63,7 +63,7 @@ async function json(response: Response) {
 }
 
 describe("the panel's door: person tokens only", () => {
-  it("agent cookie: every mnote.* tool and panel.page.revert answer the door's refusal; the audit has no agent success", async () => {
+  it("agent cookie: every mnote.* tool answers the door's refusal, the panel's procedures 403; the audit has no agent success", async () => {
     const before = await businessSnapshot(world.kernel);
     const tools = ["mnote.page.get", "mnote.page.update_title", "mnote.page.save", "mnote.page.update_options", "mnote.artifact.create_summary", "mnote.artifact.create_ai_note"] as const;
     for (const tool of tools) {
@@ -76,19 +76,14 @@ describe("the panel's door: person tokens only", () => {
       const envelope = expectContractFailure(body.result?.data);
       expect(envelope.error).toMatchObject({ code: "mnote_tool_permission_denied", message: expect.stringMatching(/panel is for people/) });
     }
-    const revert = await handlePanelApi(
-      panelPost(
-        "panel.page.revert",
-        { ...world.envelope("mnote.page.update_title"), toolName: "panel.page.revert", dryRun: false, args: { commandId: "cmd_any", baseRevision: 1 } },
-        { cookie: agentToken },
-      ),
-      panelOptions(),
-    );
-    const reverted = expectContractFailure((await json(revert)).result?.data);
-    expect(reverted.error!.code).toBe("mnote_tool_permission_denied");
-    for (const path of ["panel.proposals.approve", "panel.workspace.setApproval"]) {
+    // The panel's own procedures (the revert among them: it takes ids, the server builds the call) answer 403.
+    for (const path of ["panel.page.revert", "panel.proposals.approve", "panel.proposals.applyPart", "panel.workspace.setApproval"]) {
       const answer = await handlePanelApi(
-        panelPost(path, { workspaceId: world.ids.ws, documentId: world.ids.page, proposalId: 1, approvalRequired: false }, { cookie: agentToken }),
+        panelPost(
+          path,
+          { workspaceId: world.ids.ws, documentId: world.ids.page, commandId: "cmd_any", proposalId: 1, keep: [0], approvalRequired: false },
+          { cookie: agentToken },
+        ),
         panelOptions(),
       );
       expect(answer.status).toBe(403);

@@ -3,7 +3,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { useTRPC } from "~/trpc/react";
-import { formatTime, PAGE_WRITE_TOOLS, toolLabel } from "./labels";
+import { formatTime, toolLabel, whoText } from "./labels";
 
 type PageRef = { workspaceId: string; documentId: string };
 export interface Me {
@@ -15,7 +15,7 @@ export interface Me {
 
 
 /** Every call on this page, newest first: reads, dry runs, writes, replays, denials, decisions. */
-export function AuditTrail({ pageRef, me, revision, canWrite, onReverted }: { pageRef: PageRef; me: Me; revision: number; canWrite: boolean; onReverted: () => void }) {
+export function AuditTrail({ pageRef, onReverted }: { pageRef: PageRef; onReverted: () => void }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const [filter, setFilter] = useState<{ runId?: string; traceId?: string }>({});
@@ -24,27 +24,16 @@ export function AuditTrail({ pageRef, me, revision, canWrite, onReverted }: { pa
   const audit = useQuery(trpc.panel.audit.list.queryOptions({ ...pageRef, ...filter }));
   const revert = useMutation(
     trpc.panel.page.revert.mutationOptions({
-      onSuccess: (envelope) => {
+      onSuccess: ({ envelope }) => {
         setNotice(envelope.ok ? "Revert proposed: review its diff under Proposals." : `${envelope.error?.code}: ${envelope.error?.message}`);
         void queryClient.invalidateQueries({ queryKey: trpc.panel.pathKey() });
         if (envelope.ok) onReverted();
       },
+      onError: (error) => setNotice(error.message),
     }),
   );
-  const proposeRevert = (commandId: string) =>
-    revert.mutate({
-      toolName: "panel.page.revert",
-      ...pageRef,
-      actorId: me.userId,
-      sessionId: `panel_${me.tokenId}`,
-      runId: "panel",
-      toolCallId: `panel_${crypto.randomUUID()}`,
-      traceId: crypto.randomUUID(),
-      idempotencyKey: `revert_${crypto.randomUUID()}`,
-      dryRun: true,
-      capabilityScope: me.scopes,
-      args: { commandId, baseRevision: revision },
-    });
+  // The server builds the revert call (ids, key, base revision); the panel names the command only.
+  const proposeRevert = (commandId: string) => revert.mutate({ ...pageRef, commandId });
 
   return (
     <div>
@@ -89,7 +78,7 @@ export function AuditTrail({ pageRef, me, revision, canWrite, onReverted }: { pa
                   </td>
                   <td>{toolLabel(record.identity.toolName)}</td>
                   <td>
-                    {record.identity.holder ?? "—"} <code>{record.identity.actorId || "?"}</code>
+                    {whoText(record.who)} <code>{record.identity.actorId || "?"}</code>
                   </td>
                   <td className="ids">
                     <button type="button" className="link" title="Show only this run" onClick={() => setFilter({ runId: record.identity.runId ?? undefined })}>
@@ -110,7 +99,7 @@ export function AuditTrail({ pageRef, me, revision, canWrite, onReverted }: { pa
                           {record.commandId}
                         </button>
                         {openCommand === record.commandId && <CommandDetail pageRef={pageRef} commandId={record.commandId} />}
-                        {canWrite && record.effect === "write" && record.outcome === "ok" && record.aiWrite && PAGE_WRITE_TOOLS.has(record.identity.toolName) && (
+                        {record.revertable && (
                           <button type="button" className="small" disabled={revert.isPending} onClick={() => proposeRevert(record.commandId!)}>
                             Revert
                           </button>

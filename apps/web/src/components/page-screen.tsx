@@ -48,7 +48,7 @@ export function PageScreen({ workspaceId, documentId, me }: { workspaceId: strin
 
   if (view.isPending) return <main className="loading">Loading…</main>;
   if (view.isError) return <main className="signin"><p role="alert" className="error">{view.error.message}</p></main>;
-  const { page, blocks, role, canWrite, workspace } = view.data;
+  const { page, blocks, role, workspace } = view.data;
   const pending = proposals.data?.filter((p) => p.status === "pending").length ?? 0;
 
   return (
@@ -106,7 +106,7 @@ export function PageScreen({ workspaceId, documentId, me }: { workspaceId: strin
               <span className="muted">{workspace.approvalRequired ? "Agent edits wait for approval" : "Agent edits apply directly"}</span>
             )}
           </div>
-          <AskHermes pageRef={pageRef} canWrite={canWrite} />
+          <AskHermes pageRef={pageRef} canWrite={view.data.canWrite} />
           <div role="tablist" aria-label="Page AI views" className="tabs">
             {TABS.map((t) => (
               <button
@@ -125,8 +125,8 @@ export function PageScreen({ workspaceId, documentId, me }: { workspaceId: strin
             ))}
           </div>
           <section role="tabpanel" id={`panel-${tab}`} aria-labelledby={`tab-${tab}`} className="tabpanel">
-            {tab === "proposals" && <Proposals pageRef={pageRef} canWrite={canWrite} />}
-            {tab === "audit" && <AuditTrail pageRef={pageRef} me={me} revision={page.revision} canWrite={canWrite} onReverted={() => setTab("proposals")} />}
+            {tab === "proposals" && <Proposals pageRef={pageRef} />}
+            {tab === "audit" && <AuditTrail pageRef={pageRef} onReverted={() => setTab("proposals")} />}
             {tab === "artifacts" && <Artifacts pageRef={pageRef} />}
           </section>
         </aside>

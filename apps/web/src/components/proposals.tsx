@@ -6,7 +6,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { useTRPC } from "~/trpc/react";
 import { ChangeList } from "./diff-view";
-import { formatTime, PARTIAL_APPLY_TOOLS, toolLabel } from "./labels";
+import { formatTime, proposalStatusText, toolLabel, whoText } from "./labels";
 
 type PageRef = { workspaceId: string; documentId: string };
 type Outcome = { tone: "ok" | "error"; text: string; offerRerun?: boolean };
@@ -35,7 +35,7 @@ const OPEN_BY_DEFAULT = 5;
 export const isProposalDetail = (queryKey: readonly unknown[]) => JSON.stringify(queryKey).includes('"proposals","get"');
 
 /** Every proposal on the page; pending ones are what a person has to decide on. */
-export function Proposals({ pageRef, canWrite }: { pageRef: PageRef; canWrite: boolean }) {
+export function Proposals({ pageRef }: { pageRef: PageRef }) {
   const trpc = useTRPC();
   const [showDecided, setShowDecided] = useState(false);
   const proposals = useQuery(trpc.panel.proposals.list.queryOptions(pageRef));
@@ -59,7 +59,6 @@ export function Proposals({ pageRef, canWrite }: { pageRef: PageRef; canWrite: b
             key={proposal.id}
             proposal={proposal}
             pageRef={pageRef}
-            canWrite={canWrite}
             openAtFirst={proposal.status === "pending" && i < OPEN_BY_DEFAULT}
           />
         ))}
@@ -70,7 +69,7 @@ export function Proposals({ pageRef, canWrite }: { pageRef: PageRef; canWrite: b
 
 type ProposalItem = inferRouterOutputs<AppRouter>["panel"]["proposals"]["list"][number];
 
-function ProposalCard({ proposal, pageRef, canWrite, openAtFirst }: { proposal: ProposalItem; pageRef: PageRef; canWrite: boolean; openAtFirst: boolean }) {
+function ProposalCard({ proposal, pageRef, openAtFirst }: { proposal: ProposalItem; pageRef: PageRef; openAtFirst: boolean }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const [open, setOpen] = useState(openAtFirst);
@@ -79,7 +78,8 @@ function ProposalCard({ proposal, pageRef, canWrite, openAtFirst }: { proposal: 
   const summary = proposal.summary;
   const changeCount = summary?.changeCount ?? detail.data?.preview.changes.length ?? 0;
   const warnings = summary?.warnings ?? detail.data?.preview.warnings ?? [];
-  const selectable = PARTIAL_APPLY_TOOLS.has(proposal.toolName) && proposal.status === "pending";
+  // The server says whether this proposal can be cut change by change (tool, status, stale, the person's rights).
+  const selectable = proposal.partiallyApplicable;
   // Changes the person unticked; everything else is kept.
   const [unticked, setUnticked] = useState(() => new Set<number>());
   const keep = Array.from({ length: changeCount }, (_, i) => i).filter((i) => !unticked.has(i));
@@ -91,19 +91,9 @@ function ProposalCard({ proposal, pageRef, canWrite, openAtFirst }: { proposal: 
   const approve = useMutation(trpc.panel.proposals.approve.mutationOptions({ onSuccess: (envelope) => { setOutcome(describeEnvelope(envelope)); void refresh(); }, onError }));
   const reject = useMutation(trpc.panel.proposals.reject.mutationOptions({ onSuccess: () => { setOutcome({ tone: "ok", text: "Rejected. Nothing was written." }); void refresh(); }, onError }));
   const rerun = useMutation(trpc.panel.proposals.rerun.mutationOptions({ onSuccess: (r) => { setOutcome(r.envelope.ok ? { tone: "ok", text: "Dry run computed again on the current page: review the new proposal." } : describeEnvelope(r.envelope)); void refresh(); }, onError }));
-  const applySelection = useMutation(
-    trpc.panel.proposals.applySelection.mutationOptions({
-      onSuccess: async (r) => {
-        if (!r.envelope.ok || r.proposalId === null) return setOutcome(describeEnvelope(r.envelope));
-        const applied = await approve.mutateAsync({ ...pageRef, proposalId: r.proposalId });
-        if (applied.ok) await reject.mutateAsync({ ...pageRef, proposalId: proposal.id, reason: "applied in part" }).catch(() => undefined);
-        setOutcome(describeEnvelope(applied));
-        void refresh();
-      },
-      onError,
-    }),
-  );
-  const busy = approve.isPending || reject.isPending || rerun.isPending || applySelection.isPending;
+  // One server step: the kept changes are written and the proposal is marked applied in part, or nothing happens.
+  const applyPart = useMutation(trpc.panel.proposals.applyPart.mutationOptions({ onSuccess: (envelope) => { setOutcome(describeEnvelope(envelope)); void refresh(); }, onError }));
+  const busy = approve.isPending || reject.isPending || rerun.isPending || applyPart.isPending;
   const partial = selectable && unticked.size > 0;
   const headingId = `proposal-${proposal.id}`;
 
@@ -114,13 +104,13 @@ function ProposalCard({ proposal, pageRef, canWrite, openAtFirst }: { proposal: 
         <span className="badges">
           {proposal.held && <span className="badge info">held for approval</span>}
           {proposal.stale && <span className="badge warn">stale: page changed</span>}
-          {proposal.status !== "pending" && <span className={`badge ${proposal.status === "applied" ? "ok" : "muted-badge"}`}>{proposal.status}</span>}
+          {proposal.status !== "pending" && <span className={`badge ${proposal.status === "rejected" ? "muted-badge" : "ok"}`}>{proposalStatusText(proposal)}</span>}
         </span>
       </div>
       <dl className="meta">
         <dt>Who</dt>
         <dd>
-          {proposal.holder === "agent" ? "Agent" : "Person"} for <code>{proposal.actorId}</code>
+          {whoText(proposal.who)} <code>{proposal.actorId}</code>
         </dd>
         <dt>Run</dt>
         <dd>
@@ -162,19 +152,19 @@ function ProposalCard({ proposal, pageRef, canWrite, openAtFirst }: { proposal: 
           />
         )}
       </div>
-      {proposal.status === "applied" && proposal.commandId && (
+      {(proposal.status === "applied" || proposal.status === "applied_in_part") && proposal.commandId && (
         <p className="muted">
           Applied by command <code>{proposal.commandId}</code>
         </p>
       )}
-      {proposal.status === "pending" && canWrite && (
+      {proposal.status === "pending" && proposal.decidable && (
         <div className="row actions">
           {proposal.stale ? (
             <button type="button" className="primary" disabled={busy} onClick={() => rerun.mutate({ ...pageRef, proposalId: proposal.id })}>
               Re-run dry run
             </button>
           ) : partial ? (
-            <button type="button" className="primary" disabled={busy || keep.length === 0} onClick={() => applySelection.mutate({ ...pageRef, proposalId: proposal.id, keep })}>
+            <button type="button" className="primary" disabled={busy || keep.length === 0} onClick={() => applyPart.mutate({ ...pageRef, proposalId: proposal.id, keep })}>
               Apply {keep.length} of {changeCount} changes
             </button>
           ) : (
@@ -187,7 +177,7 @@ function ProposalCard({ proposal, pageRef, canWrite, openAtFirst }: { proposal: 
           </button>
         </div>
       )}
-      {proposal.status === "pending" && !canWrite && <p className="muted">You can read this page but not approve edits on it.</p>}
+      {proposal.status === "pending" && !proposal.decidable && <p className="muted">You can read this page but not approve edits on it.</p>}
       <div aria-live="polite">
         {outcome && (
           <p className={outcome.tone === "ok" ? "notice ok" : "notice error"} role={outcome.tone === "error" ? "alert" : "status"}>

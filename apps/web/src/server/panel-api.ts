@@ -1,6 +1,6 @@
 import { LIMITS, TOOL_ERROR_MESSAGES, type ToolErrorCode } from "@mnote/contract";
-import { hashToken, isTokenLive, type KernelAdapter, type TokenRecord } from "@mnote/kernel";
-import { appRouter, bearerSecret, createToolsContext, type ToolsSettings } from "@mnote/tools";
+import type { KernelAdapter, TokenRecord } from "@mnote/kernel";
+import { appRouter, createToolsContext, resolveToken, type ToolsSettings } from "@mnote/tools";
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { PANEL_MAX_BATCH_CALLS } from "../trpc/limits";
 import { foreignOrigin } from "./origin";
@@ -91,8 +91,7 @@ export async function handlePanelApi(req: Request, options: PanelApiOptions): Pr
   let record: TokenRecord | null = null;
   try {
     kernel = await options.kernel();
-    const secret = bearerSecret(token);
-    if (options.limiter && secret) record = await kernel.findTokenByHash(hashToken(secret));
+    if (options.limiter) record = await resolveToken(kernel, token);
   } catch (error) {
     // The database cannot be opened or does not answer (getKernel tries again next time): 503, never a 500
     // quoting the driver.
@@ -102,7 +101,7 @@ export async function handlePanelApi(req: Request, options: PanelApiOptions): Pr
   if (options.limiter) {
     // Per token, by its id. Requests without a live token share one budget: a made-up
     // cookie per request must not buy a fresh bucket each time.
-    const key = isTokenLive(record) ? `token:${record.id}` : "anonymous";
+    const key = record ? `token:${record.id}` : "anonymous";
     const calls = Math.min(callsIn(url), PANEL_MAX_BATCH_CALLS + 1);
     for (let i = 0; i < calls; i++) {
       const decision = await options.limiter.take(key);

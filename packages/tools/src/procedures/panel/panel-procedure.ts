@@ -1,4 +1,5 @@
 import { TRPCError } from "@trpc/server";
+import { IdSchema } from "@mnote/contract";
 import { hashToken, isTokenLive, type TokenRecord } from "@mnote/kernel";
 import { z } from "zod";
 import { canReadPage, hasAccess } from "../../access";
@@ -23,11 +24,17 @@ const signedInPerson = middleware(async ({ ctx, next }) => {
 
 export const panelProcedure = publicProcedure.use(unexpectedIsUnavailable).use(signedInPerson);
 
-export const PageRefSchema = z.object({ workspaceId: z.string().min(1).max(128), documentId: z.string().min(1).max(128) });
+/** A page as the panel names it: the contract's id rules, so the panel accepts exactly the ids the tools do. */
+export const PageRefSchema = z.object({ workspaceId: IdSchema, documentId: IdSchema });
+/** A proposal is named by the id of the audit record holding it, on its page. */
+export const ProposalRefSchema = PageRefSchema.extend({ proposalId: z.number().int().positive() });
+
+/** What a panel procedure's code receives: the tools context and the signed-in person's token. */
+export type PersonContext = ToolsContext & { token: TokenRecord };
 
 /** The page, if the signed-in person may use it as asked; the same NOT_FOUND for missing and unreadable pages. */
 export async function requirePage(
-  ctx: ToolsContext & { token: TokenRecord },
+  ctx: PersonContext,
   ref: z.infer<typeof PageRefSchema>,
   need: AccessNeed = "page_read",
 ) {

@@ -1,5 +1,5 @@
-import { hashToken, isTokenLive } from "@mnote/kernel";
-import { doorRefusal } from "@mnote/tools";
+import { hashToken } from "@mnote/kernel";
+import { signedInPerson } from "@mnote/tools";
 import { NextResponse } from "next/server";
 import { getKernel } from "~/server/kernel";
 import { panelEnv } from "~/server/env";
@@ -14,8 +14,7 @@ export async function POST(req: Request) {
   const form = await req.formData().catch(() => null);
   const token = String(form?.get("token") ?? "").trim();
   const kernel = await getKernel();
-  const record = token ? await kernel.findTokenByHash(hashToken(token)) : null;
-  if (!isTokenLive(record) || doorRefusal("panel", record.holder)) {
+  if (!(await signedInPerson(kernel, token))) {
     return redirectTo("/signin?error=token");
   }
   const response = redirectTo("/");

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { createToolsContext } from "../../context";
 import { createCaller } from "../../root";
 import { createWorld, type World } from "../../test-support";
-import { askSessionId, isAskSessionOf } from "./ask-start";
+import { askSessionId, isAskSessionOf } from "./ask";
 
 const panelAs = (world: World, token: string) => createCaller(createToolsContext({ kernel: world.kernel, authorization: `Bearer ${token}`, door: "panel" })).panel;
 
