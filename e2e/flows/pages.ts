@@ -5,6 +5,14 @@ import type { Block } from "@mnote/contract";
  * global-setup.ts creates them with `mnote admin page create` while the stack boots.
  */
 export const FLOW_PAGES = {
+  askHermes: {
+    id: "doc_e2e_askplan",
+    title: "Team plan",
+    blocks: [
+      { id: "tp_h1", type: "heading", level: 1, text: "Plan" },
+      { id: "tp_p1", type: "paragraph", text: "Ship the panel" },
+    ],
+  },
   pageEdit: {
     id: "doc_e2e_runbook",
     title: "On-call runbook",
