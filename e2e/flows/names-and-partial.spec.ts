@@ -4,7 +4,6 @@ import { FLOW_PAGES } from "./pages";
 test("people by name, ids on demand; a proposal applied in part says so (2 of 3), shows what was left out, and keeps the agent's run", async ({ page }) => {
   const doc = FLOW_PAGES.partial.id;
   await signIn(page, "ada");
-  await openPage(page, doc);
   const proposal = await agentCall("mnote_page_save", {
     content: [
       { id: "pa_p1", type: "paragraph", text: "Morning: roadmap and budget" },
@@ -13,6 +12,7 @@ test("people by name, ids on demand; a proposal applied in part says so (2 of 3)
     ],
   }, { documentId: doc, runId: "run_offsite" });
   expect(proposal.ok).toBe(true);
+  await openPage(page, doc); // after the call: this flow is about names and parts, live.spec.ts about push
 
   // Names, not ids: the demo's agent token is "demo agent", acting for Ada. The ids wait behind "ids".
   const card = proposalCard(page, proposal.request.toolCallId);
