@@ -5,6 +5,7 @@ import { askStart } from "../procedures/panel/ask-start";
 import { auditList } from "../procedures/panel/audit-list";
 import { commandGet } from "../procedures/panel/command-get";
 import { pageActivity } from "../procedures/panel/page-activity";
+import { pageChanges } from "../procedures/panel/page-changes";
 import { pageRevert } from "../procedures/panel/page-revert";
 import { pageView } from "../procedures/panel/page-view";
 import { pagesList } from "../procedures/panel/pages-list";
@@ -21,7 +22,7 @@ import { workspaceSetApproval } from "../procedures/panel/workspace-set-approval
 export const panelRouter = router({
   session: router({ me: sessionMe }),
   pages: router({ list: pagesList }),
-  page: router({ view: pageView, activity: pageActivity, revert: pageRevert }),
+  page: router({ view: pageView, activity: pageActivity, changes: pageChanges, revert: pageRevert }),
   proposals: router({
     list: proposalsList,
     get: proposalsGet,

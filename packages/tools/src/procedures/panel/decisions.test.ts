@@ -156,6 +156,10 @@ describe("panel: what a person may do, answered by the server", () => {
     const agentWrite = await w.call("mnote.page.update_title", w.envelope("mnote.page.update_title", { title: "By the agent" }), w.tokens.ownerAgent);
     const personWrite = await w.call("mnote.page.update_title", w.envelope("mnote.page.update_title", { title: "By hand" }));
     const artifact = await w.call("mnote.artifact.create_summary", w.envelope("mnote.artifact.create_summary", { summary: "S" }), w.tokens.ownerAgent);
+    // The summary's author by name, too (the artifacts tab shows people, not ids).
+    expect((await panelAs(w, w.tokens.viewer).artifacts.list(ref)).nodes).toEqual([
+      expect.objectContaining({ kind: "summary", createdBy: w.ids.owner, createdByName: "owner" }),
+    ]);
     const refused = await w.call("mnote.page.update_title", w.envelope("mnote.page.update_title", { title: "x".repeat(500) }), w.tokens.ownerAgent);
     await agentDryRun(w, "mnote.page.update_title", { title: "Approved" });
     const [proposal] = await panelAs(w, w.tokens.owner).proposals.list(ref);

@@ -1,9 +1,10 @@
 import { TRPCError } from "@trpc/server";
 import { IdSchema } from "@mnote/contract";
-import { hashToken, isTokenLive, type TokenRecord } from "@mnote/kernel";
+import type { TokenRecord } from "@mnote/kernel";
 import { z } from "zod";
 import { canReadPage, hasAccess } from "../../access";
-import { bearerSecret, doorRefusal, type ToolsContext } from "../../context";
+import { resolveToken } from "../../caller-token";
+import { doorRefusal, type ToolsContext } from "../../context";
 import type { AccessNeed } from "../../tool-spec";
 import { middleware, publicProcedure } from "../../trpc";
 import { unexpectedIsUnavailable } from "./unavailable";
@@ -11,12 +12,12 @@ import { unexpectedIsUnavailable } from "./unavailable";
 /**
  * The panel's own reads and decisions. Only a person's token at the panel opens them:
  * an agent token never lists proposals or approves its own edits. The door rule is
- * the one the tool chain applies (`doorRefusal`).
+ * the one the tool chain applies (`doorRefusal`); the token is read as everywhere else (`resolveToken`).
+ * Unlike `signedInPerson`, it says why a token is refused: sign in again, or the wrong door.
  */
 const signedInPerson = middleware(async ({ ctx, next }) => {
-  const secret = bearerSecret(ctx.authorization);
-  const token = secret ? await ctx.kernel.findTokenByHash(hashToken(secret)) : null;
-  if (!isTokenLive(token)) throw new TRPCError({ code: "UNAUTHORIZED", message: "sign in again" });
+  const token = await resolveToken(ctx.kernel, ctx.authorization);
+  if (!token) throw new TRPCError({ code: "UNAUTHORIZED", message: "sign in again" });
   const refusal = ctx.door === "panel" ? doorRefusal("panel", token.holder) : "the panel's procedures answer only at the panel";
   if (refusal) throw new TRPCError({ code: "FORBIDDEN", message: refusal });
   return next({ ctx: { token } });

@@ -37,7 +37,7 @@ describe("panel: proposals, decisions and the audit trail", () => {
     const trail = await panel.audit.list({ ...ref, traceId: proposed.traceId });
     expect(trail.map((r) => r.effect)).toEqual(expect.arrayContaining(["dry_run", "write"]));
     const command = await panel.command.get({ ...ref, commandId: applied.audit.commandId! });
-    expect(command).toMatchObject({ name: "page.body.save", revisionBefore: 1, revisionAfter: 2 });
+    expect(command).toMatchObject({ name: "page.body.save", revisionBefore: 1, revisionAfter: 2, who: { actorId: w.ids.owner, actorName: "owner", holder: "person" } });
     await expect(panel.proposals.approve({ ...ref, proposalId: proposal!.id })).rejects.toThrow(/already applied/);
   });
 
