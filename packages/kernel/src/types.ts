@@ -1,3 +1,4 @@
+import type { ChangeFeed } from "./change-feed";
 import type { Block, Capability, Effect, PageOptions, PageOptionsPatch, ToolErrorCode } from "@mnote/contract";
 import type { BlockEditOperation, LocatedBlock } from "./block-edits";
 
@@ -254,6 +255,8 @@ export interface AuditQuery {
   workspaceId?: string;
   runId?: string;
   traceId?: string;
+  /** One conversation's calls: an agent run started from the panel names its session (mnote_<documentId>_<traceId>). */
+  sessionId?: string;
   /** Only records with id greater than this (for live polling). */
   afterId?: number;
   limit?: number;
@@ -277,6 +280,8 @@ export interface PageState {
  */
 export interface KernelAdapter {
   readonly dialect: "sqlite" | "postgres";
+  /** Committed changes, this process's and (PostgreSQL) every instance's: what the panel pushes (change-feed.ts). */
+  readonly changes: ChangeFeed;
   close(): Promise<void>;
   /** One trivial statement on the database (`SELECT 1`): rejects when it cannot answer. For readiness probes. */
   ping(): Promise<void>;

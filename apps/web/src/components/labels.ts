@@ -37,3 +37,24 @@ export function formatTime(iso: string) {
   const date = new Date(iso);
   return date.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "medium" });
 }
+
+const RELATIVE = new Intl.RelativeTimeFormat("en", { numeric: "auto" });
+const STEPS: [Intl.RelativeTimeFormatUnit, number][] = [
+  ["second", 60],
+  ["minute", 60],
+  ["hour", 24],
+  ["day", 7],
+  ["week", 4.35],
+  ["month", 12],
+  ["year", Infinity],
+];
+
+/** "2 minutes ago": how people say when; the exact time is the element's title. */
+export function relativeTime(iso: string, now = Date.now()) {
+  let amount = (new Date(iso).getTime() - now) / 1000;
+  for (const [unit, size] of STEPS) {
+    if (Math.abs(amount) < size) return RELATIVE.format(Math.round(amount), unit);
+    amount /= size;
+  }
+  return formatTime(iso);
+}

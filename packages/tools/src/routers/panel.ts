@@ -1,8 +1,11 @@
 import { router } from "../trpc";
 import { artifactsList } from "../procedures/panel/artifacts-list";
+import { askCheck } from "../procedures/panel/ask-check";
+import { askStart } from "../procedures/panel/ask-start";
 import { auditList } from "../procedures/panel/audit-list";
 import { commandGet } from "../procedures/panel/command-get";
 import { pageActivity } from "../procedures/panel/page-activity";
+import { pageChanges } from "../procedures/panel/page-changes";
 import { pageRevert } from "../procedures/panel/page-revert";
 import { pageView } from "../procedures/panel/page-view";
 import { pagesList } from "../procedures/panel/pages-list";
@@ -19,7 +22,7 @@ import { workspaceSetApproval } from "../procedures/panel/workspace-set-approval
 export const panelRouter = router({
   session: router({ me: sessionMe }),
   pages: router({ list: pagesList }),
-  page: router({ view: pageView, activity: pageActivity, revert: pageRevert }),
+  page: router({ view: pageView, activity: pageActivity, changes: pageChanges, revert: pageRevert }),
   proposals: router({
     list: proposalsList,
     get: proposalsGet,
@@ -32,4 +35,5 @@ export const panelRouter = router({
   command: router({ get: commandGet }),
   artifacts: router({ list: artifactsList }),
   workspace: router({ setApproval: workspaceSetApproval }),
+  ask: router({ start: askStart, check: askCheck }),
 });
