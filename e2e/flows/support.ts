@@ -147,7 +147,7 @@ export async function signIn(page: Page, user: DemoUserKey | string, { fresh = f
   }
   await page.goto("/signin");
   await page.getByLabel("User", { exact: true }).selectOption(userId);
-  await page.getByRole("button", { name: "Sign in", exact: true }).first().click();
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
   await page.waitForURL((url) => url.pathname === "/");
   await expect(page.getByRole("heading", { name: "Your pages" })).toBeVisible();
   sessions.set(userId, (await page.context().cookies()).filter((cookie) => cookie.name === "mnote_session"));
@@ -184,9 +184,9 @@ export function panelTab(page: Page, name: "Proposals" | "Audit trail" | "Artifa
   return page.getByRole("tab", { name: new RegExp(`^${name}`) });
 }
 
-/** The proposal card of one agent call (it shows the call's toolCallId). */
+/** The proposal card of one agent call (it carries the call's toolCallId; people see it under "ids"). */
 export function proposalCard(page: Page, toolCallId: string): Locator {
-  return page.locator("[data-proposal-id]").filter({ has: page.locator('code[title="toolCallId"]', { hasText: toolCallId }) });
+  return page.locator(`[data-proposal-id][data-tool-call-id="${toolCallId}"]`);
 }
 
 /** The audit rows of one call. */

@@ -2,6 +2,7 @@
  * Audit records, and the proposals index kept beside them: a proposed or held edit is indexed in the
  * same transaction as its audit record, and a rejected one is marked decided.
  */
+import type { Announce } from "./change-feed";
 import { identityValues, IDENTITY_COLUMNS, placeholders } from "./rows";
 import type { SqlDriver, SqlExecutor, SqlValue } from "./sql/driver";
 import type { AuditInput } from "./types";
@@ -58,15 +59,23 @@ export const PROPOSALS_APPLY = `UPDATE proposals SET status = 'applied', command
 const PROPOSALS_REJECT = `UPDATE proposals SET status = 'rejected', decided_at = ?
   WHERE document_id = ? AND tool_name = ? AND idempotency_key = ? AND payload_fingerprint = ? AND status = 'pending'`;
 
-export function appendAudit(db: SqlDriver, record: AuditInput): Promise<number> {
+/** Announces an audit record on its page (records without a page change nothing a panel shows); answers its id. */
+async function announced(db: SqlExecutor, announce: Announce, record: AuditInput, auditId: number, kind: "audit" | "proposal") {
+  const { workspaceId, documentId } = record.identity;
+  if (workspaceId && documentId) await announce(db, { workspaceId, documentId, kind, auditId });
+  return auditId;
+}
+
+/** Appends `record` (and indexes the edit it proposes or rejects), announcing it on the change feed (decision 0017). */
+export function appendAudit(db: SqlDriver, record: AuditInput, announce: Announce): Promise<number> {
   const at = new Date().toISOString();
   const edit = editOf(record);
-  if (!edit) return insertAudit(db, record, at);
+  if (!edit) return insertAudit(db, record, at).then((id) => announced(db, announce, record, id, "audit"));
   if (record.outcome === "rejected") {
     return db.transaction(async (tx) => {
       const id = await insertAuditIn(tx, record, at);
       await tx.run(PROPOSALS_REJECT, [at, edit.documentId, edit.toolName, edit.key, edit.fingerprint]);
-      return id;
+      return announced(tx, announce, record, id, "proposal");
     });
   }
   return db.transaction(async (tx) => {
@@ -92,6 +101,6 @@ export function appendAudit(db: SqlDriver, record: AuditInput): Promise<number> 
       applied ? at : null,
       record.summary ? JSON.stringify(record.summary) : null,
     ]);
-    return id;
+    return announced(tx, announce, record, id, "proposal");
   });
 }

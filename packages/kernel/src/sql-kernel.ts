@@ -1,6 +1,8 @@
 import { createAdmin } from "./admin";
 import { appendAudit } from "./audit-records";
+import { KernelChangeFeed } from "./change-feed";
 import { migrate } from "./migrations";
+import { getDisplayNames, listPageOverviews } from "./panel-reads";
 import { readBlocks } from "./page-state";
 import * as reads from "./reads";
 import type { SqlDriver } from "./sql/driver";
@@ -25,10 +27,16 @@ import { createWriteTransaction } from "./write-transaction";
 export class SqlKernel implements KernelAdapter {
   readonly admin;
   private readonly write: (request: ExecuteRequest) => Promise<ExecuteOutcome>;
+  /** Every committed change, announced by the write paths (decision 0017, change-feed.ts). */
+  readonly changes: KernelChangeFeed;
+  private readonly db: SqlDriver;
 
-  constructor(private readonly db: SqlDriver) {
-    this.admin = createAdmin(db);
-    this.write = createWriteTransaction(db);
+  constructor(driver: SqlDriver) {
+    this.changes = new KernelChangeFeed(driver);
+    // The feed's driver: what a transaction announces is emitted when it commits.
+    this.db = this.changes.driver;
+    this.admin = createAdmin(this.db);
+    this.write = createWriteTransaction(this.db, this.changes.announce);
   }
 
   get dialect() {
@@ -40,7 +48,8 @@ export class SqlKernel implements KernelAdapter {
     return new SqlKernel(driver);
   }
 
-  close() {
+  async close() {
+    await this.changes.close();
     return this.db.close();
   }
 
@@ -94,6 +103,12 @@ export class SqlKernel implements KernelAdapter {
   getCommand(commandId: string) {
     return reads.getCommand(this.db, commandId);
   }
+  listPageOverviews(input: { workspaceId: string; userId: string }) {
+    return listPageOverviews(this.db, input);
+  }
+  getDisplayNames(input: { userIds: readonly string[]; tokenIds: readonly string[] }) {
+    return getDisplayNames(this.db, input);
+  }
   listArtifacts(documentId: string) {
     return reads.listArtifacts(this.db, documentId);
   }
@@ -104,7 +119,7 @@ export class SqlKernel implements KernelAdapter {
   }
 
   appendAudit(record: AuditInput) {
-    return appendAudit(this.db, record);
+    return appendAudit(this.db, record, this.changes.announce);
   }
 
   async purgeExpiredIdempotency(now: string) {

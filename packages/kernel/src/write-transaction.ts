@@ -4,6 +4,7 @@
  */
 import { BlockIdTaken, applyCommand, CommandRejected } from "./command-appliers";
 import { AUDIT_INSERT, auditValues, PROPOSALS_APPLY } from "./audit-records";
+import type { Announce } from "./change-feed";
 import { EditRejected } from "./block-edits";
 import { newId } from "./ids";
 import { identityValues, IDENTITY_COLUMNS, PAGE_COLUMNS, type PageRow, placeholders, toPage } from "./rows";
@@ -16,17 +17,20 @@ const COMMAND_INSERT = `INSERT INTO commands (id, name, ${IDENTITY_COLUMNS}, pay
     revision_before, revision_after, undo, created_at)
   VALUES (${placeholders(18)})`;
 
-/** Runs kernel commands on `db`; the statement that locks the page row is built once per driver. */
-export function createWriteTransaction(db: SqlDriver): (request: ExecuteRequest) => Promise<ExecuteOutcome> {
+/**
+ * Runs kernel commands on `db`; the statement that locks the page row is built once per driver. A committed
+ * write is announced on the change feed from inside its transaction (`announce`, decision 0017).
+ */
+export function createWriteTransaction(db: SqlDriver, announce: Announce): (request: ExecuteRequest) => Promise<ExecuteOutcome> {
   // Reads the page row a write is about to change, locking it where the database has row locks.
   const lockPageSql = `SELECT ${PAGE_COLUMNS} FROM pages WHERE id = ? AND workspace_id = ?${db.forUpdate}`;
-  return (request) => execute(db, lockPageSql, request);
+  return (request) => execute(db, lockPageSql, request, announce);
 }
 
-async function execute(db: SqlDriver, lockPageSql: string, request: ExecuteRequest): Promise<ExecuteOutcome> {
+async function execute(db: SqlDriver, lockPageSql: string, request: ExecuteRequest, announce: Announce): Promise<ExecuteOutcome> {
   for (let attempt = 0; ; attempt++) {
     try {
-      return await db.transaction((tx) => executeIn(tx, lockPageSql, request));
+      return await db.transaction((tx) => executeIn(tx, lockPageSql, request, announce));
     } catch (error) {
       if (error instanceof CommandRejected || error instanceof EditRejected) return { kind: "rejected", message: error.message };
       if (error instanceof BlockIdTaken) return { kind: "block_id_taken" };
@@ -37,7 +41,7 @@ async function execute(db: SqlDriver, lockPageSql: string, request: ExecuteReque
   }
 }
 
-async function executeIn(tx: SqlExecutor, lockPageSql: string, request: ExecuteRequest): Promise<ExecuteOutcome> {
+async function executeIn(tx: SqlExecutor, lockPageSql: string, request: ExecuteRequest, announce: Announce): Promise<ExecuteOutcome> {
   const { identity, command, idempotency } = request;
   const now = new Date().toISOString();
   // Lock the page row first: every write to one page queues here, so revision checks cannot race.
@@ -117,6 +121,10 @@ async function executeIn(tx: SqlExecutor, lockPageSql: string, request: ExecuteR
   if (stored.changes !== 1) throw new UniqueViolation("idempotency key taken by a concurrent transaction");
   // The edit a person approved (or an agent retried after approval) is no longer pending.
   await tx.run(PROPOSALS_APPLY, [commandId, now, identity.documentId, identity.toolName, idempotency.key, idempotency.fingerprint]);
+  // A part of a proposal applied in one step with its decision: both commit, or neither (decision 0016).
+  if (request.appliesPartOf && !(await markAppliedInPart(tx, request.appliesPartOf, { commandId, documentId: page.id, at: now }))) {
+    throw new CommandRejected("the proposal was decided meanwhile; nothing was written");
+  }
   // A write's audit record is written in its own transaction; nobody needs its id back.
   await tx.run(AUDIT_INSERT, auditValues({
     identity,
@@ -128,6 +136,7 @@ async function executeIn(tx: SqlExecutor, lockPageSql: string, request: ExecuteR
     baseRevision: request.baseRevision ?? null,
     detail: request.auditDetail ?? null,
   }, now));
+  await announce(tx, { workspaceId: identity.workspaceId, documentId: identity.documentId, kind: "write", revision: revisionAfter });
   return {
     kind: "applied",
     commandId,
@@ -136,4 +145,35 @@ async function executeIn(tx: SqlExecutor, lockPageSql: string, request: ExecuteR
     revisionAfter,
     result,
   };
+}
+
+/**
+ * Marks a pending proposal applied in part by the command just written, inside the write's transaction,
+ * with every pending repeat of its edit (tool, key, payload), as a full write of the edit would. False when
+ * it is not pending on that page any more (decided meanwhile): the caller rolls the write back.
+ */
+async function markAppliedInPart(
+  tx: SqlExecutor,
+  part: { proposalId: number; kept: number[]; total: number },
+  write: { commandId: string; documentId: string; at: string },
+): Promise<boolean> {
+  const edit = await tx.get<{ tool_name: string; idempotency_key: string; payload_fingerprint: string }>(
+    `SELECT tool_name, idempotency_key, payload_fingerprint FROM proposals WHERE audit_id = ? AND document_id = ? AND status = 'pending'`,
+    [part.proposalId, write.documentId],
+  );
+  if (!edit) return false;
+  await tx.run(
+    `UPDATE proposals SET status = 'applied', command_id = ?, decided_at = ?, applied_part = ?
+     WHERE document_id = ? AND tool_name = ? AND idempotency_key = ? AND payload_fingerprint = ? AND status = 'pending'`,
+    [
+      write.commandId,
+      write.at,
+      JSON.stringify({ kept: part.kept, total: part.total }),
+      write.documentId,
+      edit.tool_name,
+      edit.idempotency_key,
+      edit.payload_fingerprint,
+    ],
+  );
+  return true;
 }

@@ -15,3 +15,8 @@ export {
   type RateLimitSettings,
   type SharedWindowCounter,
 } from "./limiters";
+export type { PanelToolName } from "./procedures/panel/revert-tool";
+export type { Who } from "./procedures/panel/people";
+export type { ProposalListItem, Proposal, ProposalState } from "./procedures/panel/proposals";
+export type { AuditRow, DecisionOnProposal } from "./procedures/panel/audit-list";
+export type { PageListItem } from "./procedures/panel/pages-list";
