@@ -22,6 +22,9 @@ export async function startHermesStandIn(options: { port: number; key: string; b
     env: { ...process.env, MNOTE_BRIDGE_URL: options.bridgeUrl, MNOTE_TOKEN: options.token, PYTHONDONTWRITEBYTECODE: "1" },
     stdio: ["ignore", "ignore", "inherit"],
   });
+  // No python3 on this machine: say so instead of crashing the runner with an unhandled spawn error.
+  let spawnError: Error | null = null;
+  child.once("error", (error) => (spawnError = error));
   const url = `http://127.0.0.1:${options.port}`;
   const stop = async () => {
     if (child.exitCode !== null || child.signalCode !== null) return;
@@ -31,6 +34,7 @@ export async function startHermesStandIn(options: { port: number; key: string; b
   };
   const deadline = Date.now() + 20_000;
   for (;;) {
+    if (spawnError) throw new Error(`the Hermes stand-in needs Python 3 (${process.env.PYTHON ?? "python3"}): ${(spawnError as Error).message}`);
     if (child.exitCode !== null) throw new Error(`the Hermes stand-in exited with code ${child.exitCode}`);
     try {
       if ((await fetch(`${url}/health`)).ok) break;

@@ -34,6 +34,9 @@ type RunState = {
   auditFloor: number;
 };
 
+/** A write mnote held for a person: Hermes calls it an error (the envelope is not ok); the panel says what it is. */
+const held = (record: { outcome: string } | undefined) => record?.outcome === "held_for_approval" || record?.outcome === "proposal";
+
 const CHOICE_LABELS: Record<string, string> = { once: "Approve once", session: "Approve for this conversation", always: "Always approve", deny: "Deny" };
 
 /** Hermes's tool name (mnote_page_get) → mnote's (mnote.page.get), to find the call in the audit trail. */
@@ -286,7 +289,7 @@ export function AskHermes({ pageRef, canWrite }: { pageRef: PageRef; canWrite: b
                 return (
                   <li key={index} data-testid="ask-hermes-call" data-tool={call.tool} data-status={call.status}>
                     <strong>{toolLabel(canonicalTool(call.tool))}</strong>
-                    {toolLabel(canonicalTool(call.tool)) !== call.tool && <> <code>{call.tool}</code></>} — {call.status === "running" ? "running…" : call.status === "error" ? "failed" : "done"}
+                    {toolLabel(canonicalTool(call.tool)) !== call.tool && <> <code>{call.tool}</code></>} — {call.status === "running" ? "running…" : held(record) ? "held for approval" : call.status === "error" ? "failed" : "done"}
                     {call.durationSeconds !== null && <> in {Math.round(call.durationSeconds * 1000)} ms</>}
                     {record && (
                       <span className="ask-audit" data-testid="ask-hermes-audit">
@@ -294,7 +297,7 @@ export function AskHermes({ pageRef, canWrite }: { pageRef: PageRef; canWrite: b
                         · audit #{record.id}: {record.outcome}
                         {record.errorCode && <code> {record.errorCode}</code>}
                         {record.commandId && <code> {record.commandId}</code>}
-                        {(record.outcome === "held_for_approval" || record.outcome === "proposal") && " — waits under Proposals"}
+                        {held(record) && " — waits under Proposals"}
                       </span>
                     )}
                   </li>
