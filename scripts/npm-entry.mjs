@@ -20,7 +20,7 @@ const task = process.argv[2];
 pnpm("install", "--frozen-lockfile", "--reporter=append-only");
 if (task === "test") {
   run(process.execPath, [join(root, "scripts", "check-cycles.mjs")]);
-  pnpm("exec", "turbo", "run", "typecheck", "test", "--concurrency=2", "--output-logs=new-only", "--log-order=grouped");
+  pnpm("exec", "turbo", "run", "typecheck", "test", "--continue", "--concurrency=2", "--output-logs=new-only", "--log-order=grouped");
   run(process.execPath, [join(root, "scripts", "e2e.mjs")]);
 } else if (task === "start") {
   run(process.execPath, [join(root, "scripts", "start.mjs")]);

@@ -4,7 +4,6 @@ import { FLOW_PAGES } from "./pages";
 test("a todo tick, a heading level, a code language and a block type show in the proposal and, reversed, in its revert", async ({ page }) => {
   const doc = FLOW_PAGES.attributes.id;
   await signIn(page, "ada");
-  await openPage(page, doc);
   const proposal = await agentCall("mnote_page_save", {
     content: [
       { id: "at_h1", type: "heading", level: 1, text: "This sprint" },
@@ -14,6 +13,7 @@ test("a todo tick, a heading level, a code language and a block type show in the
     ],
   }, { documentId: doc });
   expect(proposal.ok).toBe(true);
+  await openPage(page, doc); // after the call: this flow is about what the diff shows, live.spec.ts about push
 
   const card = proposalCard(page, proposal.request.toolCallId);
   const updates = card.locator('li.change[data-kind="update"]');

@@ -41,6 +41,24 @@ test("the demo picker: a foreign Origin is refused, a user outside the demo is r
   expect(cookie).toMatch(/SameSite=lax/i);
 });
 
+test("sign-in with a token: a person token signs in; an agent token, a revoked or made-up one does not", async ({ request }) => {
+  const { webUrl, databaseUrl, credentials } = e2eState();
+  const signIn = (token: string) =>
+    request.post(`${webUrl}/api/session`, { data: form({ token }), headers: { "content-type": FORM, origin: webUrl }, maxRedirects: 0 });
+  const person = await signIn(credentials.ben.person);
+  expect(person.headers()["set-cookie"] ?? "").toMatch(/mnote_session=/);
+
+  const revoked = (await mnote(["admin", "token", "create", "--user", "user_ben", "--holder", "person", "--scopes", "page.read"], {
+    MNOTE_DATABASE_URL: databaseUrl,
+  })) as { token: string; id: string };
+  await mnote(["admin", "token", "revoke", "--id", revoked.id], { MNOTE_DATABASE_URL: databaseUrl });
+  for (const refused of [credentials.ben.agent, revoked.token, "mnt_made_up"]) {
+    const answer = await signIn(refused);
+    expect(await answer.text()).toContain("/signin?error=token");
+    expect(answer.headers()["set-cookie"]).toBeUndefined();
+  }
+});
+
 test("an agent token as the session cookie: mnote.* and panel.* are refused at the panel", async ({ request }) => {
   const { webUrl, workspaceId, credentials } = e2eState();
   const agentCookie = { cookie: `mnote_session=${encodeURIComponent(credentials.ada.agent)}` };

@@ -1,5 +1,5 @@
 import type { Page } from "@playwright/test";
-import { agentCall, expect, openPage, panelTab, signIn, test } from "./support";
+import { agentCall, expect, openPage, panelTab, proposalCard, signIn, test } from "./support";
 import { FLOW_PAGES } from "./pages";
 
 /** Make every panel request that carries `procedure` fail at the network, as a dropped connection would. */
@@ -9,7 +9,7 @@ async function failRequests(page: Page, procedure: string) {
   return () => page.unroute(pattern);
 }
 
-test("failed requests show the error and a Retry (artifacts, command view, proposals); a filter with no match says so", async ({ page }) => {
+test("failed requests show the error and a Retry (artifacts, command view, a proposal's changes); a filter with no match says so", async ({ page }) => {
   const doc = FLOW_PAGES.retry.id;
   const note = await agentCall("mnote_artifact_create_ai_note", { content: "Seen after a retry." }, { documentId: doc, dryRun: false });
   expect(note.ok).toBe(true);
@@ -45,15 +45,15 @@ test("failed requests show the error and a Retry (artifacts, command view, propo
   await page.getByRole("button", { name: "Clear" }).click();
   await expect(page.locator("table.audit tbody tr").first()).toBeVisible();
 
-  // The proposals request fails when the panel reads it again. The first paint comes with the server's HTML, so
-  // the read that fails is the refetch a pushed change starts (an agent's read lands in the audit log): an error and a Retry.
-  await panelTab(page, "Proposals").click();
-  await expect(page.getByText("0 pending", { exact: true })).toBeVisible();
-  const restoreProposals = await failRequests(page, "panel.proposals.list");
-  expect((await agentCall("mnote_page_get", {}, { documentId: doc })).ok).toBe(true);
-  const retry = page.getByRole("alert").getByRole("button", { name: "Retry" }).first();
-  await expect(retry).toBeVisible({ timeout: 15_000 });
-  await restoreProposals();
-  await retry.click();
-  await expect(page.getByText("0 pending", { exact: true })).toBeVisible();
+  // A proposal's changes (fetched when its card opens; the list itself comes with the HTML): an error and a Retry.
+  const proposal = await agentCall("mnote_page_save", { content: [{ type: "paragraph", text: "Requests fail, then succeed." }] }, { documentId: doc });
+  expect(proposal.ok).toBe(true);
+  const restoreChanges = await failRequests(page, "panel.proposals.get");
+  await page.reload();
+  const card = proposalCard(page, proposal.request.toolCallId);
+  const changesError = card.getByRole("alert").filter({ hasText: "Could not load the changes" });
+  await expect(changesError).toBeVisible({ timeout: 15_000 });
+  await restoreChanges();
+  await changesError.getByRole("button", { name: "Retry" }).click();
+  await expect(card.locator('li.change[data-kind="insert"]')).toContainText("succeed");
 });

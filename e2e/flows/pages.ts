@@ -5,6 +5,14 @@ import type { Block } from "@mnote/contract";
  * global-setup.ts creates them with `mnote admin page create` while the stack boots.
  */
 export const FLOW_PAGES = {
+  askHermes: {
+    id: "doc_e2e_askplan",
+    title: "Team plan",
+    blocks: [
+      { id: "tp_h1", type: "heading", level: 1, text: "Plan" },
+      { id: "tp_p1", type: "paragraph", text: "Ship the panel" },
+    ],
+  },
   pageEdit: {
     id: "doc_e2e_runbook",
     title: "On-call runbook",
@@ -117,10 +125,24 @@ export const FLOW_PAGES = {
     title: "Thousand-block handbook",
     blocks: sizedPage("sz", 1000),
   },
+  atTenThousand: {
+    id: "doc_e2e_at_10k",
+    title: "Ten-thousand-block archive",
+    blocks: sizedPage("tk", 10_000),
+  },
   phone: {
     id: "doc_e2e_phone",
     title: "Read on a phone",
     blocks: sizedPage("ph", 300),
+  },
+  partial: {
+    id: "doc_e2e_partial",
+    title: "Offsite agenda",
+    blocks: [
+      { id: "pa_p1", type: "paragraph", text: "Morning: roadmap" },
+      { id: "pa_p2", type: "paragraph", text: "Lunch by the lake" },
+      { id: "pa_p3", type: "paragraph", text: "Afternoon: hiring" },
+    ],
   },
   retry: {
     id: "doc_e2e_retry",

@@ -264,6 +264,7 @@ export async function listAudit(db: SqlExecutor, query: AuditQuery) {
     ["workspaceId", "workspace_id = ?"],
     ["runId", "run_id = ?"],
     ["traceId", "trace_id = ?"],
+    ["sessionId", "session_id = ?"],
     ["afterId", "id > ?"],
   ];
   for (const [field, clause] of filters) {

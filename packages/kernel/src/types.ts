@@ -255,6 +255,8 @@ export interface AuditQuery {
   workspaceId?: string;
   runId?: string;
   traceId?: string;
+  /** One conversation's calls: an agent run started from the panel names its session (mnote_<documentId>_<traceId>). */
+  sessionId?: string;
   /** Only records with id greater than this (for live polling). */
   afterId?: number;
   limit?: number;

@@ -1,6 +1,5 @@
 import {
   type Capability,
-  LIMITS,
   TOOLS,
   type ToolName,
   toolInputSchema,
@@ -42,4 +41,3 @@ export function contractToolSpec(name: ToolName): ToolSpec {
   };
 }
 
-export { LIMITS };

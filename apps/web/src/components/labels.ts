@@ -22,7 +22,7 @@ export const toolLabel = (name: string) => (name in TOOL_LABELS ? TOOL_LABELS[na
 
 /** "Hermes, for Ada", "Agent for Ada", "Ada": who made a call or a proposal, by name (ids are shown beside it). */
 export function whoText(who: Who): string {
-  const person = who.actorName ?? who.actorId ?? "?";
+  const person = who.actorName || who.actorId || "nobody (no valid token)";
   if (who.holder !== "agent") return person;
   return who.agentName ? `${who.agentName}, for ${person}` : `Agent for ${person}`;
 }

@@ -6,6 +6,7 @@ import Link from "next/link";
 import { useCallback, useRef, useState } from "react";
 import { useTRPC } from "~/trpc/react";
 import { Artifacts } from "./artifacts";
+import { AskHermes } from "./ask-hermes";
 import { AuditTrail, type Me } from "./audit-trail";
 import { BlockFocusContext, type BlockTarget } from "./block-focus";
 import { BlockView } from "./blocks";
@@ -128,6 +129,7 @@ export function PageScreen({ workspaceId, documentId, me }: { workspaceId: strin
               <span className="muted">{workspace.approvalRequired ? "Agent edits wait for approval" : "Agent edits apply directly"}</span>
             )}
           </div>
+          <AskHermes pageRef={pageRef} canWrite={view.data.canWrite} />
           <PanelTabs tab={tab} onSelect={setTab} pending={pending} />
           <section ref={tabPanel} role="tabpanel" id={`panel-${tab}`} aria-labelledby={`tab-${tab}`} className="tabpanel" tabIndex={0}>
             {tab === "proposals" && <Proposals pageRef={pageRef} />}

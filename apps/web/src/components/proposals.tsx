@@ -110,6 +110,12 @@ function ProposalCard({
   const [open, setOpen] = useState(openAtFirst);
   // The full preview (every change) is fetched when the card is shown open, never with the list.
   const detail = useQuery(trpc.panel.proposals.get.queryOptions({ ...pageRef, proposalId: proposal.id }, { enabled: open, staleTime: Infinity }));
+  // The changes never change, but a decision fills in which were left out: a cached detail from before it is refreshed.
+  const detailStatus = detail.data?.status;
+  const refetchDetail = detail.refetch;
+  useEffect(() => {
+    if (detailStatus !== undefined && detailStatus !== proposal.status) void refetchDetail();
+  }, [detailStatus, proposal.status, refetchDetail]);
   const summary = proposal.summary;
   const changeCount = summary?.changeCount ?? detail.data?.preview.changes.length ?? 0;
   const warnings = summary?.warnings ?? detail.data?.preview.warnings ?? [];

@@ -88,13 +88,13 @@ function refuse(status: number, code: ToolErrorCode, message: string, headers: R
   });
 }
 
-class BodyTooLarge extends Error {}
+export class BodyTooLarge extends Error {}
 
 /**
  * The body, read with a cap: a declared Content-Length over the limit is refused before a
  * byte is read, a stream that grows past it is cancelled at that chunk.
  */
-async function readCappedBody(req: Request, limit: number): Promise<Uint8Array<ArrayBuffer>> {
+export async function readCappedBody(req: Request, limit: number): Promise<Uint8Array<ArrayBuffer>> {
   const declared = Number(req.headers.get("content-length"));
   if (Number.isFinite(declared) && declared > limit) throw new BodyTooLarge();
   if (!req.body) return new Uint8Array(new ArrayBuffer(0));

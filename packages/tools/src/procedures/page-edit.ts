@@ -11,7 +11,7 @@ import { type BlockEditOperation, blockIdsNamed, EditRejected, type PageRecord, 
 import { summarizeChanges } from "@mnote/diff";
 import { fail } from "../failure";
 import { contractToolSpec } from "../tool-spec";
-import { type CheckedCall, type Planner, runWrite, toolProcedure } from "../tool-procedure";
+import { type CheckedCall, nextRevisionStep, type Planner, runWrite, toolProcedure, writePlan } from "../tool-procedure";
 import { withIds } from "./page-save";
 
 export const pageEditMeta = contractToolSpec(pageEditTool.name);
@@ -85,21 +85,14 @@ export const planPageEdit: Planner = async ({ kernel, input, page, exact }) => {
       throw error;
     }
   }
-  return {
-    command: { name: "page.body.edit" as const, operations },
-    preview: {
-      dryRun: true as const,
-      commandName: "page.body.edit",
-      baseRevision: page.revision,
-      plan: [
-        `edit ${operations.length} operation(s) on the named blocks: ${page.blockCount} block(s) become ${blockCount}`,
-        `page revision ${page.revision} → ${page.revision + 1}`,
-      ],
-      diff,
-      changes,
-      warnings: [],
-    },
-  };
+  return writePlan(page, { name: "page.body.edit", operations }, {
+    plan: [
+      `edit ${operations.length} operation(s) on the named blocks: ${page.blockCount} block(s) become ${blockCount}`,
+      nextRevisionStep(page),
+    ],
+    diff,
+    changes,
+  });
 };
 
 /**

@@ -7,13 +7,12 @@ import {
   type ToolArgs,
   type ToolInput,
   type ToolResult,
-  type ToolWarning,
 } from "@mnote/contract";
 import { type PageRecord, sha256Hex } from "@mnote/kernel";
 import { diffBlocks, summarizeChanges } from "@mnote/diff";
 import { fail } from "../failure";
 import { contractToolSpec } from "../tool-spec";
-import { type CheckedCall, type Planner, runWrite, toolProcedure } from "../tool-procedure";
+import { type CheckedCall, nextRevisionStep, type Planner, runWrite, toolProcedure, writePlan } from "../tool-procedure";
 
 export const pageSaveMeta = contractToolSpec(pageSaveTool.name);
 
@@ -119,24 +118,16 @@ async function planAppend(
 }
 
 function planOf(args: ToolArgs<"mnote.page.save">, incoming: Block[], currentLength: number, changes: Change[], page: PageRecord) {
-  const diff = summarizeChanges(changes, args.mode);
-  return {
-    command: { name: "page.body.save" as const, mode: args.mode, blocks: incoming },
-    preview: {
-      dryRun: true as const,
-      commandName: "page.body.save",
-      baseRevision: page.revision,
-      plan: [
-        args.mode === "append"
-          ? `append ${incoming.length} block(s) after the ${currentLength} on the page`
-          : `replace the body: ${currentLength} block(s) become ${incoming.length}`,
-        `page revision ${page.revision} → ${page.revision + 1}`,
-      ],
-      diff,
-      changes,
-      warnings: [] as ToolWarning[],
-    },
-  };
+  return writePlan(page, { name: "page.body.save", mode: args.mode, blocks: incoming }, {
+    plan: [
+      args.mode === "append"
+        ? `append ${incoming.length} block(s) after the ${currentLength} on the page`
+        : `replace the body: ${currentLength} block(s) become ${incoming.length}`,
+      nextRevisionStep(page),
+    ],
+    diff: summarizeChanges(changes, args.mode),
+    changes,
+  });
 }
 
 /** mnote.page.save — write the page body (replace or append) as one kernel command. */

@@ -8,7 +8,7 @@ import {
   type ToolWarning,
 } from "@mnote/contract";
 import { contractToolSpec } from "../tool-spec";
-import { type Planner, runWrite, toolProcedure } from "../tool-procedure";
+import { nextRevisionStep, type Planner, runWrite, toolProcedure, writePlan } from "../tool-procedure";
 
 export const pageUpdateOptionsMeta = contractToolSpec(pageUpdateOptionsTool.name);
 
@@ -24,24 +24,17 @@ export const planUpdateOptions: Planner = async ({ input, page }) => {
   const changes = keys
     .filter((key) => page.options[key] !== options[key])
     .map((key) => ({ kind: "set_option" as const, key, before: page.options[key], after: options[key]! }));
-  return {
-    command: { name: "page.layout.updateOptions", options },
-    preview: {
-      dryRun: true,
-      commandName: "page.layout.updateOptions",
-      baseRevision: page.revision,
-      plan: [`set ${keys.join(", ")}`, `page revision ${page.revision} → ${page.revision + 1}`],
-      diff: [{ op: "set_options", fields: keys }],
-      changes,
-      warnings,
-    },
-    refuse: notWired.length
+  return writePlan(
+    page,
+    { name: "page.layout.updateOptions", options },
+    { plan: [`set ${keys.join(", ")}`, nextRevisionStep(page)], diff: [{ op: "set_options", fields: keys }], changes, warnings },
+    notWired.length
       ? {
           code: "mnote_tool_option_unsupported",
           message: `options.${notWired[0]}: 该选项尚未接入编辑器 (runtimeSupport is planned, not wired); nothing was written`,
         }
       : undefined,
-  };
+  );
 };
 
 /** mnote.page.update_options — change wired page options; planned ones only in a dry run, with a warning. */

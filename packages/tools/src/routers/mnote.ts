@@ -1,3 +1,4 @@
+import type { ToolName } from "@mnote/contract";
 import { router } from "../trpc";
 import { artifactCreateAiNote } from "../procedures/artifact-create-ai-note";
 import { artifactCreateSummary } from "../procedures/artifact-create-summary";
@@ -7,17 +8,31 @@ import { pageSave } from "../procedures/page-save";
 import { pageUpdateOptions } from "../procedures/page-update-options";
 import { pageUpdateTitle } from "../procedures/page-update-title";
 
-/** The seven agent tools, at exactly the contract's paths: mnote.page.get, … */
-export const mnoteRouter = router({
-  page: router({
+/** Each agent tool's procedure, at exactly the contract's path: `mnote.page.get` is `page.get` here. */
+const procedures = {
+  page: {
     get: pageGet,
     save: pageSave,
     edit: pageEdit,
     update_title: pageUpdateTitle,
     update_options: pageUpdateOptions,
-  }),
-  artifact: router({
+  },
+  artifact: {
     create_summary: artifactCreateSummary,
     create_ai_note: artifactCreateAiNote,
-  }),
+  },
+};
+
+type RoutedTools = { [Group in keyof typeof procedures]: `mnote.${Group}.${keyof (typeof procedures)[Group] & string}` }[keyof typeof procedures];
+/**
+ * `callTool` finds a tool's procedure by its name, so every contract tool must be routed, and nothing else:
+ * a tool added to the contract without a procedure here (or a misspelled path) does not compile.
+ */
+const everyToolRouted: [RoutedTools, ToolName] extends [ToolName, RoutedTools] ? true : never = true;
+void everyToolRouted;
+
+/** The seven agent tools. */
+export const mnoteRouter = router({
+  page: router(procedures.page),
+  artifact: router(procedures.artifact),
 });

@@ -1,5 +1,7 @@
 import { router } from "../trpc";
 import { artifactsList } from "../procedures/panel/artifacts-list";
+import { askCheck } from "../procedures/panel/ask-check";
+import { askStart } from "../procedures/panel/ask-start";
 import { auditList } from "../procedures/panel/audit-list";
 import { commandGet } from "../procedures/panel/command-get";
 import { pageActivity } from "../procedures/panel/page-activity";
@@ -33,4 +35,5 @@ export const panelRouter = router({
   command: router({ get: commandGet }),
   artifacts: router({ list: artifactsList }),
   workspace: router({ setApproval: workspaceSetApproval }),
+  ask: router({ start: askStart, check: askCheck }),
 });

@@ -11,6 +11,8 @@ const TraceFilterSchema = z.string().max(LIMITS.traceFieldLength).optional();
 export const AuditListInput = PageRefSchema.extend({
   runId: TraceFilterSchema,
   traceId: TraceFilterSchema,
+  /** One Hermes conversation asked from the panel (mnote_<documentId>_<traceId>): its calls, after a reload. */
+  sessionId: TraceFilterSchema,
   limit: z.number().int().min(1).max(500).optional(),
 });
 
@@ -48,7 +50,7 @@ function decisionOf(record: AuditRecord, names: DisplayNames): DecisionOnProposa
 /** panel.audit.list — every call on this page, filterable by run or trace, with names and what the person may revert. */
 export const auditList = panelProcedure.input(AuditListInput).query(async ({ ctx, input }): Promise<AuditRow[]> => {
   const { page, facts } = await requirePage(ctx, input);
-  const records = await ctx.kernel.listAudit({ documentId: page.id, runId: input.runId, traceId: input.traceId, limit: input.limit ?? 200 });
+  const records = await ctx.kernel.listAudit({ documentId: page.id, runId: input.runId, traceId: input.traceId, sessionId: input.sessionId, limit: input.limit ?? 200 });
   // A record whose caller named this page id in another workspace belongs to nobody's page here.
   const onPage = records.filter((r) => r.identity.workspaceId === page.workspaceId);
   // Records written before approvals named their proposer: an approval carries the agent proposal's tool and

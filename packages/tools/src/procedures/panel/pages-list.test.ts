@@ -52,3 +52,30 @@ describe("panel: the pages list", () => {
     await expect(panelAs(w, w.tokens.owner).pages.list({ workspaceId: "bad\u0000id" })).rejects.toThrow();
   });
 });
+
+describe("panel: ids the contract refuses, on the procedures that decide", () => {
+  it("answers BAD_REQUEST naming the field, and writes nothing", async () => {
+    const w = await createWorld();
+    const panel = panelAs(w, w.tokens.owner);
+    const ref = { workspaceId: w.ids.ws, documentId: w.ids.page };
+    await agentDryRun(w, "mnote.page.save", { content: [{ type: "paragraph", text: "more" }], mode: "append" });
+    const [proposal] = await panel.proposals.list(ref);
+    const before = await w.kernel.admin.tableSnapshot();
+    const refusals = await Promise.all(
+      [
+        () => panel.page.revert({ ...ref, commandId: "cmd\u0007bell" }),
+        () => panel.page.revert({ ...ref, documentId: "d".repeat(129), commandId: "cmd_1" }),
+        () => panel.proposals.applyPart({ ...ref, proposalId: proposal!.id, keep: [-1] }),
+        () => panel.proposals.approve({ ...ref, proposalId: 0 }),
+      ].map((call) => call().then(() => null, (error: { code?: string; message: string }) => error)),
+    );
+    expect(refusals.map((error) => error?.code)).toEqual(["BAD_REQUEST", "BAD_REQUEST", "BAD_REQUEST", "BAD_REQUEST"]);
+    expect(refusals.map((error) => error!.message)).toEqual([
+      expect.stringMatching(/commandId[\s\S]*control characters/),
+      expect.stringMatching(/documentId/),
+      expect.stringMatching(/keep/),
+      expect.stringMatching(/proposalId/),
+    ]);
+    expect(await w.kernel.admin.tableSnapshot()).toEqual(before);
+  });
+});
