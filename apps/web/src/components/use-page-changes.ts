@@ -21,10 +21,13 @@ const FALLBACK_REFRESH_MS = 10_000;
 export function usePageChanges(pageRef: { workspaceId: string; documentId: string }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const refresh = useCallback(
-    () => queryClient.invalidateQueries({ queryKey: trpc.panel.pathKey(), predicate: (q) => !isProposalDetail(q.queryKey) }),
-    [queryClient, trpc],
-  );
+  const refresh = useCallback(async () => {
+    const filters = { queryKey: trpc.panel.pathKey(), predicate: (q: { queryKey: readonly unknown[] }) => !isProposalDetail(q.queryKey) };
+    // A query's first read may still be in flight, begun before this change: TanStack would join it instead of
+    // reading again (it cancels a running read only when the query already has data). Cancel it, then read anew.
+    await queryClient.cancelQueries(filters);
+    await queryClient.invalidateQueries(filters);
+  }, [queryClient, trpc]);
   const stream = useSubscription(
     trpc.panel.page.changes.subscriptionOptions(pageRef, {
       onData: (event) => {
