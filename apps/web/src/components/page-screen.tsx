@@ -19,7 +19,18 @@ type Tab = (typeof TABS)[number];
 const TAB_LABELS: Record<Tab, string> = { proposals: "Proposals", audit: "Audit trail", artifacts: "Artifacts" };
 
 /** The page beside its AI panel. */
-export function PageScreen({ workspaceId, documentId, me }: { workspaceId: string; documentId: string; me: Me }) {
+export function PageScreen({
+  workspaceId,
+  documentId,
+  cursor,
+  me,
+}: {
+  workspaceId: string;
+  documentId: string;
+  /** The page's change cursor, read on the server before the data this screen starts from. */
+  cursor: string;
+  me: Me;
+}) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const pageRef = { workspaceId, documentId };
@@ -34,7 +45,7 @@ export function PageScreen({ workspaceId, documentId, me }: { workspaceId: strin
   const proposals = useQuery(trpc.panel.proposals.list.queryOptions(pageRef));
 
   // Live by push: the page's change stream invalidates these queries (use-page-changes.ts).
-  usePageChanges(pageRef);
+  usePageChanges(pageRef, cursor);
 
   const setApproval = useMutation(
     trpc.panel.workspace.setApproval.mutationOptions({ onSuccess: () => queryClient.invalidateQueries({ queryKey: trpc.panel.pathKey() }) }),

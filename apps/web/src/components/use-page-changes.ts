@@ -18,7 +18,7 @@ const FALLBACK_REFRESH_MS = 10_000;
  * audit record, a new revision) and the panel's queries are invalidated, so they read again through the
  * router with the person's permissions. Proposal details are what one proposal proposed: they do not change.
  */
-export function usePageChanges(pageRef: { workspaceId: string; documentId: string }) {
+export function usePageChanges(pageRef: { workspaceId: string; documentId: string }, cursor: string) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const refresh = useCallback(async () => {
@@ -29,7 +29,8 @@ export function usePageChanges(pageRef: { workspaceId: string; documentId: strin
     await queryClient.invalidateQueries(filters);
   }, [queryClient, trpc]);
   const stream = useSubscription(
-    trpc.panel.page.changes.subscriptionOptions(pageRef, {
+    // Started from the cursor the page was rendered at: the first event says whether anything changed since.
+    trpc.panel.page.changes.subscriptionOptions({ ...pageRef, lastEventId: cursor }, {
       onData: (event) => {
         if (event.data.changed) void refresh();
       },

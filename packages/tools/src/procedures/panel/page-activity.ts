@@ -1,8 +1,11 @@
+import { pageCursor } from "./page-changes";
 import { PageRefSchema, panelProcedure, requirePage } from "./panel-procedure";
 
-/** panel.page.activity — a cheap cursor the panel polls to show agent activity without a reload. */
+/**
+ * panel.page.activity — the page's change cursor. The page route reads it before prefetching and starts the
+ * live stream (panel.page.changes) from it; the panel no longer polls it.
+ */
 export const pageActivity = panelProcedure.input(PageRefSchema).query(async ({ ctx, input }) => {
   const { page } = await requirePage(ctx, input);
-  const [latest] = await ctx.kernel.listAudit({ documentId: page.id, limit: 1 });
-  return { revision: page.revision, lastAuditId: latest?.id ?? 0 };
+  return { cursor: await pageCursor(ctx.kernel, page.id, page.revision) };
 });

@@ -79,6 +79,22 @@ describe("panel.page.changes", () => {
     }
   });
 
+  it("started from the cursor the page was rendered at, reports a change that landed before the stream opened", async () => {
+    const w = await createWorld();
+    const ref = { workspaceId: w.ids.ws, documentId: w.ids.page };
+    // What the page route does: read the cursor, then the page; the browser opens the stream later.
+    const { cursor } = await w.caller(w.tokens.owner).panel.page.activity(ref);
+    await agentDryRun(w, "Between the first paint and the stream");
+    const stream = await subscribe(w, w.tokens.owner, { ...ref, lastEventId: cursor });
+    try {
+      const first = await stream.next();
+      expect(first.data.changed).toBe(true);
+      expect(first.id).not.toBe(cursor);
+    } finally {
+      stream.close();
+    }
+  });
+
   it("is refused like the page itself: a stranger gets NOT_FOUND, an agent token FORBIDDEN", async () => {
     const w = await createWorld();
     const ref = { workspaceId: w.ids.ws, documentId: w.ids.page };

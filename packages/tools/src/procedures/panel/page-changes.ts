@@ -24,10 +24,12 @@ export interface PageChangeEvent {
 
 /**
  * The page's cursor: its revision and its newest audit record. Every change the kernel announces moves one
- * of the two, so equal cursors mean the panel has nothing new to read.
+ * of the two, so equal cursors mean the panel has nothing new to read. The page route reads it before it
+ * prefetches and hands it to the stream as `lastEventId`, so a change between the first paint and the
+ * stream's start is reported, not lost.
  */
-async function cursorOf(ctx: ToolsContext, pageId: string, revision: number): Promise<string> {
-  const [latest] = await ctx.kernel.listAudit({ documentId: pageId, limit: 1 });
+export async function pageCursor(kernel: ToolsContext["kernel"], pageId: string, revision: number): Promise<string> {
+  const [latest] = await kernel.listAudit({ documentId: pageId, limit: 1 });
   return `${revision}.${latest?.id ?? 0}`;
 }
 
@@ -110,7 +112,7 @@ export const pageChanges = panelProcedure.input(PageChangesInputSchema).subscrip
       throw unavailable();
     }
     const { page } = await requirePage(ctx, ref);
-    let last = await cursorOf(ctx, page.id, page.revision);
+    let last = await pageCursor(ctx.kernel, page.id, page.revision);
     // The first event gives the client a cursor to resume from; `changed` when it resumes past a change it missed.
     const missed = input.lastEventId !== undefined && input.lastEventId !== null && input.lastEventId !== last;
     yield tracked(last, { changed: missed, kinds: [], revision: page.revision } satisfies PageChangeEvent);
@@ -122,7 +124,7 @@ export const pageChanges = panelProcedure.input(PageChangesInputSchema).subscrip
       }
       if (!(await resolveToken(ctx.kernel, ctx.authorization))) throw new TRPCError({ code: "UNAUTHORIZED", message: "sign in again" });
       const { page: now } = await requirePage(ctx, ref);
-      const cursor = await cursorOf(ctx, now.id, now.revision);
+      const cursor = await pageCursor(ctx.kernel, now.id, now.revision);
       if (cursor === last) continue;
       last = cursor;
       yield tracked(cursor, { changed: true, kinds, revision: now.revision } satisfies PageChangeEvent);

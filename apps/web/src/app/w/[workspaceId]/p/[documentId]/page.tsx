@@ -11,6 +11,10 @@ export default async function PagePage({ params }: { params: Promise<{ workspace
   const me = await caller.panel.session.me().catch(() => null);
   if (!me) redirect("/signin");
   const pageRef = { workspaceId, documentId };
+  // The change cursor is read before the page: the live stream starts from it, so a change landing between
+  // these reads and the stream's start reaches the panel as a change (decision 0017).
+  const activity = await caller.panel.page.activity(pageRef).catch(() => null);
+  if (!activity) notFound();
   const queryClient = getQueryClient();
   // The page and its proposals are read here, awaited, so the first HTML shows them (not "Loading…") and the
   // browser starts from this data instead of asking again. A page the person may not read is a 404, exactly
@@ -25,6 +29,7 @@ export default async function PagePage({ params }: { params: Promise<{ workspace
       <PageScreen
         workspaceId={workspaceId}
         documentId={documentId}
+        cursor={activity.cursor}
         me={{ userId: me.user!.id, name: me.user!.name, tokenId: me.tokenId, scopes: me.scopes }}
       />
     </HydrateClient>
