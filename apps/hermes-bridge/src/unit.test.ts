@@ -174,7 +174,7 @@ describe("Hermes plugin files", () => {
       writeFileSync(join(foreign, "keep.txt"), "mine");
       expect(() => installHermesPlugin({ dir: foreign })).toThrow(/refusing/);
       expect(readFileSync(join(foreign, "keep.txt"), "utf8")).toBe("mine");
-      expect(installHermesPlugin({ env: { HERMES_HOME: join(root, "hh") } }).dir).toBe(join(root, "hh", "plugins", "mnote"));
+      expect(installHermesPlugin({ hermesHome: join(root, "hh") }).dir).toBe(join(root, "hh", "plugins", "mnote"));
     } finally {
       rmSync(root, { recursive: true, force: true });
     }
