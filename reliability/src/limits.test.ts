@@ -125,7 +125,7 @@ function slowClient(port: number, head: string, trickle: boolean, everyMs = 200)
     let bytesSent = 0;
     let timer: NodeJS.Timeout | undefined;
     socket.setEncoding("utf8");
-    socket.on("data", (chunk) => (received += chunk));
+    socket.on("data", (chunk: string) => (received += chunk)); // setEncoding("utf8"): strings
     socket.on("error", () => undefined);
     socket.on("close", () => {
       clearInterval(timer);

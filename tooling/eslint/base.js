@@ -34,10 +34,10 @@ export const HARNESS_FILES = [
   "**/*.fixture.ts",
   "packages/kernel/src/conformance/**",
   "**/testing/**",
-  "e2e/**",
-  "bench/**",
-  "reliability/**",
-  "scripts/**",
+  "e2e/**/*.{ts,tsx,js,mjs}",
+  "bench/**/*.{ts,tsx,js,mjs}",
+  "reliability/**/*.{ts,tsx,js,mjs}",
+  "scripts/**/*.{ts,tsx,js,mjs}",
   "**/*.mjs",
   "**/*.config.ts",
   "**/*.config.js",
@@ -71,7 +71,7 @@ export function baseConfig(root = "") {
   const local = (pattern) =>
     pattern.startsWith("**/") ? pattern : pattern.startsWith(prefix) ? pattern.slice(prefix.length) : null;
   const configModules = CONFIG_MODULES.map(local).filter(Boolean);
-  // Inside e2e/, bench/, reliability/ or scripts/ this is "**": every file there is harness code.
+  // Inside e2e/, bench/, reliability/ or scripts/ this is "**/*.{ts,…}": every file there is harness code.
   const harness = HARNESS_FILES.map(local).filter(Boolean);
 
   return defineConfig(

@@ -66,8 +66,9 @@ async function serve(argv: string[]) {
     await kernel.close();
     process.exit(0);
   };
-  process.once("SIGINT", stop);
-  process.once("SIGTERM", stop);
+  // Nothing awaits a signal handler; a failed close surfaces as an unhandled rejection and a non-zero exit.
+  process.once("SIGINT", () => void stop());
+  process.once("SIGTERM", () => void stop());
 }
 
 async function mcp(argv: string[]) {
@@ -90,8 +91,9 @@ async function mcp(argv: string[]) {
     process.exit(0);
   };
   void closed.then(stop);
-  process.once("SIGINT", stop);
-  process.once("SIGTERM", stop);
+  // Nothing awaits a signal handler; a failed close surfaces as an unhandled rejection and a non-zero exit.
+  process.once("SIGINT", () => void stop());
+  process.once("SIGTERM", () => void stop());
 }
 
 function hermes(argv: string[]) {

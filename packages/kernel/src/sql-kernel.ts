@@ -619,7 +619,7 @@ interface AppliedCommand {
 
 async function applyCommand(
   tx: SqlExecutor,
-  page: PageRecord & { },
+  page: PageRecord,
   command: KernelCommand,
   context: { commandId: string; actorId: string; now: string; blockCount: number },
 ): Promise<AppliedCommand> {

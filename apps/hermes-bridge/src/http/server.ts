@@ -184,7 +184,8 @@ export async function startBridge(options: BridgeOptions): Promise<RunningBridge
       .purgeExpiredIdempotency(new Date().toISOString())
       .then((purged) => purged > 0 && logger.info({ purged }, "expired idempotency records removed"))
       .catch((error: unknown) => logger.warn({ errorType: error instanceof Error ? error.name : typeof error }, "idempotency sweep failed"));
-  const sweep = setInterval(purgeExpired, IDEMPOTENCY_SWEEP_MS);
+  // purgeExpired catches its own failure, so nothing is lost by not awaiting it.
+  const sweep = setInterval(() => void purgeExpired(), IDEMPOTENCY_SWEEP_MS);
   sweep.unref();
   const urlHost = address.family === "IPv6" ? `[${address.address}]` : address.address;
   const url = `http://${urlHost === "0.0.0.0" || urlHost === "[::]" ? "127.0.0.1" : urlHost}:${address.port}`;

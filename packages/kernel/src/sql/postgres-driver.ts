@@ -37,7 +37,9 @@ const MIGRATION_LOCK_CLASS = 0x6d6e6f74; // "mnot"
 
 const int8AsNumber: pg.CustomTypesConfig = {
   getTypeParser: ((oid: number, format?: "text" | "binary") =>
-    oid === INT8_OID && format !== "binary" ? parseInt8 : pg.types.getTypeParser(oid, format as "text")) as pg.CustomTypesConfig["getTypeParser"],
+    oid === INT8_OID && format !== "binary"
+      ? parseInt8
+      : (pg.types.getTypeParser(oid, format as "text") as (value: string) => unknown)) as pg.CustomTypesConfig["getTypeParser"],
 };
 
 class ClientExecutor implements SqlExecutor {
