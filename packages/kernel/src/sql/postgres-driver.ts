@@ -35,11 +35,14 @@ export interface PostgresOptions {
 /** Advisory-lock class for "migrating"; the second key is the schema, so isolated test schemas do not wait on each other. */
 const MIGRATION_LOCK_CLASS = 0x6d6e6f74; // "mnot"
 
+// pg-types declares its parsers as returning `any`; the assertion below says what they are.
+const textParser = (oid: number, format?: "text" | "binary") =>
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion
+  pg.types.getTypeParser(oid, format as "text") as (value: string) => unknown;
+
 const int8AsNumber: pg.CustomTypesConfig = {
   getTypeParser: ((oid: number, format?: "text" | "binary") =>
-    oid === INT8_OID && format !== "binary"
-      ? parseInt8
-      : (pg.types.getTypeParser(oid, format as "text") as (value: string) => unknown)) as pg.CustomTypesConfig["getTypeParser"],
+    oid === INT8_OID && format !== "binary" ? parseInt8 : textParser(oid, format)) as pg.CustomTypesConfig["getTypeParser"],
 };
 
 class ClientExecutor implements SqlExecutor {
