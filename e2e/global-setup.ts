@@ -1,12 +1,16 @@
+import { randomBytes } from "node:crypto";
 import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { mnote, startStack } from "../scripts/stack.mjs";
+import { freePort, mnote, startStack } from "../scripts/stack.mjs";
+import { startHermesStandIn } from "./hermes-standin/start";
 import { FLOW_PAGES } from "./flows/pages";
 import { DEMO_USER_IDS, type E2EState } from "./flows/state";
 
 /**
  * One temporary SQLite database with the demo data, the bridge and the panel on it,
+ * a stand-in for Hermes's API server that the panel's "Ask Hermes" talks to (its tools
+ * act with Ada's agent token through the real plugin and bridge),
  * and a page of its own for each flow (created with the CLI while the stack boots).
  * Tests find the URLs and the demo tokens through MNOTE_E2E_STATE (a JSON file);
  * global-teardown.ts stops the stack.
@@ -34,14 +38,29 @@ export default async function globalSetup() {
     await Promise.all([worker(), worker(), worker()]);
     return demo;
   };
-  const stackStarting = startStack({ databaseUrl, devSignInUsers: Object.values(DEMO_USER_IDS), quiet: true });
+  // The panel reads MNOTE_HERMES_URL at start; the stand-in starts once the demo's agent token exists.
+  const hermesPort = await freePort();
+  const hermesKey = randomBytes(24).toString("hex");
+  const stackStarting = startStack({
+    databaseUrl,
+    devSignInUsers: Object.values(DEMO_USER_IDS),
+    quiet: true,
+    webEnv: { MNOTE_HERMES_URL: `http://127.0.0.1:${hermesPort}`, MNOTE_HERMES_API_KEY: hermesKey },
+  });
   const [stack, demo] = await Promise.all([stackStarting, seed()]).catch(async (error) => {
     await stackStarting.then((s) => s.stop(), () => undefined);
     throw error;
   });
+  const hermes = await startHermesStandIn({ port: hermesPort, key: hermesKey, bridgeUrl: stack.bridgeUrl, token: demo.credentials.ada.agent }).catch(async (error) => {
+    await stack.stop();
+    throw error;
+  });
+  const stop = async () => {
+    await Promise.all([stack.stop(), hermes.stop()]);
+  };
   // If the runner dies without teardown, do not leave the servers behind.
-  process.once("exit", () => void stack.stop());
-  (globalThis as { __mnoteE2EStack?: { stop: () => Promise<void>; dir: string } }).__mnoteE2EStack = { stop: stack.stop, dir };
+  process.once("exit", () => void stop());
+  (globalThis as { __mnoteE2EStack?: { stop: () => Promise<void>; dir: string } }).__mnoteE2EStack = { stop, dir };
 
   const state: E2EState = {
     bridgeUrl: stack.bridgeUrl,
@@ -50,9 +69,10 @@ export default async function globalSetup() {
     dir,
     workspaceId: demo.workspaceId,
     credentials: demo.credentials,
+    hermes: { url: hermes.url, pid: hermes.pid },
   };
   const file = join(dir, "state.json");
   await writeFile(file, JSON.stringify(state, null, 2), { mode: 0o600 });
   process.env.MNOTE_E2E_STATE = file;
-  console.log(`e2e stack: panel ${stack.webUrl}, bridge ${stack.bridgeUrl}, database ${databaseUrl}`);
+  console.log(`e2e stack: panel ${stack.webUrl}, bridge ${stack.bridgeUrl}, Hermes stand-in ${hermes.url}, database ${databaseUrl}`);
 }

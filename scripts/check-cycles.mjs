@@ -3,6 +3,8 @@
 // importing a panel procedure first once threw "Cannot access 'proposalsList' before initialization", while vitest
 // hid it. Type-only imports are erased at run time and do not count. No dependency: the imports are read with a
 // regular expression, which is enough for the import forms this repository uses.
+// It also fails when product code imports a test module (a spec, a fixture, a test-* helper, `@mnote/x/testing`): the
+// bridge's entry once imported the test world to serve a tests-only command.
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -11,7 +13,9 @@ const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const SOURCE_ROOTS = ["packages", "apps"].flatMap((top) =>
   readdirSync(join(root, top)).map((name) => join(root, top, name, "src")).filter((dir) => existsSync(dir)),
 );
-const isProduct = (file) => /\.(ts|tsx)$/.test(file) && !/\.(test|spec)\.tsx?$/.test(file) && !/test-support|conformance/.test(file);
+/** Tests and what only tests import: specs, fixtures, test-* helpers and the kernel's conformance suite. */
+const isTestModule = (file) => /\.(test|spec|fixture)\.tsx?$|\/test-[^/]*$|conformance/.test(file);
+const isProduct = (file) => /\.(ts|tsx)$/.test(file) && !isTestModule(file);
 
 function* walk(dir) {
   for (const name of readdirSync(dir)) {
@@ -40,6 +44,8 @@ function resolveImport(from, specifier) {
 
 const IMPORT = /^\s*(import|export)\s+(type\s+)?([^'"]*?)\s*from\s*["']([^"']+)["']/gm;
 const graph = new Map();
+/** Product code that imports a test module: the shipped program would carry test fixtures. */
+const testImports = [];
 for (const dir of SOURCE_ROOTS) {
   for (const file of walk(dir)) {
     const edges = new Set();
@@ -47,6 +53,9 @@ for (const dir of SOURCE_ROOTS) {
       // `import type {…}` and `import { type A, type B }` leave nothing behind at run time.
       if (typeOnly || /^\{\s*(type\s+[^,}]+\s*,?\s*)+\}$/.test(clause)) continue;
       const target = resolveImport(file, specifier);
+      if (/^@mnote\/[^/]+\/testing$/.test(specifier) || (target && isTestModule(target))) {
+        testImports.push(`${relative(root, file)} imports ${specifier}`);
+      }
       if (target && isProduct(target)) edges.add(target);
     }
     graph.set(file, edges);
@@ -81,9 +90,14 @@ function connect(node) {
 }
 for (const node of graph.keys()) if (!meta.has(node)) connect(node);
 
+if (testImports.length > 0) {
+  console.error(`product code imports test modules (${testImports.length}):`);
+  for (const line of testImports) console.error(`  ${line}`);
+  process.exit(1);
+}
 if (cycles.length > 0) {
   console.error(`import cycles in product code (${cycles.length}):`);
   for (const cycle of cycles) console.error(`  ${cycle.map((file) => relative(root, file)).sort().join("\n    ")}`);
   process.exit(1);
 }
-console.log(`no import cycles in ${graph.size} product files`);
+console.log(`no import cycles and no test imports in ${graph.size} product files`);

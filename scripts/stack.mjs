@@ -35,8 +35,9 @@ async function waitFor(url, child, name, timeoutMs = 90_000) {
 }
 
 /**
- * @param {{ databaseUrl: string, host?: string, bridgePort?: number, webPort?: number, devSignInUsers?: string[], quiet?: boolean }} options
+ * @param {{ databaseUrl: string, host?: string, bridgePort?: number, webPort?: number, devSignInUsers?: string[], quiet?: boolean, webEnv?: Record<string, string> }} options
  *   `devSignInUsers`: the demo users the panel's sign-in picker offers; only for a database the demo created.
+ *   `webEnv`: more variables for the panel only (e.g. MNOTE_HERMES_URL / MNOTE_HERMES_API_KEY; the bridge needs no Hermes key).
  */
 export async function startStack(options) {
   const host = options.host ?? "127.0.0.1";
@@ -52,7 +53,7 @@ export async function startStack(options) {
   const web = spawn(
     process.execPath,
     [join(ROOT, "apps/web/node_modules/next/dist/bin/next"), "start", "-p", String(webPort), "-H", host],
-    { cwd: join(ROOT, "apps/web"), env: { ...env, MNOTE_DEV_SIGNIN_USERS: (options.devSignInUsers ?? []).join(",") }, stdio },
+    { cwd: join(ROOT, "apps/web"), env: { ...env, ...options.webEnv, MNOTE_DEV_SIGNIN_USERS: (options.devSignInUsers ?? []).join(",") }, stdio },
   );
   const stop = async () => {
     for (const child of [bridge, web]) if (child.exitCode === null) child.kill("SIGTERM");

@@ -41,8 +41,29 @@ mnote is running (database ${databaseUrl})
   Page-AI panel   ${stack.webUrl}    ${signIn}
   Bridge          ${stack.bridgeUrl}  GET /v1/tools · POST /v1/tools/{name} · /mcp · /healthz  (agent tokens only)
 ${demo ? demoHelp(demo) : `\nNo demo workspace, no sign-in picker: ${demoRun.json.error}\n`}
+  Ask Hermes      ${await hermesStatus()}
+
 Use with Hermes: see apps/hermes-bridge/README.md.  Stop with Ctrl-C.
 `);
+
+/**
+ * Whether the panel's "Ask Hermes" box can reach Hermes: its health, then the key (a status request
+ * for a run that does not exist: 404 means the key was taken, 401 that it was not). Nothing is started.
+ */
+async function hermesStatus() {
+  const url = process.env.MNOTE_HERMES_URL?.trim().replace(/\/+$/, "");
+  const key = process.env.MNOTE_HERMES_API_KEY?.trim();
+  if (!url || !key) return "not connected: set MNOTE_HERMES_URL and MNOTE_HERMES_API_KEY (README: Connecting Hermes to the panel)";
+  try {
+    const health = await fetch(`${url}/health`, { signal: AbortSignal.timeout(3000) });
+    const version = health.ok ? ((await health.json().catch(() => ({}))).version ?? "?") : null;
+    const probe = await fetch(`${url}/v1/runs/mnote_start_probe`, { headers: { authorization: `Bearer ${key}` }, signal: AbortSignal.timeout(3000) });
+    if (probe.status === 401) return `Hermes at ${url} refuses the key: MNOTE_HERMES_API_KEY must equal its API_SERVER_KEY`;
+    return `connected to Hermes ${version} at ${url}`;
+  } catch {
+    return `configured for ${url}, but Hermes does not answer there yet: run \`hermes gateway run\` with API_SERVER_ENABLED=true`;
+  }
+}
 
 function demoHelp(demo) {
   const ada = demo.credentials.ada;

@@ -14,12 +14,14 @@ import { describeMachine } from "./machine";
 import { runPeer } from "./peer";
 import { PROPOSALS_LIST_LIMITS, runProposals } from "./proposals";
 import { runScaling } from "./scaling";
-import { fmtBytes, table } from "./stats";
+import { fmtBytes, fmtMs, table } from "./stats";
 import { runTransports } from "./transports";
 import { runWrites } from "./writes";
 import { runEdits } from "./edits";
+import { runPush } from "./push";
+import { keptSections } from "./kept-sections";
 
-const SECTIONS = ["floor", "transports", "peer", "scaling", "writes", "proposals", "edits"] as const;
+const SECTIONS = ["floor", "transports", "peer", "scaling", "writes", "proposals", "edits", "push"] as const;
 type Section = (typeof SECTIONS)[number];
 
 const { values } = parseArgs({
@@ -45,6 +47,7 @@ const settings = quick
       writes: { rounds: 3, callsPerRound: 40 },
       proposals: { dryRuns: 30, calls: 5 },
       edits: { sizes: [100, 1000, 10_000], rounds: 3, callsPerRound: 30 },
+      push: { samples: 30, postgresUrl: process.env.MNOTE_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test" },
     }
   : {
       floor: { rounds: 41, writesPerRound: 300 },
@@ -55,6 +58,7 @@ const settings = quick
       writes: { rounds: 9, callsPerRound: 100 },
       proposals: { dryRuns: 30, calls: 21 },
       edits: { sizes: [100, 1000, 10_000], rounds: 9, callsPerRound: 100 },
+      push: { samples: 200, postgresUrl: process.env.MNOTE_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test" },
     };
 
 const machine = describeMachine();
@@ -283,6 +287,31 @@ if (edits) {
   );
 }
 
+const push = await section("push", () => runPush(settings.push));
+if (push) {
+  headline.push(
+    `- Push: an agent's dry run reaches a panel's open stream ${push.results.map((r) => `${r.name.split(":")[0]} p50 ${fmtMs(r.p50)} ms`).join(", ")} ` +
+      `after the agent has its answer (goal p50 ≤ 200 ms): **${push.pass ? "PASS" : "FAIL"}**.`,
+  );
+  parts.push(
+    "## 8. Push: from an agent's dry-run answer to the panel hearing of it",
+    "",
+    "Real processes on one database: the bridge (`mnote-bridge serve`, rate limit off) and one or two panels " +
+      "(`next start` of the built panel). A subscriber holds `panel.page.changes` open on the last panel, as the browser " +
+      "does (a `fetch` reading the server-sent events of `/api/trpc`, with a person's session cookie). The agent sends " +
+      "`mnote.page.update_title` with `dryRun: true` to the bridge's `/v1/tools` (or, in the last row, a person sends it " +
+      "to panel A's `/api/trpc`). Latency = the moment the subscriber reads the `changed` event minus the moment the agent " +
+      "has read its whole answer; negative when the event came first. How it travels: SQLite, the panel process tails the " +
+      "audit log every 25 ms while anyone listens (the bridge is another process); PostgreSQL, `pg_notify` in the " +
+      "proposal's transaction and the panel's LISTEN connection (decision 0017). Then the panel re-checks the session and " +
+      `the page permission and reads the page's cursor before it sends the event. ${settings.push.samples} dry runs per setup ` +
+      "after 5 unmeasured, 30 ms apart (so each is its own event, not part of a coalesced burst).",
+    "",
+    push.markdown,
+    "",
+  );
+}
+
 const finishedLoad = loadavg();
 const totalSeconds = (performance.now() - started) / 1000;
 const fmtLoad = (l: readonly number[]) => l.map((x) => x.toFixed(2)).join(" / ");
@@ -324,6 +353,7 @@ const report = [
   "- Source: `bench/src/*.ts`. `pnpm bench` is the full run; `--quick` is a smaller smoke run; `--only SECTION` runs one section.",
   "",
   ...parts,
+  ...keptSections(out),
 ].join("\n");
 
 process.stdout.write(`${report}\n`);

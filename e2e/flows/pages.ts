@@ -5,6 +5,14 @@ import type { Block } from "@mnote/contract";
  * global-setup.ts creates them with `mnote admin page create` while the stack boots.
  */
 export const FLOW_PAGES = {
+  askHermes: {
+    id: "doc_e2e_askplan",
+    title: "Team plan",
+    blocks: [
+      { id: "tp_h1", type: "heading", level: 1, text: "Plan" },
+      { id: "tp_p1", type: "paragraph", text: "Ship the panel" },
+    ],
+  },
   pageEdit: {
     id: "doc_e2e_runbook",
     title: "On-call runbook",
@@ -62,6 +70,11 @@ export const FLOW_PAGES = {
     title: "Standup notes",
     blocks: [{ id: "sn_p1", type: "paragraph", text: "Yesterday: shipped the bridge." }],
   },
+  firstPaint: {
+    id: "doc_e2e_retro",
+    title: "Sprint retro",
+    blocks: [{ id: "sr_p1", type: "paragraph", text: "What went well: the demo." }],
+  },
   optionWarning: {
     id: "doc_e2e_contract",
     title: "Vendor contract",
@@ -89,6 +102,49 @@ export const FLOW_PAGES = {
       { id: "og_q1", type: "quote", text: "Ask early, ask often." },
     ],
   },
+  keyboard: {
+    id: "doc_e2e_keyboard",
+    title: "Keyboard review",
+    blocks: [
+      { id: "kb_p1", type: "paragraph", text: "Tabs move with the arrow keys" },
+      { id: "kb_p2", type: "paragraph", text: "Enter approves" },
+    ],
+  },
+  attributes: {
+    id: "doc_e2e_attributes",
+    title: "Sprint tasks",
+    blocks: [
+      { id: "at_h1", type: "heading", level: 2, text: "This sprint" },
+      { id: "at_t1", type: "todo", checked: false, text: "Write the migration" },
+      { id: "at_c1", type: "code", language: "", text: "npm test" },
+      { id: "at_p1", type: "paragraph", text: "Ask early, ask often." },
+    ],
+  },
+  atSize: {
+    id: "doc_e2e_at_size",
+    title: "Thousand-block handbook",
+    blocks: sizedPage("sz", 1000),
+  },
+  phone: {
+    id: "doc_e2e_phone",
+    title: "Read on a phone",
+    blocks: sizedPage("ph", 300),
+  },
+  retry: {
+    id: "doc_e2e_retry",
+    title: "Flaky network",
+    blocks: [{ id: "rt_p1", type: "paragraph", text: "Requests fail sometimes." }],
+  },
 } satisfies Record<string, { id: string; title: string; blocks: Block[] }>;
+
+/** A long page: a heading every 25 blocks, some todos, paragraphs otherwise. Ids are `${prefix}_0000` on. */
+export function sizedPage(prefix: string, length: number): Block[] {
+  return Array.from({ length }, (_, i): Block => {
+    const id = `${prefix}_${String(i).padStart(4, "0")}`;
+    if (i % 25 === 0) return { id, type: "heading", level: 2, text: `Section ${i / 25 + 1}` };
+    if (i % 7 === 0) return { id, type: "todo", checked: false, text: `Task ${i}` };
+    return { id, type: "paragraph", text: `Paragraph ${i} of the handbook.` };
+  });
+}
 
 export type FlowPageKey = keyof typeof FLOW_PAGES;

@@ -1,10 +1,11 @@
 import { agentCall, blockTexts, expect, openPage, proposalCard, signIn, test } from "./support";
 import { FLOW_PAGES } from "./pages";
 
-test("Ada unticks some block changes of a page.save proposal and only the kept ones are applied", async ({ page }) => {
+test("Ada unticks some block changes of a page.save proposal and only the kept ones are applied, in one step", async ({ page }) => {
   const doc = FLOW_PAGES.perChange.id;
   await signIn(page, "ada");
   await openPage(page, doc);
+  const homeRow = () => page.getByRole("listitem").filter({ has: page.getByRole("link", { name: FLOW_PAGES.perChange.title, exact: true }) });
 
   const proposal = await agentCall("mnote_page_save", {
     content: [
@@ -16,6 +17,11 @@ test("Ada unticks some block changes of a page.save proposal and only the kept o
     mode: "replace",
   }, { documentId: doc });
   expect(proposal.ok).toBe(true);
+
+  // The home page says which pages wait for a decision.
+  await page.goto("/");
+  await expect(homeRow().getByTestId("pending-proposals")).toHaveText("1 pending proposal");
+  await openPage(page, doc);
 
   const card = proposalCard(page, proposal.request.toolCallId);
   const changes = card.locator("li.change");
@@ -29,6 +35,12 @@ test("Ada unticks some block changes of a page.save proposal and only the kept o
   const apply = card.getByRole("button", { name: "Apply 2 of 4 changes" });
   await expect(apply).toBeVisible();
   await expect(card.getByRole("button", { name: "Approve", exact: true })).toHaveCount(0);
+  // One request decides it: the server cuts, writes and marks the proposal (no applySelection → approve → reject chain).
+  const calls: string[] = [];
+  page.on("request", (request) => {
+    const match = /\/api\/trpc\/([^?]+)/.exec(request.url());
+    if (match && request.method() === "POST") calls.push(...decodeURIComponent(match[1]!).split(","));
+  });
   await apply.click();
 
   await expect(page.getByTestId("page-revision")).toHaveText("Revision 2");
@@ -36,4 +48,10 @@ test("Ada unticks some block changes of a page.save proposal and only the kept o
   await expect(page.getByTestId("page-title")).toHaveText("Release notes");
   // The original proposal is settled (applied in part), nothing is left pending.
   await expect(page.getByText("0 pending", { exact: true })).toBeVisible();
+  expect(calls).toEqual(["panel.proposals.applyPart"]);
+  await page.getByLabel("Show applied and rejected").check();
+  await expect(card.locator(".badge", { hasText: "applied in part (2 of 4 changes)" })).toBeVisible();
+  await page.goto("/");
+  await expect(homeRow()).toBeVisible();
+  await expect(homeRow().getByTestId("pending-proposals")).toHaveCount(0);
 });

@@ -21,7 +21,12 @@ test("Ada reverts an applied agent write from the audit trail through a revert p
   await panelTab(page, "Audit trail").click();
   const write = page.locator('tr[data-effect="write"][data-outcome="ok"]').filter({ hasText: "Edit page body" });
   await expect(write).toHaveCount(1);
+  // The browser names the command; the server builds the call (no envelope, ids or key from the page).
+  const revertRequest = page.waitForRequest((request) => request.url().includes("/api/trpc/panel.page.revert"));
   await write.getByRole("button", { name: "Revert", exact: true }).click();
+  const sent = JSON.parse((await revertRequest).postData() ?? "null") as Record<string, { json?: Record<string, unknown> } | Record<string, unknown>>;
+  const input = Object.values(sent)[0]!;
+  expect(Object.keys("json" in input ? (input.json as Record<string, unknown>) : input).sort()).toEqual(["commandId", "documentId", "workspaceId"]);
 
   // The revert is itself a proposal: shown as a diff, applied only on approval.
   await expect(panelTab(page, "Proposals")).toHaveAttribute("aria-selected", "true");

@@ -4,8 +4,21 @@ import { fileURLToPath } from "node:url";
 import { agentCall, expect, openPage, proposalCard, signIn, test } from "./support";
 import { FLOW_PAGES } from "./pages";
 
-const ARTIFACT = fileURLToPath(new URL("../test-results/panel.png", import.meta.url));
-const README_IMAGE = fileURLToPath(new URL("../../docs/images/panel.png", import.meta.url));
+const shot = (name: string) => ({
+  artifact: fileURLToPath(new URL(`../test-results/${name}`, import.meta.url)),
+  readme: fileURLToPath(new URL(`../../docs/images/${name}`, import.meta.url)),
+});
+
+/** Saves a screenshot under test-results, and over the README's copy when MNOTE_UPDATE_SCREENSHOT=1. */
+async function save(page: import("@playwright/test").Page, name: string, fullPage = true) {
+  const { artifact, readme } = shot(name);
+  await mkdir(dirname(artifact), { recursive: true });
+  await page.screenshot({ path: artifact, fullPage, animations: "disabled" });
+  if (process.env.MNOTE_UPDATE_SCREENSHOT === "1") {
+    await mkdir(dirname(readme), { recursive: true });
+    await copyFile(artifact, readme);
+  }
+}
 
 test("screenshot: the panel with a pending page.save proposal (inserted, deleted, changed blocks)", async ({ page }) => {
   await page.setViewportSize({ width: 1440, height: 860 });
@@ -19,7 +32,7 @@ test("screenshot: the panel with a pending page.save proposal (inserted, deleted
       { id: "og_p1", type: "paragraph", text: "Welcome! This guide walks you through your first two weeks, step by step." },
       { id: "og_h2", type: "heading", level: 2, text: "Day one" },
       { id: "og_t1", type: "todo", checked: true, text: "Get your laptop from IT" },
-      { id: "og_t3", type: "todo", checked: false, text: "Meet your buddy for coffee" },
+      { id: "og_t3", type: "todo", checked: true, text: "Meet your buddy for coffee" },
       { id: "og_t4", type: "todo", checked: false, text: "Set up the mnote CLI and the Hermes bridge" },
       { id: "og_q1", type: "quote", text: "Ask early, ask often." },
     ],
@@ -31,10 +44,13 @@ test("screenshot: the panel with a pending page.save proposal (inserted, deleted
   await expect(card.getByRole("button", { name: "Approve", exact: true })).toBeVisible();
   await page.mouse.move(0, 0);
 
-  await mkdir(dirname(ARTIFACT), { recursive: true });
-  await page.screenshot({ path: ARTIFACT, fullPage: true, animations: "disabled" });
-  if (process.env.MNOTE_UPDATE_SCREENSHOT === "1") {
-    await mkdir(dirname(README_IMAGE), { recursive: true });
-    await copyFile(ARTIFACT, README_IMAGE);
-  }
+  // A todo ticked: its attribute change reads ☐ → ☑ in the diff.
+  await expect(card.locator('.attr-change[data-attribute="todo"]')).toBeVisible();
+  await save(page, "panel.png");
+
+  // The same proposal on a phone: the pending bar on top, the review first.
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.getByTestId("pending-bar").click();
+  await expect(card.getByRole("button", { name: "Approve", exact: true })).toBeInViewport();
+  await save(page, "panel-phone.png", false);
 });

@@ -13,6 +13,8 @@ export interface E2EState {
   dir: string;
   workspaceId: string;
   credentials: Record<DemoUserKey, { person: string; agent: string }>;
+  /** The stand-in for Hermes's API server the panel is connected to (e2e/hermes-standin). */
+  hermes: { url: string; pid: number };
 }
 
 let cached: E2EState | null = null;

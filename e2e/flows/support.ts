@@ -1,6 +1,15 @@
 import { createHash, randomUUID } from "node:crypto";
 import { test as base, type Cookie, expect, type Locator, type Page } from "@playwright/test";
-import { type Capability, type InputEnvelope, type OutputEnvelope, TOOL_NAMES, TOOLS } from "@mnote/contract";
+import {
+  type Capability,
+  canonicalToolName,
+  type InputEnvelope,
+  isWriteTool,
+  type OutputEnvelope,
+  type ProviderToolName,
+  type ToolName,
+  toProviderName,
+} from "@mnote/contract";
 import { DEMO_USER_IDS, type DemoUserKey, e2eState } from "./state";
 
 export { expect };
@@ -15,14 +24,8 @@ export const test = base.extend({
 
 export { DEMO_USER_IDS };
 
-const WRITE_TOOLS: ReadonlySet<string> = new Set(TOOL_NAMES.filter((name) => TOOLS[name].kind === "write"));
-
-/** Either spelling (`mnote_page_save`, `mnote.page.save`) → the canonical name the envelope carries. */
-export function canonicalTool(name: string): string {
-  const provider = /^mnote_(page|artifact)_(.+)$/.exec(name);
-  return provider ? `mnote.${provider[1]}.${provider[2]}` : name;
-}
-const providerTool = (canonical: string) => canonical.replace(/\./g, "_");
+/** A contract tool in either spelling (`mnote_page_save`, `mnote.page.save`): the compiler refuses any other name. */
+export type AgentToolName = ToolName | ProviderToolName;
 
 /** JSON with sorted keys, as the Hermes plugin's `canonical_json`. */
 function canonicalJson(value: unknown): string {
@@ -78,9 +81,9 @@ const PROCESS_SESSION_ID = `hermes_session_${randomUUID().replace(/-/g, "")}`;
  * fields and args, sessionId/runId from the Hermes run, a fresh toolCallId and W3C trace id,
  * a key that names this one call for writes, and actorId/capabilityScope of the token.
  */
-export async function agentCall<R = unknown>(tool: string, args: Record<string, unknown>, opts: AgentCallOptions): Promise<AgentResult<R>> {
+export async function agentCall<R = unknown>(tool: AgentToolName, args: Record<string, unknown>, opts: AgentCallOptions): Promise<AgentResult<R>> {
   const state = e2eState();
-  const toolName = canonicalTool(tool);
+  const toolName = canonicalToolName(tool)!;
   const token = state.credentials[opts.user ?? "ada"][opts.holder ?? "agent"];
   const identity = await whoami(token);
   const sessionId = opts.sessionId ?? PROCESS_SESSION_ID;
@@ -98,7 +101,8 @@ export async function agentCall<R = unknown>(tool: string, args: Record<string, 
     capabilityScope: identity.capabilityScope,
     args,
   };
-  if (WRITE_TOOLS.has(toolName)) {
+  // Whether the call is a write comes from the contract (the plugin reads it from the same definitions).
+  if (isWriteTool(toolName)) {
     envelope.dryRun = opts.dryRun ?? true;
     const modelArguments = { workspaceId, documentId: opts.documentId, ...args };
     envelope.idempotencyKey =
@@ -114,7 +118,7 @@ export async function agentRetry<R = unknown>(request: InputEnvelope, overrides:
 }
 
 async function postEnvelope<R>(envelope: InputEnvelope, token: string): Promise<AgentResult<R>> {
-  const response = await fetch(`${e2eState().bridgeUrl}/v1/tools/${providerTool(envelope.toolName)}`, {
+  const response = await fetch(`${e2eState().bridgeUrl}/v1/tools/${toProviderName(envelope.toolName as ToolName)}`, {
     method: "POST",
     headers: {
       "content-type": "application/json",
@@ -145,7 +149,7 @@ export async function signIn(page: Page, user: string, { fresh = false }: { fres
   }
   await page.goto("/signin");
   await page.getByLabel("User", { exact: true }).selectOption(userId);
-  await page.getByRole("button", { name: "Sign in", exact: true }).first().click();
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
   await page.waitForURL((url) => url.pathname === "/");
   await expect(page.getByRole("heading", { name: "Your pages" })).toBeVisible();
   sessions.set(userId, (await page.context().cookies()).filter((cookie) => cookie.name === "mnote_session"));
@@ -182,9 +186,9 @@ export function panelTab(page: Page, name: "Proposals" | "Audit trail" | "Artifa
   return page.getByRole("tab", { name: new RegExp(`^${name}`) });
 }
 
-/** The proposal card of one agent call (it shows the call's toolCallId). */
+/** The proposal card of one agent call (it carries the call's toolCallId; people see it under "ids"). */
 export function proposalCard(page: Page, toolCallId: string): Locator {
-  return page.locator("[data-proposal-id]").filter({ has: page.locator('code[title="toolCallId"]', { hasText: toolCallId }) });
+  return page.locator(`[data-proposal-id][data-tool-call-id="${toolCallId}"]`);
 }
 
 /** The audit rows of one call. */

@@ -160,7 +160,7 @@ const unknownToolName = fc.oneof(
   // Not "." or "..": a URL parser resolves those path segments (even as %2E) before the request leaves the client.
   fc
     .string({ unit: "grapheme", minLength: 1, maxLength: 60 })
-    .filter((s) => s !== "." && s !== ".." && !(TOOL_NAMES as string[]).includes(s) && !TOOL_NAMES.map(toProviderName).includes(s)),
+    .filter((s) => s !== "." && s !== ".." && !(TOOL_NAMES as string[]).includes(s) && !(TOOL_NAMES.map(toProviderName) as string[]).includes(s)),
   fc.constant("n".repeat(1000)),
 );
 

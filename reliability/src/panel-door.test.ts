@@ -63,7 +63,7 @@ async function json(response: Response) {
 }
 
 describe("the panel's door: person tokens only", () => {
-  it("agent cookie: every mnote.* tool and panel.page.revert answer the door's refusal; the audit has no agent success", async () => {
+  it("agent cookie: every mnote.* tool answers the door's refusal, the panel's procedures 403; the audit has no agent success", async () => {
     const before = await businessSnapshot(world.kernel);
     const tools = ["mnote.page.get", "mnote.page.update_title", "mnote.page.save", "mnote.page.update_options", "mnote.artifact.create_summary", "mnote.artifact.create_ai_note"] as const;
     for (const tool of tools) {
@@ -76,19 +76,14 @@ describe("the panel's door: person tokens only", () => {
       const envelope = expectContractFailure(body.result?.data);
       expect(envelope.error).toMatchObject({ code: "mnote_tool_permission_denied", message: expect.stringMatching(/panel is for people/) });
     }
-    const revert = await handlePanelApi(
-      panelPost(
-        "panel.page.revert",
-        { ...world.envelope("mnote.page.update_title"), toolName: "panel.page.revert", dryRun: false, args: { commandId: "cmd_any", baseRevision: 1 } },
-        { cookie: agentToken },
-      ),
-      panelOptions(),
-    );
-    const reverted = expectContractFailure((await json(revert)).result?.data);
-    expect(reverted.error!.code).toBe("mnote_tool_permission_denied");
-    for (const path of ["panel.proposals.approve", "panel.workspace.setApproval"]) {
+    // The panel's own procedures (the revert among them: it takes ids, the server builds the call) answer 403.
+    for (const path of ["panel.page.revert", "panel.proposals.approve", "panel.proposals.applyPart", "panel.workspace.setApproval"]) {
       const answer = await handlePanelApi(
-        panelPost(path, { workspaceId: world.ids.ws, documentId: world.ids.page, proposalId: 1, approvalRequired: false }, { cookie: agentToken }),
+        panelPost(
+          path,
+          { workspaceId: world.ids.ws, documentId: world.ids.page, commandId: "cmd_any", proposalId: 1, keep: [0], approvalRequired: false },
+          { cookie: agentToken },
+        ),
         panelOptions(),
       );
       expect(answer.status).toBe(403);
@@ -230,5 +225,86 @@ describe("the panel cannot be exhausted", () => {
     const statuses: number[] = [];
     for (let i = 0; i < 5; i++) statuses.push((await get(`mnt_made_up_${i}`)).status);
     expect(statuses.filter((s) => s === 429).length).toBeGreaterThanOrEqual(2);
+  });
+});
+
+/** Reads server-sent events from a panel response: each `next` answers the next event that carries data. */
+function sseEvents(response: Response) {
+  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = "";
+  return {
+    async next(): Promise<{ event: string | null; id: string | null; data: string }> {
+      for (;;) {
+        const end = buffer.indexOf("\n\n");
+        if (end >= 0) {
+          const block = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          const field = (name: string) => block.split("\n").find((line) => line.startsWith(`${name}: `))?.slice(name.length + 2) ?? null;
+          const data = field("data");
+          if (data !== null && data !== "" && field("event") === null) return { event: null, id: field("id"), data };
+          continue;
+        }
+        const { done, value } = await reader.read();
+        if (done) throw new Error("the stream ended");
+        buffer += value;
+      }
+    },
+    close: () => reader.cancel(),
+  };
+}
+
+describe("live updates over server-sent events (panel.page.changes)", () => {
+  const changesUrl = () =>
+    `${PANEL}/api/trpc/panel.page.changes?input=${encodeURIComponent(JSON.stringify({ workspaceId: world.ids.ws, documentId: world.ids.page }))}`;
+  const openStream = (cookie: string, options: Partial<PanelApiOptions>) =>
+    handlePanelApi(new Request(changesUrl(), { headers: { host: "127.0.0.1:4200", cookie: `mnote_session=${cookie}`, accept: "text/event-stream" } }), panelOptions(options));
+
+  it("a stream is one call of the rate limit however many events it carries", async () => {
+    const limiter = new RateLimiter({ ratePerSecond: 1, burst: 3 }, () => 0);
+    const cookie = world.personTokens.editor;
+    const response = await openStream(cookie, { limiter });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toContain("text/event-stream");
+    const events = sseEvents(response);
+    try {
+      const first = await events.next();
+      let last = first.id;
+      for (let i = 0; i < 5; i++) {
+        // Each agent read is an audit record on the page: one pushed event each.
+        expect((await world.call("mnote.page.get", world.envelope("mnote.page.get"))).ok).toBe(true);
+        const event = await events.next();
+        expect(event.id).not.toBe(last);
+        last = event.id;
+      }
+    } finally {
+      await events.close();
+    }
+    // The stream took one call of three: two more pass, the next is over the budget.
+    const get = () =>
+      handlePanelApi(new Request(`${PANEL}/api/trpc/panel.session.me`, { headers: { host: "127.0.0.1:4200", cookie: `mnote_session=${cookie}` } }), panelOptions({ limiter }));
+    expect((await get()).status).toBe(200);
+    expect((await get()).status).toBe(200);
+    expect((await get()).status).toBe(429);
+  });
+
+  it("one session may hold only so many streams open; a closed one frees its place", async () => {
+    const cookie = world.personTokens.viewer;
+    const feed = world.kernel.changes as unknown as { subscribers: number };
+    const idle = feed.subscribers;
+    const a = await openStream(cookie, { maxStreamsPerToken: 2 });
+    const b = await openStream(cookie, { maxStreamsPerToken: 2 });
+    expect([a.status, b.status]).toEqual([200, 200]);
+    const refused = await openStream(cookie, { maxStreamsPerToken: 2 });
+    expect(refused.status).toBe(429);
+    expect(await refused.json()).toMatchObject({ error: { code: "mnote_tool_rate_limited" } });
+    // Another person is not affected.
+    const other = await openStream(world.personTokens.owner, { maxStreamsPerToken: 2 });
+    expect(other.status).toBe(200);
+    await a.body!.cancel();
+    const again = await openStream(cookie, { maxStreamsPerToken: 2 });
+    expect(again.status).toBe(200);
+    await Promise.all([b.body!.cancel(), other.body!.cancel(), again.body!.cancel()]);
+    // Every subscription let go of the kernel's feed when its body was cancelled, not at some later change.
+    await expect.poll(() => feed.subscribers, { timeout: 2_000 }).toBe(idle);
   });
 });

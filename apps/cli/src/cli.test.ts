@@ -54,6 +54,22 @@ describe("mnote CLI", () => {
     expect(result.json).toMatchObject({ ok: false, error: { code: "mnote_tool_unauthenticated" } });
   }, 30_000);
 
+  it("echoes a refused call's ids by the contract's rule, as the bridge's doors do (bridge doors-echo.test.ts)", async () => {
+    // At each field's bound (kept) or one past it, or unprintable (dropped): the contract's echoEnvelopeIds.
+    const claimed = { workspaceId: "w".repeat(128), documentId: "d".repeat(129), toolCallId: "c".repeat(256), traceId: "t\nforged" };
+    for (const toolName of ["mnote.page.get", "mnote.page.delete"]) {
+      const result = await mnote(dir, ["call", "--token", token], envelope(toolName, {}, claimed));
+      expect(result.code).toBe(1);
+      expect(result.json).toMatchObject({
+        ok: false,
+        toolName,
+        toolCallId: claimed.toolCallId,
+        traceId: null,
+        audit: { workspaceId: claimed.workspaceId, documentId: null },
+      });
+    }
+  }, 30_000);
+
   it("shows artifacts with their edges", async () => {
     await mnote(dir, ["call", "--token", token], envelope("mnote.artifact.create_summary", { summary: "How to restart" }, { idempotencyKey: "s1", dryRun: false }));
     const { json } = await mnote(dir, ["artifacts", "--document", page]);

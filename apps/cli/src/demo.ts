@@ -1,7 +1,8 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import type { Block, Capability } from "@mnote/contract";
-import { hashToken, isTokenLive, type KernelAdapter } from "@mnote/kernel";
+import type { KernelAdapter } from "@mnote/kernel";
+import { resolveToken } from "@mnote/tools";
 
 /** Known names (Ada owns the demo workspace, Ben edits, Cy views, Dee is elsewhere), so the README, the panel's sign-in picker and the e2e tests can refer to them. */
 export const DEMO = {
@@ -89,8 +90,7 @@ export async function ensureDemo(
   }
   const saved = existsSync(credentialsFile) ? (JSON.parse(readFileSync(credentialsFile, "utf8")) as DemoCredentials) : {};
   const usable = async (token: string | undefined) => {
-    if (!token) return false;
-    return isTokenLive(await kernel.findTokenByHash(hashToken(token)));
+    return token ? (await resolveToken(kernel, token)) !== null : false;
   };
   const credentials: DemoCredentials = {};
   for (const [key, user] of Object.entries(DEMO.users)) {

@@ -1,21 +1,8 @@
 import type { Capability } from "@mnote/contract";
-import { hashToken, isTokenLive, type KernelAdapter, type TokenHolder, type TokenRecord } from "@mnote/kernel";
+import { hashToken, type TokenHolder, type TokenRecord } from "@mnote/kernel";
 import type { IncomingMessage } from "node:http";
 import { bearerSecret } from "@mnote/tools";
 import { headerValue } from "./ids";
-
-
-/**
- * The token behind an `Authorization` value: issued by mnote, not revoked, not expired.
- * The router makes the same check on every tool call (that one is authoritative); the
- * bridge needs it only where no tool runs: `/v1/whoami` and binding an MCP session.
- */
-export async function resolveToken(kernel: KernelAdapter, authorization: string | null | undefined): Promise<TokenRecord | null> {
-  const secret = bearerSecret(authorization);
-  if (!secret) return null;
-  const token = await kernel.findTokenByHash(hashToken(secret));
-  return isTokenLive(token) ? token : null;
-}
 
 export interface WhoAmI {
   actorId: string;

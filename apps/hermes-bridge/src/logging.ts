@@ -1,6 +1,5 @@
-import type { Effect, OutputEnvelope } from "@mnote/contract";
+import { echoField, echoToolName, type Effect, type OutputEnvelope, safeId } from "@mnote/contract";
 import { pino, type DestinationStream, type Logger } from "pino";
-import { safeId } from "./ids";
 
 export type BridgeLogger = Logger;
 export type Transport = "http" | "mcp-http" | "mcp-stdio";
@@ -43,20 +42,20 @@ export function logToolCall(
   logger: BridgeLogger,
   input: { transport: Transport; envelope: unknown; output: OutputEnvelope; startedAt: number; httpStatus?: number },
 ) {
-  const raw = (input.envelope && typeof input.envelope === "object" ? input.envelope : {}) as Record<string, unknown>;
-  const { output } = input;
+  const { envelope: raw, output } = input;
   const line: CallLogLine = {
     transport: input.transport,
-    tool: safeId(output.toolName, 128) ?? "unknown",
+    tool: echoToolName(output.toolName),
     ok: output.ok,
     effect: output.audit.effect,
     errorCode: output.error?.code ?? null,
     ...(input.httpStatus !== undefined ? { httpStatus: input.httpStatus } : {}),
     durationMs: Math.round((performance.now() - input.startedAt) * 10) / 10,
-    sessionId: safeId(raw.sessionId),
-    runId: safeId(raw.runId),
-    toolCallId: safeId(output.toolCallId) ?? safeId(raw.toolCallId),
-    traceId: safeId(output.traceId) ?? safeId(raw.traceId),
+    // The caller's ids by the contract's rule for each (`echoField`), as every door echoes them.
+    sessionId: echoField(raw, "sessionId"),
+    runId: echoField(raw, "runId"),
+    toolCallId: echoField(output, "toolCallId") ?? echoField(raw, "toolCallId"),
+    traceId: echoField(output, "traceId") ?? echoField(raw, "traceId"),
     commandId: safeId(output.audit.commandId),
   };
   if (output.ok || output.error?.code !== "mnote_tool_unavailable") logger.info(line, "tool call");

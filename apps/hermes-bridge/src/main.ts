@@ -8,7 +8,6 @@ import { hermesMcpConfig, installHermesPlugin, installMessage } from "./hermes/i
 import { startBridge } from "./http/server";
 import { createLogger } from "./logging";
 import { runStdio } from "./mcp/stdio";
-import { SAMPLE_ARGS, seedWorld } from "./test-support";
 
 const USAGE = `mnote-bridge: the mnote.* tools for agents (HTTP tool endpoint, MCP, Hermes plugin)
 
@@ -21,7 +20,6 @@ Usage:
         install the Hermes plugin (default ~/.hermes/plugins/mnote) and print the next steps
   mnote-bridge hermes config [--url URL]    print the mcp_servers block for ~/.hermes/config.yaml
   mnote-bridge hermes schemas [DIR]         regenerate hermes-plugin/mnote/tool_schemas.json
-  mnote-bridge test-fixture --database-url URL   seed a test world, print its ids and tokens as JSON (tests only)
 
 Environment: MNOTE_DATABASE_URL (default ${DEFAULT_DATABASE_URL}), MNOTE_PG_POOL_MAX, MNOTE_PG_STATEMENT_TIMEOUT_MS,
 MNOTE_TOKEN (stdio), HERMES_HOME (hermes install),
@@ -116,16 +114,6 @@ function hermes(argv: string[]) {
   fail(`unknown hermes command: ${sub ?? "(none)"}`);
 }
 
-async function testFixture(argv: string[]) {
-  // An explicit URL only: seeding test users and tokens must never hit the default database by accident.
-  const { values } = parseArgs({ args: argv, options: { "database-url": { type: "string" } } });
-  if (!values["database-url"]) fail("test-fixture needs --database-url URL (a throwaway database)");
-  const kernel = await openKernel(values["database-url"]);
-  const world = await seedWorld(kernel);
-  await kernel.close();
-  process.stdout.write(`${JSON.stringify({ ...world, sampleArgs: SAMPLE_ARGS })}\n`);
-}
-
 const [command, ...rest] = process.argv.slice(2);
 try {
   switch (command) {
@@ -137,9 +125,6 @@ try {
       break;
     case "hermes":
       hermes(rest);
-      break;
-    case "test-fixture":
-      await testFixture(rest);
       break;
     case undefined:
     case "help":

@@ -6,7 +6,7 @@ import { createLogger } from "./logging";
 
 /**
  * A small seeded world for the bridge's tests (vitest and, through
- * `mnote-bridge test-fixture`, the Hermes plugin's unittest): a workspace with an
+ * `scripts/seed-test-world.mjs`, the Hermes plugin's unittest): a workspace with an
  * owner, an editor and a viewer, a page whose text carries a marker the log tests
  * look for, and tokens. Not @mnote/tools' test world: these tests need agent tokens
  * (a second, a revoked and a read-only one) and the marker in the page's own text.

@@ -1,4 +1,5 @@
 export * from "./blocks";
+export * from "./echo";
 export * from "./envelope";
 export * from "./errors";
 export * from "./json-schema";

@@ -1,5 +1,15 @@
 import { describe, expect, expectTypeOf, it } from "vitest";
-import { allToolJsonSchemas, canonicalToolName, MODEL_ENVELOPE_FIELDS, PAGE_CONTENT_IS_DATA, TOOL_NAMES, toProviderName, type WriteToolName } from "./index";
+import {
+  allToolJsonSchemas,
+  canonicalToolName,
+  isWriteTool,
+  MODEL_ENVELOPE_FIELDS,
+  PAGE_CONTENT_IS_DATA,
+  TOOL_NAMES,
+  toProviderName,
+  WRITE_TOOL_NAMES,
+  type WriteToolName,
+} from "./index";
 
 describe("agent-facing schemas", () => {
   const schemas = allToolJsonSchemas();
@@ -88,5 +98,12 @@ describe("tool name types", () => {
       | "mnote.artifact.create_summary"
       | "mnote.artifact.create_ai_note"
     >();
+  });
+
+  it("lists at run time the same write tools the type names", () => {
+    expect(WRITE_TOOL_NAMES).toEqual(TOOL_NAMES.filter((name) => name !== "mnote.page.get"));
+    expect(isWriteTool("mnote.page.save")).toBe(true);
+    expect(isWriteTool("mnote.page.get")).toBe(false);
+    expect(isWriteTool("mnote.page.delete")).toBe(false);
   });
 });

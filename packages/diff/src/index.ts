@@ -2,3 +2,4 @@ export { diffBlocks, type BlockChange } from "./diff-blocks";
 export { summarizeChanges, type SummaryMode } from "./summarize";
 export { applySelectedChanges } from "./apply-selected";
 export { diffWords, type WordDiffOp, type WordDiffSegment } from "./diff-words";
+export { changePosition, reviewRows, type ReviewRow } from "./review-order";

@@ -1,5 +1,6 @@
 export * from "./types";
 export { SqlKernel } from "./sql-kernel";
+export { type ChangeFeed, changeChannel, KernelChangeFeed, type PageChange, type PageChangeListener } from "./change-feed";
 export { openKernel, openDriver, openPostgresDriver, openPgliteDriver, DEFAULT_DATABASE_URL, type OpenOptions } from "./open";
 export { openSqliteDriver, type SqliteOptions } from "./sql/sqlite-driver";
 export type { PostgresOptions } from "./sql/postgres-driver";

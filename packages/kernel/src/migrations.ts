@@ -103,6 +103,14 @@ const MIGRATIONS: Array<{ version: number; name: string; statements: (dialect: S
       `CREATE INDEX rate_windows_by_expiry ON rate_windows (expires_at)`,
     ],
   },
+  {
+    version: 4,
+    name: "proposals applied in part",
+    // Decision 0016: a person may apply some of a proposal's changes in one step. The proposal is then
+    // applied (its status stays in the CHECK above) with the indices of the kept changes and their total,
+    // so the panel says "applied in part (2 of 3 changes)" and lists what was left out.
+    statements: () => [`ALTER TABLE proposals ADD COLUMN applied_part TEXT`],
+  },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS.at(-1)!.version;

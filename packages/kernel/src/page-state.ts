@@ -1,5 +1,5 @@
 import type { Block, PageOptions } from "@mnote/contract";
-import { type BlockRow, blockAttrs, PAGE_COLUMNS, type PageRow, toBlock, toPage } from "./rows";
+import { type BlockRow, blockAttrs, type CommandRow, PAGE_COLUMNS, type PageRow, toBlock, toPage } from "./rows";
 import type { SqlExecutor } from "./sql/driver";
 import type { PageState } from "./types";
 import { type EditUndoStep, undoBlockEdits } from "./block-edits";
@@ -55,4 +55,18 @@ export function applyUndo(state: PageState, undo: Undo): PageState {
   if ("options" in undo) return { ...state, options: undo.options };
   if ("blockEdits" in undo) return { ...state, blocks: undoBlockEdits(state.blocks, undo.blockEdits) };
   return undo.state;
+}
+
+/** Rebuild the page as it was before `target` by undoing, newest first, every command since. */
+export async function stateBefore(db: SqlExecutor, target: CommandRow): Promise<PageState | null> {
+  const current = await readPageState(db, target.document_id!);
+  if (!current) return null;
+  const later = await db.all<{ undo: string | null }>(
+    `SELECT undo FROM commands WHERE document_id = ? AND revision_after > ? AND revision_after > revision_before
+     ORDER BY revision_after DESC`,
+    [target.document_id, Number(target.revision_before)],
+  );
+  let state = current;
+  for (const row of later) if (row.undo) state = applyUndo(state, JSON.parse(row.undo) as Undo);
+  return state;
 }

@@ -8,6 +8,7 @@ import type {
   CommandRecord,
   PageRecord,
   ProposalRecord,
+  AppliedPart,
   TokenRecord,
   WorkspaceRecord,
 } from "./types";
@@ -123,6 +124,9 @@ export function identityValues(identity: CallIdentity) {
     identity.traceId,
   ];
 }
+/** `?, ?, …` for a VALUES or IN list of `count` items. */
+export const placeholders = (count: number) => Array.from({ length: count }, () => "?").join(", ");
+
 export const IDENTITY_COLUMNS =
   "tool_name, workspace_id, document_id, actor_id, token_id, holder, session_id, run_id, tool_call_id, trace_id";
 
@@ -233,6 +237,7 @@ export interface ProposalRow extends IdentityColumns {
   command_id: string | null;
   decided_at: string | null;
   summary: string | null;
+  applied_part: string | null;
 }
 export function toProposal(row: ProposalRow): ProposalRecord {
   return {
@@ -247,5 +252,6 @@ export function toProposal(row: ProposalRow): ProposalRecord {
     commandId: row.command_id,
     decidedAt: row.decided_at,
     summary: row.summary ? (JSON.parse(row.summary) as Record<string, unknown>) : null,
+    appliedPart: row.applied_part ? (JSON.parse(row.applied_part) as AppliedPart) : null,
   };
 }

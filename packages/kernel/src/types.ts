@@ -1,3 +1,4 @@
+import type { ChangeFeed } from "./change-feed";
 import type { Block, Capability, Effect, PageOptions, PageOptionsPatch, ToolErrorCode } from "@mnote/contract";
 import type { BlockEditOperation, LocatedBlock } from "./block-edits";
 
@@ -115,6 +116,17 @@ export interface ExecuteRequest {
   idempotency: { key: string; fingerprint: string; expiresAt: string };
   /** Recorded with the write audit record (e.g. the args the panel may show). */
   auditDetail?: Record<string, unknown>;
+  /**
+   * The write applies part of a pending proposal (decision 0016): in the same transaction the proposal
+   * becomes applied with these kept changes. A proposal no longer pending rolls the write back (`rejected`).
+   */
+  appliesPartOf?: { proposalId: number } & AppliedPart;
+}
+
+/** Which of a proposal's changes a person kept (indices into its preview's changes) out of how many. */
+export interface AppliedPart {
+  kept: number[];
+  total: number;
 }
 
 export interface CommandResultFacts {
@@ -203,6 +215,21 @@ export interface ProposalRecord {
   commandId: string | null;
   decidedAt: string | null;
   summary: Record<string, unknown> | null;
+  /** Set when a person applied only some of its changes (status `applied`). */
+  appliedPart: AppliedPart | null;
+}
+
+/** A page of a workspace with one user's access facts on it, and how many edits wait for a decision there. */
+export interface PageOverview {
+  facts: AccessFacts;
+  /** Pending proposals, counting repeats of one edit (tool, key, payload) once, as the panel lists them. */
+  pendingProposals: number;
+}
+
+/** Display names for ids the audit log and proposals keep: users by id, tokens (holder, label) by id. */
+export interface DisplayNames {
+  users: Record<string, string>;
+  tokens: Record<string, { holder: TokenHolder; label: string; userId: string }>;
 }
 
 export interface ProposalQuery {
@@ -228,6 +255,8 @@ export interface AuditQuery {
   workspaceId?: string;
   runId?: string;
   traceId?: string;
+  /** One conversation's calls: an agent run started from the panel names its session (mnote_<documentId>_<traceId>). */
+  sessionId?: string;
   /** Only records with id greater than this (for live polling). */
   afterId?: number;
   limit?: number;
@@ -251,6 +280,8 @@ export interface PageState {
  */
 export interface KernelAdapter {
   readonly dialect: "sqlite" | "postgres";
+  /** Committed changes, this process's and (PostgreSQL) every instance's: what the panel pushes (change-feed.ts). */
+  readonly changes: ChangeFeed;
   close(): Promise<void>;
   /** One trivial statement on the database (`SELECT 1`): rejects when it cannot answer. For readiness probes. */
   ping(): Promise<void>;
@@ -274,7 +305,6 @@ export interface KernelAdapter {
    */
   getBlockWindow(documentId: string, query: BlockWindowQuery): Promise<LocatedBlock[]>;
   getSummary(documentId: string): Promise<ArtifactNode | null>;
-  findIdempotency(scope: { workspaceId: string; actorId: string; toolName: string; key: string }, now: string): Promise<IdempotencyRecord | null>;
   /** The page as it was just before a command ran, rebuilt from the command log. */
   getPageStateBefore(commandId: string): Promise<{ documentId: string; revision: number; state: PageState } | null>;
 
@@ -293,6 +323,10 @@ export interface KernelAdapter {
   /** One proposal's index row, by the id of its audit record. */
   getProposal(auditId: number): Promise<ProposalRecord | null>;
   getCommand(commandId: string): Promise<CommandRecord | null>;
+  /** Every page of a workspace with the user's access facts and pending proposal count, in one read (title order). */
+  listPageOverviews(input: { workspaceId: string; userId: string }): Promise<PageOverview[]>;
+  /** The names of these users and tokens, in one read per kind; ids that name nothing are left out. */
+  getDisplayNames(input: { userIds: readonly string[]; tokenIds: readonly string[] }): Promise<DisplayNames>;
   listArtifacts(documentId: string): Promise<{ nodes: ArtifactNode[]; edges: ArtifactEdge[] }>;
   purgeExpiredIdempotency(now: string): Promise<number>;
   /**

@@ -1,4 +1,12 @@
-import { canonicalToolName, type OutputEnvelope, TOOL_ERROR_MESSAGES } from "@mnote/contract";
+import {
+  canonicalToolName,
+  echoEnvelopeIds,
+  echoToolName,
+  failureEnvelope,
+  type OutputEnvelope,
+  TOOL_ERROR_MESSAGES,
+} from "@mnote/contract";
+import { anonymousIdentity, unverifiedClaims } from "./call";
 import { createToolsContext, type ToolsContext } from "./context";
 import { mnoteRouter } from "./routers/mnote";
 import { createCallerFactory } from "./trpc";
@@ -18,38 +26,22 @@ export async function callTool(
   const toolName = canonicalToolName(name);
   const ctx = "settings" in context ? context : createToolsContext(context);
   if (!toolName) {
-    const raw = (envelope && typeof envelope === "object" ? envelope : {}) as Record<string, unknown>;
-    const str = (v: unknown) => (typeof v === "string" && v.length <= 256 ? v : null);
-    const shownName = str(name)?.slice(0, 128) ?? "unknown";
-    // Every call leaves an audit record, a call to a tool that does not exist included.
+    const shownName = echoToolName(name);
+    // Every call leaves an audit record, a call to a tool that does not exist included. No check ran, so,
+    // as for a call without a live token, the ids it sent are claims: kept for an operator, in nobody's trail.
     await ctx.kernel
       .appendAudit({
-        identity: {
-          toolName: shownName,
-          workspaceId: str(raw.workspaceId) ?? "",
-          documentId: str(raw.documentId) ?? "",
-          actorId: str(raw.actorId) ?? "",
-          tokenId: null,
-          holder: null,
-          sessionId: str(raw.sessionId),
-          runId: str(raw.runId),
-          toolCallId: str(raw.toolCallId),
-          traceId: str(raw.traceId),
-        },
+        identity: anonymousIdentity(shownName),
         effect: "none",
         outcome: "failed",
         errorCode: "mnote_tool_not_found",
+        detail: unverifiedClaims(envelope),
       })
       .catch((error: unknown) => console.error("[mnote] audit append failed", error));
-    return {
-      ok: false,
-      toolName: shownName,
-      toolCallId: str(raw.toolCallId),
-      traceId: str(raw.traceId),
-      result: null,
-      audit: { effect: "none", commandId: null, workspaceId: str(raw.workspaceId), documentId: str(raw.documentId) },
-      error: { code: "mnote_tool_not_found", message: TOOL_ERROR_MESSAGES.unknownTool(String(name)) },
-    };
+    return failureEnvelope(shownName, echoEnvelopeIds(envelope), {
+      code: "mnote_tool_not_found",
+      message: TOOL_ERROR_MESSAGES.unknownTool(String(name)),
+    });
   }
   // The caller is a proxy over the agent tools' router, so the tool's dotted name after `mnote.` is its path.
   // Only the `mnote` sub-router: the app router holds the panel, whose procedures call this function.

@@ -1,5 +1,16 @@
 import type { AccessFacts, AuditOutcome, CallIdentity, IdempotencyRecord, TokenRecord } from "@mnote/kernel";
-import { type Effect, type OutputEnvelope, type ParsedToolInput, safeId, type ToolErrorCode, type ToolName } from "@mnote/contract";
+import {
+  echoEnvelopeIds,
+  echoField,
+  type EchoedField,
+  type Effect,
+  type EnvelopeIds,
+  failureEnvelope,
+  type OutputEnvelope,
+  type ParsedToolInput,
+  type ToolErrorCode,
+  type ToolName,
+} from "@mnote/contract";
 import type { ToolSpec } from "./tool-spec";
 
 /** The envelope once it passed validation (the args typed per tool by the procedures). */
@@ -32,24 +43,18 @@ export interface CallState {
 }
 
 /**
- * Echo only short, printable, storable strings the caller sent (`safeId`); never anything read
- * from the database. A refused call's ids land in the audit record, where PostgreSQL refuses NUL.
+ * The ids a call without a valid token claimed, as an audit record's detail: kept for an operator
+ * under a name that says they are unverified, never as anyone's identity.
+ * Only what the contract's schema for each field accepts is kept (`echoField`), as on every door.
  */
-function echo(raw: unknown, field: string): string | null {
-  if (!raw || typeof raw !== "object") return null;
-  return safeId((raw as Record<string, unknown>)[field]);
-}
-
-/** The ids a call without a valid token claimed: kept for an operator, never as anyone's identity. */
-const CLAIMED_FIELDS = ["actorId", "workspaceId", "documentId", "sessionId", "runId", "toolCallId", "traceId"] as const;
-export function unverifiedClaims(call: CallState): Record<string, string> | null {
-  if (call.token) return null;
+const CLAIMED_FIELDS: readonly EchoedField[] = ["actorId", "workspaceId", "documentId", "sessionId", "runId", "toolCallId", "traceId"];
+export function unverifiedClaims(raw: unknown): { unverifiedClaims: Record<string, string> } | null {
   const claims: Record<string, string> = {};
   for (const field of CLAIMED_FIELDS) {
-    const value = echo(call.raw, field);
+    const value = echoField(raw, field);
     if (value) claims[field] = value;
   }
-  return Object.keys(claims).length ? claims : null;
+  return Object.keys(claims).length ? { unverifiedClaims: claims } : null;
 }
 
 /**
@@ -59,55 +64,60 @@ export function unverifiedClaims(call: CallState): Record<string, string> | null
  */
 export function callIdentity(call: CallState): CallIdentity {
   const input = call.input;
-  if (!call.token) {
-    return {
-      toolName: call.tool.name,
-      workspaceId: "",
-      documentId: "",
-      actorId: "",
-      tokenId: null,
-      holder: null,
-      sessionId: null,
-      runId: null,
-      toolCallId: null,
-      traceId: null,
-    };
-  }
+  if (!call.token) return anonymousIdentity(call.tool.name);
   return {
     toolName: call.tool.name,
-    workspaceId: input?.workspaceId ?? echo(call.raw, "workspaceId") ?? "",
-    documentId: input?.documentId ?? echo(call.raw, "documentId") ?? "",
+    workspaceId: input?.workspaceId ?? echoField(call.raw, "workspaceId") ?? "",
+    documentId: input?.documentId ?? echoField(call.raw, "documentId") ?? "",
     actorId: call.token.userId,
     tokenId: call.token.id,
     holder: call.token.holder,
-    sessionId: input?.sessionId ?? echo(call.raw, "sessionId"),
-    runId: input?.runId ?? echo(call.raw, "runId"),
-    toolCallId: input?.toolCallId ?? echo(call.raw, "toolCallId"),
-    traceId: input?.traceId ?? echo(call.raw, "traceId"),
+    sessionId: input?.sessionId ?? echoField(call.raw, "sessionId"),
+    runId: input?.runId ?? echoField(call.raw, "runId"),
+    toolCallId: input?.toolCallId ?? echoField(call.raw, "toolCallId"),
+    traceId: input?.traceId ?? echoField(call.raw, "traceId"),
   };
 }
 
-function envelopeHead(call: CallState) {
+/**
+ * How the audit records a caller no live token vouches for: by the tool it named, and nothing else.
+ * The router's checks and the door for unknown tool names both record such calls this way.
+ */
+export function anonymousIdentity(toolName: string): CallIdentity {
   return {
-    toolName: call.tool.name,
-    toolCallId: call.input?.toolCallId ?? echo(call.raw, "toolCallId"),
-    traceId: call.input?.traceId ?? echo(call.raw, "traceId"),
+    toolName,
+    workspaceId: "",
+    documentId: "",
+    actorId: "",
+    tokenId: null,
+    holder: null,
+    sessionId: null,
+    runId: null,
+    toolCallId: null,
+    traceId: null,
   };
 }
 
-function auditRef(call: CallState, effect: Effect, commandId: string | null) {
-  return {
-    effect,
-    commandId,
-    workspaceId: call.input?.workspaceId ?? echo(call.raw, "workspaceId"),
-    documentId: call.input?.documentId ?? echo(call.raw, "documentId"),
-  };
+/** The ids the answer repeats: the validated envelope's, else what the caller sent as far as the contract lets it be echoed. */
+function envelopeIds(call: CallState): EnvelopeIds {
+  const input = call.input;
+  if (!input) return echoEnvelopeIds(call.raw);
+  return { toolCallId: input.toolCallId, traceId: input.traceId, workspaceId: input.workspaceId, documentId: input.documentId };
 }
 
 export function successEnvelope<R>(call: CallState, result: R, effect: Effect, commandId: string | null): OutputEnvelope<R> {
-  return { ok: true, ...envelopeHead(call), result, audit: auditRef(call, effect, commandId), error: null };
+  const ids = envelopeIds(call);
+  return {
+    ok: true,
+    toolName: call.tool.name,
+    toolCallId: ids.toolCallId,
+    traceId: ids.traceId,
+    result,
+    audit: { effect, commandId, workspaceId: ids.workspaceId, documentId: ids.documentId },
+    error: null,
+  };
 }
 
-export function failureEnvelope(call: CallState, code: ToolErrorCode, message: string): OutputEnvelope<never> {
-  return { ok: false, ...envelopeHead(call), result: null, audit: auditRef(call, "none", null), error: { code, message } };
+export function callFailure(call: CallState, code: ToolErrorCode, message: string): OutputEnvelope<never> {
+  return failureEnvelope(call.tool.name, envelopeIds(call), { code, message });
 }

@@ -1,4 +1,4 @@
-import type { KernelAdapter, TokenHolder } from "@mnote/kernel";
+import type { AppliedPart, CallIdentity, KernelAdapter, TokenHolder } from "@mnote/kernel";
 import type { ConfigReader } from "./config";
 
 export interface ToolsSettings {
@@ -44,6 +44,20 @@ export interface ToolsContext {
   authorization: string | null;
   door: Door;
   settings: ToolsSettings;
+  /**
+   * Set only by the panel's decision procedures when a person's approval runs a proposal's tool: the write's
+   * audit record names the proposal and who proposed it, and a part applies with its decision (decision 0016).
+   */
+  decision?: PanelDecision;
+}
+
+/** A person's decision on a proposal, carried to the write it makes. */
+export interface PanelDecision {
+  proposalId: number;
+  /** Who proposed the edit (an agent's token, usually): the audit trail says whose proposal was approved. */
+  proposer: Pick<CallIdentity, "actorId" | "holder" | "tokenId">;
+  /** Only these of the proposal's changes are written; the proposal is then applied in part. */
+  part?: AppliedPart;
 }
 
 /** The secret of an `Authorization` value (`Bearer …`, or a bare token); null when empty. */

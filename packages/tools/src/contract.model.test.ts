@@ -11,13 +11,14 @@ import {
   TOOL_NAMES,
   TOOLS,
   type ToolName,
+  type WriteToolName,
 } from "@mnote/contract";
 import { applyBlockEdits, type BlockEditOperation, EditRejected, type KernelAdapter } from "@mnote/kernel";
 import { deletesTooMany } from "./procedures/page-save";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { canonicalJson } from "./fingerprint";
-import { expectEnvelopeShape, type Snapshot, WRITE_TOOLS, type WriteToolName } from "./test-contract";
+import { expectEnvelopeShape, type Snapshot, WRITE_TOOLS } from "./test-contract";
 import { testKernels } from "./test-kernels";
 import { createWorld, type World } from "./test-support";
 

@@ -1,4 +1,4 @@
-import { DryRunResultSchema, PAGE_CONTENT_IS_DATA, TOOL_ERROR_MESSAGES as M, TOOLS } from "@mnote/contract";
+import { DryRunResultSchema, PAGE_CONTENT_IS_DATA, TOOL_ERROR_MESSAGES as M, TOOLS, type WriteToolName } from "@mnote/contract";
 import { describe, expect, it } from "vitest";
 import { payloadFingerprint } from "./fingerprint";
 import {
@@ -10,7 +10,6 @@ import {
   snapshot,
   useWorlds,
   WRITE_TOOLS,
-  type WriteToolName,
 } from "./test-contract";
 import { testKernels } from "./test-kernels";
 import { SAMPLE_ARGS, type World } from "./test-support";

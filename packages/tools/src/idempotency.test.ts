@@ -1,4 +1,4 @@
-import { TOOL_ERROR_MESSAGES as M, type OutputEnvelope } from "@mnote/contract";
+import { TOOL_ERROR_MESSAGES as M, type OutputEnvelope, type WriteToolName } from "@mnote/contract";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_SETTINGS } from "./context";
 import {
@@ -11,7 +11,6 @@ import {
   snapshot,
   useWorlds,
   WRITE_TOOLS,
-  type WriteToolName,
 } from "./test-contract";
 import { testKernels } from "./test-kernels";
 import { SAMPLE_ARGS, type World } from "./test-support";

@@ -1,5 +1,6 @@
 export { appRouter, createCaller, type AppRouter } from "./root";
 export { callTool } from "./call-tool";
+export { resolveToken, signedInPerson } from "./caller-token";
 export { bearerSecret, createToolsContext, DEFAULT_SETTINGS, doorRefusal, type Door, toolsSettingsFromEnv, type ToolsContext, type ToolsSettings } from "./context";
 export { ConfigError, ConfigReader, databaseSettingsFromEnv, type DatabaseSettings, type Env } from "./config";
 export { payloadFingerprint, canonicalJson } from "./fingerprint";
@@ -14,3 +15,8 @@ export {
   type RateLimitSettings,
   type SharedWindowCounter,
 } from "./limiters";
+export type { PanelToolName } from "./procedures/panel/revert-tool";
+export type { Who } from "./procedures/panel/people";
+export type { ProposalListItem, Proposal, ProposalState } from "./procedures/panel/proposals";
+export type { AuditRow, DecisionOnProposal } from "./procedures/panel/audit-list";
+export type { PageListItem } from "./procedures/panel/pages-list";

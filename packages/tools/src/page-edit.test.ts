@@ -215,20 +215,13 @@ describe("panel: page.edit proposals", () => {
     expect(proposal).toMatchObject({ toolName: "mnote.page.edit", held: true, status: "pending" });
     const { preview } = await panel.proposals.get({ ...ref, proposalId: proposal!.id });
     expect(preview.changes.map((change) => change.kind)).toEqual(["update", "insert", "insert"]);
-    const part = await panel.proposals.applySelection({ ...ref, proposalId: proposal!.id, keep: [0, 1] });
-    expect(part.envelope.ok).toBe(true);
-    expect((part.envelope.result as DryRunResult).changes.map((change) => change.kind)).toEqual(["update", "insert"]);
-    const applied = await panel.proposals.approve({ ...ref, proposalId: part.proposalId! });
+    const applied = await panel.proposals.applyPart({ ...ref, proposalId: proposal!.id, keep: [0, 1] });
     expect(applied).toMatchObject({ ok: true, result: { commandName: "page.body.edit", revision: 2 } });
     expect((await w.kernel.getBlocks(w.ids.page)).map((block) => block.text)).toEqual(["Plan", "Agent's paragraph", "kept"]);
-    const reverted = await panel.page.revert({
-      ...w.envelope("mnote.page.save", {}),
-      toolName: "panel.page.revert",
-      idempotencyKey: "revert_edit",
-      dryRun: false,
-      args: { commandId: applied.audit.commandId! },
-    });
-    expect(reverted).toMatchObject({ ok: true });
+    expect((await panel.proposals.get({ ...ref, proposalId: proposal!.id })).leftOut).toEqual([2]);
+    const revert = await panel.page.revert({ ...ref, commandId: applied.audit.commandId! });
+    expect(revert.envelope).toMatchObject({ ok: true, audit: { effect: "dry_run" } });
+    expect(await panel.proposals.approve({ ...ref, proposalId: revert.proposalId! })).toMatchObject({ ok: true });
     expect((await w.kernel.getBlocks(w.ids.page)).map((block) => block.text)).toEqual(["Plan", "First paragraph"]);
     await w.kernel.close();
   });

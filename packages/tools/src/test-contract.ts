@@ -7,6 +7,8 @@ import {
   TOOLS,
   type ToolName,
   toolResultSchema,
+  WRITE_TOOL_NAMES,
+  type WriteToolName,
 } from "@mnote/contract";
 import type { AuditRecord, KernelAdapter } from "@mnote/kernel";
 import { afterEach, beforeAll, expect } from "vitest";
@@ -17,12 +19,8 @@ import { createWorld, type World } from "./test-support";
  * regression in the envelope, the audit log or the "nothing written" rule fails here.
  */
 
-/**
- * The five write tools. (The contract's own `WriteToolName` resolves to `never`: `defineTool`
- * widens `kind` to "read" | "write", so the conditional type never matches. Reported, not ours to fix.)
- */
-export type WriteToolName = Exclude<ToolName, "mnote.page.get">;
-export const WRITE_TOOLS = TOOL_NAMES.filter((name) => TOOLS[name].kind === "write") as WriteToolName[];
+/** The write tools, from the contract (`WriteToolName` is derived from each tool's definition). */
+export const WRITE_TOOLS: WriteToolName[] = [...WRITE_TOOL_NAMES];
 export const PAGE_WRITE_TOOLS = WRITE_TOOLS.filter((name) => TOOLS[name].capability === "page.write");
 export const ARTIFACT_WRITE_TOOLS = WRITE_TOOLS.filter((name) => TOOLS[name].capability === "artifact.write");
 

@@ -110,7 +110,8 @@ export async function runWrite<Result>(
         fingerprint: call.fingerprint!,
         expiresAt: new Date(Date.now() + ctx.settings.idempotencyTtlMs).toISOString(),
       },
-      auditDetail: { diff: planned.preview.diff },
+      auditDetail: { diff: planned.preview.diff, ...decisionDetail(ctx) },
+      ...(ctx.decision?.part ? { appliesPartOf: { proposalId: ctx.decision.proposalId, ...ctx.decision.part } } : {}),
     });
   let outcome = await execute(plan);
   if (outcome.kind === "block_id_taken" && !checked.exact) {
@@ -136,4 +137,15 @@ export async function runWrite<Result>(
     case "rejected":
       return fail("mnote_tool_invalid_input", outcome.message);
   }
+}
+
+/** What an approval's write record keeps of the decision: the proposal, its proposer, and how much of it was applied. */
+function decisionDetail(ctx: ToolsContext): Record<string, unknown> {
+  const { decision } = ctx;
+  if (!decision) return {};
+  return {
+    proposalId: decision.proposalId,
+    proposer: decision.proposer,
+    ...(decision.part ? { part: { kept: decision.part.kept.length, total: decision.part.total } } : {}),
+  };
 }

@@ -18,13 +18,14 @@ from pathlib import Path
 
 BRIDGE_ROOT = Path(__file__).resolve().parents[2]
 BIN = BRIDGE_ROOT / "bin" / "mnote-bridge.mjs"
+SEED_TEST_WORLD = BRIDGE_ROOT / "scripts" / "seed-test-world.mjs"
 NODE = os.environ.get("NODE") or shutil.which("node") or "node"
 
 
-def run_cli(args: list[str], env: dict) -> str:
-    done = subprocess.run([NODE, str(BIN), *args], env=env, cwd=BRIDGE_ROOT, capture_output=True, text=True, timeout=120)
+def run_cli(args: list[str], env: dict, script: Path = BIN) -> str:
+    done = subprocess.run([NODE, str(script), *args], env=env, cwd=BRIDGE_ROOT, capture_output=True, text=True, timeout=120)
     if done.returncode != 0:
-        raise RuntimeError(f"mnote-bridge {' '.join(args)} failed: {done.stderr}")
+        raise RuntimeError(f"{script.name} {' '.join(args)} failed: {done.stderr}")
     return done.stdout
 
 
@@ -178,7 +179,7 @@ class Bridge:
 
     def start(self) -> "Bridge":
         self.install_output = run_cli(["hermes", "install", "--dir", str(self.plugin_dir)], self.env)
-        self.world = json.loads(run_cli(["test-fixture", "--database-url", self.env["MNOTE_DATABASE_URL"]], self.env))
+        self.world = json.loads(run_cli(["--database-url", self.env["MNOTE_DATABASE_URL"]], self.env, SEED_TEST_WORLD))
         self._log = self.log_path.open("w")
         self.process = subprocess.Popen([NODE, str(BIN), "serve", "--port", "0", "--host", "127.0.0.1"],
                                         env=self.env, cwd=BRIDGE_ROOT, stdout=self._log, stderr=subprocess.STDOUT)

@@ -1,11 +1,11 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { allToolJsonSchemas, openAiStrictFunction, type OutputEnvelope, TOOL_ERROR_MESSAGES as M, type ToolErrorCode } from "@mnote/contract";
-import { clientAddress, rateLimitKey, resolveToken, whoami } from "../auth";
+import { clientAddress, rateLimitKey, whoami } from "../auth";
 import type { BridgeContext } from "../context";
 import { bridgeFailure, httpStatusOf } from "../envelope";
 import { invokeTool } from "../invoke";
 import { logToolCall } from "../logging";
-import type { RateDecision } from "@mnote/tools";
+import { type RateDecision, resolveToken } from "@mnote/tools";
 import { hermesSafeJson, parseResultForm, RESULT_FORM_HEADER } from "../hermes/model-text";
 import { traceIdFromTraceparent } from "../trace";
 import { BodyTooLarge, isJsonContentType, readBody, refuseUnread, sendJson } from "./body";

@@ -1,18 +1,18 @@
 import { randomUUID } from "node:crypto";
-import { canonicalToolName, LIMITS, type OutputEnvelope, TOOL_ERROR_MESSAGES } from "@mnote/contract";
+import { canonicalToolName, echoValue, type OutputEnvelope, TOOL_ERROR_MESSAGES } from "@mnote/contract";
 import type { KernelAdapter } from "@mnote/kernel";
-import type { RateLimiter, ToolsSettings } from "@mnote/tools";
+import { type RateLimiter, resolveToken, type ToolsSettings } from "@mnote/tools";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
   type CallToolResult,
   CallToolRequestSchema,
   ListToolsRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
-import { rateLimitKey, resolveToken, whoami, type WhoAmI } from "../auth";
+import { rateLimitKey, whoami, type WhoAmI } from "../auth";
 import { bridgeFailure } from "../envelope";
 import { hermesSafeJson, parseResultForm, RESULT_FORM_HEADER, type ResultForm } from "../hermes/model-text";
 import { idempotencyKeyForCall } from "../idempotency";
-import { headerValue, safeId } from "../ids";
+import { headerValue } from "../ids";
 import { invokeTool } from "../invoke";
 import { type BridgeLogger, createLogger, logToolCall } from "../logging";
 import { envelopeFromModelArguments, UNAUTHENTICATED_IDENTITY } from "../model-envelope";
@@ -109,7 +109,7 @@ export function createMcpServer(options: McpServerOptions): Server {
     const sessionId = extra.sessionId ?? fallbackSession;
     const traceId =
       traceIdFromTraceparent(meta.traceparent) ??
-      safeId(meta.traceId) ??
+      echoValue(meta.traceId, "traceId") ??
       traceIdFromTraceparent(headers.traceparent) ??
       newTraceId();
     const name = request.params.name;
@@ -120,8 +120,8 @@ export function createMcpServer(options: McpServerOptions): Server {
     const runtime = {
       // The caller's own ids when it sends them (the Hermes plugin does), else the MCP session's.
       sessionId: ids?.sessionId ?? sessionId,
-      runId: ids?.runId ?? safeId(meta.runId) ?? ids?.sessionId ?? sessionId,
-      toolCallId: ids?.toolCallId ?? safeId(String(extra.requestId)) ?? randomUUID(),
+      runId: ids?.runId ?? echoValue(meta.runId, "runId") ?? ids?.sessionId ?? sessionId,
+      toolCallId: ids?.toolCallId ?? echoValue(String(extra.requestId), "toolCallId") ?? randomUUID(),
       traceId,
     };
     const refuse = (code: "mnote_tool_rate_limited" | "mnote_tool_invalid_input", message: string) => {
@@ -143,7 +143,7 @@ export function createMcpServer(options: McpServerOptions): Server {
     const envelope = envelopeFromModelArguments(name, modelArguments, {
       ...runtime,
       idempotencyKey: idempotencyKeyForCall({
-        metaKey: safeId(meta.idempotencyKey, LIMITS.idempotencyKeyLength),
+        metaKey: echoValue(meta.idempotencyKey, "idempotencyKey"),
         // Only a tool-call id the caller sent names its call; the JSON-RPC id is new on every resend.
         caller: ids?.toolCallId ? { sessionId: runtime.sessionId, runId: runtime.runId, toolCallId: ids.toolCallId } : null,
       }),

@@ -2,10 +2,9 @@ import { randomUUID } from "node:crypto";
 import type { Readable, Writable } from "node:stream";
 import type { KernelAdapter } from "@mnote/kernel";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import { resolveToken } from "../auth";
 import type { ResultForm } from "../hermes/model-text";
 import type { BridgeLogger } from "../logging";
-import { RateLimiter, type RateLimitSettings, type ToolsSettings } from "@mnote/tools";
+import { RateLimiter, type RateLimitSettings, resolveToken, type ToolsSettings } from "@mnote/tools";
 import { createMcpServer } from "./server";
 
 /**

@@ -5,7 +5,7 @@ import { serverCaller } from "~/server/session";
 
 export const dynamic = "force-dynamic";
 
-/** Home: the signed-in person's workspaces and the pages they may read. */
+/** Home: the signed-in person's workspaces, the pages they may read, and which of them wait for a decision. */
 export default async function Home() {
   const caller = await serverCaller();
   const me = await caller.panel.session.me().catch(() => null);
@@ -31,6 +31,11 @@ export default async function Home() {
             {pages.map((page) => (
               <li key={page.id}>
                 <Link href={`/w/${encodeURIComponent(workspace.id)}/p/${encodeURIComponent(page.id)}`}>{page.title}</Link>{" "}
+                {page.pendingProposals > 0 && (
+                  <span className="badge warn" data-testid="pending-proposals">
+                    {page.pendingProposals} pending {page.pendingProposals === 1 ? "proposal" : "proposals"}
+                  </span>
+                )}{" "}
                 <span className="muted">
                   rev {page.revision}
                   {page.isPrivate ? " · private" : ""}

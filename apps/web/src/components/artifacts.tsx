@@ -2,12 +2,22 @@
 
 import { useQuery } from "@tanstack/react-query";
 import { useTRPC } from "~/trpc/react";
-import { formatTime } from "./labels";
+import { CopyableId } from "./copyable-id";
+import { formatTime, relativeTime } from "./labels";
 
 /** The page's summary and AI notes, each with the reference edge that ties it to the page. */
 export function Artifacts({ pageRef }: { pageRef: { workspaceId: string; documentId: string } }) {
   const trpc = useTRPC();
   const artifacts = useQuery(trpc.panel.artifacts.list.queryOptions(pageRef));
+  if (artifacts.isError)
+    return (
+      <p role="alert" className="error">
+        Could not load the artifacts: {artifacts.error.message}{" "}
+        <button type="button" className="small" onClick={() => void artifacts.refetch()}>
+          Retry
+        </button>
+      </p>
+    );
   if (!artifacts.data) return <p className="muted">Loading artifacts…</p>;
   const { nodes, edges } = artifacts.data;
   const summary = nodes.find((n) => n.kind === "summary");
@@ -19,9 +29,13 @@ export function Artifacts({ pageRef }: { pageRef: { workspaceId: string; documen
       {summary ? (
         <article className="card artifact" data-kind="summary">
           <p>{summary.content}</p>
-          <p className="muted">
-            node <code>{summary.id}</code> · edge <code>{edgeOf(summary.id)?.id ?? "missing"}</code> ({edgeOf(summary.id)?.kind}) · updated {formatTime(summary.updatedAt)}
-          </p>
+          <div className="muted artifact-meta">
+            updated <time dateTime={summary.updatedAt} title={formatTime(summary.updatedAt)} suppressHydrationWarning>{relativeTime(summary.updatedAt)}</time>{" "}
+            <details className="ids">
+              <summary>ids</summary>
+              <CopyableId label="node" value={summary.id} /> <CopyableId label={`edge (${edgeOf(summary.id)?.kind ?? "missing"})`} value={edgeOf(summary.id)?.id ?? "missing"} />
+            </details>
+          </div>
         </article>
       ) : (
         <p className="muted">No summary yet.</p>
@@ -32,9 +46,13 @@ export function Artifacts({ pageRef }: { pageRef: { workspaceId: string; documen
         {notes.map((note) => (
           <li key={note.id} className="card artifact" data-kind="ai_note">
             <p>{note.content}</p>
-            <p className="muted">
-              node <code>{note.id}</code> · edge <code>{edgeOf(note.id)?.id ?? "missing"}</code> · {formatTime(note.createdAt)}
-            </p>
+            <div className="muted artifact-meta">
+              <time dateTime={note.createdAt} title={formatTime(note.createdAt)} suppressHydrationWarning>{relativeTime(note.createdAt)}</time>{" "}
+              <details className="ids">
+                <summary>ids</summary>
+                <CopyableId label="node" value={note.id} /> <CopyableId label="edge" value={edgeOf(note.id)?.id ?? "missing"} />
+              </details>
+            </div>
           </li>
         ))}
       </ul>

@@ -1,9 +1,12 @@
 "use client";
 
+import type { AppRouter } from "@mnote/tools";
+import type { inferRouterOutputs } from "@trpc/server";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { useTRPC } from "~/trpc/react";
-import { formatTime, PAGE_WRITE_TOOLS, toolLabel } from "./labels";
+import { CopyableId } from "./copyable-id";
+import { formatTime, relativeTime, toolLabel, whoText } from "./labels";
 
 type PageRef = { workspaceId: string; documentId: string };
 export interface Me {
@@ -15,7 +18,7 @@ export interface Me {
 
 
 /** Every call on this page, newest first: reads, dry runs, writes, replays, denials, decisions. */
-export function AuditTrail({ pageRef, me, revision, canWrite, onReverted }: { pageRef: PageRef; me: Me; revision: number; canWrite: boolean; onReverted: () => void }) {
+export function AuditTrail({ pageRef, onReverted }: { pageRef: PageRef; onReverted: () => void }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const [filter, setFilter] = useState<{ runId?: string; traceId?: string }>({});
@@ -24,27 +27,16 @@ export function AuditTrail({ pageRef, me, revision, canWrite, onReverted }: { pa
   const audit = useQuery(trpc.panel.audit.list.queryOptions({ ...pageRef, ...filter }));
   const revert = useMutation(
     trpc.panel.page.revert.mutationOptions({
-      onSuccess: (envelope) => {
+      onSuccess: ({ envelope }) => {
         setNotice(envelope.ok ? "Revert proposed: review its diff under Proposals." : `${envelope.error?.code}: ${envelope.error?.message}`);
         void queryClient.invalidateQueries({ queryKey: trpc.panel.pathKey() });
         if (envelope.ok) onReverted();
       },
+      onError: (error) => setNotice(error.message),
     }),
   );
-  const proposeRevert = (commandId: string) =>
-    revert.mutate({
-      toolName: "panel.page.revert",
-      ...pageRef,
-      actorId: me.userId,
-      sessionId: `panel_${me.tokenId}`,
-      runId: "panel",
-      toolCallId: `panel_${crypto.randomUUID()}`,
-      traceId: crypto.randomUUID(),
-      idempotencyKey: `revert_${crypto.randomUUID()}`,
-      dryRun: true,
-      capabilityScope: me.scopes,
-      args: { commandId, baseRevision: revision },
-    });
+  // The server builds the revert call (ids, key, base revision); the panel names the command only.
+  const proposeRevert = (commandId: string) => revert.mutate({ ...pageRef, commandId });
 
   return (
     <div>
@@ -65,8 +57,20 @@ export function AuditTrail({ pageRef, me, revision, canWrite, onReverted }: { pa
         </p>
       )}
       {audit.isPending && <p className="muted">Loading the audit trail…</p>}
-      {audit.isError && <p role="alert" className="error">{audit.error.message}</p>}
-      {audit.data && (
+      {audit.isError && (
+        <p role="alert" className="error">
+          Could not load the audit trail: {audit.error.message}{" "}
+          <button type="button" className="small" onClick={() => void audit.refetch()}>
+            Retry
+          </button>
+        </p>
+      )}
+      {audit.data && audit.data.length === 0 && (
+        <p className="muted empty" data-testid="audit-empty">
+          {filter.runId || filter.traceId ? "No audit records match this filter." : "Nothing has happened on this page yet."}
+        </p>
+      )}
+      {audit.data && audit.data.length > 0 && (
         <div className="table-wrap">
           <table className="audit">
             <caption className="sr-only">Audit trail of this page</caption>
@@ -83,24 +87,28 @@ export function AuditTrail({ pageRef, me, revision, canWrite, onReverted }: { pa
             <tbody>
               {audit.data.map((record) => (
                 <tr key={record.id} data-effect={record.effect} data-outcome={record.outcome} data-tool-call-id={record.identity.toolCallId ?? undefined}>
-                  <td>{formatTime(record.at)}</td>
-                  <td>
+                  <td data-label="When">
+                    <time dateTime={record.at} title={formatTime(record.at)} suppressHydrationWarning>
+                      {relativeTime(record.at)}
+                    </time>
+                  </td>
+                  <td data-label="Effect">
                     <span className={`badge effect-${record.effect}`}>{record.effect}</span>
                   </td>
-                  <td>{toolLabel(record.identity.toolName)}</td>
-                  <td>
-                    {record.identity.holder ?? "—"} <code>{record.identity.actorId || "?"}</code>
+                  <td data-label="Tool">{toolLabel(record.identity.toolName)}</td>
+                  <td data-label="Who">
+                    <DecisionText record={record} />
                   </td>
-                  <td className="ids">
+                  <td className="ids" data-label="Run · call · trace">
                     <button type="button" className="link" title="Show only this run" onClick={() => setFilter({ runId: record.identity.runId ?? undefined })}>
                       {record.identity.runId ?? "—"}
                     </button>{" "}
-                    · <code>{record.identity.toolCallId ?? "—"}</code> ·{" "}
+                    · <CopyableId label="call" value={record.identity.toolCallId} /> ·{" "}
                     <button type="button" className="link" title="Show only this trace" onClick={() => setFilter({ traceId: record.identity.traceId ?? undefined })}>
                       {record.identity.traceId ?? "—"}
                     </button>
                   </td>
-                  <td>
+                  <td data-label="Result">
                     <span className="outcome">{record.outcome}</span>
                     {record.errorCode && <code className="error-code"> {record.errorCode}</code>}
                     {record.commandId && (
@@ -110,7 +118,7 @@ export function AuditTrail({ pageRef, me, revision, canWrite, onReverted }: { pa
                           {record.commandId}
                         </button>
                         {openCommand === record.commandId && <CommandDetail pageRef={pageRef} commandId={record.commandId} />}
-                        {canWrite && record.effect === "write" && record.outcome === "ok" && record.aiWrite && PAGE_WRITE_TOOLS.has(record.identity.toolName) && (
+                        {record.revertable && (
                           <button type="button" className="small" disabled={revert.isPending} onClick={() => proposeRevert(record.commandId!)}>
                             Revert
                           </button>
@@ -128,14 +136,54 @@ export function AuditTrail({ pageRef, me, revision, canWrite, onReverted }: { pa
   );
 }
 
+type AuditRow = inferRouterOutputs<AppRouter>["panel"]["audit"]["list"][number];
+type Who = AuditRow["who"];
+
+/** "Hermes's proposal", "Ben's proposal": whose proposal a decision was on. */
+function proposalOf(proposer: Who | null) {
+  if (!proposer) return "a proposal";
+  const name = proposer.holder === "agent" ? (proposer.agentName ?? "an agent") : (proposer.actorName ?? proposer.actorId);
+  return `${name}’s proposal`;
+}
+
+/**
+ * Who did it, by name; on a decision, what they decided on whose proposal: "Ada approved Hermes's proposal",
+ * "Ada applied 2 of 3 changes of Hermes's proposal", "Ada rejected Hermes's proposal". The user id is on demand.
+ */
+function DecisionText({ record }: { record: AuditRow }) {
+  const actor = whoText(record.who);
+  const decision = record.decision;
+  const id = <CopyableId label="user" value={record.identity.actorId} />;
+  if (!decision) return <span className="who">{actor} <details className="ids"><summary>id</summary>{id}</details></span>;
+  const verb =
+    record.outcome === "rejected" ? "rejected"
+    : record.effect !== "write" || record.outcome !== "ok" ? "tried to approve"
+    : decision.part ? `applied ${decision.part.kept} of ${decision.part.total} changes of`
+    : "approved";
+  return (
+    <span className="who decision" data-decision={record.outcome === "rejected" ? "rejected" : decision.part ? "applied_in_part" : "approved"}>
+      {actor} {verb} {proposalOf(decision.proposer)} <details className="ids"><summary>id</summary>{id}</details>
+    </span>
+  );
+}
+
 function CommandDetail({ pageRef, commandId }: { pageRef: PageRef; commandId: string }) {
   const trpc = useTRPC();
   const command = useQuery(trpc.panel.command.get.queryOptions({ ...pageRef, commandId }));
+  if (command.isError)
+    return (
+      <span className="command-detail error" role="alert">
+        Could not load command {commandId}: {command.error.message}{" "}
+        <button type="button" className="small" onClick={() => void command.refetch()}>
+          Retry
+        </button>
+      </span>
+    );
   if (!command.data) return <span className="muted"> loading…</span>;
   return (
     <span className="command-detail" role="note">
       kernel command <strong>{command.data.name}</strong>, revision {command.data.revisionBefore} → {command.data.revisionAfter}, by{" "}
-      <code>{command.data.identity.actorId}</code> at {formatTime(command.data.createdAt)}
+      {whoText(command.data.who)} (<code>{command.data.identity.actorId}</code>) at {formatTime(command.data.createdAt)}
     </span>
   );
 }

@@ -1,7 +1,19 @@
 import type { Block } from "@mnote/contract";
+import { memo } from "react";
 
-/** One block as the editor would show it (read-only here). */
-export function BlockView({ block }: { block: Block }) {
+/**
+ * One block as the editor would show it (read-only here), marked when a change under review points at it.
+ * Memoised: on a page of thousands of blocks, moving the highlight re-renders two blocks, not all of them.
+ */
+export const BlockView = memo(function BlockView({ block, highlighted = false }: { block: Block; highlighted?: boolean }) {
+  return (
+    <div className={`block-slot${highlighted ? " highlighted" : ""}`} data-block-id={block.id}>
+      <BlockBody block={block} />
+    </div>
+  );
+});
+
+function BlockBody({ block }: { block: Block }) {
   switch (block.type) {
     case "heading": {
       const Tag = (`h${block.level + 1}` as "h2" | "h3" | "h4");
@@ -37,8 +49,16 @@ export function BlockView({ block }: { block: Block }) {
   }
 }
 
-/** A block squeezed into one line, for diffs. */
+/** A block's kind in a few words, for diffs: its type and the attribute that shapes it. */
 export function blockLabel(block: Block) {
-  const kind = block.type === "heading" ? `heading ${block.level}` : block.type;
-  return kind;
+  switch (block.type) {
+    case "heading":
+      return `heading ${block.level}`;
+    case "todo":
+      return block.checked ? "todo ☑ done" : "todo ☐ not done";
+    case "code":
+      return block.language ? `code (${block.language})` : "code (no language)";
+    default:
+      return block.type;
+  }
 }

@@ -1,7 +1,10 @@
 "use client";
 
-import type { Change, ToolWarning } from "@mnote/contract";
-import { diffWords } from "@mnote/diff";
+import type { Block, Change, ToolWarning } from "@mnote/contract";
+import { diffWords, type ReviewRow, reviewRows } from "@mnote/diff";
+import { useVirtualizer } from "@tanstack/react-virtual";
+import { memo, useMemo, useRef, useState } from "react";
+import { type BlockTarget, useFocusBlock } from "./block-focus";
 import { blockLabel } from "./blocks";
 
 /** Word-level inline diff inside one changed text. */
@@ -21,22 +24,60 @@ export function WordDiff({ before, after }: { before: string; after: string }) {
   );
 }
 
+/**
+ * What an update does besides its text: the block type, a todo's tick, a heading's level, a code block's
+ * language. Every field but `text` and `id` counts, so an attribute added later shows up as "field: a → b".
+ */
+function attributeChanges(before: Block, after: Block): { what: string; from: string; to: string }[] {
+  if (before.type !== after.type) return [{ what: "type", from: blockLabel(before), to: blockLabel(after) }];
+  const left = before as Record<string, unknown>;
+  const right = after as Record<string, unknown>;
+  const keys = new Set([...Object.keys(left), ...Object.keys(right)].filter((k) => k !== "text" && k !== "id" && k !== "type"));
+  return [...keys]
+    .filter((key) => left[key] !== right[key])
+    .map((key) =>
+      key === "checked"
+        ? { what: "todo", from: left[key] ? "☑ done" : "☐ not done", to: right[key] ? "☑ done" : "☐ not done" }
+        : key === "level"
+          ? { what: "heading level", from: String(left[key]), to: String(right[key]) }
+          : key === "language"
+            ? { what: "code language", from: String(left[key] || "none"), to: String(right[key] || "none") }
+            : { what: key, from: String(left[key] ?? "—"), to: String(right[key] ?? "—") },
+    );
+}
+
 function describe(change: Change) {
   switch (change.kind) {
     case "insert":
       return { tag: "Inserted", className: "insert", body: <span>{change.block.text || <em>({blockLabel(change.block)})</em>}</span>, where: `${blockLabel(change.block)} at position ${change.index + 1}` };
     case "delete":
       return { tag: "Deleted", className: "delete", body: <del>{change.block.text || `(${blockLabel(change.block)})`}</del>, where: `${blockLabel(change.block)} from position ${change.index + 1}` };
-    case "update":
+    case "update": {
+      const attributes = attributeChanges(change.before, change.after);
       return {
         tag: "Changed",
         className: "update",
-        body: <WordDiff before={change.before.text} after={change.after.text} />,
-        where:
-          change.before.type !== change.after.type || blockLabel(change.before) !== blockLabel(change.after)
-            ? `${blockLabel(change.before)} → ${blockLabel(change.after)}`
-            : `${blockLabel(change.after)} at position ${change.index + 1}`,
+        body: (
+          <>
+            {attributes.length > 0 && (
+              <span className="attr-changes">
+                {attributes.map((a) => (
+                  <span key={a.what} className="attr-change" data-attribute={a.what}>
+                    {a.what}: <del>{a.from}</del> → <ins>{a.to}</ins>
+                  </span>
+                ))}
+              </span>
+            )}
+            {change.before.text === change.after.text ? (
+              <span className="same-text">{change.after.text}</span>
+            ) : (
+              <WordDiff before={change.before.text} after={change.after.text} />
+            )}
+          </>
+        ),
+        where: `${blockLabel(change.after)} at position ${change.index + 1}`,
       };
+    }
     case "move":
       return { tag: "Moved", className: "move", body: <span>{change.block.text}</span>, where: `position ${change.from + 1} → ${change.to + 1}` };
     case "set_title":
@@ -55,49 +96,244 @@ function describe(change: Change) {
   }
 }
 
+/** The block a change points at on the page as it is now (an insert has none yet: its position). */
+function targetOf(change: Change): BlockTarget | null {
+  switch (change.kind) {
+    case "insert":
+      return { position: change.index };
+    case "delete":
+    case "move":
+      return { blockId: change.block.id };
+    case "update":
+      return { blockId: change.before.id };
+    default:
+      return null;
+  }
+}
+
+/** Counts for a proposal's summary line, by what a person reads: inserted, deleted, changed, moved, title, options. */
+export function countChanges(changes: readonly Change[]) {
+  const counts = { inserted: 0, deleted: 0, changed: 0, moved: 0, title: 0, options: 0, other: 0 };
+  for (const change of changes) {
+    if (change.kind === "insert") counts.inserted++;
+    else if (change.kind === "delete") counts.deleted++;
+    else if (change.kind === "update") counts.changed++;
+    else if (change.kind === "move") counts.moved++;
+    else if (change.kind === "set_title") counts.title++;
+    else if (change.kind === "set_option") counts.options++;
+    else counts.other++;
+  }
+  return counts;
+}
+
+/** A row's height before it is measured; rows are measured once shown, so this only shapes the first scrollbar. */
+const ESTIMATED_ROW_PX = 64;
+
 /**
- * The changes of one proposal. With `selection`, each block change gets a checkbox
- * so a person can keep only some of them.
+ * The changes of one proposal in page order, with the untouched stretches between them folded into one
+ * line each. Only the rows on screen are in the DOM (a proposal can carry thousands of changes), so
+ * "Previous / Next change" and the arrow keys move through them; the focused change lights up its block
+ * in the page. With `selection`, each change gets a checkbox so a person can keep only some of them.
  */
 export function ChangeList({
   changes,
   warnings,
   selection,
+  leftOut = [],
   onToggle,
   idPrefix,
 }: {
   changes: Change[];
   warnings: ToolWarning[];
   selection?: Set<number>;
+  /** A proposal applied in part: the changes that were not written. */
+  leftOut?: readonly number[];
   onToggle?: (index: number) => void;
   idPrefix: string;
 }) {
-  const warned = new Set(warnings.flatMap((w) => (w.field ? [w.field.replace(/^options\./, "")] : [])));
+  const focusBlock = useFocusBlock();
+  const rows = useMemo(() => reviewRows(changes), [changes]);
+  // Row index of each change, in reading order: what Previous / Next step through.
+  const changeRows = useMemo(() => rows.flatMap((row, i) => (row.row === "change" ? [i] : [])), [rows]);
+  const ordinalOfRow = useMemo(() => new Map(changeRows.map((rowIndex, ordinal) => [rowIndex, ordinal])), [changeRows]);
+  const [current, setCurrent] = useState<number | null>(null);
+  const scrollRef = useRef<HTMLDivElement>(null);
+  const latest = useRef<RowEvents | null>(null);
+  const events = useMemo<RowEvents>(
+    () => ({
+      onFocus: (rowIndex, change) => latest.current?.onFocus(rowIndex, change),
+      onClick: (change) => latest.current?.onClick(change),
+      onKey: (event, rowIndex) => latest.current?.onKey(event, rowIndex),
+      onToggle: (changeIndex) => latest.current?.onToggle(changeIndex),
+    }),
+    [],
+  );
+  const virtualizer = useVirtualizer({
+    count: rows.length,
+    getScrollElement: () => scrollRef.current,
+    estimateSize: () => ESTIMATED_ROW_PX,
+    overscan: 6,
+    getItemKey: (i) => rowKey(rows[i]!, i),
+  });
+  const notWritten = useMemo(() => new Set(leftOut), [leftOut]);
+  const warned = useMemo(() => new Set(warnings.flatMap((w) => (w.field ? [w.field.replace(/^options\./, "")] : []))), [warnings]);
   if (changes.length === 0) return <p className="muted">No visible change: the page already looks like this.</p>;
+
+  const rowId = (rowIndex: number) => `${idPrefix}-row-${rowIndex}`;
+  const goTo = (ordinal: number) => {
+    const rowIndex = changeRows[Math.max(0, Math.min(ordinal, changeRows.length - 1))]!;
+    virtualizer.scrollToIndex(rowIndex, { align: "center" });
+    // The row may only exist after the virtualizer renders it: focus it on the next frames.
+    const focus = (tries: number) =>
+      requestAnimationFrame(() => {
+        const element = document.getElementById(rowId(rowIndex));
+        if (element) element.focus({ preventScroll: true });
+        else if (tries > 0) focus(tries - 1);
+      });
+    focus(5);
+  };
+  const ordinal = current === null ? -1 : (ordinalOfRow.get(current) ?? -1);
+  // Rows are memoised (a scroll re-renders the list, not the rows already drawn): they call back through a
+  // stable object whose handlers always see this render's state.
+  latest.current = {
+    onFocus: (rowIndex, change) => {
+      setCurrent(rowIndex);
+      focusBlock(targetOf(change));
+    },
+    onClick: (change) => focusBlock(targetOf(change)),
+    onKey: (event, rowIndex) => onRowKey(event, rowIndex),
+    onToggle: (changeIndex) => onToggle?.(changeIndex),
+  };
+  const onRowKey = (event: React.KeyboardEvent, rowIndex: number) => {
+    if (event.target !== event.currentTarget) return; // keys inside the checkbox stay the checkbox's
+    const at = ordinalOfRow.get(rowIndex) ?? -1;
+    const next = event.key === "ArrowDown" ? at + 1 : event.key === "ArrowUp" ? at - 1 : event.key === "Home" ? 0 : event.key === "End" ? changeRows.length - 1 : null;
+    if (next === null || at < 0) return;
+    event.preventDefault();
+    goTo(next);
+  };
+
   return (
-    <ul className="changes">
-      {changes.map((change, index) => {
-        const { tag, className, body, where } = describe(change);
-        const flagged = change.kind === "set_option" && warned.has(change.key);
-        const id = `${idPrefix}-change-${index}`;
-        return (
-          <li key={index} className={`change ${className}${flagged ? " flagged" : ""}`} data-kind={change.kind}>
-            {selection && onToggle && (
-              <input
-                type="checkbox"
-                id={id}
-                checked={selection.has(index)}
-                onChange={() => onToggle(index)}
-                aria-label={`Keep change ${index + 1}: ${tag}`}
+    <div className="change-review">
+      <div className="row change-nav" role="group" aria-label="Move through the changes">
+        <button type="button" className="small" disabled={ordinal <= 0} onClick={() => goTo(ordinal - 1)}>
+          ↑ Previous change
+        </button>
+        <button type="button" className="small" disabled={ordinal >= changeRows.length - 1} onClick={() => goTo(ordinal + 1)}>
+          ↓ Next change
+        </button>
+        <span className="muted" aria-live="polite" data-testid="change-position">
+          {ordinal >= 0 ? `Change ${ordinal + 1} of ${changeRows.length}` : `${changeRows.length} change${changeRows.length === 1 ? "" : "s"} in page order`}
+        </span>
+      </div>
+      <div ref={scrollRef} className="change-scroll" role="region" aria-label="Changes in page order" tabIndex={0}>
+        <ul className="changes" style={{ height: virtualizer.getTotalSize() }}>
+          {virtualizer.getVirtualItems().map((item) => {
+            const row = rows[item.index]!;
+            const style = { transform: `translateY(${item.start}px)` };
+            if (row.row === "unchanged") {
+              return (
+                <li key={item.key} ref={virtualizer.measureElement} data-index={item.index} className="unchanged" style={style}>
+                  ⋯ {row.blocks} unchanged block{row.blocks === 1 ? "" : "s"}
+                </li>
+              );
+            }
+            const change = changes[row.change]!;
+            return (
+              <ChangeRow
+                key={item.key}
+                change={change}
+                changeIndex={row.change}
+                rowIndex={item.index}
+                ordinal={ordinalOfRow.get(item.index) ?? 0}
+                start={item.start}
+                rowId={rowId(item.index)}
+                checkboxId={`${idPrefix}-change-${row.change}`}
+                kept={selection && onToggle ? selection.has(row.change) : undefined}
+                current={current === item.index}
+                flagged={change.kind === "set_option" && warned.has(change.key)}
+                leftOut={notWritten.has(row.change)}
+                measure={virtualizer.measureElement}
+                events={events}
               />
-            )}
-            <span className="tag">{tag}</span>
-            {where && <span className="where">{where}</span>}
-            <span className="body">{body}</span>
-            {flagged && <span className="badge warn">not wired yet</span>}
-          </li>
-        );
-      })}
-    </ul>
+            );
+          })}
+        </ul>
+      </div>
+    </div>
   );
 }
+
+interface RowEvents {
+  onFocus: (rowIndex: number, change: Change) => void;
+  onClick: (change: Change) => void;
+  onKey: (event: React.KeyboardEvent, rowIndex: number) => void;
+  onToggle: (changeIndex: number) => void;
+}
+
+/** One change, drawn once while it stays on screen: its word diff is the costly part. */
+const ChangeRow = memo(function ChangeRow({
+  change,
+  changeIndex,
+  rowIndex,
+  ordinal,
+  start,
+  rowId,
+  checkboxId,
+  kept,
+  current,
+  flagged,
+  leftOut,
+  measure,
+  events,
+}: {
+  change: Change;
+  changeIndex: number;
+  rowIndex: number;
+  ordinal: number;
+  start: number;
+  rowId: string;
+  checkboxId: string;
+  /** Undefined when the proposal cannot be applied in part (no checkbox). */
+  kept: boolean | undefined;
+  current: boolean;
+  flagged: boolean;
+  leftOut: boolean;
+  measure: (element: Element | null) => void;
+  events: RowEvents;
+}) {
+  const { tag, className, body, where } = useMemo(() => describe(change), [change]);
+  return (
+    <li
+      id={rowId}
+      ref={measure}
+      data-index={rowIndex}
+      data-kind={change.kind}
+      data-change={changeIndex}
+      className={`change ${className}${flagged ? " flagged" : ""}${current ? " current" : ""}${leftOut ? " left-out" : ""}`}
+      data-left-out={leftOut || undefined}
+      style={{ transform: `translateY(${start}px)` }}
+      tabIndex={-1}
+      onFocus={() => events.onFocus(rowIndex, change)}
+      onClick={() => events.onClick(change)}
+      onKeyDown={(e) => events.onKey(e, rowIndex)}
+    >
+      {kept !== undefined && (
+        <input
+          type="checkbox"
+          id={checkboxId}
+          checked={kept}
+          onChange={() => events.onToggle(changeIndex)}
+          aria-label={`Keep change ${ordinal + 1}: ${tag}${where ? `, ${where}` : ""}`}
+        />
+      )}
+      <span className="tag">{tag}</span>
+      {where && <span className="where">{where}</span>}
+      <span className="body">{body}</span>
+      {flagged && <span className="badge warn">not wired yet</span>}
+      {leftOut && <span className="badge muted-badge">left out</span>}
+    </li>
+  );
+});
+
+const rowKey = (row: ReviewRow, index: number) => (row.row === "change" ? `c${row.change}` : `u${index}`);

@@ -1,7 +1,12 @@
-import type { ToolName, WriteToolName } from "@mnote/contract";
+import type { ToolName } from "@mnote/contract";
+import type { PanelToolName, ProposalState, Who } from "@mnote/tools";
 
-/** Words a person reads, for the names tools and kernels use (typed: a new tool without a label does not compile). */
-export const TOOL_LABELS: Record<ToolName | "panel.page.revert", string> = {
+/**
+ * Words a person reads, for the names tools and kernels use. Typed over every agent tool and the panel's own
+ * (the revert): a new tool without a label does not compile. What a person may do with a proposal or a write
+ * is the server's answer (`decidable`, `partiallyApplicable`, `revertable`), never a rule kept here.
+ */
+export const TOOL_LABELS: Record<ToolName | PanelToolName, string> = {
   "mnote.page.get": "Read page",
   "mnote.page.save": "Edit page body",
   "mnote.page.edit": "Edit page blocks",
@@ -12,28 +17,44 @@ export const TOOL_LABELS: Record<ToolName | "panel.page.revert", string> = {
   "panel.page.revert": "Revert an AI edit",
 };
 
-export const toolLabel = (name: string) => TOOL_LABELS[name as ToolName] ?? name;
+/** The audit log also records calls to names that are no tool (refused as not found): shown as sent. */
+export const toolLabel = (name: string) => (name in TOOL_LABELS ? TOOL_LABELS[name as keyof typeof TOOL_LABELS] : name);
 
-/**
- * Which agent writes change the page (title, options, body), so a person may revert them. Typed over every
- * write tool, so a new one does not compile until it is placed here (without bundling the zod contract).
- */
-const CHANGES_THE_PAGE = {
-  "mnote.page.save": true,
-  "mnote.page.edit": true,
-  "mnote.page.update_title": true,
-  "mnote.page.update_options": true,
-  "mnote.artifact.create_summary": false,
-  "mnote.artifact.create_ai_note": false,
-} satisfies Record<WriteToolName, boolean>;
-export const PAGE_WRITE_TOOLS: ReadonlySet<string> = new Set(
-  Object.entries(CHANGES_THE_PAGE).flatMap(([name, changes]) => (changes ? [name] : [])),
-);
+/** "Hermes, for Ada", "Agent for Ada", "Ada": who made a call or a proposal, by name (ids are shown beside it). */
+export function whoText(who: Who): string {
+  const person = who.actorName ?? who.actorId ?? "?";
+  if (who.holder !== "agent") return person;
+  return who.agentName ? `${who.agentName}, for ${person}` : `Agent for ${person}`;
+}
 
-/** The proposals a person can apply in part, change by change (the server cuts them: panel.proposals.applySelection). */
-export const PARTIAL_APPLY_TOOLS: ReadonlySet<string> = new Set<ToolName>(["mnote.page.save", "mnote.page.edit"]);
+/** A decided proposal's state in words: "applied", "applied in part (2 of 3 changes)", "rejected". */
+export function proposalStatusText(proposal: { status: ProposalState; part: { kept: number; total: number } | null }): string {
+  if (proposal.status === "applied_in_part" && proposal.part) return `applied in part (${proposal.part.kept} of ${proposal.part.total} changes)`;
+  return proposal.status.replaceAll("_", " ");
+}
 
 export function formatTime(iso: string) {
   const date = new Date(iso);
   return date.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "medium" });
+}
+
+const RELATIVE = new Intl.RelativeTimeFormat("en", { numeric: "auto" });
+const STEPS: [Intl.RelativeTimeFormatUnit, number][] = [
+  ["second", 60],
+  ["minute", 60],
+  ["hour", 24],
+  ["day", 7],
+  ["week", 4.35],
+  ["month", 12],
+  ["year", Infinity],
+];
+
+/** "2 minutes ago": how people say when; the exact time is the element's title. */
+export function relativeTime(iso: string, now = Date.now()) {
+  let amount = (new Date(iso).getTime() - now) / 1000;
+  for (const [unit, size] of STEPS) {
+    if (Math.abs(amount) < size) return RELATIVE.format(Math.round(amount), unit);
+    amount /= size;
+  }
+  return formatTime(iso);
 }

@@ -3,20 +3,20 @@
 import { PAGE_OPTION_KEYS, PAGE_OPTION_REGISTRY } from "@mnote/contract";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
-import { useEffect, useRef, useState } from "react";
+import { useCallback, useRef, useState } from "react";
 import { useTRPC } from "~/trpc/react";
 import { Artifacts } from "./artifacts";
+import { AskHermes } from "./ask-hermes";
 import { AuditTrail, type Me } from "./audit-trail";
+import { BlockFocusContext, type BlockTarget } from "./block-focus";
 import { BlockView } from "./blocks";
-import { isProposalDetail, Proposals } from "./proposals";
+import { Proposals } from "./proposals";
 import { SignOutButton } from "./sign-out";
+import { usePageChanges } from "./use-page-changes";
 
 const TABS = ["proposals", "audit", "artifacts"] as const;
 type Tab = (typeof TABS)[number];
 const TAB_LABELS: Record<Tab, string> = { proposals: "Proposals", audit: "Audit trail", artifacts: "Artifacts" };
-
-/** How often the panel asks whether an agent did something on this page. */
-const ACTIVITY_POLL_MS = 1_500;
 
 /** The page beside its AI panel. */
 export function PageScreen({ workspaceId, documentId, me }: { workspaceId: string; documentId: string; me: Me }) {
@@ -24,34 +24,58 @@ export function PageScreen({ workspaceId, documentId, me }: { workspaceId: strin
   const queryClient = useQueryClient();
   const pageRef = { workspaceId, documentId };
   const [tab, setTab] = useState<Tab>("proposals");
+  const tabPanel = useRef<HTMLElement>(null);
+  // After a revert is proposed its button is gone: focus goes to the Proposals panel, where the revert waits.
+  const showProposals = () => {
+    setTab("proposals");
+    requestAnimationFrame(() => tabPanel.current?.focus());
+  };
   const view = useQuery(trpc.panel.page.view.queryOptions(pageRef));
   const proposals = useQuery(trpc.panel.proposals.list.queryOptions(pageRef));
 
-  // Live: a cheap cursor (latest audit id and revision) is polled; when it moves, everything refetches.
-  const activity = useQuery({ ...trpc.panel.page.activity.queryOptions(pageRef), refetchInterval: ACTIVITY_POLL_MS });
-  const seen = useRef<string | null>(null);
-  useEffect(() => {
-    if (!activity.data) return;
-    const cursor = `${activity.data.lastAuditId}:${activity.data.revision}`;
-    if (seen.current !== null && seen.current !== cursor) {
-      void queryClient.invalidateQueries({
-        predicate: (q) => JSON.stringify(q.queryKey).includes("panel") && !JSON.stringify(q.queryKey).includes("activity") && !isProposalDetail(q.queryKey),
-      });
-    }
-    seen.current = cursor;
-  }, [activity.data, queryClient]);
+  // Live by push: the page's change stream invalidates these queries (use-page-changes.ts).
+  usePageChanges(pageRef);
 
   const setApproval = useMutation(
     trpc.panel.workspace.setApproval.mutationOptions({ onSuccess: () => queryClient.invalidateQueries({ queryKey: trpc.panel.pathKey() }) }),
   );
 
+  // The block a focused change points at: highlighted and scrolled into view in the page beside the panel.
+  const [highlighted, setHighlighted] = useState<string | null>(null);
+  const blockIds = useRef<string[]>([]);
+  blockIds.current = view.data?.blocks.map((b) => b.id) ?? [];
+  const focusBlock = useCallback((target: BlockTarget | null) => {
+    const ids = blockIds.current;
+    const id = target === null ? null : "blockId" in target && ids.includes(target.blockId) ? target.blockId : "position" in target ? ids[Math.min(target.position, ids.length - 1)] ?? null : null;
+    setHighlighted(id);
+    if (id === null) return;
+    const element = document.querySelector(`[data-block-id="${CSS.escape(id)}"]`);
+    // On a narrow screen the page sits under the panel: scrolling it into view would pull the review away.
+    if (element && window.matchMedia("(min-width: 1001px)").matches) element.scrollIntoView({ block: "center", behavior: "instant" });
+  }, []);
+
   if (view.isPending) return <main className="loading">Loading…</main>;
-  if (view.isError) return <main className="signin"><p role="alert" className="error">{view.error.message}</p></main>;
-  const { page, blocks, role, canWrite, workspace } = view.data;
+  if (view.isError)
+    return (
+      <main className="signin">
+        <p role="alert" className="error">
+          {view.error.message}{" "}
+          <button type="button" className="small" onClick={() => void view.refetch()}>
+            Retry
+          </button>
+        </p>
+      </main>
+    );
+  const { page, blocks, role, workspace } = view.data;
   const pending = proposals.data?.filter((p) => p.status === "pending").length ?? 0;
 
   return (
-    <>
+    <BlockFocusContext.Provider value={focusBlock}>
+      {pending > 0 && (
+        <a className="pending-bar" href="#page-ai" data-testid="pending-bar">
+          {pending} pending — Review
+        </a>
+      )}
       <header className="topbar">
         <nav aria-label="Breadcrumb" className="crumbs">
           <Link href="/">mnote</Link> / <span>{workspace.name}</span> / <span aria-current="page">{page.title}</span>
@@ -83,12 +107,12 @@ export function PageScreen({ workspaceId, documentId, me }: { workspaceId: strin
           )}
           <div className="blocks" data-testid="page-blocks">
             {blocks.map((block) => (
-              <BlockView key={block.id} block={block} />
+              <BlockView key={block.id} block={block} highlighted={block.id === highlighted} />
             ))}
             {blocks.length === 0 && <p className="muted">This page is empty.</p>}
           </div>
         </main>
-        <aside className="ai-panel" aria-label="Page AI">
+        <aside className="ai-panel" aria-label="Page AI" id="page-ai" tabIndex={-1}>
           <div className="row between">
             <h2>Page AI</h2>
             {role === "owner" ? (
@@ -105,30 +129,61 @@ export function PageScreen({ workspaceId, documentId, me }: { workspaceId: strin
               <span className="muted">{workspace.approvalRequired ? "Agent edits wait for approval" : "Agent edits apply directly"}</span>
             )}
           </div>
-          <div role="tablist" aria-label="Page AI views" className="tabs">
-            {TABS.map((t) => (
-              <button
-                key={t}
-                type="button"
-                role="tab"
-                id={`tab-${t}`}
-                aria-selected={tab === t}
-                aria-controls={`panel-${t}`}
-                tabIndex={tab === t ? 0 : -1}
-                onClick={() => setTab(t)}
-              >
-                {TAB_LABELS[t]}
-                {t === "proposals" && pending > 0 && <span className="count"> {pending}</span>}
-              </button>
-            ))}
-          </div>
-          <section role="tabpanel" id={`panel-${tab}`} aria-labelledby={`tab-${tab}`} className="tabpanel">
-            {tab === "proposals" && <Proposals pageRef={pageRef} canWrite={canWrite} />}
-            {tab === "audit" && <AuditTrail pageRef={pageRef} me={me} revision={page.revision} canWrite={canWrite} onReverted={() => setTab("proposals")} />}
+          <AskHermes pageRef={pageRef} canWrite={view.data.canWrite} />
+          <PanelTabs tab={tab} onSelect={setTab} pending={pending} />
+          <section ref={tabPanel} role="tabpanel" id={`panel-${tab}`} aria-labelledby={`tab-${tab}`} className="tabpanel" tabIndex={0}>
+            {tab === "proposals" && <Proposals pageRef={pageRef} />}
+            {tab === "audit" && <AuditTrail pageRef={pageRef} onReverted={showProposals} />}
             {tab === "artifacts" && <Artifacts pageRef={pageRef} />}
           </section>
         </aside>
       </div>
-    </>
+    </BlockFocusContext.Provider>
+  );
+}
+
+/**
+ * The WAI-ARIA tabs pattern: one tab in the Tab order (roving tabindex), arrow keys and Home/End move
+ * between tabs and select them (automatic activation: each panel is cheap to show).
+ */
+function PanelTabs({ tab, onSelect, pending }: { tab: Tab; onSelect: (tab: Tab) => void; pending: number }) {
+  const refs = useRef<Partial<Record<Tab, HTMLButtonElement | null>>>({});
+  const move = (to: Tab) => {
+    onSelect(to);
+    refs.current[to]?.focus();
+  };
+  const onKeyDown = (event: React.KeyboardEvent) => {
+    const at = TABS.indexOf(tab);
+    const next =
+      event.key === "ArrowRight" ? TABS[(at + 1) % TABS.length]
+      : event.key === "ArrowLeft" ? TABS[(at - 1 + TABS.length) % TABS.length]
+      : event.key === "Home" ? TABS[0]
+      : event.key === "End" ? TABS[TABS.length - 1]
+      : undefined;
+    if (!next) return;
+    event.preventDefault();
+    move(next);
+  };
+  return (
+    <div role="tablist" aria-label="Page AI views" className="tabs" onKeyDown={onKeyDown}>
+      {TABS.map((t) => (
+        <button
+          key={t}
+          ref={(el) => {
+            refs.current[t] = el;
+          }}
+          type="button"
+          role="tab"
+          id={`tab-${t}`}
+          aria-selected={tab === t}
+          aria-controls={`panel-${t}`}
+          tabIndex={tab === t ? 0 : -1}
+          onClick={() => onSelect(t)}
+        >
+          {TAB_LABELS[t]}
+          {t === "proposals" && pending > 0 && <span className="count"><span className="sr-only"> (</span>{pending}<span className="sr-only"> pending)</span></span>}
+        </button>
+      ))}
+    </div>
   );
 }

@@ -13,6 +13,45 @@ export interface PanelEnv {
   devSignInUsers: string[];
   /** MNOTE_IDEMPOTENCY_TTL_HOURS, the same rule as on the bridge and the CLI. */
   tools: ToolsSettings;
+  /** MNOTE_HERMES_URL + MNOTE_HERMES_API_KEY: Hermes's API server for "Ask Hermes"; null when not connected. */
+  hermes: HermesConnection | null;
+}
+
+/** Where the panel's server reaches Hermes's API server, and the key it sends there (never to the browser). */
+export interface HermesConnection {
+  /** Without a trailing slash, e.g. http://127.0.0.1:8642 */
+  url: string;
+  /** Hermes's API_SERVER_KEY. */
+  apiKey: string;
+}
+
+/** Hermes itself refuses an API_SERVER_KEY shorter than this. */
+export const HERMES_KEY_MIN_LENGTH = 16;
+
+/** Both variables or neither: half a connection is a mistake to report at start, not a box that fails later. */
+function readHermes(config: ConfigReader): HermesConnection | null {
+  const url = config.raw("MNOTE_HERMES_URL")?.trim() || undefined;
+  const apiKey = config.raw("MNOTE_HERMES_API_KEY")?.trim() || undefined;
+  if (!url && !apiKey) return null;
+  if (!url) config.problem("MNOTE_HERMES_API_KEY is set but MNOTE_HERMES_URL is not: set both (Hermes's API server URL and its API_SERVER_KEY) or neither");
+  if (!apiKey) config.problem("MNOTE_HERMES_URL is set but MNOTE_HERMES_API_KEY is not: set both (Hermes's API server URL and its API_SERVER_KEY) or neither");
+  let parsed: URL | null = null;
+  if (url) {
+    try {
+      parsed = new URL(url);
+    } catch {
+      parsed = null;
+    }
+    if (!parsed || (parsed.protocol !== "http:" && parsed.protocol !== "https:") || parsed.search || parsed.hash || parsed.username || parsed.password) {
+      config.problem(`MNOTE_HERMES_URL: ${JSON.stringify(url.slice(0, 100))} is not an http(s) URL like http://127.0.0.1:8642`);
+      parsed = null;
+    }
+  }
+  if (apiKey && apiKey.length < HERMES_KEY_MIN_LENGTH) {
+    config.problem(`MNOTE_HERMES_API_KEY is ${apiKey.length} characters; Hermes's API_SERVER_KEY has at least ${HERMES_KEY_MIN_LENGTH}`);
+  }
+  if (!parsed || !apiKey) return null;
+  return { url: parsed.href.replace(/\/+$/, ""), apiKey };
 }
 
 const list = (value: string | undefined, clean: (item: string) => string = (item) => item) =>
@@ -26,6 +65,7 @@ export function readPanelEnv(env: Record<string, string | undefined>): PanelEnv 
   const config = new ConfigReader(env);
   const secure = config.oneOf("MNOTE_SECURE_COOKIES", ["0", "1"]);
   const tools = toolsSettingsFromEnv(config);
+  const hermes = readHermes(config);
   const database = databaseSettingsFromEnv(config, `file:${resolve(process.cwd(), "../../.mnote/mnote.db")}`);
   const allowedOrigins = list(config.raw("MNOTE_PANEL_ORIGINS"), (origin) => origin.replace(/\/+$/, ""));
   for (const origin of allowedOrigins) {
@@ -38,6 +78,7 @@ export function readPanelEnv(env: Record<string, string | undefined>): PanelEnv 
     allowedOrigins,
     devSignInUsers: list(config.raw("MNOTE_DEV_SIGNIN_USERS")),
     tools,
+    hermes,
   };
 }
 

@@ -1,6 +1,6 @@
 import { LIMITS, TOOL_ERROR_MESSAGES, type ToolErrorCode } from "@mnote/contract";
-import { hashToken, isTokenLive, type KernelAdapter, type TokenRecord } from "@mnote/kernel";
-import { appRouter, bearerSecret, createToolsContext, type ToolsSettings } from "@mnote/tools";
+import type { KernelAdapter, TokenRecord } from "@mnote/kernel";
+import { appRouter, createToolsContext, resolveToken, type ToolsSettings } from "@mnote/tools";
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { PANEL_MAX_BATCH_CALLS } from "../trpc/limits";
 import { foreignOrigin } from "./origin";
@@ -27,6 +27,57 @@ export interface PanelApiOptions {
   allowedOrigins?: readonly string[];
   /** The router's settings from the panel's validated configuration (panelEnv). */
   toolsSettings?: ToolsSettings;
+  /** Live-update streams one token may hold open at once in this process (default PANEL_MAX_STREAMS_PER_TOKEN). */
+  maxStreamsPerToken?: number;
+}
+
+/** Tabs of one person on one panel instance; more is a client that forgot to close its streams. */
+export const PANEL_MAX_STREAMS_PER_TOKEN = 16;
+
+/** The procedures answered with a long-lived server-sent event stream (decision 0017). */
+const STREAM_PROCEDURES = new Set(["panel.page.changes"]);
+
+/** Open streams per limiter key, for this process. */
+const openStreams = new Map<string, number>();
+
+/**
+ * The response body, counted as one open stream of `key` until it ends or the client goes away. A stream is
+ * one request for the rate limit however many events it carries: it is taken from the budget when it opens
+ * (and again on every reconnect), never per event.
+ */
+function countedStream(response: Response, key: string, ended: AbortController): Response {
+  if (!response.body) return response;
+  openStreams.set(key, (openStreams.get(key) ?? 0) + 1);
+  let released = false;
+  const release = () => {
+    if (released) return;
+    released = true;
+    // The subscription waits for the next change; the abort ends it now instead of at that change.
+    ended.abort();
+    const left = (openStreams.get(key) ?? 1) - 1;
+    if (left <= 0) openStreams.delete(key);
+    else openStreams.set(key, left);
+  };
+  const reader = response.body.getReader();
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const { done, value } = await reader.read();
+        if (done) {
+          release();
+          controller.close();
+        } else controller.enqueue(value);
+      } catch (error) {
+        release();
+        controller.error(error);
+      }
+    },
+    async cancel(reason) {
+      release();
+      await reader.cancel(reason).catch(() => undefined);
+    },
+  });
+  return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
 }
 
 /** A refusal before tRPC runs, in the contract's words. */
@@ -37,13 +88,13 @@ function refuse(status: number, code: ToolErrorCode, message: string, headers: R
   });
 }
 
-class BodyTooLarge extends Error {}
+export class BodyTooLarge extends Error {}
 
 /**
  * The body, read with a cap: a declared Content-Length over the limit is refused before a
  * byte is read, a stream that grows past it is cancelled at that chunk.
  */
-async function readCappedBody(req: Request, limit: number): Promise<Uint8Array<ArrayBuffer>> {
+export async function readCappedBody(req: Request, limit: number): Promise<Uint8Array<ArrayBuffer>> {
   const declared = Number(req.headers.get("content-length"));
   if (Number.isFinite(declared) && declared > limit) throw new BodyTooLarge();
   if (!req.body) return new Uint8Array(new ArrayBuffer(0));
@@ -87,22 +138,27 @@ export async function handlePanelApi(req: Request, options: PanelApiOptions): Pr
     return refuse(403, "mnote_tool_permission_denied", "cross-origin request refused: the panel accepts changes only from its own pages");
   }
   const token = tokenFromCookieHeader(req.headers.get("cookie"));
+  const stream = req.method === "GET" && STREAM_PROCEDURES.has(url.pathname.slice(url.pathname.lastIndexOf("/") + 1));
   let kernel: KernelAdapter;
   let record: TokenRecord | null = null;
   try {
     kernel = await options.kernel();
-    const secret = bearerSecret(token);
-    if (options.limiter && secret) record = await kernel.findTokenByHash(hashToken(secret));
+    if (options.limiter || stream) record = await resolveToken(kernel, token);
   } catch (error) {
     // The database cannot be opened or does not answer (getKernel tries again next time): 503, never a 500
     // quoting the driver.
     console.error("[panel] the database is unavailable", error);
     return refuse(503, "mnote_tool_unavailable", TOOL_ERROR_MESSAGES.unavailable, { "retry-after": "1" });
   }
+  // Per token, by its id. Requests without a live token share one budget: a made-up
+  // cookie per request must not buy a fresh bucket each time.
+  const key = record ? `token:${record.id}` : "anonymous";
+  if (stream && (openStreams.get(key) ?? 0) >= (options.maxStreamsPerToken ?? PANEL_MAX_STREAMS_PER_TOKEN)) {
+    return refuse(429, "mnote_tool_rate_limited", "too many live-update streams open for this session; close other tabs", {
+      "retry-after": "5",
+    });
+  }
   if (options.limiter) {
-    // Per token, by its id. Requests without a live token share one budget: a made-up
-    // cookie per request must not buy a fresh bucket each time.
-    const key = isTokenLive(record) ? `token:${record.id}` : "anonymous";
     const calls = Math.min(callsIn(url), PANEL_MAX_BATCH_CALLS + 1);
     for (let i = 0; i < calls; i++) {
       const decision = await options.limiter.take(key);
@@ -114,6 +170,9 @@ export async function handlePanelApi(req: Request, options: PanelApiOptions): Pr
     }
   }
   let request = req;
+  // A stream's subscription stops when its client goes away (the request's signal) or its body is cancelled.
+  const streamEnded = new AbortController();
+  if (stream) request = new Request(req, { signal: AbortSignal.any([req.signal, streamEnded.signal]) });
   if (req.method === "POST") {
     let body: Uint8Array<ArrayBuffer>;
     try {
@@ -126,7 +185,7 @@ export async function handlePanelApi(req: Request, options: PanelApiOptions): Pr
     }
     request = new Request(req.url, { method: req.method, headers: req.headers, body });
   }
-  return fetchRequestHandler({
+  const response = await fetchRequestHandler({
     endpoint: "/api/trpc",
     req: request,
     router: appRouter,
@@ -136,4 +195,5 @@ export async function handlePanelApi(req: Request, options: PanelApiOptions): Pr
       if (error.code === "INTERNAL_SERVER_ERROR") console.error(`[panel] ${path} failed`, error.cause ?? error);
     },
   });
+  return stream && response.headers.get("content-type")?.startsWith("text/event-stream") ? countedStream(response, key, streamEnded) : response;
 }

@@ -34,3 +34,10 @@ export type Tools = typeof TOOLS;
 export type ToolName = keyof Tools;
 export const TOOL_NAMES = Object.keys(TOOLS) as ToolName[];
 export type WriteToolName = { [K in ToolName]: Tools[K]["kind"] extends "write" ? K : never }[ToolName];
+
+/** Whether `name` is one of the contract's write tools (by its definition's `kind`). */
+export function isWriteTool(name: string): name is WriteToolName {
+  return (TOOL_NAMES as string[]).includes(name) && TOOLS[name as ToolName].kind === "write";
+}
+/** The write tools in the order agents see them: the runtime list of `WriteToolName`. */
+export const WRITE_TOOL_NAMES: readonly WriteToolName[] = TOOL_NAMES.filter(isWriteTool);

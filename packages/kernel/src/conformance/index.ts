@@ -121,7 +121,8 @@ export function kernelConformanceSuite(name: string, openKernel: () => Promise<K
       await kernel.admin.revokeToken(revoked.record.id);
       // A stored result for the owner's key, and one that has expired.
       const stored = request({ name: "page.head.updateTitle", title: "Kept" }, { identity: identity({ toolName: "mnote.page.update_title" }) });
-      await kernel.execute(stored);
+      const storedOutcome = await kernel.execute(stored);
+      if (storedOutcome.kind !== "applied") throw new Error(`stored write: ${storedOutcome.kind}`);
       const expired = request({ name: "page.head.updateTitle", title: "Old" }, { identity: identity({ toolName: "mnote.page.update_title" }) });
       await kernel.execute({ ...expired, idempotency: { ...expired.idempotency, expiresAt: "2000-01-01T00:00:00.000Z" } });
       const now = new Date().toISOString();
@@ -131,8 +132,21 @@ export function kernelConformanceSuite(name: string, openKernel: () => Promise<K
         const access = token
           ? await kernel.getAccessFacts({ workspaceId, documentId, userId: token.userId })
           : { workspace: null, role: null, page: null, grant: null };
+        // The one unexpired record: the owner's key, in the workspace it was stored in (whatever the page asked for).
         const idempotency =
-          token && key ? await kernel.findIdempotency({ workspaceId, actorId: token.userId, toolName: "mnote.page.update_title", key }, now) : null;
+          token?.userId === owner && workspaceId === ws && key === stored.idempotency.key
+            ? {
+                workspaceId,
+                actorId: owner,
+                toolName: "mnote.page.update_title",
+                key,
+                fingerprint: stored.idempotency.fingerprint,
+                commandId: storedOutcome.commandId,
+                result: storedOutcome.result,
+                createdAt: expect.any(String),
+                expiresAt: stored.idempotency.expiresAt,
+              }
+            : null;
         return { token, access, idempotency };
       };
       const cases: Array<[string, string, string, string | null]> = [
@@ -228,7 +242,15 @@ export function kernelConformanceSuite(name: string, openKernel: () => Promise<K
         idempotency: { key: "old", fingerprint: "fp", expiresAt: "2000-01-01T00:00:00.000Z" },
       });
       expect((await kernel.execute(first)).kind).toBe("applied");
-      expect(await kernel.findIdempotency({ workspaceId: ws, actorId: owner, toolName: "mnote.page.save", key: "old" }, new Date().toISOString())).toBeNull();
+      const ownerSecret = (await kernel.admin.createToken({ userId: owner, holder: "person", scopes: ["page.write"] })).token;
+      const facts = await kernel.getCallFacts({
+        tokenHash: hashToken(ownerSecret),
+        workspaceId: ws,
+        documentId: doc,
+        idempotency: { toolName: "mnote.page.save", key: "old", now: new Date().toISOString() },
+      });
+      expect(facts.token?.userId).toBe(owner);
+      expect(facts.idempotency).toBeNull();
       expect((await kernel.execute(first)).kind).toBe("applied");
       expect(await kernel.purgeExpiredIdempotency(new Date().toISOString())).toBe(1);
     });
@@ -483,6 +505,65 @@ export function kernelConformanceSuite(name: string, openKernel: () => Promise<K
         // The list is this page's in this workspace only.
         expect(await kernel.listProposals({ workspaceId: "other_ws", documentId: doc })).toEqual([]);
       }, 60_000);
+
+      it("applies part of a pending proposal with its write in one transaction, and refuses once it is decided", async () => {
+        const repeat = await propose("k_part", "fp");
+        const proposal = await propose("k_part", "fp");
+        const part = { proposalId: proposal, kept: [0, 2], total: 3 };
+        const write = await kernel.execute(request({ name: "page.head.updateTitle", title: "Part" }, { appliesPartOf: part }));
+        if (write.kind !== "applied") throw new Error(write.kind);
+        expect(await kernel.getProposal(proposal)).toMatchObject({
+          status: "applied",
+          commandId: write.commandId,
+          decidedAt: expect.any(String),
+          appliedPart: { kept: [0, 2], total: 3 },
+        });
+        // A repeat of the same edit is decided with it, as a full write of the edit would decide it.
+        expect(await kernel.getProposal(repeat)).toMatchObject({ status: "applied", appliedPart: { kept: [0, 2], total: 3 } });
+        // The same proposal again (or a rejected one): the write rolls back, the page keeps its revision.
+        const before = await kernel.admin.tableSnapshot();
+        expect(await kernel.execute(request({ name: "page.head.updateTitle", title: "Twice" }, { appliesPartOf: part }))).toMatchObject({
+          kind: "rejected",
+        });
+        const rejected = await propose("k_gone", "fp");
+        await reject("k_gone", "fp");
+        expect(await kernel.execute(request({ name: "page.head.updateTitle", title: "Late" }, { appliesPartOf: { ...part, proposalId: rejected } }))).toMatchObject({
+          kind: "rejected",
+        });
+        const after = await kernel.admin.tableSnapshot();
+        expect({ ...after, audit_log: [], proposals: [] }).toEqual({ ...before, audit_log: [], proposals: [] });
+        expect((await kernel.getPage(doc))?.title).toBe("Part");
+      });
+
+      it("lists a workspace's pages with the user's access and pending edits in one read", async () => {
+        const other = (await kernel.admin.createUser({ name: "Other" })).id;
+        const secret = (await kernel.admin.createPage({ workspaceId: ws, title: "A secret", isPrivate: true, createdBy: owner })).id;
+        await kernel.admin.grantPage({ documentId: secret, userId: other, access: "read" });
+        await propose("k1", "fp1");
+        await propose("k1", "fp1"); // a repeat of one edit counts once
+        await propose("k2", "fp2", { outcome: "held_for_approval" });
+        await propose("k3", "fp3");
+        await reject("k3", "fp3");
+        const mine = await kernel.listPageOverviews({ workspaceId: ws, userId: owner });
+        expect(mine.map((o) => [o.facts.page?.id, o.facts.role, o.facts.grant, o.pendingProposals])).toEqual([
+          [secret, "owner", null, 0],
+          [doc, "owner", null, 2],
+        ]);
+        expect(mine[1]!.facts).toEqual(await kernel.getAccessFacts({ workspaceId: ws, documentId: doc, userId: owner }));
+        // Not a member: the facts say so (no role), the grant is still read.
+        const theirs = await kernel.listPageOverviews({ workspaceId: ws, userId: other });
+        expect(theirs.map((o) => [o.facts.page?.id, o.facts.role, o.facts.grant])).toEqual([[secret, null, "read"], [doc, null, null]]);
+        expect(await kernel.listPageOverviews({ workspaceId: "no_such_ws", userId: owner })).toEqual([]);
+      });
+
+      it("answers display names of users and tokens, leaving out ids that name nothing", async () => {
+        const { record } = await kernel.admin.createToken({ userId: owner, holder: "agent", scopes: ["page.read"], label: "Hermes" });
+        const many = Array.from({ length: 150 }, (_, i) => `nobody_${i}`);
+        expect(await kernel.getDisplayNames({ userIds: [owner, owner, "", ...many], tokenIds: [record.id, "tok_none"] })).toEqual({
+          users: { [owner]: "Owner" },
+          tokens: { [record.id]: { holder: "agent", label: "Hermes", userId: owner } },
+        });
+      });
 
       it("a proposal without a page, key or detail is an audit record only", async () => {
         await kernel.appendAudit({ identity: identity({ documentId: "" }), effect: "dry_run", outcome: "proposal", idempotencyKey: "k", payloadFingerprint: "fp", detail: { x: 1 } });

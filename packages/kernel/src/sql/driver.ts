@@ -29,6 +29,22 @@ export interface SqlDriver extends SqlExecutor {
   /** Run the migrations exactly once even when several processes start together. */
   withMigrationLock<T>(fn: () => Promise<T>): Promise<T>;
   close(): Promise<void>;
+  /**
+   * A server database only (PostgreSQL): open one dedicated connection that LISTENs on `channel`.
+   * `onLost` is called once if the connection fails later; reconnecting is the caller's (change-feed.ts).
+   */
+  listen?(channel: string, handlers: ListenHandlers): Promise<ListenConnection>;
+  /** The schema the tables live in when not the server's default (names the change channel). */
+  readonly schema?: string | null;
+}
+
+export interface ListenHandlers {
+  onNotification(payload: string): void;
+  onLost(error: Error): void;
+}
+
+export interface ListenConnection {
+  close(): Promise<void>;
 }
 
 /** Raised by a driver for a unique-constraint violation, whatever the dialect calls it. */

@@ -171,6 +171,38 @@ export async function openPostgresDriver(url: string, options: PostgresOptions =
   return {
     dialect: "postgres",
     forUpdate: " FOR UPDATE",
+    schema: schema ?? null,
+    async listen(channel, handlers) {
+      // Outside the pool: a LISTEN holds its connection for the process's life, and must not take a slot calls need.
+      const client = new pg.Client({ ...base, application_name: `${base.application_name ?? "mnote"} listen`, keepAlive: true });
+      let lost = false;
+      const loseOnce = (error: Error) => {
+        if (lost) return;
+        lost = true;
+        handlers.onLost(error);
+      };
+      client.on("error", loseOnce);
+      client.on("end", () => loseOnce(new Error("the LISTEN connection ended")));
+      client.on("notification", (message) => {
+        if (message.channel === channel && message.payload !== undefined) handlers.onNotification(message.payload);
+      });
+      try {
+        await client.connect();
+        await client.query(`LISTEN "${channel.replace(/"/g, '""')}"`);
+      } catch (error) {
+        lost = true;
+        await client.end().catch(() => undefined);
+        throw error;
+      }
+      // A socket that only listens must not keep the process alive after everything else has finished.
+      (client as unknown as { connection?: { stream?: { unref?: () => void } } }).connection?.stream?.unref?.();
+      return {
+        async close() {
+          lost = true;
+          await client.end().catch(() => undefined);
+        },
+      };
+    },
     all: (sql, params) => direct.all(sql, params),
     get: (sql, params) => direct.get(sql, params),
     insertReturning: (sql, params) => direct.get(sql, params),

@@ -1,7 +1,7 @@
 import { type DryRunResult, TOOL_ERROR_MESSAGES } from "@mnote/contract";
-import { type CallState, callIdentity, failureEnvelope, unverifiedClaims } from "../call";
+import { type CallState, callFailure, callIdentity, unverifiedClaims } from "../call";
 import { ToolFailure } from "../failure";
-import { proposalSummary } from "../procedures/panel/proposals";
+import { proposalSummary } from "../procedures/panel/proposal-summary";
 import { middleware } from "../trpc";
 import type { ToolSpec } from "../tool-spec";
 
@@ -26,7 +26,7 @@ export const envelopeAndAudit = middleware(async ({ ctx, meta, getRawInput, next
       : // Anything unexpected (a database gone away) is reported without its internals.
         new ToolFailure("mnote_tool_unavailable", TOOL_ERROR_MESSAGES.unavailable);
   if (!(cause instanceof ToolFailure)) console.error(`[mnote] ${tool.name} failed unexpectedly`, result.error.cause ?? result.error);
-  const envelope = failureEnvelope(call, failure.code, failure.message);
+  const envelope = callFailure(call, failure.code, failure.message);
   await recordAudit(ctx.kernel, call, "none", null, failure.code);
   return { ...result, ok: true as const, data: envelope } as unknown as typeof result;
 });
@@ -35,8 +35,6 @@ const proposalPreview = (call: CallState) =>
   call.audit?.outcome === "proposal" || call.audit?.outcome === "held_for_approval"
     ? ((call.audit.detail?.preview as DryRunResult | undefined) ?? null)
     : null;
-
-const withClaims = (claims: Record<string, string> | null) => (claims ? { unverifiedClaims: claims } : null);
 
 async function recordAudit(
   kernel: Parameters<Parameters<typeof middleware>[0]>[0]["ctx"]["kernel"],
@@ -60,7 +58,7 @@ async function recordAudit(
         (call.input?.args.baseRevision as number | undefined) ??
         ((call.audit?.detail?.preview as { baseRevision?: number } | undefined)?.baseRevision ?? null),
       // A call without a valid token: what it claimed, marked as unverified, for an operator's eyes only.
-      detail: call.audit?.detail ?? withClaims(unverifiedClaims(call)),
+      detail: call.audit?.detail ?? (call.token ? null : unverifiedClaims(call.raw)),
       // A proposal's index row carries a summary, so the panel's list never reads the full preview.
       summary: proposalPreview(call) ? proposalSummary(proposalPreview(call)!) : null,
       durationMs: performance.now() - call.startedAt,

@@ -1,39 +1,39 @@
 import { router } from "../trpc";
-import {
-  artifactsList,
-  auditList,
-  commandGet,
-  pageActivity,
-  pagesList,
-  pageView,
-  sessionMe,
-  workspaceSetApproval,
-} from "../procedures/panel/page-procedures";
+import { artifactsList } from "../procedures/panel/artifacts-list";
+import { askCheck } from "../procedures/panel/ask-check";
+import { askStart } from "../procedures/panel/ask-start";
+import { auditList } from "../procedures/panel/audit-list";
+import { commandGet } from "../procedures/panel/command-get";
+import { pageActivity } from "../procedures/panel/page-activity";
+import { pageChanges } from "../procedures/panel/page-changes";
 import { pageRevert } from "../procedures/panel/page-revert";
-import {
-  proposalsApplySelection,
-  proposalsApprove,
-  proposalsGet,
-  proposalsList,
-  proposalsReject,
-  proposalsRerun,
-} from "../procedures/panel/proposal-procedures";
+import { pageView } from "../procedures/panel/page-view";
+import { pagesList } from "../procedures/panel/pages-list";
+import { proposalsApplyPart } from "../procedures/panel/proposals-apply-part";
+import { proposalsApprove } from "../procedures/panel/proposals-approve";
+import { proposalsGet } from "../procedures/panel/proposals-get";
+import { proposalsList } from "../procedures/panel/proposals-list";
+import { proposalsReject } from "../procedures/panel/proposals-reject";
+import { proposalsRerun } from "../procedures/panel/proposals-rerun";
+import { sessionMe } from "../procedures/panel/session-me";
+import { workspaceSetApproval } from "../procedures/panel/workspace-set-approval";
 
-/** The panel's procedures: never in an agent's tool list, open only to a person's token. */
+/** The panel's procedures: never in an agent's tool list, open only to a person's token. One procedure per file. */
 export const panelRouter = router({
   session: router({ me: sessionMe }),
   pages: router({ list: pagesList }),
-  page: router({ view: pageView, activity: pageActivity, revert: pageRevert }),
+  page: router({ view: pageView, activity: pageActivity, changes: pageChanges, revert: pageRevert }),
   proposals: router({
     list: proposalsList,
     get: proposalsGet,
     approve: proposalsApprove,
     reject: proposalsReject,
-    applySelection: proposalsApplySelection,
+    applyPart: proposalsApplyPart,
     rerun: proposalsRerun,
   }),
   audit: router({ list: auditList }),
   command: router({ get: commandGet }),
   artifacts: router({ list: artifactsList }),
   workspace: router({ setApproval: workspaceSetApproval }),
+  ask: router({ start: askStart, check: askCheck }),
 });

@@ -46,7 +46,7 @@ export default async function SignIn({ searchParams }: { searchParams: Promise<{
         <form method="post" action="/api/session" className="row">
           <label htmlFor="token">Person token</label>
           <input id="token" name="token" type="password" autoComplete="off" placeholder="mnt_…" required />
-          <button type="submit">Sign in</button>
+          <button type="submit">Sign in with token</button>
         </form>
       </section>
     </main>

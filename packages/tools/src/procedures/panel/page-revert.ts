@@ -1,77 +1,42 @@
-import {
-  BaseRevisionSchema,
-  IdempotencyKeySchema,
-  IdSchema,
-  InputEnvelopeSchema,
-  PAGE_OPTION_KEYS,
-  type Change,
-} from "@mnote/contract";
-import { diffBlocks, summarizeChanges } from "@mnote/diff";
-import { z } from "zod";
-import { fail } from "../../failure";
-import { type Planner, runWrite, toolProcedure } from "../../tool-procedure";
-import type { ToolSpec } from "../../tool-spec";
+import { randomUUID } from "node:crypto";
+import { IdSchema, type OutputEnvelope } from "@mnote/contract";
+import { TRPCError } from "@trpc/server";
+import { callProposalTool } from "./decisions";
+import { PageRefSchema, panelProcedure, requirePage } from "./panel-procedure";
+import { revertToolSpec } from "./revert-tool";
 
-const args = z.strictObject({ commandId: IdSchema, baseRevision: BaseRevisionSchema });
+export const PageRevertInput = PageRefSchema.extend({ commandId: IdSchema });
 
 /**
- * A person takes back an applied AI write: a new kernel command restoring the
- * page to its revision before that command. Not an agent tool — it is never in the
- * tool list — but it runs the same chain: dry-runnable, conflict-checked, audited.
+ * panel.page.revert — a person asks to take back an applied write. The browser names the command; the
+ * server builds the call (session, run, call and trace ids, idempotency key) and runs the revert as a dry
+ * run on the page as it is now: a revert proposal, shown as a diff and written only on approval. The key
+ * is derived from the command and the revision, so a double click proposes one revert, not two.
  */
-const inputSchema = InputEnvelopeSchema.extend({ args, idempotencyKey: IdempotencyKeySchema, dryRun: z.boolean() });
-
-export const pageRevertMeta: ToolSpec = {
-  name: "panel.page.revert",
-  kind: "write",
-  capability: "page.write",
-  access: "page_write",
-  inputSchema,
-  holdsForApproval: false,
-};
-
-export type PageRevertInput = z.input<typeof inputSchema>;
-
-export const planPageRevert: Planner = async ({ kernel, input, page }) => {
-  const { commandId } = input.args as z.output<typeof args>;
-  const target = await kernel.getCommand(commandId);
-  if (!target || target.identity.documentId !== page.id) {
-    return fail("mnote_tool_invalid_input", "args.commandId: no such command on this page");
-  }
-  const before = await kernel.getPageStateBefore(commandId);
-  if (!before) return fail("mnote_tool_invalid_input", "args.commandId: the page before that command cannot be rebuilt");
-  const current = await kernel.getBlocks(page.id);
-  const blockChanges = diffBlocks(current, before.state.blocks);
-  const changes: Change[] = [...blockChanges];
-  if (before.state.title !== page.title) changes.push({ kind: "set_title", before: page.title, after: before.state.title });
-  for (const key of PAGE_OPTION_KEYS) {
-    if (before.state.options[key] !== page.options[key]) {
-      changes.push({ kind: "set_option", key, before: page.options[key], after: before.state.options[key] });
-    }
-  }
-  return {
-    command: { name: "page.revert", targetCommandId: commandId },
-    preview: {
+export const pageRevert = panelProcedure
+  .input(PageRevertInput)
+  .mutation(async ({ ctx, input }): Promise<{ envelope: OutputEnvelope; proposalId: number | null }> => {
+    const { page } = await requirePage(ctx, input, revertToolSpec.access);
+    const target = await ctx.kernel.getCommand(input.commandId);
+    if (!target || target.identity.documentId !== page.id) throw new TRPCError({ code: "NOT_FOUND", message: "no such command on this page" });
+    const idempotencyKey = `revert_${input.commandId}_r${page.revision}`;
+    const envelope = await callProposalTool(ctx, revertToolSpec.name, {
+      toolName: revertToolSpec.name,
+      workspaceId: page.workspaceId,
+      documentId: page.id,
+      actorId: ctx.token.userId,
+      sessionId: `panel_${ctx.token.id}`,
+      runId: "panel",
+      toolCallId: `panel_${randomUUID()}`,
+      // On the reverted write's trace: filtering by it shows the write, its revert proposal and the revert.
+      traceId: target.identity.traceId ?? randomUUID(),
+      capabilityScope: ctx.token.scopes,
+      idempotencyKey,
       dryRun: true,
-      commandName: "page.revert",
-      baseRevision: page.revision,
-      plan: [
-        `restore the page as it was at revision ${before.revision}, before command ${commandId} (${target.name})`,
-        `page revision ${page.revision} → ${page.revision + 1}`,
-      ],
-      diff: [
-        ...summarizeChanges(blockChanges, "replace"),
-        ...(changes.some((c) => c.kind === "set_title") ? [{ op: "set_title" as const, fields: ["title"] }] : []),
-        ...(changes.some((c) => c.kind === "set_option")
-          ? [{ op: "set_options" as const, fields: changes.flatMap((c) => (c.kind === "set_option" ? [c.key] : [])) }]
-          : []),
-      ],
-      changes,
-      warnings: [],
-    },
-  };
-};
-
-export const pageRevert = toolProcedure<PageRevertInput>(pageRevertMeta).mutation(({ ctx }) =>
-  runWrite<{ commandName: "page.revert"; revision: number; targetCommandId: string }>(ctx, planPageRevert),
-);
+      args: { commandId: input.commandId, baseRevision: page.revision },
+    });
+    if (!envelope.ok) return { envelope, proposalId: null };
+    const proposals = await ctx.kernel.listProposals({ workspaceId: page.workspaceId, documentId: page.id, decidedLimit: 0 });
+    const created = proposals.find((p) => p.identity.toolName === revertToolSpec.name && p.idempotencyKey === idempotencyKey);
+    return { envelope, proposalId: created?.auditId ?? null };
+  });

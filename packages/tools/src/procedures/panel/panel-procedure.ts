@@ -1,8 +1,10 @@
 import { TRPCError } from "@trpc/server";
-import { hashToken, isTokenLive, type TokenRecord } from "@mnote/kernel";
+import { IdSchema } from "@mnote/contract";
+import type { TokenRecord } from "@mnote/kernel";
 import { z } from "zod";
 import { canReadPage, hasAccess } from "../../access";
-import { bearerSecret, doorRefusal, type ToolsContext } from "../../context";
+import { resolveToken } from "../../caller-token";
+import { doorRefusal, type ToolsContext } from "../../context";
 import type { AccessNeed } from "../../tool-spec";
 import { middleware, publicProcedure } from "../../trpc";
 import { unexpectedIsUnavailable } from "./unavailable";
@@ -10,12 +12,12 @@ import { unexpectedIsUnavailable } from "./unavailable";
 /**
  * The panel's own reads and decisions. Only a person's token at the panel opens them:
  * an agent token never lists proposals or approves its own edits. The door rule is
- * the one the tool chain applies (`doorRefusal`).
+ * the one the tool chain applies (`doorRefusal`); the token is read as everywhere else (`resolveToken`).
+ * Unlike `signedInPerson`, it says why a token is refused: sign in again, or the wrong door.
  */
 const signedInPerson = middleware(async ({ ctx, next }) => {
-  const secret = bearerSecret(ctx.authorization);
-  const token = secret ? await ctx.kernel.findTokenByHash(hashToken(secret)) : null;
-  if (!isTokenLive(token)) throw new TRPCError({ code: "UNAUTHORIZED", message: "sign in again" });
+  const token = await resolveToken(ctx.kernel, ctx.authorization);
+  if (!token) throw new TRPCError({ code: "UNAUTHORIZED", message: "sign in again" });
   const refusal = ctx.door === "panel" ? doorRefusal("panel", token.holder) : "the panel's procedures answer only at the panel";
   if (refusal) throw new TRPCError({ code: "FORBIDDEN", message: refusal });
   return next({ ctx: { token } });
@@ -23,11 +25,17 @@ const signedInPerson = middleware(async ({ ctx, next }) => {
 
 export const panelProcedure = publicProcedure.use(unexpectedIsUnavailable).use(signedInPerson);
 
-export const PageRefSchema = z.object({ workspaceId: z.string().min(1).max(128), documentId: z.string().min(1).max(128) });
+/** A page as the panel names it: the contract's id rules, so the panel accepts exactly the ids the tools do. */
+export const PageRefSchema = z.object({ workspaceId: IdSchema, documentId: IdSchema });
+/** A proposal is named by the id of the audit record holding it, on its page. */
+export const ProposalRefSchema = PageRefSchema.extend({ proposalId: z.number().int().positive() });
+
+/** What a panel procedure's code receives: the tools context and the signed-in person's token. */
+export type PersonContext = ToolsContext & { token: TokenRecord };
 
 /** The page, if the signed-in person may use it as asked; the same NOT_FOUND for missing and unreadable pages. */
 export async function requirePage(
-  ctx: ToolsContext & { token: TokenRecord },
+  ctx: PersonContext,
   ref: z.infer<typeof PageRefSchema>,
   need: AccessNeed = "page_read",
 ) {

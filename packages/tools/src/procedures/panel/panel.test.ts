@@ -1,16 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { createToolsContext } from "../../context";
-import { createCaller } from "../../root";
-import { createWorld, type World } from "../../test-support";
-
-const panelAs = (world: World, token: string) => createCaller(createToolsContext({ kernel: world.kernel, authorization: `Bearer ${token}`, door: "panel" })).panel;
-
-async function agentDryRun(world: World, tool: Parameters<World["envelope"]>[0], args: Record<string, unknown>, overrides = {}) {
-  const envelope = world.envelope(tool, args, { dryRun: true, runId: "run_agent", ...overrides });
-  const result = await world.call(tool, envelope, world.tokens.ownerAgent);
-  expect(result.ok).toBe(true);
-  return envelope;
-}
+import { createWorld } from "../../test-support";
+import { agentDryRun, panelAs } from "./test-panel";
 
 describe("panel: proposals, decisions and the audit trail", () => {
   it("lists an agent's dry run and applies exactly it on approval", async () => {
@@ -47,7 +37,7 @@ describe("panel: proposals, decisions and the audit trail", () => {
     const trail = await panel.audit.list({ ...ref, traceId: proposed.traceId });
     expect(trail.map((r) => r.effect)).toEqual(expect.arrayContaining(["dry_run", "write"]));
     const command = await panel.command.get({ ...ref, commandId: applied.audit.commandId! });
-    expect(command).toMatchObject({ name: "page.body.save", revisionBefore: 1, revisionAfter: 2 });
+    expect(command).toMatchObject({ name: "page.body.save", revisionBefore: 1, revisionAfter: 2, who: { actorId: w.ids.owner, actorName: "owner", holder: "person" } });
     await expect(panel.proposals.approve({ ...ref, proposalId: proposal!.id })).rejects.toThrow(/already applied/);
   });
 
@@ -81,7 +71,7 @@ describe("panel: proposals, decisions and the audit trail", () => {
     expect((await w.kernel.getPage(w.ids.page))?.title).toBe("Human title");
   });
 
-  it("applies a selection of block changes as a new server-computed dry run", async () => {
+  it("applies a selection of block changes in one server step", async () => {
     const w = await createWorld();
     const panel = panelAs(w, w.tokens.owner);
     const ref = { workspaceId: w.ids.ws, documentId: w.ids.page };
@@ -97,40 +87,45 @@ describe("panel: proposals, decisions and the audit trail", () => {
     const kinds = proposal!.preview.changes.map((c) => c.kind);
     expect(kinds.sort()).toEqual(["delete", "insert", "update"]);
     const keepInsertOnly = proposal!.preview.changes.flatMap((c, i) => (c.kind === "insert" ? [i] : []));
-    const selection = await panel.proposals.applySelection({ ...ref, proposalId: proposal!.id, keep: keepInsertOnly });
-    expect(selection.envelope).toMatchObject({ ok: true, audit: { effect: "dry_run" } });
-    expect(selection.proposalId).not.toBeNull();
-    const applied = await panel.proposals.approve({ ...ref, proposalId: selection.proposalId! });
-    expect(applied.ok).toBe(true);
+    const applied = await panel.proposals.applyPart({ ...ref, proposalId: proposal!.id, keep: keepInsertOnly });
+    expect(applied).toMatchObject({ ok: true, audit: { effect: "write" }, result: { revision: 2 } });
     const view = await panel.page.view(ref);
     expect(view.blocks.map((b) => [b.id, b.text])).toEqual([
       ["h1", "Plan"],
       ["p1", "First paragraph"],
       ["p2", "Second paragraph"],
     ]);
+    expect(await panel.proposals.list(ref)).toEqual([
+      expect.objectContaining({ id: proposal.id, status: "applied_in_part", part: { kept: 1, total: 3 }, commandId: applied.audit.commandId }),
+    ]);
   });
 
-  it("reverts an applied AI write with a dry-runnable, audited command", async () => {
+  it("proposes a revert of an applied AI write from its command id alone, and applies it on approval", async () => {
     const w = await createWorld();
     const panel = panelAs(w, w.tokens.owner);
     const ref = { workspaceId: w.ids.ws, documentId: w.ids.page };
     const write = await w.call("mnote.page.save", w.envelope("mnote.page.save", { content: [{ id: "x", type: "quote", text: "AI" }] }), w.tokens.ownerAgent);
     expect(write.ok).toBe(true);
-    const revert = {
-      ...w.envelope("mnote.page.save", {}),
-      toolName: "panel.page.revert",
-      idempotencyKey: "revert_1",
-      dryRun: true,
-      args: { commandId: write.audit.commandId!, baseRevision: 2 },
-    };
-    const dry = await panel.page.revert(revert);
-    expect(dry).toMatchObject({ ok: true, audit: { effect: "dry_run" }, result: { commandName: "page.revert", baseRevision: 2 } });
+    const commandId = write.audit.commandId!;
+    const dry = await panel.page.revert({ ...ref, commandId });
+    expect(dry.envelope).toMatchObject({ ok: true, audit: { effect: "dry_run" }, result: { commandName: "page.revert", baseRevision: 2 } });
     expect((await panel.page.view(ref)).page.revision).toBe(2);
-    const done = await panel.page.revert({ ...revert, dryRun: false });
+    // The server built the call: the person's session, on the reverted write's trace; a second click is the same edit, listed once.
+    const again = await panel.page.revert({ ...ref, commandId });
+    expect(again.envelope.ok).toBe(true);
+    const pending = (await panel.proposals.list(ref)).filter((p) => p.status === "pending");
+    expect(pending).toEqual([
+      expect.objectContaining({ id: again.proposalId, toolName: "panel.page.revert", traceId: "trace_1", runId: "panel", who: expect.objectContaining({ holder: "person" }) }),
+    ]);
+    const done = await panel.proposals.approve({ ...ref, proposalId: again.proposalId! });
     expect(done).toMatchObject({ ok: true, audit: { effect: "write" }, result: { revision: 3 } });
     expect((await panel.page.view(ref)).blocks.map((b) => b.id)).toEqual(["h1", "p1"]);
-    const stale = await panel.page.revert({ ...revert, idempotencyKey: "revert_2", dryRun: false });
-    expect(stale).toMatchObject({ ok: false, error: { code: "mnote_tool_conflict" } });
+    // A revert proposed at revision 2 no longer applies at 3: a new proposal, on the page as it is, would be needed.
+    const stale = await panel.page.revert({ ...ref, commandId });
+    expect(stale.envelope).toMatchObject({ ok: true, result: { baseRevision: 3 } });
+    // Nobody reverts what is not on their page, and a viewer reverts nothing.
+    await expect(panel.page.revert({ ...ref, commandId: "cmd_elsewhere" })).rejects.toThrow(/no such command/);
+    await expect(panelAs(w, w.tokens.viewer).page.revert({ ...ref, commandId })).rejects.toThrow(/write permission/);
   });
 
   it("holds agent page writes when the workspace asks for approval, and replays after approval", async () => {

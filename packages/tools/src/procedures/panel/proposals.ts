@@ -1,45 +1,41 @@
-import type { DiffSummaryOp, DryRunResult, ToolWarning } from "@mnote/contract";
-import type { KernelAdapter, PageRecord, ProposalRecord } from "@mnote/kernel";
+import type { DryRunResult } from "@mnote/contract";
+import type { AccessFacts, DisplayNames, PageRecord, ProposalRecord } from "@mnote/kernel";
+import { createHash } from "node:crypto";
 import { canonicalJson } from "../../fingerprint";
+import type { PersonContext } from "./panel-procedure";
+import { loadNames, type Who, who } from "./people";
+import { type ProposalSummary, proposalSummary } from "./proposal-summary";
+import { cutsByChange, mayDecide } from "./rules";
 
-/** A partial apply is a new edit, keyed after the proposal it came from so the audit trail can tie them together. */
+export type { ProposalSummary } from "./proposal-summary";
+
+/**
+ * A partial apply is a new edit, keyed after the proposal it came from: the original key (cut so the
+ * whole fits the contract's 200 characters) and a digest of the kept changes.
+ */
 const PARTIAL_MARK = "~part~";
 export function partialApplyKey(key: string, keep: number[]) {
-  return `${key}${PARTIAL_MARK}${canonicalJson(keep.sort((a, b) => a - b))}`.slice(0, 200);
+  const digest = createHash("sha256").update(canonicalJson([...keep].sort((a, b) => a - b))).digest("hex").slice(0, 24);
+  return `${key.slice(0, 200 - PARTIAL_MARK.length - digest.length)}${PARTIAL_MARK}${digest}`;
 }
-/** The key of the proposal an edit came from: itself, or the proposal a partial apply was cut from. */
+/** The key of the proposal an edit came from: itself, or the proposal a partial apply was cut from (older records). */
 export const proposalKeyOf = (key: string) => key.split(PARTIAL_MARK)[0]!;
 
-/** What the panel's list shows of a proposal's preview: a few hundred bytes, whatever the edit's size. */
-export type ProposalSummary = {
-  commandName: string;
-  plan: string[];
-  diff: DiffSummaryOp[];
-  /** How many changes the full preview lists (the panel fetches them with `panel.proposals.get`). */
-  changeCount: number;
-  warnings: ToolWarning[];
-};
-
-const SUMMARY_LINES = 20;
-const SUMMARY_LINE_CHARS = 300;
-const clip = (text: string) => (text.length > SUMMARY_LINE_CHARS ? `${text.slice(0, SUMMARY_LINE_CHARS - 1)}…` : text);
-
-/** The summary stored with a proposal's index row (the kernel keeps it next to the status). */
-export function proposalSummary(preview: DryRunResult): ProposalSummary {
-  return {
-    commandName: preview.commandName,
-    plan: preview.plan.slice(0, SUMMARY_LINES).map(clip),
-    diff: preview.diff.slice(0, SUMMARY_LINES),
-    changeCount: preview.changes.length,
-    warnings: preview.warnings.slice(0, SUMMARY_LINES).map((warning) => ({ ...warning, message: clip(warning.message) })),
-  };
-}
+/**
+ * Where a proposal stands, as a person reads it. `applied_in_part`: a person applied some of its changes
+ * in one step (`panel.proposals.applyPart`); `part` says how many of how many.
+ */
+export type ProposalState = "pending" | "applied" | "applied_in_part" | "rejected";
 
 /** A dry run (or a held agent write) as the panel's list shows it. */
 export interface ProposalListItem {
   id: number;
   toolName: string;
+  /** ISO time the proposal was recorded. */
   at: string;
+  /** Who proposed it: the agent token's name and the person it acts for, with the raw ids. */
+  who: Who;
+  /** Raw ids, shown on demand. */
   actorId: string;
   holder: "person" | "agent" | null;
   sessionId: string | null;
@@ -54,27 +50,45 @@ export interface ProposalListItem {
   summary: ProposalSummary | null;
   /** The agent asked for a real write and the approval policy held it. */
   held: boolean;
-  status: ProposalRecord["status"];
-  /** The command that applied it, when applied. */
+  status: ProposalState;
+  /** Applied in part: how many of its changes were kept, of how many. */
+  part: { kept: number; total: number } | null;
+  /** ISO time of the decision, once decided. */
+  decidedAt: string | null;
+  /** The command that applied it, when applied (in full or in part). */
   commandId: string | null;
   /** The page moved past the revision the diff was computed on. */
   stale: boolean;
+  /** The signed-in person may approve or reject it (their page access and session scopes allow its tool). */
+  decidable: boolean;
+  /**
+   * The person may keep some of its changes and apply them in one step (`panel.proposals.applyPart`): a pending,
+   * current proposal of a tool whose changes the server can cut, with more than one change.
+   */
+  partiallyApplicable: boolean;
 }
 
 /** One proposal in full, as `panel.proposals.get` answers it: the args and the whole preview. */
 export interface Proposal extends ProposalListItem {
   args: Record<string, unknown>;
   preview: DryRunResult;
+  /** Applied in part: the indices (into `preview.changes`) of the changes left out. Empty otherwise. */
+  leftOut: number[];
 }
 
 type PageAt = Pick<PageRecord, "id" | "workspaceId" | "revision">;
 
-function listItem(record: ProposalRecord, page: PageAt): ProposalListItem {
+function listItem(ctx: PersonContext, facts: AccessFacts, names: DisplayNames, record: ProposalRecord, page: PageAt, baseRevision = record.baseRevision): ProposalListItem {
   const { identity } = record;
+  const summary = record.summary as ProposalSummary | null;
+  const status: ProposalState = record.appliedPart ? "applied_in_part" : record.status;
+  const stale = record.status !== "applied" && baseRevision !== page.revision;
+  const decidable = record.status === "pending" && mayDecide(facts, ctx.token, identity.toolName);
   return {
     id: record.auditId,
     toolName: identity.toolName,
     at: record.at,
+    who: who(names, identity),
     actorId: identity.actorId,
     holder: identity.holder,
     sessionId: identity.sessionId,
@@ -84,11 +98,15 @@ function listItem(record: ProposalRecord, page: PageAt): ProposalListItem {
     idempotencyKey: record.idempotencyKey,
     payloadFingerprint: record.payloadFingerprint,
     baseRevision: record.baseRevision,
-    summary: record.summary as ProposalSummary | null,
+    summary,
     held: record.held,
-    status: record.status,
+    status,
+    part: record.appliedPart ? { kept: record.appliedPart.kept.length, total: record.appliedPart.total } : null,
+    decidedAt: record.decidedAt,
     commandId: record.commandId,
-    stale: record.status !== "applied" && record.baseRevision !== page.revision,
+    stale,
+    decidable,
+    partiallyApplicable: decidable && !stale && cutsByChange(identity.toolName) && (summary?.changeCount ?? 0) > 1,
   };
 }
 
@@ -97,31 +115,34 @@ function listItem(record: ProposalRecord, page: PageAt): ProposalListItem {
  * every pending one, then the newest decided. Repeats of one edit (tool, key, payload) show once,
  * newest first. Summaries only; `findProposal` reads one proposal's full preview.
  */
-export async function listProposals(kernel: KernelAdapter, page: PageAt): Promise<ProposalListItem[]> {
-  const records = await kernel.listProposals({ workspaceId: page.workspaceId, documentId: page.id });
+export async function listProposals(ctx: PersonContext, page: PageAt, facts: AccessFacts): Promise<ProposalListItem[]> {
+  const records = await ctx.kernel.listProposals({ workspaceId: page.workspaceId, documentId: page.id });
   const seen = new Set<string>();
-  const items: ProposalListItem[] = [];
+  const unique: ProposalRecord[] = [];
   for (const record of records) {
     const edit = JSON.stringify([record.identity.toolName, record.idempotencyKey, record.payloadFingerprint]);
     if (seen.has(edit)) continue;
     seen.add(edit);
-    items.push(listItem(record, page));
+    unique.push(record);
   }
-  return items;
+  const names = await loadNames(ctx.kernel, unique.map((record) => record.identity));
+  return unique.map((record) => listItem(ctx, facts, names, record, page));
 }
 
 /** One proposal of this page with its args and full preview, from the audit record the index points at. */
-export async function findProposal(kernel: KernelAdapter, page: PageAt, id: number): Promise<Proposal | null> {
-  const record = await kernel.getProposal(id);
+export async function findProposal(ctx: PersonContext, page: PageAt, facts: AccessFacts, id: number): Promise<Proposal | null> {
+  const record = await ctx.kernel.getProposal(id);
   if (!record || record.identity.documentId !== page.id || record.identity.workspaceId !== page.workspaceId) return null;
-  const audit = await kernel.getAudit(id);
+  const audit = await ctx.kernel.getAudit(id);
   if (!audit?.detail) return null;
   const preview = audit.detail.preview as DryRunResult;
+  const names = await loadNames(ctx.kernel, [record.identity]);
+  const withSummary = { ...record, summary: record.summary ?? proposalSummary(preview) };
+  const kept = new Set(record.appliedPart?.kept ?? preview.changes.map((_change, i) => i));
   return {
-    ...listItem(record, page),
-    summary: (record.summary as ProposalSummary | null) ?? proposalSummary(preview),
+    ...listItem(ctx, facts, names, withSummary, page, preview.baseRevision),
     args: audit.detail.args as Record<string, unknown>,
     preview,
-    stale: record.status !== "applied" && preview.baseRevision !== page.revision,
+    leftOut: preview.changes.flatMap((_change, i) => (kept.has(i) ? [] : [i])),
   };
 }

@@ -1,5 +1,5 @@
-import { hashToken, isTokenLive } from "@mnote/kernel";
-import { doorRefusal } from "@mnote/tools";
+import { hashToken } from "@mnote/kernel";
+import { signedInPerson } from "@mnote/tools";
 import { NextResponse } from "next/server";
 import { getKernel } from "~/server/kernel";
 import { panelEnv } from "~/server/env";
@@ -15,8 +15,7 @@ export async function POST(req: Request) {
   const field = form?.get("token");
   const token = typeof field === "string" ? field.trim() : "";
   const kernel = await getKernel();
-  const record = token ? await kernel.findTokenByHash(hashToken(token)) : null;
-  if (!isTokenLive(record) || doorRefusal("panel", record.holder)) {
+  if (!(await signedInPerson(kernel, token))) {
     return redirectTo("/signin?error=token");
   }
   const response = redirectTo("/");

@@ -1,6 +1,7 @@
 import { notFound, redirect } from "next/navigation";
 import { PageScreen } from "~/components/page-screen";
 import { serverCaller } from "~/server/session";
+import { getQueryClient, HydrateClient, trpc } from "~/trpc/server";
 
 export const dynamic = "force-dynamic";
 
@@ -9,14 +10,23 @@ export default async function PagePage({ params }: { params: Promise<{ workspace
   const caller = await serverCaller();
   const me = await caller.panel.session.me().catch(() => null);
   if (!me) redirect("/signin");
-  // A page the person may not read is a 404, exactly like a page that does not exist.
-  const view = await caller.panel.page.view({ workspaceId, documentId }).catch(() => null);
+  const pageRef = { workspaceId, documentId };
+  const queryClient = getQueryClient();
+  // The page and its proposals are read here, awaited, so the first HTML shows them (not "Loading…") and the
+  // browser starts from this data instead of asking again. A page the person may not read is a 404, exactly
+  // like a page that does not exist.
+  const [view] = await Promise.all([
+    queryClient.fetchQuery({ ...trpc.panel.page.view.queryOptions(pageRef), retry: false }).catch(() => null),
+    queryClient.prefetchQuery({ ...trpc.panel.proposals.list.queryOptions(pageRef), retry: false }),
+  ]);
   if (!view) notFound();
   return (
-    <PageScreen
-      workspaceId={workspaceId}
-      documentId={documentId}
-      me={{ userId: me.user!.id, name: me.user!.name, tokenId: me.tokenId, scopes: me.scopes }}
-    />
+    <HydrateClient>
+      <PageScreen
+        workspaceId={workspaceId}
+        documentId={documentId}
+        me={{ userId: me.user!.id, name: me.user!.name, tokenId: me.tokenId, scopes: me.scopes }}
+      />
+    </HydrateClient>
   );
 }

@@ -1,0 +1,352 @@
+"use client";
+
+import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { useCallback, useEffect, useRef, useState } from "react";
+import { useTRPC } from "~/trpc/react";
+import { formatTime, toolLabel } from "./labels";
+
+type PageRef = { workspaceId: string; documentId: string };
+
+/** The lines /api/hermes/runs/{id}/events sends (server/hermes-client.ts AskEvent, plus the door's own). */
+type RunLine =
+  | { type: "delta"; text: string }
+  | { type: "tool.started"; tool: string; preview: string | null }
+  | { type: "tool.completed"; tool: string; durationSeconds: number; error: boolean }
+  | { type: "approval.request"; description: string; command: string | null; choices: string[] }
+  | { type: "approval.responded"; choice: string }
+  | { type: "completed"; output: string }
+  | { type: "failed"; message: string }
+  | { type: "cancelled" }
+  | { type: "closed" }
+  | { type: "lost"; message: string }
+  | { type: "status"; status: string; error: string | null };
+
+type StreamedCall = { tool: string; preview: string | null; status: "running" | "done" | "error"; durationSeconds: number | null };
+type RunState = {
+  runId: string;
+  phase: "running" | "waiting" | "stopping" | "completed" | "failed" | "stopped" | "lost";
+  /** Hermes's answer as it arrives: kept in this tab's memory only (mnote stores no chat text). */
+  text: string;
+  calls: StreamedCall[];
+  approval: { description: string; command: string | null; choices: string[] } | null;
+  message: string | null;
+  /** The newest audit record of this conversation when the run started: its own records come after. */
+  auditFloor: number;
+};
+
+const CHOICE_LABELS: Record<string, string> = { once: "Approve once", session: "Approve for this conversation", always: "Always approve", deny: "Deny" };
+
+/** Hermes's tool name (mnote_page_get) → mnote's (mnote.page.get), to find the call in the audit trail. */
+const canonicalTool = (tool: string) => {
+  const [prefix, area, ...rest] = tool.split("_");
+  return prefix === "mnote" && area && rest.length ? `mnote.${area}.${rest.join("_")}` : tool;
+};
+
+/** The conversation this tab is having about the page: only its id is kept (sessionStorage), never its text. */
+const sessionKey = (documentId: string) => `mnote.hermes.session.${documentId}`;
+
+async function errorMessage(response: Response) {
+  const body = (await response.json().catch(() => null)) as { error?: { message?: string } } | null;
+  return body?.error?.message ?? `the panel answered ${response.status}`;
+}
+
+/** "Ask Hermes" in the page's AI panel: start a run about this page, watch it, answer it, stop it. */
+export function AskHermes({ pageRef, canWrite }: { pageRef: PageRef; canWrite: boolean }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const connection = useQuery({
+    queryKey: ["hermes", "connection"],
+    queryFn: async () => (await (await fetch("/api/hermes", { cache: "no-store" })).json()) as { connected: boolean; help: string | null },
+    staleTime: Infinity,
+  });
+  const [sessionId, setSessionId] = useState<string | null>(null);
+  const [question, setQuestion] = useState("");
+  const [run, setRun] = useState<RunState | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const reading = useRef<AbortController | null>(null);
+
+  useEffect(() => {
+    setSessionId(window.sessionStorage.getItem(sessionKey(pageRef.documentId)));
+    return () => reading.current?.abort();
+  }, [pageRef.documentId]);
+
+  // The conversation's tool calls, from the audit trail: what survives a reload.
+  const trail = useQuery({
+    ...trpc.panel.audit.list.queryOptions({ ...pageRef, sessionId: sessionId ?? "", limit: 50 }),
+    enabled: sessionId !== null,
+  });
+  // Every audit list (this conversation's, the Audit trail tab's) and the proposals: a run's event handlers
+  // outlive the render that started them, so they must not name a session id from back then.
+  const refreshTrail = useCallback(() => {
+    void queryClient.invalidateQueries({ queryKey: trpc.panel.audit.list.pathKey() });
+    void queryClient.invalidateQueries({ queryKey: trpc.panel.proposals.list.pathKey() });
+  }, [queryClient, trpc]);
+
+  const update = (change: (state: RunState) => RunState) => setRun((state) => (state ? change(state) : state));
+
+  const follow = async (runId: string) => {
+    const controller = new AbortController();
+    reading.current = controller;
+    let response: Response;
+    try {
+      response = await fetch(`/api/hermes/runs/${encodeURIComponent(runId)}/events`, { signal: controller.signal, cache: "no-store" });
+    } catch {
+      update((s) => ({ ...s, phase: "lost", message: "The panel lost the run's events; its tool calls show below from the audit trail." }));
+      return;
+    }
+    if (!response.ok || !response.body) {
+      const message = await errorMessage(response);
+      update((s) => ({ ...s, phase: "lost", message }));
+      return;
+    }
+    const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+    let buffer = "";
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        buffer += value;
+        let newline = buffer.indexOf("\n");
+        while (newline !== -1) {
+          const text = buffer.slice(0, newline);
+          buffer = buffer.slice(newline + 1);
+          newline = buffer.indexOf("\n");
+          if (text) apply(JSON.parse(text) as RunLine);
+        }
+      }
+    } catch {
+      if (controller.signal.aborted) return;
+    }
+    update((s) => (s.phase === "running" || s.phase === "waiting" || s.phase === "stopping" ? { ...s, phase: "lost", message: "Hermes ended the stream without saying how the run ended." } : s));
+    refreshTrail();
+  };
+
+  const apply = (line: RunLine) => {
+    switch (line.type) {
+      case "delta":
+        return update((s) => ({ ...s, text: s.text + line.text }));
+      case "tool.started":
+        return update((s) => ({ ...s, calls: [...s.calls, { tool: line.tool, preview: line.preview, status: "running", durationSeconds: null }] }));
+      case "tool.completed":
+        update((s) => {
+          const index = s.calls.findIndex((c) => c.tool === line.tool && c.status === "running");
+          if (index === -1) return s;
+          const calls = s.calls.slice();
+          calls[index] = { ...calls[index]!, status: line.error ? "error" : "done", durationSeconds: line.durationSeconds };
+          return { ...s, calls };
+        });
+        return refreshTrail();
+      case "approval.request":
+        return update((s) => ({ ...s, phase: "waiting", approval: { description: line.description, command: line.command, choices: line.choices } }));
+      case "approval.responded":
+        return update((s) => ({ ...s, phase: s.phase === "waiting" ? "running" : s.phase, approval: null }));
+      case "completed":
+        return update((s) => ({ ...s, phase: "completed", text: s.text || line.output, approval: null }));
+      case "failed":
+        return update((s) => ({ ...s, phase: "failed", approval: null, message: `Hermes's run failed: ${line.message}` }));
+      case "cancelled":
+        return update((s) => ({ ...s, phase: "stopped", approval: null, message: "Stopped. Hermes did nothing after the stop; the calls it made before are listed below." }));
+      case "lost":
+        return update((s) => ({ ...s, phase: "lost", message: line.message }));
+      case "status":
+        return update((s) => ({ ...s, phase: line.status === "completed" ? "completed" : line.status === "failed" ? "failed" : line.status === "cancelled" ? "stopped" : "lost", message: `Hermes says this run is ${line.status}${line.error ? `: ${line.error}` : ""}.` }));
+      case "closed":
+        return refreshTrail();
+    }
+  };
+
+  const ask = async (event: React.FormEvent) => {
+    event.preventDefault();
+    if (!question.trim() || busy) return;
+    setBusy(true);
+    setNotice(null);
+    try {
+      const response = await fetch("/api/hermes/runs", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ ...pageRef, input: question, ...(sessionId ? { sessionId } : {}) }),
+      });
+      if (!response.ok) {
+        setNotice(await errorMessage(response));
+        return;
+      }
+      const started = (await response.json()) as { runId: string; sessionId: string };
+      window.sessionStorage.setItem(sessionKey(pageRef.documentId), started.sessionId);
+      setSessionId(started.sessionId);
+      const floor = started.sessionId === sessionId ? Math.max(0, ...(trail.data ?? []).map((r) => r.id)) : 0;
+      setRun({ runId: started.runId, phase: "running", text: "", calls: [], approval: null, message: null, auditFloor: floor });
+      setQuestion("");
+      void follow(started.runId);
+    } catch {
+      setNotice("The panel could not be reached; nothing was asked.");
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const post = async (path: string, body: object) => {
+    if (!run) return;
+    const response = await fetch(`/api/hermes/runs/${encodeURIComponent(run.runId)}/${path}`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+    }).catch(() => null);
+    if (!response) return setNotice("The panel could not be reached.");
+    if (!response.ok) setNotice(await errorMessage(response));
+  };
+  const stop = async () => {
+    update((s) => ({ ...s, phase: "stopping" }));
+    await post("stop", {});
+  };
+  const answer = async (choice: string) => {
+    update((s) => ({ ...s, approval: null, phase: "running" }));
+    await post("approval", { choice });
+  };
+  const newConversation = () => {
+    reading.current?.abort();
+    window.sessionStorage.removeItem(sessionKey(pageRef.documentId));
+    setSessionId(null);
+    setRun(null);
+    setNotice(null);
+  };
+
+  const live = run !== null && (run.phase === "running" || run.phase === "waiting" || run.phase === "stopping");
+  // Records of this conversation, oldest first; a streamed call is linked to its record by tool and order.
+  const records = (trail.data ?? []).slice().reverse();
+  const runRecords = run ? records.filter((r) => r.id > run.auditFloor) : [];
+  const recordFor = (index: number) => {
+    if (!run) return undefined;
+    const call = run.calls[index]!;
+    const nth = run.calls.slice(0, index).filter((c) => c.tool === call.tool).length;
+    return runRecords.filter((r) => r.identity.toolName === canonicalTool(call.tool))[nth];
+  };
+
+  if (connection.isPending) return null;
+  const disabledReason = !connection.data?.connected
+    ? (connection.data?.help ?? "Hermes is not connected to this panel.")
+    : !canWrite
+      ? "Only people who may edit this page can ask Hermes about it: its edits are made for the person asking."
+      : null;
+
+  return (
+    <section className="ask-hermes" aria-labelledby="ask-hermes-title">
+      <h3 id="ask-hermes-title">Ask Hermes</h3>
+      {disabledReason && (
+        <p className="muted" data-testid="ask-hermes-disabled">
+          {disabledReason}
+        </p>
+      )}
+      <form onSubmit={ask} className="ask-form">
+        <label htmlFor="ask-hermes-input" className="sr-only">
+          Ask Hermes about this page
+        </label>
+        <textarea
+          id="ask-hermes-input"
+          rows={2}
+          value={question}
+          maxLength={4000}
+          disabled={disabledReason !== null || live}
+          placeholder="Ask Hermes about this page, e.g. add a line to the plan"
+          onChange={(e) => setQuestion(e.target.value)}
+        />
+        <div className="row">
+          <button type="submit" disabled={disabledReason !== null || live || busy || !question.trim()}>
+            {sessionId ? "Ask" : "Ask Hermes"}
+          </button>
+          {live && (
+            <button type="button" onClick={stop} disabled={run?.phase === "stopping"}>
+              Stop
+            </button>
+          )}
+          {sessionId && !live && (
+            <button type="button" className="link" onClick={newConversation}>
+              New conversation
+            </button>
+          )}
+        </div>
+      </form>
+      {notice && (
+        <p role="alert" className="error" data-testid="ask-hermes-error">
+          {notice}
+        </p>
+      )}
+      {run && (
+        <div className="ask-run" data-testid="ask-hermes-run" data-phase={run.phase} aria-live="polite">
+          <p className="muted">
+            {run.phase === "running" && "Hermes is working…"}
+            {run.phase === "waiting" && "Hermes waits for your answer."}
+            {run.phase === "stopping" && "Stopping…"}
+            {run.phase === "completed" && "Hermes is done."}
+          </p>
+          {run.calls.length > 0 && (
+            <ol className="ask-calls" aria-label="Tool calls of this run">
+              {run.calls.map((call, index) => {
+                const record = recordFor(index);
+                return (
+                  <li key={index} data-testid="ask-hermes-call" data-tool={call.tool} data-status={call.status}>
+                    <strong>{toolLabel(canonicalTool(call.tool))}</strong>
+                    {toolLabel(canonicalTool(call.tool)) !== call.tool && <> <code>{call.tool}</code></>} — {call.status === "running" ? "running…" : call.status === "error" ? "failed" : "done"}
+                    {call.durationSeconds !== null && <> in {Math.round(call.durationSeconds * 1000)} ms</>}
+                    {record && (
+                      <span className="ask-audit" data-testid="ask-hermes-audit">
+                        {" "}
+                        · audit #{record.id}: {record.outcome}
+                        {record.errorCode && <code> {record.errorCode}</code>}
+                        {record.commandId && <code> {record.commandId}</code>}
+                        {(record.outcome === "held_for_approval" || record.outcome === "proposal") && " — waits under Proposals"}
+                      </span>
+                    )}
+                  </li>
+                );
+              })}
+            </ol>
+          )}
+          {run.text && (
+            <p className="ask-answer" data-testid="ask-hermes-answer">
+              {/* Hermes opens the text after tool calls with a paragraph break. */}
+              {run.text.trimStart()}
+            </p>
+          )}
+          {run.approval && (
+            <div className="notice" role="group" aria-label="Hermes asks for approval" data-testid="ask-hermes-approval">
+              <p>
+                Hermes asks: {run.approval.description}
+                {run.approval.command && (
+                  <>
+                    {" "}
+                    <code>{run.approval.command}</code>
+                  </>
+                )}
+              </p>
+              {run.approval.choices.map((choice) => (
+                <button key={choice} type="button" className="small" onClick={() => answer(choice)}>
+                  {CHOICE_LABELS[choice] ?? choice}
+                </button>
+              ))}
+            </div>
+          )}
+          {run.message && (
+            <p role={run.phase === "stopped" ? "status" : "alert"} className={run.phase === "stopped" ? "notice" : "error"} data-testid="ask-hermes-message">
+              {run.message}
+            </p>
+          )}
+        </div>
+      )}
+      {sessionId && !live && records.length > 0 && (
+        <details className="ask-trail" open={!run}>
+          <summary>This conversation's tool calls (from the audit trail)</summary>
+          <ul data-testid="ask-hermes-trail">
+            {records.map((record) => (
+              <li key={record.id}>
+                {formatTime(record.at)} · {toolLabel(record.identity.toolName)} · {record.outcome}
+                {record.errorCode && <code> {record.errorCode}</code>}
+                {record.commandId && <code> {record.commandId}</code>}
+              </li>
+            ))}
+          </ul>
+        </details>
+      )}
+    </section>
+  );
+}

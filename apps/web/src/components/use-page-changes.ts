@@ -1,0 +1,42 @@
+"use client";
+
+import { useQueryClient } from "@tanstack/react-query";
+import { useSubscription } from "@trpc/tanstack-react-query";
+import { useCallback, useEffect } from "react";
+import { useTRPC } from "~/trpc/react";
+import { isProposalDetail } from "./proposals";
+
+/**
+ * Only while the live stream is down (its server restarting, a proxy cutting it): how often the panel reads
+ * everything again. When the stream is back it resumes from its last event id and says whether it missed
+ * anything, so this is a safety net, not the way updates arrive.
+ */
+const FALLBACK_REFRESH_MS = 10_000;
+
+/**
+ * Keeps a page's panel queries current by push: panel.page.changes says "this page changed" (a proposal, an
+ * audit record, a new revision) and the panel's queries are invalidated, so they read again through the
+ * router with the person's permissions. Proposal details are what one proposal proposed: they do not change.
+ */
+export function usePageChanges(pageRef: { workspaceId: string; documentId: string }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const refresh = useCallback(
+    () => queryClient.invalidateQueries({ queryKey: trpc.panel.pathKey(), predicate: (q) => !isProposalDetail(q.queryKey) }),
+    [queryClient, trpc],
+  );
+  const stream = useSubscription(
+    trpc.panel.page.changes.subscriptionOptions(pageRef, {
+      onData: (event) => {
+        if (event.data.changed) void refresh();
+      },
+    }),
+  );
+  const down = stream.status === "error" || (stream.status === "connecting" && stream.error !== null);
+  useEffect(() => {
+    if (!down) return;
+    const timer = setInterval(() => void refresh(), FALLBACK_REFRESH_MS);
+    return () => clearInterval(timer);
+  }, [down, refresh]);
+  return stream.status;
+}

@@ -1,0 +1,281 @@
+/**
+ * The panel's server as a client of Hermes's API server (Hermes Agent v0.18.2,
+ * gateway/platforms/api_server.py): start a run, follow its events, answer its approval
+ * requests, stop it. Only the panel's server holds the key; the browser talks to
+ * /api/hermes/* (app/api/hermes), never to Hermes.
+ *
+ * Hermes's wire format, as its code has it:
+ * - `POST /v1/runs` {input, instructions, session_id, conversation_history} → 202 {run_id, status: "started"};
+ *   the run's tools get `task_id = session_id or run_id` and `session_id`.
+ * - `GET /v1/runs/{id}/events`: SSE with `data: {json}` lines only (no `event:` field: the name is the
+ *   payload's `event`), `: keepalive` every 30 s of silence, and `: stream closed` once the run is over.
+ * - `POST /v1/runs/{id}/approval` {choice: once|session|always|deny} → 200, or 409 when nothing waits;
+ *   `POST /v1/runs/{id}/stop` → 200 {status: "stopping"}, 404 for a run it no longer has.
+ * - Refusals are OpenAI-style `{error: {message, type, code}}`; 401 for a wrong key, 429 when busy.
+ */
+
+/** One server-sent event or comment, as the stream spelled it. */
+export type SseItem = { kind: "event"; event: string | null; data: string } | { kind: "comment"; text: string };
+
+/**
+ * Server-sent events from a byte stream (the WHATWG rules that matter here): lines end in
+ * LF, CRLF or CR; `data:` lines of one event join with LF; a blank line ends the event;
+ * a line starting with `:` is a comment. Chunks may split anywhere, even inside a character.
+ */
+export async function* parseSse(body: ReadableStream<Uint8Array>): AsyncGenerator<SseItem> {
+  const decoder = new TextDecoder();
+  const reader = body.getReader();
+  let buffer = "";
+  let data: string[] = [];
+  let event: string | null = null;
+  const line = function* (text: string): Generator<SseItem> {
+    if (text === "") {
+      if (data.length > 0) yield { kind: "event", event, data: data.join("\n") };
+      data = [];
+      event = null;
+      return;
+    }
+    if (text.startsWith(":")) {
+      yield { kind: "comment", text: text.slice(1).trim() };
+      return;
+    }
+    const colon = text.indexOf(":");
+    const field = colon === -1 ? text : text.slice(0, colon);
+    let value = colon === -1 ? "" : text.slice(colon + 1);
+    if (value.startsWith(" ")) value = value.slice(1);
+    if (field === "data") data.push(value);
+    else if (field === "event") event = value;
+  };
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      buffer += done ? decoder.decode() : decoder.decode(value, { stream: true });
+      for (;;) {
+        const match = /\r\n|\r|\n/.exec(buffer);
+        // A CR at the very end may be the first half of a CRLF still to come.
+        if (!match || (match[0] === "\r" && match.index === buffer.length - 1 && !done)) break;
+        const text = buffer.slice(0, match.index);
+        buffer = buffer.slice(match.index + match[0].length);
+        yield* line(text);
+      }
+      if (done) {
+        if (buffer !== "") yield* line(buffer);
+        yield* line("");
+        return;
+      }
+    }
+  } finally {
+    reader.releaseLock();
+  }
+}
+
+/** What the panel shows of a run: Hermes's events, reduced to what a person reads, in the panel's words. */
+export type AskEvent =
+  | { type: "delta"; text: string }
+  | { type: "tool.started"; tool: string; preview: string | null }
+  | { type: "tool.completed"; tool: string; durationSeconds: number; error: boolean }
+  | { type: "approval.request"; description: string; command: string | null; choices: string[] }
+  | { type: "approval.responded"; choice: string }
+  | { type: "completed"; output: string }
+  | { type: "failed"; message: string }
+  | { type: "cancelled" }
+  /** `: stream closed`: Hermes has nothing more to say about this run. */
+  | { type: "closed" };
+
+const str = (value: unknown, fallback = ""): string => (typeof value === "string" ? value : fallback);
+
+/** One Hermes event payload → what the panel shows (null: nothing to show, e.g. reasoning, or an event this version does not know). */
+export function toAskEvent(payload: unknown): AskEvent | null {
+  if (typeof payload !== "object" || payload === null) return null;
+  const p = payload as Record<string, unknown>;
+  switch (p.event) {
+    case "message.delta":
+      return typeof p.delta === "string" && p.delta !== "" ? { type: "delta", text: p.delta } : null;
+    case "tool.started":
+      return { type: "tool.started", tool: str(p.tool, "?"), preview: typeof p.preview === "string" ? p.preview : null };
+    case "tool.completed":
+      return {
+        type: "tool.completed",
+        tool: str(p.tool, "?"),
+        durationSeconds: typeof p.duration === "number" && Number.isFinite(p.duration) ? p.duration : 0,
+        error: p.error === true,
+      };
+    case "approval.request":
+      return {
+        type: "approval.request",
+        description: str(p.description, "Hermes asks before it goes on"),
+        command: typeof p.command === "string" ? p.command : null,
+        choices: Array.isArray(p.choices) ? p.choices.filter((c): c is string => typeof c === "string") : ["once", "deny"],
+      };
+    case "approval.responded":
+      return { type: "approval.responded", choice: str(p.choice) };
+    case "run.completed":
+      return { type: "completed", output: str(p.output) };
+    case "run.failed":
+      return { type: "failed", message: str(p.error, "the run failed") };
+    case "run.cancelled":
+      return { type: "cancelled" };
+    default:
+      return null;
+  }
+}
+
+/** A run's events as the panel shows them; ends after `closed` (or when Hermes hangs up without it). */
+export async function* askEvents(body: ReadableStream<Uint8Array>): AsyncGenerator<AskEvent> {
+  for await (const item of parseSse(body)) {
+    if (item.kind === "comment") {
+      if (item.text === "stream closed") {
+        yield { type: "closed" };
+        return;
+      }
+      continue; // keepalive
+    }
+    let payload: unknown;
+    try {
+      payload = JSON.parse(item.data);
+    } catch {
+      continue;
+    }
+    const event = toAskEvent(payload);
+    if (event) yield event;
+  }
+}
+
+/** Hermes could not be reached at all (refused, reset, timed out, DNS). */
+export class HermesUnreachable extends Error {
+  constructor(readonly url: string) {
+    super(`Hermes does not answer at ${url}: is \`hermes gateway run\` running with API_SERVER_ENABLED=true?`);
+    this.name = "HermesUnreachable";
+  }
+}
+
+/** Hermes answered, but not with what was asked (wrong key, busy, unknown run…). */
+export class HermesRefused extends Error {
+  constructor(
+    readonly status: number,
+    readonly hermesMessage: string,
+    readonly hermesCode: string | null,
+  ) {
+    super(`Hermes answered ${status}: ${hermesMessage}`);
+    this.name = "HermesRefused";
+  }
+}
+
+export interface StartRunInput {
+  input: string;
+  instructions: string;
+  sessionId: string;
+  /** Earlier turns of this conversation, as Hermes keeps them (role + text). */
+  conversationHistory?: { role: string; content: string }[];
+}
+
+export type ApprovalChoice = "once" | "session" | "always" | "deny";
+
+export interface HermesClientOptions {
+  url: string;
+  apiKey: string;
+  /** For everything but the event stream (which lasts as long as the run). */
+  timeoutMs?: number;
+  fetch?: typeof fetch;
+}
+
+/** How long a message from Hermes may be in the panel: Hermes's texts are short; a proxy's HTML page is not. */
+const MAX_MESSAGE = 300;
+
+export class HermesClient {
+  private readonly fetchImpl: typeof fetch;
+  private readonly timeoutMs: number;
+
+  constructor(private readonly options: HermesClientOptions) {
+    this.fetchImpl = options.fetch ?? fetch;
+    this.timeoutMs = options.timeoutMs ?? 15_000;
+  }
+
+  private async request(method: string, path: string, body?: unknown, init: { signal?: AbortSignal; stream?: boolean } = {}): Promise<Response> {
+    const signal = init.signal ?? (init.stream ? undefined : AbortSignal.timeout(this.timeoutMs));
+    let response: Response;
+    try {
+      response = await this.fetchImpl(`${this.options.url}${path}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${this.options.apiKey}`,
+          accept: init.stream ? "text/event-stream" : "application/json",
+          ...(body === undefined ? {} : { "content-type": "application/json" }),
+        },
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal,
+        cache: "no-store",
+      });
+    } catch {
+      throw new HermesUnreachable(this.options.url);
+    }
+    if (!response.ok) throw await refusal(response);
+    return response;
+  }
+
+  /** POST /v1/runs: Hermes starts the run and answers at once (202). */
+  async startRun(run: StartRunInput): Promise<{ runId: string }> {
+    const body: Record<string, unknown> = { input: run.input, instructions: run.instructions, session_id: run.sessionId };
+    if (run.conversationHistory?.length) body.conversation_history = run.conversationHistory;
+    const answer = (await (await this.request("POST", "/v1/runs", body)).json().catch(() => null)) as { run_id?: unknown } | null;
+    if (typeof answer?.run_id !== "string" || !/^[\w-]{1,128}$/.test(answer.run_id)) throw new HermesRefused(502, "Hermes started a run but did not name it", null);
+    return { runId: answer.run_id };
+  }
+
+  /** GET /v1/runs/{id}/events: the run's events until it is over. */
+  async events(runId: string, signal?: AbortSignal): Promise<AsyncGenerator<AskEvent>> {
+    const response = await this.request("GET", `/v1/runs/${encodeURIComponent(runId)}/events`, undefined, { signal, stream: true });
+    if (!response.body) throw new HermesRefused(502, "Hermes sent no event stream", null);
+    return askEvents(response.body);
+  }
+
+  /** POST /v1/runs/{id}/approval */
+  async answerApproval(runId: string, choice: ApprovalChoice): Promise<void> {
+    await this.request("POST", `/v1/runs/${encodeURIComponent(runId)}/approval`, { choice });
+  }
+
+  /** POST /v1/runs/{id}/stop */
+  async stop(runId: string): Promise<void> {
+    await this.request("POST", `/v1/runs/${encodeURIComponent(runId)}/stop`, {});
+  }
+
+  /** GET /v1/runs/{id}: Hermes's word on the run (queued, running, waiting_for_approval, completed, failed, cancelled…). */
+  async status(runId: string): Promise<{ status: string; error: string | null; output: string | null }> {
+    const answer = (await (await this.request("GET", `/v1/runs/${encodeURIComponent(runId)}`)).json().catch(() => null)) as Record<string, unknown> | null;
+    return { status: str(answer?.status, "unknown"), error: typeof answer?.error === "string" ? answer.error : null, output: typeof answer?.output === "string" ? answer.output : null };
+  }
+
+  /**
+   * The conversation so far, from Hermes's own session store (GET /api/sessions/{id}/messages): `/v1/runs`
+   * does not load it by session id, so a follow-up question hands it back as `conversation_history`.
+   * Only the person's and Hermes's text turns; an unknown session is an empty history.
+   */
+  async conversation(sessionId: string): Promise<{ role: string; content: string }[]> {
+    let response: Response;
+    try {
+      response = await this.request("GET", `/api/sessions/${encodeURIComponent(sessionId)}/messages`);
+    } catch (error) {
+      if (error instanceof HermesRefused && error.status === 404) return [];
+      throw error;
+    }
+    const answer = (await response.json().catch(() => null)) as { data?: unknown } | null;
+    const messages = Array.isArray(answer?.data) ? answer.data : [];
+    return messages.flatMap((m: { role?: unknown; content?: unknown }) =>
+      (m.role === "user" || m.role === "assistant") && typeof m.content === "string" && m.content !== "" ? [{ role: m.role, content: m.content }] : [],
+    );
+  }
+}
+
+async function refusal(response: Response): Promise<HermesRefused> {
+  const text = await response.text().catch(() => "");
+  let message = `HTTP ${response.status}`;
+  let code: string | null = null;
+  try {
+    const parsed = JSON.parse(text) as { error?: { message?: unknown; code?: unknown } };
+    if (typeof parsed.error?.message === "string") message = parsed.error.message.slice(0, MAX_MESSAGE);
+    if (typeof parsed.error?.code === "string") code = parsed.error.code;
+  } catch {
+    // not Hermes's JSON (a proxy's page): the status says enough
+  }
+  return new HermesRefused(response.status, message, code);
+}

@@ -1,0 +1,403 @@
+"""A stand-in for Hermes Agent's API server (v0.18.2, gateway/platforms/api_server.py), for the
+panel's "Ask Hermes" flows. Standard library only: this project's CI has no Python registry.
+
+It speaks Hermes's run API as Hermes's code does (status codes, JSON shapes, SSE framing):
+  POST /v1/runs                 {input, instructions?, session_id?, conversation_history?} -> 202 {run_id, status: "started"}
+  GET  /v1/runs/{id}            the run's status object (object: "hermes.run")
+  GET  /v1/runs/{id}/events     `data: {json}\\n\\n` per event (the name is the payload's "event"), `: keepalive`
+                                after 30 s of silence, `: stream closed` at the end; one reader per run
+  POST /v1/runs/{id}/approval   {choice: once|session|always|deny} -> 200, 400 bad choice, 409 nothing pending
+  POST /v1/runs/{id}/stop       -> 200 {run_id, status: "stopping"}, 404 unknown run
+  GET  /api/sessions/{id}/messages   the conversation Hermes keeps (mnote keeps none)
+  GET  /health
+Every route but /health wants `Authorization: Bearer <key>` (401 {"error": {..., "code": "invalid_api_key"}}).
+
+It is not a puppet: its scripted "model" decides which tools to call, and each call goes through the
+project's REAL Hermes plugin (apps/hermes-bridge/hermes-plugin/mnote), registered with a context shaped
+like Hermes's, and run the way Hermes runs it: the plugin's tool_execution middleware around
+`handler(args, task_id=, session_id=, user_task=)`, with task_id = session_id or run_id. So every call
+reaches the real bridge, router and database, and lands in the audit trail under the run's session.
+
+Scripts, chosen by the question:
+  "add a line ..."            read the page, then insert a line at its end (held for approval when the
+                              workspace asks for it), and say so
+  "... wait ..." / "slow"     say it is thinking, then wait (up to 60 s) until stopped
+  "... dangerous ..."         ask for Hermes's own approval (approval.request), then read the page or not
+  "... fail ..."              the model answers 401 -> run.failed
+  "what did I ask ..."        repeat the person's earlier questions from conversation_history
+  anything else               read the page and say its title and revision
+
+Run: python3 server.py --port N --key KEY --plugin DIR  (MNOTE_BRIDGE_URL and MNOTE_TOKEN in the env)
+"""
+
+from __future__ import annotations
+
+import argparse
+import hmac
+import importlib
+import json
+import queue
+import re
+import sys
+import threading
+import time
+import uuid
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+
+class PluginContext:
+    """The part of Hermes's PluginContext (hermes_cli/plugins.py) the mnote plugin uses."""
+
+    def __init__(self):
+        self.tools = {}
+        self.middleware = {}
+
+    def register_tool(self, name, toolset, schema, handler, check_fn=None, requires_env=None, description="", emoji="", **_):
+        self.tools[name] = {"handler": handler, "check_fn": check_fn, "schema": schema}
+
+    def register_middleware(self, kind, callback):
+        self.middleware.setdefault(kind, []).append(callback)
+
+    # Hermes's context has these too; the plugin's MCP id hook may ask for them.
+    def register_hook(self, *_args, **_kwargs):
+        pass
+
+
+def load_plugin(plugin_dir: str) -> PluginContext:
+    sys.path.insert(0, plugin_dir)
+    plugin = importlib.import_module("mnote")
+    ctx = PluginContext()
+    plugin.register(ctx)
+    return ctx
+
+
+class Run:
+    def __init__(self, run_id: str, session_id: str, user_message: str, instructions: str, history: list):
+        self.history = history
+        self.run_id = run_id
+        self.session_id = session_id
+        self.user_message = user_message
+        self.instructions = instructions
+        self.events: "queue.Queue[dict | None]" = queue.Queue()
+        self.stream_open = True  # Hermes drops the transport once its one reader is done
+        self.stopping = threading.Event()
+        self.approval_pending: threading.Event | None = None
+        self.approval_choice: str | None = None
+        self.status = {"object": "hermes.run", "run_id": run_id, "status": "queued", "created_at": time.time(),
+                       "updated_at": time.time(), "session_id": session_id, "model": "hermes-agent"}
+        # As Hermes names a turn (seen in the audit trail against v0.18.2): <session>:<task>:<8 hex>.
+        self.turn_id = f"{session_id}:{session_id}:{uuid.uuid4().hex[:8]}"
+        self.api_calls = 0
+        self.tool_calls = 0
+
+
+class StandIn:
+    def __init__(self, key: str, plugin: PluginContext):
+        self.key = key
+        self.plugin = plugin
+        self.runs: dict[str, Run] = {}
+        self.sessions: dict[str, list[dict]] = {}
+        self.lock = threading.Lock()
+
+    # --- what Hermes's agent loop does around one tool call -------------------------------
+    def call_tool(self, run: Run, name: str, args: dict) -> dict:
+        tool = self.plugin.tools[name]
+        run.tool_calls += 1
+        tool_call_id = f"call_{uuid.uuid4().hex[:24]}"
+        # Hermes v0.18.2 sends no preview for plugin tools (seen against it: "preview": null).
+        self.push(run, {"event": "tool.started", "tool": name, "preview": None})
+        started = time.monotonic()
+        task_id = run.session_id or run.run_id
+
+        def dispatch(next_args=None):
+            return tool["handler"](next_args if next_args is not None else args, task_id=task_id,
+                                   session_id=run.session_id, user_task=run.user_message)
+
+        chain = list(self.plugin.middleware.get("tool_execution", []))
+
+        def call_at(index, payload):
+            if index >= len(chain):
+                return dispatch(payload)
+            return chain[index](tool_name=name, args=payload, original_args=args, task_id=task_id,
+                                session_id=run.session_id, tool_call_id=tool_call_id, turn_id=run.turn_id,
+                                api_request_id=f"{run.turn_id}:api:{run.api_calls}",
+                                next_call=lambda next_payload=None: call_at(index + 1, payload if next_payload is None else next_payload))
+
+        text = call_at(0, args)
+        envelope = json.loads(text)
+        self.push(run, {"event": "tool.completed", "tool": name, "duration": round(time.monotonic() - started, 3),
+                        "error": not envelope.get("ok", False)})
+        return envelope
+
+    def push(self, run: Run, event: dict | None):
+        if event is not None:
+            event = {**event, "run_id": run.run_id, "timestamp": time.time()}
+            run.status.update({"last_event": event["event"], "updated_at": time.time()})
+        if run.stream_open:
+            run.events.put(event)
+
+    def say(self, run: Run, text: str):
+        # Hermes starts the text that follows tool calls with a paragraph break (seen against v0.18.2: "\n\nI ").
+        if run.tool_calls:
+            text = "\n\n" + text
+        for piece in re.findall(r"\s*\S+\s*", text):
+            self.push(run, {"event": "message.delta", "delta": piece})
+            time.sleep(0.02)
+
+    def finish(self, run: Run, status: str, **fields):
+        run.status.update({"status": status, "updated_at": time.time(), **fields})
+
+    # --- the scripted "model" ------------------------------------------------------------
+    def page_ref(self, run: Run) -> tuple[str, str]:
+        workspace = re.search(r"workspaceId (\S+?)\)", run.instructions)
+        document = re.search(r"documentId (\S+?)\)", run.instructions)
+        return (workspace.group(1) if workspace else ""), (document.group(1) if document else "")
+
+    def script(self, run: Run):
+        question = run.user_message.lower()
+        workspace_id, document_id = self.page_ref(run)
+        ref = {"workspaceId": workspace_id, "documentId": document_id}
+        run.api_calls += 1
+        if "what did i ask" in question:
+            asked = [m["content"] for m in run.history if m.get("role") == "user"]
+            return f"Earlier you asked: {' / '.join(asked)}" if asked else "This is the first thing you asked me."
+        if "fail" in question:
+            raise ModelRefused("Error code: 401 - {'error': {'message': 'Incorrect API key provided'}}")
+        if "wait" in question or "slow" in question:
+            self.say(run, "Let me think about this page for a while… ")
+            run.stopping.wait(60)
+            return "I thought about it."
+        if "dangerous" in question:
+            run.approval_pending = threading.Event()
+            run.status["status"] = "waiting_for_approval"
+            # tools/approval.py's approval_data, plus what api_server.py adds (event, run_id, timestamp, choices).
+            self.push(run, {"event": "approval.request", "command": "rm -rf ./drafts", "pattern_key": "recursive delete",
+                            "pattern_keys": ["recursive delete"], "description": "recursive delete", "allow_permanent": True,
+                            "choices": ["once", "session", "always", "deny"]})
+            run.approval_pending.wait(60)
+            choice = run.approval_choice
+            run.approval_pending = None
+            if choice == "deny" or choice is None:
+                return "You denied it, so I did not run the command."
+            self.call_tool(run, "mnote_page_get", ref)
+            return "Approved: I ran it and read the page again."
+        page = self.call_tool(run, "mnote_page_get", {**ref, "includeBlocks": True})
+        if not page.get("ok"):
+            return f"I could not read the page: {page['error']['message']}"
+        result = page["result"]
+        run.api_calls += 1
+        if "add a line" in question:
+            quoted = re.search(r"[\"“](.+?)[\"”]", run.user_message)
+            line = quoted.group(1) if quoted else "Review the plan with Hermes"
+            edit = self.call_tool(run, "mnote_page_edit", {
+                **ref,
+                "baseRevision": result["revision"],
+                "operations": [{"op": "insert", "at": "end", "blocks": [{"type": "paragraph", "text": line}]}],
+            })
+            run.api_calls += 1
+            if edit.get("ok"):
+                return f"I added \"{line}\" at the end of \"{result['title']}\"."
+            if edit["error"]["code"] == "mnote_tool_approval_required":
+                return f"I proposed adding \"{line}\" at the end of \"{result['title']}\"; it waits for your approval under Proposals."
+            return f"mnote refused the edit: {edit['error']['message']}"
+        return f"\"{result['title']}\" is at revision {result['revision']} with {len(result.get('blocks', []))} blocks."
+
+    def execute(self, run: Run):
+        run.status["status"] = "running"
+        try:
+            output = self.script(run)
+            if run.stopping.is_set():
+                self.push(run, {"event": "run.cancelled"})
+                self.finish(run, "cancelled", last_event="run.cancelled")
+            else:
+                self.say(run, output)
+                # Hermes v0.18.2 also hands the final text over as reasoning.available before run.completed.
+                self.push(run, {"event": "reasoning.available", "text": output})
+                self.sessions.setdefault(run.session_id, []).append({"role": "assistant", "content": output})
+                usage = {"input_tokens": 10, "output_tokens": len(output.split()), "total_tokens": 10 + len(output.split())}
+                self.push(run, {"event": "run.completed", "output": output, "usage": usage})
+                self.finish(run, "completed", output=output, usage=usage, last_event="run.completed")
+        except ModelRefused as refused:
+            self.push(run, {"event": "run.failed", "error": str(refused)})
+            self.finish(run, "failed", error=str(refused), last_event="run.failed")
+        except Exception as error:  # Hermes reports any crash of the run as run.failed
+            self.push(run, {"event": "run.failed", "error": f"{type(error).__name__}: {error}"})
+            self.finish(run, "failed", error=str(error), last_event="run.failed")
+        finally:
+            self.push(run, None)
+
+
+class ModelRefused(Exception):
+    pass
+
+
+def openai_error(message: str, code: str | None = None, err_type: str = "invalid_request_error") -> dict:
+    error = {"message": message, "type": err_type, "param": None, "code": code}
+    return {"error": error}
+
+
+def make_handler(standin: StandIn):
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, *_args):  # quiet
+            pass
+
+        def send_json(self, status: int, body: dict):
+            data = json.dumps(body).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json; charset=utf-8")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def authorized(self) -> bool:
+            header = self.headers.get("Authorization", "")
+            if header.startswith("Bearer ") and hmac.compare_digest(header[7:].strip().encode(), standin.key.encode()):
+                return True
+            self.send_json(401, {"error": {"message": "Invalid API key", "type": "invalid_request_error", "code": "invalid_api_key"}})
+            return False
+
+        def body(self):
+            length = int(self.headers.get("Content-Length") or 0)
+            raw = self.rfile.read(length) if length else b""
+            try:
+                return json.loads(raw or b"null")
+            except ValueError:
+                return ValueError
+
+        def do_GET(self):
+            path = self.path.split("?")[0]
+            if path in ("/health", "/v1/health"):
+                return self.send_json(200, {"status": "ok", "platform": "hermes-agent", "version": "stand-in"})
+            if not self.authorized():
+                return
+            match = re.fullmatch(r"/v1/runs/([^/]+)", path)
+            if match:
+                run = standin.runs.get(match.group(1))
+                if not run:
+                    return self.send_json(404, openai_error(f"Run not found: {match.group(1)}", "run_not_found"))
+                return self.send_json(200, run.status)
+            match = re.fullmatch(r"/v1/runs/([^/]+)/events", path)
+            if match:
+                return self.events(match.group(1))
+            match = re.fullmatch(r"/api/sessions/([^/]+)/messages", path)
+            if match:
+                messages = standin.sessions.get(match.group(1))
+                if messages is None:
+                    return self.send_json(404, openai_error(f"Session not found: {match.group(1)}", "session_not_found"))
+                return self.send_json(200, {"object": "list", "session_id": match.group(1), "data": [
+                    {"id": i + 1, "session_id": match.group(1), **m} for i, m in enumerate(messages)]})
+            self.send_json(404, {"error": "not found"})
+
+        def events(self, run_id: str):
+            run = None
+            for _ in range(20):  # Hermes allows subscribing just before the run is registered
+                run = standin.runs.get(run_id)
+                if run and run.stream_open:
+                    break
+                time.sleep(0.05)
+            if not run or not run.stream_open:
+                return self.send_json(404, openai_error(f"Run not found: {run_id}", "run_not_found"))
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Cache-Control", "no-cache")
+            self.send_header("X-Accel-Buffering", "no")
+            self.send_header("Connection", "close")  # aiohttp streams without a length; the end closes it
+            self.end_headers()
+            self.close_connection = True
+            try:
+                while True:
+                    try:
+                        event = run.events.get(timeout=30)
+                    except queue.Empty:
+                        self.wfile.write(b": keepalive\n\n")
+                        self.wfile.flush()
+                        continue
+                    if event is None:
+                        self.wfile.write(b": stream closed\n\n")
+                        self.wfile.flush()
+                        break
+                    self.wfile.write(f"data: {json.dumps(event)}\n\n".encode())
+                    self.wfile.flush()
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+            finally:
+                run.stream_open = False
+
+        def do_POST(self):
+            path = self.path.split("?")[0]
+            if not self.authorized():
+                return
+            body = self.body()
+            if path == "/v1/runs":
+                if body is ValueError:
+                    return self.send_json(400, openai_error("Invalid JSON"))
+                raw = (body or {}).get("input")
+                if not raw:
+                    return self.send_json(400, openai_error("Missing 'input' field"))
+                message = raw if isinstance(raw, str) else (raw[-1].get("content", "") if isinstance(raw, list) else "")
+                if not message:
+                    return self.send_json(400, openai_error("No user message found in input"))
+                run_id = f"run_{uuid.uuid4().hex}"
+                session_id = body.get("session_id") or run_id
+                history = body.get("conversation_history") or []
+                if not isinstance(history, list) or any(not isinstance(m, dict) or "role" not in m or "content" not in m for m in history):
+                    return self.send_json(400, openai_error("conversation_history[i] must have 'role' and 'content' fields"))
+                run = Run(run_id, session_id, message, body.get("instructions") or "", history)
+                standin.runs[run_id] = run
+                standin.sessions.setdefault(session_id, []).append({"role": "user", "content": message})
+                threading.Thread(target=standin.execute, args=(run,), daemon=True).start()
+                return self.send_json(202, {"run_id": run_id, "status": "started"})
+            match = re.fullmatch(r"/v1/runs/([^/]+)/approval", path)
+            if match:
+                run = standin.runs.get(match.group(1))
+                if not run:
+                    return self.send_json(404, openai_error(f"Run not found: {match.group(1)}", "run_not_found"))
+                if body is ValueError:
+                    return self.send_json(400, openai_error("Invalid JSON"))
+                choice = str((body or {}).get("choice", "")).strip().lower()
+                choice = {"approve": "once", "approved": "once", "allow": "once"}.get(choice, choice)
+                if choice not in {"once", "session", "always", "deny"}:
+                    return self.send_json(400, openai_error("Invalid approval choice; expected one of: once, session, always, deny", "invalid_approval_choice"))
+                if run.status["status"] in ("completed", "failed", "cancelled"):
+                    return self.send_json(409, openai_error(f"Run has no active approval session: {run.run_id}", "approval_not_active"))
+                pending = run.approval_pending
+                if pending is None or pending.is_set():
+                    return self.send_json(409, openai_error(f"Run has no pending approval: {run.run_id}", "approval_not_pending"))
+                run.approval_choice = choice
+                run.status["status"] = "running"
+                standin.push(run, {"event": "approval.responded", "choice": choice, "resolved": 1})
+                pending.set()
+                return self.send_json(200, {"object": "hermes.run.approval_response", "run_id": run.run_id, "choice": choice, "resolved": 1})
+            match = re.fullmatch(r"/v1/runs/([^/]+)/stop", path)
+            if match:
+                run = standin.runs.get(match.group(1))
+                if not run or run.status["status"] in ("completed", "failed", "cancelled"):
+                    return self.send_json(404, openai_error(f"Run not found: {match.group(1)}", "run_not_found"))
+                run.status.update({"status": "stopping", "last_event": "run.stopping"})
+                run.stopping.set()
+                if run.approval_pending is not None:
+                    run.approval_pending.set()
+                return self.send_json(200, {"run_id": run.run_id, "status": "stopping"})
+            self.send_json(404, {"error": "not found"})
+
+    return Handler
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--port", type=int, required=True)
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--key", required=True)
+    parser.add_argument("--plugin", required=True, help="the directory holding the mnote plugin package")
+    options = parser.parse_args()
+    standin = StandIn(options.key, load_plugin(options.plugin))
+    server = ThreadingHTTPServer((options.host, options.port), make_handler(standin))
+    server.daemon_threads = True
+    print(f"hermes stand-in on http://{options.host}:{options.port}", flush=True)
+    server.serve_forever()
+
+
+if __name__ == "__main__":
+    main()

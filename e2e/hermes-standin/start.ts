@@ -1,0 +1,47 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+/** The project's real Hermes plugin, which the stand-in registers and calls as Hermes does. */
+const PLUGIN_DIR = join(HERE, "../../apps/hermes-bridge/hermes-plugin");
+
+export interface HermesStandIn {
+  url: string;
+  pid: number;
+  stop: () => Promise<void>;
+}
+
+/**
+ * Start the stand-in for Hermes's API server (server.py, Python standard library) on a port
+ * chosen before the panel starts (the panel reads MNOTE_HERMES_URL at start), with the mnote
+ * agent token its plugin acts with.
+ */
+export async function startHermesStandIn(options: { port: number; key: string; bridgeUrl: string; token: string }): Promise<HermesStandIn> {
+  const child: ChildProcess = spawn(process.env.PYTHON ?? "python3", [join(HERE, "server.py"), "--port", String(options.port), "--key", options.key, "--plugin", PLUGIN_DIR], {
+    env: { ...process.env, MNOTE_BRIDGE_URL: options.bridgeUrl, MNOTE_TOKEN: options.token, PYTHONDONTWRITEBYTECODE: "1" },
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+  const url = `http://127.0.0.1:${options.port}`;
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((resolve) => child.once("exit", resolve));
+    child.kill("SIGTERM");
+    await exited;
+  };
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`the Hermes stand-in exited with code ${child.exitCode}`);
+    try {
+      if ((await fetch(`${url}/health`)).ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) {
+      await stop();
+      throw new Error(`the Hermes stand-in did not answer ${url}/health within 20 s`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return { url, pid: child.pid!, stop };
+}

@@ -1,0 +1,189 @@
+/**
+ * The command appliers: how each kernel command changes the page inside the write transaction, and
+ * what it records to take itself back. They run after the page row is locked and the checks passed.
+ */
+import { type Block, DEFAULT_PAGE_OPTIONS } from "@mnote/contract";
+import { type BlockEditOperation, blockIdsNamed, simulateBlockEdits } from "./block-edits";
+import { newId } from "./ids";
+import { insertBlocks, readBlocks, readPageState, replaceBlocks, stateBefore, type Undo } from "./page-state";
+import { findBlocks } from "./reads";
+import { blockAttrs, type CommandRow } from "./rows";
+import { type SqlExecutor, UniqueViolation } from "./sql/driver";
+import type { KernelCommand, PageRecord } from "./types";
+
+/** A command that cannot apply to the page as it is; the transaction rolls back. */
+export class CommandRejected extends Error {}
+/** An append met a block id already on the page (the write is rolled back). */
+export class BlockIdTaken extends Error {}
+
+export interface AppliedCommand {
+  bumpsRevision: boolean;
+  result: Record<string, unknown>;
+  undo: Undo | null;
+  /** The page's new block count, when the command changed the body (written with the revision). */
+  blockCount?: number;
+}
+
+export async function applyCommand(
+  tx: SqlExecutor,
+  page: PageRecord,
+  command: KernelCommand,
+  context: { commandId: string; actorId: string; now: string; blockCount: number },
+): Promise<AppliedCommand> {
+  switch (command.name) {
+    case "page.body.save":
+      return saveBody(tx, page, command.mode, command.blocks, context.blockCount);
+    case "page.body.edit":
+      return editBody(tx, page, command.operations, context.blockCount);
+    case "page.head.updateTitle":
+      await tx.run(`UPDATE pages SET title = ? WHERE id = ?`, [command.title, page.id]);
+      return { bumpsRevision: true, result: {}, undo: { title: page.title } };
+    case "page.layout.updateOptions": {
+      const options = { ...DEFAULT_PAGE_OPTIONS, ...page.options, ...command.options };
+      await tx.run(`UPDATE pages SET options = ? WHERE id = ?`, [JSON.stringify(options), page.id]);
+      return { bumpsRevision: true, result: {}, undo: { options: page.options } };
+    }
+    case "artifact.summary.upsert":
+      return upsertSummary(tx, page, command.summary, context);
+    case "artifact.aiNote.create": {
+      const nodeId = newId("node");
+      const edgeId = newId("edge");
+      await tx.run(
+        `INSERT INTO nodes (id, workspace_id, document_id, kind, content, created_by, command_id, created_at, updated_at)
+         VALUES (?, ?, ?, 'ai_note', ?, ?, ?, ?, ?)`,
+        [nodeId, page.workspaceId, page.id, command.content, context.actorId, context.commandId, context.now, context.now],
+      );
+      await insertEdge(tx, edgeId, page, nodeId, context.now);
+      return { bumpsRevision: false, result: { nodeId, edgeId }, undo: null };
+    }
+    case "page.revert":
+      return revertPage(tx, page, command.targetCommandId);
+  }
+}
+
+/** `before` is the page's block count, from the page row the transaction already read (and, on PostgreSQL, locked). */
+async function saveBody(tx: SqlExecutor, page: PageRecord, mode: "replace" | "append", blocks: Block[], before: number) {
+  if (mode === "append") {
+    try {
+      await insertBlocks(tx, page.id, blocks, before);
+    } catch (error) {
+      if (error instanceof UniqueViolation) throw new BlockIdTaken();
+      throw error;
+    }
+    return { bumpsRevision: true, result: {}, undo: { truncateTo: before } satisfies Undo, blockCount: before + blocks.length };
+  }
+  const previous = await readBlocks(tx, page.id);
+  try {
+    await replaceBlocks(tx, page.id, blocks);
+  } catch (error) {
+    if (error instanceof UniqueViolation) throw new CommandRejected("content repeats a block id");
+    throw error;
+  }
+  return { bumpsRevision: true, result: {}, undo: { blocks: previous } satisfies Undo, blockCount: blocks.length };
+}
+
+/**
+ * Precise edits: read the blocks the operations name, work the edit out on them alone
+ * (`simulateBlockEdits`, the same code the dry run shows), then write each step. Other blocks are
+ * touched only by the position shifts behind an insert, delete or move, one statement each.
+ */
+async function editBody(tx: SqlExecutor, page: PageRecord, operations: BlockEditOperation[], before: number): Promise<AppliedCommand> {
+  const located = await findBlocks(tx, page.id, blockIdsNamed(operations));
+  const edit = simulateBlockEdits(located, before, operations);
+  let count = before;
+  const shift = (by: number, from: number, to?: number) =>
+    to === undefined
+      ? tx.run(`UPDATE blocks SET position = position + ? WHERE document_id = ? AND position >= ?`, [by, page.id, from])
+      : tx.run(`UPDATE blocks SET position = position + ? WHERE document_id = ? AND position >= ? AND position <= ?`, [by, page.id, from, to]);
+  for (const step of edit.steps) {
+    switch (step.kind) {
+      case "update":
+        await tx.run(`UPDATE blocks SET type = ?, text = ?, attrs = ? WHERE document_id = ? AND id = ?`, [
+          step.block.type,
+          step.block.text,
+          blockAttrs(step.block),
+          page.id,
+          step.block.id,
+        ]);
+        break;
+      case "insert":
+        if (step.index < count) await shift(step.blocks.length, step.index);
+        await insertBlocks(tx, page.id, step.blocks, step.index);
+        count += step.blocks.length;
+        break;
+      case "delete":
+        await tx.run(`DELETE FROM blocks WHERE document_id = ? AND id = ?`, [page.id, step.id]);
+        if (step.index < count - 1) await shift(-1, step.index + 1);
+        count -= 1;
+        break;
+      case "move":
+        if (step.to < step.from) await shift(1, step.to, step.from - 1);
+        else await shift(-1, step.from + 1, step.to);
+        await tx.run(`UPDATE blocks SET position = ? WHERE document_id = ? AND id = ?`, [step.to, page.id, step.id]);
+        break;
+    }
+  }
+  return {
+    bumpsRevision: true,
+    result: { insertedBlockIds: edit.insertedBlockIds },
+    undo: { blockEdits: edit.undo },
+    blockCount: edit.blockCount,
+  };
+}
+
+async function upsertSummary(
+  tx: SqlExecutor,
+  page: PageRecord,
+  summary: string,
+  context: { commandId: string; actorId: string; now: string },
+): Promise<AppliedCommand> {
+  const existing = await tx.get<{ id: string }>(`SELECT id FROM nodes WHERE document_id = ? AND kind = 'summary'`, [
+    page.id,
+  ]);
+  let nodeId = existing?.id;
+  if (nodeId) {
+    await tx.run(`UPDATE nodes SET content = ?, updated_at = ?, command_id = ? WHERE id = ?`, [
+      summary,
+      context.now,
+      context.commandId,
+      nodeId,
+    ]);
+  } else {
+    nodeId = newId("node");
+    await tx.run(
+      `INSERT INTO nodes (id, workspace_id, document_id, kind, content, created_by, command_id, created_at, updated_at)
+       VALUES (?, ?, ?, 'summary', ?, ?, ?, ?, ?)`,
+      [nodeId, page.workspaceId, page.id, summary, context.actorId, context.commandId, context.now, context.now],
+    );
+  }
+  const edge = await tx.get<{ id: string }>(
+    `SELECT id FROM edges WHERE from_document_id = ? AND to_node_id = ? AND kind = 'reference'`,
+    [page.id, nodeId],
+  );
+  const edgeId = edge?.id ?? newId("edge");
+  if (!edge) await insertEdge(tx, edgeId, page, nodeId, context.now);
+  return { bumpsRevision: false, result: { nodeId, edgeId, created: !existing }, undo: null };
+}
+
+async function insertEdge(tx: SqlExecutor, edgeId: string, page: PageRecord, nodeId: string, now: string) {
+  await tx.run(
+    `INSERT INTO edges (id, workspace_id, from_document_id, to_node_id, kind, created_at) VALUES (?, ?, ?, ?, 'reference', ?)`,
+    [edgeId, page.workspaceId, page.id, nodeId, now],
+  );
+}
+
+async function revertPage(tx: SqlExecutor, page: PageRecord, targetCommandId: string): Promise<AppliedCommand> {
+  const target = await tx.get<CommandRow>(`SELECT * FROM commands WHERE id = ?`, [targetCommandId]);
+  if (!target || target.document_id !== page.id) throw new CommandRejected("no such command on this page");
+  const restored = await stateBefore(tx, target);
+  const current = await readPageState(tx, page.id);
+  if (!restored || !current) throw new CommandRejected("the page state before that command cannot be rebuilt");
+  await tx.run(`UPDATE pages SET title = ?, options = ?, block_count = ? WHERE id = ?`, [
+    restored.title,
+    JSON.stringify(restored.options),
+    restored.blocks.length,
+    page.id,
+  ]);
+  await replaceBlocks(tx, page.id, restored.blocks);
+  return { bumpsRevision: true, result: { targetCommandId }, undo: { state: current } };
+}

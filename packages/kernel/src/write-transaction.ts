@@ -1,0 +1,179 @@
+/**
+ * The write transaction: lock the page, answer a replay or a conflict, apply the command, and record
+ * the command, its idempotency key, the proposal it settles and its audit record, all or nothing.
+ */
+import { BlockIdTaken, applyCommand, CommandRejected } from "./command-appliers";
+import { AUDIT_INSERT, auditValues, PROPOSALS_APPLY } from "./audit-records";
+import type { Announce } from "./change-feed";
+import { EditRejected } from "./block-edits";
+import { newId } from "./ids";
+import { identityValues, IDENTITY_COLUMNS, PAGE_COLUMNS, type PageRow, placeholders, toPage } from "./rows";
+import { type SqlDriver, type SqlExecutor, UniqueViolation } from "./sql/driver";
+import type { ExecuteOutcome, ExecuteRequest } from "./types";
+
+const MAX_UNIQUE_RETRIES = 3;
+
+const COMMAND_INSERT = `INSERT INTO commands (id, name, ${IDENTITY_COLUMNS}, payload_fingerprint, idempotency_key,
+    revision_before, revision_after, undo, created_at)
+  VALUES (${placeholders(18)})`;
+
+/**
+ * Runs kernel commands on `db`; the statement that locks the page row is built once per driver. A committed
+ * write is announced on the change feed from inside its transaction (`announce`, decision 0017).
+ */
+export function createWriteTransaction(db: SqlDriver, announce: Announce): (request: ExecuteRequest) => Promise<ExecuteOutcome> {
+  // Reads the page row a write is about to change, locking it where the database has row locks.
+  const lockPageSql = `SELECT ${PAGE_COLUMNS} FROM pages WHERE id = ? AND workspace_id = ?${db.forUpdate}`;
+  return (request) => execute(db, lockPageSql, request, announce);
+}
+
+async function execute(db: SqlDriver, lockPageSql: string, request: ExecuteRequest, announce: Announce): Promise<ExecuteOutcome> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await db.transaction((tx) => executeIn(tx, lockPageSql, request, announce));
+    } catch (error) {
+      if (error instanceof CommandRejected || error instanceof EditRejected) return { kind: "rejected", message: error.message };
+      if (error instanceof BlockIdTaken) return { kind: "block_id_taken" };
+      // Another process inserted the same idempotency key first: run again and find its record.
+      if (error instanceof UniqueViolation && attempt < MAX_UNIQUE_RETRIES) continue;
+      throw error;
+    }
+  }
+}
+
+async function executeIn(tx: SqlExecutor, lockPageSql: string, request: ExecuteRequest, announce: Announce): Promise<ExecuteOutcome> {
+  const { identity, command, idempotency } = request;
+  const now = new Date().toISOString();
+  // Lock the page row first: every write to one page queues here, so revision checks cannot race.
+  const pageRow = await tx.get<PageRow>(lockPageSql, [identity.documentId, identity.workspaceId]);
+  if (!pageRow) return { kind: "page_missing" };
+  const page = toPage(pageRow);
+
+  // A separate statement, after the lock: on PostgreSQL (read committed) it sees a key stored by the
+  // transaction we waited for; a join in the locking read would use the snapshot from before the wait.
+  const existing = await tx.get<{ fingerprint: string; command_id: string; result: string }>(
+    `SELECT fingerprint, command_id, result FROM idempotency
+     WHERE workspace_id = ? AND actor_id = ? AND tool_name = ? AND key = ? AND expires_at > ?`,
+    [identity.workspaceId, identity.actorId, identity.toolName, idempotency.key, now],
+  );
+  if (existing) {
+    if (existing.fingerprint !== idempotency.fingerprint) return { kind: "idempotency_conflict" };
+    return {
+      kind: "replayed",
+      commandId: existing.command_id,
+      result: JSON.parse(existing.result) as Record<string, unknown>,
+    };
+  }
+  if (request.baseRevision !== undefined && request.baseRevision !== page.revision) {
+    return { kind: "revision_conflict", currentRevision: page.revision };
+  }
+
+  const commandId = newId("cmd");
+  const applied = await applyCommand(tx, page, command, {
+    commandId,
+    actorId: identity.actorId,
+    now,
+    blockCount: Number(pageRow.block_count),
+  });
+  const revisionAfter = applied.bumpsRevision ? page.revision + 1 : page.revision;
+  if (applied.bumpsRevision) {
+    // One statement for the page row: the new revision, and the block count when the body changed.
+    const updated = await tx.run(
+      `UPDATE pages SET revision = ?, updated_at = ?, block_count = COALESCE(?, block_count) WHERE id = ? AND revision = ?`,
+      [revisionAfter, now, applied.blockCount ?? null, page.id, page.revision],
+    );
+    if (updated.changes !== 1) throw new Error("page revision moved under a held lock");
+  }
+  const result = { commandName: command.name, ...applied.result, ...(applied.bumpsRevision ? { revision: revisionAfter } : {}) };
+
+  await tx.run(COMMAND_INSERT, [
+    commandId,
+    command.name,
+    ...identityValues(identity),
+    idempotency.fingerprint,
+    idempotency.key,
+    page.revision,
+    revisionAfter,
+    applied.undo ? JSON.stringify(applied.undo) : null,
+    now,
+  ]);
+  const stored = await tx.run(
+    // A record for this scope that is past its retention window is replaced in the same statement;
+    // an unexpired one means another transaction won a race for the key (0 rows changed: run again).
+    `INSERT INTO idempotency (workspace_id, actor_id, tool_name, key, fingerprint, command_id, result, created_at, expires_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT (workspace_id, actor_id, tool_name, key) DO UPDATE SET fingerprint = excluded.fingerprint,
+       command_id = excluded.command_id, result = excluded.result, created_at = excluded.created_at,
+       expires_at = excluded.expires_at
+     WHERE idempotency.expires_at <= excluded.created_at`,
+    [
+      identity.workspaceId,
+      identity.actorId,
+      identity.toolName,
+      idempotency.key,
+      idempotency.fingerprint,
+      commandId,
+      JSON.stringify(result),
+      now,
+      idempotency.expiresAt,
+    ],
+  );
+  if (stored.changes !== 1) throw new UniqueViolation("idempotency key taken by a concurrent transaction");
+  // The edit a person approved (or an agent retried after approval) is no longer pending.
+  await tx.run(PROPOSALS_APPLY, [commandId, now, identity.documentId, identity.toolName, idempotency.key, idempotency.fingerprint]);
+  // A part of a proposal applied in one step with its decision: both commit, or neither (decision 0016).
+  if (request.appliesPartOf && !(await markAppliedInPart(tx, request.appliesPartOf, { commandId, documentId: page.id, at: now }))) {
+    throw new CommandRejected("the proposal was decided meanwhile; nothing was written");
+  }
+  // A write's audit record is written in its own transaction; nobody needs its id back.
+  await tx.run(AUDIT_INSERT, auditValues({
+    identity,
+    effect: "write",
+    outcome: "ok",
+    commandId,
+    idempotencyKey: idempotency.key,
+    payloadFingerprint: idempotency.fingerprint,
+    baseRevision: request.baseRevision ?? null,
+    detail: request.auditDetail ?? null,
+  }, now));
+  await announce(tx, { workspaceId: identity.workspaceId, documentId: identity.documentId, kind: "write", revision: revisionAfter });
+  return {
+    kind: "applied",
+    commandId,
+    commandName: command.name,
+    revisionBefore: page.revision,
+    revisionAfter,
+    result,
+  };
+}
+
+/**
+ * Marks a pending proposal applied in part by the command just written, inside the write's transaction,
+ * with every pending repeat of its edit (tool, key, payload), as a full write of the edit would. False when
+ * it is not pending on that page any more (decided meanwhile): the caller rolls the write back.
+ */
+async function markAppliedInPart(
+  tx: SqlExecutor,
+  part: { proposalId: number; kept: number[]; total: number },
+  write: { commandId: string; documentId: string; at: string },
+): Promise<boolean> {
+  const edit = await tx.get<{ tool_name: string; idempotency_key: string; payload_fingerprint: string }>(
+    `SELECT tool_name, idempotency_key, payload_fingerprint FROM proposals WHERE audit_id = ? AND document_id = ? AND status = 'pending'`,
+    [part.proposalId, write.documentId],
+  );
+  if (!edit) return false;
+  await tx.run(
+    `UPDATE proposals SET status = 'applied', command_id = ?, decided_at = ?, applied_part = ?
+     WHERE document_id = ? AND tool_name = ? AND idempotency_key = ? AND payload_fingerprint = ? AND status = 'pending'`,
+    [
+      write.commandId,
+      write.at,
+      JSON.stringify({ kept: part.kept, total: part.total }),
+      write.documentId,
+      edit.tool_name,
+      edit.idempotency_key,
+      edit.payload_fingerprint,
+    ],
+  );
+  return true;
+}

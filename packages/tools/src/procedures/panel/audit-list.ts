@@ -1,0 +1,78 @@
+import { LIMITS } from "@mnote/contract";
+import type { AuditRecord, CallIdentity, DisplayNames } from "@mnote/kernel";
+import { z } from "zod";
+import { PageRefSchema, panelProcedure, requirePage } from "./panel-procedure";
+import { loadNames, type Who, who } from "./people";
+import { proposalKeyOf } from "./proposals";
+import { revertToolSpec } from "./revert-tool";
+import { changesThePage, mayDecide } from "./rules";
+
+const TraceFilterSchema = z.string().max(LIMITS.traceFieldLength).optional();
+export const AuditListInput = PageRefSchema.extend({
+  runId: TraceFilterSchema,
+  traceId: TraceFilterSchema,
+  /** One Hermes conversation asked from the panel (mnote_<documentId>_<traceId>): its calls, after a reload. */
+  sessionId: TraceFilterSchema,
+  limit: z.number().int().min(1).max(500).optional(),
+});
+
+/** A person's decision on a proposal, as its audit record names it: "Ada approved Hermes's proposal". */
+export interface DecisionOnProposal {
+  proposalId: number;
+  /** Who made the proposal (null for records written before decisions named their proposer). */
+  proposer: Who | null;
+  /** Applied in part: how many of its changes were kept, of how many. */
+  part: { kept: number; total: number } | null;
+}
+
+export interface AuditRow extends AuditRecord {
+  /** Who made the call: a person's name, or an agent token's name and the person it acts for. */
+  who: Who;
+  /** Set on a person's decision on a proposal (an approved write, a partial apply, a rejection). */
+  decision: DecisionOnProposal | null;
+  /** An agent's own write, or a person's approval of an agent's proposal. */
+  aiWrite: boolean;
+  /** The signed-in person may take this write back with `panel.page.revert`. */
+  revertable: boolean;
+}
+
+type Proposer = Pick<CallIdentity, "actorId" | "holder" | "tokenId">;
+const proposerOf = (record: AuditRecord) => (record.detail?.proposer as Proposer | undefined) ?? null;
+
+function decisionOf(record: AuditRecord, names: DisplayNames): DecisionOnProposal | null {
+  const proposalId = record.detail?.proposalId;
+  if (typeof proposalId !== "number") return null;
+  const proposer = proposerOf(record);
+  const part = record.detail?.part as DecisionOnProposal["part"] | undefined;
+  return { proposalId, proposer: proposer ? who(names, proposer) : null, part: part ?? null };
+}
+
+/** panel.audit.list — every call on this page, filterable by run or trace, with names and what the person may revert. */
+export const auditList = panelProcedure.input(AuditListInput).query(async ({ ctx, input }): Promise<AuditRow[]> => {
+  const { page, facts } = await requirePage(ctx, input);
+  const records = await ctx.kernel.listAudit({ documentId: page.id, runId: input.runId, traceId: input.traceId, sessionId: input.sessionId, limit: input.limit ?? 200 });
+  // A record whose caller named this page id in another workspace belongs to nobody's page here.
+  const onPage = records.filter((r) => r.identity.workspaceId === page.workspaceId);
+  // Records written before approvals named their proposer: an approval carries the agent proposal's tool and
+  // key (or a partial apply's key cut from it), found among the agent's records in this window.
+  const agentEdits = new Set(
+    onPage.flatMap((r) => (r.identity.holder === "agent" && r.idempotencyKey ? [`${r.identity.toolName} ${r.idempotencyKey}`] : [])),
+  );
+  const approvesAgent = (record: AuditRecord) => {
+    const proposer = proposerOf(record);
+    if (proposer) return proposer.holder === "agent";
+    return !!record.idempotencyKey && agentEdits.has(`${record.identity.toolName} ${proposalKeyOf(record.idempotencyKey)}`);
+  };
+  const mayRevert = mayDecide(facts, ctx.token, revertToolSpec.name);
+  const names = await loadNames(ctx.kernel, [...onPage.map((r) => r.identity), ...onPage.flatMap((r) => proposerOf(r) ?? [])]);
+  return onPage.map((record) => {
+    const aiWrite = record.effect === "write" && (record.identity.holder === "agent" || approvesAgent(record));
+    return {
+      ...record,
+      who: who(names, record.identity),
+      decision: decisionOf(record, names),
+      aiWrite,
+      revertable: mayRevert && aiWrite && record.outcome === "ok" && record.commandId !== null && record.commandId !== undefined && changesThePage(record.identity.toolName),
+    };
+  });
+});

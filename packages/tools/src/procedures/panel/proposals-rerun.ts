@@ -1,0 +1,31 @@
+import { randomUUID } from "node:crypto";
+import { callProposalTool, decisionOn, panelEnvelope, pendingProposal } from "./decisions";
+import { panelProcedure, ProposalRefSchema } from "./panel-procedure";
+
+/**
+ * panel.proposals.rerun — the page moved past a proposal: compute the same edit again against the page
+ * as it is now (a new dry run by the person, with a new key, on the proposal's run and trace), and
+ * retire the stale one.
+ */
+export const proposalsRerun = panelProcedure.input(ProposalRefSchema).mutation(async ({ ctx, input }) => {
+  const { page, proposal } = await pendingProposal(ctx, input);
+  const { baseRevision: _stale, ...args } = proposal.args;
+  const idempotencyKey = `panel_${randomUUID()}`;
+  const envelope = { ...panelEnvelope(ctx.token, proposal, input), idempotencyKey, dryRun: true, args };
+  const result = await callProposalTool(ctx, proposal.toolName, envelope);
+  if (!result.ok) return { envelope: result, proposalId: null };
+  const { proposalId, proposer } = decisionOn(proposal);
+  await ctx.kernel.appendAudit({
+    identity: { ...panelEnvelope(ctx.token, proposal, input), tokenId: ctx.token.id, holder: "person" },
+    effect: "none",
+    outcome: "rejected",
+    idempotencyKey: proposal.idempotencyKey,
+    payloadFingerprint: proposal.payloadFingerprint,
+    baseRevision: proposal.preview.baseRevision,
+    detail: { proposalId, proposer, reason: "superseded by a new dry run" },
+  });
+  const fresh = (await ctx.kernel.listProposals({ workspaceId: page.workspaceId, documentId: page.id, decidedLimit: 0 })).find(
+    (p) => p.idempotencyKey === idempotencyKey,
+  );
+  return { envelope: result, proposalId: fresh?.auditId ?? null };
+});

@@ -1,0 +1,64 @@
+import { TOOL_NAMES, type ToolName, type WriteToolName } from "@mnote/contract";
+import type { AccessFacts, TokenRecord } from "@mnote/kernel";
+import { hasAccess } from "../../access";
+import { contractToolSpec, type ToolSpec } from "../../tool-spec";
+import { revertToolSpec } from "./revert-tool";
+
+/**
+ * The server's rules for what a person may do with a proposal or an applied write (decision 0016). The
+ * panel shows their answers (`decidable`, `partiallyApplicable`, `revertable`) and repeats none of them.
+ */
+
+export const isToolName = (name: string): name is ToolName => (TOOL_NAMES as string[]).includes(name);
+
+/** The checks a proposal's tool puts in front of a decision on it: its capability and page access. */
+export function proposalToolSpec(toolName: string): ToolSpec | null {
+  if (isToolName(toolName)) return contractToolSpec(toolName);
+  if (toolName === revertToolSpec.name) return revertToolSpec;
+  return null;
+}
+
+/**
+ * Whoever may approve a proposal may decide on it: approval runs the proposal's tool with the person's
+ * token, so its checks decide — the token's scopes hold the tool's capability, and the person has the
+ * page access the tool needs (a viewer reads a proposal but decides nothing).
+ */
+export function mayDecide(facts: AccessFacts, token: TokenRecord, toolName: string): boolean {
+  const spec = proposalToolSpec(toolName);
+  return spec !== null && hasAccess(facts, spec.access) && token.scopes.includes(spec.capability);
+}
+
+/**
+ * Which write tools a person may apply change by change: those whose proposal is a list of block changes
+ * the server can cut. Typed over every write tool, so a new tool does not compile until it is placed here.
+ */
+const CUT_BY_CHANGE = {
+  "mnote.page.save": true,
+  "mnote.page.edit": true,
+  "mnote.page.update_title": false,
+  "mnote.page.update_options": false,
+  "mnote.artifact.create_summary": false,
+  "mnote.artifact.create_ai_note": false,
+} satisfies Record<WriteToolName, boolean>;
+
+export function cutsByChange(toolName: string): toolName is "mnote.page.save" | "mnote.page.edit" {
+  return (CUT_BY_CHANGE as Record<string, boolean>)[toolName] === true;
+}
+
+/**
+ * Writes that change a page's title, options or body: what a revert can take back. Typed like
+ * `CUT_BY_CHANGE`. Artifacts hang off the page and are not part of its revisions.
+ */
+const CHANGES_THE_PAGE = {
+  "mnote.page.save": true,
+  "mnote.page.edit": true,
+  "mnote.page.update_title": true,
+  "mnote.page.update_options": true,
+  "mnote.artifact.create_summary": false,
+  "mnote.artifact.create_ai_note": false,
+} satisfies Record<WriteToolName, boolean>;
+
+export function changesThePage(toolName: string): boolean {
+  return (CHANGES_THE_PAGE as Record<string, boolean>)[toolName] === true;
+}
+
