@@ -3,7 +3,6 @@ import {
   OutputEnvelopeSchema,
   outputEnvelopeSchema,
   type ToolErrorCode,
-  TOOL_NAMES,
   TOOLS,
   type ToolName,
   toolResultSchema,
