@@ -20,6 +20,10 @@ const task = process.argv[2];
 pnpm("install", "--frozen-lockfile", "--reporter=append-only");
 if (task === "test") {
   run(process.execPath, [join(root, "scripts", "check-cycles.mjs")]);
+  // Lint (type-aware, per package, cached by turbo and ESLint) and the format check come before the long tests, so a
+  // floating promise or a process.env outside the config modules fails in a minute, not after the suites.
+  pnpm("run", "lint");
+  pnpm("run", "format:check");
   pnpm("exec", "turbo", "run", "typecheck", "test", "--continue", "--concurrency=2", "--output-logs=new-only", "--log-order=grouped");
   run(process.execPath, [join(root, "scripts", "e2e.mjs")]);
 } else if (task === "start") {

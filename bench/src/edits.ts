@@ -51,7 +51,7 @@ async function byReplace(w: BenchWorld, page: string, n: number) {
   const traffic = new Traffic(w, page);
   const blocks: Block[] = [];
   let cursor: string | undefined;
-  let revision = 0;
+  let revision: number;
   do {
     const result = await traffic.call("mnote.page.get", cursor ? { cursor, includeBody: false, includeOptions: false } : {});
     blocks.push(...(result.blocks as Block[]));

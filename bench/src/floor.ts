@@ -264,7 +264,7 @@ export async function breakdownRouterWrite(writes: number) {
       record(label(String(sql)), elapsed);
     }
   };
-  let wallMs = 0;
+  let wallMs: number;
   try {
     const world = await benchWorld("breakdown");
     const pages: string[] = [];

@@ -81,7 +81,9 @@ async function startPanel(databaseUrl: string): Promise<Started> {
 
 async function stop(started: Started[]) {
   for (const { child } of started) if (child.exitCode === null) child.kill("SIGTERM");
-  await Promise.all(started.map(({ child }) => (child.exitCode !== null ? null : new Promise((resolve) => child.once("exit", resolve)))));
+  await Promise.all(
+    started.filter(({ child }) => child.exitCode === null).map(({ child }) => new Promise((resolve) => child.once("exit", resolve))),
+  );
 }
 
 /** The page's change events, read from a panel's `/api/trpc` as the browser's EventSource would. */

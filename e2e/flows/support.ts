@@ -17,6 +17,8 @@ export { e2eState };
 
 /** Every flow's `page` talks to the panel the global setup started. */
 export const test = base.extend({
+  // Playwright reads a fixture's dependencies from its first parameter, which must be an object pattern.
+  // eslint-disable-next-line no-empty-pattern
   baseURL: async ({}, use) => use(e2eState().webUrl),
 });
 
@@ -136,9 +138,9 @@ const sessions = new Map<string, Cookie[]>();
  * Sign in through the dev picker on /signin (it issues a 12-hour person token in the
  * session cookie) and land on the home page. A user already signed in once in this
  * worker gets that session cookie again without the round trip, and the page stays
- * where it is, unless `fresh` asks for the picker anyway.
+ * where it is, unless `fresh` asks for the picker anyway. `user`: a demo user's key (DemoUserKey) or any user id.
  */
-export async function signIn(page: Page, user: DemoUserKey | string, { fresh = false }: { fresh?: boolean } = {}) {
+export async function signIn(page: Page, user: string, { fresh = false }: { fresh?: boolean } = {}) {
   const userId = user in DEMO_USER_IDS ? DEMO_USER_IDS[user as DemoUserKey] : user;
   const saved = sessions.get(userId);
   if (saved && !fresh) {

@@ -84,7 +84,7 @@ describe.each(TOOL_NAMES)("auth over HTTP: %s", (tool) => {
     // The token holds page.read only; asking for more is refused even for a read.
     await expectDenied(tool, world.envelope(tool), bearer(readOnly), "mnote_tool_permission_denied", M.scopeExceedsToken);
     const needed = TOOLS[tool].capability;
-    const without = world.ALL.filter((c) => c !== needed) as Capability[];
+    const without = world.ALL.filter<Capability>((c): c is Capability => c !== needed);
     await expectDenied(tool, world.envelope(tool, { capabilityScope: without }), bearer(world.tokens.owner), "mnote_tool_permission_denied", M.scopeMissing(needed));
     if (needed !== "page.read") {
       // A read-only token asking for exactly what it holds still cannot write.

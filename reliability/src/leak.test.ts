@@ -182,7 +182,10 @@ describe("leak: the panel's audit view", () => {
         );
         expect(refused, `${user} listed the private page's audit`).not.toBeNull();
         expect({ code: refused!.code, message: refused!.message }).toEqual({ code: missing!.code, message: missing!.message });
-        expectNoSecret({ message: refused!.message, cause: String((refused as { cause?: unknown }).cause ?? "") }, `${user}'s refusal`);
+        const cause = (refused as { cause?: unknown }).cause;
+        // The whole cause, not "[object Object]": a secret in any of its fields must be found.
+        const causeText = cause instanceof Error ? `${cause.name}: ${cause.message}` : JSON.stringify(cause ?? "");
+        expectNoSecret({ message: refused!.message, cause: causeText }, `${user}'s refusal`);
       }
     }
   });

@@ -1,6 +1,7 @@
 import { connect, type Socket } from "node:net";
 import { spawn } from "node:child_process";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { type BridgeOptions, startBridge, type RunningBridge } from "@mnote/hermes-bridge";
@@ -124,7 +125,7 @@ function slowClient(port: number, head: string, trickle: boolean, everyMs = 200)
     let bytesSent = 0;
     let timer: NodeJS.Timeout | undefined;
     socket.setEncoding("utf8");
-    socket.on("data", (chunk) => (received += chunk));
+    socket.on("data", (chunk: string) => (received += chunk)); // setEncoding("utf8"): strings
     socket.on("error", () => undefined);
     socket.on("close", () => {
       clearInterval(timer);
@@ -187,9 +188,20 @@ describe("a caller's text comes back only in short", () => {
 const BRIDGE_BIN = join(import.meta.dirname, "..", "..", "apps", "hermes-bridge", "bin", "mnote-bridge.mjs");
 const CLI_BIN = join(import.meta.dirname, "..", "..", "apps", "cli", "bin", "mnote.mjs");
 
-function run(bin: string, args: string[], env: Record<string, string>, stdin = ""): Promise<{ code: number | null; stdout: string; stderr: string }> {
+const PANEL_INSTRUMENTATION = join(import.meta.dirname, "..", "..", "apps", "web", "src", "instrumentation.ts");
+
+function run(
+  bin: string,
+  args: string[],
+  env: Record<string, string>,
+  stdin = "",
+  nodeArgs: string[] = [],
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [bin, ...args], { env: { PATH: process.env.PATH ?? "", ...env }, stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [...nodeArgs, bin, ...args], {
+      env: { PATH: process.env.PATH ?? "", ...env },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (chunk: Buffer) => {
@@ -216,12 +228,14 @@ describe("configuration is checked at start", () => {
       MNOTE_IDEMPOTENCY_TTL_HOURS: "abc",
       MNOTE_BRIDGE_REQUEST_TIMEOUT_SECONDS: "-5",
       MNOTE_BRIDGE_LOG_LEVEL: "loud",
+      MNOTE_PG_POOL_MAX: "0",
     });
     expect(stdout).not.toContain("listening on");
     expect(code).toBe(2);
     expect(stderr).toContain("MNOTE_IDEMPOTENCY_TTL_HOURS must be a number");
     expect(stderr).toContain("MNOTE_BRIDGE_REQUEST_TIMEOUT_SECONDS");
     expect(stderr).toContain("MNOTE_BRIDGE_LOG_LEVEL");
+    expect(stderr).toContain("MNOTE_PG_POOL_MAX must be an integer");
   }, 60_000);
 
   it("mcp --stdio refuses the same way", async () => {
@@ -238,5 +252,42 @@ describe("configuration is checked at start", () => {
     expect(code).toBe(2);
     const answer = JSON.parse(stdout) as { error: string; problems: string[] };
     expect(answer.problems).toEqual([expect.stringContaining("MNOTE_IDEMPOTENCY_TTL_HOURS")]);
+  }, 60_000);
+
+  // The panel checks its configuration in Next's instrumentation hook, which Next runs once before serving. Here
+  // the hook runs in a plain Node process (no build needed): the same module, the same exit.
+  const startPanel = (env: Record<string, string>) =>
+    run(
+      "--input-type=module",
+      [
+        "-e",
+        `const { register } = await import(${JSON.stringify(pathToFileURL(PANEL_INSTRUMENTATION).href)});
+         await register();
+         console.log("panel configuration accepted");`,
+      ],
+      { NEXT_RUNTIME: "nodejs", ...env },
+      "",
+      ["--import", "tsx"],
+    );
+
+  it("the panel refuses to start on a bad value, naming every bad variable (exit 2)", async () => {
+    const { code, stdout, stderr } = await startPanel({
+      MNOTE_IDEMPOTENCY_TTL_HOURS: "abc",
+      MNOTE_SECURE_COOKIES: "yes",
+      MNOTE_PG_STATEMENT_TIMEOUT_MS: "soon",
+    });
+    expect(stdout).not.toContain("accepted");
+    expect(code).toBe(2);
+    expect(stderr).toContain("[panel] invalid configuration");
+    expect(stderr).toContain("MNOTE_IDEMPOTENCY_TTL_HOURS must be a number");
+    expect(stderr).toContain("MNOTE_SECURE_COOKIES must be one of 0, 1");
+    expect(stderr).toContain("MNOTE_PG_STATEMENT_TIMEOUT_MS must be an integer");
+  }, 60_000);
+
+  it("the panel starts on a good configuration (the same check lets it through)", async () => {
+    const { code, stdout, stderr } = await startPanel({ MNOTE_IDEMPOTENCY_TTL_HOURS: "48", MNOTE_SECURE_COOKIES: "1" });
+    expect(stderr).toBe("");
+    expect(stdout).toContain("panel configuration accepted");
+    expect(code).toBe(0);
   }, 60_000);
 });

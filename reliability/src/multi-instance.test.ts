@@ -1,6 +1,5 @@
 import { createServer, request as httpRequest, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { join } from "node:path";
 import { openPostgresDriver, SqlKernel, type SqlDriver } from "@mnote/kernel";
 import { freshSchemaName, postgresAvailability } from "@mnote/kernel/conformance";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";

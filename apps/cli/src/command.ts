@@ -1,10 +1,12 @@
 import type { SqlKernel } from "@mnote/kernel";
-import type { ToolsSettings } from "@mnote/tools";
+import type { Env } from "@mnote/tools";
 import type { ParsedArgs } from "./args";
+import type { CliConfig } from "./config";
 
 export interface CliIo {
   stdin: () => Promise<string>;
-  env: NodeJS.ProcessEnv;
+  /** The environment the configuration is read from (config.ts); the process's own when absent. */
+  env?: Env;
   /** Where JSON and help text go (process.stdout unless a test runs the CLI in its own process). */
   stdout: (text: string) => void;
   stderr: (text: string) => void;
@@ -21,7 +23,7 @@ export interface Command {
     args: ParsedArgs;
     kernel: () => Promise<SqlKernel>;
     io: CliIo;
-    /** The router's settings, read from the environment and checked once at start. */
-    settings: ToolsSettings;
+    /** The CLI's configuration, read from the environment and checked once at start. */
+    config: CliConfig;
   }): Promise<{ output: unknown; exitCode?: number }>;
 }

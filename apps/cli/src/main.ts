@@ -1,7 +1,8 @@
-import { openKernel, type SqlKernel } from "@mnote/kernel";
-import { ConfigError, ConfigReader, toolsSettingsFromEnv } from "@mnote/tools";
+import { DEFAULT_DATABASE_URL, openKernel, type SqlKernel } from "@mnote/kernel";
+import { ConfigError } from "@mnote/tools";
 import { parseArgs, UsageError } from "./args";
 import type { CliIo, Command } from "./command";
+import { readCliConfig } from "./config";
 import { adminCommands } from "./commands/admin";
 import { callCommand } from "./commands/call";
 import { demoCommand } from "./commands/demo";
@@ -18,7 +19,7 @@ async function readStdin(): Promise<string> {
 }
 
 function usage(): string {
-  return ["usage:", ...COMMANDS.map((c) => `  ${c.usage}`), "", "MNOTE_DATABASE_URL: file:PATH (default file:./.mnote/mnote.db) or postgres://…"].join("\n");
+  return ["usage:", ...COMMANDS.map((c) => `  ${c.usage}`), "", `MNOTE_DATABASE_URL: file:PATH (default ${DEFAULT_DATABASE_URL}) or postgres://… (MNOTE_PG_POOL_MAX, MNOTE_PG_STATEMENT_TIMEOUT_MS)`].join("\n");
 }
 
 /** `mnote admin member remove --help`: that command; `mnote admin --help`: every command that starts so. */
@@ -30,7 +31,6 @@ function help(words: string[], command: Command | undefined): string {
 
 const PROCESS_IO: CliIo = {
   stdin: readStdin,
-  env: process.env,
   stdout: (text) => void process.stdout.write(text),
   stderr: (text) => void process.stderr.write(text),
 };
@@ -47,18 +47,16 @@ export async function main(argv: string[], io: CliIo = PROCESS_IO): Promise<numb
     return 2;
   }
   let kernel: SqlKernel | undefined;
-  const open = async () => (kernel ??= await openKernel(io.env.MNOTE_DATABASE_URL));
   try {
     // The configuration is checked before any command runs: a bad value is a usage error, not a failed write later.
-    const config = new ConfigReader(io.env);
-    const settings = toolsSettingsFromEnv(config);
-    config.done();
-    const { output, exitCode = 0 } = await command.run({ args: parseArgs(argv.slice(command.words.length)), kernel: open, io, settings });
+    const config = readCliConfig(io.env);
+    const open = async () => (kernel ??= await openKernel(config.database.url, config.database.options));
+    const { output, exitCode = 0 } = await command.run({ args: parseArgs(argv.slice(command.words.length)), kernel: open, io, config });
     io.stdout(`${JSON.stringify(output, null, 2)}\n`);
     return exitCode;
   } catch (error) {
     if (error instanceof ConfigError) {
-      process.stdout.write(`${JSON.stringify({ error: error.message, problems: error.problems })}\n`);
+      io.stdout(`${JSON.stringify({ error: error.message, problems: error.problems })}\n`);
       return 2;
     }
     if (error instanceof UsageError) {

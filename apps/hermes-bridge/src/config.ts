@@ -1,8 +1,12 @@
+// This module is where the bridge process reads its environment (the lint rule on `process.env` allows it here and
+// nowhere else in the bridge): each command's configuration is read and checked once, before anything opens.
 import { LIMITS } from "@mnote/contract";
 import { RESULT_FORM_ENV, RESULT_FORMS } from "./hermes/model-text";
 import {
   type AuthFailureLimitSettings,
   ConfigReader,
+  databaseSettingsFromEnv,
+  type DatabaseSettings,
   DEFAULT_AUTH_FAILURE_LIMIT,
   DEFAULT_RATE_LIMIT,
   type Env,
@@ -104,7 +108,7 @@ export function readBridgeSettings(config: ConfigReader): Partial<BridgeSettings
   return settings;
 }
 
-export function resolveSettings(options: Partial<BridgeSettings>, env: Env = process.env): BridgeSettings {
+export function resolveSettings(options: Partial<BridgeSettings>, env: Env): BridgeSettings {
   const defined = Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) as Partial<BridgeSettings>;
   return {
     bodyLimit: DEFAULT_BODY_LIMIT,
@@ -125,35 +129,45 @@ export function resolveSettings(options: Partial<BridgeSettings>, env: Env = pro
 export interface ServeConfig {
   port: number;
   host: string;
-  databaseUrl: string | undefined;
+  database: DatabaseSettings;
   logLevel: (typeof LOG_LEVELS)[number];
   settings: Partial<BridgeSettings>;
 }
 
-export function readServeConfig(env: Env, flags: { port?: string; host?: string }): ServeConfig {
+export function readServeConfig(flags: { port?: string; host?: string }, env: Env = process.env): ServeConfig {
   const config = new ConfigReader({ ...env, MNOTE_BRIDGE_PORT: flags.port ?? env.MNOTE_BRIDGE_PORT });
   const port = config.number("MNOTE_BRIDGE_PORT", { min: 0, max: 65535, integer: true, unit: "--port or MNOTE_BRIDGE_PORT" });
   const logLevel = config.oneOf("MNOTE_BRIDGE_LOG_LEVEL", LOG_LEVELS);
+  const database = databaseSettingsFromEnv(config);
   const settings = readBridgeSettings(config);
   config.done();
   return {
     port: port ?? DEFAULT_PORT,
     host: flags.host ?? config.raw("MNOTE_BRIDGE_HOST") ?? DEFAULT_HOST,
-    databaseUrl: config.raw("MNOTE_DATABASE_URL"),
+    database,
     logLevel: logLevel ?? "info",
     settings,
   };
 }
 
 /** `mnote-bridge mcp --stdio`: the router's and the rate limit's settings, checked. */
-export function readStdioConfig(env: Env) {
+export function readStdioConfig(env: Env = process.env) {
   const config = new ConfigReader(env);
+  const database = databaseSettingsFromEnv(config);
   const logLevel = config.oneOf("MNOTE_BRIDGE_LOG_LEVEL", LOG_LEVELS);
   // `hermes` when Hermes Agent spawns the bridge (the printed Hermes config sets it); default standard.
   const resultForm = config.oneOf(RESULT_FORM_ENV, RESULT_FORMS) ?? "standard";
   const settings = readBridgeSettings(config);
   config.done();
-  return { databaseUrl: config.raw("MNOTE_DATABASE_URL"), token: config.raw("MNOTE_TOKEN"), logLevel: logLevel ?? "info", resultForm, settings };
+  return { database, token: config.raw("MNOTE_TOKEN"), logLevel: logLevel ?? "info", resultForm, settings };
+}
+
+/** `mnote-bridge hermes install | config`: where Hermes keeps its files and which database a stdio bridge opens. */
+export function readHermesConfig(env: Env = process.env) {
+  const config = new ConfigReader(env);
+  const database = databaseSettingsFromEnv(config);
+  config.done();
+  return { hermesHome: config.raw("HERMES_HOME"), databaseUrl: database.url };
 }
 
 const LOOPBACK = ["localhost", "127.0.0.1", "[::1]"];

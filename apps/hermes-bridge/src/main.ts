@@ -2,7 +2,7 @@ import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { DEFAULT_DATABASE_URL, openKernel } from "@mnote/kernel";
 import { ConfigError, DEFAULT_RATE_LIMIT } from "@mnote/tools";
-import { readServeConfig, readStdioConfig } from "./config";
+import { readHermesConfig, readServeConfig, readStdioConfig } from "./config";
 import { generateHermesSchemas } from "./hermes/generate-schemas";
 import { hermesMcpConfig, installHermesPlugin, installMessage } from "./hermes/install";
 import { startBridge } from "./http/server";
@@ -21,7 +21,8 @@ Usage:
   mnote-bridge hermes config [--url URL]    print the mcp_servers block for ~/.hermes/config.yaml
   mnote-bridge hermes schemas [DIR]         regenerate hermes-plugin/mnote/tool_schemas.json
 
-Environment: MNOTE_DATABASE_URL (default ${DEFAULT_DATABASE_URL}), MNOTE_TOKEN (stdio),
+Environment: MNOTE_DATABASE_URL (default ${DEFAULT_DATABASE_URL}), MNOTE_PG_POOL_MAX, MNOTE_PG_STATEMENT_TIMEOUT_MS,
+MNOTE_TOKEN (stdio), HERMES_HOME (hermes install),
 MNOTE_RESULT_FORM (stdio: "hermes" for Hermes Agent; over HTTP the X-Mnote-Result-Form header),
 MNOTE_BRIDGE_PORT, MNOTE_BRIDGE_HOST, MNOTE_BRIDGE_BODY_LIMIT, MNOTE_BRIDGE_RATE_LIMIT_RPS,
 MNOTE_BRIDGE_RATE_LIMIT_BURST, MNOTE_BRIDGE_ALLOWED_HOSTS, MNOTE_BRIDGE_ALLOWED_ORIGINS,
@@ -42,8 +43,8 @@ async function serve(argv: string[]) {
     options: { port: { type: "string" }, host: { type: "string" } },
   });
   // Every setting is read and checked here, once, before anything opens (a bad one stops the start).
-  const config = readServeConfig(process.env, values);
-  const kernel = await openKernel(config.databaseUrl);
+  const config = readServeConfig(values);
+  const kernel = await openKernel(config.database.url, config.database.options);
   const bridge = await startBridge({
     kernel,
     port: config.port,
@@ -63,17 +64,18 @@ async function serve(argv: string[]) {
     await kernel.close();
     process.exit(0);
   };
-  process.once("SIGINT", stop);
-  process.once("SIGTERM", stop);
+  // Nothing awaits a signal handler; a failed close surfaces as an unhandled rejection and a non-zero exit.
+  process.once("SIGINT", () => void stop());
+  process.once("SIGTERM", () => void stop());
 }
 
 async function mcp(argv: string[]) {
   const { values } = parseArgs({ args: argv, options: { stdio: { type: "boolean", default: false } } });
   if (!values.stdio) fail("mcp needs --stdio (the HTTP transport is served by `mnote-bridge serve` at /mcp)");
   // stdout carries the protocol: every log line goes to stderr.
-  const config = readStdioConfig(process.env);
+  const config = readStdioConfig();
   const logger = createLogger({ destination: process.stderr as never, level: config.logLevel });
-  const kernel = await openKernel(config.databaseUrl);
+  const kernel = await openKernel(config.database.url, config.database.options);
   const { closed } = await runStdio({
     kernel,
     logger,
@@ -87,21 +89,22 @@ async function mcp(argv: string[]) {
     process.exit(0);
   };
   void closed.then(stop);
-  process.once("SIGINT", stop);
-  process.once("SIGTERM", stop);
+  // Nothing awaits a signal handler; a failed close surfaces as an unhandled rejection and a non-zero exit.
+  process.once("SIGINT", () => void stop());
+  process.once("SIGTERM", () => void stop());
 }
 
 function hermes(argv: string[]) {
   const [sub, ...rest] = argv;
   if (sub === "install") {
     const { values } = parseArgs({ args: rest, options: { dir: { type: "string" }, url: { type: "string" } } });
-    const { dir } = installHermesPlugin({ dir: values.dir });
+    const { dir } = installHermesPlugin({ dir: values.dir, hermesHome: readHermesConfig().hermesHome });
     process.stdout.write(`${installMessage(dir, values.url)}\n`);
     return;
   }
   if (sub === "config") {
     const { values } = parseArgs({ args: rest, options: { url: { type: "string" } } });
-    process.stdout.write(hermesMcpConfig({ url: values.url }));
+    process.stdout.write(hermesMcpConfig({ url: values.url, databaseUrl: readHermesConfig().databaseUrl }));
     return;
   }
   if (sub === "schemas") {

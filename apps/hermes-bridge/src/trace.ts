@@ -5,7 +5,7 @@ const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(
 
 /** The 32-hex trace id of a W3C `traceparent` header, or null when it is absent or invalid. */
 export function traceIdFromTraceparent(header: unknown): string | null {
-  const value = Array.isArray(header) ? header[0] : header;
+  const value: unknown = Array.isArray(header) ? header[0] : header;
   if (typeof value !== "string" || value.length > 512) return null;
   const match = TRACEPARENT.exec(value.trim());
   if (!match) return null;

@@ -1,5 +1,4 @@
-import { readFileSync } from "node:fs";
-import { mkdtempSync, readdirSync, rmSync, writeFileSync, mkdirSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -174,7 +173,7 @@ describe("Hermes plugin files", () => {
       writeFileSync(join(foreign, "keep.txt"), "mine");
       expect(() => installHermesPlugin({ dir: foreign })).toThrow(/refusing/);
       expect(readFileSync(join(foreign, "keep.txt"), "utf8")).toBe("mine");
-      expect(installHermesPlugin({ env: { HERMES_HOME: join(root, "hh") } }).dir).toBe(join(root, "hh", "plugins", "mnote"));
+      expect(installHermesPlugin({ hermesHome: join(root, "hh") }).dir).toBe(join(root, "hh", "plugins", "mnote"));
     } finally {
       rmSync(root, { recursive: true, force: true });
     }

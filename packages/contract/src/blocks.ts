@@ -23,7 +23,7 @@ export const BlockSchema = z.discriminatedUnion("type", [
 ]);
 export type Block = z.infer<typeof BlockSchema>;
 export type BlockType = Block["type"];
-export const BLOCK_TYPES = BlockSchema.options.map((o) => o.shape.type.value) as BlockType[];
+export const BLOCK_TYPES = BlockSchema.options.map<BlockType>((o) => o.shape.type.value);
 
 /**
  * What a caller may send: the id is optional for new blocks (the server assigns a

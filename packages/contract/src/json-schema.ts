@@ -159,7 +159,7 @@ export function portableJsonSchema(schema: JsonSchema): JsonSchema {
     } else if ((key === "items" || key === "additionalProperties") && isRecord(value)) {
       node[key] = portableJsonSchema(value);
     } else if ((key === "oneOf" || key === "anyOf") && Array.isArray(value)) {
-      node[key] = value.map((branch) => (isRecord(branch) ? portableJsonSchema(branch) : branch));
+      node[key] = (value as unknown[]).map((branch) => (isRecord(branch) ? portableJsonSchema(branch) : branch));
     } else {
       node[key] = value;
     }
@@ -207,9 +207,10 @@ function lengthNote(schema: JsonSchema): string | undefined {
 }
 
 function nullable(schema: JsonSchema): JsonSchema {
-  if (Array.isArray(schema.anyOf)) return { ...schema, anyOf: [...schema.anyOf, { type: "null" }] };
-  const types = Array.isArray(schema.type) ? schema.type : [schema.type];
-  const enumValues = Array.isArray(schema.enum) ? { enum: [...schema.enum, null] } : {};
+  // Array.isArray narrows `unknown` to `any[]`: say what the elements are.
+  if (Array.isArray(schema.anyOf)) return { ...schema, anyOf: [...(schema.anyOf as unknown[]), { type: "null" }] };
+  const types: unknown[] = Array.isArray(schema.type) ? schema.type : [schema.type];
+  const enumValues = Array.isArray(schema.enum) ? { enum: [...(schema.enum as unknown[]), null] } : {};
   return { ...schema, type: [...types, "null"], ...enumValues };
 }
 

@@ -31,6 +31,7 @@ export function storable<S extends z.ZodString>(schema: S) {
 }
 
 /** No control characters: ids end up in logs and headers. */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point of this pattern
 export const PRINTABLE = /^[^\u0000-\u001f\u007f]+$/;
 
 /**

@@ -50,7 +50,11 @@ describe("reviewRows", () => {
         const rows = reviewRows(changes);
         expect(changesOf(rows).sort((x, y) => x - y)).toEqual(changes.map((_, i) => i));
         // An untouched stretch is never empty and never counts more blocks than the page has.
-        for (const row of rows) if (row.row === "unchanged") expect(row.blocks).toBeGreaterThan(0), expect(row.blocks).toBeLessThanOrEqual(after.length);
+        for (const row of rows) {
+          if (row.row !== "unchanged") continue;
+          expect(row.blocks).toBeGreaterThan(0);
+          expect(row.blocks).toBeLessThanOrEqual(after.length);
+        }
       }),
     );
   });

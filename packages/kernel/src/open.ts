@@ -7,21 +7,27 @@ import type { PostgresOptions } from "./sql/postgres-driver";
 
 export const DEFAULT_DATABASE_URL = "file:./.mnote/mnote.db";
 
+/** How to open a database besides its URL: each process reads these from its validated configuration. */
+export interface OpenOptions {
+  /** For `postgres://` URLs: pool size and statement timeout (MNOTE_PG_POOL_MAX, MNOTE_PG_STATEMENT_TIMEOUT_MS). */
+  postgres?: Pick<PostgresOptions, "poolMax" | "statementTimeoutMs">;
+}
+
 /**
- * Where the data lives, from `MNOTE_DATABASE_URL`:
+ * Where the data lives, from the URL a process's configuration read (`MNOTE_DATABASE_URL`); the kernel reads no
+ * environment itself:
  * - `file:PATH` (or `:memory:`): SQLite, one machine;
- * - `postgres://…` / `postgresql://…`: a PostgreSQL server shared by any number of instances
- *   (pool size `MNOTE_PG_POOL_MAX`, statement timeout `MNOTE_PG_STATEMENT_TIMEOUT_MS`);
+ * - `postgres://…` / `postgresql://…`: a PostgreSQL server shared by any number of instances;
  * - `pglite:` (memory) or `pglite:PATH`: PostgreSQL in process (PGlite), for trying the PostgreSQL SQL without a server.
  */
-export async function openDriver(url: string = process.env.MNOTE_DATABASE_URL ?? DEFAULT_DATABASE_URL): Promise<SqlDriver> {
+export async function openDriver(url: string = DEFAULT_DATABASE_URL, options: OpenOptions = {}): Promise<SqlDriver> {
   if (url.startsWith("file:")) {
     const path = url.slice("file:".length);
     return openSqliteDriver(path === ":memory:" ? path : resolve(path));
   }
   if (url === ":memory:") return openSqliteDriver(":memory:");
   if (url.startsWith("postgres://") || url.startsWith("postgresql://")) {
-    return openPostgresDriver(url);
+    return openPostgresDriver(url, options.postgres);
   }
   if (url.startsWith("pglite:")) {
     const path = url.slice("pglite:".length);
@@ -43,6 +49,6 @@ export async function openPgliteDriver(options?: PgliteOptions): Promise<SqlDriv
 }
 
 /** Open (and migrate) the kernel named by a database URL. */
-export async function openKernel(url?: string): Promise<SqlKernel> {
-  return SqlKernel.open(await openDriver(url));
+export async function openKernel(url?: string, options?: OpenOptions): Promise<SqlKernel> {
+  return SqlKernel.open(await openDriver(url, options));
 }

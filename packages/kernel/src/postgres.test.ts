@@ -117,30 +117,22 @@ describe.skipIf(!server.available)(`real PostgreSQL${server.available ? "" : " (
       await expect(driver.get(`SELECT pg_sleep(2)`)).rejects.toMatchObject({ code: "57014" });
     });
 
-    it("reads pool size and statement timeout from the environment", async () => {
-      const saved = { pool: process.env.MNOTE_PG_POOL_MAX, timeout: process.env.MNOTE_PG_STATEMENT_TIMEOUT_MS };
-      process.env.MNOTE_PG_POOL_MAX = "2";
-      process.env.MNOTE_PG_STATEMENT_TIMEOUT_MS = "1234";
+    it("keeps its pool size and statement timeout (a process's MNOTE_PG_POOL_MAX and MNOTE_PG_STATEMENT_TIMEOUT_MS)", async () => {
       const applicationName = `mnote_pool_${process.pid}_${Date.now()}`;
+      const driver = await track(
+        openPostgresDriver(server.url, { poolMax: 2, statementTimeoutMs: 1234, applicationName, schema: freshSchemaName(), dropSchemaOnClose: true }),
+      );
+      expect(await driver.get(`SELECT current_setting('statement_timeout') AS t`)).toEqual({ t: "1234ms" });
+      const watcher = new pg.Client({ connectionString: server.url });
+      await watcher.connect();
       try {
-        const driver = await track(openPostgresDriver(server.url, { applicationName, schema: freshSchemaName(), dropSchemaOnClose: true }));
-        expect(await driver.get(`SELECT current_setting('statement_timeout') AS t`)).toEqual({ t: "1234ms" });
-        const watcher = new pg.Client({ connectionString: server.url });
-        await watcher.connect();
-        try {
-          const busy = Array.from({ length: 8 }, () => driver.get(`SELECT pg_sleep(0.2)`));
-          await new Promise((r) => setTimeout(r, 100));
-          const seen = await watcher.query(`SELECT COUNT(*)::int AS n FROM pg_stat_activity WHERE application_name = $1`, [applicationName]);
-          await Promise.all(busy);
-          expect(seen.rows[0].n).toBe(2);
-        } finally {
-          await watcher.end();
-        }
+        const busy = Array.from({ length: 8 }, () => driver.get(`SELECT pg_sleep(0.2)`));
+        await new Promise((r) => setTimeout(r, 100));
+        const seen = await watcher.query(`SELECT COUNT(*)::int AS n FROM pg_stat_activity WHERE application_name = $1`, [applicationName]);
+        await Promise.all(busy);
+        expect(seen.rows[0].n).toBe(2);
       } finally {
-        for (const [key, value] of [["MNOTE_PG_POOL_MAX", saved.pool], ["MNOTE_PG_STATEMENT_TIMEOUT_MS", saved.timeout]] as const) {
-          if (value === undefined) delete process.env[key];
-          else process.env[key] = value;
-        }
+        await watcher.end();
       }
     });
 

@@ -1,3 +1,5 @@
+import { DEFAULT_DATABASE_URL, type OpenOptions } from "@mnote/kernel";
+
 /**
  * Reading configuration from the environment, once per process, at start. Every problem is
  * collected (not just the first), and `done()` refuses the whole configuration with one message
@@ -67,4 +69,25 @@ export class ConfigReader {
   done() {
     if (this.problems.length) throw new ConfigError(this.problems);
   }
+}
+
+/** Where a process's data lives and how to open it: the arguments of `openKernel(url, options)`. */
+export interface DatabaseSettings {
+  url: string;
+  options: OpenOptions;
+}
+
+/**
+ * MNOTE_DATABASE_URL (default `fallbackUrl`, normally the kernel's DEFAULT_DATABASE_URL), and for PostgreSQL
+ * MNOTE_PG_POOL_MAX (connections per process, 1 to 1000, default 10) and MNOTE_PG_STATEMENT_TIMEOUT_MS (0 = none,
+ * default 5000). The same rule for the bridge, the CLI and the panel; problems go on `config`.
+ */
+export function databaseSettingsFromEnv(config: ConfigReader, fallbackUrl: string = DEFAULT_DATABASE_URL): DatabaseSettings {
+  const poolMax = config.number("MNOTE_PG_POOL_MAX", { min: 1, max: 1000, integer: true, unit: "connections" });
+  const statementTimeoutMs = config.number("MNOTE_PG_STATEMENT_TIMEOUT_MS", { min: 0, max: 86_400_000, integer: true, unit: "ms" });
+  const postgres = {
+    ...(poolMax === undefined ? {} : { poolMax }),
+    ...(statementTimeoutMs === undefined ? {} : { statementTimeoutMs }),
+  };
+  return { url: config.raw("MNOTE_DATABASE_URL") ?? fallbackUrl, options: { postgres } };
 }

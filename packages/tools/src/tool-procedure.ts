@@ -4,10 +4,11 @@ import {
   PAGE_CONTENT_IS_DATA,
   TOOL_ERROR_MESSAGES as M,
   type OutputEnvelope,
+  type ToolErrorCode,
   type ToolInput,
   type ToolName,
 } from "@mnote/contract";
-import type { KernelAdapter, KernelCommand } from "@mnote/kernel";
+import type { KernelAdapter, KernelCommand, PageRecord } from "@mnote/kernel";
 import { type CallState, callIdentity, type ParsedEnvelope, successEnvelope } from "./call";
 import type { ToolsContext } from "./context";
 import { fail } from "./failure";
@@ -15,8 +16,6 @@ import { checkCall } from "./middleware/checks";
 import { envelopeAndAudit } from "./middleware/envelope";
 import type { ToolSpec } from "./tool-spec";
 import { publicProcedure } from "./trpc";
-import type { PageRecord } from "@mnote/kernel";
-import type { ToolErrorCode } from "@mnote/contract";
 
 /**
  * The typed input a client sends. Validation is not done by tRPC's input parser

@@ -6,8 +6,8 @@ export const callCommand: Command = {
   words: ["call"],
   usage: "mnote call [--token TOKEN] < envelope.json   (or MNOTE_TOKEN; prints the output envelope)",
     help: "Runs one tool call through the router with an agent token: the input envelope on stdin, the output envelope on stdout; exit 1 when ok is false.",
-  async run({ args, kernel, io, settings }) {
-    const token = optional(args, "token") ?? io.env.MNOTE_TOKEN ?? null;
+  async run({ args, kernel, io, config }) {
+    const token = optional(args, "token") ?? config.token ?? null;
     const text = await io.stdin();
     let envelope: unknown;
     try {
@@ -18,7 +18,7 @@ export const callCommand: Command = {
     const name = (envelope as { toolName?: unknown } | null)?.toolName;
     const output = await callTool(
       // An agent door: the approval policy holds its writes, and a person token is refused (docs/security.md).
-      createToolsContext({ kernel: await kernel(), authorization: token, door: "agent", settings }),
+      createToolsContext({ kernel: await kernel(), authorization: token, door: "agent", settings: config.tools }),
       typeof name === "string" ? name : "",
       envelope,
     );

@@ -8,8 +8,8 @@ export const demoCommand: Command = {
   usage:
     "mnote demo [--credentials FILE] [--force]   (create the demo workspace once, on a database with no other users; print demo ids and tokens)",
   help: "Creates the demo workspace (Ada, Ben, Cy, Dee) once and prints its ids and tokens; later runs reuse them. Refuses a database with users of its own unless --force.",
-  async run({ args, kernel, io }) {
-    const file = optional(args, "credentials") ?? io.env.MNOTE_DEMO_CREDENTIALS ?? join(".mnote", "demo-tokens.json");
+  async run({ args, kernel, config }) {
+    const file = optional(args, "credentials") ?? config.demoCredentials ?? join(".mnote", "demo-tokens.json");
     try {
       const credentials = await ensureDemo(await kernel(), file, { force: args.flags.get("force") === true });
       return { output: { ...DEMO, credentials, credentialsFile: file } };

@@ -2,13 +2,14 @@ import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { DEFAULT_DATABASE_URL } from "@mnote/kernel";
 import { generateHermesSchemas, PLUGIN_SOURCE_DIR } from "./generate-schemas";
 
 export const BRIDGE_BIN = fileURLToPath(new URL("../../bin/mnote-bridge.mjs", import.meta.url));
 
 /** Hermes keeps user plugins in `$HERMES_HOME/plugins` (default `~/.hermes/plugins`). */
-export function defaultPluginDir(env: NodeJS.ProcessEnv = process.env): string {
-  return join(env.HERMES_HOME || join(homedir(), ".hermes"), "plugins", "mnote");
+export function defaultPluginDir(hermesHome: string | undefined): string {
+  return join(hermesHome || join(homedir(), ".hermes"), "plugins", "mnote");
 }
 
 /**
@@ -16,8 +17,8 @@ export function defaultPluginDir(env: NodeJS.ProcessEnv = process.env): string {
  * modules) to DIR, replacing an older copy, with tool_schemas.json generated from the
  * contract this bridge runs; the repository's own files are left as they are.
  */
-export function installHermesPlugin(options: { dir?: string; env?: NodeJS.ProcessEnv } = {}): { dir: string } {
-  const dir = resolve(options.dir ?? defaultPluginDir(options.env));
+export function installHermesPlugin(options: { dir?: string; hermesHome?: string } = {}): { dir: string } {
+  const dir = resolve(options.dir ?? defaultPluginDir(options.hermesHome));
   if (existsSync(dir) && readdirSync(dir).length > 0) {
     // Replace an older copy of this plugin, never anything else someone pointed --dir at.
     const manifest = join(dir, "plugin.yaml");
@@ -56,7 +57,7 @@ export function installMessage(dir: string, bridgeUrl = "http://127.0.0.1:4100")
 /** `mnote-bridge hermes config`: the `mcp_servers` block for `~/.hermes/config.yaml`. */
 export function hermesMcpConfig(options: { url?: string; databaseUrl?: string } = {}): string {
   const url = options.url ?? "http://127.0.0.1:4100/mcp";
-  const databaseUrl = options.databaseUrl ?? process.env.MNOTE_DATABASE_URL ?? "file:./.mnote/mnote.db";
+  const databaseUrl = options.databaseUrl ?? DEFAULT_DATABASE_URL;
   // Hermes starts stdio servers from its own directory: give the database an absolute path.
   const absoluteDb = databaseUrl.startsWith("file:") && databaseUrl !== "file::memory:"
     ? `file:${resolve(databaseUrl.slice("file:".length))}`

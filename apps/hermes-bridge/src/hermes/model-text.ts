@@ -51,6 +51,6 @@ export const RESULT_FORM_ENV = "MNOTE_RESULT_FORM";
 
 /** `hermes` (any case, spaces around) selects the Hermes form; anything else, or nothing, the standard one. */
 export function parseResultForm(value: unknown): ResultForm {
-  const first = Array.isArray(value) ? value[0] : value;
+  const first: unknown = Array.isArray(value) ? value[0] : value;
   return typeof first === "string" && first.trim().toLowerCase() === "hermes" ? "hermes" : "standard";
 }

@@ -13,7 +13,7 @@ import {
 import type { BridgeContext } from "../context";
 import { headerValue } from "../ids";
 import { type BridgeLogger, createLogger } from "../logging";
-import { AuthFailureLimiter, RateLimiter, type SharedWindowCounter } from "@mnote/tools";
+import { AuthFailureLimiter, type Env, RateLimiter, type SharedWindowCounter } from "@mnote/tools";
 import { sendJson } from "./body";
 import { McpHttpEndpoint } from "./mcp-endpoint";
 import { handleToolCall, handleWhoami, toolListing } from "./tool-endpoint";
@@ -25,8 +25,12 @@ export interface BridgeOptions extends Partial<BridgeSettings> {
   /** Default 127.0.0.1. */
   host?: string;
   logger?: BridgeLogger;
-  /** Where unset settings come from (default process.env). */
-  env?: NodeJS.ProcessEnv;
+  /**
+   * Variables to read unset settings from (default none: the built-in defaults). `mnote-bridge serve` reads the
+   * process's environment once in config.ts and passes the settings themselves; a bridge started in process
+   * (tests, benchmarks) never picks up the environment of the process around it by accident.
+   */
+  env?: Env;
   /**
    * Where failed authentications are counted across instances; default the kernel's fixed-window
    * counter when it has one, so several bridges on one database share the per-address budget.
@@ -96,7 +100,7 @@ async function handleHealth(kernel: KernelAdapter, path: string, res: ServerResp
  */
 export async function startBridge(options: BridgeOptions): Promise<RunningBridge> {
   const { kernel, port = DEFAULT_PORT, host = DEFAULT_HOST, logger = createLogger(), env, failureCounter, ...overrides } = options;
-  const settings = resolveSettings(overrides, env);
+  const settings = resolveSettings(overrides, env ?? {});
   const sharedCounter =
     failureCounter !== undefined ? failureCounter : kernel.countInWindow ? kernel.countInWindow.bind(kernel) : null;
   const ctx: BridgeContext = {
@@ -180,7 +184,8 @@ export async function startBridge(options: BridgeOptions): Promise<RunningBridge
       .purgeExpiredIdempotency(new Date().toISOString())
       .then((purged) => purged > 0 && logger.info({ purged }, "expired idempotency records removed"))
       .catch((error: unknown) => logger.warn({ errorType: error instanceof Error ? error.name : typeof error }, "idempotency sweep failed"));
-  const sweep = setInterval(purgeExpired, IDEMPOTENCY_SWEEP_MS);
+  // purgeExpired catches its own failure, so nothing is lost by not awaiting it.
+  const sweep = setInterval(() => void purgeExpired(), IDEMPOTENCY_SWEEP_MS);
   sweep.unref();
   const urlHost = address.family === "IPv6" ? `[${address.address}]` : address.address;
   const url = `http://${urlHost === "0.0.0.0" || urlHost === "[::]" ? "127.0.0.1" : urlHost}:${address.port}`;

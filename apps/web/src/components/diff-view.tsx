@@ -7,6 +7,9 @@ import { memo, useMemo, useRef, useState } from "react";
 import { type BlockTarget, useFocusBlock } from "./block-focus";
 import { blockLabel } from "./blocks";
 
+/** An attribute value as text: an object (a future attribute) as JSON, never "[object Object]". */
+const shown = (value: unknown) => (typeof value === "object" && value !== null ? JSON.stringify(value) : String(value));
+
 /** Word-level inline diff inside one changed text. */
 export function WordDiff({ before, after }: { before: string; after: string }) {
   return (
@@ -41,8 +44,8 @@ function attributeChanges(before: Block, after: Block): { what: string; from: st
         : key === "level"
           ? { what: "heading level", from: String(left[key]), to: String(right[key]) }
           : key === "language"
-            ? { what: "code language", from: String(left[key] || "none"), to: String(right[key] || "none") }
-            : { what: key, from: String(left[key] ?? "—"), to: String(right[key] ?? "—") },
+            ? { what: "code language", from: shown(left[key] || "none"), to: shown(right[key] || "none") }
+            : { what: key, from: shown(left[key] ?? "—"), to: shown(right[key] ?? "—") },
     );
 }
 

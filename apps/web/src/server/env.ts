@@ -1,10 +1,10 @@
 import { resolve } from "node:path";
-import { ConfigReader, type ToolsSettings, toolsSettingsFromEnv } from "@mnote/tools";
+import { ConfigReader, databaseSettingsFromEnv, type DatabaseSettings, type ToolsSettings, toolsSettingsFromEnv } from "@mnote/tools";
 
 /** The panel's whole configuration, read from the environment once and checked as one. */
 export interface PanelEnv {
-  /** MNOTE_DATABASE_URL; `npm start` passes an absolute URL, the fallback is the repository's default database. */
-  databaseUrl: string;
+  /** MNOTE_DATABASE_URL (+ MNOTE_PG_*); `npm start` passes an absolute URL, the fallback is the repository's default database. */
+  database: DatabaseSettings;
   /** MNOTE_SECURE_COOKIES=1 (0 or unset: off): required whenever the panel is served over HTTPS. */
   secureCookies: boolean;
   /** MNOTE_PANEL_ORIGINS: comma-separated origins allowed to send changes besides the panel's own. */
@@ -66,13 +66,14 @@ export function readPanelEnv(env: Record<string, string | undefined>): PanelEnv 
   const secure = config.oneOf("MNOTE_SECURE_COOKIES", ["0", "1"]);
   const tools = toolsSettingsFromEnv(config);
   const hermes = readHermes(config);
+  const database = databaseSettingsFromEnv(config, `file:${resolve(process.cwd(), "../../.mnote/mnote.db")}`);
   const allowedOrigins = list(config.raw("MNOTE_PANEL_ORIGINS"), (origin) => origin.replace(/\/+$/, ""));
   for (const origin of allowedOrigins) {
     if (!/^https?:\/\/[^/\s]+$/.test(origin)) config.problem(`MNOTE_PANEL_ORIGINS: ${JSON.stringify(origin.slice(0, 100))} is not an origin like https://panel.example.com`);
   }
   config.done();
   return {
-    databaseUrl: config.raw("MNOTE_DATABASE_URL") ?? `file:${resolve(process.cwd(), "../../.mnote/mnote.db")}`,
+    database,
     secureCookies: secure === "1",
     allowedOrigins,
     devSignInUsers: list(config.raw("MNOTE_DEV_SIGNIN_USERS")),

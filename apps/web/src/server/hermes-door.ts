@@ -71,7 +71,7 @@ interface RunOwner {
 const RUN_TTL_MS = 60 * 60 * 1000;
 const MAX_RUNS = 2_000;
 const shared = globalThis as { __mnoteHermesRuns?: Map<string, RunOwner> };
-const runs = () => (shared.__mnoteHermesRuns ??= new Map());
+const runs = () => (shared.__mnoteHermesRuns ??= new Map<string, RunOwner>());
 
 function remember(runId: string, owner: RunOwner) {
   const all = runs();

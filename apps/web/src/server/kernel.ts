@@ -9,10 +9,10 @@ import { panelEnv } from "./env";
 const shared = globalThis as { __mnoteKernel?: Promise<KernelAdapter> };
 
 export function getKernel(): Promise<KernelAdapter> {
-  const url = panelEnv().databaseUrl;
+  const { database } = panelEnv();
   // A failed open (the database down when the first request came) is forgotten, so the next
   // request tries again instead of every request failing until the panel restarts.
-  shared.__mnoteKernel ??= openKernel(url).catch((error: unknown) => {
+  shared.__mnoteKernel ??= openKernel(database.url, database.options).catch((error: unknown) => {
     shared.__mnoteKernel = undefined;
     throw error;
   });

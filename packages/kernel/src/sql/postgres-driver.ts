@@ -14,9 +14,9 @@ import {
 } from "./postgres-dialect";
 
 export interface PostgresOptions {
-  /** Connections this process keeps to the server. Default `MNOTE_PG_POOL_MAX` or 10. */
+  /** Connections this process keeps to the server (a process's MNOTE_PG_POOL_MAX). Default 10. */
   poolMax?: number;
-  /** Server-side limit for one statement, in ms (0 = none). Default `MNOTE_PG_STATEMENT_TIMEOUT_MS` or 5000. */
+  /** Server-side limit for one statement, in ms, 0 = none (a process's MNOTE_PG_STATEMENT_TIMEOUT_MS). Default 5000. */
   statementTimeoutMs?: number;
   /** How often a transaction that hit a serialization failure or deadlock runs again. Default 5. */
   maxTransactionRetries?: number;
@@ -32,20 +32,17 @@ export interface PostgresOptions {
   applicationName?: string;
 }
 
-function envNumber(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw.trim() === "") return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a non-negative integer (got ${JSON.stringify(raw)})`);
-  return value;
-}
-
 /** Advisory-lock class for "migrating"; the second key is the schema, so isolated test schemas do not wait on each other. */
 const MIGRATION_LOCK_CLASS = 0x6d6e6f74; // "mnot"
 
+// pg-types declares its parsers as returning `any`; the assertion below says what they are.
+const textParser = (oid: number, format?: "text" | "binary") =>
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion
+  pg.types.getTypeParser(oid, format as "text") as (value: string) => unknown;
+
 const int8AsNumber: pg.CustomTypesConfig = {
   getTypeParser: ((oid: number, format?: "text" | "binary") =>
-    oid === INT8_OID && format !== "binary" ? parseInt8 : pg.types.getTypeParser(oid, format as "text")) as pg.CustomTypesConfig["getTypeParser"],
+    oid === INT8_OID && format !== "binary" ? parseInt8 : textParser(oid, format)) as pg.CustomTypesConfig["getTypeParser"],
 };
 
 class ClientExecutor implements SqlExecutor {
@@ -76,9 +73,9 @@ class ClientExecutor implements SqlExecutor {
  * advisory lock), never from process memory.
  */
 export async function openPostgresDriver(url: string, options: PostgresOptions = {}): Promise<SqlDriver> {
-  const statementTimeoutMs = options.statementTimeoutMs ?? envNumber("MNOTE_PG_STATEMENT_TIMEOUT_MS", 5000);
-  const poolMax = options.poolMax ?? envNumber("MNOTE_PG_POOL_MAX", 10);
-  if (poolMax < 1) throw new Error("the PostgreSQL pool needs at least one connection (MNOTE_PG_POOL_MAX)");
+  const statementTimeoutMs = options.statementTimeoutMs ?? 5000;
+  const poolMax = options.poolMax ?? 10;
+  if (poolMax < 1) throw new Error("the PostgreSQL pool needs at least one connection (poolMax, MNOTE_PG_POOL_MAX)");
   const maxRetries = options.maxTransactionRetries ?? 5;
   // `?schema=NAME` in the URL does what the `schema` option does (an explicit option wins).
   const parsed = new URL(url);

@@ -83,7 +83,8 @@ function parseEnvelope(call: CallState): NonNullable<CallState["parsed"]> {
     }
     const content = input.args.content;
     if (Array.isArray(content)) {
-      const total = content.reduce((sum: number, block: { text?: string }) => sum + (block.text?.length ?? 0), 0);
+      // The envelope schema has checked the blocks; Array.isArray only says `any[]`.
+      const total = (content as { text?: string }[]).reduce((sum, block) => sum + (block.text?.length ?? 0), 0);
       if (total > LIMITS.saveTextTotal) {
         return { ok: false, problem: `args.content: more than ${LIMITS.saveTextTotal} characters of text in one save` } as const;
       }

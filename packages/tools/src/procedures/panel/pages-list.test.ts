@@ -1,4 +1,3 @@
-import type { KernelAdapter } from "@mnote/kernel";
 import { describe, expect, it } from "vitest";
 import { createWorld } from "../../test-support";
 import { agentDryRun, panelAs } from "./test-panel";
@@ -23,7 +22,7 @@ describe("panel: the pages list", () => {
           return (value as (...a: unknown[]) => unknown).apply(target, args);
         };
       },
-    }) as KernelAdapter;
+    });
     const pages = await panelAs(w, w.tokens.owner, counting).pages.list({ workspaceId: w.ids.ws });
     expect(reads).toEqual(["findTokenByHash", "listPageOverviews"]);
     expect(pages).toHaveLength(32);

@@ -12,7 +12,8 @@ const crossSite = () => NextResponse.json({ error: "cross-origin request refused
 export async function POST(req: Request) {
   if (foreignOrigin(req, panelEnv().allowedOrigins)) return crossSite();
   const form = await req.formData().catch(() => null);
-  const token = String(form?.get("token") ?? "").trim();
+  const field = form?.get("token");
+  const token = typeof field === "string" ? field.trim() : "";
   const kernel = await getKernel();
   if (!(await signedInPerson(kernel, token))) {
     return redirectTo("/signin?error=token");

@@ -14,7 +14,9 @@ export async function POST(req: Request) {
   if (demoUsers.length === 0) return NextResponse.json({ error: "dev sign-in is off" }, { status: 404 });
   if (foreignOrigin(req, panelEnv().allowedOrigins)) return NextResponse.json({ error: "cross-origin request refused" }, { status: 403 });
   const form = await req.formData().catch(() => null);
-  const userId = String(form?.get("userId") ?? "");
+  // A file sent under the field's name is not a user id (String() would make it "[object File]").
+  const field = form?.get("userId");
+  const userId = typeof field === "string" ? field : "";
   if (!demoUsers.includes(userId)) return redirectTo("/signin?error=user");
   const kernel = await getKernel();
   const user = await kernel.admin.getUser(userId);
