@@ -56,7 +56,7 @@ async function byReplace(w: BenchWorld, page: string, n: number) {
     const result = await traffic.call("mnote.page.get", cursor ? { cursor, includeBody: false, includeOptions: false } : {});
     blocks.push(...(result.blocks as Block[]));
     revision = result.revision as number;
-    cursor = ((result.window as { nextCursor: string | null }).nextCursor ?? undefined) as string | undefined;
+    cursor = ((result.window as { nextCursor: string | null }).nextCursor ?? undefined);
   } while (cursor);
   const target = targetIndex(n);
   const content = blocks.map((block, i) => (i === target ? { ...block, text: `${block.text} (edited by replace)` } : block));
@@ -131,7 +131,7 @@ export async function runEdits(options: EditsOptions) {
         assertOk(out, side);
       }
       perSide[side] = (options.callsPerRound / (now() - t)) * 1000;
-      rates[side].push(perSide[side]!);
+      rates[side].push(perSide[side]);
     }
     ratios.push(perSide.edit! / perSide.append!);
   }
@@ -155,7 +155,7 @@ export async function runEdits(options: EditsOptions) {
         assertOk(out, "dry run");
       }
       perSide[side] = (now() - t) / options.callsPerRound;
-      dryMs[side].push(perSide[side]!);
+      dryMs[side].push(perSide[side]);
     }
     dryRatios.push(perSide.large! / perSide.small!);
   }

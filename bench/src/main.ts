@@ -31,7 +31,7 @@ const { values } = parseArgs({
     out: { type: "string" },
   },
 });
-const quick = values.quick!;
+const quick = values.quick;
 const only = new Set((values.only?.split(",") ?? SECTIONS).map((s) => s.trim()) as Section[]);
 for (const section of only) if (!SECTIONS.includes(section)) throw new Error(`--only: unknown section ${section}`);
 const defaultOut = fileURLToPath(new URL("../../docs/benchmarks.md", import.meta.url));

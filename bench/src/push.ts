@@ -166,7 +166,7 @@ async function measure(setup: Setup, samples: number) {
       startBridge(setup.databaseUrl),
       ...Array.from({ length: setup.panels }, () => startPanel(setup.databaseUrl)),
     ]);
-    started.push(bridge!, ...panels);
+    started.push(bridge, ...panels);
     const subscriberPanel = panels.at(-1)!;
     const ref = { workspaceId: ws, documentId: page };
     const stream = await subscribe(subscriberPanel.url, person, ref);
@@ -189,7 +189,7 @@ async function measure(setup: Setup, samples: number) {
       };
       const response =
         setup.writer === "bridge"
-          ? await fetch(`${bridge!.url}/v1/tools/mnote.page.update_title`, {
+          ? await fetch(`${bridge.url}/v1/tools/mnote.page.update_title`, {
               method: "POST",
               headers: { "content-type": "application/json", authorization: `Bearer ${agent}` },
               body: JSON.stringify(envelope),

@@ -100,7 +100,7 @@ export async function runTransports(options: TransportOptions) {
   const page = await world.newPage(paragraphs(options.pageBlocks));
   // How many blocks the tool's first window holds: the baseline sends exactly those.
   const first = await createCaller(createToolsContext({ kernel: world.kernel, authorization: `Bearer ${world.token}` })).mnote.page.get(
-    world.envelope("mnote.page.get", page, {}) as never,
+    world.envelope("mnote.page.get", page, {}),
   );
   const windowBlocks = (first.result as { window?: { count: number } } | null)?.window?.count ?? options.pageBlocks;
   const bare = await startBareServer(world.kernel, windowBlocks);
@@ -128,7 +128,7 @@ export async function runTransports(options: TransportOptions) {
     },
     createCaller: async () => {
       const out = await createCaller(createToolsContext({ kernel: world.kernel, authorization })).mnote.page.get(
-        world.envelope("mnote.page.get", page, {}) as never,
+        world.envelope("mnote.page.get", page, {}),
       );
       if (!out.ok) throw new Error(`createCaller failed: ${out.error?.code}`);
     },

@@ -44,8 +44,8 @@ test("agent proposes a page.save, Ada sees the diff, approves, and the audit tra
   await dryRunRow.getByRole("button", { name: proposal.request.traceId }).click();
   const traceRows = page.locator("table.audit tbody tr");
   await expect(traceRows).toHaveCount(2);
-  const writeRow = page.locator('tr[data-effect="write"][data-outcome="ok"]').filter({ hasText: commandId! });
+  const writeRow = page.locator('tr[data-effect="write"][data-outcome="ok"]').filter({ hasText: commandId });
   await expect(writeRow).toHaveCount(1);
-  await writeRow.getByRole("button", { name: commandId! }).click();
+  await writeRow.getByRole("button", { name: commandId }).click();
   await expect(writeRow.getByRole("note")).toContainText("kernel command page.body.save, revision 1 → 2");
 });

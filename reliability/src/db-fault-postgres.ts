@@ -83,7 +83,7 @@ export async function startPrivatePostgres(bin: string): Promise<PrivatePostgres
   // Asynchronous, so the test's own writers keep running while the server stops and starts.
   const run = async (tool: string, args: string[]) => {
     const [command, argv] = asRoot ? ["runuser", ["-u", "postgres", "--", join(bin, tool), ...args]] : [join(bin, tool), args];
-    await execFileAsync(command as string, argv as string[], { encoding: "utf8", timeout: 120_000 });
+    await execFileAsync(command, argv, { encoding: "utf8", timeout: 120_000 });
   };
 
   const port = await freePort();

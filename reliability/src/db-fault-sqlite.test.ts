@@ -57,7 +57,7 @@ describe("database faults on SQLite: a write lock held elsewhere", () => {
     await world.kernel.close();
     const get = async (path: string, headers: Record<string, string> = {}) => {
       const response = await fetch(`${bridge.url}${path}`, { headers });
-      return { status: response.status, json: (await response.json()) as unknown };
+      return { status: response.status, json: (await response.json()) };
     };
     expect(await get("/livez")).toEqual({ status: 200, json: { ok: true, tools: TOOL_NAMES.length } });
     const unavailable = { code: "mnote_tool_unavailable", message: "mnote is unavailable; retry later" };

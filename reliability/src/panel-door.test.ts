@@ -45,7 +45,7 @@ function panelPost(path: string, input: unknown, init: { cookie?: string | null;
     body: init.body ?? JSON.stringify(input),
     // A streamed body needs this in Node's fetch.
     ...(init.body instanceof ReadableStream ? { duplex: "half" } : {}),
-  } as RequestInit);
+  });
 }
 
 /** A tRPC query as the panel's client sends it (input in the URL). */

@@ -209,7 +209,7 @@ export async function businessSnapshot(kernel: KernelAdapter) {
 
 /** A contract failure envelope: the schema, a known code, no result, effect none, and (over HTTP) the code's status. */
 export function expectContractFailure(output: unknown, status?: number): OutputEnvelope {
-  const envelope = OutputEnvelopeSchema.parse(output) as OutputEnvelope;
+  const envelope = OutputEnvelopeSchema.parse(output);
   expect(envelope.ok).toBe(false);
   expect(TOOL_ERROR_CODES).toContain(envelope.error?.code);
   expect(envelope.result).toBeNull();
@@ -240,7 +240,7 @@ export function startBridgeProcess(databaseUrl: string, env: Record<string, stri
   });
   let out = "";
   let err = "";
-  child.stderr!.on("data", (chunk: Buffer) => (err += chunk.toString()));
+  child.stderr.on("data", (chunk: Buffer) => (err += chunk.toString()));
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`bridge did not start in time\n${out}\n${err}`)), 90_000);
     const bridge: BridgeProcess = { child, url: "", port: 0, exited: null, stderr: () => err };
@@ -249,7 +249,7 @@ export function startBridgeProcess(databaseUrl: string, env: Record<string, stri
       clearTimeout(timer);
       reject(new Error(`bridge exited with ${code}\n${out}\n${err}`));
     });
-    child.stdout!.on("data", (chunk: Buffer) => {
+    child.stdout.on("data", (chunk: Buffer) => {
       out += chunk.toString();
       const match = /listening on (http:\/\/127\.0\.0\.1:(\d+))/.exec(out);
       if (match && !bridge.url) {

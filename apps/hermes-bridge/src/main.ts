@@ -74,7 +74,7 @@ async function mcp(argv: string[]) {
   if (!values.stdio) fail("mcp needs --stdio (the HTTP transport is served by `mnote-bridge serve` at /mcp)");
   // stdout carries the protocol: every log line goes to stderr.
   const config = readStdioConfig();
-  const logger = createLogger({ destination: process.stderr as never, level: config.logLevel });
+  const logger = createLogger({ destination: process.stderr, level: config.logLevel });
   const kernel = await openKernel(config.database.url, config.database.options);
   const { closed } = await runStdio({
     kernel,

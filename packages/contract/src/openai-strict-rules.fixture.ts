@@ -86,7 +86,7 @@ export function openAiStrictViolations(root: Schema): string[] {
  */
 export function conformsToStrictSchema(value: unknown, schema: Schema): boolean {
   if (Array.isArray(schema.anyOf)) return schema.anyOf.some((branch) => conformsToStrictSchema(value, branch as Schema));
-  if (Array.isArray(schema.enum) && !schema.enum.includes(value as never)) return false;
+  if (Array.isArray(schema.enum) && !schema.enum.includes(value)) return false;
   const types = typesOf(schema);
   const typeOk = types.some((type) => {
     switch (type) {

@@ -19,7 +19,7 @@ function structure(schema: Schema, path = "$", out: Record<string, unknown> = {}
     enum: Array.isArray(schema.enum) ? schema.enum.filter((v) => v !== null) : null,
     description: schema.description ?? null,
     required: schema.required ?? null,
-    properties: schema.properties ? Object.keys(schema.properties as object) : null,
+    properties: schema.properties ? Object.keys(schema.properties) : null,
     limits: ["minimum", "maximum", "minLength", "maxLength", "minItems", "maxItems", "default"].map((k) => schema[k] ?? null),
   };
   for (const [name, property] of Object.entries((schema.properties ?? {}) as Record<string, Schema>)) {

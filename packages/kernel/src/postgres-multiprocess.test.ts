@@ -39,7 +39,7 @@ function startBridge(databaseUrl: string): Promise<Bridge> {
     let out = "";
     let err = "";
     const timer = setTimeout(() => reject(new Error(`bridge did not start in time\n${out}\n${err}`)), 60_000);
-    child.stdout!.on("data", (chunk: Buffer) => {
+    child.stdout.on("data", (chunk: Buffer) => {
       out += chunk.toString();
       const match = /listening on (http:\/\/\S+)/.exec(out);
       if (match) {
@@ -47,7 +47,7 @@ function startBridge(databaseUrl: string): Promise<Bridge> {
         resolve({ child, url: match[1]! });
       }
     });
-    child.stderr!.on("data", (chunk: Buffer) => (err += chunk.toString()));
+    child.stderr.on("data", (chunk: Buffer) => (err += chunk.toString()));
     child.once("exit", (code) => {
       clearTimeout(timer);
       reject(new Error(`bridge exited with ${code}\n${out}\n${err}`));

@@ -271,7 +271,7 @@ export async function listAudit(db: SqlExecutor, query: AuditQuery) {
     const value = query[field];
     if (value !== undefined) {
       where.push(clause);
-      params.push(value as SqlValue);
+      params.push(value);
     }
   }
   const limit = Math.min(Math.max(query.limit ?? 200, 1), 1000);

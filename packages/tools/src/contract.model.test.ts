@@ -281,7 +281,7 @@ function applyWrite(model: Model, tool: WriteToolName, args: Record<string, unkn
       model.blocks = next.map((block, i) => {
         const learned = actual[i]!;
         if (!block.id) expect(learned.id).toMatch(/^b[0-9a-f]{15}$/);
-        return { ...block, id: block.id ?? learned.id } as Block;
+        return { ...block, id: block.id ?? learned.id };
       });
       break;
     }

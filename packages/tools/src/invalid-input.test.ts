@@ -192,7 +192,7 @@ describe.each(testKernels())("invalid input ($name)", ({ open }) => {
 
     it.each(cases)("%s → mnote_tool_invalid_input naming the field, nothing but one audit record written", async (_name, spoil, field) => {
       const before = await snapshot(w);
-      const input = spoil(w.envelope(tool, SAMPLE_ARGS[tool]) as unknown as Envelope);
+      const input = spoil(w.envelope(tool, SAMPLE_ARGS[tool]));
       const out = await w.call(tool, input);
       expectFailure(out, "mnote_tool_invalid_input");
       if (typeof field === "string") expect(out.error!.message).toContain(field);

@@ -79,7 +79,7 @@ export async function createWorld(openKernel: () => Promise<KernelAdapter> = () 
       ...(write ? { idempotencyKey: `key_${n}_${suffix}`, dryRun: false } : {}),
       args,
       ...overrides,
-    } as InputEnvelope;
+    };
   };
   /**
    * A tools context for one credential; `settings` overrides e.g. the idempotency retention.

@@ -199,7 +199,7 @@ export async function startBridge(options: BridgeOptions): Promise<RunningBridge
     close() {
       closing ??= (async () => {
         clearInterval(sweep);
-        await mcp!.close();
+        await mcp.close();
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
           server.closeAllConnections();

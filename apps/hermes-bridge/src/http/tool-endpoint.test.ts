@@ -271,7 +271,7 @@ describe("POST /v1/tools/{name}: refusals", () => {
       headers: { "content-type": "application/json", authorization: `Bearer ${world.tokens.owner}` },
       body: stream,
       duplex: "half",
-    } as RequestInit);
+    });
     expect(response.status).toBe(413);
     expect(((await response.json()) as { error: { code: string } }).error.code).toBe("mnote_tool_payload_too_large");
   });

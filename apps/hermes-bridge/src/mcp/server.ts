@@ -75,9 +75,9 @@ export function toResult(output: OutputEnvelope, form: ResultForm): CallToolResu
   const text = { type: "text" as const, text: hermesSafeJson(output) };
   if (form === "hermes") {
     if (output.ok || isError) return { content: [text], isError };
-    return { content: [], structuredContent: output as unknown as Record<string, unknown>, isError };
+    return { content: [], structuredContent: output, isError };
   }
-  return { structuredContent: output as unknown as Record<string, unknown>, content: [text], isError };
+  return { structuredContent: output, content: [text], isError };
 }
 
 /**
@@ -114,7 +114,7 @@ export function createMcpServer(options: McpServerOptions): Server {
       newTraceId();
     const name = request.params.name;
     const form = formOf(extra);
-    const caller = takeCallerIds((request.params.arguments ?? {}) as Record<string, unknown>);
+    const caller = takeCallerIds((request.params.arguments ?? {}));
     const modelArguments = caller.modelArguments;
     const ids = caller.ok ? caller.ids : null;
     const runtime = {

@@ -28,7 +28,7 @@ export const envelopeAndAudit = middleware(async ({ ctx, meta, getRawInput, next
   if (!(cause instanceof ToolFailure)) console.error(`[mnote] ${tool.name} failed unexpectedly`, result.error.cause ?? result.error);
   const envelope = callFailure(call, failure.code, failure.message);
   await recordAudit(ctx.kernel, call, "none", null, failure.code);
-  return { ...result, ok: true as const, data: envelope } as unknown as typeof result;
+  return { ...result, ok: true as const, data: envelope };
 });
 
 const proposalPreview = (call: CallState) =>

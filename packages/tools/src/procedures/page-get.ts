@@ -125,7 +125,7 @@ async function readWindow(kernel: KernelAdapter, page: PageRecord, args: GetArgs
   if (kind === "blocks") {
     const blocks = withinBudget(rows.slice(0, limit).map((row) => row.block), used);
     taken = rows.slice(0, blocks.length);
-    result.blocks = blocks as Block[];
+    result.blocks = blocks;
   } else if (kind === "outline") {
     const entries = rows.slice(0, limit).map((row, i) => ({
       id: row.block.id,

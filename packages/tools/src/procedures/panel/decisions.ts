@@ -25,7 +25,7 @@ export function callProposalTool(
 ): Promise<OutputEnvelope> {
   const withDecision: ToolsContext = decision ? { ...ctx, decision } : ctx;
   if (isToolName(toolName)) return callTool(withDecision, toolName, envelope);
-  if (toolName === revertToolSpec.name) return revertCaller(withDecision).revert(envelope as never) as Promise<OutputEnvelope>;
+  if (toolName === revertToolSpec.name) return revertCaller(withDecision).revert(envelope as never);
   throw new TRPCError({ code: "BAD_REQUEST", message: `cannot apply a ${toolName} proposal` });
 }
 

@@ -84,10 +84,10 @@ describe("panel: proposals, decisions and the audit trail", () => {
     });
     const [listed] = await panel.proposals.list(ref);
     const proposal = await panel.proposals.get({ ...ref, proposalId: listed!.id });
-    const kinds = proposal!.preview.changes.map((c) => c.kind);
+    const kinds = proposal.preview.changes.map((c) => c.kind);
     expect(kinds.sort()).toEqual(["delete", "insert", "update"]);
-    const keepInsertOnly = proposal!.preview.changes.flatMap((c, i) => (c.kind === "insert" ? [i] : []));
-    const applied = await panel.proposals.applyPart({ ...ref, proposalId: proposal!.id, keep: keepInsertOnly });
+    const keepInsertOnly = proposal.preview.changes.flatMap((c, i) => (c.kind === "insert" ? [i] : []));
+    const applied = await panel.proposals.applyPart({ ...ref, proposalId: proposal.id, keep: keepInsertOnly });
     expect(applied).toMatchObject({ ok: true, audit: { effect: "write" }, result: { revision: 2 } });
     const view = await panel.page.view(ref);
     expect(view.blocks.map((b) => [b.id, b.text])).toEqual([
