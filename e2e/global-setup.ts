@@ -30,7 +30,21 @@ export default async function globalSetup() {
         const blocksFile = join(dir, `${page.id}.blocks.json`);
         await writeFile(blocksFile, JSON.stringify(page.blocks));
         await mnote(
-          ["admin", "page", "create", "--workspace", demo.workspaceId, "--title", page.title, "--created-by", "user_ada", "--blocks-file", blocksFile, "--id", page.id],
+          [
+            "admin",
+            "page",
+            "create",
+            "--workspace",
+            demo.workspaceId,
+            "--title",
+            page.title,
+            "--created-by",
+            "user_ada",
+            "--blocks-file",
+            blocksFile,
+            "--id",
+            page.id,
+          ],
           env,
         );
       }
@@ -48,10 +62,18 @@ export default async function globalSetup() {
     webEnv: { MNOTE_HERMES_URL: `http://127.0.0.1:${hermesPort}`, MNOTE_HERMES_API_KEY: hermesKey },
   });
   const [stack, demo] = await Promise.all([stackStarting, seed()]).catch(async (error) => {
-    await stackStarting.then((s) => s.stop(), () => undefined);
+    await stackStarting.then(
+      (s) => s.stop(),
+      () => undefined,
+    );
     throw error;
   });
-  const hermes = await startHermesStandIn({ port: hermesPort, key: hermesKey, bridgeUrl: stack.bridgeUrl, token: demo.credentials.ada.agent }).catch(async (error) => {
+  const hermes = await startHermesStandIn({
+    port: hermesPort,
+    key: hermesKey,
+    bridgeUrl: stack.bridgeUrl,
+    token: demo.credentials.ada.agent,
+  }).catch(async (error) => {
     await stack.stop();
     throw error;
   });
@@ -74,5 +96,7 @@ export default async function globalSetup() {
   const file = join(dir, "state.json");
   await writeFile(file, JSON.stringify(state, null, 2), { mode: 0o600 });
   process.env.MNOTE_E2E_STATE = file;
-  console.log(`e2e stack: panel ${stack.webUrl}, bridge ${stack.bridgeUrl}, Hermes stand-in ${hermes.url}, database ${databaseUrl}`);
+  console.log(
+    `e2e stack: panel ${stack.webUrl}, bridge ${stack.bridgeUrl}, Hermes stand-in ${hermes.url}, database ${databaseUrl}`,
+  );
 }

@@ -11,7 +11,9 @@ import { fileURLToPath } from "node:url";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const SOURCE_ROOTS = ["packages", "apps"].flatMap((top) =>
-  readdirSync(join(root, top)).map((name) => join(root, top, name, "src")).filter((dir) => existsSync(dir)),
+  readdirSync(join(root, top))
+    .map((name) => join(root, top, name, "src"))
+    .filter((dir) => existsSync(dir)),
 );
 /** Tests and what only tests import: specs, fixtures, test-* helpers and the kernel's conformance suite. */
 const isTestModule = (file) => /\.(test|spec|fixture)\.tsx?$|\/test-[^/]*$|conformance/.test(file);
@@ -97,7 +99,13 @@ if (testImports.length > 0) {
 }
 if (cycles.length > 0) {
   console.error(`import cycles in product code (${cycles.length}):`);
-  for (const cycle of cycles) console.error(`  ${cycle.map((file) => relative(root, file)).sort().join("\n    ")}`);
+  for (const cycle of cycles)
+    console.error(
+      `  ${cycle
+        .map((file) => relative(root, file))
+        .sort()
+        .join("\n    ")}`,
+    );
   process.exit(1);
 }
 console.log(`no import cycles and no test imports in ${graph.size} product files`);

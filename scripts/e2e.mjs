@@ -37,7 +37,9 @@ function findChromium() {
 const chromium = findChromium();
 if (!chromium) {
   if (process.env.CI) {
-    console.error("e2e: FAILED — no Chromium found and CI is set. Install it with `apt-get install chromium` (or set CHROMIUM_PATH).");
+    console.error(
+      "e2e: FAILED — no Chromium found and CI is set. Install it with `apt-get install chromium` (or set CHROMIUM_PATH).",
+    );
     process.exit(1);
   }
   console.log("e2e: skipped — no Chromium found; install it with `apt-get install chromium` (or set CHROMIUM_PATH)");
@@ -53,21 +55,29 @@ const env = {
   NEXT_TELEMETRY_DISABLED: "1",
 };
 
-const build = spawnSync("npx", [...PNPM, "exec", "turbo", "run", "build", "--filter=@mnote/web", "--output-logs=errors-only"], {
-  cwd: root,
-  stdio: "inherit",
-  env,
-});
+const build = spawnSync(
+  "npx",
+  [...PNPM, "exec", "turbo", "run", "build", "--filter=@mnote/web", "--output-logs=errors-only"],
+  {
+    cwd: root,
+    stdio: "inherit",
+    env,
+  },
+);
 if (build.status !== 0) {
   console.error("e2e: building the panel failed");
   process.exit(build.status ?? 1);
 }
 
 console.log(`e2e: Playwright flows on ${chromium}`);
-const run = spawnSync("npx", [...PNPM, "--filter", "@mnote/e2e", "exec", "playwright", "test", ...process.argv.slice(2)], {
-  cwd: root,
-  stdio: "inherit",
-  env,
-});
+const run = spawnSync(
+  "npx",
+  [...PNPM, "--filter", "@mnote/e2e", "exec", "playwright", "test", ...process.argv.slice(2)],
+  {
+    cwd: root,
+    stdio: "inherit",
+    env,
+  },
+);
 if (run.error) console.error(`e2e: could not start Playwright: ${run.error.message}`);
 process.exit(run.status ?? 1);

@@ -24,7 +24,17 @@ if (task === "test") {
   // floating promise or a process.env outside the config modules fails in a minute, not after the suites.
   pnpm("run", "lint");
   pnpm("run", "format:check");
-  pnpm("exec", "turbo", "run", "typecheck", "test", "--continue", "--concurrency=2", "--output-logs=new-only", "--log-order=grouped");
+  pnpm(
+    "exec",
+    "turbo",
+    "run",
+    "typecheck",
+    "test",
+    "--continue",
+    "--concurrency=2",
+    "--output-logs=new-only",
+    "--log-order=grouped",
+  );
   run(process.execPath, [join(root, "scripts", "e2e.mjs")]);
 } else if (task === "start") {
   run(process.execPath, [join(root, "scripts", "start.mjs")]);

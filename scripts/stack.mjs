@@ -53,7 +53,11 @@ export async function startStack(options) {
   const web = spawn(
     process.execPath,
     [join(ROOT, "apps/web/node_modules/next/dist/bin/next"), "start", "-p", String(webPort), "-H", host],
-    { cwd: join(ROOT, "apps/web"), env: { ...env, ...options.webEnv, MNOTE_DEV_SIGNIN_USERS: (options.devSignInUsers ?? []).join(",") }, stdio },
+    {
+      cwd: join(ROOT, "apps/web"),
+      env: { ...env, ...options.webEnv, MNOTE_DEV_SIGNIN_USERS: (options.devSignInUsers ?? []).join(",") },
+      stdio,
+    },
   );
   const stop = async () => {
     for (const child of [bridge, web]) if (child.exitCode === null) child.kill("SIGTERM");

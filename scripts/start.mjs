@@ -11,17 +11,26 @@ await mnote(["init"], env);
 // The demo workspace and its passwordless sign-in picker only on a database the demo created
 // (no users but its own), or where the operator says so (MNOTE_DEMO=force). docs/security.md.
 const demoRun = await mnoteResult(
-  ["demo", "--credentials", resolve(ROOT, ".mnote/demo-tokens.json"), ...(process.env.MNOTE_DEMO === "force" ? ["--force"] : [])],
+  [
+    "demo",
+    "--credentials",
+    resolve(ROOT, ".mnote/demo-tokens.json"),
+    ...(process.env.MNOTE_DEMO === "force" ? ["--force"] : []),
+  ],
   env,
 );
 const demo = demoRun.code === 0 ? demoRun.json : null;
 
 // The panel runs as a production build; turbo's cache makes this instant when nothing changed.
-const build = spawnSync("npx", ["-y", "pnpm@12.4.2", "exec", "turbo", "run", "build", "--filter=@mnote/web", "--output-logs=errors-only"], {
-  cwd: ROOT,
-  stdio: "inherit",
-  env: { ...process.env, TURBO_TELEMETRY_DISABLED: "1", NEXT_TELEMETRY_DISABLED: "1" },
-});
+const build = spawnSync(
+  "npx",
+  ["-y", "pnpm@12.4.2", "exec", "turbo", "run", "build", "--filter=@mnote/web", "--output-logs=errors-only"],
+  {
+    cwd: ROOT,
+    stdio: "inherit",
+    env: { ...process.env, TURBO_TELEMETRY_DISABLED: "1", NEXT_TELEMETRY_DISABLED: "1" },
+  },
+);
 if (build.status !== 0) process.exit(build.status ?? 1);
 
 const stack = await startStack({
@@ -53,12 +62,17 @@ Use with Hermes: see apps/hermes-bridge/README.md.  Stop with Ctrl-C.
 async function hermesStatus() {
   const url = process.env.MNOTE_HERMES_URL?.trim().replace(/\/+$/, "");
   const key = process.env.MNOTE_HERMES_API_KEY?.trim();
-  if (!url || !key) return "not connected: set MNOTE_HERMES_URL and MNOTE_HERMES_API_KEY (README: Connecting Hermes to the panel)";
+  if (!url || !key)
+    return "not connected: set MNOTE_HERMES_URL and MNOTE_HERMES_API_KEY (README: Connecting Hermes to the panel)";
   try {
     const health = await fetch(`${url}/health`, { signal: AbortSignal.timeout(3000) });
     const version = health.ok ? ((await health.json().catch(() => ({}))).version ?? "?") : null;
-    const probe = await fetch(`${url}/v1/runs/mnote_start_probe`, { headers: { authorization: `Bearer ${key}` }, signal: AbortSignal.timeout(3000) });
-    if (probe.status === 401) return `Hermes at ${url} refuses the key: MNOTE_HERMES_API_KEY must equal its API_SERVER_KEY`;
+    const probe = await fetch(`${url}/v1/runs/mnote_start_probe`, {
+      headers: { authorization: `Bearer ${key}` },
+      signal: AbortSignal.timeout(3000),
+    });
+    if (probe.status === 401)
+      return `Hermes at ${url} refuses the key: MNOTE_HERMES_API_KEY must equal its API_SERVER_KEY`;
     return `connected to Hermes ${version} at ${url}`;
   } catch {
     return `configured for ${url}, but Hermes does not answer there yet: run \`hermes gateway run\` with API_SERVER_ENABLED=true`;
@@ -71,7 +85,10 @@ function demoHelp(demo) {
 Demo workspace ${demo.workspaceId}; pages ${Object.values(demo.pages).join(", ")}.
 Demo tokens (also in .mnote/demo-tokens.json):
 ${Object.entries(demo.users)
-  .map(([key, user]) => `  ${user.name.padEnd(8)} ${user.id.padEnd(9)} agent ${demo.credentials[key].agent}\n${" ".repeat(28)}person ${demo.credentials[key].person}`)
+  .map(
+    ([key, user]) =>
+      `  ${user.name.padEnd(8)} ${user.id.padEnd(9)} agent ${demo.credentials[key].agent}\n${" ".repeat(28)}person ${demo.credentials[key].person}`,
+  )
   .join("\n")}
 
 Try it as an agent (the edit waits for Ada's approval in the panel):

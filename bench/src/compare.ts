@@ -26,7 +26,10 @@ const { benchWorld: otherWorld } = (await import(`${other}/bench/src/world.ts`))
 
 const WRITES = 200;
 const floor = await openFloor();
-const worlds: Record<"this" | "other", BenchWorld> = { this: await benchWorld("compare-this"), other: await otherWorld("compare-other") };
+const worlds: Record<"this" | "other", BenchWorld> = {
+  this: await benchWorld("compare-this"),
+  other: await otherWorld("compare-other"),
+};
 /** µs per write; the same loops as section 1 of `pnpm bench`. */
 const floorRun = (count: number) => 1e6 / timeFloorWrites(floor, count).rate;
 const routerRun = async (world: BenchWorld, count: number) => 1e6 / (await timeRouterAppends(world, count)).rate;
@@ -44,7 +47,13 @@ for (let round = 0; round < rounds; round++) {
 }
 const med = (pick: (s: (typeof samples)[number]) => number) => median(samples.map(pick));
 console.log(`floor                 ${med((s) => s.floor).toFixed(0)} µs/write`);
-console.log(`this checkout         ${med((s) => s.this).toFixed(0)} µs/write, ${fmtPct(med((s) => s.floor / s.this))} of the floor's rate`);
-console.log(`${other}\n                      ${med((s) => s.other).toFixed(0)} µs/write, ${fmtPct(med((s) => s.floor / s.other))} of the floor's rate`);
-console.log(`time per write, this / other: ${med((s) => s.this / s.other).toFixed(3)} (median of ${rounds} per-round ratios)`);
+console.log(
+  `this checkout         ${med((s) => s.this).toFixed(0)} µs/write, ${fmtPct(med((s) => s.floor / s.this))} of the floor's rate`,
+);
+console.log(
+  `${other}\n                      ${med((s) => s.other).toFixed(0)} µs/write, ${fmtPct(med((s) => s.floor / s.other))} of the floor's rate`,
+);
+console.log(
+  `time per write, this / other: ${med((s) => s.this / s.other).toFixed(3)} (median of ${rounds} per-round ratios)`,
+);
 process.exit(0);

@@ -14,7 +14,11 @@ function bookPage(n: number): Block[] {
   return Array.from({ length: n }, (_, i): Block =>
     i % 20 === 0
       ? { id: `h${i}`, type: "heading", level: 2, text: `Section ${i / 20 + 1}` }
-      : { id: `b${i}`, type: "paragraph", text: `Paragraph ${i} of the benchmark page: some ordinary words so a block is the size of a real one.` },
+      : {
+          id: `b${i}`,
+          type: "paragraph",
+          text: `Paragraph ${i} of the benchmark page: some ordinary words so a block is the size of a real one.`,
+        },
   );
 }
 
@@ -29,10 +33,18 @@ class Traffic {
   sent = 0;
   received = 0;
   largestRequest = 0;
-  constructor(private readonly w: BenchWorld, private readonly page: string) {}
+  constructor(
+    private readonly w: BenchWorld,
+    private readonly page: string,
+  ) {}
   async call(tool: ToolName, args: Record<string, unknown>) {
     const write = tool !== "mnote.page.get";
-    const modelArguments = { workspaceId: this.w.ws, documentId: this.page, ...args, ...(write ? { dryRun: false } : {}) };
+    const modelArguments = {
+      workspaceId: this.w.ws,
+      documentId: this.page,
+      ...args,
+      ...(write ? { dryRun: false } : {}),
+    };
     const request = Buffer.byteLength(JSON.stringify(modelArguments));
     this.sent += request;
     this.largestRequest = Math.max(this.largestRequest, request);
@@ -53,13 +65,18 @@ async function byReplace(w: BenchWorld, page: string, n: number) {
   let cursor: string | undefined;
   let revision: number;
   do {
-    const result = await traffic.call("mnote.page.get", cursor ? { cursor, includeBody: false, includeOptions: false } : {});
+    const result = await traffic.call(
+      "mnote.page.get",
+      cursor ? { cursor, includeBody: false, includeOptions: false } : {},
+    );
     blocks.push(...(result.blocks as Block[]));
     revision = result.revision as number;
-    cursor = ((result.window as { nextCursor: string | null }).nextCursor ?? undefined);
+    cursor = (result.window as { nextCursor: string | null }).nextCursor ?? undefined;
   } while (cursor);
   const target = targetIndex(n);
-  const content = blocks.map((block, i) => (i === target ? { ...block, text: `${block.text} (edited by replace)` } : block));
+  const content = blocks.map((block, i) =>
+    i === target ? { ...block, text: `${block.text} (edited by replace)` } : block,
+  );
   await traffic.call("mnote.page.save", { content, baseRevision: revision });
   return traffic;
 }
@@ -68,9 +85,19 @@ async function byReplace(w: BenchWorld, page: string, n: number) {
 async function byEdit(w: BenchWorld, page: string, n: number) {
   const traffic = new Traffic(w, page);
   const target = targetIndex(n);
-  const found = await traffic.call("mnote.page.get", { search: `Paragraph ${target} of`, includeBody: false, includeOptions: false, limit: 5 });
+  const found = await traffic.call("mnote.page.get", {
+    search: `Paragraph ${target} of`,
+    includeBody: false,
+    includeOptions: false,
+    limit: 5,
+  });
   const match = (found.matches as Array<{ id: string }>)[0]!;
-  const window = await traffic.call("mnote.page.get", { startBlockId: match.id, limit: 3, includeBody: false, includeOptions: false });
+  const window = await traffic.call("mnote.page.get", {
+    startBlockId: match.id,
+    limit: 3,
+    includeBody: false,
+    includeOptions: false,
+  });
   const block = (window.blocks as Block[])[0]!;
   await traffic.call("mnote.page.edit", {
     operations: [{ op: "replace", blockId: block.id, text: `${block.text} (edited by page.edit)` }],
@@ -83,7 +110,11 @@ async function byEdit(w: BenchWorld, page: string, n: number) {
 async function outlineBytes(w: BenchWorld, page: string) {
   const traffic = new Traffic(w, page);
   const result = await traffic.call("mnote.page.get", { outline: true, includeBody: false, includeOptions: false });
-  return { bytes: traffic.received, headings: (result.outline as unknown[]).length, more: (result.window as { nextCursor: string | null }).nextCursor !== null };
+  return {
+    bytes: traffic.received,
+    headings: (result.outline as unknown[]).length,
+    more: (result.window as { nextCursor: string | null }).nextCursor !== null,
+  };
 }
 
 export async function runEdits(options: EditsOptions) {
@@ -126,8 +157,19 @@ export async function runEdits(options: EditsOptions) {
         counter++;
         const out =
           side === "edit"
-            ? await w.call("mnote.page.edit", w.envelope("mnote.page.edit", ratePage, { operations: [{ op: "replace", blockId: "b501", text: `Edited ${counter}` }] }))
-            : await w.call("mnote.page.save", w.envelope("mnote.page.save", ratePage, { mode: "append", content: [{ type: "paragraph", text: `Appended ${counter}` }] }));
+            ? await w.call(
+                "mnote.page.edit",
+                w.envelope("mnote.page.edit", ratePage, {
+                  operations: [{ op: "replace", blockId: "b501", text: `Edited ${counter}` }],
+                }),
+              )
+            : await w.call(
+                "mnote.page.save",
+                w.envelope("mnote.page.save", ratePage, {
+                  mode: "append",
+                  content: [{ type: "paragraph", text: `Appended ${counter}` }],
+                }),
+              );
         assertOk(out, side);
       }
       perSide[side] = (options.callsPerRound / (now() - t)) * 1000;
@@ -150,7 +192,12 @@ export async function runEdits(options: EditsOptions) {
       for (let i = 0; i < options.callsPerRound; i++) {
         const out = await w.call(
           "mnote.page.edit",
-          w.envelope("mnote.page.edit", dryPages[side], { operations: [{ op: "replace", blockId, text: "Proposed text" }] }, { dryRun: true }),
+          w.envelope(
+            "mnote.page.edit",
+            dryPages[side],
+            { operations: [{ op: "replace", blockId, text: "Proposed text" }] },
+            { dryRun: true },
+          ),
         );
         assertOk(out, "dry run");
       }
@@ -171,7 +218,14 @@ export async function runEdits(options: EditsOptions) {
   };
   const markdown = [
     table(
-      ["Blocks", "`page.save` replace: sent / received", "search + window + `page.edit`: sent / received", "largest edit request", "replace ÷ edit bytes", "outline answer"],
+      [
+        "Blocks",
+        "`page.save` replace: sent / received",
+        "search + window + `page.edit`: sent / received",
+        "largest edit request",
+        "replace ÷ edit bytes",
+        "outline answer",
+      ],
       rows,
     ),
     "",
@@ -179,8 +233,18 @@ export async function runEdits(options: EditsOptions) {
       ["Measure", "Result", "Goal", ""],
       [
         ["Largest `page.edit` request", fmtBytes(editRequestMax), "≤ 1 KB", pass.request ? "PASS" : "FAIL"],
-        ["Largest round trip (locate, window, edit)", fmtBytes(editRoundTripMax), "≤ 40 KB", pass.roundTrip ? "PASS" : "FAIL"],
-        [`Round trip ${largest.toLocaleString("en-US")} ÷ ${smallest.toLocaleString("en-US")} blocks`, `${growth.toFixed(2)}×`, "≤ 1.5×", pass.growth ? "PASS" : "FAIL"],
+        [
+          "Largest round trip (locate, window, edit)",
+          fmtBytes(editRoundTripMax),
+          "≤ 40 KB",
+          pass.roundTrip ? "PASS" : "FAIL",
+        ],
+        [
+          `Round trip ${largest.toLocaleString("en-US")} ÷ ${smallest.toLocaleString("en-US")} blocks`,
+          `${growth.toFixed(2)}×`,
+          "≤ 1.5×",
+          pass.growth ? "PASS" : "FAIL",
+        ],
         [
           "`page.edit` write rate ÷ `page.save` append rate (1,000-block page)",
           `${(rateRatio * 100).toFixed(1)}% (${fmtRate(median(rates.edit))} vs ${fmtRate(median(rates.append))})`,

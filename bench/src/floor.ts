@@ -23,7 +23,12 @@ export async function openFloor() {
   // The kernel creates the schema and the page; after that only raw statements touch the file.
   const kernel = await SqlKernel.open(openSqliteDriver(path));
   await kernel.admin.createUser({ id: "floor_owner", name: "Floor" });
-  await kernel.admin.createWorkspace({ id: "floor_ws", name: "Floor", ownerId: "floor_owner", approvalRequired: false });
+  await kernel.admin.createWorkspace({
+    id: "floor_ws",
+    name: "Floor",
+    ownerId: "floor_owner",
+    approvalRequired: false,
+  });
   await kernel.close();
 
   const db = new Database(path);
@@ -35,7 +40,9 @@ export async function openFloor() {
     `INSERT INTO pages (id, workspace_id, title, is_private, options, revision, block_count, created_by, created_at, updated_at)
      VALUES (?, 'floor_ws', 'Floor page', 0, '{}', 1, 0, 'floor_owner', ?, ?)`,
   );
-  const insertBlock = db.prepare(`INSERT INTO blocks (document_id, id, position, type, text, attrs) VALUES (?, ?, ?, ?, ?, ?)`);
+  const insertBlock = db.prepare(
+    `INSERT INTO blocks (document_id, id, position, type, text, attrs) VALUES (?, ?, ?, ?, ?, ?)`,
+  );
   const updatePage = db.prepare(`UPDATE pages SET revision = ?, block_count = ?, updated_at = ? WHERE id = ?`);
   const insertCommand = db.prepare(
     `INSERT INTO commands (id, name, tool_name, workspace_id, document_id, actor_id, token_id, holder, session_id, run_id,
@@ -68,10 +75,26 @@ export async function openFloor() {
     const revisionAfter = state.revision + 1;
     insertBlock.run(state.page, `fb${n}`, state.blocks, block.type, block.text, "{}");
     updatePage.run(revisionAfter, state.blocks + 1, at, state.page);
-    insertCommand.run(commandId, state.page, `floor_call_${n}`, `floor_trace_${n}`, fingerprint, key, state.revision, revisionAfter,
-      `{"truncateTo":${state.blocks}}`, at);
-    insertIdempotency.run(key, fingerprint, commandId, `{"commandName":"page.body.save","revision":${revisionAfter}}`, at,
-      new Date(Date.now() + 86_400_000).toISOString());
+    insertCommand.run(
+      commandId,
+      state.page,
+      `floor_call_${n}`,
+      `floor_trace_${n}`,
+      fingerprint,
+      key,
+      state.revision,
+      revisionAfter,
+      `{"truncateTo":${state.blocks}}`,
+      at,
+    );
+    insertIdempotency.run(
+      key,
+      fingerprint,
+      commandId,
+      `{"commandName":"page.body.save","revision":${revisionAfter}}`,
+      at,
+      new Date(Date.now() + 86_400_000).toISOString(),
+    );
     insertAudit.run(at, state.page, `floor_call_${n}`, `floor_trace_${n}`, commandId, key, fingerprint);
     state.revision = revisionAfter;
     state.blocks++;
@@ -155,7 +178,8 @@ export async function runFloor(options: FloorOptions) {
   const rounds: Array<{ floor: Sample; router: Sample; routerLarge: Sample }> = [];
 
   const floorRun = (count: number) => timeFloorWrites(floor, count);
-  const routerRun = (count: number, pageBlocks: number, perPage: number) => timeRouterAppends(world, count, pageBlocks, perPage);
+  const routerRun = (count: number, pageBlocks: number, perPage: number) =>
+    timeRouterAppends(world, count, pageBlocks, perPage);
 
   // Warm-up: JIT, statement caches, zod's first-parse compilation.
   floorRun(300);
@@ -167,7 +191,12 @@ export async function runFloor(options: FloorOptions) {
     for (const variant of roundOrder(["floor", "router", "routerLarge"] as const, round)) {
       if (variant === "floor") result.floor = floorRun(writes);
       else if (variant === "router") result.router = await routerRun(writes, PAGE_BLOCKS, WRITES_PER_PAGE);
-      else result.routerLarge = await routerRun(Math.max(20, Math.round(writes / 4)), 1000, Math.max(20, Math.round(writes / 4)));
+      else
+        result.routerLarge = await routerRun(
+          Math.max(20, Math.round(writes / 4)),
+          1000,
+          Math.max(20, Math.round(writes / 4)),
+        );
     }
     rounds.push(result);
   }
@@ -182,7 +211,12 @@ export async function runFloor(options: FloorOptions) {
   const largeRatio = med((r) => r.routerLarge.rate / r.floor.rate);
   const cpuRatio = med((r) => r.floor.cpuUs / r.router.cpuUs);
   const perRound = rounds.map((r) => r.router.rate / r.floor.rate).sort((a, b) => a - b);
-  const spread = { min: perRound[0]!, p25: percentile(perRound, 25), p75: percentile(perRound, 75), max: perRound.at(-1)! };
+  const spread = {
+    min: perRound[0]!,
+    p25: percentile(perRound, 25),
+    p75: percentile(perRound, 75),
+    max: perRound.at(-1)!,
+  };
   const pass = ratio >= 0.5;
   const markdown = [
     table(
@@ -220,7 +254,10 @@ export async function runFloor(options: FloorOptions) {
 }
 
 export function appendArgs(i: number) {
-  return { mode: "append", content: [{ type: "paragraph", text: `Appended paragraph ${i}: a sentence of ordinary length.` }] };
+  return {
+    mode: "append",
+    content: [{ type: "paragraph", text: `Appended paragraph ${i}: a sentence of ordinary length.` }],
+  };
 }
 
 /**
@@ -237,10 +274,18 @@ export async function breakdownRouterWrite(writes: number) {
     stats.set(key, s);
   };
   const probe = new Database(":memory:");
-  const statementProto = Object.getPrototypeOf(probe.prepare("SELECT 1")) as Record<string, (...args: unknown[]) => unknown>;
+  const statementProto = Object.getPrototypeOf(probe.prepare("SELECT 1")) as Record<
+    string,
+    (...args: unknown[]) => unknown
+  >;
   probe.close();
   const dbProto = Database.prototype as unknown as Record<string, (...args: unknown[]) => unknown>;
-  const originals = { get: statementProto.get!, all: statementProto.all!, run: statementProto.run!, exec: dbProto.exec! };
+  const originals = {
+    get: statementProto.get!,
+    all: statementProto.all!,
+    run: statementProto.run!,
+    exec: dbProto.exec!,
+  };
   const label = (sql: string) => sql.replace(/\s+/g, " ").trim();
   for (const method of ["get", "all", "run"] as const) {
     const original = originals[method];
@@ -269,11 +314,15 @@ export async function breakdownRouterWrite(writes: number) {
     const world = await benchWorld("breakdown");
     const pages: string[] = [];
     for (let i = 0; i < writes / WRITES_PER_PAGE; i++) pages.push(await world.newPage(paragraphs(PAGE_BLOCKS)));
-    for (let i = 0; i < 100; i++) await world.call("mnote.page.save", world.envelope("mnote.page.save", pages[0]!, appendArgs(i)));
+    for (let i = 0; i < 100; i++)
+      await world.call("mnote.page.save", world.envelope("mnote.page.save", pages[0]!, appendArgs(i)));
     stats.clear();
     const start = now();
     for (let i = 0; i < writes; i++) {
-      const out = await world.call("mnote.page.save", world.envelope("mnote.page.save", pages[Math.floor(i / WRITES_PER_PAGE)]!, appendArgs(i)));
+      const out = await world.call(
+        "mnote.page.save",
+        world.envelope("mnote.page.save", pages[Math.floor(i / WRITES_PER_PAGE)]!, appendArgs(i)),
+      );
       if (!out.ok) assertOk(out, "breakdown save");
     }
     wallMs = now() - start;
@@ -290,9 +339,17 @@ export async function breakdownRouterWrite(writes: number) {
   const markdown = table(
     ["where", "µs per write", "share"],
     [
-      ...rows.map(([sql, s]) => [`\`${short(sql)}\`${s.n / writes !== 1 ? ` (×${(s.n / writes).toFixed(1)})` : ""}`, perWrite(s.ms).toFixed(0), fmtPct(perWrite(s.ms) / wallUs)]),
+      ...rows.map(([sql, s]) => [
+        `\`${short(sql)}\`${s.n / writes !== 1 ? ` (×${(s.n / writes).toFixed(1)})` : ""}`,
+        perWrite(s.ms).toFixed(0),
+        fmtPct(perWrite(s.ms) / wallUs),
+      ]),
       ["**all SQL**", `**${sqlUs.toFixed(0)}**`, fmtPct(sqlUs / wallUs)],
-      ["**JavaScript: tRPC middleware chain, zod, hashing, planning, envelopes**", `**${(wallUs - sqlUs).toFixed(0)}**`, fmtPct((wallUs - sqlUs) / wallUs)],
+      [
+        "**JavaScript: tRPC middleware chain, zod, hashing, planning, envelopes**",
+        `**${(wallUs - sqlUs).toFixed(0)}**`,
+        fmtPct((wallUs - sqlUs) / wallUs),
+      ],
       ["**wall time of one write**", `**${wallUs.toFixed(0)}**`, "100%"],
     ],
   );

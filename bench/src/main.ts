@@ -43,27 +43,42 @@ const settings = quick
       breakdown: 200,
       transports: { rounds: 2, callsAtOne: 10, callsAtSixteen: 32, pageBlocks: 1000 },
       peer: { sizes: [100, 1000], rounds: 2, callsPerRound: 5, bigPageCalls: 2 },
-      scaling: { sizes: [100, 1000, 10_000], rounds: 3, callsFor: (n: number) => (n >= 10_000 ? 1 : n >= 1000 ? 3 : 10) },
+      scaling: {
+        sizes: [100, 1000, 10_000],
+        rounds: 3,
+        callsFor: (n: number) => (n >= 10_000 ? 1 : n >= 1000 ? 3 : 10),
+      },
       writes: { rounds: 3, callsPerRound: 40 },
       proposals: { dryRuns: 30, calls: 5 },
       edits: { sizes: [100, 1000, 10_000], rounds: 3, callsPerRound: 30 },
-      push: { samples: 30, postgresUrl: process.env.MNOTE_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test" },
+      push: {
+        samples: 30,
+        postgresUrl: process.env.MNOTE_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test",
+      },
     }
   : {
       floor: { rounds: 41, writesPerRound: 300 },
       breakdown: 600,
       transports: { rounds: 5, callsAtOne: 30, callsAtSixteen: 96, pageBlocks: 1000 },
       peer: { sizes: [100, 1000, 10_000], rounds: 5, callsPerRound: 10, bigPageCalls: 3 },
-      scaling: { sizes: [100, 1000, 10_000], rounds: 7, callsFor: (n: number) => (n >= 10_000 ? 2 : n >= 1000 ? 6 : 20) },
+      scaling: {
+        sizes: [100, 1000, 10_000],
+        rounds: 7,
+        callsFor: (n: number) => (n >= 10_000 ? 2 : n >= 1000 ? 6 : 20),
+      },
       writes: { rounds: 9, callsPerRound: 100 },
       proposals: { dryRuns: 30, calls: 21 },
       edits: { sizes: [100, 1000, 10_000], rounds: 9, callsPerRound: 100 },
-      push: { samples: 200, postgresUrl: process.env.MNOTE_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test" },
+      push: {
+        samples: 200,
+        postgresUrl: process.env.MNOTE_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test",
+      },
     };
 
 const machine = describeMachine();
 const started = performance.now();
-const log = (message: string) => process.stderr.write(`[bench ${((performance.now() - started) / 1000).toFixed(0)}s] ${message}\n`);
+const log = (message: string) =>
+  process.stderr.write(`[bench ${((performance.now() - started) / 1000).toFixed(0)}s] ${message}\n`);
 const parts: string[] = [];
 const headline: string[] = [];
 const timings: Array<[string, number]> = [];
@@ -91,7 +106,7 @@ if (floor && breakdown) {
     "The floor writes, with prepared better-sqlite3 statements and one transaction per write, the rows a `page.save` append " +
       "of one block leaves: the page row (revision, block count, updated_at), the block, the command row, the idempotency " +
       "row and the audit row, with the kernel's pragmas (WAL, `synchronous=NORMAL`, foreign keys) on its own database file. " +
-      "The router side is `callTool(createToolsContext({ kernel, authorization }), \"mnote.page.save\", envelope)` (the " +
+      'The router side is `callTool(createToolsContext({ kernel, authorization }), "mnote.page.save", envelope)` (the ' +
       "`createCaller` proxy the bridge uses) with a fresh idempotency key per call, all checks (token, envelope, scope, " +
       "membership, page write, idempotency, revision) and the audit record written inside the write's transaction. Both " +
       `sides write to pages of the same short size (a fresh 20-block page every 10 appends, made before the clock starts). ` +
@@ -146,7 +161,7 @@ if (transports) {
       "schema (a client cost, not the bridge's). c=16: 16 calls in flight (stdio: 16 parallel requests on one client). " +
       `${settings.transports.rounds} rounds; per round ${settings.transports.callsAtOne} calls at c=1 and ` +
       `${settings.transports.callsAtSixteen} at c=16 per path, paths rotated; p50/p99 are per-round percentiles, ` +
-      "then the median over rounds; \"vs bare\" is the median of per-round calls/s ratios.",
+      'then the median over rounds; "vs bare" is the median of per-round calls/s ratios.',
     "",
     transports.markdown,
     "",
@@ -166,7 +181,9 @@ if (peer) {
       return `${size.toLocaleString("en-US")}: write ${r.write.toFixed(2)}×, read ${r.read.toFixed(2)}×`;
     })
     .join("; ");
-  headline.push(`- Peer, mnote bridge speed vs server-memory over stdio (p50 latency ratio, > 1 = mnote faster), by stored items: ${bySize}.`);
+  headline.push(
+    `- Peer, mnote bridge speed vs server-memory over stdio (p50 latency ratio, > 1 = mnote faster), by stored items: ${bySize}.`,
+  );
   parts.push(
     "## 3. Peer: `@modelcontextprotocol/server-memory` vs the bridge, both over stdio",
     "",
@@ -198,7 +215,9 @@ if (scaling) {
   headline.push(
     `- Scaling: \`page.save\` dry run 10,000 / 1,000 blocks = **${scaling.callRatio.toFixed(1)}×**, limit 12×: **${scaling.pass ? "PASS" : "FAIL"}** (the diff alone: ${scaling.diffRatio.toFixed(1)}×${scaling.diffPass ? "" : ", above 12×"}). ` +
       `One 10,000-block dry run allocates ${fmtBytes(scaling.memory.allocated)} on the V8 heap, peaks ${fmtBytes(scaling.memory.peakHeap)} above the settled heap and retains ${
-        scaling.memory.gcExposed ? fmtBytes(Math.max(0, scaling.memory.settled.heapUsed - scaling.memory.before.heapUsed)) : "(unknown: run with --expose-gc)"
+        scaling.memory.gcExposed
+          ? fmtBytes(Math.max(0, scaling.memory.settled.heapUsed - scaling.memory.before.heapUsed))
+          : "(unknown: run with --expose-gc)"
       }.`,
   );
   parts.push(

@@ -54,7 +54,12 @@ export async function runPeer(options: PeerOptions) {
   for (const [key, value] of Object.entries(process.env)) if (value !== undefined) env[key] = value;
   const memory = new Client({ name: "mnote-bench", version: "0.0.0" });
   await memory.connect(
-    new StdioClientTransport({ command: process.execPath, args: [memoryBin()], env: { ...env, MEMORY_FILE_PATH: memoryFile }, stderr: "ignore" }),
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [memoryBin()],
+      env: { ...env, MEMORY_FILE_PATH: memoryFile },
+      stderr: "ignore",
+    }),
   );
 
   const world = await benchWorld("peer");
@@ -83,7 +88,12 @@ export async function runPeer(options: PeerOptions) {
         command: { name: "artifact.aiNote.create", content },
         idempotency: {
           key,
-          fingerprint: payloadFingerprint({ toolName: "mnote.artifact.create_ai_note", workspaceId: world.ws, documentId: notesPage, args: { content } }),
+          fingerprint: payloadFingerprint({
+            toolName: "mnote.artifact.create_ai_note",
+            workspaceId: world.ws,
+            documentId: notesPage,
+            args: { content },
+          }),
           expiresAt: new Date(Date.now() + 86_400_000).toISOString(),
         },
       });
@@ -102,7 +112,9 @@ export async function runPeer(options: PeerOptions) {
         n++;
         const out = await memory.callTool({
           name: "add_observations",
-          arguments: { observations: [{ entityName: `entity_${(n * 7919) % size}`, contents: [`Added observation ${n}.`] }] },
+          arguments: {
+            observations: [{ entityName: `entity_${(n * 7919) % size}`, contents: [`Added observation ${n}.`] }],
+          },
         });
         if (out.isError) throw new Error("add_observations failed");
       },
@@ -116,20 +128,35 @@ export async function runPeer(options: PeerOptions) {
       },
       memOpen: async () => {
         n++;
-        const out = await memory.callTool({ name: "open_nodes", arguments: { names: [`entity_${(n * 7919) % size}`] } });
+        const out = await memory.callTool({
+          name: "open_nodes",
+          arguments: { names: [`entity_${(n * 7919) % size}`] },
+        });
         if (out.isError) throw new Error("open_nodes failed");
       },
       mnoteGet: async () => {
-        const out = await mnote.callTool({ name: "mnote_page_get", arguments: { workspaceId: world.ws, documentId: notesPage } });
+        const out = await mnote.callTool({
+          name: "mnote_page_get",
+          arguments: { workspaceId: world.ws, documentId: notesPage },
+        });
         if (out.isError) throw new Error("page.get failed");
       },
       mnoteGetBig: async () => {
-        const out = await mnote.callTool({ name: "mnote_page_get", arguments: { workspaceId: world.ws, documentId: bigPage } });
+        const out = await mnote.callTool({
+          name: "mnote_page_get",
+          arguments: { workspaceId: world.ws, documentId: bigPage },
+        });
         if (out.isError) throw new Error("page.get (big) failed");
       },
     };
     for (const op of OPS) await sequential(3, () => calls[op]());
-    const samples: Record<Op, Array<{ rate: number; p50: number }>> = { memAdd: [], mnoteNote: [], memOpen: [], mnoteGet: [], mnoteGetBig: [] };
+    const samples: Record<Op, Array<{ rate: number; p50: number }>> = {
+      memAdd: [],
+      mnoteNote: [],
+      memOpen: [],
+      mnoteGet: [],
+      mnoteGetBig: [],
+    };
     for (let round = 0; round < options.rounds; round++) {
       for (const op of roundOrder(OPS, round)) {
         const count = op === "mnoteGetBig" ? options.bigPageCalls : options.callsPerRound;
@@ -138,11 +165,17 @@ export async function runPeer(options: PeerOptions) {
       }
     }
     const stats = Object.fromEntries(
-      OPS.map((op) => [op, { rate: median(samples[op].map((s) => s.rate)), p50: median(samples[op].map((s) => s.p50)) }]),
+      OPS.map((op) => [
+        op,
+        { rate: median(samples[op].map((s) => s.rate)), p50: median(samples[op].map((s) => s.p50)) },
+      ]),
     ) as Record<Op, { rate: number; p50: number }>;
     // Speed ratio from per-call medians (a few slow calls among ten move a rate a lot, a median barely).
     const ratio = (a: Op, b: Op) => median(samples[a].map((s, i) => samples[b][i]!.p50 / s.p50));
-    results.push({ size, stats: { ...stats, ratios: { write: ratio("mnoteNote", "memAdd"), read: ratio("mnoteGet", "memOpen") } } as never });
+    results.push({
+      size,
+      stats: { ...stats, ratios: { write: ratio("mnoteNote", "memAdd"), read: ratio("mnoteGet", "memOpen") } } as never,
+    });
   }
   await memory.close();
   await mnote.close();
@@ -152,11 +185,38 @@ export async function runPeer(options: PeerOptions) {
     const s = stats as Record<Op, { rate: number; p50: number }> & { ratios: { write: number; read: number } };
     const cell = (op: Op) => `${fmtRate(s[op].rate)} (${fmtMs(s[op].p50)} ms)`;
     return [
-      [size.toLocaleString("en-US"), "write", `add_observations: ${cell("memAdd")}`, `create_ai_note: ${cell("mnoteNote")}`, `**${fmtRatio(s.ratios.write)}**`],
-      [size.toLocaleString("en-US"), "read", `open_nodes (1 entity): ${cell("memOpen")}`, `page.get (10-block page): ${cell("mnoteGet")}`, `**${fmtRatio(s.ratios.read)}**`],
-      [size.toLocaleString("en-US"), "read, big page", "—", `page.get (${size.toLocaleString("en-US")}-block page): ${cell("mnoteGetBig")}`, "—"],
+      [
+        size.toLocaleString("en-US"),
+        "write",
+        `add_observations: ${cell("memAdd")}`,
+        `create_ai_note: ${cell("mnoteNote")}`,
+        `**${fmtRatio(s.ratios.write)}**`,
+      ],
+      [
+        size.toLocaleString("en-US"),
+        "read",
+        `open_nodes (1 entity): ${cell("memOpen")}`,
+        `page.get (10-block page): ${cell("mnoteGet")}`,
+        `**${fmtRatio(s.ratios.read)}**`,
+      ],
+      [
+        size.toLocaleString("en-US"),
+        "read, big page",
+        "—",
+        `page.get (${size.toLocaleString("en-US")}-block page): ${cell("mnoteGetBig")}`,
+        "—",
+      ],
     ];
   });
-  const markdown = table(["stored items", "op", "server-memory: calls/s (p50)", "mnote bridge: calls/s (p50)", "mnote speed vs memory (p50 ratio)"], rows);
+  const markdown = table(
+    [
+      "stored items",
+      "op",
+      "server-memory: calls/s (p50)",
+      "mnote bridge: calls/s (p50)",
+      "mnote speed vs memory (p50 ratio)",
+    ],
+    rows,
+  );
   return { markdown, results };
 }

@@ -30,13 +30,26 @@ export async function runProposals(options: ProposalsOptions) {
   const { admin } = world.kernel;
   const editor = (await admin.createUser({ id: "bench_editor", name: "Bench editor" })).id;
   await admin.addMember({ workspaceId: world.ws, userId: editor, role: "editor" });
-  const editorAgent = (await admin.createToken({ userId: editor, holder: "agent", scopes: ALL_SCOPES, label: "editor agent" })).token;
-  const page = await world.newPage(Array.from({ length: BLOCKS }, (_, i): Block => ({ id: `p${i}`, type: "paragraph", text: text("before", i) })));
+  const editorAgent = (
+    await admin.createToken({ userId: editor, holder: "agent", scopes: ALL_SCOPES, label: "editor agent" })
+  ).token;
+  const page = await world.newPage(
+    Array.from({ length: BLOCKS }, (_, i): Block => ({ id: `p${i}`, type: "paragraph", text: text("before", i) })),
+  );
 
   let previewBytes = 0;
   for (let run = 0; run < options.dryRuns; run++) {
-    const content = Array.from({ length: BLOCKS }, (_, i): Block => ({ id: `p${i}`, type: "paragraph", text: text(`dry run ${run}`, i) }));
-    const envelope = world.envelope("mnote.page.save", page, { content, mode: "replace" }, { actorId: editor, dryRun: true });
+    const content = Array.from({ length: BLOCKS }, (_, i): Block => ({
+      id: `p${i}`,
+      type: "paragraph",
+      text: text(`dry run ${run}`, i),
+    }));
+    const envelope = world.envelope(
+      "mnote.page.save",
+      page,
+      { content, mode: "replace" },
+      { actorId: editor, dryRun: true },
+    );
     const out = await world.call("mnote.page.save", envelope, `Bearer ${editorAgent}`);
     assertOk(out, "large dry run");
     previewBytes = Math.max(previewBytes, JSON.stringify(out.result).length);
@@ -51,7 +64,9 @@ export async function runProposals(options: ProposalsOptions) {
     scopes: ["page.read", "page.write", "artifact.write"],
     label: "bench panel",
   });
-  const panel = () => createCaller(createToolsContext({ kernel: world.kernel, authorization: `Bearer ${ownerPerson}`, door: "panel" })).panel;
+  const panel = () =>
+    createCaller(createToolsContext({ kernel: world.kernel, authorization: `Bearer ${ownerPerson}`, door: "panel" }))
+      .panel;
   const ref = { workspaceId: world.ws, documentId: page };
   const measure = async (read: () => Promise<unknown>, calls: number, warm = true) => {
     if (warm) await read(); // statements prepared, pages cached
@@ -66,9 +81,13 @@ export async function runProposals(options: ProposalsOptions) {
     return { p50: median(latencies), max: Math.max(...latencies), bytes };
   };
   const listed = await panel().proposals.list(ref);
-  if (listed.filter((p) => p.status === "pending").length !== options.dryRuns) throw new Error(`expected ${options.dryRuns} pending proposals, listed ${listed.length}`);
+  if (listed.filter((p) => p.status === "pending").length !== options.dryRuns)
+    throw new Error(`expected ${options.dryRuns} pending proposals, listed ${listed.length}`);
   const list = await measure(() => panel().proposals.list(ref), options.calls);
-  const one = await measure(() => panel().proposals.get({ ...ref, proposalId: listed[0]!.id }), Math.max(3, Math.round(options.calls / 3)));
+  const one = await measure(
+    () => panel().proposals.get({ ...ref, proposalId: listed[0]!.id }),
+    Math.max(3, Math.round(options.calls / 3)),
+  );
   // Tens of seconds a call: timed once, for scale only.
   const oldRead = await measure(() => world.kernel.listAudit({ documentId: page, limit: 1000 }), 1, false);
   const pass = list.p50 < PROPOSALS_LIST_LIMITS.ms && list.bytes < PROPOSALS_LIST_LIMITS.bytes;
@@ -76,9 +95,19 @@ export async function runProposals(options: ProposalsOptions) {
   const markdown = table(
     ["read", "p50 ms", "slowest ms", "answer (JSON)"],
     [
-      [`\`panel.proposals.list\` (${options.dryRuns} pending, summaries)`, fmtMs(list.p50), fmtMs(list.max), fmtBytes(list.bytes)],
+      [
+        `\`panel.proposals.list\` (${options.dryRuns} pending, summaries)`,
+        fmtMs(list.p50),
+        fmtMs(list.max),
+        fmtBytes(list.bytes),
+      ],
       ["`panel.proposals.get` (one proposal in full)", fmtMs(one.p50), fmtMs(one.max), fmtBytes(one.bytes)],
-      ["for scale, one call: the page's newest 1,000 audit records (what the list read before the index)", fmtMs(oldRead.p50), fmtMs(oldRead.max), fmtBytes(oldRead.bytes)],
+      [
+        "for scale, one call: the page's newest 1,000 audit records (what the list read before the index)",
+        fmtMs(oldRead.p50),
+        fmtMs(oldRead.max),
+        fmtBytes(oldRead.bytes),
+      ],
     ],
   );
   return { list, one, oldRead, previewBytes, recordBytes, pass, markdown };

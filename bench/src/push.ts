@@ -53,15 +53,23 @@ async function waitFor(url: string, child: ChildProcess, name: string, timeoutMs
   throw new Error(`${name} did not answer ${url} within ${timeoutMs / 1000}s`);
 }
 
-const childEnv = (databaseUrl: string) => ({ ...process.env, MNOTE_DATABASE_URL: databaseUrl, NEXT_TELEMETRY_DISABLED: "1" });
+const childEnv = (databaseUrl: string) => ({
+  ...process.env,
+  MNOTE_DATABASE_URL: databaseUrl,
+  NEXT_TELEMETRY_DISABLED: "1",
+});
 
 async function startBridge(databaseUrl: string): Promise<Started> {
   const port = await freePort();
-  const child = spawn(process.execPath, [join(ROOT, "apps/hermes-bridge/bin/mnote-bridge.mjs"), "serve", "--port", String(port), "--host", "127.0.0.1"], {
-    cwd: ROOT,
-    env: { ...childEnv(databaseUrl), MNOTE_BRIDGE_RATE_LIMIT_RPS: "0", MNOTE_BRIDGE_LOG_LEVEL: "error" },
-    stdio: ["ignore", "ignore", "inherit"],
-  });
+  const child = spawn(
+    process.execPath,
+    [join(ROOT, "apps/hermes-bridge/bin/mnote-bridge.mjs"), "serve", "--port", String(port), "--host", "127.0.0.1"],
+    {
+      cwd: ROOT,
+      env: { ...childEnv(databaseUrl), MNOTE_BRIDGE_RATE_LIMIT_RPS: "0", MNOTE_BRIDGE_LOG_LEVEL: "error" },
+      stdio: ["ignore", "ignore", "inherit"],
+    },
+  );
   const url = `http://127.0.0.1:${port}`;
   await waitFor(`${url}/healthz`, child, "bridge");
   return { child, url };
@@ -69,11 +77,15 @@ async function startBridge(databaseUrl: string): Promise<Started> {
 
 async function startPanel(databaseUrl: string): Promise<Started> {
   const port = await freePort();
-  const child = spawn(process.execPath, [join(ROOT, "apps/web/node_modules/next/dist/bin/next"), "start", "-p", String(port), "-H", "127.0.0.1"], {
-    cwd: join(ROOT, "apps/web"),
-    env: childEnv(databaseUrl),
-    stdio: ["ignore", "ignore", "inherit"],
-  });
+  const child = spawn(
+    process.execPath,
+    [join(ROOT, "apps/web/node_modules/next/dist/bin/next"), "start", "-p", String(port), "-H", "127.0.0.1"],
+    {
+      cwd: join(ROOT, "apps/web"),
+      env: childEnv(databaseUrl),
+      stdio: ["ignore", "ignore", "inherit"],
+    },
+  );
   const url = `http://127.0.0.1:${port}`;
   await waitFor(`${url}/signin`, child, "panel");
   return { child, url };
@@ -82,17 +94,22 @@ async function startPanel(databaseUrl: string): Promise<Started> {
 async function stop(started: Started[]) {
   for (const { child } of started) if (child.exitCode === null) child.kill("SIGTERM");
   await Promise.all(
-    started.filter(({ child }) => child.exitCode === null).map(({ child }) => new Promise((resolve) => child.once("exit", resolve))),
+    started
+      .filter(({ child }) => child.exitCode === null)
+      .map(({ child }) => new Promise((resolve) => child.once("exit", resolve))),
   );
 }
 
 /** The page's change events, read from a panel's `/api/trpc` as the browser's EventSource would. */
 async function subscribe(panelUrl: string, cookie: string, ref: { workspaceId: string; documentId: string }) {
   const abort = new AbortController();
-  const response = await fetch(`${panelUrl}/api/trpc/panel.page.changes?input=${encodeURIComponent(JSON.stringify(ref))}`, {
-    headers: { cookie: `mnote_session=${encodeURIComponent(cookie)}`, accept: "text/event-stream" },
-    signal: abort.signal,
-  });
+  const response = await fetch(
+    `${panelUrl}/api/trpc/panel.page.changes?input=${encodeURIComponent(JSON.stringify(ref))}`,
+    {
+      headers: { cookie: `mnote_session=${encodeURIComponent(cookie)}`, accept: "text/event-stream" },
+      signal: abort.signal,
+    },
+  );
   if (response.status !== 200 || !response.headers.get("content-type")?.startsWith("text/event-stream")) {
     throw new Error(`panel.page.changes answered ${response.status}: ${await response.text()}`);
   }
@@ -110,7 +127,10 @@ async function subscribe(panelUrl: string, cookie: string, ref: { workspaceId: s
         for (let end = buffer.indexOf("\n\n"); end >= 0; end = buffer.indexOf("\n\n")) {
           const block = buffer.slice(0, end);
           buffer = buffer.slice(end + 2);
-          const data = block.split("\n").find((line) => line.startsWith("data: "))?.slice(6);
+          const data = block
+            .split("\n")
+            .find((line) => line.startsWith("data: "))
+            ?.slice(6);
           const event = block.split("\n").find((line) => line.startsWith("event: "));
           if (event || !data) continue;
           if ((JSON.parse(data) as { changed?: boolean }).changed !== true) continue;
@@ -154,10 +174,29 @@ async function measure(setup: Setup, samples: number) {
   const kernel = await openKernel(setup.databaseUrl);
   const suffix = Math.random().toString(36).slice(2, 8);
   const owner = (await kernel.admin.createUser({ id: `push_owner_${suffix}`, name: "Push owner" })).id;
-  const ws = (await kernel.admin.createWorkspace({ id: `push_ws_${suffix}`, name: "Push", ownerId: owner, approvalRequired: false })).id;
-  const page = (await kernel.admin.createPage({ id: `push_page_${suffix}`, workspaceId: ws, title: "Push", blocks: [], createdBy: owner })).id;
-  const agent = (await kernel.admin.createToken({ userId: owner, holder: "agent", scopes: ALL_SCOPES, label: "push agent" })).token;
-  const person = (await kernel.admin.createToken({ userId: owner, holder: "person", scopes: ALL_SCOPES, label: "push panel" })).token;
+  const ws = (
+    await kernel.admin.createWorkspace({
+      id: `push_ws_${suffix}`,
+      name: "Push",
+      ownerId: owner,
+      approvalRequired: false,
+    })
+  ).id;
+  const page = (
+    await kernel.admin.createPage({
+      id: `push_page_${suffix}`,
+      workspaceId: ws,
+      title: "Push",
+      blocks: [],
+      createdBy: owner,
+    })
+  ).id;
+  const agent = (
+    await kernel.admin.createToken({ userId: owner, holder: "agent", scopes: ALL_SCOPES, label: "push agent" })
+  ).token;
+  const person = (
+    await kernel.admin.createToken({ userId: owner, holder: "person", scopes: ALL_SCOPES, label: "push panel" })
+  ).token;
   await kernel.close();
 
   const started: Started[] = [];
@@ -196,12 +235,17 @@ async function measure(setup: Setup, samples: number) {
             })
           : await fetch(`${panels[0]!.url}/api/trpc/mnote.page.update_title`, {
               method: "POST",
-              headers: { "content-type": "application/json", cookie: `mnote_session=${encodeURIComponent(person)}`, origin: panels[0]!.url },
+              headers: {
+                "content-type": "application/json",
+                cookie: `mnote_session=${encodeURIComponent(person)}`,
+                origin: panels[0]!.url,
+              },
               body: JSON.stringify(envelope),
             });
       const text = await response.text();
       const answered = performance.now();
-      if (response.status !== 200 || !text.includes('"ok":true')) throw new Error(`dry run failed (${response.status}): ${text.slice(0, 300)}`);
+      if (response.status !== 200 || !text.includes('"ok":true'))
+        throw new Error(`dry run failed (${response.status}): ${text.slice(0, 300)}`);
       return answered;
     };
     // Warm-up: the panel's first requests load its route code, the first SQL prepares its statements.
@@ -238,15 +282,38 @@ async function postgresReachable(url: string): Promise<string | null> {
 export async function runPush(settings: PushSettings) {
   if (!existsSync(join(ROOT, "apps/web/.next/BUILD_ID"))) {
     // The panel runs as `next start`: without a build there is nothing to measure, and the other sections still run.
-    return { markdown: "Not measured: the panel is not built (`cd apps/web && npx next build`, then run again).", results: [], pass: false, skipped: true };
+    return {
+      markdown: "Not measured: the panel is not built (`cd apps/web && npx next build`, then run again).",
+      results: [],
+      pass: false,
+      skipped: true,
+    };
   }
   const dir = tempDir("push");
   const schema = `mnote_bench_push_${process.pid}`;
   const pgUrl = `${settings.postgresUrl}${settings.postgresUrl.includes("?") ? "&" : "?"}schema=${schema}`;
   const setups: Setup[] = [
-    { name: "SQLite: bridge → one panel (same file, two processes)", short: "SQLite bridge → panel", databaseUrl: `file:${join(dir, "push.db")}`, panels: 1, writer: "bridge" },
-    { name: "PostgreSQL: bridge → panel B (two panel instances)", short: "PostgreSQL bridge → panel B", databaseUrl: pgUrl, panels: 2, writer: "bridge" },
-    { name: "PostgreSQL: panel A → panel B (a person's dry run on A)", short: "PostgreSQL panel A → panel B", databaseUrl: pgUrl, panels: 2, writer: "panel A" },
+    {
+      name: "SQLite: bridge → one panel (same file, two processes)",
+      short: "SQLite bridge → panel",
+      databaseUrl: `file:${join(dir, "push.db")}`,
+      panels: 1,
+      writer: "bridge",
+    },
+    {
+      name: "PostgreSQL: bridge → panel B (two panel instances)",
+      short: "PostgreSQL bridge → panel B",
+      databaseUrl: pgUrl,
+      panels: 2,
+      writer: "bridge",
+    },
+    {
+      name: "PostgreSQL: panel A → panel B (a person's dry run on A)",
+      short: "PostgreSQL panel A → panel B",
+      databaseUrl: pgUrl,
+      panels: 2,
+      writer: "panel A",
+    },
   ];
   const pgProblem = await postgresReachable(settings.postgresUrl);
   const rows: string[][] = [];
@@ -261,7 +328,14 @@ export async function runPush(settings: PushSettings) {
       const p50 = percentile(latencies, 50);
       const p95 = percentile(latencies, 95);
       results.push({ name: setup.name, short: setup.short, p50, p95 });
-      rows.push([setup.name, String(latencies.length), fmtMs(p50), fmtMs(p95), fmtMs(Math.max(...latencies)), p50 <= 200 ? "PASS" : "FAIL"]);
+      rows.push([
+        setup.name,
+        String(latencies.length),
+        fmtMs(p50),
+        fmtMs(p95),
+        fmtMs(Math.max(...latencies)),
+        p50 <= 200 ? "PASS" : "FAIL",
+      ]);
     }
   } finally {
     // The bench's schema goes with it.

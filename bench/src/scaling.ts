@@ -28,12 +28,15 @@ export function editedContent(before: readonly Block[]): Array<Record<string, un
   const movers: Array<Record<string, unknown>> = [];
   before.forEach((block, index) => {
     if (deleted.has(index)) return;
-    const next: Record<string, unknown> = changed.has(index) ? { ...block, text: `${block.text} (edited)` } : { ...block };
+    const next: Record<string, unknown> = changed.has(index)
+      ? { ...block, text: `${block.text} (edited)` }
+      : { ...block };
     (moved.has(index) ? movers : kept).push(next);
   });
   // Movers go half a page away; inserts are spread evenly.
   movers.forEach((block, i) => kept.splice((i * stride + Math.floor(n / 2)) % kept.length, 0, block));
-  for (let i = 0; i < k; i++) kept.splice((i * stride + Math.floor(stride / 2)) % kept.length, 0, { type: "paragraph", text: `Inserted ${i}` });
+  for (let i = 0; i < k; i++)
+    kept.splice((i * stride + Math.floor(stride / 2)) % kept.length, 0, { type: "paragraph", text: `Inserted ${i}` });
   return kept;
 }
 
@@ -65,7 +68,10 @@ function memory() {
 /** Section 4: `page.save` dry-run time against page size; the 10,000 / 1,000 ratio must stay ≤ 12. Also memory. */
 export async function runScaling(options: ScalingOptions) {
   const world = await benchWorld("scaling");
-  const pages = new Map<number, { id: string; content: Array<Record<string, unknown>>; before: Block[]; after: Block[] }>();
+  const pages = new Map<
+    number,
+    { id: string; content: Array<Record<string, unknown>>; before: Block[]; after: Block[] }
+  >();
   for (const size of options.sizes) {
     const before = paragraphs(size);
     const id = await world.newPage(before);
@@ -137,12 +143,20 @@ export async function runScaling(options: ScalingOptions) {
   const usedBefore = (e: (typeof gcEvents)[number]) => e.beforeGC.heapStatistics.usedHeapSize;
   const usedAfter = (e: (typeof gcEvents)[number]) => e.afterGC.heapStatistics.usedHeapSize;
   const peakHeap = Math.max(after.heapUsed, ...gcEvents.map(usedBefore)) - before.heapUsed;
-  const allocated = after.heapUsed - before.heapUsed + gcEvents.reduce((sum, e) => sum + usedBefore(e) - usedAfter(e), 0);
+  const allocated =
+    after.heapUsed - before.heapUsed + gcEvents.reduce((sum, e) => sum + usedBefore(e) - usedAfter(e), 0);
   const gcs = gcEvents.length;
   await settle();
   const settled = memory();
   const requestBytes = Buffer.byteLength(
-    JSON.stringify(world.envelope("mnote.page.save", pages.get(biggest)!.id, { mode: "replace", content: pages.get(biggest)!.content }, { dryRun: true })),
+    JSON.stringify(
+      world.envelope(
+        "mnote.page.save",
+        pages.get(biggest)!.id,
+        { mode: "replace", content: pages.get(biggest)!.content },
+        { dryRun: true },
+      ),
+    ),
   );
   await world.kernel.close();
 
@@ -157,7 +171,10 @@ export async function runScaling(options: ScalingOptions) {
   const diffPass = diffRatio <= 12;
   const spreadOf = (field: "call" | "diff") => {
     if (!has(10_000) || !has(1_000)) return "n/a";
-    const r = samples.get(10_000)!.map((s, i) => s[field] / samples.get(1_000)![i]![field]).sort((a, b) => a - b);
+    const r = samples
+      .get(10_000)!
+      .map((s, i) => s[field] / samples.get(1_000)![i]![field])
+      .sort((a, b) => a - b);
     return `${r[0]!.toFixed(1)}× to ${r.at(-1)!.toFixed(1)}×`;
   };
   const rows = options.sizes.map((size, i) => [
@@ -184,14 +201,34 @@ export async function runScaling(options: ScalingOptions) {
       [
         [
           "peak during the call",
-          Number.isFinite(peakRssKiB) ? fmtBytes(Math.max(0, peakRssKiB * 1024 - before.rss)) : "n/a (no /proc/self/clear_refs)",
+          Number.isFinite(peakRssKiB)
+            ? fmtBytes(Math.max(0, peakRssKiB * 1024 - before.rss))
+            : "n/a (no /proc/self/clear_refs)",
           fmtBytes(peakHeap),
           "—",
           "—",
         ],
-        [`allocated on the V8 heap during the call (${gcs} GC${gcs === 1 ? "" : "s"})`, "—", fmtBytes(allocated), "—", "—"],
-        ["right after the call (no forced GC)", fmtBytes(after.rss - before.rss), fmtBytes(after.heapUsed - before.heapUsed), fmtBytes(after.heapTotal - before.heapTotal), fmtBytes(after.external - before.external)],
-        [gc ? "after a forced GC (retained)" : "after (GC not exposed: run with --expose-gc)", fmtBytes(settled.rss - before.rss), fmtBytes(settled.heapUsed - before.heapUsed), fmtBytes(settled.heapTotal - before.heapTotal), fmtBytes(settled.external - before.external)],
+        [
+          `allocated on the V8 heap during the call (${gcs} GC${gcs === 1 ? "" : "s"})`,
+          "—",
+          fmtBytes(allocated),
+          "—",
+          "—",
+        ],
+        [
+          "right after the call (no forced GC)",
+          fmtBytes(after.rss - before.rss),
+          fmtBytes(after.heapUsed - before.heapUsed),
+          fmtBytes(after.heapTotal - before.heapTotal),
+          fmtBytes(after.external - before.external),
+        ],
+        [
+          gc ? "after a forced GC (retained)" : "after (GC not exposed: run with --expose-gc)",
+          fmtBytes(settled.rss - before.rss),
+          fmtBytes(settled.heapUsed - before.heapUsed),
+          fmtBytes(settled.heapTotal - before.heapTotal),
+          fmtBytes(settled.external - before.external),
+        ],
       ],
     ),
     "",
@@ -199,5 +236,12 @@ export async function runScaling(options: ScalingOptions) {
       "the call fitted in memory the process already held). Peak heap and bytes allocated come from `v8.GCProfiler` " +
       "(heap used before each GC of the call, and what each GC freed).",
   ].join("\n");
-  return { markdown, callRatio, diffRatio, pass, diffPass, memory: { before, after, settled, peakHeap, allocated, peakRssKiB, gcExposed: Boolean(gc) } };
+  return {
+    markdown,
+    callRatio,
+    diffRatio,
+    pass,
+    diffPass,
+    memory: { before, after, settled, peakHeap, allocated, peakRssKiB, gcExposed: Boolean(gc) },
+  };
 }

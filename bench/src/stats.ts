@@ -59,7 +59,10 @@ export function table(header: readonly string[], rows: ReadonlyArray<readonly st
 }
 
 /** Run `fn` `count` times one after another; the per-call latencies in ms. */
-export async function sequential(count: number, fn: (i: number) => Promise<unknown>): Promise<{ latencies: number[]; elapsedMs: number }> {
+export async function sequential(
+  count: number,
+  fn: (i: number) => Promise<unknown>,
+): Promise<{ latencies: number[]; elapsedMs: number }> {
   const latencies: number[] = [];
   const start = now();
   for (let i = 0; i < count; i++) {

@@ -10,7 +10,9 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { concurrent, fmtMs, fmtPct, fmtRate, median, percentile, roundOrder, table } from "./stats";
 import { benchWorld, paragraphs } from "./world";
 
-export const BRIDGE_BIN = fileURLToPath(import.meta.resolve("@mnote/hermes-bridge").replace(/src\/index\.ts$/, "bin/mnote-bridge.mjs"));
+export const BRIDGE_BIN = fileURLToPath(
+  import.meta.resolve("@mnote/hermes-bridge").replace(/src\/index\.ts$/, "bin/mnote-bridge.mjs"),
+);
 
 /** A pino logger that formats every line (the bridge's real cost) and drops it (no terminal I/O in the numbers). */
 export const discardingLogger = () => createLogger({ destination: { write: () => undefined } });
@@ -58,7 +60,9 @@ async function startBareServer(kernel: KernelAdapter, windowBlocks: number): Pro
     void (async () => {
       const body = (await readJson(req)) as { documentId: string };
       const page = await kernel.getPage(body.documentId);
-      const blocks = (await kernel.getBlockWindow(body.documentId, { from: 0, limit: windowBlocks })).map((entry) => entry.block);
+      const blocks = (await kernel.getBlockWindow(body.documentId, { from: 0, limit: windowBlocks })).map(
+        (entry) => entry.block,
+      );
       const text = JSON.stringify({ page, blocks });
       res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
       res.end(text);
@@ -99,9 +103,9 @@ export async function runTransports(options: TransportOptions) {
   const world = await benchWorld("transports");
   const page = await world.newPage(paragraphs(options.pageBlocks));
   // How many blocks the tool's first window holds: the baseline sends exactly those.
-  const first = await createCaller(createToolsContext({ kernel: world.kernel, authorization: `Bearer ${world.token}` })).mnote.page.get(
-    world.envelope("mnote.page.get", page, {}),
-  );
+  const first = await createCaller(
+    createToolsContext({ kernel: world.kernel, authorization: `Bearer ${world.token}` }),
+  ).mnote.page.get(world.envelope("mnote.page.get", page, {}));
   const windowBlocks = (first.result as { window?: { count: number } } | null)?.window?.count ?? options.pageBlocks;
   const bare = await startBareServer(world.kernel, windowBlocks);
   const bridge = await startBridge({
@@ -115,7 +119,9 @@ export async function runTransports(options: TransportOptions) {
   const authorization = `Bearer ${world.token}`;
   const mcpHttp = new Client({ name: "mnote-bench", version: "0.0.0" });
   await mcpHttp.connect(
-    new StreamableHTTPClientTransport(new URL(`${bridge.url}/mcp`), { requestInit: { headers: { Authorization: authorization } } }),
+    new StreamableHTTPClientTransport(new URL(`${bridge.url}/mcp`), {
+      requestInit: { headers: { Authorization: authorization } },
+    }),
   );
   const mcpStdio = await stdioClient(world.databaseUrl, world.token);
   const modelArguments = { workspaceId: world.ws, documentId: page };
@@ -177,7 +183,8 @@ export async function runTransports(options: TransportOptions) {
   bare.server.closeAllConnections();
   await world.kernel.close();
 
-  const stat = (variant: Variant, c: number, field: keyof Sample) => median(samples[`${variant}@${c}`]!.map((s) => s[field]));
+  const stat = (variant: Variant, c: number, field: keyof Sample) =>
+    median(samples[`${variant}@${c}`]!.map((s) => s[field]));
   /** Per-round ratio against the bare handler of the same round, then the median. */
   const vsBare = (variant: Variant, c: number) =>
     median(samples[`${variant}@${c}`]!.map((s, i) => s.rate / samples[`bare@${c}`]![i]!.rate));
@@ -191,7 +198,17 @@ export async function runTransports(options: TransportOptions) {
     ]),
   ]);
   const markdown = table(
-    ["path", "c=1 p50 ms", "c=1 p99 ms", "c=1 calls/s", "c=1 vs bare", "c=16 p50 ms", "c=16 p99 ms", "c=16 calls/s", "c=16 vs bare"],
+    [
+      "path",
+      "c=1 p50 ms",
+      "c=1 p99 ms",
+      "c=1 calls/s",
+      "c=1 vs bare",
+      "c=16 p50 ms",
+      "c=16 p99 ms",
+      "c=16 calls/s",
+      "c=16 vs bare",
+    ],
     rows,
   );
   const at = (v: Variant, c: number) => ({ p50: stat(v, c, "p50"), rate: stat(v, c, "rate"), vsBare: vsBare(v, c) });

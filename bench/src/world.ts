@@ -31,16 +31,38 @@ export async function benchWorld(label: string) {
   const path = join(dir, "mnote.db");
   const kernel = await SqlKernel.open(openSqliteDriver(path));
   const owner = (await kernel.admin.createUser({ id: "bench_owner", name: "Bench owner" })).id;
-  const ws = (await kernel.admin.createWorkspace({ id: "bench_ws", name: "Bench", ownerId: owner, approvalRequired: false })).id;
+  const ws = (
+    await kernel.admin.createWorkspace({ id: "bench_ws", name: "Bench", ownerId: owner, approvalRequired: false })
+  ).id;
   // An agent token: the bench calls through the agent doors (router as the bridge calls it, MCP);
   // the workspace does not hold writes, so they are applied as a person's would be.
-  const { token } = await kernel.admin.createToken({ userId: owner, holder: "agent", scopes: ALL_SCOPES, label: "bench" });
-  const agent = (await kernel.admin.createToken({ userId: owner, holder: "agent", scopes: ALL_SCOPES, label: "bench agent" })).token;
+  const { token } = await kernel.admin.createToken({
+    userId: owner,
+    holder: "agent",
+    scopes: ALL_SCOPES,
+    label: "bench",
+  });
+  const agent = (
+    await kernel.admin.createToken({ userId: owner, holder: "agent", scopes: ALL_SCOPES, label: "bench agent" })
+  ).token;
   let pages = 0;
   const newPage = async (blocks: Block[] = paragraphs(3)) =>
-    (await kernel.admin.createPage({ id: `bench_page_${++pages}`, workspaceId: ws, title: "Bench page", blocks, createdBy: owner })).id;
+    (
+      await kernel.admin.createPage({
+        id: `bench_page_${++pages}`,
+        workspaceId: ws,
+        title: "Bench page",
+        blocks,
+        createdBy: owner,
+      })
+    ).id;
   let calls = 0;
-  const envelope = (tool: ToolName, documentId: string, args: Record<string, unknown>, extra: Record<string, unknown> = {}) => {
+  const envelope = (
+    tool: ToolName,
+    documentId: string,
+    args: Record<string, unknown>,
+    extra: Record<string, unknown> = {},
+  ) => {
     calls++;
     const write = tool !== "mnote.page.get";
     return {
@@ -61,7 +83,19 @@ export async function benchWorld(label: string) {
   /** One router call exactly as a transport makes it: a fresh tools context, callTool. */
   const call = (tool: ToolName, envelopeValue: unknown, authorization = `Bearer ${token}`) =>
     callTool(createToolsContext({ kernel, authorization }), tool, envelopeValue);
-  return { dir, path, databaseUrl: `file:${path}`, kernel: kernel as KernelAdapter, owner, ws, token, agent, newPage, envelope, call };
+  return {
+    dir,
+    path,
+    databaseUrl: `file:${path}`,
+    kernel: kernel as KernelAdapter,
+    owner,
+    ws,
+    token,
+    agent,
+    newPage,
+    envelope,
+    call,
+  };
 }
 
 export type BenchWorld = Awaited<ReturnType<typeof benchWorld>>;

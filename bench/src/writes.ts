@@ -38,7 +38,10 @@ export async function runWrites(options: WritesOptions) {
     const envelopes: unknown[] = [];
     for (let i = 0; i < count; i++) {
       if (variant === "replay") envelopes.push(applied[i % applied.length]);
-      else envelopes.push(world.envelope("mnote.page.save", await freshPage(), appendArgs(i), { dryRun: variant === "dryRun" }));
+      else
+        envelopes.push(
+          world.envelope("mnote.page.save", await freshPage(), appendArgs(i), { dryRun: variant === "dryRun" }),
+        );
     }
     const latencies: number[] = [];
     const start = now();
@@ -66,8 +69,18 @@ export async function runWrites(options: WritesOptions) {
     ["call", "calls/s (median)", "p50 ms", "rate vs fresh write"],
     [
       ["fresh write (new idempotency key)", fmtRate(med("fresh", "rate")), fmtMs(med("fresh", "p50")), "100%"],
-      ["idempotent replay (same key and payload as a landed write)", fmtRate(med("replay", "rate")), fmtMs(med("replay", "p50")), `**${fmtPct(vsFresh("replay"))}**`],
-      ["dry run (`dryRun: true`, new key; records the proposal)", fmtRate(med("dryRun", "rate")), fmtMs(med("dryRun", "p50")), `**${fmtPct(vsFresh("dryRun"))}**`],
+      [
+        "idempotent replay (same key and payload as a landed write)",
+        fmtRate(med("replay", "rate")),
+        fmtMs(med("replay", "p50")),
+        `**${fmtPct(vsFresh("replay"))}**`,
+      ],
+      [
+        "dry run (`dryRun: true`, new key; records the proposal)",
+        fmtRate(med("dryRun", "rate")),
+        fmtMs(med("dryRun", "p50")),
+        `**${fmtPct(vsFresh("dryRun"))}**`,
+      ],
     ],
   );
   return { markdown, replayVsFresh: vsFresh("replay"), dryRunVsFresh: vsFresh("dryRun") };

@@ -5,22 +5,36 @@ import { FLOW_PAGES } from "./pages";
 
 /** axe-core's WCAG 2.x A/AA rules and best practices; any violation fails with its rule ids and targets. */
 async function expectNoViolations(page: Page, where: string) {
-  const results = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa", "best-practice"]).analyze();
-  const found = results.violations.map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+  const results = await new AxeBuilder({ page })
+    .withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa", "best-practice"])
+    .analyze();
+  const found = results.violations.map(
+    (v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`,
+  );
   expect(found, `axe violations on ${where}`).toEqual([]);
 }
 
-test("sign-in, home, and the page with its panel (every tab, a pending proposal) have no axe violations", async ({ page }) => {
+test("sign-in, home, and the page with its panel (every tab, a pending proposal) have no axe violations", async ({
+  page,
+}) => {
   const doc = FLOW_PAGES.accessibility.id;
-  const proposal = await agentCall("mnote_page_save", {
-    content: [
-      { id: "ax_h1", type: "heading", level: 1, text: "Checklist" },
-      { id: "ax_t1", type: "todo", checked: true, text: "Labels on every form control" },
-      { id: "ax_t2", type: "todo", checked: false, text: "Keyboard order of the tabs" },
-    ],
-  }, { documentId: doc });
+  const proposal = await agentCall(
+    "mnote_page_save",
+    {
+      content: [
+        { id: "ax_h1", type: "heading", level: 1, text: "Checklist" },
+        { id: "ax_t1", type: "todo", checked: true, text: "Labels on every form control" },
+        { id: "ax_t2", type: "todo", checked: false, text: "Keyboard order of the tabs" },
+      ],
+    },
+    { documentId: doc },
+  );
   expect(proposal.ok).toBe(true);
-  const note = await agentCall("mnote_artifact_create_ai_note", { content: "Checked with axe-core." }, { documentId: doc, dryRun: false });
+  const note = await agentCall(
+    "mnote_artifact_create_ai_note",
+    { content: "Checked with axe-core." },
+    { documentId: doc, dryRun: false },
+  );
   expect(note.ok).toBe(true);
 
   await page.goto("/signin");

@@ -1,7 +1,9 @@
 import { agentCall, agentRetry, auditRows, expect, openPage, panelTab, proposalCard, signIn, test } from "./support";
 import { FLOW_PAGES } from "./pages";
 
-test("an agent's real write is held for approval, appears live, and the agent's retry replays Ada's approval", async ({ page }) => {
+test("an agent's real write is held for approval, appears live, and the agent's retry replays Ada's approval", async ({
+  page,
+}) => {
   const doc = FLOW_PAGES.hold.id;
   await signIn(page, "ada");
   await openPage(page, doc);
@@ -11,8 +13,17 @@ test("an agent's real write is held for approval, appears live, and the agent's 
     if (frame === page.mainFrame()) navigations += 1;
   });
 
-  const held = await agentCall("mnote_page_update_title", { title: "Team roster (Q3)" }, { documentId: doc, dryRun: false });
-  expect(held).toMatchObject({ ok: false, httpStatus: 409, error: { code: "mnote_tool_approval_required" }, audit: { commandId: null } });
+  const held = await agentCall(
+    "mnote_page_update_title",
+    { title: "Team roster (Q3)" },
+    { documentId: doc, dryRun: false },
+  );
+  expect(held).toMatchObject({
+    ok: false,
+    httpStatus: 409,
+    error: { code: "mnote_tool_approval_required" },
+    audit: { commandId: null },
+  });
   expect(held.error?.message).toMatch(/panel/i);
 
   // The page is already open: the held write shows up by itself.

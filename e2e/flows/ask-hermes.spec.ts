@@ -15,7 +15,9 @@ const askHermes = async (page: import("@playwright/test").Page, question: string
   await box(page).getByRole("button", { name: /^Ask/ }).click();
 };
 
-test("Ada asks Hermes to add a line: its tool calls stream in, the held write is approved, the page changes", async ({ page }) => {
+test("Ada asks Hermes to add a line: its tool calls stream in, the held write is approved, the page changes", async ({
+  page,
+}) => {
   await signIn(page, "ada");
   await openPage(page, doc);
   await expect(page.getByTestId("page-revision")).toHaveText("Revision 1");
@@ -34,7 +36,9 @@ test("Ada asks Hermes to add a line: its tool calls stream in, the held write is
   // Held for Ada's approval: Hermes's plugin answered mnote_tool_approval_required, so Hermes marks the call failed.
   await expect(calls.nth(1).getByTestId("ask-hermes-audit")).toContainText("mnote_tool_approval_required");
   await expect(calls.nth(1).getByTestId("ask-hermes-audit")).toContainText("waits under Proposals");
-  await expect(run.getByTestId("ask-hermes-answer")).toHaveText('I proposed adding "Book the launch review" at the end of "Team plan"; it waits for your approval under Proposals.');
+  await expect(run.getByTestId("ask-hermes-answer")).toHaveText(
+    'I proposed adding "Book the launch review" at the end of "Team plan"; it waits for your approval under Proposals.',
+  );
   await expect(run).toHaveAttribute("data-phase", "completed");
 
   // The proposal is under Proposals (the panel's live updates brought it); Ada approves it.
@@ -57,7 +61,9 @@ test("Ada asks Hermes to add a line: its tool calls stream in, the held write is
 
   // A follow-up continues the conversation: the panel hands Hermes back its own record of it by session id.
   await askHermes(page, "what did I ask before?");
-  await expect(page.getByTestId("ask-hermes-answer")).toHaveText('Earlier you asked: add a line to the plan: "Book the launch review"');
+  await expect(page.getByTestId("ask-hermes-answer")).toHaveText(
+    'Earlier you asked: add a line to the plan: "Book the launch review"',
+  );
 
   await panelTab(page, "Audit trail").click();
   await expect(page.locator("table.audit tbody tr").filter({ hasText: "Read page" }).first()).toBeVisible();
@@ -93,14 +99,22 @@ test("Stop ends a run, and a failed run says why", async ({ page }) => {
 test("a viewer sees why they cannot ask, and the server refuses them too", async ({ page }) => {
   await signIn(page, "cy");
   await openPage(page, doc);
-  await expect(box(page).getByTestId("ask-hermes-disabled")).toHaveText(/Only people who may edit this page can ask Hermes/);
+  await expect(box(page).getByTestId("ask-hermes-disabled")).toHaveText(
+    /Only people who may edit this page can ask Hermes/,
+  );
   await expect(box(page).getByLabel("Ask Hermes about this page")).toBeDisabled();
   const { webUrl, workspaceId } = e2eState();
-  const refused = await page.request.post(`${webUrl}/api/hermes/runs`, { data: { workspaceId, documentId: doc, input: "add a line" }, headers: { origin: webUrl } });
+  const refused = await page.request.post(`${webUrl}/api/hermes/runs`, {
+    data: { workspaceId, documentId: doc, input: "add a line" },
+    headers: { origin: webUrl },
+  });
   expect(refused.status()).toBe(403);
   expect((await refused.json()).error.code).toBe("mnote_tool_permission_denied");
   // Another site's page cannot ask with the person's cookie.
-  const foreign = await page.request.post(`${webUrl}/api/hermes/runs`, { data: { workspaceId, documentId: doc, input: "x" }, headers: { origin: "https://evil.example" } });
+  const foreign = await page.request.post(`${webUrl}/api/hermes/runs`, {
+    data: { workspaceId, documentId: doc, input: "x" },
+    headers: { origin: "https://evil.example" },
+  });
   expect(foreign.status()).toBe(403);
 });
 

@@ -45,7 +45,10 @@ async function watchLongTasks(page: Page) {
   await page.addInitScript(() => {
     const w = window as unknown as { __longTasks: number[] };
     w.__longTasks = [];
-    new PerformanceObserver((list) => list.getEntries().forEach((e) => w.__longTasks.push(e.duration))).observe({ type: "longtask", buffered: true });
+    new PerformanceObserver((list) => list.getEntries().forEach((e) => w.__longTasks.push(e.duration))).observe({
+      type: "longtask",
+      buffered: true,
+    });
   });
   return () => page.evaluate(() => (window as unknown as { __longTasks: number[] }).__longTasks.splice(0));
 }
@@ -72,7 +75,12 @@ async function scrollThrough(page: Page, card: Locator, longTasks: () => Promise
   const counters = async () => {
     const { metrics } = await cdp.send("Performance.getMetrics");
     const get = (name: string) => metrics.find((m) => m.name === name)?.value ?? 0;
-    return { task: get("TaskDuration"), script: get("ScriptDuration"), layout: get("LayoutDuration"), style: get("RecalcStyleDuration") };
+    return {
+      task: get("TaskDuration"),
+      script: get("ScriptDuration"),
+      layout: get("LayoutDuration"),
+      style: get("RecalcStyleDuration"),
+    };
   };
   await longTasks();
   const before = await counters();
@@ -94,23 +102,40 @@ async function scrollThrough(page: Page, card: Locator, longTasks: () => Promise
   const scrollLongTasks = await longTasks();
   const after = await counters();
   await cdp.detach();
-  const perStep = (key: keyof typeof before) => Math.round(((after[key] - before[key]) * 1000 * 10) / frames.length) / 10;
+  const perStep = (key: keyof typeof before) =>
+    Math.round(((after[key] - before[key]) * 1000 * 10) / frames.length) / 10;
   return {
     frames,
     longestTaskWhileScrollingMs: Math.round(Math.max(0, ...scrollLongTasks)),
     longTasksWhileScrolling: scrollLongTasks.length,
-    perScrollStepMs: { mainThread: perStep("task"), script: perStep("script"), layout: perStep("layout"), style: perStep("style") },
+    perScrollStepMs: {
+      mainThread: perStep("task"),
+      script: perStep("script"),
+      layout: perStep("layout"),
+      style: perStep("style"),
+    },
   };
 }
 
-test("a 980-change proposal on a 1,000-block page: summary, page order, virtual rows, select none then one, apply", async ({ page }) => {
+test("a 980-change proposal on a 1,000-block page: summary, page order, virtual rows, select none then one, apply", async ({
+  page,
+}) => {
   test.setTimeout(120_000);
   const doc = FLOW_PAGES.atSize.id;
   await signIn(page, "ada");
-  const proposal = await agentCall("mnote_page_save", { content: nineHundredEighty(FLOW_PAGES.atSize.blocks) }, { documentId: doc });
+  const proposal = await agentCall(
+    "mnote_page_save",
+    { content: nineHundredEighty(FLOW_PAGES.atSize.blocks) },
+    { documentId: doc },
+  );
   expect(proposal.ok).toBe(true);
   const longTasks = await watchLongTasks(page);
-  const { card, approve, timeToInteractiveMs, loadLongTasks } = await openTimed(page, doc, proposal.request.toolCallId, longTasks);
+  const { card, approve, timeToInteractiveMs, loadLongTasks } = await openTimed(
+    page,
+    doc,
+    proposal.request.toolCallId,
+    longTasks,
+  );
 
   // The summary says what the proposal does before a single row is read.
   await expect(card.getByTestId("proposal-summary")).toHaveText("980 changes · 10 inserted · 10 deleted · 960 changed");
@@ -132,10 +157,16 @@ test("a 980-change proposal on a 1,000-block page: summary, page order, virtual 
   expect(frames.length).toBeGreaterThan(50);
   expect([...new Set(frames.flatMap((f) => f.kinds))].sort()).toEqual(["delete", "insert", "update"]);
   for (const { positions } of frames) {
-    expect(positions.every((p, i) => i === 0 || p >= positions[i - 1]! - 10), `rows in page order: ${positions.join(",")}`).toBe(true);
+    expect(
+      positions.every((p, i) => i === 0 || p >= positions[i - 1]! - 10),
+      `rows in page order: ${positions.join(",")}`,
+    ).toBe(true);
   }
   const firsts = frames.map((f) => f.positions[0]!);
-  expect(firsts.every((p, i) => i === 0 || p >= firsts[i - 1]! - 10), `frames in page order: ${firsts.join(",")}`).toBe(true);
+  expect(
+    firsts.every((p, i) => i === 0 || p >= firsts[i - 1]! - 10),
+    `frames in page order: ${firsts.join(",")}`,
+  ).toBe(true);
 
   // Next change walks the list and lights up its block on the page.
   await card.locator(".change-scroll").evaluate((el) => (el.scrollTop = 0));
@@ -172,7 +203,9 @@ test("a 980-change proposal on a 1,000-block page: summary, page order, virtual 
   });
 });
 
-test("a 10,000-change proposal on a 10,000-block page: the summary and Approve come first, only on-screen rows render while scrolling", async ({ page }) => {
+test("a 10,000-change proposal on a 10,000-block page: the summary and Approve come first, only on-screen rows render while scrolling", async ({
+  page,
+}) => {
   test.setTimeout(240_000);
   const doc = FLOW_PAGES.atTenThousand.id;
   await signIn(page, "ada");
@@ -180,7 +213,12 @@ test("a 10,000-change proposal on a 10,000-block page: the summary and Approve c
   const proposal = await agentCall("mnote_page_save", { content }, { documentId: doc });
   expect(proposal.ok).toBe(true);
   const longTasks = await watchLongTasks(page);
-  const { card, approve, timeToInteractiveMs, loadLongTasks } = await openTimed(page, doc, proposal.request.toolCallId, longTasks);
+  const { card, approve, timeToInteractiveMs, loadLongTasks } = await openTimed(
+    page,
+    doc,
+    proposal.request.toolCallId,
+    longTasks,
+  );
   await expect(card.getByTestId("proposal-summary")).toHaveText("10000 changes · 10000 changed");
   const rendered = await card.locator("li.change").count();
   expect(rendered).toBeLessThan(60);
@@ -221,7 +259,9 @@ test.afterAll(async () => {
 
 /** docs/benchmarks.md's "Panel at size": what this flow measured, in Chromium, on this machine, now. */
 function panelAtSizeSection(runs: SizeNumbers[]) {
-  const load = loadavg().map((l) => l.toFixed(2)).join(" / ");
+  const load = loadavg()
+    .map((l) => l.toFixed(2))
+    .join(" / ");
   const row = (label: string, cell: (n: SizeNumbers) => string) => `| ${label} | ${runs.map(cell).join(" | ")} |`;
   return [
     "## Panel at size",
@@ -236,10 +276,21 @@ function panelAtSizeSection(runs: SizeNumbers[]) {
     "",
     `| Measure | ${runs.map((n) => `${n.changes.toLocaleString("en")} changes on ${n.blocks.toLocaleString("en")} blocks`).join(" | ")} |`,
     `| --- | ${runs.map(() => "---").join(" | ")} |`,
-    row("Time to interactive (navigation → Approve and the first change on screen)", (n) => `${n.timeToInteractiveMs} ms`),
+    row(
+      "Time to interactive (navigation → Approve and the first change on screen)",
+      (n) => `${n.timeToInteractiveMs} ms`,
+    ),
     row("Longest task while loading", (n) => `${n.longestTaskWhileLoadingMs} ms`),
-    row("Longest task while scrolling", (n) => `${n.longestTaskWhileScrollingMs} ms (${n.longTasksWhileScrolling} long tasks in ${n.framesScrolled} steps)`),
-    row("Main-thread time per scroll step (all / script / layout / style)", (n) => `${n.perScrollStepMs.mainThread} / ${n.perScrollStepMs.script} / ${n.perScrollStepMs.layout} / ${n.perScrollStepMs.style} ms`),
+    row(
+      "Longest task while scrolling",
+      (n) =>
+        `${n.longestTaskWhileScrollingMs} ms (${n.longTasksWhileScrolling} long tasks in ${n.framesScrolled} steps)`,
+    ),
+    row(
+      "Main-thread time per scroll step (all / script / layout / style)",
+      (n) =>
+        `${n.perScrollStepMs.mainThread} / ${n.perScrollStepMs.script} / ${n.perScrollStepMs.layout} / ${n.perScrollStepMs.style} ms`,
+    ),
     row("Change rows in the DOM at once (virtualized)", (n) => `${n.rowsInDom} of ${n.changes.toLocaleString("en")}`),
     "",
   ].join("\n");

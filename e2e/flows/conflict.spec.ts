@@ -2,7 +2,9 @@ import type { Route } from "@playwright/test";
 import { agentCall, approveThroughPanelApi, expect, openPage, proposalCard, signIn, test } from "./support";
 import { FLOW_PAGES } from "./pages";
 
-test("approving a proposal after the page changed writes nothing, says so, and a re-run can be approved", async ({ page }) => {
+test("approving a proposal after the page changed writes nothing, says so, and a re-run can be approved", async ({
+  page,
+}) => {
   const doc = FLOW_PAGES.conflict.id;
   await signIn(page, "ada");
   // Hold the panel's live stream so it has not noticed the change when Ada clicks Approve (the moment between a
@@ -12,7 +14,11 @@ test("approving a proposal after the page changed writes nothing, says so, and a
   const isChanges = (url: URL) => url.pathname === "/api/trpc/panel.page.changes";
   await page.route(isChanges, (route) => void held.push(route));
   // Proposed before the panel opens: it comes with the page's first HTML, not by the held stream.
-  const proposal = await agentCall("mnote_page_update_title", { title: "Quarterly review (draft)" }, { documentId: doc });
+  const proposal = await agentCall(
+    "mnote_page_update_title",
+    { title: "Quarterly review (draft)" },
+    { documentId: doc },
+  );
   expect(proposal.ok).toBe(true);
   await openPage(page, doc);
   const card = proposalCard(page, proposal.request.toolCallId);

@@ -10,7 +10,9 @@ import { e2eState, expect, test } from "./support";
 const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
 const FORM = "application/x-www-form-urlencoded";
 
-test("the demo picker: a foreign Origin is refused, a user outside the demo is refused, a demo user signs in", async ({ request }) => {
+test("the demo picker: a foreign Origin is refused, a user outside the demo is refused, a demo user signs in", async ({
+  request,
+}) => {
   const { webUrl, databaseUrl } = e2eState();
   const foreign = await request.post(`${webUrl}/api/session/dev`, {
     data: form({ userId: "user_ada" }),
@@ -21,7 +23,9 @@ test("the demo picker: a foreign Origin is refused, a user outside the demo is r
   expect(foreign.headers()["set-cookie"]).toBeUndefined();
 
   // Someone the demo did not create, in the same database.
-  const olga = (await mnote(["admin", "user", "create", "--name", "Olga"], { MNOTE_DATABASE_URL: databaseUrl })) as { id: string };
+  const olga = (await mnote(["admin", "user", "create", "--name", "Olga"], { MNOTE_DATABASE_URL: databaseUrl })) as {
+    id: string;
+  };
   const outsider = await request.post(`${webUrl}/api/session/dev`, {
     data: form({ userId: olga.id }),
     headers: { "content-type": FORM, origin: webUrl },
@@ -41,16 +45,25 @@ test("the demo picker: a foreign Origin is refused, a user outside the demo is r
   expect(cookie).toMatch(/SameSite=lax/i);
 });
 
-test("sign-in with a token: a person token signs in; an agent token, a revoked or made-up one does not", async ({ request }) => {
+test("sign-in with a token: a person token signs in; an agent token, a revoked or made-up one does not", async ({
+  request,
+}) => {
   const { webUrl, databaseUrl, credentials } = e2eState();
   const signIn = (token: string) =>
-    request.post(`${webUrl}/api/session`, { data: form({ token }), headers: { "content-type": FORM, origin: webUrl }, maxRedirects: 0 });
+    request.post(`${webUrl}/api/session`, {
+      data: form({ token }),
+      headers: { "content-type": FORM, origin: webUrl },
+      maxRedirects: 0,
+    });
   const person = await signIn(credentials.ben.person);
   expect(person.headers()["set-cookie"] ?? "").toMatch(/mnote_session=/);
 
-  const revoked = (await mnote(["admin", "token", "create", "--user", "user_ben", "--holder", "person", "--scopes", "page.read"], {
-    MNOTE_DATABASE_URL: databaseUrl,
-  })) as { token: string; id: string };
+  const revoked = (await mnote(
+    ["admin", "token", "create", "--user", "user_ben", "--holder", "person", "--scopes", "page.read"],
+    {
+      MNOTE_DATABASE_URL: databaseUrl,
+    },
+  )) as { token: string; id: string };
   await mnote(["admin", "token", "revoke", "--id", revoked.id], { MNOTE_DATABASE_URL: databaseUrl });
   for (const refused of [credentials.ben.agent, revoked.token, "mnt_made_up"]) {
     const answer = await signIn(refused);
@@ -74,9 +87,15 @@ test("an agent token as the session cookie: mnote.* and panel.* are refused at t
     capabilityScope: ["page.read"],
     args: {},
   };
-  const read = await request.get(`${webUrl}/api/trpc/mnote.page.get?input=${encodeURIComponent(JSON.stringify(envelope))}`, { headers: agentCookie });
+  const read = await request.get(
+    `${webUrl}/api/trpc/mnote.page.get?input=${encodeURIComponent(JSON.stringify(envelope))}`,
+    { headers: agentCookie },
+  );
   const answer = (await read.json()) as { result: { data: { ok: boolean; error: { code: string; message: string } } } };
-  expect(answer.result.data).toMatchObject({ ok: false, error: { code: "mnote_tool_permission_denied", message: expect.stringMatching(/panel is for people/) } });
+  expect(answer.result.data).toMatchObject({
+    ok: false,
+    error: { code: "mnote_tool_permission_denied", message: expect.stringMatching(/panel is for people/) },
+  });
 
   const me = await request.get(`${webUrl}/api/trpc/panel.session.me`, { headers: agentCookie });
   expect(me.status()).toBe(403);

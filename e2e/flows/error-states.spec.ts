@@ -9,9 +9,15 @@ async function failRequests(page: Page, procedure: string) {
   return () => page.unroute(pattern);
 }
 
-test("failed requests show the error and a Retry (artifacts, command view, a proposal's changes); a filter with no match says so", async ({ page }) => {
+test("failed requests show the error and a Retry (artifacts, command view, a proposal's changes); a filter with no match says so", async ({
+  page,
+}) => {
   const doc = FLOW_PAGES.retry.id;
-  const note = await agentCall("mnote_artifact_create_ai_note", { content: "Seen after a retry." }, { documentId: doc, dryRun: false });
+  const note = await agentCall(
+    "mnote_artifact_create_ai_note",
+    { content: "Seen after a retry." },
+    { documentId: doc, dryRun: false },
+  );
   expect(note.ok).toBe(true);
   await signIn(page, "ada");
   await openPage(page, doc);
@@ -46,7 +52,11 @@ test("failed requests show the error and a Retry (artifacts, command view, a pro
   await expect(page.locator("table.audit tbody tr").first()).toBeVisible();
 
   // A proposal's changes (fetched when its card opens; the list itself comes with the HTML): an error and a Retry.
-  const proposal = await agentCall("mnote_page_save", { content: [{ type: "paragraph", text: "Requests fail, then succeed." }] }, { documentId: doc });
+  const proposal = await agentCall(
+    "mnote_page_save",
+    { content: [{ type: "paragraph", text: "Requests fail, then succeed." }] },
+    { documentId: doc },
+  );
   expect(proposal.ok).toBe(true);
   const restoreChanges = await failRequests(page, "panel.proposals.get");
   await page.reload();

@@ -1,9 +1,15 @@
 import { agentCall, e2eState, expect, proposalCard, signIn, test } from "./support";
 import { FLOW_PAGES } from "./pages";
 
-test("the first HTML of a page already shows the page and its proposals, not a loading placeholder", async ({ page }) => {
+test("the first HTML of a page already shows the page and its proposals, not a loading placeholder", async ({
+  page,
+}) => {
   const doc = FLOW_PAGES.firstPaint;
-  const proposal = await agentCall("mnote_page_update_title", { title: "Sprint retro, week 12" }, { documentId: doc.id });
+  const proposal = await agentCall(
+    "mnote_page_update_title",
+    { title: "Sprint retro, week 12" },
+    { documentId: doc.id },
+  );
   expect(proposal.ok).toBe(true);
   await signIn(page, "ada");
   const { webUrl, workspaceId } = e2eState();

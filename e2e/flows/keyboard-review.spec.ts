@@ -6,28 +6,43 @@ import { FLOW_PAGES } from "./pages";
 async function focused(page: Page) {
   return page.evaluate(() => {
     const el = document.activeElement as HTMLElement | null;
-    return { role: el?.getAttribute("role") ?? el?.tagName.toLowerCase() ?? "", text: (el?.getAttribute("aria-label") ?? el?.textContent ?? "").trim() };
+    return {
+      role: el?.getAttribute("role") ?? el?.tagName.toLowerCase() ?? "",
+      text: (el?.getAttribute("aria-label") ?? el?.textContent ?? "").trim(),
+    };
   });
 }
 
 /** Press Tab (or Shift+Tab) until the focused element matches; fails after `max` presses. */
-async function tabTo(page: Page, matches: (f: { role: string; text: string }) => boolean, { back = false, max = 60 } = {}) {
+async function tabTo(
+  page: Page,
+  matches: (f: { role: string; text: string }) => boolean,
+  { back = false, max = 60 } = {},
+) {
   for (let i = 0; i < max; i++) {
     await page.keyboard.press(back ? "Shift+Tab" : "Tab");
     if (matches(await focused(page))) return;
   }
-  throw new Error(`focus never reached the element after ${max} presses (last: ${JSON.stringify(await focused(page))})`);
+  throw new Error(
+    `focus never reached the element after ${max} presses (last: ${JSON.stringify(await focused(page))})`,
+  );
 }
 
-test("keyboard only: Tab to the tabs, arrows between Proposals / Audit trail / Artifacts, Enter approves, Revert proposes, Enter approves the revert", async ({ page }) => {
+test("keyboard only: Tab to the tabs, arrows between Proposals / Audit trail / Artifacts, Enter approves, Revert proposes, Enter approves the revert", async ({
+  page,
+}) => {
   const doc = FLOW_PAGES.keyboard.id;
   await signIn(page, "ada");
-  const proposal = await agentCall("mnote_page_save", {
-    content: [
-      { id: "kb_p1", type: "paragraph", text: "Tabs move with the arrow keys and Home / End" },
-      { id: "kb_p2", type: "paragraph", text: "Enter approves" },
-    ],
-  }, { documentId: doc });
+  const proposal = await agentCall(
+    "mnote_page_save",
+    {
+      content: [
+        { id: "kb_p1", type: "paragraph", text: "Tabs move with the arrow keys and Home / End" },
+        { id: "kb_p2", type: "paragraph", text: "Enter approves" },
+      ],
+    },
+    { documentId: doc },
+  );
   expect(proposal.ok).toBe(true);
   await openPage(page, doc);
   await expect(page.getByTestId("page-revision")).toHaveText("Revision 1");
@@ -72,7 +87,9 @@ test("keyboard only: Tab to the tabs, arrows between Proposals / Audit trail / A
   await tabTo(page, (f) => f.role === "tab", { back: true });
   await page.keyboard.press("ArrowRight");
   await expect(page.getByRole("tab", { name: "Audit trail" })).toHaveAttribute("aria-selected", "true");
-  await expect(page.locator('tr[data-effect="write"][data-outcome="ok"]').getByRole("button", { name: "Revert", exact: true })).toBeVisible();
+  await expect(
+    page.locator('tr[data-effect="write"][data-outcome="ok"]').getByRole("button", { name: "Revert", exact: true }),
+  ).toBeVisible();
   await tabTo(page, (f) => f.text === "Revert");
   await page.keyboard.press("Enter");
   // Focus follows the revert to the Proposals panel, where it waits for a decision.

@@ -23,7 +23,11 @@ test("with the panel open, an agent's dry run and reads are pushed to it: no rel
   await page.waitForTimeout(2_000);
   expect(calls.slice(quietFrom)).toEqual([]);
 
-  const proposal = await agentCall("mnote_page_save", { content: [{ type: "paragraph", text: "Today: e2e flows." }], mode: "append" }, { documentId: doc });
+  const proposal = await agentCall(
+    "mnote_page_save",
+    { content: [{ type: "paragraph", text: "Today: e2e flows." }], mode: "append" },
+    { documentId: doc },
+  );
   expect(proposal.ok).toBe(true);
   const card = proposalCard(page, proposal.request.toolCallId);
   await expect(card).toBeVisible();

@@ -1,16 +1,22 @@
 import { agentCall, auditRows, expect, openPage, panelTab, proposalCard, signIn, test } from "./support";
 import { FLOW_PAGES } from "./pages";
 
-test("people by name, ids on demand; a proposal applied in part says so (2 of 3), shows what was left out, and keeps the agent's run", async ({ page }) => {
+test("people by name, ids on demand; a proposal applied in part says so (2 of 3), shows what was left out, and keeps the agent's run", async ({
+  page,
+}) => {
   const doc = FLOW_PAGES.partial.id;
   await signIn(page, "ada");
-  const proposal = await agentCall("mnote_page_save", {
-    content: [
-      { id: "pa_p1", type: "paragraph", text: "Morning: roadmap and budget" },
-      { id: "pa_p2", type: "paragraph", text: "Lunch by the lake" },
-      { id: "pa_new", type: "paragraph", text: "Evening: dinner in town" },
-    ],
-  }, { documentId: doc, runId: "run_offsite" });
+  const proposal = await agentCall(
+    "mnote_page_save",
+    {
+      content: [
+        { id: "pa_p1", type: "paragraph", text: "Morning: roadmap and budget" },
+        { id: "pa_p2", type: "paragraph", text: "Lunch by the lake" },
+        { id: "pa_new", type: "paragraph", text: "Evening: dinner in town" },
+      ],
+    },
+    { documentId: doc, runId: "run_offsite" },
+  );
   expect(proposal.ok).toBe(true);
   await openPage(page, doc); // after the call: this flow is about names and parts, live.spec.ts about push
 
@@ -30,7 +36,9 @@ test("people by name, ids on demand; a proposal applied in part says so (2 of 3)
   await card.getByRole("checkbox", { name: /^Keep change \d+: Deleted/ }).uncheck();
   await card.getByRole("button", { name: "Apply 2 of 3 changes" }).click();
   await expect(page.getByTestId("page-revision")).toHaveText("Revision 2");
-  await expect(page.getByTestId("decided")).toContainText(/Applied in part \(2 of 3 changes\) as command \S+ \(revision 2\)/);
+  await expect(page.getByTestId("decided")).toContainText(
+    /Applied in part \(2 of 3 changes\) as command \S+ \(revision 2\)/,
+  );
   await expect(page.getByText("0 pending", { exact: true })).toBeVisible();
   await expect(page.getByTestId("page-blocks")).toContainText("Afternoon: hiring"); // the delete was left out
 
@@ -51,5 +59,7 @@ test("people by name, ids on demand; a proposal applied in part says so (2 of 3)
   await expect(write.getByRole("button", { name: "Revert", exact: true })).toBeVisible();
   await auditRows(page, proposal.request.toolCallId, "dry_run").getByRole("button", { name: "run_offsite" }).click();
   await expect(page.getByLabel("Run", { exact: true })).toHaveValue("run_offsite");
-  await expect(page.locator('tr[data-effect="write"][data-outcome="ok"] .decision')).toHaveText(/^Ada applied 2 of 3 changes/);
+  await expect(page.locator('tr[data-effect="write"][data-outcome="ok"] .decision')).toHaveText(
+    /^Ada applied 2 of 3 changes/,
+  );
 });

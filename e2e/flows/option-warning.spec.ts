@@ -1,17 +1,25 @@
 import { agentCall, expect, openPage, proposalCard, signIn, test } from "./support";
 import { FLOW_PAGES } from "./pages";
 
-test("a dry run setting a planned option is flagged “not wired yet”, and approving it writes nothing", async ({ page }) => {
+test("a dry run setting a planned option is flagged “not wired yet”, and approving it writes nothing", async ({
+  page,
+}) => {
   const doc = FLOW_PAGES.optionWarning.id;
   await signIn(page, "ada");
   await openPage(page, doc);
 
-  const proposal = await agentCall("mnote_page_update_options", { options: { protectEditing: true } }, { documentId: doc });
+  const proposal = await agentCall(
+    "mnote_page_update_options",
+    { options: { protectEditing: true } },
+    { documentId: doc },
+  );
   expect(proposal).toMatchObject({ ok: true, audit: { effect: "dry_run" } });
 
   const card = proposalCard(page, proposal.request.toolCallId);
   await expect(card).toHaveAttribute("data-tool", "mnote.page.update_options");
-  await expect(card.getByRole("list", { name: "Warnings" })).toContainText("protectEditing is planned but not supported by the editor yet");
+  await expect(card.getByRole("list", { name: "Warnings" })).toContainText(
+    "protectEditing is planned but not supported by the editor yet",
+  );
   const change = card.locator('li.change[data-kind="set_option"]');
   await expect(change).toContainText("protectEditing");
   await expect(change.locator(".badge", { hasText: "not wired yet" })).toBeVisible();

@@ -1,21 +1,30 @@
 import { agentCall, blockTexts, expect, openPage, proposalCard, signIn, test } from "./support";
 import { FLOW_PAGES } from "./pages";
 
-test("Ada unticks some block changes of a page.save proposal and only the kept ones are applied, in one step", async ({ page }) => {
+test("Ada unticks some block changes of a page.save proposal and only the kept ones are applied, in one step", async ({
+  page,
+}) => {
   const doc = FLOW_PAGES.perChange.id;
   await signIn(page, "ada");
   await openPage(page, doc);
-  const homeRow = () => page.getByRole("listitem").filter({ has: page.getByRole("link", { name: FLOW_PAGES.perChange.title, exact: true }) });
+  const homeRow = () =>
+    page
+      .getByRole("listitem")
+      .filter({ has: page.getByRole("link", { name: FLOW_PAGES.perChange.title, exact: true }) });
 
-  const proposal = await agentCall("mnote_page_save", {
-    content: [
-      { id: "rn_h1", type: "heading", level: 1, text: "Release notes 2.0" },
-      { id: "rn_p1", type: "paragraph", text: "Faster sync on mobile" },
-      { id: "rn_p3", type: "paragraph", text: "Offline search" },
-      { id: "rn_p4", type: "paragraph", text: "Keyboard shortcuts" },
-    ],
-    mode: "replace",
-  }, { documentId: doc });
+  const proposal = await agentCall(
+    "mnote_page_save",
+    {
+      content: [
+        { id: "rn_h1", type: "heading", level: 1, text: "Release notes 2.0" },
+        { id: "rn_p1", type: "paragraph", text: "Faster sync on mobile" },
+        { id: "rn_p3", type: "paragraph", text: "Offline search" },
+        { id: "rn_p4", type: "paragraph", text: "Keyboard shortcuts" },
+      ],
+      mode: "replace",
+    },
+    { documentId: doc },
+  );
   expect(proposal.ok).toBe(true);
 
   // The home page says which pages wait for a decision.
@@ -44,7 +53,9 @@ test("Ada unticks some block changes of a page.save proposal and only the kept o
   await apply.click();
 
   await expect(page.getByTestId("page-revision")).toHaveText("Revision 2");
-  await expect.poll(() => blockTexts(page)).toEqual(["Release notes", "Faster sync on mobile", "Dark mode", "Offline search", "Keyboard shortcuts"]);
+  await expect
+    .poll(() => blockTexts(page))
+    .toEqual(["Release notes", "Faster sync on mobile", "Dark mode", "Offline search", "Keyboard shortcuts"]);
   await expect(page.getByTestId("page-title")).toHaveText("Release notes");
   // The original proposal is settled (applied in part), nothing is left pending.
   await expect(page.getByText("0 pending", { exact: true })).toBeVisible();

@@ -3,10 +3,14 @@ import { FLOW_PAGES } from "./pages";
 
 test.use({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
 
-test("phone, 390 px: the pending count and Approve are reachable from the top; the audit trail fits the screen", async ({ page }) => {
+test("phone, 390 px: the pending count and Approve are reachable from the top; the audit trail fits the screen", async ({
+  page,
+}) => {
   const doc = FLOW_PAGES.phone.id;
   await signIn(page, "ada");
-  const blocks = FLOW_PAGES.phone.blocks.map((b) => (b.id === "ph_0290" ? { ...b, text: "Paragraph 290, edited on the road." } : b));
+  const blocks = FLOW_PAGES.phone.blocks.map((b) =>
+    b.id === "ph_0290" ? { ...b, text: "Paragraph 290, edited on the road." } : b,
+  );
   const proposal = await agentCall("mnote_page_save", { content: blocks }, { documentId: doc });
   expect(proposal.ok).toBe(true);
   await openPage(page, doc);

@@ -1,20 +1,26 @@
 import { agentCall, auditRows, blockTexts, expect, openPage, panelTab, proposalCard, signIn, test } from "./support";
 import { FLOW_PAGES } from "./pages";
 
-test("agent proposes a page.save, Ada sees the diff, approves, and the audit trail links dry run, write and command", async ({ page }) => {
+test("agent proposes a page.save, Ada sees the diff, approves, and the audit trail links dry run, write and command", async ({
+  page,
+}) => {
   const doc = FLOW_PAGES.proposeApprove.id;
   await signIn(page, "ada");
   await openPage(page, doc);
   await expect(page.getByTestId("page-revision")).toHaveText("Revision 1");
 
-  const proposal = await agentCall("mnote_page_save", {
-    content: [
-      { id: "lc_h1", type: "heading", level: 1, text: "Launch" },
-      { id: "lc_p1", type: "paragraph", text: "Draft and review the announcement" },
-      { id: "lc_p3", type: "paragraph", text: "Update the changelog" },
-    ],
-    mode: "replace",
-  }, { documentId: doc, dryRun: true });
+  const proposal = await agentCall(
+    "mnote_page_save",
+    {
+      content: [
+        { id: "lc_h1", type: "heading", level: 1, text: "Launch" },
+        { id: "lc_p1", type: "paragraph", text: "Draft and review the announcement" },
+        { id: "lc_p3", type: "paragraph", text: "Update the changelog" },
+      ],
+      mode: "replace",
+    },
+    { documentId: doc, dryRun: true },
+  );
   expect(proposal).toMatchObject({ ok: true, audit: { effect: "dry_run", commandId: null } });
 
   // The diff: changed (with the word-level inline diff), deleted and inserted blocks.

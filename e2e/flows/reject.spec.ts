@@ -1,12 +1,18 @@
 import { agentCall, auditRows, expect, openPage, panelTab, proposalCard, signIn, test } from "./support";
 import { FLOW_PAGES } from "./pages";
 
-test("Ada rejects an agent's proposal: it leaves the pending list, the page is unchanged, the audit trail records the rejection", async ({ page }) => {
+test("Ada rejects an agent's proposal: it leaves the pending list, the page is unchanged, the audit trail records the rejection", async ({
+  page,
+}) => {
   const doc = FLOW_PAGES.reject.id;
   await signIn(page, "ada");
   await openPage(page, doc);
 
-  const proposal = await agentCall("mnote_page_update_title", { title: "Hiring plan (cut to one engineer)" }, { documentId: doc });
+  const proposal = await agentCall(
+    "mnote_page_update_title",
+    { title: "Hiring plan (cut to one engineer)" },
+    { documentId: doc },
+  );
   expect(proposal).toMatchObject({ ok: true, audit: { effect: "dry_run" } });
   const card = proposalCard(page, proposal.request.toolCallId);
   await expect(card).toBeVisible();

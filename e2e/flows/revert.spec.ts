@@ -6,13 +6,17 @@ test("Ada reverts an applied agent write from the audit trail through a revert p
   await signIn(page, "ada");
   await openPage(page, doc);
 
-  const proposal = await agentCall("mnote_page_save", {
-    content: [
-      { id: "bu_p1", type: "paragraph", text: "Budget: 25k" },
-      { id: "bu_p2", type: "paragraph", text: "Owner: Ada" },
-      { id: "bu_p3", type: "paragraph", text: "Approved by finance" },
-    ],
-  }, { documentId: doc });
+  const proposal = await agentCall(
+    "mnote_page_save",
+    {
+      content: [
+        { id: "bu_p1", type: "paragraph", text: "Budget: 25k" },
+        { id: "bu_p2", type: "paragraph", text: "Owner: Ada" },
+        { id: "bu_p3", type: "paragraph", text: "Approved by finance" },
+      ],
+    },
+    { documentId: doc },
+  );
   expect(proposal.ok).toBe(true);
   await proposalCard(page, proposal.request.toolCallId).getByRole("button", { name: "Approve", exact: true }).click();
   await expect(page.getByTestId("page-revision")).toHaveText("Revision 2");
@@ -24,9 +28,16 @@ test("Ada reverts an applied agent write from the audit trail through a revert p
   // The browser names the command; the server builds the call (no envelope, ids or key from the page).
   const revertRequest = page.waitForRequest((request) => request.url().includes("/api/trpc/panel.page.revert"));
   await write.getByRole("button", { name: "Revert", exact: true }).click();
-  const sent = JSON.parse((await revertRequest).postData() ?? "null") as Record<string, { json?: Record<string, unknown> } | Record<string, unknown>>;
+  const sent = JSON.parse((await revertRequest).postData() ?? "null") as Record<
+    string,
+    { json?: Record<string, unknown> } | Record<string, unknown>
+  >;
   const input = Object.values(sent)[0]!;
-  expect(Object.keys("json" in input ? (input.json as Record<string, unknown>) : input).sort()).toEqual(["commandId", "documentId", "workspaceId"]);
+  expect(Object.keys("json" in input ? (input.json as Record<string, unknown>) : input).sort()).toEqual([
+    "commandId",
+    "documentId",
+    "workspaceId",
+  ]);
 
   // The revert is itself a proposal: shown as a diff, applied only on approval.
   await expect(panelTab(page, "Proposals")).toHaveAttribute("aria-selected", "true");
@@ -40,7 +51,9 @@ test("Ada reverts an applied agent write from the audit trail through a revert p
   await expect.poll(() => blockTexts(page)).toEqual(["Budget: 10k", "Owner: Ada"]);
 
   await panelTab(page, "Audit trail").click();
-  const revertWrite = page.locator('tr[data-effect="write"][data-outcome="ok"]').filter({ hasText: "Revert an AI edit" });
+  const revertWrite = page
+    .locator('tr[data-effect="write"][data-outcome="ok"]')
+    .filter({ hasText: "Revert an AI edit" });
   await expect(revertWrite).toHaveCount(1);
   await revertWrite.locator(".command-link").click();
   await expect(revertWrite.getByRole("note")).toContainText("kernel command page.revert, revision 2 → 3");

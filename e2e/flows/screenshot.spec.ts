@@ -20,27 +20,38 @@ async function save(page: import("@playwright/test").Page, name: string, fullPag
   }
 }
 
-test("screenshot: the panel with a pending page.save proposal (inserted, deleted, changed blocks)", async ({ page }) => {
+test("screenshot: the panel with a pending page.save proposal (inserted, deleted, changed blocks)", async ({
+  page,
+}) => {
   await page.setViewportSize({ width: 1440, height: 860 });
   const doc = FLOW_PAGES.screenshot.id;
   await signIn(page, "ada");
   await openPage(page, doc);
 
-  const proposal = await agentCall("mnote_page_save", {
-    content: [
-      { id: "og_h1", type: "heading", level: 1, text: "Your first week" },
-      { id: "og_p1", type: "paragraph", text: "Welcome! This guide walks you through your first two weeks, step by step." },
-      { id: "og_h2", type: "heading", level: 2, text: "Day one" },
-      { id: "og_t1", type: "todo", checked: true, text: "Get your laptop from IT" },
-      { id: "og_t3", type: "todo", checked: true, text: "Meet your buddy for coffee" },
-      { id: "og_t4", type: "todo", checked: false, text: "Set up the mnote CLI and the Hermes bridge" },
-      { id: "og_q1", type: "quote", text: "Ask early, ask often." },
-    ],
-  }, { documentId: doc, runId: "run_onboarding" });
+  const proposal = await agentCall(
+    "mnote_page_save",
+    {
+      content: [
+        { id: "og_h1", type: "heading", level: 1, text: "Your first week" },
+        {
+          id: "og_p1",
+          type: "paragraph",
+          text: "Welcome! This guide walks you through your first two weeks, step by step.",
+        },
+        { id: "og_h2", type: "heading", level: 2, text: "Day one" },
+        { id: "og_t1", type: "todo", checked: true, text: "Get your laptop from IT" },
+        { id: "og_t3", type: "todo", checked: true, text: "Meet your buddy for coffee" },
+        { id: "og_t4", type: "todo", checked: false, text: "Set up the mnote CLI and the Hermes bridge" },
+        { id: "og_q1", type: "quote", text: "Ask early, ask often." },
+      ],
+    },
+    { documentId: doc, runId: "run_onboarding" },
+  );
   expect(proposal.ok).toBe(true);
 
   const card = proposalCard(page, proposal.request.toolCallId);
-  for (const kind of ["insert", "delete", "update"]) await expect(card.locator(`li.change[data-kind="${kind}"]`).first()).toBeVisible();
+  for (const kind of ["insert", "delete", "update"])
+    await expect(card.locator(`li.change[data-kind="${kind}"]`).first()).toBeVisible();
   await expect(card.getByRole("button", { name: "Approve", exact: true })).toBeVisible();
   await page.mouse.move(0, 0);
 

@@ -3,7 +3,12 @@ import { readFileSync } from "node:fs";
 export type DemoUserKey = "ada" | "ben" | "cy" | "dee";
 
 /** The demo's users (apps/cli/src/demo.ts): the only ones the panel's sign-in picker signs in. */
-export const DEMO_USER_IDS: Record<DemoUserKey, string> = { ada: "user_ada", ben: "user_ben", cy: "user_cy", dee: "user_dee" };
+export const DEMO_USER_IDS: Record<DemoUserKey, string> = {
+  ada: "user_ada",
+  ben: "user_ben",
+  cy: "user_cy",
+  dee: "user_dee",
+};
 
 /** What global-setup.ts hands the flows. */
 export interface E2EState {
@@ -22,7 +27,10 @@ let cached: E2EState | null = null;
 export function e2eState(): E2EState {
   if (cached) return cached;
   const file = process.env.MNOTE_E2E_STATE;
-  if (!file) throw new Error("MNOTE_E2E_STATE is not set: run the flows through playwright.config.ts (its globalSetup starts the stack)");
+  if (!file)
+    throw new Error(
+      "MNOTE_E2E_STATE is not set: run the flows through playwright.config.ts (its globalSetup starts the stack)",
+    );
   cached = JSON.parse(readFileSync(file, "utf8")) as E2EState;
   return cached;
 }

@@ -32,7 +32,10 @@ function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
   if (value && typeof value === "object") {
     const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
-    return `{${entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
+    return `{${entries
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`)
+      .join(",")}}`;
   }
   return JSON.stringify(value);
 }
@@ -81,7 +84,11 @@ const PROCESS_SESSION_ID = `hermes_session_${randomUUID().replace(/-/g, "")}`;
  * fields and args, sessionId/runId from the Hermes run, a fresh toolCallId and W3C trace id,
  * a key that names this one call for writes, and actorId/capabilityScope of the token.
  */
-export async function agentCall<R = unknown>(tool: AgentToolName, args: Record<string, unknown>, opts: AgentCallOptions): Promise<AgentResult<R>> {
+export async function agentCall<R = unknown>(
+  tool: AgentToolName,
+  args: Record<string, unknown>,
+  opts: AgentCallOptions,
+): Promise<AgentResult<R>> {
   const state = e2eState();
   const toolName = canonicalToolName(tool)!;
   const token = state.credentials[opts.user ?? "ada"][opts.holder ?? "agent"];
@@ -106,13 +113,20 @@ export async function agentCall<R = unknown>(tool: AgentToolName, args: Record<s
     envelope.dryRun = opts.dryRun ?? true;
     const modelArguments = { workspaceId, documentId: opts.documentId, ...args };
     envelope.idempotencyKey =
-      opts.idempotencyKey ?? `hermes_${createHash("sha256").update(canonicalJson([sessionId, runId, toolName, modelArguments])).digest("hex")}`;
+      opts.idempotencyKey ??
+      `hermes_${createHash("sha256")
+        .update(canonicalJson([sessionId, runId, toolName, modelArguments]))
+        .digest("hex")}`;
   }
   return postEnvelope<R>(envelope, token);
 }
 
 /** Send an envelope again (a retry of the same call: same key, same args, a new toolCallId). */
-export async function agentRetry<R = unknown>(request: InputEnvelope, overrides: Partial<InputEnvelope> = {}, user: DemoUserKey = "ada") {
+export async function agentRetry<R = unknown>(
+  request: InputEnvelope,
+  overrides: Partial<InputEnvelope> = {},
+  user: DemoUserKey = "ada",
+) {
   const next = { ...request, toolCallId: `hermes_${randomUUID().replace(/-/g, "")}`, ...overrides };
   return postEnvelope<R>(next, e2eState().credentials[user].agent);
 }
@@ -152,19 +166,29 @@ export async function signIn(page: Page, user: string, { fresh = false }: { fres
   await page.getByRole("button", { name: "Sign in", exact: true }).click();
   await page.waitForURL((url) => url.pathname === "/");
   await expect(page.getByRole("heading", { name: "Your pages" })).toBeVisible();
-  sessions.set(userId, (await page.context().cookies()).filter((cookie) => cookie.name === "mnote_session"));
+  sessions.set(
+    userId,
+    (await page.context().cookies()).filter((cookie) => cookie.name === "mnote_session"),
+  );
 }
 
 /**
  * Approve a proposal with the signed-in person's session, through `/api/trpc` as the panel's
  * client does (same origin), without clicking: another tab of the same person.
  */
-export async function approveThroughPanelApi(page: Page, documentId: string, toolCallId: string): Promise<OutputEnvelope> {
+export async function approveThroughPanelApi(
+  page: Page,
+  documentId: string,
+  toolCallId: string,
+): Promise<OutputEnvelope> {
   const { webUrl, workspaceId } = e2eState();
   const ref = { workspaceId, documentId };
-  const list = await page.request.get(`${webUrl}/api/trpc/panel.proposals.list?input=${encodeURIComponent(JSON.stringify(ref))}`);
+  const list = await page.request.get(
+    `${webUrl}/api/trpc/panel.proposals.list?input=${encodeURIComponent(JSON.stringify(ref))}`,
+  );
   expect(list.status()).toBe(200);
-  const proposals = ((await list.json()) as { result: { data: Array<{ id: number; toolCallId: string | null }> } }).result.data;
+  const proposals = ((await list.json()) as { result: { data: Array<{ id: number; toolCallId: string | null }> } })
+    .result.data;
   const proposal = proposals.find((p) => p.toolCallId === toolCallId);
   expect(proposal, `a proposal for tool call ${toolCallId}`).toBeTruthy();
   const response = await page.request.post(`${webUrl}/api/trpc/panel.proposals.approve`, {

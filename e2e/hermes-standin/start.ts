@@ -17,11 +17,25 @@ export interface HermesStandIn {
  * chosen before the panel starts (the panel reads MNOTE_HERMES_URL at start), with the mnote
  * agent token its plugin acts with.
  */
-export async function startHermesStandIn(options: { port: number; key: string; bridgeUrl: string; token: string }): Promise<HermesStandIn> {
-  const child: ChildProcess = spawn(process.env.PYTHON ?? "python3", [join(HERE, "server.py"), "--port", String(options.port), "--key", options.key, "--plugin", PLUGIN_DIR], {
-    env: { ...process.env, MNOTE_BRIDGE_URL: options.bridgeUrl, MNOTE_TOKEN: options.token, PYTHONDONTWRITEBYTECODE: "1" },
-    stdio: ["ignore", "ignore", "inherit"],
-  });
+export async function startHermesStandIn(options: {
+  port: number;
+  key: string;
+  bridgeUrl: string;
+  token: string;
+}): Promise<HermesStandIn> {
+  const child: ChildProcess = spawn(
+    process.env.PYTHON ?? "python3",
+    [join(HERE, "server.py"), "--port", String(options.port), "--key", options.key, "--plugin", PLUGIN_DIR],
+    {
+      env: {
+        ...process.env,
+        MNOTE_BRIDGE_URL: options.bridgeUrl,
+        MNOTE_TOKEN: options.token,
+        PYTHONDONTWRITEBYTECODE: "1",
+      },
+      stdio: ["ignore", "ignore", "inherit"],
+    },
+  );
   // No python3 on this machine: say so instead of crashing the runner with an unhandled spawn error.
   let spawnError: Error | null = null;
   child.once("error", (error) => (spawnError = error));
@@ -34,7 +48,10 @@ export async function startHermesStandIn(options: { port: number; key: string; b
   };
   const deadline = Date.now() + 20_000;
   for (;;) {
-    if (spawnError) throw new Error(`the Hermes stand-in needs Python 3 (${process.env.PYTHON ?? "python3"}): ${(spawnError as Error).message}`);
+    if (spawnError)
+      throw new Error(
+        `the Hermes stand-in needs Python 3 (${process.env.PYTHON ?? "python3"}): ${(spawnError as Error).message}`,
+      );
     if (child.exitCode !== null) throw new Error(`the Hermes stand-in exited with code ${child.exitCode}`);
     try {
       if ((await fetch(`${url}/health`)).ok) break;

@@ -22,7 +22,8 @@ beforeAll(async () => {
   const r = await admin.createToken({ userId: world.ids.owner, holder: "agent", scopes: world.ALL });
   await admin.revokeToken(r.record.id);
   revoked = r.token;
-  expired = (await admin.createToken({ userId: world.ids.owner, holder: "agent", scopes: world.ALL, ttlSeconds: 1 })).token;
+  expired = (await admin.createToken({ userId: world.ids.owner, holder: "agent", scopes: world.ALL, ttlSeconds: 1 }))
+    .token;
   readOnly = (await admin.createToken({ userId: world.ids.owner, holder: "agent", scopes: ["page.read"] })).token;
   // Let the one-second token run out.
   await new Promise((resolve) => setTimeout(resolve, 1_200));
@@ -62,33 +63,66 @@ describe.each(TOOL_NAMES)("auth over HTTP: %s", (tool) => {
       ["bearer of spaces", "Bearer    "],
       ["another scheme", `Basic ${Buffer.from(`owner:${world.tokens.owner}`).toString("base64")}`],
       ["two tokens", `Bearer ${world.tokens.owner} ${world.tokens.editor}`],
-      ["a token with a character changed", bearer(`${world.tokens.owner.slice(0, -1)}${world.tokens.owner.endsWith("A") ? "B" : "A"}`)],
+      [
+        "a token with a character changed",
+        bearer(`${world.tokens.owner.slice(0, -1)}${world.tokens.owner.endsWith("A") ? "B" : "A"}`),
+      ],
       ["the token's hash, not the token", bearer("0".repeat(64))],
       ["unknown", bearer(`mnt_${randomBytes(32).toString("base64url")}`)],
       ["revoked", bearer(revoked)],
       ["expired", bearer(expired)],
     ];
     for (const [label, authorization] of credentials) {
-      const output = await expectDenied(tool, envelope(), authorization, "mnote_tool_unauthenticated", M.unauthenticated);
+      const output = await expectDenied(
+        tool,
+        envelope(),
+        authorization,
+        "mnote_tool_unauthenticated",
+        M.unauthenticated,
+      );
       expect(output.toolName, label).toBe(tool);
     }
   });
 
   it("actorId not the token's user: 401, nothing written", async () => {
     for (const actorId of [world.ids.editor, world.ids.stranger, "no_such_user"]) {
-      await expectDenied(tool, world.envelope(tool, { actorId }), bearer(world.tokens.owner), "mnote_tool_unauthenticated", M.actorMismatch);
+      await expectDenied(
+        tool,
+        world.envelope(tool, { actorId }),
+        bearer(world.tokens.owner),
+        "mnote_tool_unauthenticated",
+        M.actorMismatch,
+      );
     }
   });
 
   it("a capability scope wider than the token, or without the tool's capability: 403, nothing written", async () => {
     // The token holds page.read only; asking for more is refused even for a read.
-    await expectDenied(tool, world.envelope(tool), bearer(readOnly), "mnote_tool_permission_denied", M.scopeExceedsToken);
+    await expectDenied(
+      tool,
+      world.envelope(tool),
+      bearer(readOnly),
+      "mnote_tool_permission_denied",
+      M.scopeExceedsToken,
+    );
     const needed = TOOLS[tool].capability;
     const without = world.ALL.filter<Capability>((c): c is Capability => c !== needed);
-    await expectDenied(tool, world.envelope(tool, { capabilityScope: without }), bearer(world.tokens.owner), "mnote_tool_permission_denied", M.scopeMissing(needed));
+    await expectDenied(
+      tool,
+      world.envelope(tool, { capabilityScope: without }),
+      bearer(world.tokens.owner),
+      "mnote_tool_permission_denied",
+      M.scopeMissing(needed),
+    );
     if (needed !== "page.read") {
       // A read-only token asking for exactly what it holds still cannot write.
-      await expectDenied(tool, world.envelope(tool, { capabilityScope: ["page.read"] }), bearer(readOnly), "mnote_tool_permission_denied", M.scopeMissing(needed));
+      await expectDenied(
+        tool,
+        world.envelope(tool, { capabilityScope: ["page.read"] }),
+        bearer(readOnly),
+        "mnote_tool_permission_denied",
+        M.scopeMissing(needed),
+      );
     }
   });
 
@@ -99,7 +133,13 @@ describe.each(TOOL_NAMES)("auth over HTTP: %s", (tool) => {
       { workspaceId: world.ids.otherWs, documentId: world.ids.page },
     ];
     for (const ref of refs) {
-      await expectDenied(tool, world.envelope(tool, ref), bearer(world.tokens.owner), "mnote_tool_permission_denied", M.pageUnreadable);
+      await expectDenied(
+        tool,
+        world.envelope(tool, ref),
+        bearer(world.tokens.owner),
+        "mnote_tool_permission_denied",
+        M.pageUnreadable,
+      );
     }
   });
 
@@ -119,14 +159,24 @@ describe.each(TOOL_NAMES)("auth over HTTP: %s", (tool) => {
     const loser = await admin.createToken({ userId: tokenLoser, holder: "agent", scopes: world.ALL });
 
     const cases = [
-      { token: memberToken, envelope: world.envelope(tool, { actorId: member }), revoke: () => admin.removeMember({ workspaceId: world.ids.ws, userId: member }), code: "mnote_tool_permission_denied" as const },
+      {
+        token: memberToken,
+        envelope: world.envelope(tool, { actorId: member }),
+        revoke: () => admin.removeMember({ workspaceId: world.ids.ws, userId: member }),
+        code: "mnote_tool_permission_denied" as const,
+      },
       {
         token: grantedToken,
         envelope: world.envelope(tool, { actorId: granted, documentId: world.ids.privatePage }),
         revoke: () => admin.revokePageGrant({ documentId: world.ids.privatePage, userId: granted }),
         code: "mnote_tool_permission_denied" as const,
       },
-      { token: loser.token, envelope: world.envelope(tool, { actorId: tokenLoser }), revoke: () => admin.revokeToken(loser.record.id), code: "mnote_tool_unauthenticated" as const },
+      {
+        token: loser.token,
+        envelope: world.envelope(tool, { actorId: tokenLoser }),
+        revoke: () => admin.revokeToken(loser.record.id),
+        code: "mnote_tool_unauthenticated" as const,
+      },
     ];
     for (const c of cases) {
       const first = await postTool(bridge, tool, c.envelope, { authorization: bearer(c.token) });
@@ -135,7 +185,8 @@ describe.each(TOOL_NAMES)("auth over HTTP: %s", (tool) => {
       // The same envelope again: for a write, the same idempotency key and payload, whose result is stored.
       const replay = await expectDenied(tool, c.envelope, bearer(c.token), c.code);
       expect(replay.result).toBeNull();
-      if (isWrite(tool)) expect(JSON.stringify(replay)).not.toContain((first.json as { audit: { commandId: string } }).audit.commandId);
+      if (isWrite(tool))
+        expect(JSON.stringify(replay)).not.toContain((first.json as { audit: { commandId: string } }).audit.commandId);
     }
   });
 });

@@ -95,19 +95,28 @@ function verify(path: string) {
   try {
     db.pragma("journal_mode = WAL");
     const one = <T>(sql: string, ...params: unknown[]) => db.prepare(sql).get(...params) as T;
-    const count = (sql: string, ...params: unknown[]) => (db.prepare(sql).pluck().get(...params) as number) ?? 0;
+    const count = (sql: string, ...params: unknown[]) =>
+      (db
+        .prepare(sql)
+        .pluck()
+        .get(...params) as number) ?? 0;
 
     expect(db.pragma("integrity_check")).toEqual([{ integrity_check: "ok" }]);
     expect(db.pragma("foreign_key_check")).toEqual([]);
 
     // Every write the writer saw acknowledged, in any run so far, is there with its rows.
     for (const ack of acknowledged) {
-      const command = one<{ name: string; revision_after: number } | undefined>(`SELECT name, revision_after FROM commands WHERE id = ?`, ack.commandId);
+      const command = one<{ name: string; revision_after: number } | undefined>(
+        `SELECT name, revision_after FROM commands WHERE id = ?`,
+        ack.commandId,
+      );
       expect(command, `acknowledged command ${ack.commandId} is missing`).toBeDefined();
       if (ack.kind === "save") {
         expect(command!.name).toBe("page.body.save");
         expect(command!.revision_after).toBe(ack.revision);
-        expect(count(`SELECT COUNT(*) FROM blocks WHERE document_id = ? AND id = ?`, world.ids.page, ack.blockId)).toBe(1);
+        expect(count(`SELECT COUNT(*) FROM blocks WHERE document_id = ? AND id = ?`, world.ids.page, ack.blockId)).toBe(
+          1,
+        );
       } else {
         expect(command!.name).toBe("artifact.aiNote.create");
         expect(count(`SELECT COUNT(*) FROM nodes WHERE id = ? AND command_id = ?`, ack.nodeId, ack.commandId)).toBe(1);
@@ -118,16 +127,31 @@ function verify(path: string) {
     // commands = write audits = idempotency records, one each; revision steps = page-changing commands.
     const commands = count(`SELECT COUNT(*) FROM commands`);
     expect(count(`SELECT COUNT(*) FROM audit_log WHERE effect = 'write' AND outcome = 'ok'`)).toBe(commands);
-    expect(count(`SELECT COUNT(*) FROM commands c WHERE (SELECT COUNT(*) FROM audit_log a WHERE a.command_id = c.id AND a.effect = 'write') <> 1`)).toBe(0);
+    expect(
+      count(
+        `SELECT COUNT(*) FROM commands c WHERE (SELECT COUNT(*) FROM audit_log a WHERE a.command_id = c.id AND a.effect = 'write') <> 1`,
+      ),
+    ).toBe(0);
     expect(count(`SELECT COUNT(*) FROM idempotency`)).toBe(commands);
-    const page = one<{ revision: number; block_count: number }>(`SELECT revision, block_count FROM pages WHERE id = ?`, world.ids.page);
-    const pageChanging = count(`SELECT COUNT(*) FROM commands WHERE document_id = ? AND revision_after > revision_before`, world.ids.page);
-    const saves = count(`SELECT COUNT(*) FROM commands WHERE document_id = ? AND name = 'page.body.save'`, world.ids.page);
+    const page = one<{ revision: number; block_count: number }>(
+      `SELECT revision, block_count FROM pages WHERE id = ?`,
+      world.ids.page,
+    );
+    const pageChanging = count(
+      `SELECT COUNT(*) FROM commands WHERE document_id = ? AND revision_after > revision_before`,
+      world.ids.page,
+    );
+    const saves = count(
+      `SELECT COUNT(*) FROM commands WHERE document_id = ? AND name = 'page.body.save'`,
+      world.ids.page,
+    );
     expect(page.revision - 1).toBe(pageChanging);
     expect(pageChanging).toBe(saves);
     // The revision chain has no gap and no fork: 1 → 2 → … → page.revision.
     const chain = db
-      .prepare(`SELECT revision_before, revision_after FROM commands WHERE document_id = ? AND revision_after > revision_before ORDER BY revision_after`)
+      .prepare(
+        `SELECT revision_before, revision_after FROM commands WHERE document_id = ? AND revision_after > revision_before ORDER BY revision_after`,
+      )
       .all(world.ids.page) as Array<{ revision_before: number; revision_after: number }>;
     chain.forEach((step, i) => expect(step).toEqual({ revision_before: i + 1, revision_after: i + 2 }));
     // The body: the seeded blocks plus one per save, at positions 0..n-1, matching the page's block count.
@@ -145,12 +169,22 @@ function verify(path: string) {
 
     // No orphans.
     expect(count(`SELECT COUNT(*) FROM blocks b LEFT JOIN pages p ON p.id = b.document_id WHERE p.id IS NULL`)).toBe(0);
-    expect(count(`SELECT COUNT(*) FROM idempotency i LEFT JOIN commands c ON c.id = i.command_id WHERE c.id IS NULL`)).toBe(0);
-    expect(count(`SELECT COUNT(*) FROM nodes n LEFT JOIN commands c ON c.id = n.command_id WHERE c.id IS NULL`)).toBe(0);
+    expect(
+      count(`SELECT COUNT(*) FROM idempotency i LEFT JOIN commands c ON c.id = i.command_id WHERE c.id IS NULL`),
+    ).toBe(0);
+    expect(count(`SELECT COUNT(*) FROM nodes n LEFT JOIN commands c ON c.id = n.command_id WHERE c.id IS NULL`)).toBe(
+      0,
+    );
     expect(count(`SELECT COUNT(*) FROM nodes n LEFT JOIN pages p ON p.id = n.document_id WHERE p.id IS NULL`)).toBe(0);
     expect(count(`SELECT COUNT(*) FROM edges e LEFT JOIN nodes n ON n.id = e.to_node_id WHERE n.id IS NULL`)).toBe(0);
-    expect(count(`SELECT COUNT(*) FROM edges e LEFT JOIN pages p ON p.id = e.from_document_id WHERE p.id IS NULL`)).toBe(0);
-    expect(count(`SELECT COUNT(*) FROM audit_log a LEFT JOIN commands c ON c.id = a.command_id WHERE a.command_id IS NOT NULL AND c.id IS NULL`)).toBe(0);
+    expect(
+      count(`SELECT COUNT(*) FROM edges e LEFT JOIN pages p ON p.id = e.from_document_id WHERE p.id IS NULL`),
+    ).toBe(0);
+    expect(
+      count(
+        `SELECT COUNT(*) FROM audit_log a LEFT JOIN commands c ON c.id = a.command_id WHERE a.command_id IS NOT NULL AND c.id IS NULL`,
+      ),
+    ).toBe(0);
     return { commands, revision: page.revision };
   } finally {
     db.close();
@@ -183,7 +217,9 @@ describe(`crash: writer killed with SIGKILL ${KILLS} times`, () => {
   }
 
   it("the runs acknowledged writes, and the crashes lost none of them", () => {
-    console.log(`crash suite: ${acknowledged.length} acknowledged writes over ${KILLS} kills (per run: ${perRun.join(" ")})`);
+    console.log(
+      `crash suite: ${acknowledged.length} acknowledged writes over ${KILLS} kills (per run: ${perRun.join(" ")})`,
+    );
     expect(acknowledged.length).toBeGreaterThan(KILLS);
   });
 });

@@ -40,7 +40,9 @@ export function findPostgresBinaries(env: NodeJS.ProcessEnv = process.env): { bi
   }
   const bin = candidates.find((dir) => existsSync(join(dir, "initdb")) && existsSync(join(dir, "pg_ctl")));
   if (bin && userInfo().uid === 0 && !postgresUserIds()) {
-    return { missing: `running as root, and there is no "postgres" OS user to run ${join(bin, "initdb")} as (initdb refuses root)` };
+    return {
+      missing: `running as root, and there is no "postgres" OS user to run ${join(bin, "initdb")} as (initdb refuses root)`,
+    };
   }
   if (bin) return { bin };
   return {
@@ -50,7 +52,8 @@ export function findPostgresBinaries(env: NodeJS.ProcessEnv = process.env): { bi
 
 function postgresUserIds(): { uid: number; gid: number } | null {
   try {
-    const id = (flag: string) => Number(execFileSync("id", [flag, "postgres"], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim());
+    const id = (flag: string) =>
+      Number(execFileSync("id", [flag, "postgres"], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim());
     return { uid: id("-u"), gid: id("-g") };
   } catch {
     return null;
@@ -82,7 +85,9 @@ export async function startPrivatePostgres(bin: string): Promise<PrivatePostgres
   }
   // Asynchronous, so the test's own writers keep running while the server stops and starts.
   const run = async (tool: string, args: string[]) => {
-    const [command, argv] = asRoot ? ["runuser", ["-u", "postgres", "--", join(bin, tool), ...args]] : [join(bin, tool), args];
+    const [command, argv] = asRoot
+      ? ["runuser", ["-u", "postgres", "--", join(bin, tool), ...args]]
+      : [join(bin, tool), args];
     await execFileAsync(command, argv, { encoding: "utf8", timeout: 120_000 });
   };
 

@@ -57,12 +57,15 @@ describe("database faults on SQLite: a write lock held elsewhere", () => {
     await world.kernel.close();
     const get = async (path: string, headers: Record<string, string> = {}) => {
       const response = await fetch(`${bridge.url}${path}`, { headers });
-      return { status: response.status, json: (await response.json()) };
+      return { status: response.status, json: await response.json() };
     };
     expect(await get("/livez")).toEqual({ status: 200, json: { ok: true, tools: TOOL_NAMES.length } });
     const unavailable = { code: "mnote_tool_unavailable", message: "mnote is unavailable; retry later" };
     for (const path of ["/readyz", "/healthz"]) {
-      expect(await get(path)).toEqual({ status: 503, json: { ok: false, tools: TOOL_NAMES.length, error: unavailable } });
+      expect(await get(path)).toEqual({
+        status: 503,
+        json: { ok: false, tools: TOOL_NAMES.length, error: unavailable },
+      });
     }
     expect(await get("/v1/whoami", auth)).toEqual({ status: 503, json: { error: unavailable } });
     const mcp = await fetch(`${bridge.url}/mcp`, {
@@ -71,7 +74,11 @@ describe("database faults on SQLite: a write lock held elsewhere", () => {
       body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }),
     });
     expect(mcp.status).toBe(503);
-    expect(await mcp.json()).toEqual({ jsonrpc: "2.0", id: null, error: { code: -32603, message: unavailable.message } });
+    expect(await mcp.json()).toEqual({
+      jsonrpc: "2.0",
+      id: null,
+      error: { code: -32603, message: unavailable.message },
+    });
     const read = await postTool(bridge, "mnote_page_get", world.envelope("mnote.page.get"), auth);
     expect(expectContractFailure(read.json, read.status).error).toEqual(unavailable);
   });

@@ -70,7 +70,9 @@ describe.skipIf("missing" in binaries)("database faults: the bridge survives a l
     await kernel.admin.createUser({ id: ids.owner, name: "Owner" });
     await kernel.admin.createWorkspace({ id: ids.ws, name: "Team", ownerId: ids.owner, approvalRequired: false });
     await kernel.admin.createPage({ id: ids.page, workspaceId: ids.ws, title: "Under fire", createdBy: ids.owner });
-    ids.token = (await kernel.admin.createToken({ userId: ids.owner, holder: "agent", scopes: ["page.read", "page.write"] })).token;
+    ids.token = (
+      await kernel.admin.createToken({ userId: ids.owner, holder: "agent", scopes: ["page.read", "page.write"] })
+    ).token;
     bridge = await startBridgeProcess(server.url, { MNOTE_BRIDGE_RATE_LIMIT_RPS: "0" });
   }, 180_000);
 
@@ -135,7 +137,12 @@ describe.skipIf("missing" in binaries)("database faults: the bridge survives a l
         tally.ok++;
         return true;
       }
-      if (status === 503 && answer.error?.code === "mnote_tool_unavailable" && answer.result === null && answer.audit.effect === "none") {
+      if (
+        status === 503 &&
+        answer.error?.code === "mnote_tool_unavailable" &&
+        answer.result === null &&
+        answer.audit.effect === "none"
+      ) {
         tally.unavailable++;
         return false;
       }
@@ -210,7 +217,11 @@ describe.skipIf("missing" in binaries)("database faults: the bridge survives a l
         signal: AbortSignal.timeout(30_000),
       });
       expect(mcp.status).toBe(503);
-      expect(await mcp.json()).toEqual({ jsonrpc: "2.0", id: null, error: { code: -32603, message: expect.any(String) } });
+      expect(await mcp.json()).toEqual({
+        jsonrpc: "2.0",
+        id: null,
+        error: { code: -32603, message: expect.any(String) },
+      });
 
       const read = await fetch(`${b.url}/v1/tools/mnote_page_get`, {
         method: "POST",
@@ -234,7 +245,12 @@ describe.skipIf("missing" in binaries)("database faults: the bridge survives a l
 
       // 3. The server comes back: the same bridge process serves again.
       await server.start();
-      await until("/readyz to answer 200 again", 90_000, async () => alive() && (await get("/readyz")).status === 200, 250);
+      await until(
+        "/readyz to answer 200 again",
+        90_000,
+        async () => alive() && (await get("/readyz")).status === 200,
+        250,
+      );
       await progress("after the restart", 15);
 
       // 4. The server crashes (no shutdown checkpoint) and recovers from its WAL, writes in flight.
@@ -265,14 +281,18 @@ describe.skipIf("missing" in binaries)("database faults: the bridge survives a l
 
     // The books: exactly the acknowledged writes, each once, nothing half-written.
     const keys = intents.map((intent) => intent.key);
-    const commands = await driver.all<{ id: string; idempotency_key: string }>(`SELECT id, idempotency_key FROM commands`);
+    const commands = await driver.all<{ id: string; idempotency_key: string }>(
+      `SELECT id, idempotency_key FROM commands`,
+    );
     expect(commands.map((command) => command.idempotency_key).sort()).toEqual([...keys].sort());
     expect(new Map(commands.map((command) => [command.idempotency_key, command.id]))).toEqual(
       new Map(intents.map((intent) => [intent.key, intent.commandId])),
     );
     const blocks = await kernel.getBlocks(ids.page);
     expect(blocks.map((block) => block.text).sort()).toEqual(intents.map((intent) => intent.text).sort());
-    const writeAudits = await driver.get<{ n: number }>(`SELECT COUNT(*) AS n FROM audit_log WHERE effect = 'write' AND outcome = 'ok'`);
+    const writeAudits = await driver.get<{ n: number }>(
+      `SELECT COUNT(*) AS n FROM audit_log WHERE effect = 'write' AND outcome = 'ok'`,
+    );
     expect(writeAudits?.n).toBe(intents.length);
     expect((await kernel.getPage(ids.page))!.revision).toBe(1 + intents.length);
   }, 420_000);

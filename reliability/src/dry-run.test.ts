@@ -17,7 +17,10 @@ beforeAll(async () => {
   world = await createWorld();
   bridge = await startTestBridge(world.kernel);
   // A summary to update, so create_summary is dry-run both ways.
-  const summary = await world.call("mnote.artifact.create_summary", world.envelope("mnote.artifact.create_summary", { documentId: world.ids.privatePage }));
+  const summary = await world.call(
+    "mnote.artifact.create_summary",
+    world.envelope("mnote.artifact.create_summary", { documentId: world.ids.privatePage }),
+  );
   expect(summary.ok).toBe(true);
 });
 afterAll(async () => {
@@ -43,7 +46,8 @@ async function dryRun(tool: ToolName, overrides: Record<string, unknown> = {}, t
   // Every business table but the audit log and its proposals index: identical, row for row.
   expect(Object.keys(after).sort()).toEqual([...BUSINESS_TABLES].sort());
   for (const table of BUSINESS_TABLES) {
-    if (table !== "audit_log" && table !== "proposals") expect(after[table], `${tool} dry run changed ${table}`).toEqual(before[table]);
+    if (table !== "audit_log" && table !== "proposals")
+      expect(after[table], `${tool} dry run changed ${table}`).toEqual(before[table]);
   }
   // The audit log: the rows it had, unchanged, and exactly one more: this call's proposal.
   const key = (row: Row) => JSON.stringify(row);
@@ -65,12 +69,19 @@ async function dryRun(tool: ToolName, overrides: Record<string, unknown> = {}, t
   expect(JSON.parse(String(record.detail))).toMatchObject({ preview: plan });
   // Its proposals index: the rows it had, unchanged, and this record's, pending.
   const indexRows = new Set((after.proposals as Row[]).map(key));
-  for (const row of before.proposals as Row[]) expect(indexRows.has(key(row)), "a proposal's index row changed").toBe(true);
+  for (const row of before.proposals as Row[])
+    expect(indexRows.has(key(row)), "a proposal's index row changed").toBe(true);
   expect(after.proposals!.length).toBe(before.proposals!.length + 1);
-  const indexed = (after.proposals as Row[]).find((row) => !(before.proposals as Row[]).some((old) => key(old) === key(row)));
+  const indexed = (after.proposals as Row[]).find(
+    (row) => !(before.proposals as Row[]).some((old) => key(old) === key(row)),
+  );
   // A dry run of an edit that already landed is born applied.
   const landed = plan.warnings.some((warning) => warning.code === "already_applied");
-  expect(indexed).toMatchObject({ audit_id: record.id, status: landed ? "applied" : "pending", idempotency_key: envelope.idempotencyKey });
+  expect(indexed).toMatchObject({
+    audit_id: record.id,
+    status: landed ? "applied" : "pending",
+    idempotency_key: envelope.idempotencyKey,
+  });
   return plan;
 }
 
@@ -128,7 +139,10 @@ describe("dryRun over HTTP: only one proposal record, every other table unchange
   });
 
   it("mnote.artifact.create_summary: updating the existing summary (private page, its owner)", async () => {
-    await dryRun("mnote.artifact.create_summary", { documentId: world.ids.privatePage, args: { summary: "Updated summary" } });
+    await dryRun("mnote.artifact.create_summary", {
+      documentId: world.ids.privatePage,
+      args: { summary: "Updated summary" },
+    });
   });
 
   it("every write tool: a dry run with the key of a write that already landed (warning, still no write)", async () => {
@@ -141,7 +155,9 @@ describe("dryRun over HTTP: only one proposal record, every other table unchange
   });
 
   it("every write tool: an agent's dry run where the workspace holds agent writes for approval", async () => {
-    const agent = (await world.kernel.admin.createToken({ userId: world.ids.owner, holder: "agent", scopes: world.ALL })).token;
+    const agent = (
+      await world.kernel.admin.createToken({ userId: world.ids.owner, holder: "agent", scopes: world.ALL })
+    ).token;
     await world.kernel.admin.setApprovalRequired(world.ids.ws, true);
     try {
       for (const tool of WRITE_TOOLS) await dryRun(tool, {}, agent);

@@ -4,7 +4,15 @@ import { createCaller, createToolsContext } from "@mnote/tools";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { captureLogger, createWorld, expectContractFailure, postTool, SAMPLE_ARGS, startTestBridge, type World } from "./support";
+import {
+  captureLogger,
+  createWorld,
+  expectContractFailure,
+  postTool,
+  SAMPLE_ARGS,
+  startTestBridge,
+  type World,
+} from "./support";
 
 /**
  * Leak: nothing tells a caller whether a page they may not read exists, and the secret
@@ -43,8 +51,21 @@ async function both(tool: ToolName, token: string, overrides: Record<string, unk
 }
 
 /** What must be identical between two denials: everything but the ids the caller itself sent. */
-function denialShape(output: { ok: boolean; error: unknown; result: unknown; audit: { effect: string; commandId: unknown }; toolName: string }) {
-  return { ok: output.ok, toolName: output.toolName, error: output.error, result: output.result, effect: output.audit.effect, commandId: output.audit.commandId };
+function denialShape(output: {
+  ok: boolean;
+  error: unknown;
+  result: unknown;
+  audit: { effect: string; commandId: unknown };
+  toolName: string;
+}) {
+  return {
+    ok: output.ok,
+    toolName: output.toolName,
+    error: output.error,
+    result: output.result,
+    effect: output.audit.effect,
+    commandId: output.audit.commandId,
+  };
 }
 
 describe("leak: a page you may not read looks exactly like a page that does not exist", () => {
@@ -133,7 +154,10 @@ describe("leak: secrets never appear in a failure envelope", () => {
     // An idempotency conflict on the private page, by its owner.
     const first = world.envelope("mnote.page.save", { documentId: world.ids.privatePage, idempotencyKey: "leak_key" });
     expect((await world.call("mnote.page.save", first)).ok).toBe(true);
-    const conflict = await world.call("mnote.page.save", { ...first, args: { content: [{ type: "paragraph", text: "other" }], mode: "append" } });
+    const conflict = await world.call("mnote.page.save", {
+      ...first,
+      args: { content: [{ type: "paragraph", text: "other" }], mode: "append" },
+    });
     expect(conflict.error?.code).toBe("mnote_tool_idempotency_conflict");
     expectNoSecret(conflict, "idempotency conflict");
     expect(failures).toBeGreaterThan(50);
@@ -148,18 +172,40 @@ describe("leak: the panel's audit view", () => {
     // preview lists the blocks it deletes) and a write whose args hold the secret, plus others' failed calls.
     privateRun = "run_private_work";
     const ref = { documentId: world.ids.privatePage, runId: privateRun, traceId: "trace_private_work" };
-    const dry = await world.call("mnote.page.save", world.envelope("mnote.page.save", { ...ref, dryRun: true, args: { mode: "replace", content: [{ type: "paragraph", text: "new" }] } }));
+    const dry = await world.call(
+      "mnote.page.save",
+      world.envelope("mnote.page.save", {
+        ...ref,
+        dryRun: true,
+        args: { mode: "replace", content: [{ type: "paragraph", text: "new" }] },
+      }),
+    );
     expect(dry.ok).toBe(true);
     expect(JSON.stringify(dry)).toContain(world.SECRET);
-    const write = await world.call("mnote.page.save", world.envelope("mnote.page.save", { ...ref, args: { mode: "append", content: [{ type: "paragraph", text: `more ${world.SECRET}` }] } }));
+    const write = await world.call(
+      "mnote.page.save",
+      world.envelope("mnote.page.save", {
+        ...ref,
+        args: { mode: "append", content: [{ type: "paragraph", text: `more ${world.SECRET}` }] },
+      }),
+    );
     expect(write.ok).toBe(true);
-    await world.call("mnote.page.get", world.envelope("mnote.page.get", { ...ref, actorId: world.ids.viewer }), world.tokens.viewer);
+    await world.call(
+      "mnote.page.get",
+      world.envelope("mnote.page.get", { ...ref, actorId: world.ids.viewer }),
+      world.tokens.viewer,
+    );
     // Public-page activity in the same run and trace, so the filters below have something to match.
-    await world.call("mnote.page.get", world.envelope("mnote.page.get", { runId: privateRun, traceId: "trace_private_work" }));
+    await world.call(
+      "mnote.page.get",
+      world.envelope("mnote.page.get", { runId: privateRun, traceId: "trace_private_work" }),
+    );
   });
 
   const panel = (user: keyof World["personTokens"]) =>
-    createCaller(createToolsContext({ kernel: world.kernel, authorization: `Bearer ${world.personTokens[user]}`, door: "panel" })).panel;
+    createCaller(
+      createToolsContext({ kernel: world.kernel, authorization: `Bearer ${world.personTokens[user]}`, door: "panel" }),
+    ).panel;
 
   it("the secret really is in the private page's audit (its reader sees it)", async () => {
     const records = await panel("reader").audit.list({ workspaceId: world.ids.ws, documentId: world.ids.privatePage });
@@ -172,16 +218,23 @@ describe("leak: the panel's audit view", () => {
         { workspaceId: world.ids.ws, documentId: world.ids.privatePage },
         { workspaceId: world.ids.otherWs, documentId: world.ids.privatePage },
       ]) {
-        const refused = await panel(user).audit.list(ref).then(
-          () => null,
-          (error: { code?: string; message?: string }) => error,
-        );
-        const missing = await panel(user).audit.list({ ...ref, documentId: "no_such_page" }).then(
-          () => null,
-          (error: { code?: string; message?: string }) => error,
-        );
+        const refused = await panel(user)
+          .audit.list(ref)
+          .then(
+            () => null,
+            (error: { code?: string; message?: string }) => error,
+          );
+        const missing = await panel(user)
+          .audit.list({ ...ref, documentId: "no_such_page" })
+          .then(
+            () => null,
+            (error: { code?: string; message?: string }) => error,
+          );
         expect(refused, `${user} listed the private page's audit`).not.toBeNull();
-        expect({ code: refused!.code, message: refused!.message }).toEqual({ code: missing!.code, message: missing!.message });
+        expect({ code: refused!.code, message: refused!.message }).toEqual({
+          code: missing!.code,
+          message: missing!.message,
+        });
         const cause = (refused as { cause?: unknown }).cause;
         // The whole cause, not "[object Object]": a secret in any of its fields must be found.
         const causeText = cause instanceof Error ? `${cause.name}: ${cause.message}` : JSON.stringify(cause ?? "");
@@ -199,47 +252,81 @@ describe("leak: the panel's audit view", () => {
       expectNoSecret(records, `viewer's audit list ${JSON.stringify(filters)}`);
     }
     // The private page's commands and proposals are not reachable through the public page either.
-    const [privateWrite] = await panel("owner").audit.list({ workspaceId: world.ids.ws, documentId: world.ids.privatePage, runId: privateRun });
-    const commandId = (await panel("owner").audit.list({ workspaceId: world.ids.ws, documentId: world.ids.privatePage })).find((r) => r.commandId)?.commandId;
+    const [privateWrite] = await panel("owner").audit.list({
+      workspaceId: world.ids.ws,
+      documentId: world.ids.privatePage,
+      runId: privateRun,
+    });
+    const commandId = (
+      await panel("owner").audit.list({ workspaceId: world.ids.ws, documentId: world.ids.privatePage })
+    ).find((r) => r.commandId)?.commandId;
     expect(privateWrite).toBeDefined();
     expect(commandId).toBeTruthy();
-    const command = await viewer.command.get({ workspaceId: world.ids.ws, documentId: world.ids.page, commandId: commandId! }).then(
-      () => "returned",
-      (error: { code?: string; message?: string }) => error,
-    );
+    const command = await viewer.command
+      .get({ workspaceId: world.ids.ws, documentId: world.ids.page, commandId: commandId! })
+      .then(
+        () => "returned",
+        (error: { code?: string; message?: string }) => error,
+      );
     expect(command).toMatchObject({ code: "NOT_FOUND" });
     expectNoSecret(command, "command.get through the public page");
-    expectNoSecret(await viewer.proposals.list({ workspaceId: world.ids.ws, documentId: world.ids.page }), "proposals of the public page");
+    expectNoSecret(
+      await viewer.proposals.list({ workspaceId: world.ids.ws, documentId: world.ids.page }),
+      "proposals of the public page",
+    );
   });
 });
 
 describe("leak: bridge log lines", () => {
   it("no log line carries page text, a secret or a token, whatever the transport and outcome", async () => {
     // The owner reads and writes the private page over HTTP and MCP: the answers carry the secret, the logs must not.
-    const read = await postTool(bridge, "mnote_page_get", world.envelope("mnote.page.get", { documentId: world.ids.privatePage }), {
-      authorization: `Bearer ${world.tokens.owner}`,
-    });
+    const read = await postTool(
+      bridge,
+      "mnote_page_get",
+      world.envelope("mnote.page.get", { documentId: world.ids.privatePage }),
+      {
+        authorization: `Bearer ${world.tokens.owner}`,
+      },
+    );
     expect(read.text).toContain(world.SECRET);
     const mcp = new Client({ name: "reliability-leak", version: "0.0.0" });
     await mcp.connect(
-      new StreamableHTTPClientTransport(new URL(`${bridge.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${world.tokens.owner}` } } }),
+      new StreamableHTTPClientTransport(new URL(`${bridge.url}/mcp`), {
+        requestInit: { headers: { Authorization: `Bearer ${world.tokens.owner}` } },
+      }),
     );
     try {
-      const viaMcp = await mcp.callTool({ name: "mnote_page_get", arguments: { workspaceId: world.ids.ws, documentId: world.ids.privatePage } });
+      const viaMcp = await mcp.callTool({
+        name: "mnote_page_get",
+        arguments: { workspaceId: world.ids.ws, documentId: world.ids.privatePage },
+      });
       expect(JSON.stringify(viaMcp.structuredContent)).toContain(world.SECRET);
       await mcp.callTool({
         name: "mnote_page_save",
-        arguments: { workspaceId: world.ids.ws, documentId: world.ids.privatePage, mode: "append", content: [{ type: "paragraph", text: `log ${world.SECRET}` }] },
+        arguments: {
+          workspaceId: world.ids.ws,
+          documentId: world.ids.privatePage,
+          mode: "append",
+          content: [{ type: "paragraph", text: `log ${world.SECRET}` }],
+        },
       });
       // A failure whose input holds the secret (pasted into an id by someone who knows it): ids are not logged.
       // (An unknown tool name is logged as the caller sent it, up to 128 printable characters: the caller's own string.)
-      await mcp.callTool({ name: "mnote_page_get", arguments: { workspaceId: world.ids.ws, documentId: world.SECRET } });
+      await mcp.callTool({
+        name: "mnote_page_get",
+        arguments: { workspaceId: world.ids.ws, documentId: world.SECRET },
+      });
     } finally {
       await mcp.close();
     }
-    await postTool(bridge, "mnote.page.get", world.envelope("mnote.page.get", { documentId: world.ids.privatePage, actorId: world.ids.viewer }), {
-      authorization: `Bearer ${world.tokens.viewer}`,
-    });
+    await postTool(
+      bridge,
+      "mnote.page.get",
+      world.envelope("mnote.page.get", { documentId: world.ids.privatePage, actorId: world.ids.viewer }),
+      {
+        authorization: `Bearer ${world.tokens.viewer}`,
+      },
+    );
     await postTool(bridge, "mnote.page.get", "{not json", { authorization: `Bearer ${world.tokens.owner}` });
     expect(log.lines.length).toBeGreaterThan(TOOL_NAMES.length * 10);
     for (const line of log.lines) {

@@ -25,7 +25,15 @@ afterAll(async () => {
 });
 
 async function bridgeWith(options: Partial<BridgeOptions>) {
-  const bridge = await startBridge({ kernel: world.kernel, port: 0, host: "127.0.0.1", logger: captureLogger().logger, rateLimit: null, env: {}, ...options });
+  const bridge = await startBridge({
+    kernel: world.kernel,
+    port: 0,
+    host: "127.0.0.1",
+    logger: captureLogger().logger,
+    rateLimit: null,
+    env: {},
+    ...options,
+  });
   bridges.push(bridge);
   return bridge;
 }
@@ -46,9 +54,12 @@ describe("failed authentication is limited per client address", () => {
     const auditBefore = await unauthenticated();
     const statuses: number[] = [];
     for (let i = 0; i < 40; i++) {
-      const answer = await postTool(bridge, "mnote.page.get", world.envelope("mnote.page.get"), { authorization: `Bearer fake_${i}` });
+      const answer = await postTool(bridge, "mnote.page.get", world.envelope("mnote.page.get"), {
+        authorization: `Bearer fake_${i}`,
+      });
       statuses.push(answer.status);
-      if (answer.status === 429) expect((answer.json as { error: { code: string } }).error.code).toBe("mnote_tool_rate_limited");
+      if (answer.status === 429)
+        expect((answer.json as { error: { code: string } }).error.code).toBe("mnote_tool_rate_limited");
     }
     // Issue 11 found 500 of 500 rotating tokens let through; now exactly the budget reaches the router.
     expect(statuses.filter((s) => s === 401)).toHaveLength(10);
@@ -61,14 +72,21 @@ describe("failed authentication is limited per client address", () => {
     expect(Number(whoami.headers.get("retry-after"))).toBeGreaterThan(0);
     const mcp = await fetch(`${bridge.url}/mcp`, {
       method: "POST",
-      headers: { authorization: "Bearer fake_mcp", "content-type": "application/json", accept: "application/json, text/event-stream" },
+      headers: {
+        authorization: "Bearer fake_mcp",
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+      },
       body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
     });
     expect(mcp.status).toBe(429);
   });
 
   it("counts /mcp failures too, and behind a trusted proxy limits the forwarded client, not the proxy", async () => {
-    const bridge = await bridgeWith({ authFailureLimit: { perWindow: 5, windowMs: 86_400_000 }, trustedProxies: ["127.0.0.1"] });
+    const bridge = await bridgeWith({
+      authFailureLimit: { perWindow: 5, windowMs: 86_400_000 },
+      trustedProxies: ["127.0.0.1"],
+    });
     const mcp = (token: string, client: string) =>
       fetch(`${bridge.url}/mcp`, {
         method: "POST",
@@ -78,7 +96,12 @@ describe("failed authentication is limited per client address", () => {
           "content-type": "application/json",
           accept: "application/json, text/event-stream",
         },
-        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "0" } } }),
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "initialize",
+          params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "0" } },
+        }),
       }).then((r) => r.status);
     const attacker: number[] = [];
     for (let i = 0; i < 12; i++) attacker.push(await mcp(`fake_${i}`, "203.0.113.7"));
@@ -92,7 +115,9 @@ describe("failed authentication is limited per client address", () => {
     const bridge = await bridgeWith({ authFailureLimit: { perWindow: 3, windowMs: 86_400_000 }, failureCounter: null });
     const statuses: number[] = [];
     for (let i = 0; i < 8; i++) {
-      const answer = await fetch(`${bridge.url}/v1/whoami`, { headers: { authorization: `Bearer fake_${i}`, "x-forwarded-for": `10.9.9.${i}` } });
+      const answer = await fetch(`${bridge.url}/v1/whoami`, {
+        headers: { authorization: `Bearer fake_${i}`, "x-forwarded-for": `10.9.9.${i}` },
+      });
       statuses.push(answer.status);
     }
     expect(statuses).toEqual([401, 401, 401, 429, 429, 429, 429, 429]);
@@ -105,8 +130,17 @@ describe("MCP sessions cannot be exhausted", () => {
     const initialize = (token: string) =>
       fetch(`${bridge.url}/mcp`, {
         method: "POST",
-        headers: { authorization: `Bearer ${token}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
-        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "0" } } }),
+        headers: {
+          authorization: `Bearer ${token}`,
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+        },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "initialize",
+          params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "0" } },
+        }),
       }).then(async (answer) => (await answer.text(), answer.status));
     const statuses: number[] = [];
     for (let batch = 0; batch < 50; batch++) {
@@ -118,7 +152,12 @@ describe("MCP sessions cannot be exhausted", () => {
 });
 
 /** Open a raw connection, send `head`, then one byte of body every `everyMs` until the server hangs up. */
-function slowClient(port: number, head: string, trickle: boolean, everyMs = 200): Promise<{ received: string; bytesSent: number }> {
+function slowClient(
+  port: number,
+  head: string,
+  trickle: boolean,
+  everyMs = 200,
+): Promise<{ received: string; bytesSent: number }> {
   return new Promise((resolve, reject) => {
     const socket: Socket = connect(port, "127.0.0.1");
     let received = "";
@@ -163,7 +202,11 @@ describe("slow clients are cut off (slow loris)", () => {
   it("headers trickling in are cut off too", async () => {
     const bridge = await bridgeWith({ headersTimeoutMs: 1000, requestTimeoutMs: 2000 });
     // Never finishes the header block: one more header character at a time.
-    const { received, bytesSent } = await slowClient(bridge.port, `GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: `, true);
+    const { received, bytesSent } = await slowClient(
+      bridge.port,
+      `GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: `,
+      true,
+    );
     expect(received).toMatch(/^HTTP\/1\.1 408/);
     expect(bytesSent).toBeGreaterThan(0);
   }, 30_000);
@@ -179,7 +222,9 @@ describe("a caller's text comes back only in short", () => {
   it("a 3 MB unknown key gives a short message, not a 3 MB one", async () => {
     const bridge = await bridgeWith({ bodyLimit: 8 * 1024 * 1024 });
     const envelope = { ...world.envelope("mnote.page.get"), args: { ["k".repeat(3_000_000)]: true } };
-    const answer = await postTool(bridge, "mnote.page.get", envelope, { authorization: `Bearer ${world.tokens.owner}` });
+    const answer = await postTool(bridge, "mnote.page.get", envelope, {
+      authorization: `Bearer ${world.tokens.owner}`,
+    });
     expect(expectContractFailure(answer.json, answer.status).error!.code).toBe("mnote_tool_invalid_input");
     expect(answer.text.length).toBeLessThan(2_000);
   });
@@ -248,7 +293,12 @@ describe("configuration is checked at start", () => {
   }, 60_000);
 
   it("the CLI refuses before running a command (exit 2, JSON naming the variable)", async () => {
-    const { code, stdout } = await run(CLI_BIN, ["call"], { MNOTE_DATABASE_URL: `file:${join(dir, "cli.db")}`, MNOTE_IDEMPOTENCY_TTL_HOURS: "abc" }, "{}");
+    const { code, stdout } = await run(
+      CLI_BIN,
+      ["call"],
+      { MNOTE_DATABASE_URL: `file:${join(dir, "cli.db")}`, MNOTE_IDEMPOTENCY_TTL_HOURS: "abc" },
+      "{}",
+    );
     expect(code).toBe(2);
     const answer = JSON.parse(stdout) as { error: string; problems: string[] };
     expect(answer.problems).toEqual([expect.stringContaining("MNOTE_IDEMPOTENCY_TTL_HOURS")]);

@@ -45,7 +45,11 @@ function roundRobinProxy(): Promise<{ server: Server; port: number; upstreams: n
     upstream.on("error", () => res.destroy());
     req.pipe(upstream);
   });
-  return new Promise((resolve) => proxy.listen(0, "127.0.0.1", () => resolve({ server: proxy, port: (proxy.address() as AddressInfo).port, upstreams, served })));
+  return new Promise((resolve) =>
+    proxy.listen(0, "127.0.0.1", () =>
+      resolve({ server: proxy, port: (proxy.address() as AddressInfo).port, upstreams, served }),
+    ),
+  );
 }
 
 describe.skipIf(!server.available)("two bridge processes on one PostgreSQL behind a round-robin balancer", () => {
@@ -67,9 +71,16 @@ describe.skipIf(!server.available)("two bridge processes on one PostgreSQL behin
     driver = await openPostgresDriver(databaseUrl, { dropSchemaOnClose: true, poolMax: 2 });
     const kernel = await SqlKernel.open(driver);
     const owner = (await kernel.admin.createUser({ id: "owner", name: "Owner" })).id;
-    const ws = (await kernel.admin.createWorkspace({ id: "ws_rr", name: "Team", ownerId: owner, approvalRequired: false })).id;
-    const doc = (await kernel.admin.createPage({ id: "doc_rr", workspaceId: ws, title: "Shared", createdBy: owner })).id;
-    const { token } = await kernel.admin.createToken({ userId: owner, holder: "agent", scopes: ["page.read", "page.write", "artifact.write"] });
+    const ws = (
+      await kernel.admin.createWorkspace({ id: "ws_rr", name: "Team", ownerId: owner, approvalRequired: false })
+    ).id;
+    const doc = (await kernel.admin.createPage({ id: "doc_rr", workspaceId: ws, title: "Shared", createdBy: owner }))
+      .id;
+    const { token } = await kernel.admin.createToken({
+      userId: owner,
+      holder: "agent",
+      scopes: ["page.read", "page.write", "artifact.write"],
+    });
 
     proxy = await roundRobinProxy();
     const env = {
@@ -95,7 +106,10 @@ describe.skipIf(!server.available)("two bridge processes on one PostgreSQL behin
     expect(tools.tools.map((t) => t.name)).toContain("mnote_page_save");
     const outputs: Array<{ ok: boolean; error: unknown }> = [];
     for (let i = 0; i < 6; i++) {
-      const title = await client.callTool({ name: "mnote_page_update_title", arguments: { ...page, title: `Title ${i}`, idempotencyKey: `rr_title_${i}` } });
+      const title = await client.callTool({
+        name: "mnote_page_update_title",
+        arguments: { ...page, title: `Title ${i}`, idempotencyKey: `rr_title_${i}` },
+      });
       const read = await client.callTool({ name: "mnote_page_get", arguments: page });
       outputs.push(title.structuredContent as never, read.structuredContent as never);
       expect((read.structuredContent as { result: { title: string } }).result.title).toBe(`Title ${i}`);

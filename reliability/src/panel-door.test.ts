@@ -35,8 +35,21 @@ const panelOptions = (overrides: Partial<PanelApiOptions> = {}): PanelApiOptions
 });
 
 /** A tRPC mutation as the panel's client sends it (one call, not batched), with a session cookie. */
-function panelPost(path: string, input: unknown, init: { cookie?: string | null; origin?: string | null; body?: string | ReadableStream<Uint8Array>; headers?: Record<string, string> } = {}) {
-  const headers: Record<string, string> = { "content-type": "application/json", host: "127.0.0.1:4200", ...init.headers };
+function panelPost(
+  path: string,
+  input: unknown,
+  init: {
+    cookie?: string | null;
+    origin?: string | null;
+    body?: string | ReadableStream<Uint8Array>;
+    headers?: Record<string, string>;
+  } = {},
+) {
+  const headers: Record<string, string> = {
+    "content-type": "application/json",
+    host: "127.0.0.1:4200",
+    ...init.headers,
+  };
   if (init.cookie) headers.cookie = `mnote_session=${encodeURIComponent(init.cookie)}`;
   if (init.origin !== null) headers.origin = init.origin ?? PANEL;
   return new Request(`${PANEL}/api/trpc/${path}`, {
@@ -56,7 +69,10 @@ function panelGet(path: string, input: unknown, cookie: string) {
 }
 
 async function json(response: Response) {
-  return (await response.json()) as { result?: { data: unknown }; error?: { message: string; code: unknown; data?: { code: string } } }[] & {
+  return (await response.json()) as {
+    result?: { data: unknown };
+    error?: { message: string; code: unknown; data?: { code: string } };
+  }[] & {
     result?: { data: unknown };
     error?: { message: string; code: unknown; data?: { code: string } };
   };
@@ -65,7 +81,14 @@ async function json(response: Response) {
 describe("the panel's door: person tokens only", () => {
   it("agent cookie: every mnote.* tool answers the door's refusal, the panel's procedures 403; the audit has no agent success", async () => {
     const before = await businessSnapshot(world.kernel);
-    const tools = ["mnote.page.get", "mnote.page.update_title", "mnote.page.save", "mnote.page.update_options", "mnote.artifact.create_summary", "mnote.artifact.create_ai_note"] as const;
+    const tools = [
+      "mnote.page.get",
+      "mnote.page.update_title",
+      "mnote.page.save",
+      "mnote.page.update_options",
+      "mnote.artifact.create_summary",
+      "mnote.artifact.create_ai_note",
+    ] as const;
     for (const tool of tools) {
       const request =
         tool === "mnote.page.get"
@@ -74,14 +97,29 @@ describe("the panel's door: person tokens only", () => {
       const response = await handlePanelApi(request, panelOptions());
       const body = await json(response);
       const envelope = expectContractFailure(body.result?.data);
-      expect(envelope.error).toMatchObject({ code: "mnote_tool_permission_denied", message: expect.stringMatching(/panel is for people/) });
+      expect(envelope.error).toMatchObject({
+        code: "mnote_tool_permission_denied",
+        message: expect.stringMatching(/panel is for people/),
+      });
     }
     // The panel's own procedures (the revert among them: it takes ids, the server builds the call) answer 403.
-    for (const path of ["panel.page.revert", "panel.proposals.approve", "panel.proposals.applyPart", "panel.workspace.setApproval"]) {
+    for (const path of [
+      "panel.page.revert",
+      "panel.proposals.approve",
+      "panel.proposals.applyPart",
+      "panel.workspace.setApproval",
+    ]) {
       const answer = await handlePanelApi(
         panelPost(
           path,
-          { workspaceId: world.ids.ws, documentId: world.ids.page, commandId: "cmd_any", proposalId: 1, keep: [0], approvalRequired: false },
+          {
+            workspaceId: world.ids.ws,
+            documentId: world.ids.page,
+            commandId: "cmd_any",
+            proposalId: 1,
+            keep: [0],
+            approvalRequired: false,
+          },
           { cookie: agentToken },
         ),
         panelOptions(),
@@ -90,15 +128,25 @@ describe("the panel's door: person tokens only", () => {
     }
     expect(await businessSnapshot(world.kernel)).toEqual(before);
     const audit = await world.kernel.listAudit({ workspaceId: world.ids.ws, limit: 200 });
-    expect(audit.filter((r) => r.identity.holder === "agent" && r.outcome === "ok" && r.identity.toolName.startsWith("panel."))).toEqual([]);
+    expect(
+      audit.filter(
+        (r) => r.identity.holder === "agent" && r.outcome === "ok" && r.identity.toolName.startsWith("panel."),
+      ),
+    ).toEqual([]);
   });
 
   it("a person's cookie still works at the panel (mnote.page.get and the panel's own reads)", async () => {
     const cookie = world.personTokens.owner;
-    const read = await handlePanelApi(panelGet("mnote.page.get", world.envelope("mnote.page.get"), cookie), panelOptions());
+    const read = await handlePanelApi(
+      panelGet("mnote.page.get", world.envelope("mnote.page.get"), cookie),
+      panelOptions(),
+    );
     expect(((await json(read)).result?.data as { ok: boolean }).ok).toBe(true);
     const url = `${PANEL}/api/trpc/panel.session.me`;
-    const me = await handlePanelApi(new Request(url, { headers: { cookie: `mnote_session=${cookie}`, host: "127.0.0.1:4200" } }), panelOptions());
+    const me = await handlePanelApi(
+      new Request(url, { headers: { cookie: `mnote_session=${cookie}`, host: "127.0.0.1:4200" } }),
+      panelOptions(),
+    );
     expect(me.status).toBe(200);
   });
 });
@@ -107,7 +155,9 @@ describe("the bridge's door: agent tokens only", () => {
   it("a person token on the bridge is refused with a clear message, nothing written", async () => {
     const before = await businessSnapshot(world.kernel);
     for (const tool of ["mnote.page.update_title", "mnote.page.get"] as const) {
-      const answer = await postTool(bridge, tool, world.envelope(tool, { dryRun: false }), { authorization: `Bearer ${world.personTokens.owner}` });
+      const answer = await postTool(bridge, tool, world.envelope(tool, { dryRun: false }), {
+        authorization: `Bearer ${world.personTokens.owner}`,
+      });
       const envelope = expectContractFailure(answer.json, 403);
       expect(envelope.error).toMatchObject({
         code: "mnote_tool_permission_denied",
@@ -118,9 +168,14 @@ describe("the bridge's door: agent tokens only", () => {
   });
 
   it("an agent token on the bridge is still held for approval", async () => {
-    const answer = await postTool(bridge, "mnote.page.update_title", world.envelope("mnote.page.update_title", { dryRun: false }), {
-      authorization: `Bearer ${agentToken}`,
-    });
+    const answer = await postTool(
+      bridge,
+      "mnote.page.update_title",
+      world.envelope("mnote.page.update_title", { dryRun: false }),
+      {
+        authorization: `Bearer ${agentToken}`,
+      },
+    );
     expect(expectContractFailure(answer.json).error!.code).toBe("mnote_tool_approval_required");
   });
 });
@@ -129,7 +184,11 @@ describe("the panel refuses cross-site changes", () => {
   const cookie = () => world.personTokens.owner;
   const setApproval = (origin: string | null, allowedOrigins: string[] = []) =>
     handlePanelApi(
-      panelPost("panel.workspace.setApproval", { workspaceId: world.ids.ws, approvalRequired: true }, { cookie: cookie(), origin }),
+      panelPost(
+        "panel.workspace.setApproval",
+        { workspaceId: world.ids.ws, approvalRequired: true },
+        { cookie: cookie(), origin },
+      ),
       panelOptions({ allowedOrigins }),
     );
 
@@ -146,11 +205,15 @@ describe("the panel refuses cross-site changes", () => {
   });
 
   it("a browser that hides Origin but says cross-site is refused", async () => {
-    const request = panelPost("panel.workspace.setApproval", { workspaceId: world.ids.ws, approvalRequired: true }, {
-      cookie: cookie(),
-      origin: null,
-      headers: { "sec-fetch-site": "cross-site" },
-    });
+    const request = panelPost(
+      "panel.workspace.setApproval",
+      { workspaceId: world.ids.ws, approvalRequired: true },
+      {
+        cookie: cookie(),
+        origin: null,
+        headers: { "sec-fetch-site": "cross-site" },
+      },
+    );
     expect((await handlePanelApi(request, panelOptions())).status).toBe(403);
   });
 });
@@ -164,7 +227,10 @@ describe("the panel cannot be exhausted", () => {
         controller.enqueue(new Uint8Array(64 * 1024));
       },
     });
-    const request = panelPost("mnote.page.get", null, { body, headers: { "content-length": String(200 * 1024 * 1024) } });
+    const request = panelPost("mnote.page.get", null, {
+      body,
+      headers: { "content-length": String(200 * 1024 * 1024) },
+    });
     const response = await handlePanelApi(request, panelOptions());
     expect(response.status).toBe(413);
     expect(await response.json()).toMatchObject({ error: { code: "mnote_tool_payload_too_large" } });
@@ -205,7 +271,12 @@ describe("the panel cannot be exhausted", () => {
     // The bridge's limiter, the clock stopped: exactly `burst` calls pass.
     const limiter = new RateLimiter({ ratePerSecond: 1, burst: 3 }, () => 0);
     const get = (cookie: string | null) =>
-      handlePanelApi(new Request(`${PANEL}/api/trpc/panel.session.me`, { headers: { host: "127.0.0.1:4200", ...(cookie ? { cookie: `mnote_session=${cookie}` } : {}) } }), panelOptions({ limiter }));
+      handlePanelApi(
+        new Request(`${PANEL}/api/trpc/panel.session.me`, {
+          headers: { host: "127.0.0.1:4200", ...(cookie ? { cookie: `mnote_session=${cookie}` } : {}) },
+        }),
+        panelOptions({ limiter }),
+      );
     for (let i = 0; i < 3; i++) expect((await get(world.personTokens.owner)).status).toBe(200);
     const limited = await get(world.personTokens.owner);
     expect(limited.status).toBe(429);
@@ -239,7 +310,11 @@ function sseEvents(response: Response) {
         if (end >= 0) {
           const block = buffer.slice(0, end);
           buffer = buffer.slice(end + 2);
-          const field = (name: string) => block.split("\n").find((line) => line.startsWith(`${name}: `))?.slice(name.length + 2) ?? null;
+          const field = (name: string) =>
+            block
+              .split("\n")
+              .find((line) => line.startsWith(`${name}: `))
+              ?.slice(name.length + 2) ?? null;
           const data = field("data");
           if (data !== null && data !== "" && field("event") === null) return { event: null, id: field("id"), data };
           continue;
@@ -257,7 +332,12 @@ describe("live updates over server-sent events (panel.page.changes)", () => {
   const changesUrl = () =>
     `${PANEL}/api/trpc/panel.page.changes?input=${encodeURIComponent(JSON.stringify({ workspaceId: world.ids.ws, documentId: world.ids.page }))}`;
   const openStream = (cookie: string, options: Partial<PanelApiOptions>) =>
-    handlePanelApi(new Request(changesUrl(), { headers: { host: "127.0.0.1:4200", cookie: `mnote_session=${cookie}`, accept: "text/event-stream" } }), panelOptions(options));
+    handlePanelApi(
+      new Request(changesUrl(), {
+        headers: { host: "127.0.0.1:4200", cookie: `mnote_session=${cookie}`, accept: "text/event-stream" },
+      }),
+      panelOptions(options),
+    );
 
   it("a stream is one call of the rate limit however many events it carries", async () => {
     const limiter = new RateLimiter({ ratePerSecond: 1, burst: 3 }, () => 0);
@@ -281,7 +361,12 @@ describe("live updates over server-sent events (panel.page.changes)", () => {
     }
     // The stream took one call of three: two more pass, the next is over the budget.
     const get = () =>
-      handlePanelApi(new Request(`${PANEL}/api/trpc/panel.session.me`, { headers: { host: "127.0.0.1:4200", cookie: `mnote_session=${cookie}` } }), panelOptions({ limiter }));
+      handlePanelApi(
+        new Request(`${PANEL}/api/trpc/panel.session.me`, {
+          headers: { host: "127.0.0.1:4200", cookie: `mnote_session=${cookie}` },
+        }),
+        panelOptions({ limiter }),
+      );
     expect((await get()).status).toBe(200);
     expect((await get()).status).toBe(200);
     expect((await get()).status).toBe(429);

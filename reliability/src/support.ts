@@ -56,8 +56,12 @@ export async function createWorld(options: { file?: boolean } = {}) {
     privatePage: "",
     otherPage: "",
   };
-  ids.ws = (await admin.createWorkspace({ id: `ws_${suffix}`, name: "Team", ownerId: ids.owner, approvalRequired: false })).id;
-  ids.otherWs = (await admin.createWorkspace({ id: `ows_${suffix}`, name: "Other", ownerId: ids.outsider, approvalRequired: false })).id;
+  ids.ws = (
+    await admin.createWorkspace({ id: `ws_${suffix}`, name: "Team", ownerId: ids.owner, approvalRequired: false })
+  ).id;
+  ids.otherWs = (
+    await admin.createWorkspace({ id: `ows_${suffix}`, name: "Other", ownerId: ids.outsider, approvalRequired: false })
+  ).id;
   await admin.addMember({ workspaceId: ids.ws, userId: ids.editor, role: "editor" });
   await admin.addMember({ workspaceId: ids.ws, userId: ids.viewer, role: "viewer" });
   await admin.addMember({ workspaceId: ids.ws, userId: ids.reader, role: "viewer" });
@@ -65,7 +69,15 @@ export async function createWorld(options: { file?: boolean } = {}) {
     { id: "h1", type: "heading", level: 1, text: "Plan" },
     { id: "p1", type: "paragraph", text: "First paragraph" },
   ];
-  ids.page = (await admin.createPage({ id: `doc_${suffix}`, workspaceId: ids.ws, title: "Project plan", blocks: publicBlocks, createdBy: ids.owner })).id;
+  ids.page = (
+    await admin.createPage({
+      id: `doc_${suffix}`,
+      workspaceId: ids.ws,
+      title: "Project plan",
+      blocks: publicBlocks,
+      createdBy: ids.owner,
+    })
+  ).id;
   ids.privatePage = (
     await admin.createPage({
       id: `priv_${suffix}`,
@@ -134,7 +146,11 @@ export async function createWorld(options: { file?: boolean } = {}) {
   };
   /** The router, called in process exactly as the bridge calls it (an agent door). */
   const call = (tool: string, input: unknown, token: string | null = tokens.owner) =>
-    callTool(createToolsContext({ kernel, authorization: token ? `Bearer ${token}` : null, door: "agent" }), tool, input);
+    callTool(
+      createToolsContext({ kernel, authorization: token ? `Bearer ${token}` : null, door: "agent" }),
+      tool,
+      input,
+    );
 
   return {
     kernel: kernel as KernelAdapter,
@@ -235,7 +251,13 @@ const BRIDGE_BIN = join(import.meta.dirname, "..", "..", "apps", "hermes-bridge"
 /** Starts `mnote-bridge serve` on a free loopback port (tsx compiles on start: allow a busy machine 90 s). */
 export function startBridgeProcess(databaseUrl: string, env: Record<string, string> = {}): Promise<BridgeProcess> {
   const child = spawn(process.execPath, [BRIDGE_BIN, "serve", "--port", "0", "--host", "127.0.0.1"], {
-    env: { ...process.env, MNOTE_DATABASE_URL: databaseUrl, MNOTE_PG_POOL_MAX: "4", MNOTE_BRIDGE_LOG_LEVEL: "error", ...env },
+    env: {
+      ...process.env,
+      MNOTE_DATABASE_URL: databaseUrl,
+      MNOTE_PG_POOL_MAX: "4",
+      MNOTE_BRIDGE_LOG_LEVEL: "error",
+      ...env,
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let out = "";

@@ -18,9 +18,25 @@ describe("mnote CLI", () => {
   beforeAll(async () => {
     expect((await mnote(dir, ["init"])).json).toMatchObject({ ok: true, dialect: "sqlite" });
     owner = (await mnote(dir, ["admin", "user", "create", "--name", "Olga"])).json.id;
-    workspace = (await mnote(dir, ["admin", "workspace", "create", "--name", "Ops", "--owner", owner, "--approval", "off"])).json.id;
-    page = (await mnote(dir, ["admin", "page", "create", "--workspace", workspace, "--title", "Runbook", "--created-by", owner])).json.id;
-    token = (await mnote(dir, ["admin", "token", "create", "--user", owner, "--scopes", "page.read,page.write,artifact.write"])).json.token;
+    workspace = (
+      await mnote(dir, ["admin", "workspace", "create", "--name", "Ops", "--owner", owner, "--approval", "off"])
+    ).json.id;
+    page = (
+      await mnote(dir, [
+        "admin",
+        "page",
+        "create",
+        "--workspace",
+        workspace,
+        "--title",
+        "Runbook",
+        "--created-by",
+        owner,
+      ])
+    ).json.id;
+    token = (
+      await mnote(dir, ["admin", "token", "create", "--user", owner, "--scopes", "page.read,page.write,artifact.write"])
+    ).json.token;
   }, 60_000);
 
   const envelope = (toolName: string, args: object, extra: object = {}) =>
@@ -39,11 +55,28 @@ describe("mnote CLI", () => {
     });
 
   it("writes through the router and can be traced to the kernel command", async () => {
-    const save = await mnote(dir, ["call", "--token", token], envelope("mnote.page.save", { content: [{ type: "paragraph", text: "Restart the bridge" }], mode: "append" }, { idempotencyKey: "k1", dryRun: false }));
+    const save = await mnote(
+      dir,
+      ["call", "--token", token],
+      envelope(
+        "mnote.page.save",
+        { content: [{ type: "paragraph", text: "Restart the bridge" }], mode: "append" },
+        { idempotencyKey: "k1", dryRun: false },
+      ),
+    );
     expect(save.code).toBe(0);
-    expect(save.json).toMatchObject({ ok: true, result: { commandName: "page.body.save", revision: 2 }, audit: { effect: "write" } });
+    expect(save.json).toMatchObject({
+      ok: true,
+      result: { commandName: "page.body.save", revision: 2 },
+      audit: { effect: "write" },
+    });
     const command = await mnote(dir, ["command", "show", save.json.audit.commandId]);
-    expect(command.json).toMatchObject({ name: "page.body.save", revisionBefore: 1, revisionAfter: 2, identity: { sessionId: "cli_session", runId: "cli_run" } });
+    expect(command.json).toMatchObject({
+      name: "page.body.save",
+      revisionBefore: 1,
+      revisionAfter: 2,
+      identity: { sessionId: "cli_session", runId: "cli_run" },
+    });
     const audit = await mnote(dir, ["audit", "--document", page]);
     expect(audit.json[0]).toMatchObject({ effect: "write", commandId: save.json.audit.commandId });
   }, 30_000);
@@ -56,7 +89,12 @@ describe("mnote CLI", () => {
 
   it("echoes a refused call's ids by the contract's rule, as the bridge's doors do (bridge doors-echo.test.ts)", async () => {
     // At each field's bound (kept) or one past it, or unprintable (dropped): the contract's echoEnvelopeIds.
-    const claimed = { workspaceId: "w".repeat(128), documentId: "d".repeat(129), toolCallId: "c".repeat(256), traceId: "t\nforged" };
+    const claimed = {
+      workspaceId: "w".repeat(128),
+      documentId: "d".repeat(129),
+      toolCallId: "c".repeat(256),
+      traceId: "t\nforged",
+    };
     for (const toolName of ["mnote.page.get", "mnote.page.delete"]) {
       const result = await mnote(dir, ["call", "--token", token], envelope(toolName, {}, claimed));
       expect(result.code).toBe(1);
@@ -71,7 +109,11 @@ describe("mnote CLI", () => {
   }, 30_000);
 
   it("shows artifacts with their edges", async () => {
-    await mnote(dir, ["call", "--token", token], envelope("mnote.artifact.create_summary", { summary: "How to restart" }, { idempotencyKey: "s1", dryRun: false }));
+    await mnote(
+      dir,
+      ["call", "--token", token],
+      envelope("mnote.artifact.create_summary", { summary: "How to restart" }, { idempotencyKey: "s1", dryRun: false }),
+    );
     const { json } = await mnote(dir, ["artifacts", "--document", page]);
     expect(json.nodes).toHaveLength(1);
     expect(json.edges[0]).toMatchObject({ fromDocumentId: page, toNodeId: json.nodes[0].id });
@@ -81,7 +123,17 @@ describe("mnote CLI", () => {
     const missing = await mnote(dir, ["admin", "member", "add", "--workspace", workspace]);
     expect(missing.code).toBe(2);
     expect(missing.json.error).toMatch(/--user is required/);
-    const badRole = await mnote(dir, ["admin", "member", "add", "--workspace", workspace, "--user", owner, "--role", "god"]);
+    const badRole = await mnote(dir, [
+      "admin",
+      "member",
+      "add",
+      "--workspace",
+      workspace,
+      "--user",
+      owner,
+      "--role",
+      "god",
+    ]);
     expect(badRole.code).toBe(2);
     const badJson = await mnote(dir, ["call", "--token", token], "{not json");
     expect(badJson.code).toBe(2);

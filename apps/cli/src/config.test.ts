@@ -25,7 +25,11 @@ describe("the CLI's configuration", () => {
     let stdout = "";
     const code = await main(["admin", "user", "list"], {
       stdin: async () => "",
-      env: { MNOTE_DATABASE_URL: `file:${databaseFile}`, MNOTE_IDEMPOTENCY_TTL_HOURS: "abc", MNOTE_PG_POOL_MAX: "many" },
+      env: {
+        MNOTE_DATABASE_URL: `file:${databaseFile}`,
+        MNOTE_IDEMPOTENCY_TTL_HOURS: "abc",
+        MNOTE_PG_POOL_MAX: "many",
+      },
       stdout: (text) => void (stdout += text),
       stderr: () => undefined,
     });

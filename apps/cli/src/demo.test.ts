@@ -27,9 +27,22 @@ describe("mnote demo", () => {
     const olga = (await cli(dir, ["admin", "user", "create", "--name", "Olga"])).json.id as string;
     const refused = await cli(dir, ["demo", ...credentials(dir)]);
     expect(refused.code).toBe(1);
-    expect(refused.json).toMatchObject({ ok: false, error: expect.stringMatching(/users the demo did not create.*--force/) });
+    expect(refused.json).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/users the demo did not create.*--force/),
+    });
     // Nothing of the demo was written: its workspace does not exist.
-    const probe = await cli(dir, ["admin", "page", "create", "--workspace", "ws_demo", "--title", "Probe", "--created-by", olga]);
+    const probe = await cli(dir, [
+      "admin",
+      "page",
+      "create",
+      "--workspace",
+      "ws_demo",
+      "--title",
+      "Probe",
+      "--created-by",
+      olga,
+    ]);
     expect(probe.code).not.toBe(0);
     // The operator may still ask for it explicitly.
     const forced = await cli(dir, ["demo", ...credentials(dir), "--force"]);

@@ -21,7 +21,11 @@ const ALL_SCOPES: Capability[] = ["page.read", "page.write", "artifact.write"];
 
 const planBlocks: Block[] = [
   { id: "plan_h1", type: "heading", level: 1, text: "项目计划 · Project plan" },
-  { id: "plan_p1", type: "paragraph", text: "We ship the page-AI panel so people can review every AI edit before it lands." },
+  {
+    id: "plan_p1",
+    type: "paragraph",
+    text: "We ship the page-AI panel so people can review every AI edit before it lands.",
+  },
   { id: "plan_h2", type: "heading", level: 2, text: "Milestones" },
   { id: "plan_t1", type: "todo", checked: true, text: "Tool contract v1 agreed" },
   { id: "plan_t2", type: "todo", checked: false, text: "Bridge exposes the six tools to Hermes" },
@@ -69,7 +73,13 @@ export async function ensureDemo(
     await admin.addMember({ workspaceId: DEMO.workspaceId, userId: DEMO.users.cy.id, role: "viewer" });
     await admin.createWorkspace({ id: DEMO.otherWorkspaceId, name: "Dee's workspace", ownerId: DEMO.users.dee.id });
     const ada = DEMO.users.ada.id;
-    await admin.createPage({ id: DEMO.pages.plan, workspaceId: DEMO.workspaceId, title: "项目计划", blocks: planBlocks, createdBy: ada });
+    await admin.createPage({
+      id: DEMO.pages.plan,
+      workspaceId: DEMO.workspaceId,
+      title: "项目计划",
+      blocks: planBlocks,
+      createdBy: ada,
+    });
     await admin.createPage({
       id: DEMO.pages.notes,
       workspaceId: DEMO.workspaceId,
@@ -86,9 +96,16 @@ export async function ensureDemo(
       createdBy: ada,
     });
     await admin.grantPage({ documentId: DEMO.pages.private, userId: ada, access: "write" });
-    await admin.createPage({ id: DEMO.pages.other, workspaceId: DEMO.otherWorkspaceId, title: "Dee's page", createdBy: DEMO.users.dee.id });
+    await admin.createPage({
+      id: DEMO.pages.other,
+      workspaceId: DEMO.otherWorkspaceId,
+      title: "Dee's page",
+      createdBy: DEMO.users.dee.id,
+    });
   }
-  const saved = existsSync(credentialsFile) ? (JSON.parse(readFileSync(credentialsFile, "utf8")) as DemoCredentials) : {};
+  const saved = existsSync(credentialsFile)
+    ? (JSON.parse(readFileSync(credentialsFile, "utf8")) as DemoCredentials)
+    : {};
   const usable = async (token: string | undefined) => {
     return token ? (await resolveToken(kernel, token)) !== null : false;
   };
@@ -98,10 +115,12 @@ export async function ensureDemo(
     credentials[key] = {
       person: (await usable(previous?.person))
         ? previous!.person
-        : (await admin.createToken({ userId: user.id, holder: "person", scopes: ALL_SCOPES, label: "demo person" })).token,
+        : (await admin.createToken({ userId: user.id, holder: "person", scopes: ALL_SCOPES, label: "demo person" }))
+            .token,
       agent: (await usable(previous?.agent))
         ? previous!.agent
-        : (await admin.createToken({ userId: user.id, holder: "agent", scopes: ALL_SCOPES, label: "demo agent" })).token,
+        : (await admin.createToken({ userId: user.id, holder: "agent", scopes: ALL_SCOPES, label: "demo agent" }))
+            .token,
     };
   }
   mkdirSync(dirname(credentialsFile), { recursive: true });

@@ -10,7 +10,14 @@ import { initCommand } from "./commands/init";
 import { inspectCommands } from "./commands/inspect";
 import { migrateDataCommand } from "./commands/migrate-data";
 
-export const COMMANDS: Command[] = [initCommand, ...adminCommands, demoCommand, callCommand, ...inspectCommands, migrateDataCommand];
+export const COMMANDS: Command[] = [
+  initCommand,
+  ...adminCommands,
+  demoCommand,
+  callCommand,
+  ...inspectCommands,
+  migrateDataCommand,
+];
 
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
@@ -19,7 +26,12 @@ async function readStdin(): Promise<string> {
 }
 
 function usage(): string {
-  return ["usage:", ...COMMANDS.map((c) => `  ${c.usage}`), "", `MNOTE_DATABASE_URL: file:PATH (default ${DEFAULT_DATABASE_URL}) or postgres://… (MNOTE_PG_POOL_MAX, MNOTE_PG_STATEMENT_TIMEOUT_MS)`].join("\n");
+  return [
+    "usage:",
+    ...COMMANDS.map((c) => `  ${c.usage}`),
+    "",
+    `MNOTE_DATABASE_URL: file:PATH (default ${DEFAULT_DATABASE_URL}) or postgres://… (MNOTE_PG_POOL_MAX, MNOTE_PG_STATEMENT_TIMEOUT_MS)`,
+  ].join("\n");
 }
 
 /** `mnote admin member remove --help`: that command; `mnote admin --help`: every command that starts so. */
@@ -37,7 +49,9 @@ const PROCESS_IO: CliIo = {
 
 /** JSON on stdout; exit 0 on success, 1 when the action failed, 2 on usage errors. */
 export async function main(argv: string[], io: CliIo = PROCESS_IO): Promise<number> {
-  const command = COMMANDS.filter((c) => c.words.every((w, i) => argv[i] === w)).sort((a, b) => b.words.length - a.words.length)[0];
+  const command = COMMANDS.filter((c) => c.words.every((w, i) => argv[i] === w)).sort(
+    (a, b) => b.words.length - a.words.length,
+  )[0];
   if (argv.includes("--help")) {
     io.stdout(`${help(argv.slice(0, argv.indexOf("--help")), command)}\n`);
     return 0;
@@ -51,7 +65,12 @@ export async function main(argv: string[], io: CliIo = PROCESS_IO): Promise<numb
     // The configuration is checked before any command runs: a bad value is a usage error, not a failed write later.
     const config = readCliConfig(io.env);
     const open = async () => (kernel ??= await openKernel(config.database.url, config.database.options));
-    const { output, exitCode = 0 } = await command.run({ args: parseArgs(argv.slice(command.words.length)), kernel: open, io, config });
+    const { output, exitCode = 0 } = await command.run({
+      args: parseArgs(argv.slice(command.words.length)),
+      kernel: open,
+      io,
+      config,
+    });
     io.stdout(`${JSON.stringify(output, null, 2)}\n`);
     return exitCode;
   } catch (error) {

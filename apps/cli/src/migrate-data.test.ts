@@ -17,7 +17,10 @@ describe("mnote migrate-data", () => {
   beforeAll(async () => {
     const owner = (await mnote(dir, ["admin", "user", "create", "--name", "Olga"])).json.id;
     const ws = (await mnote(dir, ["admin", "workspace", "create", "--name", "Ops", "--owner", owner])).json.id;
-    expect((await mnote(dir, ["admin", "page", "create", "--workspace", ws, "--title", "Runbook", "--created-by", owner])).code).toBe(0);
+    expect(
+      (await mnote(dir, ["admin", "page", "create", "--workspace", ws, "--title", "Runbook", "--created-by", owner]))
+        .code,
+    ).toBe(0);
   }, 60_000);
 
   it("copies a SQLite database into an empty one and reports the rows", async () => {
@@ -38,16 +41,20 @@ describe("mnote migrate-data", () => {
     expect(out.json.error).toMatch(/no database at/);
   }, 30_000);
 
-  it.skipIf(!server.available)("copies a SQLite database to PostgreSQL", async () => {
-    const url = new URL(server.url);
-    url.searchParams.set("schema", freshSchemaName("mnote_cli"));
-    const out = await mnote(dir, ["migrate-data", "--from", "file:./source.db", "--to", url.toString()]);
-    const check = await openPostgresDriver(url.toString(), { dropSchemaOnClose: true });
-    try {
-      expect(out.json).toMatchObject({ ok: true, tables: { users: 1, pages: 1 } });
-      expect(await check.get(`SELECT COUNT(*) AS n FROM pages`)).toEqual({ n: 1 });
-    } finally {
-      await check.close();
-    }
-  }, 30_000);
+  it.skipIf(!server.available)(
+    "copies a SQLite database to PostgreSQL",
+    async () => {
+      const url = new URL(server.url);
+      url.searchParams.set("schema", freshSchemaName("mnote_cli"));
+      const out = await mnote(dir, ["migrate-data", "--from", "file:./source.db", "--to", url.toString()]);
+      const check = await openPostgresDriver(url.toString(), { dropSchemaOnClose: true });
+      try {
+        expect(out.json).toMatchObject({ ok: true, tables: { users: 1, pages: 1 } });
+        expect(await check.get(`SELECT COUNT(*) AS n FROM pages`)).toEqual({ n: 1 });
+      } finally {
+        await check.close();
+      }
+    },
+    30_000,
+  );
 });

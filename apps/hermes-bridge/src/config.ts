@@ -66,7 +66,12 @@ export function settingsFromEnv(env: Env = process.env): Partial<BridgeSettings>
  */
 export function readBridgeSettings(config: ConfigReader): Partial<BridgeSettings> {
   const settings: Partial<BridgeSettings> = {};
-  const bodyLimit = config.number("MNOTE_BRIDGE_BODY_LIMIT", { min: 1024, max: 256 * 1024 * 1024, integer: true, unit: "bytes" });
+  const bodyLimit = config.number("MNOTE_BRIDGE_BODY_LIMIT", {
+    min: 1024,
+    max: 256 * 1024 * 1024,
+    integer: true,
+    unit: "bytes",
+  });
   if (bodyLimit !== undefined) settings.bodyLimit = bodyLimit;
   const rps = config.number("MNOTE_BRIDGE_RATE_LIMIT_RPS", { min: 0, max: 1_000_000 });
   const burst = config.number("MNOTE_BRIDGE_RATE_LIMIT_BURST", { min: 1, max: 1_000_000, integer: true });
@@ -76,7 +81,12 @@ export function readBridgeSettings(config: ConfigReader): Partial<BridgeSettings
     settings.rateLimit = { ratePerSecond, burst: Math.max(1, burst ?? ratePerSecond * 2) };
   }
   const failures = config.number("MNOTE_BRIDGE_AUTH_FAILURES", { min: 0, max: 1_000_000, integer: true });
-  const failureWindow = config.number("MNOTE_BRIDGE_AUTH_FAILURE_WINDOW_SECONDS", { min: 1, max: 86_400, integer: true, unit: "seconds" });
+  const failureWindow = config.number("MNOTE_BRIDGE_AUTH_FAILURE_WINDOW_SECONDS", {
+    min: 1,
+    max: 86_400,
+    integer: true,
+    unit: "seconds",
+  });
   if (failures === 0) settings.authFailureLimit = null;
   else if (failures !== undefined || failureWindow !== undefined) {
     settings.authFailureLimit = {
@@ -98,7 +108,9 @@ export function readBridgeSettings(config: ConfigReader): Partial<BridgeSettings
   if (request !== undefined) settings.requestTimeoutMs = request * 1000;
   const headersTimeout = settings.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS;
   if ((settings.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS) < headersTimeout) {
-    config.problem("MNOTE_BRIDGE_REQUEST_TIMEOUT_SECONDS must not be shorter than MNOTE_BRIDGE_HEADERS_TIMEOUT_SECONDS");
+    config.problem(
+      "MNOTE_BRIDGE_REQUEST_TIMEOUT_SECONDS must not be shorter than MNOTE_BRIDGE_HEADERS_TIMEOUT_SECONDS",
+    );
   }
   // Retired with stateful MCP sessions (decision 0014): say so rather than silently ignore them.
   for (const name of ["MNOTE_BRIDGE_SESSION_IDLE_SECONDS", "MNOTE_BRIDGE_MAX_SESSIONS"]) {
@@ -109,7 +121,9 @@ export function readBridgeSettings(config: ConfigReader): Partial<BridgeSettings
 }
 
 export function resolveSettings(options: Partial<BridgeSettings>, env: Env): BridgeSettings {
-  const defined = Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) as Partial<BridgeSettings>;
+  const defined = Object.fromEntries(
+    Object.entries(options).filter(([, v]) => v !== undefined),
+  ) as Partial<BridgeSettings>;
   return {
     bodyLimit: DEFAULT_BODY_LIMIT,
     rateLimit: DEFAULT_RATE_LIMIT,
@@ -136,7 +150,12 @@ export interface ServeConfig {
 
 export function readServeConfig(flags: { port?: string; host?: string }, env: Env = process.env): ServeConfig {
   const config = new ConfigReader({ ...env, MNOTE_BRIDGE_PORT: flags.port ?? env.MNOTE_BRIDGE_PORT });
-  const port = config.number("MNOTE_BRIDGE_PORT", { min: 0, max: 65535, integer: true, unit: "--port or MNOTE_BRIDGE_PORT" });
+  const port = config.number("MNOTE_BRIDGE_PORT", {
+    min: 0,
+    max: 65535,
+    integer: true,
+    unit: "--port or MNOTE_BRIDGE_PORT",
+  });
   const logLevel = config.oneOf("MNOTE_BRIDGE_LOG_LEVEL", LOG_LEVELS);
   const database = databaseSettingsFromEnv(config);
   const settings = readBridgeSettings(config);

@@ -91,7 +91,12 @@ describe("every door echoes the caller's ids by the contract's rule", () => {
   });
 
   it("the bridge's own refusal (before the router) echoes the same ids", () => {
-    const refused = bridgeFailure("mnote_page_get", hostileEnvelope("mnote.page.get"), "mnote_tool_rate_limited", "slow down");
+    const refused = bridgeFailure(
+      "mnote_page_get",
+      hostileEnvelope("mnote.page.get"),
+      "mnote_tool_rate_limited",
+      "slow down",
+    );
     expect(refused.toolName).toBe("mnote.page.get");
     expect(idsOf(refused)).toEqual(EXPECTED);
   });
@@ -100,7 +105,11 @@ describe("every door echoes the caller's ids by the contract's rule", () => {
     for (const name of ["mnote_page_get", "mnote_page_delete"]) {
       const result = await client.callTool({
         name,
-        arguments: { workspaceId: CLAIMED.workspaceId, documentId: CLAIMED.documentId, _caller: { toolCallId: CLAIMED.toolCallId } },
+        arguments: {
+          workspaceId: CLAIMED.workspaceId,
+          documentId: CLAIMED.documentId,
+          _caller: { toolCallId: CLAIMED.toolCallId },
+        },
       });
       const output = result.structuredContent as OutputEnvelope;
       expect(output.ok).toBe(false);
@@ -117,13 +126,27 @@ describe("every door echoes the caller's ids by the contract's rule", () => {
   });
 
   it("an unknown tool's audit record names nobody: the claimed ids are kept as unverified claims only", async () => {
-    await routerCall(kernel, null, "mnote.page.delete", { ...hostileEnvelope("mnote.page.delete"), documentId: world.ids.page, workspaceId: world.ids.ws });
+    await routerCall(kernel, null, "mnote.page.delete", {
+      ...hostileEnvelope("mnote.page.delete"),
+      documentId: world.ids.page,
+      workspaceId: world.ids.ws,
+    });
     const [record] = await kernel.listAudit({ limit: 1 });
-    expect(record).toMatchObject({ errorCode: "mnote_tool_not_found", identity: { toolName: "mnote.page.delete", actorId: "", documentId: "" } });
+    expect(record).toMatchObject({
+      errorCode: "mnote_tool_not_found",
+      identity: { toolName: "mnote.page.delete", actorId: "", documentId: "" },
+    });
     expect(record!.detail).toEqual({
-      unverifiedClaims: { actorId: world.ids.owner, workspaceId: world.ids.ws, documentId: world.ids.page, toolCallId: CLAIMED.toolCallId },
+      unverifiedClaims: {
+        actorId: world.ids.owner,
+        workspaceId: world.ids.ws,
+        documentId: world.ids.page,
+        toolCallId: CLAIMED.toolCallId,
+      },
     });
     // Not in the page's trail: a forged call to a tool that does not exist cannot write into it.
-    expect((await kernel.listAudit({ documentId: world.ids.page })).some((r) => r.errorCode === "mnote_tool_not_found")).toBe(false);
+    expect(
+      (await kernel.listAudit({ documentId: world.ids.page })).some((r) => r.errorCode === "mnote_tool_not_found"),
+    ).toBe(false);
   });
 });

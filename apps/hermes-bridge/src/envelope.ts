@@ -20,7 +20,11 @@ export function bridgeFailure(
   fallback: { traceId?: string | null } = {},
 ): OutputEnvelope<never> {
   const ids = echoEnvelopeIds(raw);
-  return failureEnvelope(echoToolName(name), { ...ids, traceId: ids.traceId ?? fallback.traceId ?? null }, { code, message });
+  return failureEnvelope(
+    echoToolName(name),
+    { ...ids, traceId: ids.traceId ?? fallback.traceId ?? null },
+    { code, message },
+  );
 }
 
 /** 200 for ok, else the contract's status for the error code (documented in the README). */

@@ -23,7 +23,12 @@ export async function invokeTool(
   let output: OutputEnvelope;
   try {
     // Every bridge transport is an agent door: person tokens are refused, agent writes held (docs/security.md).
-    const ctx = createToolsContext({ kernel: deps.kernel, authorization: call.authorization, door: "agent", settings: deps.toolsSettings });
+    const ctx = createToolsContext({
+      kernel: deps.kernel,
+      authorization: call.authorization,
+      door: "agent",
+      settings: deps.toolsSettings,
+    });
     output = await callTool(ctx, call.name, call.envelope);
   } catch (error) {
     // The router turns every failure into an envelope; this is only for the impossible case.

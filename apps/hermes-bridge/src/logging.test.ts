@@ -14,14 +14,32 @@ beforeAll(async () => {
   const created = await createTestWorld();
   kernel = created.kernel;
   world = created;
-  bridge = await startBridge({ kernel, port: 0, logger: log.logger, rateLimit: { ratePerSecond: 1, burst: 100 }, env: {} });
+  bridge = await startBridge({
+    kernel,
+    port: 0,
+    logger: log.logger,
+    rateLimit: { ratePerSecond: 1, burst: 100 },
+    env: {},
+  });
 });
 afterAll(async () => {
   await bridge?.close();
   await kernel?.close();
 });
 
-const FIELDS = ["transport", "tool", "ok", "effect", "errorCode", "durationMs", "sessionId", "runId", "toolCallId", "traceId", "commandId"];
+const FIELDS = [
+  "transport",
+  "tool",
+  "ok",
+  "effect",
+  "errorCode",
+  "durationMs",
+  "sessionId",
+  "runId",
+  "toolCallId",
+  "traceId",
+  "commandId",
+];
 
 it("writes one line per call with ids and outcome, and never page text, args or tokens", async () => {
   const marker = `WRITTEN-${world.secret}`;
@@ -34,8 +52,13 @@ it("writes one line per call with ids and outcome, and never page text, args or 
   const before = log.lines.length;
   // A read that returns the page's text, a write that carries new text, a refused call, a bad body.
   await post("mnote_page_get", JSON.stringify(envelopeFor(world, "mnote.page.get")));
-  const save = envelopeFor(world, "mnote.page.save", { content: [{ type: "paragraph", text: marker }], mode: "append" });
-  const saved = (await (await post("mnote_page_save", JSON.stringify(save))).json()) as { audit: { commandId: string } };
+  const save = envelopeFor(world, "mnote.page.save", {
+    content: [{ type: "paragraph", text: marker }],
+    mode: "append",
+  });
+  const saved = (await (await post("mnote_page_save", JSON.stringify(save))).json()) as {
+    audit: { commandId: string };
+  };
   await post("mnote_page_save", JSON.stringify({ ...save, actorId: world.ids.viewer }), world.tokens.viewer);
   await post("mnote_page_save", `{"args": {"text": "${marker}"`);
   await post("mnote_page_get", JSON.stringify(envelopeFor(world, "mnote.page.get")), world.tokens.revoked);
@@ -50,7 +73,10 @@ it("writes one line per call with ids and outcome, and never page text, args or 
     arguments: { workspaceId: world.ids.ws, documentId: world.ids.page, content: marker },
     _meta: { runId: "run-log" },
   });
-  await client.callTool({ name: "mnote_page_get", arguments: { workspaceId: world.ids.ws, documentId: world.ids.page } });
+  await client.callTool({
+    name: "mnote_page_get",
+    arguments: { workspaceId: world.ids.ws, documentId: world.ids.page },
+  });
   await client.close();
 
   const lines = log.lines.slice(before);
@@ -67,8 +93,17 @@ it("writes one line per call with ids and outcome, and never page text, args or 
     ["mcp-http", "mnote.artifact.create_ai_note", null],
     ["mcp-http", "mnote.page.get", null],
   ]);
-  expect(calls[1]).toMatchObject({ effect: "write", commandId: saved.audit.commandId, sessionId: "session_http", httpStatus: 200 });
-  expect(calls[5]).toMatchObject({ runId: "run-log", effect: "write", sessionId: transport.sessionId ?? expect.any(String) });
+  expect(calls[1]).toMatchObject({
+    effect: "write",
+    commandId: saved.audit.commandId,
+    sessionId: "session_http",
+    httpStatus: 200,
+  });
+  expect(calls[5]).toMatchObject({
+    runId: "run-log",
+    effect: "write",
+    sessionId: transport.sessionId ?? expect.any(String),
+  });
 
   const text = lines.join("\n");
   for (const token of Object.values(world.tokens)) expect(text).not.toContain(token);

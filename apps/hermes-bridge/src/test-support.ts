@@ -19,7 +19,9 @@ export async function seedWorld(kernel: KernelAdapter) {
   const editor = await user("editor");
   const viewer = await user("viewer");
   const stranger = await user("stranger");
-  const ws = (await admin.createWorkspace({ id: `ws_${suffix}`, name: "Team", ownerId: owner, approvalRequired: false })).id;
+  const ws = (
+    await admin.createWorkspace({ id: `ws_${suffix}`, name: "Team", ownerId: owner, approvalRequired: false })
+  ).id;
   await admin.addMember({ workspaceId: ws, userId: editor, role: "editor" });
   await admin.addMember({ workspaceId: ws, userId: viewer, role: "viewer" });
   const secret = `PAGETEXT-${suffix}`;
@@ -27,8 +29,18 @@ export async function seedWorld(kernel: KernelAdapter) {
     { id: "h1", type: "heading", level: 1, text: "Plan" },
     { id: "p1", type: "paragraph", text: `First paragraph ${secret}` },
   ];
-  const page = (await admin.createPage({ id: `doc_${suffix}`, workspaceId: ws, title: `Project plan ${secret}`, blocks, createdBy: owner })).id;
-  const page2 = (await admin.createPage({ id: `doc2_${suffix}`, workspaceId: ws, title: "Second page", createdBy: owner })).id;
+  const page = (
+    await admin.createPage({
+      id: `doc_${suffix}`,
+      workspaceId: ws,
+      title: `Project plan ${secret}`,
+      blocks,
+      createdBy: owner,
+    })
+  ).id;
+  const page2 = (
+    await admin.createPage({ id: `doc2_${suffix}`, workspaceId: ws, title: "Second page", createdBy: owner })
+  ).id;
 
   const ALL: Capability[] = ["page.read", "page.write", "artifact.write"];
   const token = async (userId: string, holder: "person" | "agent", scopes: Capability[] = ALL) =>

@@ -14,10 +14,16 @@ import { newTraceId, traceIdFromTraceparent } from "./trace";
 
 describe("traceparent", () => {
   it("takes the 32-hex trace id of a valid header", () => {
-    expect(traceIdFromTraceparent("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")).toBe("4bf92f3577b34da6a3ce929d0e0e4736");
-    expect(traceIdFromTraceparent(["00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00"])).toBe("4bf92f3577b34da6a3ce929d0e0e4736");
+    expect(traceIdFromTraceparent("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")).toBe(
+      "4bf92f3577b34da6a3ce929d0e0e4736",
+    );
+    expect(traceIdFromTraceparent(["00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00"])).toBe(
+      "4bf92f3577b34da6a3ce929d0e0e4736",
+    );
     // A future version may append fields.
-    expect(traceIdFromTraceparent("cc-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01-extra")).toBe("4bf92f3577b34da6a3ce929d0e0e4736");
+    expect(traceIdFromTraceparent("cc-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01-extra")).toBe(
+      "4bf92f3577b34da6a3ce929d0e0e4736",
+    );
   });
   it.each([
     undefined,
@@ -92,7 +98,15 @@ describe("model arguments -> envelope", () => {
       { workspaceId: "w", documentId: "d", content: [], mode: "append", dryRun: true, idempotencyKey: "k" },
       runtime,
     );
-    expect(envelope).toEqual({ toolName: "mnote.page.save", workspaceId: "w", documentId: "d", ...runtimeIds, idempotencyKey: "k", dryRun: true, args: { content: [], mode: "append" } });
+    expect(envelope).toEqual({
+      toolName: "mnote.page.save",
+      workspaceId: "w",
+      documentId: "d",
+      ...runtimeIds,
+      idempotencyKey: "k",
+      dryRun: true,
+      args: { content: [], mode: "append" },
+    });
     expect(MODEL_ENVELOPE_FIELDS).toEqual(["workspaceId", "documentId", "dryRun", "idempotencyKey"]);
   });
   it("gives a write dryRun false and the runtime's key when the model gave none, never one from the arguments", () => {
@@ -100,11 +114,15 @@ describe("model arguments -> envelope", () => {
     const a = envelopeFromModelArguments("mnote.page.update_title", args, runtime);
     expect(a.dryRun).toBe(false);
     expect(a.idempotencyKey).toBe("runtime_key");
-    expect(envelopeFromModelArguments("mnote.page.update_title", { ...args, idempotencyKey: null }, runtime).idempotencyKey).toBe("runtime_key");
+    expect(
+      envelopeFromModelArguments("mnote.page.update_title", { ...args, idempotencyKey: null }, runtime).idempotencyKey,
+    ).toBe("runtime_key");
     // Arguments too deep for any canonical form are passed on for the router to refuse.
     let deep: unknown = "bottom";
     for (let i = 0; i < 100_000; i++) deep = { nested: deep };
-    expect(envelopeFromModelArguments("mnote.page.update_title", { ...args, title: deep }, runtime).idempotencyKey).toBe("runtime_key");
+    expect(
+      envelopeFromModelArguments("mnote.page.update_title", { ...args, title: deep }, runtime).idempotencyKey,
+    ).toBe("runtime_key");
   });
   it("keys a call by the caller's ids, else freshly: the same arguments twice are two calls", () => {
     const fresh = [idempotencyKeyForCall({}), idempotencyKeyForCall({ caller: null })];
@@ -112,14 +130,24 @@ describe("model arguments -> envelope", () => {
     const call = { sessionId: "s", runId: "turn1", toolCallId: "call_1" };
     expect(idempotencyKeyForCall({ caller: call })).toBe(idempotencyKeyForCall({ caller: { ...call } }));
     // Hermes's own fallback call id repeats across turns for the same request: the turn tells them apart.
-    expect(idempotencyKeyForCall({ caller: call })).not.toBe(idempotencyKeyForCall({ caller: { ...call, runId: "turn2" } }));
-    expect(idempotencyKeyForCall({ caller: call })).not.toBe(idempotencyKeyForCall({ caller: { ...call, sessionId: "s2" } }));
+    expect(idempotencyKeyForCall({ caller: call })).not.toBe(
+      idempotencyKeyForCall({ caller: { ...call, runId: "turn2" } }),
+    );
+    expect(idempotencyKeyForCall({ caller: call })).not.toBe(
+      idempotencyKeyForCall({ caller: { ...call, sessionId: "s2" } }),
+    );
     expect(idempotencyKeyForCall({ metaKey: "mine", caller: call })).toBe("mine");
     const long = "x".repeat(256);
-    expect(idempotencyKeyForCall({ caller: { sessionId: long, runId: long, toolCallId: long } }).length).toBeLessThanOrEqual(200);
+    expect(
+      idempotencyKeyForCall({ caller: { sessionId: long, runId: long, toolCallId: long } }).length,
+    ).toBeLessThanOrEqual(200);
   });
   it("never turns a null dryRun into a real write", () => {
-    const envelope = envelopeFromModelArguments("mnote.page.update_title", { workspaceId: "w", documentId: "d", title: "T", dryRun: null }, runtime);
+    const envelope = envelopeFromModelArguments(
+      "mnote.page.update_title",
+      { workspaceId: "w", documentId: "d", title: "T", dryRun: null },
+      runtime,
+    );
     expect(envelope.dryRun).toBeNull();
   });
   it("leaves reads without write fields", () => {
@@ -139,7 +167,9 @@ describe("Hermes plugin files", () => {
       const written = JSON.parse(readFileSync(path, "utf8"));
       expect(written).toEqual(hermesSchemaDocument());
       expect(written.modelEnvelopeFields).toEqual([...MODEL_ENVELOPE_FIELDS]);
-      expect(written.tools.map((t: { name: string }) => t.name)).toEqual(allToolJsonSchemas().map((t) => t.providerName));
+      expect(written.tools.map((t: { name: string }) => t.name)).toEqual(
+        allToolJsonSchemas().map((t) => t.providerName),
+      );
       for (const [i, tool] of allToolJsonSchemas().entries()) {
         expect(written.tools[i]).toEqual({
           name: tool.providerName,
@@ -157,16 +187,26 @@ describe("Hermes plugin files", () => {
   it("plugin.yaml declares the contract's provider names and the required env", () => {
     const manifest = readFileSync(join(pluginDir, "plugin.yaml"), "utf8");
     expect(manifest).toMatch(/^name: mnote$/m);
-    expect([...manifest.matchAll(/^ {2}- (mnote_\w+)$/gm)].map((m) => m[1])).toEqual(allToolJsonSchemas().map((t) => t.providerName));
+    expect([...manifest.matchAll(/^ {2}- (mnote_\w+)$/gm)].map((m) => m[1])).toEqual(
+      allToolJsonSchemas().map((t) => t.providerName),
+    );
     // The rich form Hermes prompts with (hermes_cli/plugins_cmd.py _prompt_plugin_env_vars).
-    expect(manifest).toMatch(/requires_env:\n(?:#.*\n)*? {2}- name: MNOTE_BRIDGE_URL\n {4}description: .+\n {2}- name: MNOTE_TOKEN\n {4}description: .+\n {4}secret: true\n/);
+    expect(manifest).toMatch(
+      /requires_env:\n(?:#.*\n)*? {2}- name: MNOTE_BRIDGE_URL\n {4}description: .+\n {2}- name: MNOTE_TOKEN\n {4}description: .+\n {4}secret: true\n/,
+    );
   });
 
   it("installs into --dir and refuses to overwrite a directory that is not the plugin", () => {
     const root = mkdtempSync(join(tmpdir(), "mnote-install-"));
     try {
       const { dir } = installHermesPlugin({ dir: join(root, "plugins", "mnote") });
-      expect(readdirSync(dir).sort()).toEqual(["__init__.py", "client.py", "mcp_ids.py", "plugin.yaml", "tool_schemas.json"]);
+      expect(readdirSync(dir).sort()).toEqual([
+        "__init__.py",
+        "client.py",
+        "mcp_ids.py",
+        "plugin.yaml",
+        "tool_schemas.json",
+      ]);
       installHermesPlugin({ dir }); // replacing our own copy is fine
       const foreign = join(root, "elsewhere");
       mkdirSync(foreign);
@@ -181,7 +221,7 @@ describe("Hermes plugin files", () => {
 
   it("prints an mcp_servers block with the HTTP url, a ${MNOTE_TOKEN} header and the stdio alternative", () => {
     const config = hermesMcpConfig({ url: "http://127.0.0.1:4100/mcp", databaseUrl: "file:/data/mnote.db" });
-    expect(config).toContain("mcp_servers:\n  mnote:\n    url: \"http://127.0.0.1:4100/mcp\"");
+    expect(config).toContain('mcp_servers:\n  mnote:\n    url: "http://127.0.0.1:4100/mcp"');
     expect(config).toContain('Authorization: "Bearer ${MNOTE_TOKEN}"');
     expect(config).toMatch(/#\s+args: \[".*mnote-bridge\.mjs", "mcp", "--stdio"\]/);
     expect(config).toContain('#       MNOTE_DATABASE_URL: "file:/data/mnote.db"');

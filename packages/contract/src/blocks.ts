@@ -7,7 +7,10 @@ export const BlockIdSchema = z
   .string()
   .regex(/^[A-Za-z0-9_-]{1,64}$/, "block id must be 1-64 characters of A-Z a-z 0-9 _ -");
 
-const text = storable(z.string()).max(LIMITS.blockTextLength, `block text is longer than ${LIMITS.blockTextLength} characters`);
+const text = storable(z.string()).max(
+  LIMITS.blockTextLength,
+  `block text is longer than ${LIMITS.blockTextLength} characters`,
+);
 const base = { id: BlockIdSchema, text };
 
 export const BlockSchema = z.discriminatedUnion("type", [

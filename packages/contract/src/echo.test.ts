@@ -22,7 +22,19 @@ describe("echoing the caller's ids: the contract's rule for each field", () => {
     expect(echoValue("a".repeat(bound), field)).toBe("a".repeat(bound));
     expect(echoValue("a".repeat(bound + 1), field)).toBeNull();
     expect(echoValue("ü-漢字-😀", field)).toBe("ü-漢字-😀");
-    for (const refused of ["", "line\nforged", "bell\u0007", "del\u007f", "nul\u0000", "half\uD800", 42, null, undefined, {}, ["id"]]) {
+    for (const refused of [
+      "",
+      "line\nforged",
+      "bell\u0007",
+      "del\u007f",
+      "nul\u0000",
+      "half\uD800",
+      42,
+      null,
+      undefined,
+      {},
+      ["id"],
+    ]) {
       expect(echoValue(refused, field), JSON.stringify(refused)).toBeNull();
     }
   });
@@ -35,10 +47,14 @@ describe("echoing the caller's ids: the contract's rule for each field", () => {
 
   it("echoes a value exactly when the input envelope would accept it in that field", () => {
     fc.assert(
-      fc.property(fc.constantFrom(...ECHOED_FIELDS), fc.oneof(fc.string({ maxLength: 300 }), fc.string({ unit: "binary", maxLength: 300 })), (field, value) => {
-        const accepted = InputEnvelopeSchema.shape[field].safeParse(value).success;
-        expect(echoValue(value, field)).toBe(accepted ? value : null);
-      }),
+      fc.property(
+        fc.constantFrom(...ECHOED_FIELDS),
+        fc.oneof(fc.string({ maxLength: 300 }), fc.string({ unit: "binary", maxLength: 300 })),
+        (field, value) => {
+          const accepted = InputEnvelopeSchema.shape[field].safeParse(value).success;
+          expect(echoValue(value, field)).toBe(accepted ? value : null);
+        },
+      ),
       { numRuns: 500 },
     );
   });
@@ -61,7 +77,10 @@ describe("echoing the caller's ids: the contract's rule for each field", () => {
 
   it("builds the contract's failure envelope", () => {
     const raw = { toolCallId: "c1", traceId: "t".repeat(257), workspaceId: "ws", documentId: "doc\u0000" };
-    const envelope = failureEnvelope("mnote.page.get", echoEnvelopeIds(raw), { code: "mnote_tool_invalid_input", message: "no" });
+    const envelope = failureEnvelope("mnote.page.get", echoEnvelopeIds(raw), {
+      code: "mnote_tool_invalid_input",
+      message: "no",
+    });
     expect(envelope).toEqual({
       ok: false,
       toolName: "mnote.page.get",

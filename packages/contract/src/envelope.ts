@@ -9,7 +9,10 @@ export type Capability = z.infer<typeof CapabilitySchema>;
 
 // No control characters in ids: they end up in logs and headers.
 const printable = PRINTABLE;
-export const IdSchema = storable(z.string()).min(1).max(LIMITS.idLength).regex(printable, "must not contain control characters");
+export const IdSchema = storable(z.string())
+  .min(1)
+  .max(LIMITS.idLength)
+  .regex(printable, "must not contain control characters");
 const TraceFieldSchema = storable(z.string())
   .min(1)
   .max(LIMITS.traceFieldLength)

@@ -23,8 +23,7 @@ export const TOOL_ERROR_MESSAGES = {
   unauthenticated: "未登录或令牌无效 (missing, unknown, revoked or expired token)",
   actorMismatch: "actorId 与令牌用户不一致 (actorId does not match the token's user)",
   scopeExceedsToken: "capabilityScope 超出令牌授权范围 (capabilityScope exceeds the token's scopes)",
-  scopeMissing: (needed: string) =>
-    `capabilityScope 不包含 ${needed} (capabilityScope does not include ${needed})`,
+  scopeMissing: (needed: string) => `capabilityScope 不包含 ${needed} (capabilityScope does not include ${needed})`,
   // One message for "no such page" and "page you may not read": the no-leak rule.
   pageUnreadable: "页面不存在或无页面读取权限 (page not found or not readable)",
   pageWriteDenied: "当前用户没有页面写权限 (no write permission on this page)",

@@ -159,7 +159,8 @@ function geminiSchema(schema: unknown): Schema {
   for (const [key, value] of Object.entries(schema)) {
     if (!GEMINI_KEYS.has(key)) continue;
     if (key === "properties") {
-      if (isRecord(value)) cleaned[key] = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, geminiSchema(v)]));
+      if (isRecord(value))
+        cleaned[key] = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, geminiSchema(v)]));
     } else if (key === "items") {
       cleaned[key] = geminiSchema(value);
     } else if (key === "anyOf") {
@@ -216,7 +217,14 @@ function fillMissingType(node: Schema): Schema {
   else if ("items" in node || "prefixItems" in node) inferred = "array";
   else if (Array.isArray(node.enum) && node.enum.length > 0) {
     const sample = node.enum[0];
-    inferred = typeof sample === "boolean" ? "boolean" : Number.isInteger(sample) ? "integer" : typeof sample === "number" ? "number" : "string";
+    inferred =
+      typeof sample === "boolean"
+        ? "boolean"
+        : Number.isInteger(sample)
+          ? "integer"
+          : typeof sample === "number"
+            ? "number"
+            : "string";
   }
   return { ...node, type: inferred };
 }

@@ -39,7 +39,9 @@ describe("agent-facing schemas", () => {
   });
 
   it("requires what the seed's per-tool schemas require (§4)", () => {
-    const byName = Object.fromEntries(schemas.map((s) => [s.name, s.parameters as { required: string[]; type: string; additionalProperties: boolean }]));
+    const byName = Object.fromEntries(
+      schemas.map((s) => [s.name, s.parameters as { required: string[]; type: string; additionalProperties: boolean }]),
+    );
     expect(byName["mnote.page.get"]!.required).toEqual(["workspaceId", "documentId"]);
     expect(byName["mnote.page.save"]!.required).toEqual(["workspaceId", "documentId", "content"]);
     expect(byName["mnote.page.update_title"]!.required).toEqual(["workspaceId", "documentId", "title"]);
@@ -53,7 +55,11 @@ describe("agent-facing schemas", () => {
   });
 
   it("keeps planned options visible to models but refuses unknown keys", () => {
-    const options = (schemas.find((s) => s.name === "mnote.page.update_options")!.parameters as { properties: { options: { properties: object; additionalProperties: boolean } } }).properties.options;
+    const options = (
+      schemas.find((s) => s.name === "mnote.page.update_options")!.parameters as {
+        properties: { options: { properties: object; additionalProperties: boolean } };
+      }
+    ).properties.options;
     expect(Object.keys(options.properties)).toEqual(["wideLayout", "smallText", "showToc", "protectEditing"]);
     expect(options.additionalProperties).toBe(false);
   });
@@ -62,7 +68,9 @@ describe("agent-facing schemas", () => {
     for (const schema of schemas) {
       const properties = Object.keys((schema.parameters as { properties: object }).properties);
       const envelopeFields = MODEL_ENVELOPE_FIELDS.filter((f) => properties.includes(f));
-      expect(envelopeFields).toEqual(schema.kind === "write" ? [...MODEL_ENVELOPE_FIELDS] : ["workspaceId", "documentId"]);
+      expect(envelopeFields).toEqual(
+        schema.kind === "write" ? [...MODEL_ENVELOPE_FIELDS] : ["workspaceId", "documentId"],
+      );
     }
   });
 

@@ -73,7 +73,8 @@ function discriminatorOf(branches: JsonSchema[]): string | null {
  * decides which fields a type may carry.
  */
 function mergedUnion(node: JsonSchema, branches: JsonSchema[], discriminator: string): JsonSchema {
-  const tagOf = (branch: JsonSchema) => ((branch.properties as JsonSchema)[discriminator] as JsonSchema).const as string;
+  const tagOf = (branch: JsonSchema) =>
+    ((branch.properties as JsonSchema)[discriminator] as JsonSchema).const as string;
   const tags = branches.map(tagOf);
   const order = [discriminator];
   for (const branch of branches) {
@@ -113,7 +114,10 @@ function mergedUnion(node: JsonSchema, branches: JsonSchema[], discriminator: st
         ? `Default ${JSON.stringify(sharedDefault)}.`
         : holders
             .filter((b) => ((b.properties as JsonSchema)[key] as JsonSchema).default !== undefined)
-            .map((b) => `Default ${JSON.stringify(((b.properties as JsonSchema)[key] as JsonSchema).default)} for ${tagOf(b)}.`)
+            .map(
+              (b) =>
+                `Default ${JSON.stringify(((b.properties as JsonSchema)[key] as JsonSchema).default)} for ${tagOf(b)}.`,
+            )
             .join(" ") || undefined;
     properties[key] = withDescription(
       { ...shape, ...(oneDefault && defaults[0] !== undefined ? { default: defaults[0] } : {}) },
@@ -141,7 +145,11 @@ function integerLiterals(node: JsonSchema, branches: JsonSchema[]): JsonSchema |
   const { anyOf: _a, oneOf: _o, ...rest } = node;
   const consecutive = sorted.every((v, i) => i === 0 || v === sorted[i - 1]! + 1);
   if (consecutive) return { ...rest, type: "integer", minimum: sorted[0], maximum: sorted[sorted.length - 1] };
-  return withDescription({ ...rest, type: "integer", enum: sorted }, rest.description as string | undefined, `One of ${sorted.join(", ")}.`);
+  return withDescription(
+    { ...rest, type: "integer", enum: sorted },
+    rest.description as string | undefined,
+    `One of ${sorted.join(", ")}.`,
+  );
 }
 
 /**
@@ -154,7 +162,10 @@ export function portableJsonSchema(schema: JsonSchema): JsonSchema {
   for (const [key, value] of Object.entries(schema)) {
     if (key === "properties" && isRecord(value)) {
       node[key] = Object.fromEntries(
-        Object.entries(value).map(([name, property]) => [name, isRecord(property) ? portableJsonSchema(property) : property]),
+        Object.entries(value).map(([name, property]) => [
+          name,
+          isRecord(property) ? portableJsonSchema(property) : property,
+        ]),
       );
     } else if ((key === "items" || key === "additionalProperties") && isRecord(value)) {
       node[key] = portableJsonSchema(value);
@@ -320,6 +331,11 @@ export function strictNullableArgs(name: ToolName): NullableFields {
 export function openAiStrictFunction(tool: ToolJsonSchema) {
   return {
     type: "function" as const,
-    function: { name: tool.providerName, description: tool.description, parameters: tool.strictParameters, strict: true as const },
+    function: {
+      name: tool.providerName,
+      description: tool.description,
+      parameters: tool.strictParameters,
+      strict: true as const,
+    },
   };
 }

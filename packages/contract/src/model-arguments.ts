@@ -32,7 +32,9 @@ export function modelArgumentsSchema(name: ToolName) {
     dryRun: z
       .boolean()
       .default(false)
-      .describe("true: only return the plan and diff, write nothing. Use it first for anything the user should review."),
+      .describe(
+        "true: only return the plan and diff, write nothing. Use it first for anything the user should review.",
+      ),
     idempotencyKey: IdempotencyKeySchema.optional().describe(
       "Reuse the same key when retrying the same edit; a new edit needs a new key. Filled in for you when omitted.",
     ),

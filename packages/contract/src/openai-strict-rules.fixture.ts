@@ -48,12 +48,20 @@ export function openAiStrictViolations(root: Schema): string[] {
   let stringLength = 0;
   const visit = (schema: Schema, path: string, depth: number) => {
     const types = typesOf(schema);
-    if (types.length === 0 && !("anyOf" in schema) && !("$ref" in schema) && !("enum" in schema) && !("const" in schema)) {
+    if (
+      types.length === 0 &&
+      !("anyOf" in schema) &&
+      !("$ref" in schema) &&
+      !("enum" in schema) &&
+      !("const" in schema)
+    ) {
       violations.push(`${path}: no type`);
     }
-    for (const type of types) if (!(type in KEYWORDS_BY_TYPE)) violations.push(`${path}: type ${type} is not supported`);
+    for (const type of types)
+      if (!(type in KEYWORDS_BY_TYPE)) violations.push(`${path}: type ${type} is not supported`);
     const allowed = new Set([...ANY_KEYWORDS, ...types.flatMap((t) => KEYWORDS_BY_TYPE[t] ?? [])]);
-    for (const key of Object.keys(schema)) if (!allowed.has(key)) violations.push(`${path}: keyword ${key} is not supported`);
+    for (const key of Object.keys(schema))
+      if (!allowed.has(key)) violations.push(`${path}: keyword ${key} is not supported`);
     if (Array.isArray(schema.enum)) {
       enumValues += schema.enum.length;
       for (const value of schema.enum) if (typeof value === "string") stringLength += value.length;
@@ -71,12 +79,14 @@ export function openAiStrictViolations(root: Schema): string[] {
       for (const name of names) visit((schema.properties as Schema)[name] as Schema, `${path}.${name}`, depth + 1);
     }
     if (isRecord(schema.items)) visit(schema.items, `${path}[]`, depth);
-    if (Array.isArray(schema.anyOf)) schema.anyOf.forEach((branch, i) => visit(branch as Schema, `${path}.anyOf[${i}]`, depth));
+    if (Array.isArray(schema.anyOf))
+      schema.anyOf.forEach((branch, i) => visit(branch as Schema, `${path}.anyOf[${i}]`, depth));
   };
   visit(root, "$", 1);
   if (properties > LIMITS.properties) violations.push(`$: more than ${LIMITS.properties} properties`);
   if (enumValues > LIMITS.enumValues) violations.push(`$: more than ${LIMITS.enumValues} enum values`);
-  if (stringLength > LIMITS.stringLength) violations.push(`$: more than ${LIMITS.stringLength} characters of names and values`);
+  if (stringLength > LIMITS.stringLength)
+    violations.push(`$: more than ${LIMITS.stringLength} characters of names and values`);
   return violations;
 }
 
@@ -85,7 +95,8 @@ export function openAiStrictViolations(root: Schema): string[] {
  * rules above allow; patterns and formats are the router's to check).
  */
 export function conformsToStrictSchema(value: unknown, schema: Schema): boolean {
-  if (Array.isArray(schema.anyOf)) return schema.anyOf.some((branch) => conformsToStrictSchema(value, branch as Schema));
+  if (Array.isArray(schema.anyOf))
+    return schema.anyOf.some((branch) => conformsToStrictSchema(value, branch as Schema));
   if (Array.isArray(schema.enum) && !schema.enum.includes(value)) return false;
   const types = typesOf(schema);
   const typeOk = types.some((type) => {

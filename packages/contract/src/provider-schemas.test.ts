@@ -20,7 +20,9 @@ function structure(schema: Schema, path = "$", out: Record<string, unknown> = {}
     description: schema.description ?? null,
     required: schema.required ?? null,
     properties: schema.properties ? Object.keys(schema.properties) : null,
-    limits: ["minimum", "maximum", "minLength", "maxLength", "minItems", "maxItems", "default"].map((k) => schema[k] ?? null),
+    limits: ["minimum", "maximum", "minLength", "maxLength", "minItems", "maxItems", "default"].map(
+      (k) => schema[k] ?? null,
+    ),
   };
   for (const [name, property] of Object.entries((schema.properties ?? {}) as Record<string, Schema>)) {
     structure(property, `${path}.${name}`, out);
@@ -30,7 +32,10 @@ function structure(schema: Schema, path = "$", out: Record<string, unknown> = {}
 }
 
 function rawZodSchema(name: ToolName): Schema {
-  const { $schema: _ignored, ...rest } = z.toJSONSchema(modelArgumentsSchema(name), { io: "input", unrepresentable: "any" });
+  const { $schema: _ignored, ...rest } = z.toJSONSchema(modelArgumentsSchema(name), {
+    io: "input",
+    unrepresentable: "any",
+  });
   return rest;
 }
 
@@ -61,22 +66,33 @@ describe("model-argument schemas through every provider sanitizer Hermes ships",
     const save = toolJsonSchema("mnote.page.save").parameters;
     for (const door of doors) {
       for (const provider of providers) {
-        const items = (hermesProviderSchema(save, door, provider).properties as Record<string, Schema>).content!.items as Schema;
+        const items = (hermesProviderSchema(save, door, provider).properties as Record<string, Schema>).content!
+          .items as Schema;
         const fields = items.properties as Record<string, Schema>;
         expect(Object.keys(fields)).toEqual(["type", "id", "text", "level", "checked", "language"]);
         expect(fields.type!.enum).toEqual(BLOCK_TYPES);
         expect(items.required).toEqual(["type"]);
-        expect(fields.level).toMatchObject({ type: "integer", minimum: 1, maximum: 3, description: "Only for type heading. Default 1." });
+        expect(fields.level).toMatchObject({
+          type: "integer",
+          minimum: 1,
+          maximum: 3,
+          description: "Only for type heading. Default 1.",
+        });
         expect(fields.checked).toMatchObject({ type: "boolean", description: "Only for type todo. Default false." });
-        expect(fields.language).toMatchObject({ type: "string", maxLength: 40, description: 'Only for type code. Default "".' });
+        expect(fields.language).toMatchObject({
+          type: "string",
+          maxLength: 40,
+          description: 'Only for type code. Default "".',
+        });
         expect(fields.text!.description).toBe('Required except for type divider. Default "" for divider.');
       }
     }
   });
 
   it("would catch the union form: Gemini's sanitizer turns zod's oneOf block items into {}", () => {
-    const items = (hermesProviderSchema(rawZodSchema("mnote.page.save"), "plugin", "gemini").properties as Record<string, Schema>)
-      .content!.items;
+    const items = (
+      hermesProviderSchema(rawZodSchema("mnote.page.save"), "plugin", "gemini").properties as Record<string, Schema>
+    ).content!.items;
     expect(items).toEqual({});
   });
 
@@ -88,10 +104,13 @@ describe("model-argument schemas through every provider sanitizer Hermes ships",
   });
 
   it("still validate the same arguments: the merged item form admits every block zod admits", () => {
-    const items = (toolJsonSchema("mnote.page.save").parameters.properties as Record<string, Schema>).content!.items as Schema;
+    const items = (toolJsonSchema("mnote.page.save").parameters.properties as Record<string, Schema>).content!
+      .items as Schema;
     const fields = items.properties as Record<string, Schema>;
     for (const type of BLOCK_TYPES) {
-      const variant = TOOLS["mnote.page.save"].args.shape.content.element.options.find((o) => o.shape.type.value === type)!;
+      const variant = TOOLS["mnote.page.save"].args.shape.content.element.options.find(
+        (o) => o.shape.type.value === type,
+      )!;
       for (const key of Object.keys(variant.shape)) expect(fields).toHaveProperty(key);
     }
   });
@@ -103,10 +122,17 @@ describe("model-argument schemas through every provider sanitizer Hermes ships",
       required: ["kind"],
       additionalProperties: false,
     });
-    expect(() => portableJsonSchema({ oneOf: [branch("a", { type: "string" }), branch("b", { type: "number" })] })).toThrow(
-      /disagree on the schema of "x"/,
-    );
-    expect(portableJsonSchema({ anyOf: [{ type: "number", const: 1 }, { type: "number", const: 5 }] })).toEqual({
+    expect(() =>
+      portableJsonSchema({ oneOf: [branch("a", { type: "string" }), branch("b", { type: "number" })] }),
+    ).toThrow(/disagree on the schema of "x"/);
+    expect(
+      portableJsonSchema({
+        anyOf: [
+          { type: "number", const: 1 },
+          { type: "number", const: 5 },
+        ],
+      }),
+    ).toEqual({
       type: "integer",
       enum: [1, 5],
       description: "One of 1, 5.",

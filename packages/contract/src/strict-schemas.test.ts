@@ -9,7 +9,10 @@ import { MODEL_ENVELOPE_FIELDS, modelArgumentsSchema, toolInputSchema } from "./
 import { TOOL_NAMES, TOOLS, type ToolName } from "./tools";
 
 function rawZodSchema(name: ToolName): Schema {
-  const { $schema: _ignored, ...rest } = z.toJSONSchema(modelArgumentsSchema(name), { io: "input", unrepresentable: "any" });
+  const { $schema: _ignored, ...rest } = z.toJSONSchema(modelArgumentsSchema(name), {
+    io: "input",
+    unrepresentable: "any",
+  });
   return rest;
 }
 
@@ -17,7 +20,11 @@ describe("the OpenAI strict listing", () => {
   const schemas = allToolJsonSchemas();
 
   it("meets every published strict-mode rule, for every tool", () => {
-    for (const schema of schemas) expect({ tool: schema.name, violations: openAiStrictViolations(schema.strictParameters) }).toEqual({ tool: schema.name, violations: [] });
+    for (const schema of schemas)
+      expect({ tool: schema.name, violations: openAiStrictViolations(schema.strictParameters) }).toEqual({
+        tool: schema.name,
+        violations: [],
+      });
   });
 
   it("would catch the non-strict form: optional properties, defaults and lengths are refused", () => {
@@ -33,7 +40,12 @@ describe("the OpenAI strict listing", () => {
     const tool = toolJsonSchema("mnote.page.update_title");
     expect(openAiStrictFunction(tool)).toEqual({
       type: "function",
-      function: { name: "mnote_page_update_title", description: tool.description, parameters: tool.strictParameters, strict: true },
+      function: {
+        name: "mnote_page_update_title",
+        description: tool.description,
+        parameters: tool.strictParameters,
+        strict: true,
+      },
     });
   });
 
@@ -67,7 +79,9 @@ const blockArb = fc.oneof(
 const blockIdArb = fc.stringMatching(/^[A-Za-z0-9_-]{1,12}$/);
 const page = { workspaceId: fc.constant("ws_1"), documentId: fc.constant("doc_1") };
 const write = { dryRun: fc.boolean(), idempotencyKey: fc.constantFrom("key-1", "key-2"), baseRevision: fc.nat(50) };
-const requiredKeys = <K extends string>(...keys: K[]) => ({ requiredKeys: ["workspaceId", "documentId", ...keys] as never[] });
+const requiredKeys = <K extends string>(...keys: K[]) => ({
+  requiredKeys: ["workspaceId", "documentId", ...keys] as never[],
+});
 const argumentsArb: { [N in ToolName]: fc.Arbitrary<Record<string, unknown>> } = {
   "mnote.page.get": fc.record(
     {
@@ -107,8 +121,16 @@ const argumentsArb: { [N in ToolName]: fc.Arbitrary<Record<string, unknown>> } =
       operations: fc.array(
         fc.oneof(
           fc.record({ op: fc.constant("replace"), blockId: blockIdArb, text }),
-          fc.record({ op: fc.constant("insert"), at: fc.constantFrom("start", "end"), blocks: fc.array(blockArb, { minLength: 1, maxLength: 3 }) }),
-          fc.record({ op: fc.constant("insert"), after: blockIdArb, blocks: fc.array(blockArb, { minLength: 1, maxLength: 3 }) }),
+          fc.record({
+            op: fc.constant("insert"),
+            at: fc.constantFrom("start", "end"),
+            blocks: fc.array(blockArb, { minLength: 1, maxLength: 3 }),
+          }),
+          fc.record({
+            op: fc.constant("insert"),
+            after: blockIdArb,
+            blocks: fc.array(blockArb, { minLength: 1, maxLength: 3 }),
+          }),
           fc.record({ op: fc.constant("delete"), blockIds: fc.array(blockIdArb, { minLength: 1, maxLength: 3 }) }),
           fc.record({ op: fc.constant("move"), blockId: blockIdArb, after: blockIdArb }),
         ),
@@ -125,7 +147,8 @@ const argumentsArb: { [N in ToolName]: fc.Arbitrary<Record<string, unknown>> } =
  * no defaults; `portable` carries them).
  */
 function strictForm(value: unknown, strict: Schema, portable: Schema): unknown {
-  if (Array.isArray(value)) return value.map((item) => strictForm(item, strict.items as Schema, portable.items as Schema));
+  if (Array.isArray(value))
+    return value.map((item) => strictForm(item, strict.items as Schema, portable.items as Schema));
   if (typeof value !== "object" || value === null || !strict.properties) return value;
   const record = value as Record<string, unknown>;
   const out: Record<string, unknown> = {};

@@ -35,7 +35,9 @@ describe("storable text: one answer on SQLite and PostgreSQL", () => {
   });
 
   it("an unpaired surrogate anywhere is refused, a pair is not", () => {
-    const lone = fc.oneof(fc.integer({ min: 0xd800, max: 0xdbff }), fc.integer({ min: 0xdc00, max: 0xdfff })).map((c) => String.fromCharCode(c));
+    const lone = fc
+      .oneof(fc.integer({ min: 0xd800, max: 0xdbff }), fc.integer({ min: 0xdc00, max: 0xdfff }))
+      .map((c) => String.fromCharCode(c));
     const ascii = fc.string({ unit: fc.constantFrom(..."abc xyz"), maxLength: 10 });
     fc.assert(
       fc.property(ascii, lone, ascii, (a, s, b) => {

@@ -40,7 +40,11 @@ export const PRINTABLE = /^[^\u0000-\u001f\u007f]+$/;
  * or a NUL (which PostgreSQL would refuse in the audit record) out of envelopes, logs and audit.
  */
 export function safeId(value: unknown, max = 256): string | null {
-  return typeof value === "string" && value.length > 0 && value.length <= max && PRINTABLE.test(value) && !unstorableText(value)
+  return typeof value === "string" &&
+    value.length > 0 &&
+    value.length <= max &&
+    PRINTABLE.test(value) &&
+    !unstorableText(value)
     ? value
     : null;
 }

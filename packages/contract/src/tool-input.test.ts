@@ -33,7 +33,9 @@ describe("null args mean absent; null envelope fields do not", () => {
 
   it("refuses a null idempotency key and a null required arg", () => {
     expect(toolInputSchema("mnote.page.update_title").safeParse({ ...base, idempotencyKey: null }).success).toBe(false);
-    expect(toolInputSchema("mnote.page.update_title").safeParse({ ...base, args: { title: null } }).success).toBe(false);
+    expect(toolInputSchema("mnote.page.update_title").safeParse({ ...base, args: { title: null } }).success).toBe(
+      false,
+    );
     const save = envelope("mnote.page.save", { content: [{ type: "paragraph", text: null }] });
     expect(toolInputSchema("mnote.page.save").safeParse(save).success).toBe(false);
     expect(toolInputSchema("mnote.page.save").safeParse({ ...save, args: { content: [null] } }).success).toBe(false);
@@ -48,7 +50,9 @@ describe("null args mean absent; null envelope fields do not", () => {
   it("answers deeply nested args with a refusal, not a stack overflow", () => {
     let deep: unknown = null;
     for (let i = 0; i < 100_000; i++) deep = { nested: deep };
-    expect(toolInputSchema("mnote.page.update_title").safeParse({ ...base, args: { title: deep } }).success).toBe(false);
+    expect(toolInputSchema("mnote.page.update_title").safeParse({ ...base, args: { title: deep } }).success).toBe(
+      false,
+    );
   });
 
   it("leaves the caller's input as it was", () => {
@@ -74,7 +78,10 @@ describe("withoutNullArgs", () => {
       baseRevision: null,
       mode: null,
       surprise: null,
-      content: [{ type: "paragraph", text: "x", id: null, level: null, checked: null, language: null, color: null }, null],
+      content: [
+        { type: "paragraph", text: "x", id: null, level: null, checked: null, language: null, color: null },
+        null,
+      ],
     };
     expect(withoutNullArgs(args, save)).toEqual({
       mode: null,
@@ -86,7 +93,13 @@ describe("withoutNullArgs", () => {
 
   it("knows the nullable fields of each tool, and no envelope field", () => {
     expect([...save.nullable]).toEqual(["baseRevision"]);
-    expect([...save.properties.get("content")!.items!.nullable]).toEqual(["id", "text", "level", "checked", "language"]);
+    expect([...save.properties.get("content")!.items!.nullable]).toEqual([
+      "id",
+      "text",
+      "level",
+      "checked",
+      "language",
+    ]);
     expect([...strictNullableArgs("mnote.page.update_options").properties.get("options")!.nullable]).toEqual([
       "wideLayout",
       "smallText",
@@ -100,7 +113,10 @@ describe("withoutNullArgs", () => {
     const block = { type: "paragraph", text: "x", id: null, level: null, checked: null, language: null };
     const tooMany = Array.from({ length: LIMITS.blocksPerSave + 1 }, () => block);
     expect((withoutNullArgs({ content: tooMany }, save) as { content: unknown }).content).toBe(tooMany);
-    expect((withoutNullArgs({ content: [block] }, save) as { content: unknown[] }).content[0]).toEqual({ type: "paragraph", text: "x" });
+    expect((withoutNullArgs({ content: [block] }, save) as { content: unknown[] }).content[0]).toEqual({
+      type: "paragraph",
+      text: "x",
+    });
   });
 
   it("returns the same object when there is nothing to drop", () => {
@@ -132,6 +148,7 @@ describe("withoutNullArgs", () => {
       ["mnote.page.update_title", { title: "T", surprise: null }],
       ["mnote.page.update_options", { options: { wideLayout: null } }],
     ];
-    for (const [name, args] of refused) expect(toolInputSchema(name).safeParse(envelope(name, args)).success).toBe(false);
+    for (const [name, args] of refused)
+      expect(toolInputSchema(name).safeParse(envelope(name, args)).success).toBe(false);
   });
 });

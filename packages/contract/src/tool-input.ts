@@ -3,7 +3,13 @@ import { IdempotencyKeySchema, InputEnvelopeSchema } from "./envelope";
 import { type NullableFields, strictNullableArgs } from "./json-schema";
 import { TOOLS, type ToolName, type Tools } from "./tools";
 
-export { MODEL_ENVELOPE_FIELDS, modelArgumentsSchema, type ToolArgs, type ToolResult, toolResultSchema } from "./model-arguments";
+export {
+  MODEL_ENVELOPE_FIELDS,
+  modelArgumentsSchema,
+  type ToolArgs,
+  type ToolResult,
+  toolResultSchema,
+} from "./model-arguments";
 
 /**
  * The full envelope one tool accepts: the shared envelope with that tool's args.

@@ -107,7 +107,7 @@ class BlockList {
 
   toArray(): Block[] {
     const blocks: Block[] = [];
-    for (let id = this.head; id !== null; ) {
+    for (let id = this.head; id !== null;) {
       const node = this.node(id);
       blocks.push(node.block);
       id = node.next;

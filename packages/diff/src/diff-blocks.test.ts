@@ -169,9 +169,11 @@ describe("diffBlocks scaling", () => {
   /** An edited page of n blocks: some deleted, inserted, updated and shuffled; seeded. */
   function page(n: number): [Block[], Block[]] {
     let state = 42;
-    const random = () => ((state = (state * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const random = () => (state = (state * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     const before = Array.from({ length: n }, (_, i) => paragraph(`b${i}`, `text ${i}`));
-    const after = before.filter(() => random() > 0.05).map((block) => (random() < 0.1 ? { ...block, text: "edited" } : block));
+    const after = before
+      .filter(() => random() > 0.05)
+      .map((block) => (random() < 0.1 ? { ...block, text: "edited" } : block));
     for (let i = after.length - 1; i > 0; i--) {
       if (random() < 0.2) {
         const j = Math.floor(random() * (i + 1));

@@ -10,11 +10,34 @@ const joined = (segments: WordDiffSegment[], ...ops: WordDiffSegment["op"][]) =>
 
 describe("tokenize", () => {
   it("splits words, whitespace runs and edge punctuation", () => {
-    expect(tokenize("Hello,  world! (see e-mail)")).toEqual(["Hello", ",", "  ", "world", "!", " ", "(", "see", " ", "e-mail", ")"]);
+    expect(tokenize("Hello,  world! (see e-mail)")).toEqual([
+      "Hello",
+      ",",
+      "  ",
+      "world",
+      "!",
+      " ",
+      "(",
+      "see",
+      " ",
+      "e-mail",
+      ")",
+    ]);
   });
 
   it("keeps contractions, decimals and thousands whole", () => {
-    expect(tokenize("don't pay 3.14 or 1,000.")).toEqual(["don't", " ", "pay", " ", "3.14", " ", "or", " ", "1,000", "."]);
+    expect(tokenize("don't pay 3.14 or 1,000.")).toEqual([
+      "don't",
+      " ",
+      "pay",
+      " ",
+      "3.14",
+      " ",
+      "or",
+      " ",
+      "1,000",
+      ".",
+    ]);
   });
 
   it("makes each CJK character its own token", () => {
@@ -133,7 +156,7 @@ describe("diffWords properties", () => {
 describe("diffWords on long texts", () => {
   const words = (count: number, seed: number) => {
     let state = seed;
-    const random = () => ((state = (state * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const random = () => (state = (state * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     return Array.from({ length: count }, () => `w${Math.floor(random() * 500)}`).join(" ");
   };
 

@@ -50,7 +50,11 @@ function commonEnds(a: readonly string[], b: readonly string[]): [number, number
   let prefix = 0;
   while (prefix < a.length && prefix < b.length && a[prefix] === b[prefix]) prefix++;
   let suffix = 0;
-  while (suffix < a.length - prefix && suffix < b.length - prefix && a[a.length - 1 - suffix] === b[b.length - 1 - suffix]) {
+  while (
+    suffix < a.length - prefix &&
+    suffix < b.length - prefix &&
+    a[a.length - 1 - suffix] === b[b.length - 1 - suffix]
+  ) {
     suffix++;
   }
   return [prefix, suffix];
@@ -153,7 +157,7 @@ function toHunks(a: readonly string[], b: readonly string[], ops: readonly WordD
   const hunks: Hunk[] = [];
   let i = 0;
   let j = 0;
-  for (let at = 0; at < ops.length; ) {
+  for (let at = 0; at < ops.length;) {
     let equal = "";
     for (; ops[at] === "equal"; at++, i++, j++) equal += a[i]!;
     if (equal) hunks.push({ equal });
@@ -180,7 +184,14 @@ function foldLoneSpaces(hunks: readonly Hunk[]): Hunk[] {
     if ("equal" in hunk && hunk.equal === "") continue;
     const gap = folded[folded.length - 1];
     const previous = folded[folded.length - 2];
-    if (isReplacement(hunk) && gap && "equal" in gap && /^\s+$/.test(gap.equal) && previous && isReplacement(previous)) {
+    if (
+      isReplacement(hunk) &&
+      gap &&
+      "equal" in gap &&
+      /^\s+$/.test(gap.equal) &&
+      previous &&
+      isReplacement(previous)
+    ) {
       folded.splice(-2, 2, {
         deleted: previous.deleted + gap.equal + hunk.deleted,
         inserted: previous.inserted + gap.equal + hunk.inserted,

@@ -40,7 +40,10 @@ describe("reviewRows", () => {
   it("reads a moved and changed block as its move, then its update", () => {
     const [a, b, c] = [paragraph("a"), paragraph("b"), paragraph("c")];
     const changes = diffBlocks([a, b, c], [{ ...c, text: "c2" }, a, b]);
-    expect(reviewRows(changes).map((r) => (r.row === "change" ? changes[r.change]!.kind : "gap"))).toEqual(["move", "update"]);
+    expect(reviewRows(changes).map((r) => (r.row === "change" ? changes[r.change]!.kind : "gap"))).toEqual([
+      "move",
+      "update",
+    ]);
   });
 
   it("keeps every change exactly once, whatever the pages", () => {

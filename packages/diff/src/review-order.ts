@@ -54,8 +54,16 @@ export function reviewRows(changes: readonly Change[]): ReviewRow[] {
   changes.forEach((change, index) => {
     const position = changePosition(change);
     if (position === null) pageWide.push(index);
-    else if (position.side === "after") blockChanges.push({ change: index, at: position.at, occupies: true, exact: true, rank: RANK[change.kind] ?? 1 });
-    else blockChanges.push({ change: index, at: afterSlot(position.at, deleted, inserted), occupies: false, exact: !moves, rank: 0 });
+    else if (position.side === "after")
+      blockChanges.push({ change: index, at: position.at, occupies: true, exact: true, rank: RANK[change.kind] ?? 1 });
+    else
+      blockChanges.push({
+        change: index,
+        at: afterSlot(position.at, deleted, inserted),
+        occupies: false,
+        exact: !moves,
+        rank: 0,
+      });
   });
   blockChanges.sort((a, b) => a.at - b.at || a.rank - b.rank || a.change - b.change);
 

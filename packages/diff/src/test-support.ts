@@ -11,7 +11,12 @@ const text = fc.constantFrom("", "x", "hello world");
 export function blockWithId(id: string): fc.Arbitrary<Block> {
   return fc.oneof(
     fc.record({ id: fc.constant(id), type: fc.constant("paragraph" as const), text }),
-    fc.record({ id: fc.constant(id), type: fc.constant("heading" as const), text, level: fc.constantFrom(1 as const, 2 as const) }),
+    fc.record({
+      id: fc.constant(id),
+      type: fc.constant("heading" as const),
+      text,
+      level: fc.constantFrom(1 as const, 2 as const),
+    }),
     fc.record({ id: fc.constant(id), type: fc.constant("todo" as const), text, checked: fc.boolean() }),
     fc.record({ id: fc.constant(id), type: fc.constant("code" as const), text, language: fc.constantFrom("", "ts") }),
   );

@@ -4,7 +4,14 @@ import { BUSINESS_TABLES } from "./migrations";
 import { insertBlocks } from "./page-state";
 import { PAGE_COLUMNS, type PageRow, toPage, toWorkspace, type WorkspaceRow } from "./rows";
 import type { SqlDriver, SqlExecutor } from "./sql/driver";
-import { AdminRefusal, type KernelAdmin, type OperatorAudit, type Role, type TokenListing, type TokenRecord } from "./types";
+import {
+  AdminRefusal,
+  type KernelAdmin,
+  type OperatorAudit,
+  type Role,
+  type TokenListing,
+  type TokenRecord,
+} from "./types";
 
 /**
  * Operator actions: set-up data, not tool calls, so they carry no command. When an operator makes them (`by` is
@@ -15,7 +22,13 @@ export function createAdmin(db: SqlDriver): KernelAdmin {
 
   // The record names the workspace, never a page: a page's audit trail in the panel is its tool calls, and an
   // operator's change is not one of them (the page id, when there is one, is in the detail).
-  async function audit(tx: SqlExecutor, who: OperatorAudit | undefined, action: string, workspaceId: string | null, detail: Record<string, unknown>) {
+  async function audit(
+    tx: SqlExecutor,
+    who: OperatorAudit | undefined,
+    action: string,
+    workspaceId: string | null,
+    detail: Record<string, unknown>,
+  ) {
     if (!who?.by) return;
     await tx.run(
       `INSERT INTO audit_log (at, tool_name, effect, outcome, workspace_id, actor_id, detail) VALUES (?, ?, 'write', 'ok', ?, ?, ?)`,
@@ -57,7 +70,10 @@ export function createAdmin(db: SqlDriver): KernelAdmin {
     },
     async setApprovalRequired(workspaceId, approvalRequired, who) {
       await db.transaction(async (tx) => {
-        await tx.run(`UPDATE workspaces SET approval_required = ? WHERE id = ?`, [approvalRequired ? 1 : 0, workspaceId]);
+        await tx.run(`UPDATE workspaces SET approval_required = ? WHERE id = ?`, [
+          approvalRequired ? 1 : 0,
+          workspaceId,
+        ]);
         await audit(tx, who, "workspace.approval", workspaceId, { approvalRequired });
       });
     },
@@ -70,13 +86,20 @@ export function createAdmin(db: SqlDriver): KernelAdmin {
         ]);
         await tx.run(`DELETE FROM members WHERE workspace_id = ? AND user_id = ?`, [workspaceId, userId]);
         await tx.run(`INSERT INTO members (workspace_id, user_id, role) VALUES (?, ?, ?)`, [workspaceId, userId, role]);
-        await audit(tx, { by }, before ? "member.role" : "member.add", workspaceId, { userId, role, previousRole: before?.role ?? null });
+        await audit(tx, { by }, before ? "member.role" : "member.add", workspaceId, {
+          userId,
+          role,
+          previousRole: before?.role ?? null,
+        });
       });
     },
     async removeMember({ workspaceId, userId, by }) {
       await db.transaction(async (tx) => {
         await keepAnOwner(tx, workspaceId, userId);
-        const { changes } = await tx.run(`DELETE FROM members WHERE workspace_id = ? AND user_id = ?`, [workspaceId, userId]);
+        const { changes } = await tx.run(`DELETE FROM members WHERE workspace_id = ? AND user_id = ?`, [
+          workspaceId,
+          userId,
+        ]);
         if (changes === 0) throw new AdminRefusal(`${userId} is not a member of ${workspaceId}`);
         await audit(tx, { by }, "member.remove", workspaceId, { userId });
       });
@@ -94,10 +117,26 @@ export function createAdmin(db: SqlDriver): KernelAdmin {
         await tx.run(
           `INSERT INTO pages (id, workspace_id, title, is_private, options, revision, block_count, created_by, created_at, updated_at)
            VALUES (?, ?, ?, ?, ?, 1, ?, ?, ?, ?)`,
-          [id, workspaceId, title, isPrivate ? 1 : 0, JSON.stringify(DEFAULT_PAGE_OPTIONS), blocks.length, createdBy, at, at],
+          [
+            id,
+            workspaceId,
+            title,
+            isPrivate ? 1 : 0,
+            JSON.stringify(DEFAULT_PAGE_OPTIONS),
+            blocks.length,
+            createdBy,
+            at,
+            at,
+          ],
         );
         await insertBlocks(tx, id, blocks, 0);
-        await audit(tx, { by }, "page.create", workspaceId, { documentId: id, title, isPrivate, blocks: blocks.length, createdBy });
+        await audit(tx, { by }, "page.create", workspaceId, {
+          documentId: id,
+          title,
+          isPrivate,
+          blocks: blocks.length,
+          createdBy,
+        });
       });
       const row = await db.get<PageRow>(`SELECT ${PAGE_COLUMNS} FROM pages WHERE id = ?`, [id]);
       return toPage(row!);
@@ -105,7 +144,11 @@ export function createAdmin(db: SqlDriver): KernelAdmin {
     async grantPage({ documentId, userId, access, by }) {
       await db.transaction(async (tx) => {
         await tx.run(`DELETE FROM page_grants WHERE document_id = ? AND user_id = ?`, [documentId, userId]);
-        await tx.run(`INSERT INTO page_grants (document_id, user_id, access) VALUES (?, ?, ?)`, [documentId, userId, access]);
+        await tx.run(`INSERT INTO page_grants (document_id, user_id, access) VALUES (?, ?, ?)`, [
+          documentId,
+          userId,
+          access,
+        ]);
         await audit(tx, { by }, "page.grant", null, { documentId, userId, access });
       });
     },
@@ -125,35 +168,68 @@ export function createAdmin(db: SqlDriver): KernelAdmin {
         scopes: [...new Set(scopes)],
         label,
         // null means "never expires"; 0 means "already expired", not "forever".
-        expiresAt: ttlSeconds === null || ttlSeconds === undefined ? null : new Date(Date.now() + ttlSeconds * 1000).toISOString(),
+        expiresAt:
+          ttlSeconds === null || ttlSeconds === undefined
+            ? null
+            : new Date(Date.now() + ttlSeconds * 1000).toISOString(),
         revokedAt: null,
       };
       await db.transaction(async (tx) => {
         await tx.run(
           `INSERT INTO tokens (id, user_id, holder, scopes, token_hash, label, created_at, expires_at, revoked_at)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL)`,
-          [record.id, userId, holder, JSON.stringify(record.scopes), hashToken(token), label, createdAt, record.expiresAt],
+          [
+            record.id,
+            userId,
+            holder,
+            JSON.stringify(record.scopes),
+            hashToken(token),
+            label,
+            createdAt,
+            record.expiresAt,
+          ],
         );
         // The audit keeps the token's id, never its secret or hash.
-        await audit(tx, { by }, "token.create", null, { tokenId: record.id, userId, holder, scopes: record.scopes, expiresAt: record.expiresAt });
+        await audit(tx, { by }, "token.create", null, {
+          tokenId: record.id,
+          userId,
+          holder,
+          scopes: record.scopes,
+          expiresAt: record.expiresAt,
+        });
       });
       return { token, record };
     },
     async revokeToken(tokenId, who) {
       await db.transaction(async (tx) => {
-        const { changes } = await tx.run(`UPDATE tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL`, [now(), tokenId]);
+        const { changes } = await tx.run(`UPDATE tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL`, [
+          now(),
+          tokenId,
+        ]);
         await audit(tx, who, "token.revoke", null, { tokenId, revoked: changes });
       });
     },
     async revokeTokensOf(userId, who) {
       return db.transaction(async (tx) => {
-        const { changes } = await tx.run(`UPDATE tokens SET revoked_at = ? WHERE user_id = ? AND revoked_at IS NULL`, [now(), userId]);
+        const { changes } = await tx.run(`UPDATE tokens SET revoked_at = ? WHERE user_id = ? AND revoked_at IS NULL`, [
+          now(),
+          userId,
+        ]);
         await audit(tx, who, "token.revoke", null, { userId, revoked: changes });
         return changes;
       });
     },
     async listTokens(userId) {
-      const rows = await db.all<{ id: string; user_id: string; holder: TokenListing["holder"]; scopes: string; label: string; created_at: string; expires_at: string | null; revoked_at: string | null }>(
+      const rows = await db.all<{
+        id: string;
+        user_id: string;
+        holder: TokenListing["holder"];
+        scopes: string;
+        label: string;
+        created_at: string;
+        expires_at: string | null;
+        revoked_at: string | null;
+      }>(
         `SELECT id, user_id, holder, scopes, label, created_at, expires_at, revoked_at FROM tokens WHERE user_id = ? ORDER BY created_at DESC, id`,
         [userId],
       );
@@ -170,15 +246,24 @@ export function createAdmin(db: SqlDriver): KernelAdmin {
     },
     async removeUser(userId, who) {
       await db.transaction(async (tx) => {
-        if (!(await tx.get(`SELECT id FROM users WHERE id = ?${db.forUpdate}`, [userId]))) throw new AdminRefusal(`no user ${userId}`);
-        const owned = await tx.all<{ workspace_id: string }>(`SELECT workspace_id FROM members WHERE user_id = ? AND role = 'owner'`, [userId]);
+        if (!(await tx.get(`SELECT id FROM users WHERE id = ?${db.forUpdate}`, [userId])))
+          throw new AdminRefusal(`no user ${userId}`);
+        const owned = await tx.all<{ workspace_id: string }>(
+          `SELECT workspace_id FROM members WHERE user_id = ? AND role = 'owner'`,
+          [userId],
+        );
         for (const { workspace_id } of owned) await keepAnOwner(tx, workspace_id, userId);
         // Tokens go (not only revoked): they reference the user row. Commands and audit keep the id as history.
         const tokens = await tx.run(`DELETE FROM tokens WHERE user_id = ?`, [userId]);
         const grants = await tx.run(`DELETE FROM page_grants WHERE user_id = ?`, [userId]);
         const members = await tx.run(`DELETE FROM members WHERE user_id = ?`, [userId]);
         await tx.run(`DELETE FROM users WHERE id = ?`, [userId]);
-        await audit(tx, who, "user.remove", null, { userId, tokens: tokens.changes, grants: grants.changes, memberships: members.changes });
+        await audit(tx, who, "user.remove", null, {
+          userId,
+          tokens: tokens.changes,
+          grants: grants.changes,
+          memberships: members.changes,
+        });
       });
     },
     async getUser(id) {
@@ -200,9 +285,10 @@ export function createAdmin(db: SqlDriver): KernelAdmin {
       return rows.map((row) => ({ ...toWorkspace(row), role: row.role }));
     },
     async listPages(workspaceId) {
-      const rows = await db.all<PageRow>(`SELECT ${PAGE_COLUMNS} FROM pages WHERE workspace_id = ? ORDER BY title, id`, [
-        workspaceId,
-      ]);
+      const rows = await db.all<PageRow>(
+        `SELECT ${PAGE_COLUMNS} FROM pages WHERE workspace_id = ? ORDER BY title, id`,
+        [workspaceId],
+      );
       return rows.map(toPage);
     },
     async tableSnapshot() {

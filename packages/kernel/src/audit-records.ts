@@ -29,7 +29,10 @@ export function auditValues(record: AuditInput, at: string): SqlValue[] {
 
 /** An audit record on its own (every call that is not a write), answering its id. */
 async function insertAudit(db: SqlDriver, record: AuditInput, at: string): Promise<number> {
-  const row = await db.insertReturning<{ id: number | string }>(`${AUDIT_INSERT} RETURNING id`, auditValues(record, at));
+  const row = await db.insertReturning<{ id: number | string }>(
+    `${AUDIT_INSERT} RETURNING id`,
+    auditValues(record, at),
+  );
   return Number(row!.id);
 }
 
@@ -60,7 +63,13 @@ const PROPOSALS_REJECT = `UPDATE proposals SET status = 'rejected', decided_at =
   WHERE document_id = ? AND tool_name = ? AND idempotency_key = ? AND payload_fingerprint = ? AND status = 'pending'`;
 
 /** Announces an audit record on its page (records without a page change nothing a panel shows); answers its id. */
-async function announced(db: SqlExecutor, announce: Announce, record: AuditInput, auditId: number, kind: "audit" | "proposal") {
+async function announced(
+  db: SqlExecutor,
+  announce: Announce,
+  record: AuditInput,
+  auditId: number,
+  kind: "audit" | "proposal",
+) {
   const { workspaceId, documentId } = record.identity;
   if (workspaceId && documentId) await announce(db, { workspaceId, documentId, kind, auditId });
   return auditId;

@@ -23,10 +23,7 @@ export type EditStep =
 
 /** How to take one step back, applied newest first to the page after the edit (see `undoBlockEdits`). */
 export type EditUndoStep =
-  | { restore: Block }
-  | { remove: string[] }
-  | { place: Block; index: number }
-  | { move: string; index: number };
+  { restore: Block } | { remove: string[] } | { place: Block; index: number } | { move: string; index: number };
 
 export interface SimulatedEdit {
   steps: EditStep[];
@@ -81,10 +78,19 @@ export function replaceBlock(block: Block, operation: Extract<EditOperation, { o
   const { op: _op, blockId: _id, type, text, ...attributes } = operation;
   const typeChanges = type !== undefined && type !== block.type;
   const kept = typeChanges ? {} : (({ id: _i, type: _t, text: _x, ...rest }) => rest)(block);
-  const defaults: Record<string, unknown> = { heading: { level: 1 }, todo: { checked: false }, code: { language: "" } }[
-    type ?? block.type
-  ] as Record<string, unknown> ?? {};
-  const candidate = { ...defaults, ...kept, ...attributes, id: block.id, type: type ?? block.type, text: text ?? block.text };
+  const defaults: Record<string, unknown> =
+    ({ heading: { level: 1 }, todo: { checked: false }, code: { language: "" } }[type ?? block.type] as Record<
+      string,
+      unknown
+    >) ?? {};
+  const candidate = {
+    ...defaults,
+    ...kept,
+    ...attributes,
+    id: block.id,
+    type: type ?? block.type,
+    text: text ?? block.text,
+  };
   const parsed = BlockSchema.safeParse(candidate);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
@@ -107,13 +113,24 @@ export function simulateBlockEdits(
   operations: readonly BlockEditOperation[],
 ): SimulatedEdit {
   const known = new Map<string, LocatedBlock>(located.map((entry) => [entry.block.id, { ...entry }]));
-  const result: SimulatedEdit = { steps: [], changes: [], undo: [], insertedBlockIds: [], blockCount, operationOfChange: [] };
+  const result: SimulatedEdit = {
+    steps: [],
+    changes: [],
+    undo: [],
+    insertedBlockIds: [],
+    blockCount,
+    operationOfChange: [],
+  };
   const shift = (fromIndex: number, by: number, exceptId?: string) => {
     for (const [id, entry] of known) if (entry.index >= fromIndex && id !== exceptId) entry.index += by;
   };
   const find = (id: string, at: number) => known.get(id) ?? reject(at, `block ${id} is not on the page`);
   const anchorIndex = (operation: { after?: string; at?: "start" | "end" }, at: number) =>
-    operation.after !== undefined ? find(operation.after, at).index + 1 : operation.at === "start" ? 0 : result.blockCount;
+    operation.after !== undefined
+      ? find(operation.after, at).index + 1
+      : operation.at === "start"
+        ? 0
+        : result.blockCount;
 
   operations.forEach((operation, at) => {
     simulateOne(operation, at);

@@ -7,7 +7,13 @@ import { changeChannel, type PageChange } from "./change-feed";
 import { openPostgresDriver } from "./sql/postgres-driver";
 import { openSqliteDriver } from "./sql/sqlite-driver";
 import { SqlKernel } from "./sql-kernel";
-import { ensurePgliteTemplateSync, freshSchemaName, openTestPgliteKernel, postgresAvailability, sharedPglite } from "./test-databases";
+import {
+  ensurePgliteTemplateSync,
+  freshSchemaName,
+  openTestPgliteKernel,
+  postgresAvailability,
+  sharedPglite,
+} from "./test-databases";
 import type { CallIdentity } from "./types";
 
 /**
@@ -34,7 +40,8 @@ function collect(kernel: SqlKernel) {
     for (;;) {
       const found = heard.find(match);
       if (found) return found;
-      if (Date.now() > deadline) throw new Error(`no matching change within ${timeoutMs} ms; heard ${JSON.stringify(heard)}`);
+      if (Date.now() > deadline)
+        throw new Error(`no matching change within ${timeoutMs} ms; heard ${JSON.stringify(heard)}`);
       await new Promise<void>((resolve) => {
         waiters.push(resolve);
         setTimeout(resolve, 50);
@@ -77,7 +84,15 @@ function changeFeedSuite(name: string, openPair: () => Promise<Pair>) {
       const suffix = Math.random().toString(36).slice(2, 8);
       owner = (await pair.writer.admin.createUser({ id: `owner_${suffix}`, name: "Owner" })).id;
       ws = (await pair.writer.admin.createWorkspace({ id: `ws_${suffix}`, name: "WS", ownerId: owner })).id;
-      doc = (await pair.writer.admin.createPage({ id: `doc_${suffix}`, workspaceId: ws, title: "Plan", blocks: [], createdBy: owner })).id;
+      doc = (
+        await pair.writer.admin.createPage({
+          id: `doc_${suffix}`,
+          workspaceId: ws,
+          title: "Plan",
+          blocks: [],
+          createdBy: owner,
+        })
+      ).id;
     }, 60_000);
     afterAll(() => pair.close(), 30_000);
 
@@ -115,9 +130,23 @@ function changeFeedSuite(name: string, openPair: () => Promise<Pair>) {
           payloadFingerprint: "fp",
           detail: { preview: "x" },
         });
-        const readId = await pair.writer.appendAudit({ identity: identity("mnote.page.get"), effect: "read", outcome: "ok" });
-        expect(await listener.next((c) => c.auditId === proposalId)).toEqual({ workspaceId: ws, documentId: doc, kind: "proposal", auditId: proposalId });
-        expect(await listener.next((c) => c.auditId === readId)).toEqual({ workspaceId: ws, documentId: doc, kind: "audit", auditId: readId });
+        const readId = await pair.writer.appendAudit({
+          identity: identity("mnote.page.get"),
+          effect: "read",
+          outcome: "ok",
+        });
+        expect(await listener.next((c) => c.auditId === proposalId)).toEqual({
+          workspaceId: ws,
+          documentId: doc,
+          kind: "proposal",
+          auditId: proposalId,
+        });
+        expect(await listener.next((c) => c.auditId === readId)).toEqual({
+          workspaceId: ws,
+          documentId: doc,
+          kind: "audit",
+          auditId: readId,
+        });
       } finally {
         listener.stop();
       }
@@ -156,7 +185,11 @@ function changeFeedSuite(name: string, openPair: () => Promise<Pair>) {
       const still = collect(pair.listener);
       try {
         await waitConnected(pair.listener);
-        const id = await pair.writer.appendAudit({ identity: identity("mnote.page.get"), effect: "read", outcome: "ok" });
+        const id = await pair.writer.appendAudit({
+          identity: identity("mnote.page.get"),
+          effect: "read",
+          outcome: "ok",
+        });
         await still.next((c) => c.auditId === id);
         expect(gone.heard).toEqual([]);
       } finally {
@@ -181,18 +214,61 @@ describe("change feed: two SQLite kernels on one file (as the bridge and the pan
       const ws = (await bridge.admin.createWorkspace({ name: "WS", ownerId: owner })).id;
       const doc = (await bridge.admin.createPage({ workspaceId: ws, title: "Plan", blocks: [], createdBy: owner })).id;
       const earlier = await bridge.appendAudit({
-        identity: { toolName: "mnote.page.get", workspaceId: ws, documentId: doc, actorId: owner, tokenId: null, holder: "agent", sessionId: null, runId: null, toolCallId: null, traceId: null },
+        identity: {
+          toolName: "mnote.page.get",
+          workspaceId: ws,
+          documentId: doc,
+          actorId: owner,
+          tokenId: null,
+          holder: "agent",
+          sessionId: null,
+          runId: null,
+          toolCallId: null,
+          traceId: null,
+        },
         effect: "read",
         outcome: "ok",
       });
       const heard = collect(panel);
       await waitConnected(panel);
-      const identity = { toolName: "mnote.page.update_title", workspaceId: ws, documentId: doc, actorId: owner, tokenId: null, holder: "agent" as const, sessionId: null, runId: null, toolCallId: null, traceId: null };
-      const proposalId = await bridge.appendAudit({ identity, effect: "dry_run", outcome: "proposal", idempotencyKey: "k1", payloadFingerprint: "fp", detail: { x: 1 } });
-      const written = await bridge.execute({ identity, command: { name: "page.head.updateTitle", title: "New" }, idempotency: { key: "k1", fingerprint: "fp", expiresAt: "2999-01-01T00:00:00.000Z" } });
+      const identity = {
+        toolName: "mnote.page.update_title",
+        workspaceId: ws,
+        documentId: doc,
+        actorId: owner,
+        tokenId: null,
+        holder: "agent" as const,
+        sessionId: null,
+        runId: null,
+        toolCallId: null,
+        traceId: null,
+      };
+      const proposalId = await bridge.appendAudit({
+        identity,
+        effect: "dry_run",
+        outcome: "proposal",
+        idempotencyKey: "k1",
+        payloadFingerprint: "fp",
+        detail: { x: 1 },
+      });
+      const written = await bridge.execute({
+        identity,
+        command: { name: "page.head.updateTitle", title: "New" },
+        idempotency: { key: "k1", fingerprint: "fp", expiresAt: "2999-01-01T00:00:00.000Z" },
+      });
       expect(written.kind).toBe("applied");
-      expect(await heard.next((c) => c.auditId === proposalId)).toEqual({ workspaceId: ws, documentId: doc, kind: "proposal", auditId: proposalId });
-      expect(await heard.next((c) => c.kind === "write")).toMatchObject({ workspaceId: ws, documentId: doc, kind: "write", revision: 2 });
+      expect(await heard.next((c) => c.auditId === proposalId)).toEqual({
+        workspaceId: ws,
+        documentId: doc,
+        kind: "proposal",
+        auditId: proposalId,
+      });
+      expect(await heard.next((c) => c.kind === "write")).toMatchObject({
+        workspaceId: ws,
+        documentId: doc,
+        kind: "write",
+        revision: 2,
+      });
       // What was committed before anyone listened is not replayed.
       expect(heard.heard.map((c) => c.auditId)).not.toContain(earlier);
       heard.stop();
@@ -216,24 +292,28 @@ describe("PGlite", () => {
 const server = postgresAvailability();
 describe.skipIf(!server.available)(`PostgreSQL server${server.available ? "" : " (skipped: no server)"}`, () => {
   const schema = freshSchemaName("mnote_feed");
-  const openKernelIn = async (name: string) => SqlKernel.open(await openPostgresDriver(server.url, { schema: name, poolMax: 2 }));
+  const openKernelIn = async (name: string) =>
+    SqlKernel.open(await openPostgresDriver(server.url, { schema: name, poolMax: 2 }));
 
-  changeFeedSuite("PostgreSQL (NOTIFY in the transaction, LISTEN per process; two kernels on one database)", async () => {
-    const writer = await openKernelIn(schema);
-    const listener = await openKernelIn(schema);
-    return {
-      writer,
-      listener,
-      close: async () => {
-        await writer.close();
-        await listener.close();
-        const admin = new pg.Client({ connectionString: server.url });
-        await admin.connect();
-        await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-        await admin.end();
-      },
-    };
-  });
+  changeFeedSuite(
+    "PostgreSQL (NOTIFY in the transaction, LISTEN per process; two kernels on one database)",
+    async () => {
+      const writer = await openKernelIn(schema);
+      const listener = await openKernelIn(schema);
+      return {
+        writer,
+        listener,
+        close: async () => {
+          await writer.close();
+          await listener.close();
+          const admin = new pg.Client({ connectionString: server.url });
+          await admin.connect();
+          await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+          await admin.end();
+        },
+      };
+    },
+  );
 
   describe("the LISTEN connection", () => {
     const other = freshSchemaName("mnote_feed");
@@ -242,9 +322,10 @@ describe.skipIf(!server.available)(`PostgreSQL server${server.available ? "" : "
     let b: SqlKernel;
     const listenPids = async (name: string) =>
       (
-        await admin.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE query = $1 AND datname = current_database()`, [
-          `LISTEN "${changeChannel(name)}"`,
-        ])
+        await admin.query<{ pid: number }>(
+          `SELECT pid FROM pg_stat_activity WHERE query = $1 AND datname = current_database()`,
+          [`LISTEN "${changeChannel(name)}"`],
+        )
       ).rows.map((row) => row.pid);
 
     beforeAll(async () => {
@@ -266,7 +347,12 @@ describe.skipIf(!server.available)(`PostgreSQL server${server.available ? "" : "
         await waitConnected(b);
         const elsewhereSchema = freshSchemaName("mnote_feed");
         const elsewhere = await openKernelIn(elsewhereSchema);
-        await elsewhere.changes.announce(elsewhere.changes.driver, { workspaceId: "w", documentId: "d", kind: "audit", auditId: -9 });
+        await elsewhere.changes.announce(elsewhere.changes.driver, {
+          workspaceId: "w",
+          documentId: "d",
+          kind: "audit",
+          auditId: -9,
+        });
         await a.changes.announce(a.changes.driver, { workspaceId: "w", documentId: "d", kind: "audit", auditId: -10 });
         await stray.next((c) => c.auditId === -10);
         expect(stray.heard.map((c) => c.auditId)).not.toContain(-9);
@@ -293,7 +379,18 @@ describe.skipIf(!server.available)(`PostgreSQL server${server.available ? "" : "
         }
         expect(states).toEqual([false, true]);
         const id = await a.appendAudit({
-          identity: { toolName: "mnote.page.get", workspaceId: "w", documentId: "d", actorId: "u", tokenId: null, holder: null, sessionId: null, runId: null, toolCallId: null, traceId: null },
+          identity: {
+            toolName: "mnote.page.get",
+            workspaceId: "w",
+            documentId: "d",
+            actorId: "u",
+            tokenId: null,
+            holder: null,
+            sessionId: null,
+            runId: null,
+            toolCallId: null,
+            traceId: null,
+          },
           effect: "read",
           outcome: "ok",
         });

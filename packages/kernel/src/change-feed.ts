@@ -64,7 +64,12 @@ interface TailRow {
 
 function tailChange(row: TailRow): PageChange | null {
   if (!row.workspace_id || !row.document_id) return null;
-  const kind = row.effect === "write" ? "write" : row.outcome === "proposal" || row.outcome === "held_for_approval" || row.outcome === "rejected" ? "proposal" : "audit";
+  const kind =
+    row.effect === "write"
+      ? "write"
+      : row.outcome === "proposal" || row.outcome === "held_for_approval" || row.outcome === "rejected"
+        ? "proposal"
+        : "audit";
   return {
     workspaceId: row.workspace_id,
     documentId: row.document_id,
@@ -235,7 +240,9 @@ export class KernelChangeFeed implements ChangeFeed {
     try {
       if (this.tailFrom === null) {
         // Listening starts now: what was committed before is what the listener reads anyway.
-        this.tailFrom = Number((await this.inner.get<{ id: number | string | null }>(`SELECT MAX(id) AS id FROM audit_log`))?.id ?? 0);
+        this.tailFrom = Number(
+          (await this.inner.get<{ id: number | string | null }>(`SELECT MAX(id) AS id FROM audit_log`))?.id ?? 0,
+        );
         this.setConnected(true);
       } else {
         for (const row of await this.inner.all<TailRow>(TAIL_SQL, [this.tailFrom])) {
@@ -261,30 +268,28 @@ export class KernelChangeFeed implements ChangeFeed {
 
   private startListening() {
     if (this.closed || this.listening || this.starting || this.retryTimer) return;
-    this.starting = this.inner
-      .listen!(this.channel!, {
-        onNotification: (payload) => {
-          const change = parseChange(payload);
-          if (change) this.emit(change);
-        },
-        onLost: () => this.lost(),
-      })
-      .then(
-        (connection) => {
-          this.starting = null;
-          if (this.closed) {
-            void connection.close().catch(() => undefined);
-            return;
-          }
-          this.listening = connection;
-          this.failures = 0;
-          this.setConnected(true);
-        },
-        () => {
-          this.starting = null;
-          this.scheduleRetry();
-        },
-      );
+    this.starting = this.inner.listen!(this.channel!, {
+      onNotification: (payload) => {
+        const change = parseChange(payload);
+        if (change) this.emit(change);
+      },
+      onLost: () => this.lost(),
+    }).then(
+      (connection) => {
+        this.starting = null;
+        if (this.closed) {
+          void connection.close().catch(() => undefined);
+          return;
+        }
+        this.listening = connection;
+        this.failures = 0;
+        this.setConnected(true);
+      },
+      () => {
+        this.starting = null;
+        this.scheduleRetry();
+      },
+    );
   }
 
   /** The LISTEN connection dropped (server restart, pg_terminate_backend, network): listeners hear `connected: false`. */

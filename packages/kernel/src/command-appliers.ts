@@ -51,7 +51,16 @@ export async function applyCommand(
       await tx.run(
         `INSERT INTO nodes (id, workspace_id, document_id, kind, content, created_by, command_id, created_at, updated_at)
          VALUES (?, ?, ?, 'ai_note', ?, ?, ?, ?, ?)`,
-        [nodeId, page.workspaceId, page.id, command.content, context.actorId, context.commandId, context.now, context.now],
+        [
+          nodeId,
+          page.workspaceId,
+          page.id,
+          command.content,
+          context.actorId,
+          context.commandId,
+          context.now,
+          context.now,
+        ],
       );
       await insertEdge(tx, edgeId, page, nodeId, context.now);
       return { bumpsRevision: false, result: { nodeId, edgeId }, undo: null };
@@ -62,7 +71,13 @@ export async function applyCommand(
 }
 
 /** `before` is the page's block count, from the page row the transaction already read (and, on PostgreSQL, locked). */
-async function saveBody(tx: SqlExecutor, page: PageRecord, mode: "replace" | "append", blocks: Block[], before: number) {
+async function saveBody(
+  tx: SqlExecutor,
+  page: PageRecord,
+  mode: "replace" | "append",
+  blocks: Block[],
+  before: number,
+) {
   if (mode === "append") {
     try {
       await insertBlocks(tx, page.id, blocks, before);
@@ -70,7 +85,12 @@ async function saveBody(tx: SqlExecutor, page: PageRecord, mode: "replace" | "ap
       if (error instanceof UniqueViolation) throw new BlockIdTaken();
       throw error;
     }
-    return { bumpsRevision: true, result: {}, undo: { truncateTo: before } satisfies Undo, blockCount: before + blocks.length };
+    return {
+      bumpsRevision: true,
+      result: {},
+      undo: { truncateTo: before } satisfies Undo,
+      blockCount: before + blocks.length,
+    };
   }
   const previous = await readBlocks(tx, page.id);
   try {
@@ -87,14 +107,24 @@ async function saveBody(tx: SqlExecutor, page: PageRecord, mode: "replace" | "ap
  * (`simulateBlockEdits`, the same code the dry run shows), then write each step. Other blocks are
  * touched only by the position shifts behind an insert, delete or move, one statement each.
  */
-async function editBody(tx: SqlExecutor, page: PageRecord, operations: BlockEditOperation[], before: number): Promise<AppliedCommand> {
+async function editBody(
+  tx: SqlExecutor,
+  page: PageRecord,
+  operations: BlockEditOperation[],
+  before: number,
+): Promise<AppliedCommand> {
   const located = await findBlocks(tx, page.id, blockIdsNamed(operations));
   const edit = simulateBlockEdits(located, before, operations);
   let count = before;
   const shift = (by: number, from: number, to?: number) =>
     to === undefined
       ? tx.run(`UPDATE blocks SET position = position + ? WHERE document_id = ? AND position >= ?`, [by, page.id, from])
-      : tx.run(`UPDATE blocks SET position = position + ? WHERE document_id = ? AND position >= ? AND position <= ?`, [by, page.id, from, to]);
+      : tx.run(`UPDATE blocks SET position = position + ? WHERE document_id = ? AND position >= ? AND position <= ?`, [
+          by,
+          page.id,
+          from,
+          to,
+        ]);
   for (const step of edit.steps) {
     switch (step.kind) {
       case "update":

@@ -28,25 +28,44 @@ async function fillSource(kernel: SqlKernel) {
   const ws = (await kernel.admin.createWorkspace({ id: "ws", name: "Team", ownerId: owner })).id;
   await kernel.admin.addMember({ workspaceId: ws, userId: viewer, role: "viewer" });
   const blocks = Array.from({ length: 12 }, (_, i) => ({ id: `b${i}`, type: "paragraph" as const, text: `line ${i}` }));
-  const doc = (await kernel.admin.createPage({ id: "doc", workspaceId: ws, title: "Plan", blocks, createdBy: owner })).id;
+  const doc = (await kernel.admin.createPage({ id: "doc", workspaceId: ws, title: "Plan", blocks, createdBy: owner }))
+    .id;
   await kernel.admin.createPage({ id: "private", workspaceId: ws, title: "Secret", isPrivate: true, createdBy: owner });
   await kernel.admin.grantPage({ documentId: "private", userId: viewer, access: "read" });
-  await kernel.admin.createToken({ userId: owner, holder: "agent", scopes: ["page.read", "page.write"], label: "hermes" });
+  await kernel.admin.createToken({
+    userId: owner,
+    holder: "agent",
+    scopes: ["page.read", "page.write"],
+    label: "hermes",
+  });
   let n = 0;
   const identity: () => CallIdentity = () => ({
-    toolName: "mnote.page.save", workspaceId: ws, documentId: doc, actorId: owner, tokenId: null, holder: "person",
-    sessionId: "s", runId: "run", toolCallId: `c${++n}`, traceId: "t",
+    toolName: "mnote.page.save",
+    workspaceId: ws,
+    documentId: doc,
+    actorId: owner,
+    tokenId: null,
+    holder: "person",
+    sessionId: "s",
+    runId: "run",
+    toolCallId: `c${++n}`,
+    traceId: "t",
   });
   const run = (command: KernelCommand, expiresAt = "2999-01-01T00:00:00.000Z") =>
     kernel.execute({ identity: identity(), command, idempotency: { key: `k${++n}`, fingerprint: `f${n}`, expiresAt } });
-  const save = await run({ name: "page.body.save", mode: "append", blocks: [{ id: "h", type: "heading", level: 2, text: "Head" }] });
+  const save = await run({
+    name: "page.body.save",
+    mode: "append",
+    blocks: [{ id: "h", type: "heading", level: 2, text: "Head" }],
+  });
   await run({ name: "page.head.updateTitle", title: "Plan v2" });
   await run({ name: "page.layout.updateOptions", options: { wideLayout: true } });
   await run({ name: "artifact.summary.upsert", summary: "short" });
   await run({ name: "artifact.aiNote.create", content: "note" }, "2000-01-01T00:00:00.000Z");
   if (save.kind !== "applied") throw new Error(save.kind);
   await run({ name: "page.revert", targetCommandId: save.commandId });
-  for (let i = 0; i < 7; i++) await kernel.appendAudit({ identity: identity(), effect: "read", outcome: "ok", durationMs: i });
+  for (let i = 0; i < 7; i++)
+    await kernel.appendAudit({ identity: identity(), effect: "read", outcome: "ok", durationMs: i });
   return { ws, doc, owner };
 }
 
@@ -60,11 +79,39 @@ async function copyAndCheck(source: SqlDriver, target: SqlDriver) {
   expect(await to.admin.tableSnapshot()).toEqual(await from.admin.tableSnapshot());
   // New audit ids continue after the copied ones (the identity sequence moved on PostgreSQL).
   const lastId = (await from.listAudit({ limit: 1 }))[0]!.id;
-  expect(await to.appendAudit({ identity: { toolName: "x", workspaceId: ws, documentId: doc, actorId: owner, tokenId: null, holder: null, sessionId: null, runId: null, toolCallId: null, traceId: null }, effect: "none", outcome: "ok" })).toBe(lastId + 1);
+  expect(
+    await to.appendAudit({
+      identity: {
+        toolName: "x",
+        workspaceId: ws,
+        documentId: doc,
+        actorId: owner,
+        tokenId: null,
+        holder: null,
+        sessionId: null,
+        runId: null,
+        toolCallId: null,
+        traceId: null,
+      },
+      effect: "none",
+      outcome: "ok",
+    }),
+  ).toBe(lastId + 1);
   // The page, its revision and history moved: the next write continues at the next revision.
   const page = await to.getPage(doc);
   const next = await to.execute({
-    identity: { toolName: "mnote.page.update_title", workspaceId: ws, documentId: doc, actorId: owner, tokenId: null, holder: "person", sessionId: null, runId: null, toolCallId: null, traceId: null },
+    identity: {
+      toolName: "mnote.page.update_title",
+      workspaceId: ws,
+      documentId: doc,
+      actorId: owner,
+      tokenId: null,
+      holder: "person",
+      sessionId: null,
+      runId: null,
+      toolCallId: null,
+      traceId: null,
+    },
     command: { name: "page.head.updateTitle", title: "after the move" },
     baseRevision: page!.revision,
     idempotency: { key: "after", fingerprint: "after", expiresAt: "2999-01-01T00:00:00.000Z" },
@@ -113,7 +160,8 @@ describe("copyDatabase", () => {
     // A source that breaks while the last table is read: everything before it was already inserted into the target.
     const failing = (tx: SqlExecutor): SqlExecutor => ({
       ...tx,
-      all: (sql, params) => (sql.includes("FROM audit_log") ? Promise.reject(new Error("disk gone")) : tx.all(sql, params)),
+      all: (sql, params) =>
+        sql.includes("FROM audit_log") ? Promise.reject(new Error("disk gone")) : tx.all(sql, params),
       get: (sql, params) => tx.get(sql, params),
       run: (sql, params) => tx.run(sql, params),
     });

@@ -72,7 +72,9 @@ async function nonEmptyTables(db: SqlExecutor): Promise<string[]> {
  */
 export async function copyDatabase(from: SqlDriver, to: SqlDriver, options: CopyOptions = {}): Promise<CopyReport> {
   const batchSize = Math.max(1, options.batchSize ?? 500);
-  const sourceVersion = await from.get<{ v: number | string | null }>(`SELECT MAX(version) AS v FROM schema_migrations`).catch(() => undefined);
+  const sourceVersion = await from
+    .get<{ v: number | string | null }>(`SELECT MAX(version) AS v FROM schema_migrations`)
+    .catch(() => undefined);
   if (sourceVersion?.v !== undefined && sourceVersion.v !== null && Number(sourceVersion.v) > LATEST_SCHEMA_VERSION) {
     throw new CopyRefused(
       `the source database is at schema version ${sourceVersion.v}, newer than this mnote (${LATEST_SCHEMA_VERSION}); upgrade mnote first`,
@@ -117,7 +119,9 @@ export async function copyDatabase(from: SqlDriver, to: SqlDriver, options: Copy
       for (const table of BUSINESS_TABLES) {
         const [inSource, inTarget] = [await countRows(source, table), await countRows(target, table)];
         if (inSource !== tables[table] || inTarget !== tables[table]) {
-          throw new Error(`row counts disagree for ${table}: source ${inSource}, copied ${tables[table]}, target ${inTarget}`);
+          throw new Error(
+            `row counts disagree for ${table}: source ${inSource}, copied ${tables[table]}, target ${inTarget}`,
+          );
         }
       }
       const rows = Object.values(tables).reduce((sum, n) => sum + n, 0);

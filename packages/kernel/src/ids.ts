@@ -8,7 +8,12 @@ import type { TokenRecord } from "./types";
  */
 export const sha256Hex: (text: string) => string =
   typeof (crypto as { hash?: unknown }).hash === "function"
-    ? (text) => (crypto as unknown as { hash(algorithm: string, data: string, encoding: "hex"): string }).hash("sha256", text, "hex")
+    ? (text) =>
+        (crypto as unknown as { hash(algorithm: string, data: string, encoding: "hex"): string }).hash(
+          "sha256",
+          text,
+          "hex",
+        )
     : (text) => createHash("sha256").update(text, "utf8").digest("hex");
 
 export function newId(prefix: string): string {
@@ -21,7 +26,10 @@ export function hashToken(token: string): string {
 }
 
 /** A token may be used: not revoked and, if it has an expiry, not yet expired (`now` as an ISO string). */
-export function isTokenLive(token: TokenRecord | null | undefined, now = new Date().toISOString()): token is TokenRecord {
+export function isTokenLive(
+  token: TokenRecord | null | undefined,
+  now = new Date().toISOString(),
+): token is TokenRecord {
   return Boolean(token && !token.revokedAt && (!token.expiresAt || token.expiresAt > now));
 }
 

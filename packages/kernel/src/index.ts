@@ -1,7 +1,20 @@
 export * from "./types";
 export { SqlKernel } from "./sql-kernel";
-export { type ChangeFeed, changeChannel, KernelChangeFeed, type PageChange, type PageChangeListener } from "./change-feed";
-export { openKernel, openDriver, openPostgresDriver, openPgliteDriver, DEFAULT_DATABASE_URL, type OpenOptions } from "./open";
+export {
+  type ChangeFeed,
+  changeChannel,
+  KernelChangeFeed,
+  type PageChange,
+  type PageChangeListener,
+} from "./change-feed";
+export {
+  openKernel,
+  openDriver,
+  openPostgresDriver,
+  openPgliteDriver,
+  DEFAULT_DATABASE_URL,
+  type OpenOptions,
+} from "./open";
 export { openSqliteDriver, type SqliteOptions } from "./sql/sqlite-driver";
 export type { PostgresOptions } from "./sql/postgres-driver";
 export type { PgliteOptions } from "./sql/pglite-driver";

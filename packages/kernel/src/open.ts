@@ -33,7 +33,9 @@ export async function openDriver(url: string = DEFAULT_DATABASE_URL, options: Op
     const path = url.slice("pglite:".length);
     return openPgliteDriver(path === "" || path === "memory" || path === ":memory:" ? {} : { dataDir: resolve(path) });
   }
-  throw new Error(`MNOTE_DATABASE_URL must start with file:, postgres://, postgresql:// or pglite: (got ${url.split(":")[0]}:…)`);
+  throw new Error(
+    `MNOTE_DATABASE_URL must start with file:, postgres://, postgresql:// or pglite: (got ${url.split(":")[0]}:…)`,
+  );
 }
 
 // The PostgreSQL clients load on first use, so a SQLite-only process (the CLI, one bridge) starts without them.

@@ -8,7 +8,9 @@ import type { AccessFacts, DisplayNames, PageOverview, TokenHolder } from "./typ
  * lists them (repeats of one edit once). Which pages the user may read is the tools' rule, not decided here.
  */
 const PAGE_OVERVIEW_SQL = `SELECT w.id AS ws_id, w.name AS ws_name, w.approval_required AS ws_approval_required, m.role,
-    ${PAGE_COLUMNS.split(", ").map((column) => `p.${column}`).join(", ")}, g.access, COALESCE(pc.n, 0) AS pending
+    ${PAGE_COLUMNS.split(", ")
+      .map((column) => `p.${column}`)
+      .join(", ")}, g.access, COALESCE(pc.n, 0) AS pending
   FROM workspaces w
   JOIN pages p ON p.workspace_id = w.id
   LEFT JOIN members m ON m.workspace_id = w.id AND m.user_id = ?
@@ -30,8 +32,16 @@ type OverviewRow = PageRow & {
   pending: number | string;
 };
 
-export async function listPageOverviews(db: SqlExecutor, input: { workspaceId: string; userId: string }): Promise<PageOverview[]> {
-  const rows = await db.all<OverviewRow>(PAGE_OVERVIEW_SQL, [input.userId, input.userId, input.workspaceId, input.workspaceId]);
+export async function listPageOverviews(
+  db: SqlExecutor,
+  input: { workspaceId: string; userId: string },
+): Promise<PageOverview[]> {
+  const rows = await db.all<OverviewRow>(PAGE_OVERVIEW_SQL, [
+    input.userId,
+    input.userId,
+    input.workspaceId,
+    input.workspaceId,
+  ]);
   return rows.map((row) => ({
     facts: {
       workspace: toWorkspace({ id: row.ws_id, name: row.ws_name, approval_required: row.ws_approval_required }),
@@ -56,7 +66,10 @@ async function byIds<T>(db: SqlExecutor, select: string, ids: readonly string[])
   return rows;
 }
 
-export async function getDisplayNames(db: SqlExecutor, input: { userIds: readonly string[]; tokenIds: readonly string[] }): Promise<DisplayNames> {
+export async function getDisplayNames(
+  db: SqlExecutor,
+  input: { userIds: readonly string[]; tokenIds: readonly string[] },
+): Promise<DisplayNames> {
   const users = await byIds<{ id: string; name: string }>(db, `SELECT id, name FROM users WHERE id`, input.userIds);
   const tokens = await byIds<{ id: string; holder: TokenHolder; label: string; user_id: string }>(
     db,
@@ -65,6 +78,8 @@ export async function getDisplayNames(db: SqlExecutor, input: { userIds: readonl
   );
   return {
     users: Object.fromEntries(users.map((user) => [user.id, user.name])),
-    tokens: Object.fromEntries(tokens.map((token) => [token.id, { holder: token.holder, label: token.label, userId: token.user_id }])),
+    tokens: Object.fromEntries(
+      tokens.map((token) => [token.id, { holder: token.holder, label: token.label, userId: token.user_id }]),
+    ),
   };
 }

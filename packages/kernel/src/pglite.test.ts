@@ -14,7 +14,10 @@ describe("PGlite driver", () => {
     const driver = await openTestPgliteDriver();
     try {
       const kernel = await SqlKernel.open(driver);
-      const row = await driver.get<{ n: unknown; big: unknown }>(`SELECT COUNT(*) AS n, CAST(? AS BIGINT) AS big FROM users`, [42]);
+      const row = await driver.get<{ n: unknown; big: unknown }>(
+        `SELECT COUNT(*) AS n, CAST(? AS BIGINT) AS big FROM users`,
+        [42],
+      );
       expect(row).toEqual({ n: 0, big: 42 });
       expect(kernel.dialect).toBe("postgres");
     } finally {

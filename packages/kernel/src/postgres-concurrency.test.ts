@@ -44,7 +44,9 @@ describe("migrations started together run once", () => {
 describe.skipIf(!server.available)("PostgreSQL: two pools racing on one database", () => {
   it("runs one command per key and lets one racer per revision win", async () => {
     const schema = freshSchemaName("mnote_race");
-    const a = await SqlKernel.open(await openPostgresDriver(server.url, { schema, poolMax: 4, dropSchemaOnClose: true }));
+    const a = await SqlKernel.open(
+      await openPostgresDriver(server.url, { schema, poolMax: 4, dropSchemaOnClose: true }),
+    );
     const b = await SqlKernel.open(await openPostgresDriver(server.url, { schema, poolMax: 4 }));
     try {
       const owner = (await a.admin.createUser({ id: "owner", name: "Owner" })).id;
@@ -53,7 +55,13 @@ describe.skipIf(!server.available)("PostgreSQL: two pools racing on one database
       for (const id of docs) await a.admin.createPage({ id, workspaceId: ws, title: id, createdBy: owner });
 
       let call = 0;
-      const req = (documentId: string, command: KernelCommand, key: string, fingerprint: string, baseRevision?: number): ExecuteRequest => {
+      const req = (
+        documentId: string,
+        command: KernelCommand,
+        key: string,
+        fingerprint: string,
+        baseRevision?: number,
+      ): ExecuteRequest => {
         const identity: CallIdentity = {
           toolName: command.name === "page.head.updateTitle" ? "mnote.page.update_title" : "mnote.page.save",
           workspaceId: ws,
@@ -74,14 +82,22 @@ describe.skipIf(!server.available)("PostgreSQL: two pools racing on one database
         };
       };
       const via = (i: number) => (i % 2 === 0 ? a : b);
-      const count = (outcomes: ExecuteOutcome[], kind: ExecuteOutcome["kind"]) => outcomes.filter((o) => o.kind === kind).length;
+      const count = (outcomes: ExecuteOutcome[], kind: ExecuteOutcome["kind"]) =>
+        outcomes.filter((o) => o.kind === kind).length;
 
       // 1. Retried writes: 12 keys, 6 callers each (3 per pool), all in flight at once.
       const keys = Array.from({ length: 12 }, (_, i) => `k${i}`);
       const retried = await Promise.all(
         keys.flatMap((key) =>
           Array.from({ length: 6 }, (_, i) =>
-            via(i).execute(req("doc1", { name: "page.body.save", mode: "append", blocks: [{ id: key, type: "paragraph", text: key }] }, key, `fp_${key}`)),
+            via(i).execute(
+              req(
+                "doc1",
+                { name: "page.body.save", mode: "append", blocks: [{ id: key, type: "paragraph", text: key }] },
+                key,
+                `fp_${key}`,
+              ),
+            ),
           ),
         ),
       );
@@ -97,7 +113,9 @@ describe.skipIf(!server.available)("PostgreSQL: two pools racing on one database
       const crossKeys = Array.from({ length: 8 }, (_, i) => `x${i}`);
       const cross = await Promise.all(
         crossKeys.flatMap((key) =>
-          ["doc2", "doc3"].map((doc, i) => via(i).execute(req(doc, { name: "page.head.updateTitle", title: key }, key, `fp_${key}`))),
+          ["doc2", "doc3"].map((doc, i) =>
+            via(i).execute(req(doc, { name: "page.head.updateTitle", title: key }, key, `fp_${key}`)),
+          ),
         ),
       );
       for (let k = 0; k < crossKeys.length; k++) {
@@ -111,7 +129,15 @@ describe.skipIf(!server.available)("PostgreSQL: two pools racing on one database
         const base = (await b.getPage("doc1"))!.revision;
         const racers = await Promise.all(
           Array.from({ length: 10 }, (_, i) =>
-            via(i).execute(req("doc1", { name: "page.head.updateTitle", title: `r${round}_${i}` }, `race_${round}_${i}`, `fp_race_${round}_${i}`, base)),
+            via(i).execute(
+              req(
+                "doc1",
+                { name: "page.head.updateTitle", title: `r${round}_${i}` },
+                `race_${round}_${i}`,
+                `fp_race_${round}_${i}`,
+                base,
+              ),
+            ),
           ),
         );
         expect(count(racers, "applied")).toBe(1);
@@ -128,7 +154,9 @@ describe.skipIf(!server.available)("PostgreSQL: two pools racing on one database
         );
         expect(perKey).toEqual([]);
         const commands = await driver.get<{ n: number }>(`SELECT COUNT(*) AS n FROM commands`);
-        const audits = await driver.get<{ n: number }>(`SELECT COUNT(*) AS n FROM audit_log WHERE effect = 'write' AND outcome = 'ok'`);
+        const audits = await driver.get<{ n: number }>(
+          `SELECT COUNT(*) AS n FROM audit_log WHERE effect = 'write' AND outcome = 'ok'`,
+        );
         const idem = await driver.get<{ n: number }>(`SELECT COUNT(*) AS n FROM idempotency`);
         const revisions = await driver.get<{ n: number }>(`SELECT SUM(revision - 1) AS n FROM pages`);
         const expected = keys.length + crossKeys.length + 3;

@@ -92,15 +92,27 @@ describe.skipIf(!server.available || !haveBridge)("two bridge processes on one P
     schemaDriver = await openPostgresDriver(databaseUrl, { dropSchemaOnClose: true, poolMax: 2 });
     const kernel = await SqlKernel.open(schemaDriver);
     const owner = (await kernel.admin.createUser({ id: "owner", name: "Owner" })).id;
-    const ws = (await kernel.admin.createWorkspace({ id: "ws_mp", name: "Team", ownerId: owner, approvalRequired: false })).id;
-    const doc = (await kernel.admin.createPage({ id: "doc_mp", workspaceId: ws, title: "Shared", createdBy: owner })).id;
-    const { token } = await kernel.admin.createToken({ userId: owner, holder: "agent", scopes: ["page.read", "page.write", "artifact.write"] });
+    const ws = (
+      await kernel.admin.createWorkspace({ id: "ws_mp", name: "Team", ownerId: owner, approvalRequired: false })
+    ).id;
+    const doc = (await kernel.admin.createPage({ id: "doc_mp", workspaceId: ws, title: "Shared", createdBy: owner }))
+      .id;
+    const { token } = await kernel.admin.createToken({
+      userId: owner,
+      holder: "agent",
+      scopes: ["page.read", "page.write", "artifact.write"],
+    });
 
     bridges.push(...(await Promise.all([startBridge(databaseUrl), startBridge(databaseUrl)])));
     const [a, b] = bridges as [Bridge, Bridge];
 
     let n = 0;
-    const call = async (bridge: Bridge, tool: string, args: Record<string, unknown>, key: string): Promise<OutputEnvelope> => {
+    const call = async (
+      bridge: Bridge,
+      tool: string,
+      args: Record<string, unknown>,
+      key: string,
+    ): Promise<OutputEnvelope> => {
       const envelope = {
         toolName: tool,
         workspaceId: ws,
@@ -129,7 +141,12 @@ describe.skipIf(!server.available || !haveBridge)("two bridge processes on one P
       keys.map((key) =>
         Promise.all(
           Array.from({ length: 6 }, (_, i) =>
-            call(i % 2 ? b : a, "mnote.page.save", { mode: "append", content: [{ type: "paragraph", text: `from ${key}` }] }, key),
+            call(
+              i % 2 ? b : a,
+              "mnote.page.save",
+              { mode: "append", content: [{ type: "paragraph", text: `from ${key}` }] },
+              key,
+            ),
           ),
         ),
       ),
@@ -147,7 +164,12 @@ describe.skipIf(!server.available || !haveBridge)("two bridge processes on one P
       const base = (await kernel.getPage(doc))!.revision;
       const racers = await Promise.all(
         Array.from({ length: 8 }, (_, i) =>
-          call(i % 2 ? b : a, "mnote.page.update_title", { title: `round ${round} racer ${i}`, baseRevision: base }, `mp_race_${round}_${i}`),
+          call(
+            i % 2 ? b : a,
+            "mnote.page.update_title",
+            { title: `round ${round} racer ${i}`, baseRevision: base },
+            `mp_race_${round}_${i}`,
+          ),
         ),
       );
       expect(racers.filter((answer) => answer.ok)).toHaveLength(1);
@@ -158,10 +180,14 @@ describe.skipIf(!server.available || !haveBridge)("two bridge processes on one P
     // 3. The books agree.
     const one = async (sql: string) => Number((await schemaDriver!.get<{ n: number }>(sql))?.n);
     const expected = keys.length + rounds;
-    expect(await schemaDriver.all(`SELECT idempotency_key FROM commands GROUP BY idempotency_key HAVING COUNT(*) > 1`)).toEqual([]);
+    expect(
+      await schemaDriver.all(`SELECT idempotency_key FROM commands GROUP BY idempotency_key HAVING COUNT(*) > 1`),
+    ).toEqual([]);
     expect(await one(`SELECT COUNT(*) AS n FROM commands`)).toBe(expected);
     expect(await one(`SELECT COUNT(*) AS n FROM audit_log WHERE effect = 'write' AND outcome = 'ok'`)).toBe(expected);
     expect(await one(`SELECT revision - 1 AS n FROM pages WHERE id = 'doc_mp'`)).toBe(expected);
-    expect((await kernel.getBlocks(doc)).map((block) => block.text).sort()).toEqual(keys.map((key) => `from ${key}`).sort());
+    expect((await kernel.getBlocks(doc)).map((block) => block.text).sort()).toEqual(
+      keys.map((key) => `from ${key}`).sort(),
+    );
   }, 180_000);
 });

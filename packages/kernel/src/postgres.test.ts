@@ -7,7 +7,12 @@ import { openDriver } from "./open";
 import { type SqlDriver, UniqueViolation } from "./sql/driver";
 import { openPostgresDriver } from "./sql/postgres-driver";
 import { SqlKernel } from "./sql-kernel";
-import { freshSchemaName, openTestPostgresDriver, openTestPostgresKernel, postgresAvailability } from "./test-databases";
+import {
+  freshSchemaName,
+  openTestPostgresDriver,
+  openTestPostgresKernel,
+  postgresAvailability,
+} from "./test-databases";
 
 // Real PostgreSQL (MNOTE_TEST_POSTGRES_URL, default postgres://postgres@127.0.0.1:5432/test).
 // No server: skipped with a message. CI=true and no server: the test below fails.
@@ -48,11 +53,13 @@ describe.skipIf(!server.available)(`real PostgreSQL${server.available ? "" : " (
       const driver = await track(openTestPostgresDriver());
       await migrate(driver);
       await driver.run(`INSERT INTO users (id, name, created_at) VALUES (?, ?, ?)`, ["u1", "A", "now"]);
-      await expect(driver.run(`INSERT INTO users (id, name, created_at) VALUES (?, ?, ?)`, ["u1", "B", "now"])).rejects.toBeInstanceOf(
-        UniqueViolation,
-      );
       await expect(
-        driver.transaction((tx) => tx.run(`INSERT INTO users (id, name, created_at) VALUES (?, ?, ?)`, ["u1", "C", "now"])),
+        driver.run(`INSERT INTO users (id, name, created_at) VALUES (?, ?, ?)`, ["u1", "B", "now"]),
+      ).rejects.toBeInstanceOf(UniqueViolation);
+      await expect(
+        driver.transaction((tx) =>
+          tx.run(`INSERT INTO users (id, name, created_at) VALUES (?, ?, ?)`, ["u1", "C", "now"]),
+        ),
       ).rejects.toBeInstanceOf(UniqueViolation);
       expect(await driver.all(`SELECT name FROM users`)).toEqual([{ name: "A" }]);
     });
@@ -92,7 +99,8 @@ describe.skipIf(!server.available)(`real PostgreSQL${server.available ? "" : " (
     it("retries the loser of a real deadlock until both transactions commit", async () => {
       const driver = await track(openTestPostgresDriver());
       await migrate(driver);
-      for (const id of ["a", "b"]) await driver.run(`INSERT INTO users (id, name, created_at) VALUES (?, '', '')`, [id]);
+      for (const id of ["a", "b"])
+        await driver.run(`INSERT INTO users (id, name, created_at) VALUES (?, '', '')`, [id]);
       let attempts = 0;
       let arrived = 0;
       let release!: () => void;
@@ -120,7 +128,13 @@ describe.skipIf(!server.available)(`real PostgreSQL${server.available ? "" : " (
     it("keeps its pool size and statement timeout (a process's MNOTE_PG_POOL_MAX and MNOTE_PG_STATEMENT_TIMEOUT_MS)", async () => {
       const applicationName = `mnote_pool_${process.pid}_${Date.now()}`;
       const driver = await track(
-        openPostgresDriver(server.url, { poolMax: 2, statementTimeoutMs: 1234, applicationName, schema: freshSchemaName(), dropSchemaOnClose: true }),
+        openPostgresDriver(server.url, {
+          poolMax: 2,
+          statementTimeoutMs: 1234,
+          applicationName,
+          schema: freshSchemaName(),
+          dropSchemaOnClose: true,
+        }),
       );
       expect(await driver.get(`SELECT current_setting('statement_timeout') AS t`)).toEqual({ t: "1234ms" });
       const watcher = new pg.Client({ connectionString: server.url });
@@ -128,7 +142,10 @@ describe.skipIf(!server.available)(`real PostgreSQL${server.available ? "" : " (
       try {
         const busy = Array.from({ length: 8 }, () => driver.get(`SELECT pg_sleep(0.2)`));
         await new Promise((r) => setTimeout(r, 100));
-        const seen = await watcher.query(`SELECT COUNT(*)::int AS n FROM pg_stat_activity WHERE application_name = $1`, [applicationName]);
+        const seen = await watcher.query(
+          `SELECT COUNT(*)::int AS n FROM pg_stat_activity WHERE application_name = $1`,
+          [applicationName],
+        );
         await Promise.all(busy);
         expect(seen.rows[0].n).toBe(2);
       } finally {

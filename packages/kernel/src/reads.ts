@@ -99,7 +99,10 @@ function toAccessFacts(row: AccessRow | undefined): AccessFacts {
 /** The IN-list sizes `findBlockIds` prepares statements for. */
 const ID_LOOKUP_SLOTS = [1, 8, 64] as const;
 const FIND_BLOCK_IDS_SQL = Object.fromEntries(
-  ID_LOOKUP_SLOTS.map((slots) => [slots, `SELECT id FROM blocks WHERE document_id = ? AND id IN (${placeholders(slots)})`]),
+  ID_LOOKUP_SLOTS.map((slots) => [
+    slots,
+    `SELECT id FROM blocks WHERE document_id = ? AND id IN (${placeholders(slots)})`,
+  ]),
 ) as Record<(typeof ID_LOOKUP_SLOTS)[number], string>;
 
 const FIND_BLOCKS_SQL = Object.fromEntries(
@@ -149,11 +152,18 @@ export async function findTokenByHash(db: SqlExecutor, tokenHash: string) {
   return row ? toToken(row) : null;
 }
 
-export async function getAccessFacts(db: SqlExecutor, input: { workspaceId: string; documentId: string; userId: string }): Promise<AccessFacts> {
+export async function getAccessFacts(
+  db: SqlExecutor,
+  input: { workspaceId: string; documentId: string; userId: string },
+): Promise<AccessFacts> {
   // One statement instead of four (workspace, membership, page, grant): every statement saved is a
   // round of lock, bind and row building saved on every tool call.
-  const row = await db.get<AccessRow>(ACCESS_FACTS_SQL, [input.userId, input.documentId, input.userId, input.workspaceId],
-  );
+  const row = await db.get<AccessRow>(ACCESS_FACTS_SQL, [
+    input.userId,
+    input.documentId,
+    input.userId,
+    input.workspaceId,
+  ]);
   return toAccessFacts(row);
 }
 
@@ -215,9 +225,7 @@ export async function getBlockWindow(db: SqlExecutor, documentId: string, query:
 }
 
 export async function getSummary(db: SqlExecutor, documentId: string) {
-  const row = await db.get<NodeRow>(`SELECT * FROM nodes WHERE document_id = ? AND kind = 'summary'`, [
-    documentId,
-  ]);
+  const row = await db.get<NodeRow>(`SELECT * FROM nodes WHERE document_id = ? AND kind = 'summary'`, [documentId]);
   return row ? toNode(row) : null;
 }
 

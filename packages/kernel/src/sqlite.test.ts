@@ -12,12 +12,16 @@ kernelConformanceSuite("SQLite file (WAL, two connections)", () =>
   SqlKernel.open(openSqliteDriver(join(mkdtempSync(join(tmpdir(), "mnote-kernel-")), "test.db"))),
 );
 
-proposalsMigrationSuite("SQLite file", async () => openSqliteDriver(join(mkdtempSync(join(tmpdir(), "mnote-kernel-")), "test.db")));
+proposalsMigrationSuite("SQLite file", async () =>
+  openSqliteDriver(join(mkdtempSync(join(tmpdir(), "mnote-kernel-")), "test.db")),
+);
 
 describe("SQLite file: a lone audit append during another call's transaction", () => {
   it("waits its turn on the writer instead of blocking on the write lock", async () => {
     // A short busy timeout: through the reader connection the append would fail after it, not wait for the writer.
-    const driver = openSqliteDriver(join(mkdtempSync(join(tmpdir(), "mnote-kernel-")), "test.db"), { busyTimeoutMs: 50 });
+    const driver = openSqliteDriver(join(mkdtempSync(join(tmpdir(), "mnote-kernel-")), "test.db"), {
+      busyTimeoutMs: 50,
+    });
     const kernel = await SqlKernel.open(driver);
     const owner = (await kernel.admin.createUser({ id: "owner", name: "Owner" })).id;
     await kernel.admin.createWorkspace({ id: "ws", name: "WS", ownerId: owner });
@@ -31,7 +35,18 @@ describe("SQLite file: a lone audit append during another call's transaction", (
       await held;
     });
     await open; // the write lock is held from here until release()
-    const identity = { toolName: "mnote.page.get", workspaceId: "ws", documentId: "doc", actorId: owner, tokenId: null, holder: null, sessionId: null, runId: null, toolCallId: null, traceId: null };
+    const identity = {
+      toolName: "mnote.page.get",
+      workspaceId: "ws",
+      documentId: "doc",
+      actorId: owner,
+      tokenId: null,
+      holder: null,
+      sessionId: null,
+      runId: null,
+      toolCallId: null,
+      traceId: null,
+    };
     const append = kernel.appendAudit({ identity, effect: "read", outcome: "ok" });
     await new Promise((resolve) => setTimeout(resolve, 120));
     release();

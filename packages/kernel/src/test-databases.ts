@@ -134,7 +134,9 @@ function schemaPool(open: (schema: string) => Promise<SqlDriver>) {
 async function sweepStaleSchemas(url: string) {
   const driver = await openPostgresDriver(url, { poolMax: 1 });
   try {
-    const schemas = await driver.all<{ name: string }>(`SELECT nspname AS name FROM pg_namespace WHERE nspname ~ '^mnote_[a-z]+_[0-9]+_[0-9a-f]{10}$'`);
+    const schemas = await driver.all<{ name: string }>(
+      `SELECT nspname AS name FROM pg_namespace WHERE nspname ~ '^mnote_[a-z]+_[0-9]+_[0-9a-f]{10}$'`,
+    );
     for (const { name } of schemas) {
       const pid = Number(name.split("_")[2]);
       if (!Number.isInteger(pid) || pid === process.pid || processAlive(pid)) continue;
@@ -182,7 +184,9 @@ export async function openTestPostgresKernel(): Promise<SqlKernel> {
 function pgliteTemplatePath(): { template: string; entry: string } {
   // The package does not export its package.json; read it next to the entry point (dist/…).
   const entry = createRequire(import.meta.url).resolve("@electric-sql/pglite");
-  const { version } = JSON.parse(readFileSync(join(dirname(dirname(entry)), "package.json"), "utf8")) as { version: string };
+  const { version } = JSON.parse(readFileSync(join(dirname(dirname(entry)), "package.json"), "utf8")) as {
+    version: string;
+  };
   return { template: join(tmpdir(), `mnote-pglite-template-${version}.tar`), entry };
 }
 

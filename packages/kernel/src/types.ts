@@ -161,13 +161,7 @@ export interface IdempotencyRecord {
   expiresAt: string;
 }
 
-export type AuditOutcome =
-  | "ok"
-  | "replayed"
-  | "proposal"
-  | "held_for_approval"
-  | "rejected"
-  | "failed";
+export type AuditOutcome = "ok" | "replayed" | "proposal" | "held_for_approval" | "rejected" | "failed";
 
 export interface AuditInput {
   identity: CallIdentity;
@@ -368,17 +362,36 @@ export class AdminRefusal extends Error {
 
 export interface KernelAdmin {
   createUser(input: { id?: string; name: string } & OperatorAudit): Promise<UserRecord>;
-  createWorkspace(input: { id?: string; name: string; ownerId: string; approvalRequired?: boolean } & OperatorAudit): Promise<WorkspaceRecord>;
+  createWorkspace(
+    input: { id?: string; name: string; ownerId: string; approvalRequired?: boolean } & OperatorAudit,
+  ): Promise<WorkspaceRecord>;
   setApprovalRequired(workspaceId: string, approvalRequired: boolean, audit?: OperatorAudit): Promise<void>;
   /** Adds the member, or changes the role of one already there. Refuses to demote a workspace's last owner. */
   addMember(input: { workspaceId: string; userId: string; role: Role } & OperatorAudit): Promise<void>;
   /** Refuses to remove a workspace's last owner, and a user who is not a member. */
   removeMember(input: { workspaceId: string; userId: string } & OperatorAudit): Promise<void>;
   listMembers(workspaceId: string): Promise<MemberRecord[]>;
-  createPage(input: { id?: string; workspaceId: string; title: string; isPrivate?: boolean; blocks?: Block[]; createdBy: string } & OperatorAudit): Promise<PageRecord>;
+  createPage(
+    input: {
+      id?: string;
+      workspaceId: string;
+      title: string;
+      isPrivate?: boolean;
+      blocks?: Block[];
+      createdBy: string;
+    } & OperatorAudit,
+  ): Promise<PageRecord>;
   grantPage(input: { documentId: string; userId: string; access: PageAccess } & OperatorAudit): Promise<void>;
   revokePageGrant(input: { documentId: string; userId: string } & OperatorAudit): Promise<void>;
-  createToken(input: { userId: string; holder: TokenHolder; scopes: Capability[]; label?: string; ttlSeconds?: number | null } & OperatorAudit): Promise<{ token: string; record: TokenRecord }>;
+  createToken(
+    input: {
+      userId: string;
+      holder: TokenHolder;
+      scopes: Capability[];
+      label?: string;
+      ttlSeconds?: number | null;
+    } & OperatorAudit,
+  ): Promise<{ token: string; record: TokenRecord }>;
   revokeToken(tokenId: string, audit?: OperatorAudit): Promise<void>;
   /** Revokes every live token of the user; answers how many. */
   revokeTokensOf(userId: string, audit?: OperatorAudit): Promise<number>;

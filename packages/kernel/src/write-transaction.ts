@@ -21,18 +21,27 @@ const COMMAND_INSERT = `INSERT INTO commands (id, name, ${IDENTITY_COLUMNS}, pay
  * Runs kernel commands on `db`; the statement that locks the page row is built once per driver. A committed
  * write is announced on the change feed from inside its transaction (`announce`, decision 0017).
  */
-export function createWriteTransaction(db: SqlDriver, announce: Announce): (request: ExecuteRequest) => Promise<ExecuteOutcome> {
+export function createWriteTransaction(
+  db: SqlDriver,
+  announce: Announce,
+): (request: ExecuteRequest) => Promise<ExecuteOutcome> {
   // Reads the page row a write is about to change, locking it where the database has row locks.
   const lockPageSql = `SELECT ${PAGE_COLUMNS} FROM pages WHERE id = ? AND workspace_id = ?${db.forUpdate}`;
   return (request) => execute(db, lockPageSql, request, announce);
 }
 
-async function execute(db: SqlDriver, lockPageSql: string, request: ExecuteRequest, announce: Announce): Promise<ExecuteOutcome> {
+async function execute(
+  db: SqlDriver,
+  lockPageSql: string,
+  request: ExecuteRequest,
+  announce: Announce,
+): Promise<ExecuteOutcome> {
   for (let attempt = 0; ; attempt++) {
     try {
       return await db.transaction((tx) => executeIn(tx, lockPageSql, request, announce));
     } catch (error) {
-      if (error instanceof CommandRejected || error instanceof EditRejected) return { kind: "rejected", message: error.message };
+      if (error instanceof CommandRejected || error instanceof EditRejected)
+        return { kind: "rejected", message: error.message };
       if (error instanceof BlockIdTaken) return { kind: "block_id_taken" };
       // Another process inserted the same idempotency key first: run again and find its record.
       if (error instanceof UniqueViolation && attempt < MAX_UNIQUE_RETRIES) continue;
@@ -41,7 +50,12 @@ async function execute(db: SqlDriver, lockPageSql: string, request: ExecuteReque
   }
 }
 
-async function executeIn(tx: SqlExecutor, lockPageSql: string, request: ExecuteRequest, announce: Announce): Promise<ExecuteOutcome> {
+async function executeIn(
+  tx: SqlExecutor,
+  lockPageSql: string,
+  request: ExecuteRequest,
+  announce: Announce,
+): Promise<ExecuteOutcome> {
   const { identity, command, idempotency } = request;
   const now = new Date().toISOString();
   // Lock the page row first: every write to one page queues here, so revision checks cannot race.
@@ -84,7 +98,11 @@ async function executeIn(tx: SqlExecutor, lockPageSql: string, request: ExecuteR
     );
     if (updated.changes !== 1) throw new Error("page revision moved under a held lock");
   }
-  const result = { commandName: command.name, ...applied.result, ...(applied.bumpsRevision ? { revision: revisionAfter } : {}) };
+  const result = {
+    commandName: command.name,
+    ...applied.result,
+    ...(applied.bumpsRevision ? { revision: revisionAfter } : {}),
+  };
 
   await tx.run(COMMAND_INSERT, [
     commandId,
@@ -120,23 +138,44 @@ async function executeIn(tx: SqlExecutor, lockPageSql: string, request: ExecuteR
   );
   if (stored.changes !== 1) throw new UniqueViolation("idempotency key taken by a concurrent transaction");
   // The edit a person approved (or an agent retried after approval) is no longer pending.
-  await tx.run(PROPOSALS_APPLY, [commandId, now, identity.documentId, identity.toolName, idempotency.key, idempotency.fingerprint]);
+  await tx.run(PROPOSALS_APPLY, [
+    commandId,
+    now,
+    identity.documentId,
+    identity.toolName,
+    idempotency.key,
+    idempotency.fingerprint,
+  ]);
   // A part of a proposal applied in one step with its decision: both commit, or neither (decision 0016).
-  if (request.appliesPartOf && !(await markAppliedInPart(tx, request.appliesPartOf, { commandId, documentId: page.id, at: now }))) {
+  if (
+    request.appliesPartOf &&
+    !(await markAppliedInPart(tx, request.appliesPartOf, { commandId, documentId: page.id, at: now }))
+  ) {
     throw new CommandRejected("the proposal was decided meanwhile; nothing was written");
   }
   // A write's audit record is written in its own transaction; nobody needs its id back.
-  await tx.run(AUDIT_INSERT, auditValues({
-    identity,
-    effect: "write",
-    outcome: "ok",
-    commandId,
-    idempotencyKey: idempotency.key,
-    payloadFingerprint: idempotency.fingerprint,
-    baseRevision: request.baseRevision ?? null,
-    detail: request.auditDetail ?? null,
-  }, now));
-  await announce(tx, { workspaceId: identity.workspaceId, documentId: identity.documentId, kind: "write", revision: revisionAfter });
+  await tx.run(
+    AUDIT_INSERT,
+    auditValues(
+      {
+        identity,
+        effect: "write",
+        outcome: "ok",
+        commandId,
+        idempotencyKey: idempotency.key,
+        payloadFingerprint: idempotency.fingerprint,
+        baseRevision: request.baseRevision ?? null,
+        detail: request.auditDetail ?? null,
+      },
+      now,
+    ),
+  );
+  await announce(tx, {
+    workspaceId: identity.workspaceId,
+    documentId: identity.documentId,
+    kind: "write",
+    revision: revisionAfter,
+  });
   return {
     kind: "applied",
     commandId,

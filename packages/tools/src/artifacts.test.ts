@@ -9,7 +9,11 @@ import type { World } from "./test-support";
  */
 
 const summary = (w: World, text: string, overrides: Record<string, unknown> = {}, token = w.tokens.owner) =>
-  w.call("mnote.artifact.create_summary", w.envelope("mnote.artifact.create_summary", { summary: text }, overrides), token);
+  w.call(
+    "mnote.artifact.create_summary",
+    w.envelope("mnote.artifact.create_summary", { summary: text }, overrides),
+    token,
+  );
 const note = (w: World, text: string, overrides: Record<string, unknown> = {}) =>
   w.call("mnote.artifact.create_ai_note", w.envelope("mnote.artifact.create_ai_note", { content: text }, overrides));
 
@@ -23,7 +27,12 @@ describe.each(testKernels())("artifacts ($name)", ({ open }) => {
     const w = await world();
     const first = await summary(w, "First take");
     const a = expectOk<SummaryResult>(first, "write");
-    expect(a).toEqual({ commandName: "artifact.summary.upsert", nodeId: expect.any(String), edgeId: expect.any(String), created: true });
+    expect(a).toEqual({
+      commandName: "artifact.summary.upsert",
+      nodeId: expect.any(String),
+      edgeId: expect.any(String),
+      created: true,
+    });
     const second = await summary(w, "  Second take ");
     const b = expectOk<SummaryResult>(second, "write");
     expect(b).toEqual({ ...a, created: false });
@@ -31,9 +40,22 @@ describe.each(testKernels())("artifacts ($name)", ({ open }) => {
 
     const { nodes, edges } = await w.kernel.listArtifacts(w.ids.page);
     expect(nodes).toHaveLength(1);
-    expect(nodes[0]).toMatchObject({ id: a.nodeId, kind: "summary", content: "Second take", documentId: w.ids.page, workspaceId: w.ids.ws });
+    expect(nodes[0]).toMatchObject({
+      id: a.nodeId,
+      kind: "summary",
+      content: "Second take",
+      documentId: w.ids.page,
+      workspaceId: w.ids.ws,
+    });
     expect(edges).toEqual([
-      { id: a.edgeId, workspaceId: w.ids.ws, fromDocumentId: w.ids.page, toNodeId: a.nodeId, kind: "reference", createdAt: expect.any(String) },
+      {
+        id: a.edgeId,
+        workspaceId: w.ids.ws,
+        fromDocumentId: w.ids.page,
+        toNodeId: a.nodeId,
+        kind: "reference",
+        createdAt: expect.any(String),
+      },
     ]);
     expect((await w.kernel.getSummary(w.ids.page))!.content).toBe("Second take");
     // Artifacts hang off the page; they do not move its revision.
@@ -74,7 +96,11 @@ describe.each(testKernels())("artifacts ($name)", ({ open }) => {
     const second = await note(w, "Note one");
     const a = expectOk<NoteResult>(first, "write");
     const b = expectOk<NoteResult>(second, "write");
-    expect(a).toEqual({ commandName: "artifact.aiNote.create", nodeId: expect.any(String), edgeId: expect.any(String) });
+    expect(a).toEqual({
+      commandName: "artifact.aiNote.create",
+      nodeId: expect.any(String),
+      edgeId: expect.any(String),
+    });
     expect(b.nodeId).not.toBe(a.nodeId);
     expect(b.edgeId).not.toBe(a.edgeId);
     const { nodes, edges } = await w.kernel.listArtifacts(w.ids.page);

@@ -30,66 +30,77 @@ const tokenId = async (w: World, token: string) => (await w.kernel.findTokenByHa
 describe.each(testKernels())("commands and audit ($name)", ({ open }) => {
   const world = useWorlds(open);
 
-  it.each(WRITE_TOOLS)("%s: audit.commandId finds the command with everything the contract names", async (tool) => {
-    const w = await world();
-    const startedAt = new Date().toISOString();
-    const input = w.envelope(tool, SAMPLE_ARGS[tool], {
-      sessionId: "mnote_doc_1_trace_9",
-      runId: "run_123",
-      toolCallId: "call_save_1",
-      traceId: "trace_9",
-      idempotencyKey: "idem_123",
-    });
-    const before = await snapshot(w);
-    const out = await w.call(tool, input);
-    expectOk(out, "write");
-    const command = await w.kernel.getCommand(out.audit.commandId!);
-    const { baseRevision: _b, ...payload } = TOOLS[tool].args.parse(SAMPLE_ARGS[tool]) as Record<string, unknown>;
-    const fingerprint = payloadFingerprint({ toolName: tool, workspaceId: w.ids.ws, documentId: w.ids.page, args: payload });
-    const identity = {
-      toolName: tool,
-      workspaceId: w.ids.ws,
-      documentId: w.ids.page,
-      actorId: w.ids.owner,
-      tokenId: await tokenId(w, w.tokens.owner),
-      holder: "person",
-      sessionId: "mnote_doc_1_trace_9",
-      runId: "run_123",
-      toolCallId: "call_save_1",
-      traceId: "trace_9",
-    };
-    const pageTool = PAGE_WRITE_TOOLS.includes(tool);
-    expect(command).toEqual({
-      id: out.audit.commandId,
-      name: TOOLS[tool].commandName,
-      identity,
-      payloadFingerprint: fingerprint,
-      idempotencyKey: "idem_123",
-      revisionBefore: 1,
-      revisionAfter: pageTool ? 2 : 1,
-      createdAt: expect.any(String),
-    });
-    expect(command!.createdAt >= startedAt).toBe(true);
-    if (pageTool) expect((out.result as { revision: number }).revision).toBe(command!.revisionAfter);
+  it.each(WRITE_TOOLS)(
+    "%s: audit.commandId finds the command with everything the contract names",
+    async (tool) => {
+      const w = await world();
+      const startedAt = new Date().toISOString();
+      const input = w.envelope(tool, SAMPLE_ARGS[tool], {
+        sessionId: "mnote_doc_1_trace_9",
+        runId: "run_123",
+        toolCallId: "call_save_1",
+        traceId: "trace_9",
+        idempotencyKey: "idem_123",
+      });
+      const before = await snapshot(w);
+      const out = await w.call(tool, input);
+      expectOk(out, "write");
+      const command = await w.kernel.getCommand(out.audit.commandId!);
+      const { baseRevision: _b, ...payload } = TOOLS[tool].args.parse(SAMPLE_ARGS[tool]) as Record<string, unknown>;
+      const fingerprint = payloadFingerprint({
+        toolName: tool,
+        workspaceId: w.ids.ws,
+        documentId: w.ids.page,
+        args: payload,
+      });
+      const identity = {
+        toolName: tool,
+        workspaceId: w.ids.ws,
+        documentId: w.ids.page,
+        actorId: w.ids.owner,
+        tokenId: await tokenId(w, w.tokens.owner),
+        holder: "person",
+        sessionId: "mnote_doc_1_trace_9",
+        runId: "run_123",
+        toolCallId: "call_save_1",
+        traceId: "trace_9",
+      };
+      const pageTool = PAGE_WRITE_TOOLS.includes(tool);
+      expect(command).toEqual({
+        id: out.audit.commandId,
+        name: TOOLS[tool].commandName,
+        identity,
+        payloadFingerprint: fingerprint,
+        idempotencyKey: "idem_123",
+        revisionBefore: 1,
+        revisionAfter: pageTool ? 2 : 1,
+        createdAt: expect.any(String),
+      });
+      expect(command!.createdAt >= startedAt).toBe(true);
+      if (pageTool) expect((out.result as { revision: number }).revision).toBe(command!.revisionAfter);
 
-    // One command row, one idempotency row, one audit record, all naming that command.
-    const after = await snapshot(w);
-    expect(after.commands!.length - before.commands!.length).toBe(1);
-    expect(after.idempotency).toEqual([expect.objectContaining({ command_id: out.audit.commandId, key: "idem_123", fingerprint })]);
-    expect(after.audit_log!.length - before.audit_log!.length).toBe(1);
-    const [record] = await newAudit(w, before);
-    expect(record).toMatchObject({
-      identity,
-      effect: "write",
-      outcome: "ok",
-      errorCode: null,
-      commandId: out.audit.commandId,
-      idempotencyKey: "idem_123",
-      payloadFingerprint: fingerprint,
-    });
-    // The write's audit detail is the diff summary only: no args, no chat, no page text beyond the diff.
-    expect(Object.keys(record!.detail ?? {})).toEqual(["diff"]);
-  }, 30_000);
+      // One command row, one idempotency row, one audit record, all naming that command.
+      const after = await snapshot(w);
+      expect(after.commands!.length - before.commands!.length).toBe(1);
+      expect(after.idempotency).toEqual([
+        expect.objectContaining({ command_id: out.audit.commandId, key: "idem_123", fingerprint }),
+      ]);
+      expect(after.audit_log!.length - before.audit_log!.length).toBe(1);
+      const [record] = await newAudit(w, before);
+      expect(record).toMatchObject({
+        identity,
+        effect: "write",
+        outcome: "ok",
+        errorCode: null,
+        commandId: out.audit.commandId,
+        idempotencyKey: "idem_123",
+        payloadFingerprint: fingerprint,
+      });
+      // The write's audit detail is the diff summary only: no args, no chat, no page text beyond the diff.
+      expect(Object.keys(record!.detail ?? {})).toEqual(["diff"]);
+    },
+    30_000,
+  );
 
   it("an unknown commandId finds nothing", async () => {
     const w = await world();
@@ -110,18 +121,36 @@ describe.each(testKernels())("commands and audit ($name)", ({ open }) => {
       ["invalid input", () => w.call(save, { ...w.envelope(save), args: { content: "x" } })],
       ["non-object input", () => w.call(save, 17)],
       ["scope", () => w.call(save, w.envelope(save, SAMPLE_ARGS[save], { capabilityScope: ["page.read"] }))],
-      ["stranger", () => w.call(save, w.envelope(save, SAMPLE_ARGS[save], { actorId: w.ids.stranger }), w.tokens.stranger)],
-      ["viewer write", () => w.call(save, w.envelope(save, SAMPLE_ARGS[save], { actorId: w.ids.viewer }), w.tokens.viewer)],
+      [
+        "stranger",
+        () => w.call(save, w.envelope(save, SAMPLE_ARGS[save], { actorId: w.ids.stranger }), w.tokens.stranger),
+      ],
+      [
+        "viewer write",
+        () => w.call(save, w.envelope(save, SAMPLE_ARGS[save], { actorId: w.ids.viewer }), w.tokens.viewer),
+      ],
       ["conflict", () => w.call(save, w.envelope(save, { ...SAMPLE_ARGS[save], baseRevision: 1 }))],
       ["idempotency conflict", () => w.call(save, w.envelope(save, OTHER_WRITE_ARGS[save], { idempotencyKey: "k" }))],
       [
         "option unsupported",
-        () => w.call("mnote.page.update_options", w.envelope("mnote.page.update_options", { options: { protectEditing: true } })),
+        () =>
+          w.call(
+            "mnote.page.update_options",
+            w.envelope("mnote.page.update_options", { options: { protectEditing: true } }),
+          ),
       ],
       [
         "duplicate ids",
         () =>
-          w.call(save, w.envelope(save, { content: [{ id: "z", type: "paragraph", text: "" }, { id: "z", type: "quote", text: "" }] })),
+          w.call(
+            save,
+            w.envelope(save, {
+              content: [
+                { id: "z", type: "paragraph", text: "" },
+                { id: "z", type: "quote", text: "" },
+              ],
+            }),
+          ),
       ],
     ];
     const seen: string[] = [];
@@ -166,7 +195,13 @@ describe.each(testKernels())("commands and audit ($name)", ({ open }) => {
   it("a call without a valid token is recorded as nobody's, whatever identity and run it claims", async () => {
     const w = await world();
     const { token: expired } = await w.newToken(w.ids.owner, undefined, -1);
-    const forged = { actorId: w.ids.owner, sessionId: "ada_session", runId: "ada_run", toolCallId: "ada_call", traceId: "ada_trace" };
+    const forged = {
+      actorId: w.ids.owner,
+      sessionId: "ada_session",
+      runId: "ada_run",
+      toolCallId: "ada_call",
+      traceId: "ada_trace",
+    };
     const save = "mnote.page.save";
     const before = await snapshot(w);
     for (const authorization of [null, "Bearer mnt_forged", `Bearer ${expired}`]) {
@@ -199,41 +234,47 @@ describe.each(testKernels())("commands and audit ($name)", ({ open }) => {
   }, 30_000);
 
   describe("approval policy", () => {
-    it.each(PAGE_WRITE_TOOLS)("%s: an agent's write is held, the person applies it with the same key, the agent's retry replays", async (tool) => {
-      const w = await world();
-      await w.kernel.admin.setApprovalRequired(w.ids.ws, true);
-      const input = () => w.envelope(tool, SAMPLE_ARGS[tool], { idempotencyKey: "agent_key" });
-      const before = await snapshot(w);
-      const held = await w.call(tool, input(), w.tokens.ownerAgent);
-      expectFailure(held, "mnote_tool_approval_required", M.approvalRequired);
-      const [record] = await expectOnlyAuditGrew(w, before);
-      expect(record).toMatchObject({
-        outcome: "held_for_approval",
-        effect: "none",
-        errorCode: "mnote_tool_approval_required",
-        commandId: null,
-        idempotencyKey: "agent_key",
-        identity: { holder: "agent", actorId: w.ids.owner },
-      });
-      expect(record!.detail).toMatchObject({ args: expect.any(Object), preview: expect.objectContaining({ dryRun: true }) });
+    it.each(PAGE_WRITE_TOOLS)(
+      "%s: an agent's write is held, the person applies it with the same key, the agent's retry replays",
+      async (tool) => {
+        const w = await world();
+        await w.kernel.admin.setApprovalRequired(w.ids.ws, true);
+        const input = () => w.envelope(tool, SAMPLE_ARGS[tool], { idempotencyKey: "agent_key" });
+        const before = await snapshot(w);
+        const held = await w.call(tool, input(), w.tokens.ownerAgent);
+        expectFailure(held, "mnote_tool_approval_required", M.approvalRequired);
+        const [record] = await expectOnlyAuditGrew(w, before);
+        expect(record).toMatchObject({
+          outcome: "held_for_approval",
+          effect: "none",
+          errorCode: "mnote_tool_approval_required",
+          commandId: null,
+          idempotencyKey: "agent_key",
+          identity: { holder: "agent", actorId: w.ids.owner },
+        });
+        expect(record!.detail).toMatchObject({
+          args: expect.any(Object),
+          preview: expect.objectContaining({ dryRun: true }),
+        });
 
-      // Asking again does not slip it through.
-      expectFailure(await w.call(tool, input(), w.tokens.ownerAgent), "mnote_tool_approval_required");
-      expect(await revisionOf(w)).toBe(1);
+        // Asking again does not slip it through.
+        expectFailure(await w.call(tool, input(), w.tokens.ownerAgent), "mnote_tool_approval_required");
+        expect(await revisionOf(w)).toBe(1);
 
-      const approved = await w.call(tool, input(), w.tokens.owner);
-      expectOk(approved, "write");
-      expect(await revisionOf(w)).toBe(2);
-      const command = await w.kernel.getCommand(approved.audit.commandId!);
-      expect(command!.identity.holder).toBe("person");
+        const approved = await w.call(tool, input(), w.tokens.owner);
+        expectOk(approved, "write");
+        expect(await revisionOf(w)).toBe(2);
+        const command = await w.kernel.getCommand(approved.audit.commandId!);
+        expect(command!.identity.holder).toBe("person");
 
-      const retry = await w.call(tool, input(), w.tokens.ownerAgent);
-      expectOk(retry, "write");
-      expect(retry.audit.commandId).toBe(approved.audit.commandId);
-      expect(retry.result).toEqual(approved.result);
-      expect(await revisionOf(w)).toBe(2);
-      expect((await snapshot(w)).commands).toHaveLength(1);
-    });
+        const retry = await w.call(tool, input(), w.tokens.ownerAgent);
+        expectOk(retry, "write");
+        expect(retry.audit.commandId).toBe(approved.audit.commandId);
+        expect(retry.result).toEqual(approved.result);
+        expect(await revisionOf(w)).toBe(2);
+        expect((await snapshot(w)).commands).toHaveLength(1);
+      },
+    );
 
     it.each(ARTIFACT_WRITE_TOOLS)("%s: artifact writes by agents are not held", async (tool) => {
       const w = await world();
@@ -243,12 +284,15 @@ describe.each(testKernels())("commands and audit ($name)", ({ open }) => {
       expect((await w.kernel.getCommand(out.audit.commandId!))!.identity.holder).toBe("agent");
     });
 
-    it.each(PAGE_WRITE_TOOLS)("%s: person writes are never held, and agent writes apply where approval is off", async (tool) => {
-      const w = await world();
-      expectOk(await w.call(tool, w.envelope(tool, SAMPLE_ARGS[tool]), w.tokens.ownerAgent), "write");
-      await w.kernel.admin.setApprovalRequired(w.ids.ws, true);
-      expectOk(await w.call(tool, w.envelope(tool, OTHER_WRITE_ARGS[tool]), w.tokens.owner), "write");
-    });
+    it.each(PAGE_WRITE_TOOLS)(
+      "%s: person writes are never held, and agent writes apply where approval is off",
+      async (tool) => {
+        const w = await world();
+        expectOk(await w.call(tool, w.envelope(tool, SAMPLE_ARGS[tool]), w.tokens.ownerAgent), "write");
+        await w.kernel.admin.setApprovalRequired(w.ids.ws, true);
+        expectOk(await w.call(tool, w.envelope(tool, OTHER_WRITE_ARGS[tool]), w.tokens.owner), "write");
+      },
+    );
 
     it("a held write still runs every check first: a stale agent write is a conflict, not held", async () => {
       const w = await world();

@@ -1,6 +1,14 @@
 import { type Capability, TOOL_ERROR_MESSAGES as M, TOOL_NAMES, TOOLS } from "@mnote/contract";
 import { describe, expect, it } from "vitest";
-import { ARTIFACT_WRITE_TOOLS, expectFailure, expectOk, expectOnlyAuditGrew, PAGE_WRITE_TOOLS, snapshot, useWorlds } from "./test-contract";
+import {
+  ARTIFACT_WRITE_TOOLS,
+  expectFailure,
+  expectOk,
+  expectOnlyAuditGrew,
+  PAGE_WRITE_TOOLS,
+  snapshot,
+  useWorlds,
+} from "./test-contract";
 import { testKernels } from "./test-kernels";
 import { SAMPLE_ARGS, type World } from "./test-support";
 
@@ -16,21 +24,30 @@ const BAD_CREDENTIALS: BadCredential[] = [
   ["an empty Authorization header", async () => ""],
   ["a bare 'Bearer'", async () => "Bearer "],
   ["an unknown token", async () => "Bearer mnt_this-token-was-never-issued"],
-  ["a token hash instead of the token", async (w) => {
-    const { record } = await w.newToken(w.ids.owner);
-    return `Bearer ${record.id}`;
-  }],
-  ["a revoked token", async (w) => {
-    const { token, record } = await w.newToken(w.ids.owner);
-    await w.kernel.admin.revokeToken(record.id);
-    return `Bearer ${token}`;
-  }],
-  ["an expired token", async (w) => {
-    // ttlSeconds -1 stores expires_at one second in the past.
-    const { token, record } = await w.newToken(w.ids.owner, undefined, -1);
-    expect(Date.parse(record.expiresAt!)).toBeLessThan(Date.now());
-    return `Bearer ${token}`;
-  }],
+  [
+    "a token hash instead of the token",
+    async (w) => {
+      const { record } = await w.newToken(w.ids.owner);
+      return `Bearer ${record.id}`;
+    },
+  ],
+  [
+    "a revoked token",
+    async (w) => {
+      const { token, record } = await w.newToken(w.ids.owner);
+      await w.kernel.admin.revokeToken(record.id);
+      return `Bearer ${token}`;
+    },
+  ],
+  [
+    "an expired token",
+    async (w) => {
+      // ttlSeconds -1 stores expires_at one second in the past.
+      const { token, record } = await w.newToken(w.ids.owner, undefined, -1);
+      expect(Date.parse(record.expiresAt!)).toBeLessThan(Date.now());
+      return `Bearer ${token}`;
+    },
+  ],
 ];
 
 describe.each(testKernels())("authentication and capability scope ($name)", ({ open }) => {
@@ -88,7 +105,11 @@ describe.each(testKernels())("authentication and capability scope ($name)", ({ o
     const { token, record } = await w.newToken(w.ids.owner, ["page.read"], 3600);
     expect(Date.parse(record.expiresAt!)).toBeGreaterThan(Date.now());
     for (const authorization of [token, `Bearer ${token}`, `bearer ${token}`, `BEARER  ${token} `]) {
-      const out = await w.call("mnote.page.get", w.envelope("mnote.page.get", {}, { capabilityScope: ["page.read"] }), authorization);
+      const out = await w.call(
+        "mnote.page.get",
+        w.envelope("mnote.page.get", {}, { capabilityScope: ["page.read"] }),
+        authorization,
+      );
       expect(expectOk(out, "read")).toMatchObject({ documentId: w.ids.page, revision: 1 });
     }
   });
@@ -97,7 +118,9 @@ describe.each(testKernels())("authentication and capability scope ($name)", ({ o
     const w = await world();
     const { token, record: tokenRecord } = await w.newToken(w.ids.owner, ["page.read"], null, "agent");
     const before = await snapshot(w);
-    expectOk(await w.call("mnote.page.get", w.envelope("mnote.page.get", {}, { capabilityScope: ["page.read"] }), token));
+    expectOk(
+      await w.call("mnote.page.get", w.envelope("mnote.page.get", {}, { capabilityScope: ["page.read"] }), token),
+    );
     const [record] = await expectOnlyAuditGrew(w, before);
     expect(record!.identity).toMatchObject({ tokenId: tokenRecord.id, holder: "agent", actorId: w.ids.owner });
   });
@@ -105,9 +128,16 @@ describe.each(testKernels())("authentication and capability scope ($name)", ({ o
   it("a page.read-only token reads but its write calls are refused (scope exceeds, or scope lacks)", async () => {
     const w = await world();
     const { token } = await w.newToken(w.ids.owner, ["page.read"]);
-    expectOk(await w.call("mnote.page.get", w.envelope("mnote.page.get", {}, { capabilityScope: ["page.read"] }), token), "read");
+    expectOk(
+      await w.call("mnote.page.get", w.envelope("mnote.page.get", {}, { capabilityScope: ["page.read"] }), token),
+      "read",
+    );
     for (const tool of PAGE_WRITE_TOOLS) {
-      const exceeds = await w.call(tool, w.envelope(tool, SAMPLE_ARGS[tool], { capabilityScope: ["page.read", "page.write"] }), token);
+      const exceeds = await w.call(
+        tool,
+        w.envelope(tool, SAMPLE_ARGS[tool], { capabilityScope: ["page.read", "page.write"] }),
+        token,
+      );
       expectFailure(exceeds, "mnote_tool_permission_denied", M.scopeExceedsToken);
       const lacks = await w.call(tool, w.envelope(tool, SAMPLE_ARGS[tool], { capabilityScope: ["page.read"] }), token);
       expectFailure(lacks, "mnote_tool_permission_denied", M.scopeMissing("page.write"));
@@ -120,9 +150,17 @@ describe.each(testKernels())("authentication and capability scope ($name)", ({ o
     const pageOnly = (await w.newToken(w.ids.owner, ["page.read", "page.write"])).token;
     const artifactOnly = (await w.newToken(w.ids.owner, ["artifact.write"])).token;
     for (const tool of ARTIFACT_WRITE_TOOLS) {
-      const denied = await w.call(tool, w.envelope(tool, SAMPLE_ARGS[tool], { capabilityScope: ["page.read", "page.write"] }), pageOnly);
+      const denied = await w.call(
+        tool,
+        w.envelope(tool, SAMPLE_ARGS[tool], { capabilityScope: ["page.read", "page.write"] }),
+        pageOnly,
+      );
       expectFailure(denied, "mnote_tool_permission_denied", M.scopeMissing("artifact.write"));
-      const allowed = await w.call(tool, w.envelope(tool, SAMPLE_ARGS[tool], { capabilityScope: ["artifact.write"] }), artifactOnly);
+      const allowed = await w.call(
+        tool,
+        w.envelope(tool, SAMPLE_ARGS[tool], { capabilityScope: ["artifact.write"] }),
+        artifactOnly,
+      );
       expectOk(allowed, "write");
     }
     const { nodes } = await w.kernel.listArtifacts(w.ids.page);

@@ -47,7 +47,15 @@ export interface CallState {
  * under a name that says they are unverified, never as anyone's identity.
  * Only what the contract's schema for each field accepts is kept (`echoField`), as on every door.
  */
-const CLAIMED_FIELDS: readonly EchoedField[] = ["actorId", "workspaceId", "documentId", "sessionId", "runId", "toolCallId", "traceId"];
+const CLAIMED_FIELDS: readonly EchoedField[] = [
+  "actorId",
+  "workspaceId",
+  "documentId",
+  "sessionId",
+  "runId",
+  "toolCallId",
+  "traceId",
+];
 export function unverifiedClaims(raw: unknown): { unverifiedClaims: Record<string, string> } | null {
   const claims: Record<string, string> = {};
   for (const field of CLAIMED_FIELDS) {
@@ -102,10 +110,20 @@ export function anonymousIdentity(toolName: string): CallIdentity {
 function envelopeIds(call: CallState): EnvelopeIds {
   const input = call.input;
   if (!input) return echoEnvelopeIds(call.raw);
-  return { toolCallId: input.toolCallId, traceId: input.traceId, workspaceId: input.workspaceId, documentId: input.documentId };
+  return {
+    toolCallId: input.toolCallId,
+    traceId: input.traceId,
+    workspaceId: input.workspaceId,
+    documentId: input.documentId,
+  };
 }
 
-export function successEnvelope<R>(call: CallState, result: R, effect: Effect, commandId: string | null): OutputEnvelope<R> {
+export function successEnvelope<R>(
+  call: CallState,
+  result: R,
+  effect: Effect,
+  commandId: string | null,
+): OutputEnvelope<R> {
   const ids = envelopeIds(call);
   return {
     ok: true,

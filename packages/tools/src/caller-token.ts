@@ -7,7 +7,10 @@ import { bearerSecret, doorRefusal } from "./context";
  * call's other facts in one statement); this is for the places where no tool runs: the bridge's
  * `/v1/whoami` and MCP session binding, the panel's rate-limit key, the demo's saved tokens.
  */
-export async function resolveToken(kernel: KernelAdapter, authorization: string | null | undefined): Promise<TokenRecord | null> {
+export async function resolveToken(
+  kernel: KernelAdapter,
+  authorization: string | null | undefined,
+): Promise<TokenRecord | null> {
   const secret = bearerSecret(authorization);
   if (!secret) return null;
   const token = await kernel.findTokenByHash(hashToken(secret));
@@ -18,7 +21,10 @@ export async function resolveToken(kernel: KernelAdapter, authorization: string 
  * "A signed-in person": a live token whose holder the panel's door accepts (`doorRefusal`), else null.
  * The panel's sign-in and its procedures ask this one question.
  */
-export async function signedInPerson(kernel: KernelAdapter, authorization: string | null | undefined): Promise<TokenRecord | null> {
+export async function signedInPerson(
+  kernel: KernelAdapter,
+  authorization: string | null | undefined,
+): Promise<TokenRecord | null> {
   const token = await resolveToken(kernel, authorization);
   return token && !doorRefusal("panel", token.holder) ? token : null;
 }

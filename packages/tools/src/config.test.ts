@@ -13,7 +13,9 @@ describe("configuration", () => {
     expect(read().settings).toEqual(DEFAULT_SETTINGS);
     expect(read("48").settings.idempotencyTtlMs).toBe(48 * 3_600_000);
     for (const bad of ["abc", "0", "-1", "NaN", "Infinity", "1e9"]) {
-      expect(read(bad).problems, bad).toEqual([expect.stringContaining("MNOTE_IDEMPOTENCY_TTL_HOURS must be a number")]);
+      expect(read(bad).problems, bad).toEqual([
+        expect.stringContaining("MNOTE_IDEMPOTENCY_TTL_HOURS must be a number"),
+      ]);
     }
   });
 
@@ -37,7 +39,10 @@ describe("configuration", () => {
     };
     expect(read({})).toEqual({ settings: { url: DEFAULT_DATABASE_URL, options: { postgres: {} } }, problems: [] });
     expect(read({}, "file:/srv/mnote.db").settings.url).toBe("file:/srv/mnote.db");
-    expect(read({ MNOTE_DATABASE_URL: " postgres://db/mnote ", MNOTE_PG_POOL_MAX: "4", MNOTE_PG_STATEMENT_TIMEOUT_MS: "0" }).settings).toEqual({
+    expect(
+      read({ MNOTE_DATABASE_URL: " postgres://db/mnote ", MNOTE_PG_POOL_MAX: "4", MNOTE_PG_STATEMENT_TIMEOUT_MS: "0" })
+        .settings,
+    ).toEqual({
       url: "postgres://db/mnote",
       options: { postgres: { poolMax: 4, statementTimeoutMs: 0 } },
     });

@@ -35,7 +35,9 @@ export class ConfigReader {
     const value = Number(raw);
     const kind = rule.integer ? "an integer" : "a number";
     if (!Number.isFinite(value) || (rule.integer && !Number.isInteger(value)) || value < rule.min || value > rule.max) {
-      this.problems.push(`${name} must be ${kind} from ${rule.min} to ${rule.max}${rule.unit ? ` (${rule.unit})` : ""}, got ${quote(raw)}`);
+      this.problems.push(
+        `${name} must be ${kind} from ${rule.min} to ${rule.max}${rule.unit ? ` (${rule.unit})` : ""}, got ${quote(raw)}`,
+      );
       return undefined;
     }
     return value;
@@ -82,9 +84,17 @@ export interface DatabaseSettings {
  * MNOTE_PG_POOL_MAX (connections per process, 1 to 1000, default 10) and MNOTE_PG_STATEMENT_TIMEOUT_MS (0 = none,
  * default 5000). The same rule for the bridge, the CLI and the panel; problems go on `config`.
  */
-export function databaseSettingsFromEnv(config: ConfigReader, fallbackUrl: string = DEFAULT_DATABASE_URL): DatabaseSettings {
+export function databaseSettingsFromEnv(
+  config: ConfigReader,
+  fallbackUrl: string = DEFAULT_DATABASE_URL,
+): DatabaseSettings {
   const poolMax = config.number("MNOTE_PG_POOL_MAX", { min: 1, max: 1000, integer: true, unit: "connections" });
-  const statementTimeoutMs = config.number("MNOTE_PG_STATEMENT_TIMEOUT_MS", { min: 0, max: 86_400_000, integer: true, unit: "ms" });
+  const statementTimeoutMs = config.number("MNOTE_PG_STATEMENT_TIMEOUT_MS", {
+    min: 0,
+    max: 86_400_000,
+    integer: true,
+    unit: "ms",
+  });
   const postgres = {
     ...(poolMax === undefined ? {} : { poolMax }),
     ...(statementTimeoutMs === undefined ? {} : { statementTimeoutMs }),

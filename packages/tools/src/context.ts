@@ -30,7 +30,9 @@ export type Door = "panel" | "agent";
 /** Why a token may not be used at a door; null when its holder belongs there. The one rule for every door. */
 export function doorRefusal(door: Door, holder: TokenHolder): string | null {
   if (door === "panel") {
-    return holder === "person" ? null : "the panel is for people: agent tokens call the tools through the bridge or the CLI";
+    return holder === "person"
+      ? null
+      : "the panel is for people: agent tokens call the tools through the bridge or the CLI";
   }
   return holder === "agent"
     ? null

@@ -40,7 +40,15 @@ type Base = "none" | "current" | "stale";
 type KeyRef = { fresh: true } | { reuse: number };
 type Step =
   | { kind: "get"; actor: Actor; doc: "main" | "private"; read: Record<string, unknown> }
-  | { kind: "write"; tool: WriteToolName; actor: Actor; args: Record<string, unknown>; key: KeyRef; dryRun: boolean; base: Base }
+  | {
+      kind: "write";
+      tool: WriteToolName;
+      actor: Actor;
+      args: Record<string, unknown>;
+      key: KeyRef;
+      dryRun: boolean;
+      base: Base;
+    }
   | { kind: "retry"; index: number; dryRun: boolean; base: Base }
   | { kind: "bad"; tool: ToolName; actor: Actor; spoil: number }
   | { kind: "unauthenticated"; tool: ToolName };
@@ -51,12 +59,15 @@ const actorArb = fc.constantFrom<Actor>("owner", "owner", "ownerAgent", "editor"
 const baseArb = fc.constantFrom<Base>("none", "none", "current", "stale");
 const textArb = fc.constantFrom("alpha", "beta", "gamma", "", "  spaced  ");
 const idArb = fc.option(fc.constantFrom("x1", "x2", "x3", "h1", "p1"), { nil: undefined, freq: 2 });
-const withId = (id: string | undefined, block: Record<string, unknown>) => (id === undefined ? block : { id, ...block });
+const withId = (id: string | undefined, block: Record<string, unknown>) =>
+  id === undefined ? block : { id, ...block };
 const blockArb = fc.oneof(
   fc.tuple(idArb, textArb).map(([id, text]) => withId(id, { type: "paragraph", text })),
-  fc.tuple(idArb, textArb, fc.option(fc.constantFrom(1, 2, 3), { nil: undefined })).map(([id, text, level]) =>
-    withId(id, level === undefined ? { type: "heading", text } : { type: "heading", text, level }),
-  ),
+  fc
+    .tuple(idArb, textArb, fc.option(fc.constantFrom(1, 2, 3), { nil: undefined }))
+    .map(([id, text, level]) =>
+      withId(id, level === undefined ? { type: "heading", text } : { type: "heading", text, level }),
+    ),
   fc.tuple(idArb, textArb, fc.boolean()).map(([id, text, checked]) => withId(id, { type: "todo", text, checked })),
   fc.tuple(idArb, textArb).map(([id, text]) => withId(id, { type: "quote", text })),
   idArb.map((id) => withId(id, { type: "divider" })),
@@ -66,7 +77,10 @@ const wiredOptionsArb = fc
   .filter((o) => Object.keys(o).length > 0);
 /** Blocks an edit names: some on the page, some not (refused, naming the operation). */
 const editIdArb = fc.constantFrom("h1", "p1", "x1", "x2", "x3");
-const anchorArb = fc.oneof(editIdArb.map((after) => ({ after })), fc.constantFrom({ at: "start" }, { at: "end" }));
+const anchorArb = fc.oneof(
+  editIdArb.map((after) => ({ after })),
+  fc.constantFrom({ at: "start" }, { at: "end" }),
+);
 const editOperationArb = fc.oneof(
   fc.tuple(editIdArb, textArb).map(([blockId, text]) => ({ op: "replace", blockId, text })),
   editIdArb.map((blockId) => ({ op: "replace", blockId, type: "quote" })),
@@ -78,14 +92,24 @@ const editOperationArb = fc.oneof(
 );
 const argsArb: Record<WriteToolName, fc.Arbitrary<Record<string, unknown>>> = {
   "mnote.page.save": fc
-    .tuple(fc.array(blockArb, { maxLength: 3 }), fc.constantFrom("replace", "append", undefined), fc.constantFrom(undefined, undefined, true))
-    .map(([content, mode, allowDeletes]) => ({ content, ...(mode ? { mode } : {}), ...(allowDeletes ? { allowDeletes } : {}) })),
+    .tuple(
+      fc.array(blockArb, { maxLength: 3 }),
+      fc.constantFrom("replace", "append", undefined),
+      fc.constantFrom(undefined, undefined, true),
+    )
+    .map(([content, mode, allowDeletes]) => ({
+      content,
+      ...(mode ? { mode } : {}),
+      ...(allowDeletes ? { allowDeletes } : {}),
+    })),
   "mnote.page.edit": fc.array(editOperationArb, { minLength: 1, maxLength: 3 }).map((operations) => ({ operations })),
   "mnote.page.update_title": fc.constantFrom("Alpha", "  Beta ", "Gamma", "题目").map((title) => ({ title })),
-  "mnote.page.update_options": fc.oneof(
-    { arbitrary: wiredOptionsArb, weight: 3 },
-    { arbitrary: wiredOptionsArb.map((o) => ({ ...o, protectEditing: true })), weight: 1 },
-  ).map((options) => ({ options })),
+  "mnote.page.update_options": fc
+    .oneof(
+      { arbitrary: wiredOptionsArb, weight: 3 },
+      { arbitrary: wiredOptionsArb.map((o) => ({ ...o, protectEditing: true })), weight: 1 },
+    )
+    .map((options) => ({ options })),
   "mnote.artifact.create_summary": fc.constantFrom("S one", "S two ", "S three").map((summary) => ({ summary })),
   "mnote.artifact.create_ai_note": fc.constantFrom("N one", "N two").map((content) => ({ content })),
 };
@@ -93,23 +117,26 @@ const keyArb: fc.Arbitrary<KeyRef> = fc.oneof(
   { arbitrary: fc.constant({ fresh: true as const }), weight: 3 },
   { arbitrary: fc.nat(20).map((reuse) => ({ reuse })), weight: 2 },
 );
-const writeArb: fc.Arbitrary<Step> = fc
-  .constantFrom(...WRITE_TOOLS)
-  .chain((tool) =>
-    fc.record({
-      kind: fc.constant("write" as const),
-      tool: fc.constant(tool),
-      actor: actorArb,
-      args: argsArb[tool],
-      key: keyArb,
-      dryRun: fc.boolean(),
-      base: baseArb,
-    }),
-  );
+const writeArb: fc.Arbitrary<Step> = fc.constantFrom(...WRITE_TOOLS).chain((tool) =>
+  fc.record({
+    kind: fc.constant("write" as const),
+    tool: fc.constant(tool),
+    actor: actorArb,
+    args: argsArb[tool],
+    key: keyArb,
+    dryRun: fc.boolean(),
+    base: baseArb,
+  }),
+);
 const stepArb: fc.Arbitrary<Step> = fc.oneof(
   { arbitrary: writeArb, weight: 6 },
   {
-    arbitrary: fc.record({ kind: fc.constant("retry" as const), index: fc.nat(60), dryRun: fc.boolean(), base: baseArb }),
+    arbitrary: fc.record({
+      kind: fc.constant("retry" as const),
+      index: fc.nat(60),
+      dryRun: fc.boolean(),
+      base: baseArb,
+    }),
     weight: 3,
   },
   {
@@ -130,8 +157,19 @@ const stepArb: fc.Arbitrary<Step> = fc.oneof(
     }),
     weight: 2,
   },
-  { arbitrary: fc.record({ kind: fc.constant("bad" as const), tool: fc.constantFrom(...TOOL_NAMES), actor: actorArb, spoil: fc.nat(5) }), weight: 1 },
-  { arbitrary: fc.record({ kind: fc.constant("unauthenticated" as const), tool: fc.constantFrom(...TOOL_NAMES) }), weight: 1 },
+  {
+    arbitrary: fc.record({
+      kind: fc.constant("bad" as const),
+      tool: fc.constantFrom(...TOOL_NAMES),
+      actor: actorArb,
+      spoil: fc.nat(5),
+    }),
+    weight: 1,
+  },
+  {
+    arbitrary: fc.record({ kind: fc.constant("unauthenticated" as const), tool: fc.constantFrom(...TOOL_NAMES) }),
+    weight: 1,
+  },
 );
 
 // ---------- the model ----------
@@ -175,32 +213,47 @@ type Expected =
 /** What the contract says a write must answer, in the order the checks run. */
 function expectWrite(
   model: Model,
-  w: { tool: WriteToolName; actor: Actor; args: Record<string, unknown>; key: string; dryRun: boolean; baseRevision?: number },
+  w: {
+    tool: WriteToolName;
+    actor: Actor;
+    args: Record<string, unknown>;
+    key: string;
+    dryRun: boolean;
+    baseRevision?: number;
+  },
 ): Expected {
   const user = userOf(w.actor);
   if (user === "stranger" || user === "viewer") return { ok: false, code: "mnote_tool_permission_denied" };
   const recorded = model.keys.get(`${user}|${w.tool}|${w.key}`);
-  if (recorded && recorded.fingerprint !== payloadOf(w.tool, w.args)) return { ok: false, code: "mnote_tool_idempotency_conflict" };
+  if (recorded && recorded.fingerprint !== payloadOf(w.tool, w.args))
+    return { ok: false, code: "mnote_tool_idempotency_conflict" };
   if (recorded && !w.dryRun) return { ok: true, effect: "write", replay: recorded };
-  if (w.baseRevision !== undefined && w.baseRevision !== model.revision) return { ok: false, code: "mnote_tool_conflict" };
+  if (w.baseRevision !== undefined && w.baseRevision !== model.revision)
+    return { ok: false, code: "mnote_tool_conflict" };
   let deletesMany = false;
   if (w.tool === "mnote.page.save") {
     const content = (w.args.content as Array<{ id?: string }>).flatMap((b) => (b.id ? [b.id] : []));
     if (new Set(content).size !== content.length) return { ok: false, code: "mnote_tool_invalid_input" };
     const onPage = new Set(model.blocks.map((b) => b.id));
-    if (w.args.mode === "append" && content.some((id) => onPage.has(id))) return { ok: false, code: "mnote_tool_invalid_input" };
+    if (w.args.mode === "append" && content.some((id) => onPage.has(id)))
+      return { ok: false, code: "mnote_tool_invalid_input" };
     if (w.args.mode !== "append" && !w.args.allowDeletes) {
       const kept = new Set(content);
       deletesMany = deletesTooMany(model.blocks.filter((b) => !kept.has(b.id)).length, model.blocks.length);
     }
   }
-  if (w.tool === "mnote.page.edit" && editResult(model, w.args) === "rejected") return { ok: false, code: "mnote_tool_invalid_input" };
+  if (w.tool === "mnote.page.edit" && editResult(model, w.args) === "rejected")
+    return { ok: false, code: "mnote_tool_invalid_input" };
   const unwired = w.tool === "mnote.page.update_options" && "protectEditing" in (w.args.options as object);
   if (w.dryRun) {
     return {
       ok: true,
       effect: "dry_run",
-      warnings: [...(deletesMany ? ["deletes_many_blocks"] : []), ...(unwired ? ["option_not_wired"] : []), ...(recorded ? ["already_applied"] : [])],
+      warnings: [
+        ...(deletesMany ? ["deletes_many_blocks"] : []),
+        ...(unwired ? ["option_not_wired"] : []),
+        ...(recorded ? ["already_applied"] : []),
+      ],
     };
   }
   if (deletesMany) return { ok: false, code: "mnote_tool_invalid_input" };
@@ -220,7 +273,11 @@ function editResult(model: Model, args: Record<string, unknown>): Block[] | "rej
 }
 
 /** What page.get answers for a readable main page, from the model alone. */
-function expectedRead(model: Model, w: World, read: Record<string, unknown>): { code: ToolErrorCode } | Record<string, unknown> {
+function expectedRead(
+  model: Model,
+  w: World,
+  read: Record<string, unknown>,
+): { code: ToolErrorCode } | Record<string, unknown> {
   const blocks = model.blocks;
   const base = {
     documentId: w.ids.page,
@@ -275,7 +332,9 @@ function applyWrite(model: Model, tool: WriteToolName, args: Record<string, unkn
   const parsed = TOOLS[tool].args.parse(args) as Record<string, unknown>;
   switch (tool) {
     case "mnote.page.save": {
-      const content = (parsed.content as unknown[]).map((b) => BlockInputSchema.parse(b)) as Array<Block & { id?: string }>;
+      const content = (parsed.content as unknown[]).map((b) => BlockInputSchema.parse(b)) as Array<
+        Block & { id?: string }
+      >;
       const next = parsed.mode === "append" ? [...model.blocks, ...content] : content;
       expect(actual).toHaveLength(next.length);
       model.blocks = next.map((block, i) => {
@@ -306,11 +365,15 @@ function applyWrite(model: Model, tool: WriteToolName, args: Record<string, unkn
 // ---------- running one step ----------
 
 /** The business tables but the audit log and its proposals index. */
-const tables = (snap: Snapshot) => Object.fromEntries(Object.entries(snap).filter(([table]) => table !== "audit_log" && table !== "proposals"));
+const tables = (snap: Snapshot) =>
+  Object.fromEntries(Object.entries(snap).filter(([table]) => table !== "audit_log" && table !== "proposals"));
 
 function spoilInput(w: World, tool: ToolName, actor: Actor, spoil: number): unknown {
   const sample = tool === "mnote.page.get" ? {} : { dryRun: false };
-  const input = w.envelope(tool, {}, { actorId: w.ids[userOf(actor)], ...sample }) as unknown as Record<string, unknown>;
+  const input = w.envelope(tool, {}, { actorId: w.ids[userOf(actor)], ...sample }) as unknown as Record<
+    string,
+    unknown
+  >;
   switch (spoil) {
     case 0: {
       const { workspaceId: _w, ...rest } = input;
@@ -346,7 +409,13 @@ async function runSequence(open: () => Promise<KernelAdapter>, steps: Step[]) {
   };
   const tokenOf = (actor: Actor) => w.tokens[actor];
   const baseOf = (base: Base) =>
-    base === "none" ? undefined : base === "current" ? model.revision : model.revision > 1 ? model.revision - 1 : model.revision + 1;
+    base === "none"
+      ? undefined
+      : base === "current"
+        ? model.revision
+        : model.revision > 1
+          ? model.revision - 1
+          : model.revision + 1;
   let before = await w.kernel.admin.tableSnapshot();
   try {
     for (const [n, step] of steps.entries()) {
@@ -359,7 +428,11 @@ async function runSequence(open: () => Promise<KernelAdapter>, steps: Step[]) {
         tool = "mnote.page.get";
         const user = userOf(step.actor);
         const documentId = step.doc === "main" ? w.ids.page : w.ids.privatePage;
-        out = await w.call(tool, w.envelope(tool, step.read, { actorId: w.ids[user], documentId }), tokenOf(step.actor));
+        out = await w.call(
+          tool,
+          w.envelope(tool, step.read, { actorId: w.ids[user], documentId }),
+          tokenOf(step.actor),
+        );
         const readable = user !== "stranger" && (step.doc === "main" || user === "owner");
         expected = readable ? { ok: true, effect: "read" } : { ok: false, code: "mnote_tool_permission_denied" };
         if (readable && step.doc === "main") {
@@ -388,7 +461,12 @@ async function runSequence(open: () => Promise<KernelAdapter>, steps: Step[]) {
           // args: a conflict when they differ, a replay when they happen to be the same payload.
           const earlier = model.sent.filter((s) => s.tool === step.tool);
           const reused = "reuse" in step.key && earlier.length > 0 ? earlier[step.key.reuse % earlier.length]! : null;
-          call = { tool: step.tool, actor: reused?.actor ?? step.actor, args: step.args, key: reused?.key ?? `key_${n}` };
+          call = {
+            tool: step.tool,
+            actor: reused?.actor ?? step.actor,
+            args: step.args,
+            key: reused?.key ?? `key_${n}`,
+          };
           model.sent.push(call);
         } else {
           call = { tool: "mnote.artifact.create_ai_note", actor: "owner", args: { content: "first" }, key: `key_${n}` };
@@ -400,7 +478,11 @@ async function runSequence(open: () => Promise<KernelAdapter>, steps: Step[]) {
         expected = expectWrite(model, { ...call, dryRun: step.dryRun, baseRevision });
         out = await w.call(
           call.tool,
-          w.envelope(call.tool, args, { actorId: w.ids[userOf(call.actor)], idempotencyKey: call.key, dryRun: step.dryRun }),
+          w.envelope(call.tool, args, {
+            actorId: w.ids[userOf(call.actor)],
+            idempotencyKey: call.key,
+            dryRun: step.dryRun,
+          }),
           tokenOf(call.actor),
         );
         written = { tool: call.tool, args, key: `${userOf(call.actor)}|${call.tool}|${call.key}` };
@@ -431,7 +513,10 @@ async function runSequence(open: () => Promise<KernelAdapter>, steps: Step[]) {
       if (expected.ok && expected.effect === "dry_run") {
         const preview = DryRunResultSchema.parse(out.result);
         expect(preview.baseRevision, where).toBe(model.revision);
-        expect(preview.warnings.map((x) => x.code), where).toEqual(expected.warnings);
+        expect(
+          preview.warnings.map((x) => x.code),
+          where,
+        ).toEqual(expected.warnings);
         expect(out.audit.commandId).toBeNull();
       }
       if (expected.ok && expected.effect === "write" && "replay" in expected) {
@@ -467,7 +552,10 @@ async function runSequence(open: () => Promise<KernelAdapter>, steps: Step[]) {
       expect(appliedAudits.length, where).toBe(model.commands);
       expect(new Set(appliedAudits.map((r) => r.command_id)).size).toBe(model.commands);
       const { nodes, edges } = await w.kernel.listArtifacts(w.ids.page);
-      expect(nodes.filter((x) => x.kind === "summary").map((x) => x.content), where).toEqual(model.summary === null ? [] : [model.summary]);
+      expect(
+        nodes.filter((x) => x.kind === "summary").map((x) => x.content),
+        where,
+      ).toEqual(model.summary === null ? [] : [model.summary]);
       expect(nodes.filter((x) => x.kind === "ai_note").length, where).toBe(model.aiNotes);
       expect(edges.length, where).toBe(nodes.length);
       before = after;
@@ -483,7 +571,8 @@ async function runSequence(open: () => Promise<KernelAdapter>, steps: Step[]) {
  * step, so they get a third of the runs: enough to exercise their dialect, not the model again.
  */
 const NUM_RUNS = Number(process.env.MNOTE_MODEL_RUNS ?? 25);
-const runsFor = (kernelName: string) => (kernelName.startsWith("SQLite") ? NUM_RUNS : Math.max(1, Math.ceil(NUM_RUNS / 3)));
+const runsFor = (kernelName: string) =>
+  kernelName.startsWith("SQLite") ? NUM_RUNS : Math.max(1, Math.ceil(NUM_RUNS / 3));
 
 describe.each(testKernels())("contract model ($name)", ({ name, open }) => {
   it("random sequences of the seven tools keep to the model and the invariants", { timeout: 300_000 }, async () => {

@@ -47,14 +47,20 @@ describe("doors", () => {
   it("panel.page.revert with an agent token at the panel: refused, nothing written, the page keeps the agent's edit", async () => {
     const w = await world();
     expectOk(
-      await w.call("mnote.page.update_title", w.envelope("mnote.page.update_title", { title: "Agent's title" }), w.tokens.ownerAgent),
+      await w.call(
+        "mnote.page.update_title",
+        w.envelope("mnote.page.update_title", { title: "Agent's title" }),
+        w.tokens.ownerAgent,
+      ),
       "write",
     );
     const commandId = (await w.kernel.listAudit({ documentId: w.ids.page, limit: 1 }))[0]!.commandId!;
     const before = await snapshot(w);
     // The panel's revert takes ids and builds the call itself: its door refuses the agent before any tool runs.
     await expect(
-      w.caller(w.tokens.ownerAgent, "panel").panel.page.revert({ workspaceId: w.ids.ws, documentId: w.ids.page, commandId }),
+      w
+        .caller(w.tokens.ownerAgent, "panel")
+        .panel.page.revert({ workspaceId: w.ids.ws, documentId: w.ids.page, commandId }),
     ).rejects.toThrow(/panel is for people/);
     expect(await snapshot(w)).toEqual(before);
     expect((await w.kernel.getPage(w.ids.page))!.title).toBe("Agent's title");

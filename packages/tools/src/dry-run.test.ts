@@ -1,4 +1,10 @@
-import { DryRunResultSchema, PAGE_CONTENT_IS_DATA, TOOL_ERROR_MESSAGES as M, TOOLS, type WriteToolName } from "@mnote/contract";
+import {
+  DryRunResultSchema,
+  PAGE_CONTENT_IS_DATA,
+  TOOL_ERROR_MESSAGES as M,
+  TOOLS,
+  type WriteToolName,
+} from "@mnote/contract";
 import { describe, expect, it } from "vitest";
 import { payloadFingerprint } from "./fingerprint";
 import {
@@ -24,12 +30,24 @@ import { SAMPLE_ARGS, type World } from "./test-support";
 const EXPECTED: Record<WriteToolName, (w: World) => { diff: unknown; changes: unknown; plan: RegExp }> = {
   "mnote.page.save": () => ({
     diff: [{ op: "append", blocks: 1 }],
-    changes: [{ kind: "insert", index: 2, block: { id: expect.stringMatching(/^b[0-9a-f]{15}$/), type: "paragraph", text: "added" } }],
+    changes: [
+      {
+        kind: "insert",
+        index: 2,
+        block: { id: expect.stringMatching(/^b[0-9a-f]{15}$/), type: "paragraph", text: "added" },
+      },
+    ],
     plan: /append 1 block/,
   }),
   "mnote.page.edit": () => ({
     diff: [{ op: "insert", blocks: 1 }],
-    changes: [{ kind: "insert", index: 2, block: { id: expect.stringMatching(/^b[0-9a-f]{15}$/), type: "paragraph", text: "added by edit" } }],
+    changes: [
+      {
+        kind: "insert",
+        index: 2,
+        block: { id: expect.stringMatching(/^b[0-9a-f]{15}$/), type: "paragraph", text: "added by edit" },
+      },
+    ],
     plan: /edit 1 operation\(s\) on the named blocks: 2 block\(s\) become 3/,
   }),
   "mnote.page.update_title": () => ({
@@ -63,7 +81,11 @@ describe.each(testKernels())("dry run ($name)", ({ open }) => {
     it("answers the plan and diff, effect dry_run, commandId null; only the proposal is recorded", async () => {
       const w = await world();
       const before = await snapshot(w);
-      const input = w.envelope(tool, { ...SAMPLE_ARGS[tool], baseRevision: 1 }, { dryRun: true, idempotencyKey: "proposal_1" });
+      const input = w.envelope(
+        tool,
+        { ...SAMPLE_ARGS[tool], baseRevision: 1 },
+        { dryRun: true, idempotencyKey: "proposal_1" },
+      );
       const out = await w.call(tool, input);
       const result = expectOk(out, "dry_run");
       expect(out.audit).toEqual({ effect: "dry_run", commandId: null, workspaceId: w.ids.ws, documentId: w.ids.page });
@@ -92,8 +114,19 @@ describe.each(testKernels())("dry run ($name)", ({ open }) => {
         errorCode: null,
         idempotencyKey: "proposal_1",
         baseRevision: 1,
-        payloadFingerprint: payloadFingerprint({ toolName: tool, workspaceId: w.ids.ws, documentId: w.ids.page, args: payload }),
-        identity: { toolName: tool, actorId: w.ids.owner, toolCallId: input.toolCallId, runId: "run_1", sessionId: "session_1" },
+        payloadFingerprint: payloadFingerprint({
+          toolName: tool,
+          workspaceId: w.ids.ws,
+          documentId: w.ids.page,
+          args: payload,
+        }),
+        identity: {
+          toolName: tool,
+          actorId: w.ids.owner,
+          toolCallId: input.toolCallId,
+          runId: "run_1",
+          sessionId: "session_1",
+        },
       });
       expect(record!.detail).toEqual({ args: parsedArgs, preview: result });
       // A new world, two whole-database snapshots and the call: seconds on PostgreSQL on a busy machine.
@@ -111,9 +144,21 @@ describe.each(testKernels())("dry run ($name)", ({ open }) => {
     it("runs the permission checks: a viewer's and a stranger's dry runs are refused", async () => {
       const w = await world();
       const before = await snapshot(w);
-      const viewer = await w.call(tool, w.envelope(tool, SAMPLE_ARGS[tool], { dryRun: true, actorId: w.ids.viewer }), w.tokens.viewer);
-      expectFailure(viewer, "mnote_tool_permission_denied", isPageTool(tool) ? M.pageWriteDenied : M.artifactWriteDenied);
-      const stranger = await w.call(tool, w.envelope(tool, SAMPLE_ARGS[tool], { dryRun: true, actorId: w.ids.stranger }), w.tokens.stranger);
+      const viewer = await w.call(
+        tool,
+        w.envelope(tool, SAMPLE_ARGS[tool], { dryRun: true, actorId: w.ids.viewer }),
+        w.tokens.viewer,
+      );
+      expectFailure(
+        viewer,
+        "mnote_tool_permission_denied",
+        isPageTool(tool) ? M.pageWriteDenied : M.artifactWriteDenied,
+      );
+      const stranger = await w.call(
+        tool,
+        w.envelope(tool, SAMPLE_ARGS[tool], { dryRun: true, actorId: w.ids.stranger }),
+        w.tokens.stranger,
+      );
       expectFailure(stranger, "mnote_tool_permission_denied", M.pageUnreadable);
       const unauthenticated = await w.call(tool, w.envelope(tool, SAMPLE_ARGS[tool], { dryRun: true }), null);
       expectFailure(unauthenticated, "mnote_tool_unauthenticated");
@@ -153,7 +198,10 @@ describe.each(testKernels())("dry run ($name)", ({ open }) => {
       const out = await w.call(tool, w.envelope(tool, SAMPLE_ARGS[tool], { idempotencyKey: "done", dryRun: true }));
       const preview = DryRunResultSchema.parse(expectOk(out, "dry_run"));
       expect(preview.warnings).toEqual([
-        expect.objectContaining({ code: "already_applied", message: expect.stringContaining(applied.audit.commandId!) }),
+        expect.objectContaining({
+          code: "already_applied",
+          message: expect.stringContaining(applied.audit.commandId!),
+        }),
       ]);
       await expectOnlyAuditGrew(w, before);
     });
@@ -162,7 +210,10 @@ describe.each(testKernels())("dry run ($name)", ({ open }) => {
       const w = await world();
       await w.kernel.admin.setApprovalRequired(w.ids.ws, true);
       const before = await snapshot(w);
-      expectOk(await w.call(tool, w.envelope(tool, SAMPLE_ARGS[tool], { dryRun: true }), w.tokens.ownerAgent), "dry_run");
+      expectOk(
+        await w.call(tool, w.envelope(tool, SAMPLE_ARGS[tool], { dryRun: true }), w.tokens.ownerAgent),
+        "dry_run",
+      );
       const [record] = await expectOnlyAuditGrew(w, before);
       expect(record).toMatchObject({ outcome: "proposal", identity: { holder: "agent" } });
     });
@@ -175,9 +226,12 @@ describe.each(testKernels())("dry run ($name)", ({ open }) => {
       expectOk(await w.call(tool, w.envelope(tool, OTHER_WRITE_ARGS[tool])));
     }
     const before = await snapshot(w);
-    for (const tool of WRITE_TOOLS) expectOk(await w.call(tool, w.envelope(tool, SAMPLE_ARGS[tool], { dryRun: true })), "dry_run");
+    for (const tool of WRITE_TOOLS)
+      expectOk(await w.call(tool, w.envelope(tool, SAMPLE_ARGS[tool], { dryRun: true })), "dry_run");
     const records = await expectOnlyAuditGrew(w, before, WRITE_TOOLS.length);
-    expect(records.map((r) => [r.identity.toolName, r.outcome, r.commandId])).toEqual(WRITE_TOOLS.map((t) => [t, "proposal", null]));
+    expect(records.map((r) => [r.identity.toolName, r.outcome, r.commandId])).toEqual(
+      WRITE_TOOLS.map((t) => [t, "proposal", null]),
+    );
     // The summary preview compares with what is there.
     const summary = records.find((r) => r.identity.toolName === "mnote.artifact.create_summary")!;
     expect((summary.detail as { preview: { diff: unknown; changes: unknown } }).preview).toMatchObject({

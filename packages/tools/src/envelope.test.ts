@@ -1,4 +1,11 @@
-import { PAGE_CONTENT_IS_DATA, TOOL_ERROR_MESSAGES as M, TOOL_NAMES, TOOLS, type ToolInput, toProviderName } from "@mnote/contract";
+import {
+  PAGE_CONTENT_IS_DATA,
+  TOOL_ERROR_MESSAGES as M,
+  TOOL_NAMES,
+  TOOLS,
+  type ToolInput,
+  toProviderName,
+} from "@mnote/contract";
 import { describe, expect, it } from "vitest";
 import { expectEnvelopeShape, expectFailure, expectOk, useWorlds, WRITE_TOOLS } from "./test-contract";
 import { testKernels } from "./test-kernels";
@@ -11,26 +18,29 @@ describe.each(testKernels())("envelope ($name)", ({ open }) => {
   describe.each(TOOL_NAMES)("%s", (tool) => {
     const kind = TOOLS[tool].kind;
 
-    it.each([tool, toProviderName(tool)])("success through callTool(%s) is the contract's envelope, toolName canonical", async (name) => {
-      const w = await world();
-      const input = w.envelope(tool, SAMPLE_ARGS[tool]);
-      const out = await w.call(name, input);
-      expectEnvelopeShape(out, tool);
-      expect(out).toEqual({
-        ok: true,
-        toolName: tool,
-        toolCallId: input.toolCallId,
-        traceId: input.traceId,
-        result: expect.any(Object),
-        audit: {
-          effect: kind === "read" ? "read" : "write",
-          commandId: kind === "read" ? null : expect.stringMatching(/^cmd_/),
-          workspaceId: w.ids.ws,
-          documentId: w.ids.page,
-        },
-        error: null,
-      });
-    });
+    it.each([tool, toProviderName(tool)])(
+      "success through callTool(%s) is the contract's envelope, toolName canonical",
+      async (name) => {
+        const w = await world();
+        const input = w.envelope(tool, SAMPLE_ARGS[tool]);
+        const out = await w.call(name, input);
+        expectEnvelopeShape(out, tool);
+        expect(out).toEqual({
+          ok: true,
+          toolName: tool,
+          toolCallId: input.toolCallId,
+          traceId: input.traceId,
+          result: expect.any(Object),
+          audit: {
+            effect: kind === "read" ? "read" : "write",
+            commandId: kind === "read" ? null : expect.stringMatching(/^cmd_/),
+            workspaceId: w.ids.ws,
+            documentId: w.ids.page,
+          },
+          error: null,
+        });
+      },
+    );
 
     it("the provider spelling is accepted inside the envelope too, and answered canonically", async () => {
       const w = await world();
@@ -103,17 +113,26 @@ describe.each(testKernels())("envelope ($name)", ({ open }) => {
   it("page.get include flags drop the fields they name", async () => {
     const w = await world();
     const result = expectOk(
-      await w.call("mnote.page.get", w.envelope("mnote.page.get", { includeBody: false, includeOptions: false, includeBlocks: false })),
+      await w.call(
+        "mnote.page.get",
+        w.envelope("mnote.page.get", { includeBody: false, includeOptions: false, includeBlocks: false }),
+      ),
       "read",
     );
-    expect(result).toEqual({ documentId: w.ids.page, workspaceId: w.ids.ws, title: "Project plan", revision: 1, contentNotice: PAGE_CONTENT_IS_DATA });
+    expect(result).toEqual({
+      documentId: w.ids.page,
+      workspaceId: w.ids.ws,
+      title: "Project plan",
+      revision: 1,
+      contentNotice: PAGE_CONTENT_IS_DATA,
+    });
   });
 
   it("the seed's page.save success example: result {commandName, revision}, effect write", async () => {
     const w = await world();
-    const out = await w.caller().mnote.page.save(
-      w.envelope("mnote.page.save", SAMPLE_ARGS["mnote.page.save"]) as ToolInput<"mnote.page.save">,
-    );
+    const out = await w
+      .caller()
+      .mnote.page.save(w.envelope("mnote.page.save", SAMPLE_ARGS["mnote.page.save"]) as ToolInput<"mnote.page.save">);
     expect(out.result).toEqual({ commandName: "page.body.save", revision: 2 });
     expect(out.audit.effect).toBe("write");
   });

@@ -51,7 +51,12 @@ describe("canonicalJson", () => {
   it("fingerprints a known payload to a fixed hash", () => {
     // Pinned: changing this value would orphan every stored idempotency record.
     expect(
-      payloadFingerprint({ toolName: "mnote.page.save", workspaceId: "ws", documentId: "doc", args: { mode: "append", content: [{ type: "paragraph", text: "é" }] } }),
+      payloadFingerprint({
+        toolName: "mnote.page.save",
+        workspaceId: "ws",
+        documentId: "doc",
+        args: { mode: "append", content: [{ type: "paragraph", text: "é" }] },
+      }),
     ).toBe(payloadFingerprintPinned);
   });
 });

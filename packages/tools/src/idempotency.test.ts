@@ -25,7 +25,9 @@ import { SAMPLE_ARGS, type World } from "./test-support";
 /** The same payload as SAMPLE_ARGS, spelled differently (key order, whitespace the schema trims). */
 const EQUIVALENT_ARGS: Record<WriteToolName, Record<string, unknown>> = {
   "mnote.page.save": { mode: "append", content: [{ text: "added", type: "paragraph" }] },
-  "mnote.page.edit": { operations: [{ blocks: [{ text: "added by edit", type: "paragraph" }], at: "end", op: "insert" }] },
+  "mnote.page.edit": {
+    operations: [{ blocks: [{ text: "added by edit", type: "paragraph" }], at: "end", op: "insert" }],
+  },
   "mnote.page.update_title": { title: "   Renamed  " },
   "mnote.page.update_options": { options: { wideLayout: true } },
   "mnote.artifact.create_summary": { summary: "A summary   " },
@@ -51,14 +53,24 @@ describe.each(testKernels())("idempotency ($name)", ({ open }) => {
       const before = await snapshot(w);
       const retry = await w.call(
         tool,
-        w.envelope(tool, EQUIVALENT_ARGS[tool], { idempotencyKey: "k1", runId: "run_2", sessionId: "session_2", traceId: "trace_2" }),
+        w.envelope(tool, EQUIVALENT_ARGS[tool], {
+          idempotencyKey: "k1",
+          runId: "run_2",
+          sessionId: "session_2",
+          traceId: "trace_2",
+        }),
       );
       expectOk(retry, "write");
       expect(retry.audit.commandId).toBe(first.audit.commandId);
       expect(retry.result).toEqual(first.result);
       expect(retry.traceId).toBe("trace_2");
       const [record] = await expectOnlyAuditGrew(w, before);
-      expect(record).toMatchObject({ outcome: "replayed", effect: "write", commandId: first.audit.commandId, idempotencyKey: "k1" });
+      expect(record).toMatchObject({
+        outcome: "replayed",
+        effect: "write",
+        commandId: first.audit.commandId,
+        idempotencyKey: "k1",
+      });
       expect(await revisionOf(w)).toBe(revision);
       if (isPageTool(tool)) expect((retry.result as { revision: number }).revision).toBe(revision);
       expect(before.commands).toHaveLength(1);
@@ -74,7 +86,10 @@ describe.each(testKernels())("idempotency ($name)", ({ open }) => {
         expectFailure(out, "mnote_tool_idempotency_conflict", M.idempotencyConflict);
       }
       const records = await expectOnlyAuditGrew(w, before, 2);
-      expect(records.map((r) => r.errorCode)).toEqual(["mnote_tool_idempotency_conflict", "mnote_tool_idempotency_conflict"]);
+      expect(records.map((r) => r.errorCode)).toEqual([
+        "mnote_tool_idempotency_conflict",
+        "mnote_tool_idempotency_conflict",
+      ]);
     });
 
     it("ten concurrent calls with one key → exactly one command, all answer its commandId", async () => {
@@ -82,7 +97,9 @@ describe.each(testKernels())("idempotency ($name)", ({ open }) => {
       const revision = await revisionOf(w);
       const before = await snapshot(w);
       const outs = await Promise.all(
-        Array.from({ length: 10 }, () => w.call(tool, w.envelope(tool, SAMPLE_ARGS[tool], { idempotencyKey: "together" }))),
+        Array.from({ length: 10 }, () =>
+          w.call(tool, w.envelope(tool, SAMPLE_ARGS[tool], { idempotencyKey: "together" })),
+        ),
       );
       for (const out of outs) expectOk(out, "write");
       expect(new Set(outs.map((o) => o.audit.commandId)).size).toBe(1);
@@ -102,7 +119,10 @@ describe.each(testKernels())("idempotency ($name)", ({ open }) => {
       const w = await world();
       const outs = await Promise.all(
         Array.from({ length: 6 }, (_, i) =>
-          w.call(tool, w.envelope(tool, i % 2 ? SAMPLE_ARGS[tool] : OTHER_WRITE_ARGS[tool], { idempotencyKey: "racy" })),
+          w.call(
+            tool,
+            w.envelope(tool, i % 2 ? SAMPLE_ARGS[tool] : OTHER_WRITE_ARGS[tool], { idempotencyKey: "racy" }),
+          ),
         ),
       );
       const applied = outs.filter((o) => o.ok);
@@ -122,7 +142,10 @@ describe.each(testKernels())("idempotency ($name)", ({ open }) => {
         w.tokens.editor,
       );
       const otherTool = WRITE_TOOLS.find((t) => t !== tool)!;
-      const another = await w.call(otherTool, w.envelope(otherTool, SAMPLE_ARGS[otherTool], { idempotencyKey: "shared" }));
+      const another = await w.call(
+        otherTool,
+        w.envelope(otherTool, SAMPLE_ARGS[otherTool], { idempotencyKey: "shared" }),
+      );
       for (const out of [mine, editors, another]) expectOk(out, "write");
       expect(new Set([mine, editors, another].map((o) => o.audit.commandId)).size).toBe(3);
       expect(await countCommands(w)).toBe(3);
@@ -131,14 +154,22 @@ describe.each(testKernels())("idempotency ($name)", ({ open }) => {
     it("the scope has no documentId: the same key on another page is another payload → conflict", async () => {
       const w = await world();
       expectOk(await w.call(tool, w.envelope(tool, SAMPLE_ARGS[tool], { idempotencyKey: "k" })));
-      const out = await w.call(tool, w.envelope(tool, SAMPLE_ARGS[tool], { idempotencyKey: "k", documentId: w.ids.privatePage }));
+      const out = await w.call(
+        tool,
+        w.envelope(tool, SAMPLE_ARGS[tool], { idempotencyKey: "k", documentId: w.ids.privatePage }),
+      );
       expectFailure(out, "mnote_tool_idempotency_conflict");
     });
 
     it("a replay re-checks access: after losing the page grant, the retry is denied", async () => {
       const w = await world();
       const editor = (overrides = {}) =>
-        w.envelope(tool, SAMPLE_ARGS[tool], { idempotencyKey: "k", actorId: w.ids.editor, documentId: w.ids.privatePage, ...overrides });
+        w.envelope(tool, SAMPLE_ARGS[tool], {
+          idempotencyKey: "k",
+          actorId: w.ids.editor,
+          documentId: w.ids.privatePage,
+          ...overrides,
+        });
       await w.kernel.admin.grantPage({ documentId: w.ids.privatePage, userId: w.ids.editor, access: "write" });
       const first = await w.call(tool, editor(), w.tokens.editor);
       expectOk(first, "write");
@@ -166,10 +197,15 @@ describe.each(testKernels())("idempotency ($name)", ({ open }) => {
       // Move the page on first, so baseRevision is not the initial 1.
       expectOk(await w.call("mnote.page.update_title", w.envelope("mnote.page.update_title", { title: "Moved on" })));
       const base = await revisionOf(w);
-      const first = await w.call(tool, w.envelope(tool, { ...SAMPLE_ARGS[tool], baseRevision: base }, { idempotencyKey: "k" }));
+      const first = await w.call(
+        tool,
+        w.envelope(tool, { ...SAMPLE_ARGS[tool], baseRevision: base }, { idempotencyKey: "k" }),
+      );
       expectOk(first, "write");
       // Someone else writes, so `base` is now stale twice over for page tools.
-      expectOk(await w.call("mnote.page.update_title", w.envelope("mnote.page.update_title", { title: "Moved again" })));
+      expectOk(
+        await w.call("mnote.page.update_title", w.envelope("mnote.page.update_title", { title: "Moved again" })),
+      );
       const before = await snapshot(w);
       for (const args of [{ ...SAMPLE_ARGS[tool], baseRevision: base }, SAMPLE_ARGS[tool]]) {
         const retry = await w.call(tool, w.envelope(tool, args, { idempotencyKey: "k" }));
@@ -185,7 +221,10 @@ describe.each(testKernels())("idempotency ($name)", ({ open }) => {
 
     it("a dry run records no key: the real call with the same key then applies, and replays after", async () => {
       const w = await world();
-      expectOk(await w.call(tool, w.envelope(tool, SAMPLE_ARGS[tool], { idempotencyKey: "k", dryRun: true })), "dry_run");
+      expectOk(
+        await w.call(tool, w.envelope(tool, SAMPLE_ARGS[tool], { idempotencyKey: "k", dryRun: true })),
+        "dry_run",
+      );
       expect((await snapshot(w)).idempotency).toHaveLength(0);
       const real = await w.call(tool, w.envelope(tool, SAMPLE_ARGS[tool], { idempotencyKey: "k" }));
       expectOk(real, "write");
@@ -206,24 +245,45 @@ describe.each(testKernels())("idempotency ($name)", ({ open }) => {
     it("retention: once idempotencyTtlMs has passed, the key runs again (and may carry a new payload)", async () => {
       const w = await world();
       const settings = { idempotencyTtlMs: 5 };
-      const first = await w.call(tool, w.envelope(tool, SAMPLE_ARGS[tool], { idempotencyKey: "short" }), w.tokens.owner, settings);
+      const first = await w.call(
+        tool,
+        w.envelope(tool, SAMPLE_ARGS[tool], { idempotencyKey: "short" }),
+        w.tokens.owner,
+        settings,
+      );
       expectOk(first, "write");
       const row = (await snapshot(w)).idempotency![0] as { created_at: string; expires_at: string };
       expect(Date.parse(row.expires_at) - Date.parse(row.created_at)).toBeLessThan(1000);
       await sleep(20);
-      const second = await w.call(tool, w.envelope(tool, SAMPLE_ARGS[tool], { idempotencyKey: "short" }), w.tokens.owner, settings);
+      const second = await w.call(
+        tool,
+        w.envelope(tool, SAMPLE_ARGS[tool], { idempotencyKey: "short" }),
+        w.tokens.owner,
+        settings,
+      );
       expectOk(second, "write");
       expect(second.audit.commandId).not.toBe(first.audit.commandId);
       await sleep(20);
-      const third = await w.call(tool, w.envelope(tool, OTHER_WRITE_ARGS[tool], { idempotencyKey: "short" }), w.tokens.owner, settings);
+      const third = await w.call(
+        tool,
+        w.envelope(tool, OTHER_WRITE_ARGS[tool], { idempotencyKey: "short" }),
+        w.tokens.owner,
+        settings,
+      );
       expectOk(third, "write");
       expect(await countCommands(w)).toBe(3);
       // Within the default window, the same key replays.
       const kept: OutputEnvelope[] = [];
-      for (let i = 0; i < 2; i++) kept.push(await w.call(tool, w.envelope(tool, SAMPLE_ARGS[tool], { idempotencyKey: "long" })));
+      for (let i = 0; i < 2; i++)
+        kept.push(await w.call(tool, w.envelope(tool, SAMPLE_ARGS[tool], { idempotencyKey: "long" })));
       expect(kept[1]!.audit.commandId).toBe(kept[0]!.audit.commandId);
-      const longRow = (await snapshot(w)).idempotency!.find((r) => (r as { key: string }).key === "long") as { created_at: string; expires_at: string };
-      expect(Date.parse(longRow.expires_at) - Date.parse(longRow.created_at)).toBeGreaterThan(DEFAULT_SETTINGS.idempotencyTtlMs - 60_000);
+      const longRow = (await snapshot(w)).idempotency!.find((r) => (r as { key: string }).key === "long") as {
+        created_at: string;
+        expires_at: string;
+      };
+      expect(Date.parse(longRow.expires_at) - Date.parse(longRow.created_at)).toBeGreaterThan(
+        DEFAULT_SETTINGS.idempotencyTtlMs - 60_000,
+      );
     });
   });
 

@@ -1,7 +1,16 @@
 export { appRouter, createCaller, type AppRouter } from "./root";
 export { callTool } from "./call-tool";
 export { resolveToken, signedInPerson } from "./caller-token";
-export { bearerSecret, createToolsContext, DEFAULT_SETTINGS, doorRefusal, type Door, toolsSettingsFromEnv, type ToolsContext, type ToolsSettings } from "./context";
+export {
+  bearerSecret,
+  createToolsContext,
+  DEFAULT_SETTINGS,
+  doorRefusal,
+  type Door,
+  toolsSettingsFromEnv,
+  type ToolsContext,
+  type ToolsSettings,
+} from "./context";
 export { ConfigError, ConfigReader, databaseSettingsFromEnv, type DatabaseSettings, type Env } from "./config";
 export { payloadFingerprint, canonicalJson } from "./fingerprint";
 export { canReadPage, canWritePage, canWriteArtifacts } from "./access";

@@ -52,7 +52,11 @@ describe("AuthFailureLimiter", () => {
   });
 
   it("keeps counting locally when the shared counter fails (database down)", async () => {
-    const limiter = new AuthFailureLimiter({ perWindow: 1, windowMs: 60_000 }, () => Promise.reject(new Error("down")), () => 0);
+    const limiter = new AuthFailureLimiter(
+      { perWindow: 1, windowMs: 60_000 },
+      () => Promise.reject(new Error("down")),
+      () => 0,
+    );
     expect((await limiter.fail("x")).allowed).toBe(false);
   });
 });

@@ -26,7 +26,8 @@ export class RateLimiter {
     private readonly now: () => number = () => performance.now(),
     private readonly maxKeys = 10_000,
   ) {
-    if (!(settings.ratePerSecond > 0) || !(settings.burst >= 1)) throw new Error("rate limit needs ratePerSecond > 0 and burst >= 1");
+    if (!(settings.ratePerSecond > 0) || !(settings.burst >= 1))
+      throw new Error("rate limit needs ratePerSecond > 0 and burst >= 1");
   }
 
   take(key: string): RateDecision {
@@ -97,7 +98,8 @@ export class AuthFailureLimiter {
     private readonly now: () => number = () => Date.now(),
     private readonly maxKeys = 10_000,
   ) {
-    if (!(settings.perWindow >= 1) || !(settings.windowMs >= 1000)) throw new Error("auth failure limit needs perWindow >= 1 and windowMs >= 1000");
+    if (!(settings.perWindow >= 1) || !(settings.windowMs >= 1000))
+      throw new Error("auth failure limit needs perWindow >= 1 and windowMs >= 1000");
   }
 
   private current(address: string) {
@@ -122,7 +124,11 @@ export class AuthFailureLimiter {
     entry.count += 1;
     if (this.shared) {
       try {
-        const total = await this.shared(`auth_failure:${address}`, new Date(entry.window * this.settings.windowMs), this.settings.windowMs);
+        const total = await this.shared(
+          `auth_failure:${address}`,
+          new Date(entry.window * this.settings.windowMs),
+          this.settings.windowMs,
+        );
         entry.count = Math.max(entry.count, total);
       } catch {
         // The database is unreachable: the local count still limits this instance.

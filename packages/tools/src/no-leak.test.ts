@@ -14,10 +14,19 @@ type Target = [name: string, at: (w: World) => { workspaceId: string; documentId
 const TARGETS: Target[] = [
   ["a documentId that does not exist", (w) => ({ workspaceId: w.ids.ws, documentId: "doc_does_not_exist" })],
   ["the private page, as a member without a grant", (w) => ({ workspaceId: w.ids.ws, documentId: w.ids.privatePage })],
-  ["a page of another workspace, named under this one", (w) => ({ workspaceId: w.ids.ws, documentId: w.ids.otherPage })],
-  ["a page of another workspace, under that workspace", (w) => ({ workspaceId: w.ids.otherWs, documentId: w.ids.otherPage })],
+  [
+    "a page of another workspace, named under this one",
+    (w) => ({ workspaceId: w.ids.ws, documentId: w.ids.otherPage }),
+  ],
+  [
+    "a page of another workspace, under that workspace",
+    (w) => ({ workspaceId: w.ids.otherWs, documentId: w.ids.otherPage }),
+  ],
   ["a real page with the wrong (other) workspaceId", (w) => ({ workspaceId: w.ids.otherWs, documentId: w.ids.page })],
-  ["a real page with a workspaceId that does not exist", (w) => ({ workspaceId: "ws_does_not_exist", documentId: w.ids.page })],
+  [
+    "a real page with a workspaceId that does not exist",
+    (w) => ({ workspaceId: "ws_does_not_exist", documentId: w.ids.page }),
+  ],
 ];
 
 /** The ways a write can be sent; none of them may change the answer. */
@@ -69,26 +78,37 @@ describe.each(testKernels())("no leak ($name)", ({ open }) => {
     const variants = TOOLS[tool].kind === "write" ? WRITE_VARIANTS : READ_VARIANTS;
 
     describe.each(CALLERS)("as the %s", (who) => {
-      it.each(variants)("%s: every unreadable or missing page answers identically", async (_variant, overrides, extraArgs) => {
-        const answers: Array<{ target: string; code: string; message: string }> = [];
-        const before = await snapshot(w);
-        for (const [target, at] of TARGETS) {
-          const input = w.envelope(tool, { ...SAMPLE_ARGS[tool], ...extraArgs }, { actorId: w.ids[who], ...at(w), ...overrides(w) });
-          const out = await w.call(tool, input, w.tokens[who]);
-          failures.push(out);
-          expectFailure(out, "mnote_tool_permission_denied", M.pageUnreadable);
-          expect(JSON.stringify(out)).not.toContain(w.SECRET);
-          answers.push({ target, code: out.error!.code, message: out.error!.message });
-        }
-        await expectOnlyAuditGrew(w, before, TARGETS.length);
-        // The differential: one distinct answer across all targets.
-        expect(new Set(answers.map((a) => `${a.code}\n${a.message}`)).size, JSON.stringify(answers, null, 1)).toBe(1);
-      });
+      it.each(variants)(
+        "%s: every unreadable or missing page answers identically",
+        async (_variant, overrides, extraArgs) => {
+          const answers: Array<{ target: string; code: string; message: string }> = [];
+          const before = await snapshot(w);
+          for (const [target, at] of TARGETS) {
+            const input = w.envelope(
+              tool,
+              { ...SAMPLE_ARGS[tool], ...extraArgs },
+              { actorId: w.ids[who], ...at(w), ...overrides(w) },
+            );
+            const out = await w.call(tool, input, w.tokens[who]);
+            failures.push(out);
+            expectFailure(out, "mnote_tool_permission_denied", M.pageUnreadable);
+            expect(JSON.stringify(out)).not.toContain(w.SECRET);
+            answers.push({ target, code: out.error!.code, message: out.error!.message });
+          }
+          await expectOnlyAuditGrew(w, before, TARGETS.length);
+          // The differential: one distinct answer across all targets.
+          expect(new Set(answers.map((a) => `${a.code}\n${a.message}`)).size, JSON.stringify(answers, null, 1)).toBe(1);
+        },
+      );
     });
   });
 
   it.each(TOOL_NAMES)("%s: the stranger gets that same answer for the real page as for a missing one", async (tool) => {
-    const real = await w.call(tool, w.envelope(tool, SAMPLE_ARGS[tool], { actorId: w.ids.stranger }), w.tokens.stranger);
+    const real = await w.call(
+      tool,
+      w.envelope(tool, SAMPLE_ARGS[tool], { actorId: w.ids.stranger }),
+      w.tokens.stranger,
+    );
     const missing = await w.call(
       tool,
       w.envelope(tool, SAMPLE_ARGS[tool], { actorId: w.ids.stranger, documentId: "doc_does_not_exist" }),

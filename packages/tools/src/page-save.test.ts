@@ -13,8 +13,12 @@ import type { World } from "./test-support";
 const H1: Block = { id: "h1", type: "heading", level: 1, text: "Plan" };
 const P1: Block = { id: "p1", type: "paragraph", text: "First paragraph" };
 
-const save = (w: World, args: Record<string, unknown>, overrides: Record<string, unknown> = {}, token = w.tokens.owner) =>
-  w.call("mnote.page.save", w.envelope("mnote.page.save", args, overrides), token);
+const save = (
+  w: World,
+  args: Record<string, unknown>,
+  overrides: Record<string, unknown> = {},
+  token = w.tokens.owner,
+) => w.call("mnote.page.save", w.envelope("mnote.page.save", args, overrides), token);
 const blocksOf = (w: World) => w.kernel.getBlocks(w.ids.page);
 
 describe.each(testKernels())("page.save ($name)", ({ open }) => {
@@ -51,7 +55,9 @@ describe.each(testKernels())("page.save ($name)", ({ open }) => {
       { id: "b12", type: "callout", text: "C" },
     ];
     expectOk(await save(w, { content }), "write");
-    const read = expectOk<{ blocks: Block[]; bodySummary: string }>(await w.call("mnote.page.get", w.envelope("mnote.page.get")));
+    const read = expectOk<{ blocks: Block[]; bodySummary: string }>(
+      await w.call("mnote.page.get", w.envelope("mnote.page.get")),
+    );
     const expected: Block[] = [
       { id: "b01", type: "heading", level: 2, text: "H2" },
       { id: "b02", type: "heading", level: 1, text: "H default" },
@@ -80,7 +86,9 @@ describe.each(testKernels())("page.save ($name)", ({ open }) => {
     // before [h1, p1, x1, x2] → after [p1', x1, h1, n1]
     const args = { content: [P1b, X1, H1, N1], baseRevision: 2 };
     const before = await snapshot(w);
-    const preview = DryRunResultSchema.parse(expectOk(await save(w, args, { dryRun: true, idempotencyKey: "r1" }), "dry_run"));
+    const preview = DryRunResultSchema.parse(
+      expectOk(await save(w, args, { dryRun: true, idempotencyKey: "r1" }), "dry_run"),
+    );
     expect(preview.diff).toEqual([
       { op: "insert", blocks: 1 },
       { op: "delete", blocks: 1 },
@@ -95,7 +103,10 @@ describe.each(testKernels())("page.save ($name)", ({ open }) => {
     ]);
     expect(preview.plan).toEqual(["replace the body: 4 block(s) become 4", "page revision 2 → 3"]);
     await expectOnlyAuditGrew(w, before);
-    expect(expectOk(await save(w, args, { idempotencyKey: "r1" }), "write")).toEqual({ commandName: "page.body.save", revision: 3 });
+    expect(expectOk(await save(w, args, { idempotencyKey: "r1" }), "write")).toEqual({
+      commandName: "page.body.save",
+      revision: 3,
+    });
     expect(await blocksOf(w)).toEqual([P1b, X1, H1, N1]);
   });
 
@@ -136,15 +147,26 @@ describe.each(testKernels())("page.save ($name)", ({ open }) => {
     const w = await world();
     const content = [{ type: "paragraph", text: "same key" }];
     expectOk(await save(w, { mode: "append", content }, { idempotencyKey: "common" }), "write");
-    expectOk(await save(w, { mode: "append", content }, { idempotencyKey: "common", actorId: w.ids.editor }, w.tokens.editor), "write");
+    expectOk(
+      await save(w, { mode: "append", content }, { idempotencyKey: "common", actorId: w.ids.editor }, w.tokens.editor),
+      "write",
+    );
     const blocks = await blocksOf(w);
     expect(blocks.map((b) => b.text)).toEqual(["Plan", "First paragraph", "same key", "same key"]);
     expect(new Set(blocks.map((b) => b.id)).size).toBe(4);
     // In a replace, too: the editor's id-less block does not take over the owner's block from that key.
-    expectOk(await save(w, { mode: "append", content: [{ type: "paragraph", text: "owner's" }] }, { idempotencyKey: "rk" }), "write");
+    expectOk(
+      await save(w, { mode: "append", content: [{ type: "paragraph", text: "owner's" }] }, { idempotencyKey: "rk" }),
+      "write",
+    );
     const preview = DryRunResultSchema.parse(
       expectOk(
-        await save(w, { content: [{ type: "quote", text: "editor's" }] }, { idempotencyKey: "rk", actorId: w.ids.editor, dryRun: true }, w.tokens.editor),
+        await save(
+          w,
+          { content: [{ type: "quote", text: "editor's" }] },
+          { idempotencyKey: "rk", actorId: w.ids.editor, dryRun: true },
+          w.tokens.editor,
+        ),
       ),
     );
     expect(preview.diff).toEqual([
@@ -156,14 +178,21 @@ describe.each(testKernels())("page.save ($name)", ({ open }) => {
 
   it("an append whose derived ids are taken writes the ids its dry run showed, in one command", async () => {
     const w = await world();
-    const content = [{ type: "paragraph", text: "one" }, { type: "paragraph", text: "two" }];
+    const content = [
+      { type: "paragraph", text: "one" },
+      { type: "paragraph", text: "two" },
+    ];
     expectOk(await save(w, { mode: "append", content }, { idempotencyKey: "shared" }), "write");
     const editor = { idempotencyKey: "shared", actorId: w.ids.editor };
-    const preview = DryRunResultSchema.parse(expectOk(await save(w, { mode: "append", content }, { ...editor, dryRun: true }, w.tokens.editor)));
+    const preview = DryRunResultSchema.parse(
+      expectOk(await save(w, { mode: "append", content }, { ...editor, dryRun: true }, w.tokens.editor)),
+    );
     const shown = preview.changes.map((change) => (change.kind === "insert" ? change.block.id : null));
     const commandsBefore = (await w.kernel.listAudit({ documentId: w.ids.page })).filter((r) => r.commandId).length;
     // The real call plans without asking about derived ids, meets the owner's blocks on insert, and plans again.
-    expect(expectOk(await save(w, { mode: "append", content }, editor, w.tokens.editor), "write")).toMatchObject({ revision: 3 });
+    expect(expectOk(await save(w, { mode: "append", content }, editor, w.tokens.editor), "write")).toMatchObject({
+      revision: 3,
+    });
     const ids = (await blocksOf(w)).map((b) => b.id);
     expect(ids.slice(4)).toEqual(shown);
     expect(new Set(ids).size).toBe(6);
@@ -183,7 +212,11 @@ describe.each(testKernels())("page.save ($name)", ({ open }) => {
     expectFailure(twice, "mnote_tool_invalid_input", /^args\.content: block id d1 appears twice/);
     const onPage = await save(w, { mode: "append", content: [{ id: "h1", type: "paragraph", text: "clash" }] });
     expectFailure(onPage, "mnote_tool_invalid_input", /^args\.content: block id h1 is already on the page/);
-    const dry = await save(w, { mode: "append", content: [{ id: "p1", type: "paragraph", text: "clash" }] }, { dryRun: true });
+    const dry = await save(
+      w,
+      { mode: "append", content: [{ id: "p1", type: "paragraph", text: "clash" }] },
+      { dryRun: true },
+    );
     expectFailure(dry, "mnote_tool_invalid_input", /p1/);
     await expectOnlyAuditGrew(w, before, 3);
   });

@@ -23,7 +23,8 @@ describe.each(testKernels())("revisions and conflicts ($name)", ({ open }) => {
 
   it("page.get returns the revision; each page write moves it by one, artifact writes leave it", async () => {
     const w = await world();
-    const read = async () => expectOk<{ revision: number }>(await w.call("mnote.page.get", w.envelope("mnote.page.get"))).revision;
+    const read = async () =>
+      expectOk<{ revision: number }>(await w.call("mnote.page.get", w.envelope("mnote.page.get"))).revision;
     expect(await read()).toBe(1);
     let expected = 1;
     for (const tool of WRITE_TOOLS) {
@@ -74,7 +75,11 @@ describe.each(testKernels())("revisions and conflicts ($name)", ({ open }) => {
         M.pageUnreadable,
       );
       expectFailure(
-        await w.call(tool, w.envelope(tool, stale, { actorId: w.ids.editor, documentId: w.ids.privatePage }), w.tokens.editor),
+        await w.call(
+          tool,
+          w.envelope(tool, stale, { actorId: w.ids.editor, documentId: w.ids.privatePage }),
+          w.tokens.editor,
+        ),
         "mnote_tool_permission_denied",
         M.pageUnreadable,
       );
@@ -90,17 +95,20 @@ describe.each(testKernels())("revisions and conflicts ($name)", ({ open }) => {
     "mnote.page.update_options": (i) => ({ options: { wideLayout: i % 2 === 0, smallText: i > 2 } }),
   };
 
-  it.each(PAGE_WRITE_TOOLS)("%s: concurrent writes on one base revision (different keys): one applies, the others conflict", async (tool) => {
-    const w = await world();
-    const outs = await Promise.all(
-      Array.from({ length: 5 }, (_, i) => w.call(tool, w.envelope(tool, { ...RACERS[tool]!(i), baseRevision: 1 }))),
-    );
-    expect(outs.filter((o) => o.ok)).toHaveLength(1);
-    for (const out of outs.filter((o) => !o.ok)) expectFailure(out, "mnote_tool_conflict", M.conflict);
-    expect(await revisionOf(w)).toBe(2);
-    const { commands } = await snapshot(w);
-    expect(commands).toHaveLength(1);
-    expect((commands![0] as { id: string }).id).toBe(outs.find((o) => o.ok)!.audit.commandId);
-    if (tool === "mnote.page.save") expect(await w.kernel.getBlocks(w.ids.page)).toHaveLength(3);
-  });
+  it.each(PAGE_WRITE_TOOLS)(
+    "%s: concurrent writes on one base revision (different keys): one applies, the others conflict",
+    async (tool) => {
+      const w = await world();
+      const outs = await Promise.all(
+        Array.from({ length: 5 }, (_, i) => w.call(tool, w.envelope(tool, { ...RACERS[tool]!(i), baseRevision: 1 }))),
+      );
+      expect(outs.filter((o) => o.ok)).toHaveLength(1);
+      for (const out of outs.filter((o) => !o.ok)) expectFailure(out, "mnote_tool_conflict", M.conflict);
+      expect(await revisionOf(w)).toBe(2);
+      const { commands } = await snapshot(w);
+      expect(commands).toHaveLength(1);
+      expect((commands![0] as { id: string }).id).toBe(outs.find((o) => o.ok)!.audit.commandId);
+      if (tool === "mnote.page.save") expect(await w.kernel.getBlocks(w.ids.page)).toHaveLength(3);
+    },
+  );
 });

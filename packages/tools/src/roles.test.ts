@@ -43,7 +43,10 @@ describe.each(testKernels())("roles and page access ($name)", ({ open }) => {
 
   it("a viewer reads the page", async () => {
     const w = await world();
-    expect(expectOk(await as(w, "viewer", "mnote.page.get"), "read")).toMatchObject({ title: "Project plan", revision: 1 });
+    expect(expectOk(await as(w, "viewer", "mnote.page.get"), "read")).toMatchObject({
+      title: "Project plan",
+      revision: 1,
+    });
   });
 
   it.each(WRITE_TOOLS)("a viewer cannot %s (page write / artifact write denied), nothing written", async (tool) => {
@@ -88,7 +91,11 @@ describe.each(testKernels())("roles and page access ($name)", ({ open }) => {
       expect(read).toMatchObject({ documentId: w.ids.privatePage, title: `Private ${w.SECRET}` });
       const before = await snapshot(w);
       for (const tool of WRITE_TOOLS) {
-        expectFailure(await as(w, "privateReader", tool, w.ids.privatePage), "mnote_tool_permission_denied", deniedMessage(tool));
+        expectFailure(
+          await as(w, "privateReader", tool, w.ids.privatePage),
+          "mnote_tool_permission_denied",
+          deniedMessage(tool),
+        );
       }
       await expectOnlyAuditGrew(w, before, WRITE_TOOLS.length);
     });
@@ -103,7 +110,12 @@ describe.each(testKernels())("roles and page access ($name)", ({ open }) => {
 
     it("the workspace owner needs a grant too: without one the private page is unreadable", async () => {
       const w = await world();
-      const hidden = await w.kernel.admin.createPage({ workspaceId: w.ids.ws, title: "No grants", isPrivate: true, createdBy: w.ids.editor });
+      const hidden = await w.kernel.admin.createPage({
+        workspaceId: w.ids.ws,
+        title: "No grants",
+        isPrivate: true,
+        createdBy: w.ids.editor,
+      });
       for (const tool of TOOL_NAMES) {
         expectFailure(await as(w, "owner", tool, hidden.id), "mnote_tool_permission_denied", M.pageUnreadable);
       }
@@ -115,7 +127,11 @@ describe.each(testKernels())("roles and page access ($name)", ({ open }) => {
       const w = await world();
       expectOk(await as(w, "privateReader", "mnote.page.get", w.ids.privatePage));
       await w.kernel.admin.revokePageGrant({ documentId: w.ids.privatePage, userId: w.ids.privateReader });
-      expectFailure(await as(w, "privateReader", "mnote.page.get", w.ids.privatePage), "mnote_tool_permission_denied", M.pageUnreadable);
+      expectFailure(
+        await as(w, "privateReader", "mnote.page.get", w.ids.privatePage),
+        "mnote_tool_permission_denied",
+        M.pageUnreadable,
+      );
     });
   });
 

@@ -74,7 +74,10 @@ export function expectEnvelopeShape(envelope: OutputEnvelope, toolName?: ToolNam
 }
 
 /** A successful envelope with the given effect; returns its result. */
-export function expectOk<R = Record<string, unknown>>(envelope: OutputEnvelope, effect?: "read" | "write" | "dry_run"): R {
+export function expectOk<R = Record<string, unknown>>(
+  envelope: OutputEnvelope,
+  effect?: "read" | "write" | "dry_run",
+): R {
   if (!envelope.ok) expect.fail(`expected ok, got ${JSON.stringify(envelope.error)}`);
   expectEnvelopeShape(envelope);
   if (effect) expect(envelope.audit.effect).toBe(effect);
@@ -112,7 +115,10 @@ export async function expectOnlyAuditGrew(world: World, before: Snapshot, record
   expect(after.audit_log!.length - before.audit_log!.length).toBe(records);
   const auditId = (row: unknown) => Number((row as { audit_id: number | string }).audit_id);
   const last = lastAuditId(before);
-  expect(after.proposals!.filter((row) => auditId(row) <= last), "proposals decided").toEqual(before.proposals);
+  expect(
+    after.proposals!.filter((row) => auditId(row) <= last),
+    "proposals decided",
+  ).toEqual(before.proposals);
   return newAudit(world, before);
 }
 

@@ -8,7 +8,9 @@ import { createCaller } from "./root";
  * A small world for tests: one workspace with an owner, an editor, a viewer, a
  * granted reader of the private page, a stranger, and tokens for each.
  */
-export async function createWorld(openKernel: () => Promise<KernelAdapter> = () => SqlKernel.open(openSqliteDriver(":memory:"))) {
+export async function createWorld(
+  openKernel: () => Promise<KernelAdapter> = () => SqlKernel.open(openSqliteDriver(":memory:")),
+) {
   const kernel = await openKernel();
   const { admin } = kernel;
   const suffix = Math.random().toString(36).slice(2, 8);
@@ -18,8 +20,12 @@ export async function createWorld(openKernel: () => Promise<KernelAdapter> = () 
   const viewer = await user("viewer");
   const privateReader = await user("reader");
   const stranger = await user("stranger");
-  const ws = (await admin.createWorkspace({ id: `ws_${suffix}`, name: "Team", ownerId: owner, approvalRequired: false })).id;
-  const otherWs = (await admin.createWorkspace({ id: `ws2_${suffix}`, name: "Other", ownerId: stranger, approvalRequired: false })).id;
+  const ws = (
+    await admin.createWorkspace({ id: `ws_${suffix}`, name: "Team", ownerId: owner, approvalRequired: false })
+  ).id;
+  const otherWs = (
+    await admin.createWorkspace({ id: `ws2_${suffix}`, name: "Other", ownerId: stranger, approvalRequired: false })
+  ).id;
   await admin.addMember({ workspaceId: ws, userId: editor, role: "editor" });
   await admin.addMember({ workspaceId: ws, userId: viewer, role: "viewer" });
   await admin.addMember({ workspaceId: ws, userId: privateReader, role: "viewer" });
@@ -27,7 +33,9 @@ export async function createWorld(openKernel: () => Promise<KernelAdapter> = () 
     { id: "h1", type: "heading", level: 1, text: "Plan" },
     { id: "p1", type: "paragraph", text: "First paragraph" },
   ];
-  const page = (await admin.createPage({ id: `doc_${suffix}`, workspaceId: ws, title: "Project plan", blocks, createdBy: owner })).id;
+  const page = (
+    await admin.createPage({ id: `doc_${suffix}`, workspaceId: ws, title: "Project plan", blocks, createdBy: owner })
+  ).id;
   const SECRET = `TOPSECRET-${suffix}`;
   const privatePage = (
     await admin.createPage({
@@ -41,12 +49,19 @@ export async function createWorld(openKernel: () => Promise<KernelAdapter> = () 
   ).id;
   await admin.grantPage({ documentId: privatePage, userId: owner, access: "write" });
   await admin.grantPage({ documentId: privatePage, userId: privateReader, access: "read" });
-  const otherPage = (await admin.createPage({ id: `other_${suffix}`, workspaceId: otherWs, title: "Elsewhere", createdBy: stranger })).id;
+  const otherPage = (
+    await admin.createPage({ id: `other_${suffix}`, workspaceId: otherWs, title: "Elsewhere", createdBy: stranger })
+  ).id;
 
   const ALL: Capability[] = ["page.read", "page.write", "artifact.write"];
   /** Who holds each token this world issued, so a call comes through the door its holder uses. */
   const holders = new Map<string, "person" | "agent">();
-  const issue = async (input: { userId: string; holder: "person" | "agent"; scopes: Capability[]; ttlSeconds?: number | null }) => {
+  const issue = async (input: {
+    userId: string;
+    holder: "person" | "agent";
+    scopes: Capability[];
+    ttlSeconds?: number | null;
+  }) => {
     const issued = await admin.createToken(input);
     holders.set(issued.token, input.holder);
     return issued;
@@ -86,14 +101,29 @@ export async function createWorld(openKernel: () => Promise<KernelAdapter> = () 
    * A person's token comes through the panel, an agent's through an agent door, unless `door` says otherwise.
    */
   const context = (authorization: string | null = tokens.owner, settings?: Partial<ToolsSettings>, door?: Door) =>
-    createToolsContext({ kernel, authorization, settings, door: door ?? (holders.get(bearerSecret(authorization) ?? "") === "person" ? "panel" : "agent") });
-  const call = (tool: string, input: unknown, authorization: string | null = tokens.owner, settings?: Partial<ToolsSettings>, door?: Door) =>
-    callTool(context(authorization, settings, door), tool, input);
+    createToolsContext({
+      kernel,
+      authorization,
+      settings,
+      door: door ?? (holders.get(bearerSecret(authorization) ?? "") === "person" ? "panel" : "agent"),
+    });
+  const call = (
+    tool: string,
+    input: unknown,
+    authorization: string | null = tokens.owner,
+    settings?: Partial<ToolsSettings>,
+    door?: Door,
+  ) => callTool(context(authorization, settings, door), tool, input);
   /** The typed tRPC caller, e.g. `caller().mnote.page.get(envelope)`. */
-  const caller = (authorization: string | null = tokens.owner, door?: Door) => createCaller(context(authorization, undefined, door));
+  const caller = (authorization: string | null = tokens.owner, door?: Door) =>
+    createCaller(context(authorization, undefined, door));
   /** A token for `userId` with the given scopes (and optional ttl), for auth tests. */
-  const newToken = (userId: string, scopes: Capability[] = ALL, ttlSeconds: number | null = null, holder: "person" | "agent" = "person") =>
-    issue({ userId, holder, scopes, ttlSeconds });
+  const newToken = (
+    userId: string,
+    scopes: Capability[] = ALL,
+    ttlSeconds: number | null = null,
+    holder: "person" | "agent" = "person",
+  ) => issue({ userId, holder, scopes, ttlSeconds });
   return {
     kernel,
     ids: { owner, editor, viewer, privateReader, stranger, ws, otherWs, page, privatePage, otherPage },
@@ -113,7 +143,9 @@ export type World = Awaited<ReturnType<typeof createWorld>>;
 export const SAMPLE_ARGS: Record<ToolName, Record<string, unknown>> = {
   "mnote.page.get": {},
   "mnote.page.save": { content: [{ type: "paragraph", text: "added" }], mode: "append" },
-  "mnote.page.edit": { operations: [{ op: "insert", at: "end", blocks: [{ type: "paragraph", text: "added by edit" }] }] },
+  "mnote.page.edit": {
+    operations: [{ op: "insert", at: "end", blocks: [{ type: "paragraph", text: "added by edit" }] }],
+  },
   "mnote.page.update_title": { title: "Renamed" },
   "mnote.page.update_options": { options: { wideLayout: true } },
   "mnote.artifact.create_summary": { summary: "A summary" },

@@ -21,7 +21,10 @@ describe.each(testKernels())("update_title and update_options ($name)", ({ open 
 
   it("update_title trims the title and answers page.head.updateTitle with the new revision", async () => {
     const w = await world();
-    expect(expectOk(await title(w, "  \tQuarterly plan \n"), "write")).toEqual({ commandName: "page.head.updateTitle", revision: 2 });
+    expect(expectOk(await title(w, "  \tQuarterly plan \n"), "write")).toEqual({
+      commandName: "page.head.updateTitle",
+      revision: 2,
+    });
     expect(await pageOf(w)).toMatchObject({ title: "Quarterly plan", revision: 2 });
     const read = expectOk<{ title: string }>(await w.call("mnote.page.get", w.envelope("mnote.page.get")));
     expect(read.title).toBe("Quarterly plan");
@@ -48,7 +51,12 @@ describe.each(testKernels())("update_title and update_options ($name)", ({ open 
       commandName: "page.layout.updateOptions",
       revision: 2,
     });
-    expect((await pageOf(w)).options).toEqual({ wideLayout: true, smallText: false, showToc: true, protectEditing: false });
+    expect((await pageOf(w)).options).toEqual({
+      wideLayout: true,
+      smallText: false,
+      showToc: true,
+      protectEditing: false,
+    });
     expectOk(await options(w, { smallText: true, showToc: false }), "write");
     const read = expectOk<{ pageOptions: unknown }>(await w.call("mnote.page.get", w.envelope("mnote.page.get")));
     expect(read.pageOptions).toEqual({ wideLayout: true, smallText: true, showToc: false, protectEditing: false });
@@ -66,9 +74,15 @@ describe.each(testKernels())("update_title and update_options ($name)", ({ open 
   it("protectEditing: the dry run answers the plan with an option_not_wired warning", async () => {
     const w = await world();
     const before = await snapshot(w);
-    const preview = DryRunResultSchema.parse(expectOk(await options(w, { protectEditing: true }, { dryRun: true }), "dry_run"));
+    const preview = DryRunResultSchema.parse(
+      expectOk(await options(w, { protectEditing: true }, { dryRun: true }), "dry_run"),
+    );
     expect(preview.warnings).toEqual([
-      { code: "option_not_wired", field: "options.protectEditing", message: expect.stringContaining("mnote_tool_option_unsupported") },
+      {
+        code: "option_not_wired",
+        field: "options.protectEditing",
+        message: expect.stringContaining("mnote_tool_option_unsupported"),
+      },
     ]);
     expect(preview.changes).toEqual([{ kind: "set_option", key: "protectEditing", before: false, after: true }]);
     expect(preview.diff).toEqual([{ op: "set_options", fields: ["protectEditing"] }]);
@@ -79,15 +93,18 @@ describe.each(testKernels())("update_title and update_options ($name)", ({ open 
   it.each([
     ["alone", { protectEditing: true }],
     ["with wired options beside it", { wideLayout: true, smallText: true, protectEditing: false }],
-  ])("protectEditing %s: the real call fails mnote_tool_option_unsupported and writes nothing", async (_name, value) => {
-    const w = await world();
-    const before = await snapshot(w);
-    const out = await options(w, value, { idempotencyKey: "protect" });
-    expectFailure(out, "mnote_tool_option_unsupported", /options\.protectEditing/);
-    const [record] = await expectOnlyAuditGrew(w, before);
-    expect(record).toMatchObject({ errorCode: "mnote_tool_option_unsupported", commandId: null });
-    expect(await pageOf(w)).toMatchObject({ revision: 1, options: { wideLayout: false, smallText: false } });
-    // The refused key was not recorded: it can be used for a wired change afterwards.
-    expectOk(await options(w, { wideLayout: true }, { idempotencyKey: "protect" }), "write");
-  });
+  ])(
+    "protectEditing %s: the real call fails mnote_tool_option_unsupported and writes nothing",
+    async (_name, value) => {
+      const w = await world();
+      const before = await snapshot(w);
+      const out = await options(w, value, { idempotencyKey: "protect" });
+      expectFailure(out, "mnote_tool_option_unsupported", /options\.protectEditing/);
+      const [record] = await expectOnlyAuditGrew(w, before);
+      expect(record).toMatchObject({ errorCode: "mnote_tool_option_unsupported", commandId: null });
+      expect(await pageOf(w)).toMatchObject({ revision: 1, options: { wideLayout: false, smallText: false } });
+      // The refused key was not recorded: it can be used for a wired change afterwards.
+      expectOk(await options(w, { wideLayout: true }, { idempotencyKey: "protect" }), "write");
+    },
+  );
 });

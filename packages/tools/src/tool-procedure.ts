@@ -28,11 +28,7 @@ const envelopeInput =
 
 /** A procedure with the whole chain of checks in front of it. */
 export function toolProcedure<Input = ToolInput<ToolName>>(spec: ToolSpec) {
-  return publicProcedure
-    .meta({ tool: spec })
-    .input(envelopeInput<Input>())
-    .use(envelopeAndAudit)
-    .use(checkCall);
+  return publicProcedure.meta({ tool: spec }).input(envelopeInput<Input>()).use(envelopeAndAudit).use(checkCall);
 }
 
 /** What a checked call hands to a tool's own code. */
@@ -71,10 +67,21 @@ export type PlanPreview = Pick<DryRunPreview, "plan" | "diff" | "changes"> & { w
  * revision from the page, so a planner names its command once (the contract's `commandName` is checked
  * against what a dry run answers in dry-run.test.ts).
  */
-export function writePlan(page: PageRecord, command: KernelCommand, preview: PlanPreview, refuse?: WritePlan["refuse"]): WritePlan {
+export function writePlan(
+  page: PageRecord,
+  command: KernelCommand,
+  preview: PlanPreview,
+  refuse?: WritePlan["refuse"],
+): WritePlan {
   return {
     command,
-    preview: { dryRun: true, commandName: command.name, baseRevision: page.revision, ...preview, warnings: preview.warnings ?? [] },
+    preview: {
+      dryRun: true,
+      commandName: command.name,
+      baseRevision: page.revision,
+      ...preview,
+      warnings: preview.warnings ?? [],
+    },
     ...(refuse ? { refuse } : {}),
   };
 }

@@ -1,9 +1,4 @@
-import {
-  type Capability,
-  TOOLS,
-  type ToolName,
-  toolInputSchema,
-} from "@mnote/contract";
+import { type Capability, TOOLS, type ToolName, toolInputSchema } from "@mnote/contract";
 import type { z } from "zod";
 
 /** Which page permission a call needs after membership is established. */
@@ -40,4 +35,3 @@ export function contractToolSpec(name: ToolName): ToolSpec {
     holdsForApproval: accessFor(name) === "page_write",
   };
 }
-

@@ -23,7 +23,9 @@ export const adminCommands: Command[] = [
     usage: "mnote admin user create --name NAME [--id ID]",
     help: "Creates a user; print their id for tokens and memberships.",
     async run({ args, kernel }) {
-      const user = await (await kernel()).admin.createUser({ name: required(args, "name"), id: optional(args, "id"), ...operator() });
+      const user = await (
+        await kernel()
+      ).admin.createUser({ name: required(args, "name"), id: optional(args, "id"), ...operator() });
       return { output: user };
     },
   },
@@ -52,7 +54,9 @@ export const adminCommands: Command[] = [
     async run({ args, kernel }) {
       const approval = optional(args, "approval") ?? "on";
       if (approval !== "on" && approval !== "off") throw new UsageError("--approval must be on or off");
-      const workspace = await (await kernel()).admin.createWorkspace({
+      const workspace = await (
+        await kernel()
+      ).admin.createWorkspace({
         name: required(args, "name"),
         ownerId: required(args, "owner"),
         id: optional(args, "id"),
@@ -126,14 +130,16 @@ export const adminCommands: Command[] = [
   },
   {
     words: ["admin", "page", "create"],
-    usage: "mnote admin page create --workspace ID --title TITLE --created-by USER_ID [--private] [--blocks-file FILE.json] [--id ID]",
+    usage:
+      "mnote admin page create --workspace ID --title TITLE --created-by USER_ID [--private] [--blocks-file FILE.json] [--id ID]",
     help: "Creates a page; a private one is reachable only by grant (its creator gets a write grant).",
     async run({ args, kernel }) {
       const blocksFile = optional(args, "blocks-file");
       let blocks: z.infer<typeof BlockSchema>[] = [];
       if (blocksFile) {
         const parsed = z.array(BlockSchema).safeParse(JSON.parse(await readFile(blocksFile, "utf8")));
-        if (!parsed.success) throw new UsageError(`--blocks-file: ${parsed.error.issues[0]?.message ?? "invalid blocks"}`);
+        if (!parsed.success)
+          throw new UsageError(`--blocks-file: ${parsed.error.issues[0]?.message ?? "invalid blocks"}`);
         blocks = parsed.data;
       }
       const isPrivate = args.flags.get("private") === true;
@@ -149,7 +155,8 @@ export const adminCommands: Command[] = [
         ...operator(),
       });
       // Whoever creates a private page can open it: private pages are reachable only by grant.
-      if (isPrivate) await k.admin.grantPage({ documentId: page.id, userId: createdBy, access: "write", ...operator() });
+      if (isPrivate)
+        await k.admin.grantPage({ documentId: page.id, userId: createdBy, access: "write", ...operator() });
       return { output: page };
     },
   },
@@ -189,13 +196,24 @@ export const adminCommands: Command[] = [
       "mnote admin token create --user ID --scopes page.read,page.write,artifact.write [--holder person|agent] [--ttl SECONDS] [--label TEXT]",
     help: "Creates a token and prints its secret once (only a hash is kept). Agents get agent tokens; person tokens are for the panel.",
     async run({ args, kernel }) {
-      const scopes = z.array(CapabilitySchema).min(1).safeParse(required(args, "scopes").split(",").map((s) => s.trim()));
-      if (!scopes.success) throw new UsageError("--scopes: a comma-separated list of page.read, page.write, artifact.write");
+      const scopes = z
+        .array(CapabilitySchema)
+        .min(1)
+        .safeParse(
+          required(args, "scopes")
+            .split(",")
+            .map((s) => s.trim()),
+        );
+      if (!scopes.success)
+        throw new UsageError("--scopes: a comma-separated list of page.read, page.write, artifact.write");
       const holder = optional(args, "holder") ?? "agent";
       if (holder !== "person" && holder !== "agent") throw new UsageError("--holder must be person or agent");
       const ttl = optional(args, "ttl");
-      if (ttl !== undefined && !/^[1-9]\d*$/.test(ttl)) throw new UsageError("--ttl must be a positive number of seconds");
-      const { token, record } = await (await kernel()).admin.createToken({
+      if (ttl !== undefined && !/^[1-9]\d*$/.test(ttl))
+        throw new UsageError("--ttl must be a positive number of seconds");
+      const { token, record } = await (
+        await kernel()
+      ).admin.createToken({
         userId: required(args, "user"),
         holder,
         scopes: scopes.data,

@@ -5,7 +5,7 @@ import type { Command } from "../command";
 export const callCommand: Command = {
   words: ["call"],
   usage: "mnote call [--token TOKEN] < envelope.json   (or MNOTE_TOKEN; prints the output envelope)",
-    help: "Runs one tool call through the router with an agent token: the input envelope on stdin, the output envelope on stdout; exit 1 when ok is false.",
+  help: "Runs one tool call through the router with an agent token: the input envelope on stdin, the output envelope on stdout; exit 1 when ok is false.",
   async run({ args, kernel, io, config }) {
     const token = optional(args, "token") ?? config.token ?? null;
     const text = await io.stdin();

@@ -14,8 +14,11 @@ export const inspectCommands: Command[] = [
       const limit = optional(args, "limit");
       const documentId = optional(args, "document");
       const workspaceId = optional(args, "workspace");
-      if ((documentId === undefined) === (workspaceId === undefined)) throw new UsageError("give exactly one of --document or --workspace");
-      const records = await (await kernel()).listAudit({
+      if ((documentId === undefined) === (workspaceId === undefined))
+        throw new UsageError("give exactly one of --document or --workspace");
+      const records = await (
+        await kernel()
+      ).listAudit({
         documentId,
         workspaceId,
         runId: optional(args, "run"),

@@ -14,14 +14,16 @@ function assertSourceExists(url: string) {
   for (const prefix of ["file:", "pglite:"]) {
     if (!url.startsWith(prefix)) continue;
     const path = url.slice(prefix.length);
-    if (path === "" || path === ":memory:" || path === "memory") throw new UsageError("--from must name a database that exists");
+    if (path === "" || path === ":memory:" || path === "memory")
+      throw new UsageError("--from must name a database that exists");
     if (!existsSync(resolve(path))) throw new UsageError(`--from: no database at ${resolve(path)}`);
   }
 }
 
 export const migrateDataCommand: Command = {
   words: ["migrate-data"],
-  usage: "mnote migrate-data --from URL --to URL   (copy every row, e.g. file:./.mnote/mnote.db to postgres://…; the target must be empty)",
+  usage:
+    "mnote migrate-data --from URL --to URL   (copy every row, e.g. file:./.mnote/mnote.db to postgres://…; the target must be empty)",
   help: "Copies every row from one database to another (e.g. SQLite to PostgreSQL); the target must be empty.",
   async run({ args }) {
     const from = required(args, "from");
@@ -36,7 +38,14 @@ export const migrateDataCommand: Command = {
       opened.push(target);
       const report = await copyDatabase(source, target);
       return {
-        output: { ok: true, from: redact(from), to: redact(to), schemaVersion: report.schemaVersion, rows: report.rows, tables: report.tables },
+        output: {
+          ok: true,
+          from: redact(from),
+          to: redact(to),
+          schemaVersion: report.schemaVersion,
+          rows: report.rows,
+          tables: report.tables,
+        },
       };
     } finally {
       for (const driver of opened.reverse()) await driver.close();

@@ -90,7 +90,9 @@ export class HermesMcpBreaker {
 
   async call(run: () => Promise<McpCallResult>): Promise<string> {
     if (this.open) {
-      return pythonJsonDumps({ error: `MCP server 'mnote' is unreachable after ${this.consecutiveErrors} consecutive failures.` });
+      return pythonJsonDumps({
+        error: `MCP server 'mnote' is unreachable after ${this.consecutiveErrors} consecutive failures.`,
+      });
     }
     const handled = hermesMcpHandlerResult(await run());
     const parsed = JSON.parse(handled) as Record<string, unknown>;

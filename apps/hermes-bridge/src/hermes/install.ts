@@ -50,7 +50,7 @@ export function installMessage(dir: string, bridgeUrl = "http://127.0.0.1:4100")
     "  3. Run the bridge beside mnote:",
     "       mnote-bridge serve",
     "",
-    "The tools appear in Hermes in the toolset \"mnote\": mnote_page_get, mnote_page_save, …",
+    'The tools appear in Hermes in the toolset "mnote": mnote_page_get, mnote_page_save, …',
   ].join("\n");
 }
 
@@ -59,9 +59,10 @@ export function hermesMcpConfig(options: { url?: string; databaseUrl?: string } 
   const url = options.url ?? "http://127.0.0.1:4100/mcp";
   const databaseUrl = options.databaseUrl ?? DEFAULT_DATABASE_URL;
   // Hermes starts stdio servers from its own directory: give the database an absolute path.
-  const absoluteDb = databaseUrl.startsWith("file:") && databaseUrl !== "file::memory:"
-    ? `file:${resolve(databaseUrl.slice("file:".length))}`
-    : databaseUrl;
+  const absoluteDb =
+    databaseUrl.startsWith("file:") && databaseUrl !== "file::memory:"
+      ? `file:${resolve(databaseUrl.slice("file:".length))}`
+      : databaseUrl;
   return [
     "# ~/.hermes/config.yaml: the mnote tools through MCP (use either this or the plugin's tools, not both).",
     "# Hermes's own ids reach mnote's audit only with the mnote plugin enabled: without MNOTE_BRIDGE_URL its",

@@ -6,7 +6,18 @@ import { hermesSafeJson } from "./model-text";
 
 // Strings that would spell a quoted word in the text, in every case and position.
 const trickyString = fc.oneof(
-  fc.constantFrom("error", "ERROR", "Error", "failed", "FAILED", "fAiLeD", 'say "error', 'x "Failed', "errors", "failed!"),
+  fc.constantFrom(
+    "error",
+    "ERROR",
+    "Error",
+    "failed",
+    "FAILED",
+    "fAiLeD",
+    'say "error',
+    'x "Failed',
+    "errors",
+    "failed!",
+  ),
   fc.string(),
   fc.stringMatching(/^[ "\\a-z]{0,12}(error|failed|ERROR|Failed)$/),
 );

@@ -11,12 +11,16 @@ import { startBridge, type RunningBridge } from "./server";
 describe("session ids carry their own token binding", () => {
   it("verify with the token that opened them and with no other", () => {
     fc.assert(
-      fc.property(fc.string({ minLength: 1, maxLength: 60 }), fc.string({ minLength: 1, maxLength: 60 }), (secret, other) => {
-        fc.pre(secret !== other);
-        const id = newSessionId(secret);
-        expect(checkSessionId(id, secret)).toBe("ok");
-        expect(checkSessionId(id, other)).toBe("foreign");
-      }),
+      fc.property(
+        fc.string({ minLength: 1, maxLength: 60 }),
+        fc.string({ minLength: 1, maxLength: 60 }),
+        (secret, other) => {
+          fc.pre(secret !== other);
+          const id = newSessionId(secret);
+          expect(checkSessionId(id, secret)).toBe("ok");
+          expect(checkSessionId(id, other)).toBe("foreign");
+        },
+      ),
       { numRuns: 50 },
     );
   });
@@ -30,7 +34,10 @@ describe("session ids carry their own token binding", () => {
 
 describe("clientAddress", () => {
   const req = (peer: string, forwarded?: string) =>
-    ({ socket: { remoteAddress: peer }, headers: forwarded ? { "x-forwarded-for": forwarded } : {} }) as unknown as IncomingMessage;
+    ({
+      socket: { remoteAddress: peer },
+      headers: forwarded ? { "x-forwarded-for": forwarded } : {},
+    }) as unknown as IncomingMessage;
   it("is the peer unless the peer is a trusted proxy; then the nearest untrusted forwarded address", () => {
     expect(clientAddress(req("::ffff:10.0.0.5", "1.2.3.4"), [])).toBe("10.0.0.5");
     expect(clientAddress(req("10.0.0.5", "1.2.3.4"), ["10.0.0.9"])).toBe("10.0.0.5");
@@ -66,17 +73,26 @@ describe("/mcp speaks what the Python SDK client expects, statelessly", () => {
   const send = (method: string, headers: Record<string, string>, body?: unknown) =>
     fetch(`${bridge.url}/mcp`, {
       method,
-      headers: { accept: "application/json, text/event-stream", "content-type": "application/json", authorization: `Bearer ${world.tokens.owner}`, ...headers },
+      headers: {
+        accept: "application/json, text/event-stream",
+        "content-type": "application/json",
+        authorization: `Bearer ${world.tokens.owner}`,
+        ...headers,
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
 
   it("initialize → session header; initialized → 202; GET → 405; tools/list → JSON; unknown session → 404; DELETE → 405", async () => {
-    const init = await send("POST", {}, {
-      jsonrpc: "2.0",
-      id: 0,
-      method: "initialize",
-      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "mcp", version: "0.1.0" } },
-    });
+    const init = await send(
+      "POST",
+      {},
+      {
+        jsonrpc: "2.0",
+        id: 0,
+        method: "initialize",
+        params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "mcp", version: "0.1.0" } },
+      },
+    );
     expect(init.status).toBe(200);
     expect(init.headers.get("content-type")).toMatch(/^application\/json/);
     const sessionId = init.headers.get("mcp-session-id")!;
@@ -91,7 +107,10 @@ describe("/mcp speaks what the Python SDK client expects, statelessly", () => {
     expect(list.status).toBe(200);
     expect(list.headers.get("content-type")).toMatch(/^application\/json/);
     expect(((await list.json()) as { result: { tools: unknown[] } }).result.tools).toHaveLength(TOOL_NAMES.length);
-    expect((await send("POST", { ...session, "mcp-session-id": "gone" }, { jsonrpc: "2.0", id: 2, method: "tools/list" })).status).toBe(404);
+    expect(
+      (await send("POST", { ...session, "mcp-session-id": "gone" }, { jsonrpc: "2.0", id: 2, method: "tools/list" }))
+        .status,
+    ).toBe(404);
     expect((await send("DELETE", session)).status).toBe(405);
   });
 });

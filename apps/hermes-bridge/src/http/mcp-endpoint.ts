@@ -12,7 +12,13 @@ import { createMcpServer } from "../mcp/server";
 import { BodyTooLarge, readBody, refuseUnread, sendJson } from "./body";
 
 /** A JSON-RPC error answer outside any request (id null), as the SDK's transport writes them. */
-function rpcError(res: ServerResponse, status: number, code: number, message: string, headers: Record<string, string> = {}) {
+function rpcError(
+  res: ServerResponse,
+  status: number,
+  code: number,
+  message: string,
+  headers: Record<string, string> = {},
+) {
   sendJson(res, status, { jsonrpc: "2.0", error: { code, message }, id: null }, headers);
 }
 
@@ -96,8 +102,10 @@ export class McpHttpEndpoint {
 
     if (req.method === "POST") return this.post(req, res, secret);
     res.setHeader("allow", "POST");
-    if (req.method === "GET") return rpcError(res, 405, -32000, "Method not allowed: this server sends no messages outside a response");
-    if (req.method === "DELETE") return rpcError(res, 405, -32000, "Method not allowed: sessions are stateless, there is nothing to end");
+    if (req.method === "GET")
+      return rpcError(res, 405, -32000, "Method not allowed: this server sends no messages outside a response");
+    if (req.method === "DELETE")
+      return rpcError(res, 405, -32000, "Method not allowed: sessions are stateless, there is nothing to end");
     return rpcError(res, 405, -32000, "Method not allowed");
   }
 

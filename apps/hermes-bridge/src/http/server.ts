@@ -47,7 +47,8 @@ export interface RunningBridge {
   close(): Promise<void>;
 }
 
-const CORS_ALLOW_HEADERS = "authorization, content-type, accept, traceparent, mcp-session-id, mcp-protocol-version, last-event-id";
+const CORS_ALLOW_HEADERS =
+  "authorization, content-type, accept, traceparent, mcp-session-id, mcp-protocol-version, last-event-id";
 
 /** CORS stays off unless MNOTE_BRIDGE_CORS_ORIGINS names the origin. */
 function applyCors(settings: BridgeSettings, req: IncomingMessage, res: ServerResponse): boolean {
@@ -77,7 +78,13 @@ async function databaseAnswers(kernel: KernelAdapter): Promise<boolean> {
     timer = setTimeout(() => resolve(false), READINESS_TIMEOUT_MS);
   });
   try {
-    return await Promise.race([kernel.ping().then(() => true, () => false), timedOut]);
+    return await Promise.race([
+      kernel.ping().then(
+        () => true,
+        () => false,
+      ),
+      timedOut,
+    ]);
   } finally {
     clearTimeout(timer);
   }
@@ -99,7 +106,15 @@ async function handleHealth(kernel: KernelAdapter, path: string, res: ServerResp
  * and `/healthz`. Listens on 127.0.0.1:4100 unless told otherwise.
  */
 export async function startBridge(options: BridgeOptions): Promise<RunningBridge> {
-  const { kernel, port = DEFAULT_PORT, host = DEFAULT_HOST, logger = createLogger(), env, failureCounter, ...overrides } = options;
+  const {
+    kernel,
+    port = DEFAULT_PORT,
+    host = DEFAULT_HOST,
+    logger = createLogger(),
+    env,
+    failureCounter,
+    ...overrides
+  } = options;
   const settings = resolveSettings(overrides, env ?? {});
   const sharedCounter =
     failureCounter !== undefined ? failureCounter : kernel.countInWindow ? kernel.countInWindow.bind(kernel) : null;
@@ -116,7 +131,8 @@ export async function startBridge(options: BridgeOptions): Promise<RunningBridge
     const path = (req.url ?? "/").split("?")[0]!;
     const cors = applyCors(settings, req, res);
     if (req.method === "OPTIONS") {
-      if (!cors) return sendJson(res, 405, { error: "CORS is not enabled for this origin" }, { allow: "GET, POST, DELETE" });
+      if (!cors)
+        return sendJson(res, 405, { error: "CORS is not enabled for this origin" }, { allow: "GET, POST, DELETE" });
       res.writeHead(204, {
         "access-control-allow-methods": "GET, POST, DELETE",
         "access-control-allow-headers": CORS_ALLOW_HEADERS,
@@ -124,7 +140,8 @@ export async function startBridge(options: BridgeOptions): Promise<RunningBridge
       });
       return res.end();
     }
-    if ((path === "/livez" || path === "/readyz" || path === "/healthz") && req.method === "GET") return handleHealth(kernel, path, res);
+    if ((path === "/livez" || path === "/readyz" || path === "/healthz") && req.method === "GET")
+      return handleHealth(kernel, path, res);
     if (path === "/mcp") return mcp!.handle(req, res);
     if (path === "/v1/tools" && req.method === "GET") return sendJson(res, 200, toolListing());
     if (path === "/v1/whoami" && req.method === "GET") return handleWhoami(ctx, req, res);
@@ -160,7 +177,8 @@ export async function startBridge(options: BridgeOptions): Promise<RunningBridge
         // database read (a token for /v1/whoami or an MCP session), so the answer is the contract's
         // "unavailable", in the door's own shape: never a bare 500.
         if (res.headersSent) res.destroy();
-        else if (path === "/mcp") sendJson(res, 503, { jsonrpc: "2.0", error: { code: -32603, message: UNAVAILABLE.message }, id: null });
+        else if (path === "/mcp")
+          sendJson(res, 503, { jsonrpc: "2.0", error: { code: -32603, message: UNAVAILABLE.message }, id: null });
         else sendJson(res, 503, { error: UNAVAILABLE });
       });
     },
@@ -183,7 +201,9 @@ export async function startBridge(options: BridgeOptions): Promise<RunningBridge
     kernel
       .purgeExpiredIdempotency(new Date().toISOString())
       .then((purged) => purged > 0 && logger.info({ purged }, "expired idempotency records removed"))
-      .catch((error: unknown) => logger.warn({ errorType: error instanceof Error ? error.name : typeof error }, "idempotency sweep failed"));
+      .catch((error: unknown) =>
+        logger.warn({ errorType: error instanceof Error ? error.name : typeof error }, "idempotency sweep failed"),
+      );
   // purgeExpired catches its own failure, so nothing is lost by not awaiting it.
   const sweep = setInterval(() => void purgeExpired(), IDEMPOTENCY_SWEEP_MS);
   sweep.unref();

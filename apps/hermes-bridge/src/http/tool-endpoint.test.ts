@@ -62,7 +62,12 @@ describe("GET /v1/tools", () => {
       expect(tool.description).toContain(tool.name);
       expect(tool.openai).toEqual({
         type: "function",
-        function: { name: tool.providerName, description: contract.description, parameters: contract.strictParameters, strict: true },
+        function: {
+          name: tool.providerName,
+          description: contract.description,
+          parameters: contract.strictParameters,
+          strict: true,
+        },
       });
     }
   });
@@ -89,7 +94,10 @@ describe("GET /v1/tools", () => {
     ]);
 
     const before = await kernel.admin.tableSnapshot();
-    const nullDryRun = await post("mnote_page_save", envelopeFor(world, "mnote.page.save", strictArgs, { dryRun: null }));
+    const nullDryRun = await post(
+      "mnote_page_save",
+      envelopeFor(world, "mnote.page.save", strictArgs, { dryRun: null }),
+    );
     expect([nullDryRun.status, nullDryRun.json.error.code]).toEqual([422, "mnote_tool_invalid_input"]);
     const after = await kernel.admin.tableSnapshot();
     expect(after.pages).toEqual(before.pages);
@@ -174,7 +182,8 @@ describe("POST /v1/tools/{name}: the router's envelope, byte for byte", () => {
       envelopeFor(world, "mnote.page.update_options", { options: { protectEditing: true } }),
     );
     expect([planned.status, planned.json.error.code]).toEqual([422, "mnote_tool_option_unsupported"]);
-    for (const answer of [stale, planned]) expect(answer.status).toBe(TOOL_ERROR_HTTP_STATUS[answer.json.error.code as "mnote_tool_conflict"]);
+    for (const answer of [stale, planned])
+      expect(answer.status).toBe(TOOL_ERROR_HTTP_STATUS[answer.json.error.code as "mnote_tool_conflict"]);
   });
 });
 
@@ -214,7 +223,12 @@ describe("POST /v1/tools/{name}: refusals", () => {
   it("unknown tool: 404 mnote_tool_not_found", async () => {
     const answer = await post("mnote_page_delete", { toolCallId: "c1", traceId: "t1" });
     expect(answer.status).toBe(404);
-    expect(answer.json).toMatchObject({ ok: false, toolCallId: "c1", traceId: "t1", error: { code: "mnote_tool_not_found" } });
+    expect(answer.json).toMatchObject({
+      ok: false,
+      toolCallId: "c1",
+      traceId: "t1",
+      error: { code: "mnote_tool_not_found" },
+    });
   });
 
   it("malformed JSON: 422 invalid input", async () => {
@@ -238,9 +252,14 @@ describe("POST /v1/tools/{name}: refusals", () => {
   it.each([["text/plain"], ["application/x-www-form-urlencoded"], ["application/jsonp"]])(
     "wrong content type %s: 422 invalid input",
     async (type) => {
-      const answer = await post("mnote_page_get", envelopeFor(world, "mnote.page.get"), { headers: { "content-type": type } });
+      const answer = await post("mnote_page_get", envelopeFor(world, "mnote.page.get"), {
+        headers: { "content-type": type },
+      });
       expect(answer.status).toBe(422);
-      expect(answer.json.error).toEqual({ code: "mnote_tool_invalid_input", message: "content-type must be application/json" });
+      expect(answer.json.error).toEqual({
+        code: "mnote_tool_invalid_input",
+        message: "content-type must be application/json",
+      });
     },
   );
 
@@ -252,10 +271,16 @@ describe("POST /v1/tools/{name}: refusals", () => {
   });
 
   it("a body over the limit (4 MiB): 413, refused before it is read", async () => {
-    const big = JSON.stringify(envelopeFor(world, "mnote.page.save", { content: [{ type: "paragraph", text: "x".repeat(4 * 1024 * 1024) }] }));
+    const big = JSON.stringify(
+      envelopeFor(world, "mnote.page.save", { content: [{ type: "paragraph", text: "x".repeat(4 * 1024 * 1024) }] }),
+    );
     const answer = await post("mnote_page_save", big, { raw: true });
     expect(answer.status).toBe(413);
-    expect(answer.json).toMatchObject({ ok: false, toolName: "mnote.page.save", error: { code: "mnote_tool_payload_too_large" } });
+    expect(answer.json).toMatchObject({
+      ok: false,
+      toolName: "mnote.page.save",
+      error: { code: "mnote_tool_payload_too_large" },
+    });
   });
 
   it("a chunked body that grows past the limit: 413", async () => {
@@ -313,7 +338,9 @@ describe("traceparent", () => {
 
   it("ignores an invalid traceparent", async () => {
     const { traceId: _none, ...envelope } = envelopeFor(world, "mnote.page.get");
-    const answer = await post("mnote_page_get", envelope, { headers: { traceparent: "00-00000000000000000000000000000000-00f067aa0ba902b7-01" } });
+    const answer = await post("mnote_page_get", envelope, {
+      headers: { traceparent: "00-00000000000000000000000000000000-00f067aa0ba902b7-01" },
+    });
     expect(answer.status).toBe(422);
     expect(answer.json.traceId).toBeNull();
   });
@@ -321,16 +348,24 @@ describe("traceparent", () => {
 
 describe("GET /v1/whoami", () => {
   it("answers the token's identity", async () => {
-    const response = await fetch(`${bridge.url}/v1/whoami`, { headers: { authorization: `Bearer ${world.tokens.ownerReadOnly}` } });
+    const response = await fetch(`${bridge.url}/v1/whoami`, {
+      headers: { authorization: `Bearer ${world.tokens.ownerReadOnly}` },
+    });
     expect(response.status).toBe(200);
     const body = (await response.json()) as Record<string, unknown>;
     expect(body).toMatchObject({ actorId: world.ids.owner, holder: "agent", capabilityScope: ["page.read"] });
     expect(body.tokenId).toMatch(/^tok_/);
   });
 
-  it.each([["none", undefined], ["revoked", "revoked"], ["unknown", "mnt_nope"]])("refuses %s token with 401", async (_l, token) => {
+  it.each([
+    ["none", undefined],
+    ["revoked", "revoked"],
+    ["unknown", "mnt_nope"],
+  ])("refuses %s token with 401", async (_l, token) => {
     const secret = token === "revoked" ? world.tokens.revoked : token;
-    const response = await fetch(`${bridge.url}/v1/whoami`, { headers: secret ? { authorization: `Bearer ${secret}` } : {} });
+    const response = await fetch(`${bridge.url}/v1/whoami`, {
+      headers: secret ? { authorization: `Bearer ${secret}` } : {},
+    });
     expect(response.status).toBe(401);
     expect(((await response.json()) as { error: { code: string } }).error.code).toBe("mnote_tool_unauthenticated");
   });
@@ -338,7 +373,13 @@ describe("GET /v1/whoami", () => {
 
 describe("rate limit and CORS", () => {
   it("answers 429 mnote_tool_rate_limited past a token's burst, per token", async () => {
-    const limited = await startBridge({ kernel, port: 0, logger: log.logger, rateLimit: { ratePerSecond: 0.01, burst: 3 }, env: {} });
+    const limited = await startBridge({
+      kernel,
+      port: 0,
+      logger: log.logger,
+      rateLimit: { ratePerSecond: 0.01, burst: 3 },
+      env: {},
+    });
     try {
       const call = (token: string) =>
         fetch(`${limited.url}/v1/tools/mnote_page_get`, {
@@ -362,12 +403,21 @@ describe("rate limit and CORS", () => {
   it("sends no CORS headers unless configured", async () => {
     const response = await fetch(`${bridge.url}/v1/tools`, { headers: { origin: "http://app.example" } });
     expect(response.headers.get("access-control-allow-origin")).toBeNull();
-    const preflight = await fetch(`${bridge.url}/v1/tools/mnote_page_get`, { method: "OPTIONS", headers: { origin: "http://app.example" } });
+    const preflight = await fetch(`${bridge.url}/v1/tools/mnote_page_get`, {
+      method: "OPTIONS",
+      headers: { origin: "http://app.example" },
+    });
     expect(preflight.status).toBe(405);
   });
 
   it("answers CORS for configured origins only", async () => {
-    const withCors = await startBridge({ kernel, port: 0, logger: log.logger, corsOrigins: ["http://app.example"], env: {} });
+    const withCors = await startBridge({
+      kernel,
+      port: 0,
+      logger: log.logger,
+      corsOrigins: ["http://app.example"],
+      env: {},
+    });
     try {
       const preflight = await fetch(`${withCors.url}/v1/tools/mnote_page_get`, {
         method: "OPTIONS",

@@ -1,5 +1,11 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { allToolJsonSchemas, openAiStrictFunction, type OutputEnvelope, TOOL_ERROR_MESSAGES as M, type ToolErrorCode } from "@mnote/contract";
+import {
+  allToolJsonSchemas,
+  openAiStrictFunction,
+  type OutputEnvelope,
+  TOOL_ERROR_MESSAGES as M,
+  type ToolErrorCode,
+} from "@mnote/contract";
 import { clientAddress, rateLimitKey, whoami } from "../auth";
 import type { BridgeContext } from "../context";
 import { bridgeFailure, httpStatusOf } from "../envelope";
@@ -35,7 +41,9 @@ export function toolListing() {
  * same JSON value as Hermes-safe text (see hermesSafeJson), else the envelope as plain JSON.
  */
 function resultText(req: IncomingMessage, output: OutputEnvelope): string {
-  return parseResultForm(req.headers[RESULT_FORM_HEADER]) === "hermes" ? hermesSafeJson(output) : JSON.stringify(output);
+  return parseResultForm(req.headers[RESULT_FORM_HEADER]) === "hermes"
+    ? hermesSafeJson(output)
+    : JSON.stringify(output);
 }
 
 /**

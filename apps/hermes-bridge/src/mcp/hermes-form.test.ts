@@ -4,7 +4,12 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { HermesMcpBreaker, hermesDetectsFailure, hermesMcpHandlerResult, type McpCallResult } from "../hermes/hermes-wire";
+import {
+  HermesMcpBreaker,
+  hermesDetectsFailure,
+  hermesMcpHandlerResult,
+  type McpCallResult,
+} from "../hermes/hermes-wire";
 import { startBridge, type RunningBridge } from "../http/server";
 import { captureLogger, createTestWorld, routerCall, SAMPLE_ARGS, type SeededWorld } from "../test-support";
 import { createMcpServer } from "./server";
@@ -28,7 +33,8 @@ beforeAll(async () => {
   world = created;
   bridge = await startBridge({ kernel, port: 0, logger: log.logger, rateLimit: null, env: {} });
   // A workspace like the demo's: agent writes wait for a person's approval.
-  const ws = (await kernel.admin.createWorkspace({ name: "Held", ownerId: world.ids.owner, approvalRequired: true })).id;
+  const ws = (await kernel.admin.createWorkspace({ name: "Held", ownerId: world.ids.owner, approvalRequired: true }))
+    .id;
   const page = (await kernel.admin.createPage({ workspaceId: ws, title: "Held page", createdBy: world.ids.owner })).id;
   approvalPage = { ws, page };
 });
@@ -61,9 +67,15 @@ const envelopeOf = (result: McpCallResult) =>
 describe("tools/list", () => {
   // The SDK client compiles a validator per outputSchema on listTools: seconds on a busy machine.
   it("declares outputSchema in the standard form only", { timeout: 120_000 }, async () => {
-    const [standard, hermes] = await Promise.all([connect("standard", undefined, false), connect("hermes", undefined, false)]);
+    const [standard, hermes] = await Promise.all([
+      connect("standard", undefined, false),
+      connect("hermes", undefined, false),
+    ]);
     const [a, b] = await Promise.all([standard.listTools(), hermes.listTools()]);
-    for (const tool of a.tools) expect(tool.outputSchema).toEqual(toolJsonSchema(TOOL_NAMES.find((t) => toProviderName(t) === tool.name)!).outputSchema);
+    for (const tool of a.tools)
+      expect(tool.outputSchema).toEqual(
+        toolJsonSchema(TOOL_NAMES.find((t) => toProviderName(t) === tool.name)!).outputSchema,
+      );
     for (const tool of b.tools) expect(tool).not.toHaveProperty("outputSchema");
     expect(b.tools.map((t) => [t.name, t.inputSchema])).toEqual(a.tools.map((t) => [t.name, t.inputSchema]));
   });
@@ -98,12 +110,16 @@ describe("Hermes form: what Hermes's MCP handler hands the model", () => {
     expect(JSON.parse(handed)).not.toHaveProperty("error");
   });
 
-  it("the standard form reaches Hermes twice (text and structuredContent): why the Hermes form exists", { timeout: 120_000 }, async () => {
-    const client = await connect("standard");
-    const result = await call(client, "mnote_page_get", pageArgs());
-    const handed = hermesMcpHandlerResult(result);
-    expect(handed.length / JSON.stringify(result.structuredContent).length).toBeGreaterThan(2);
-  });
+  it(
+    "the standard form reaches Hermes twice (text and structuredContent): why the Hermes form exists",
+    { timeout: 120_000 },
+    async () => {
+      const client = await connect("standard");
+      const result = await call(client, "mnote_page_get", pageArgs());
+      const handed = hermesMcpHandlerResult(result);
+      expect(handed.length / JSON.stringify(result.structuredContent).length).toBeGreaterThan(2);
+    },
+  );
 });
 
 describe("Hermes's breaker (tools/mcp_tool.py) stays closed through refusals", () => {
@@ -175,7 +191,13 @@ describe("_caller: Hermes's ids in the audit, and a retry of one Hermes tool cal
     const ids = hermesIds(`call_${Math.random().toString(36).slice(2)}`);
     const read = envelopeOf(await call(client, "mnote_page_get", { ...pageArgs(), _caller: ids }));
     expect(read.toolCallId).toBe(ids.toolCallId);
-    const write = envelopeOf(await call(client, "mnote_page_update_title", { ...pageArgs(), title: "From Hermes", _caller: { ...ids, toolCallId: `${ids.toolCallId}_w` } }));
+    const write = envelopeOf(
+      await call(client, "mnote_page_update_title", {
+        ...pageArgs(),
+        title: "From Hermes",
+        _caller: { ...ids, toolCallId: `${ids.toolCallId}_w` },
+      }),
+    );
     expect(write.ok).toBe(true);
     const rows = await kernel.listAudit({ runId: ids.runId });
     expect(rows.length).toBeGreaterThanOrEqual(2);
@@ -193,7 +215,9 @@ describe("_caller: Hermes's ids in the audit, and a retry of one Hermes tool cal
     const args = { ...pageArgs(), content };
     const first = envelopeOf(await call(client, "mnote_artifact_create_ai_note", { ...args, _caller: ids }));
     const retry = envelopeOf(await call(client, "mnote_artifact_create_ai_note", { ...args, _caller: ids }));
-    const nextTurn = envelopeOf(await call(client, "mnote_artifact_create_ai_note", { ...args, _caller: hermesIds(ids.toolCallId, "next-turn") }));
+    const nextTurn = envelopeOf(
+      await call(client, "mnote_artifact_create_ai_note", { ...args, _caller: hermesIds(ids.toolCallId, "next-turn") }),
+    );
     expect(retry.audit.commandId).toBe(first.audit.commandId);
     expect(nextTurn.audit.commandId).not.toBe(first.audit.commandId);
     const { nodes } = await kernel.listArtifacts(world.ids.page);
@@ -238,17 +262,19 @@ describe("stdio's result form (MNOTE_RESULT_FORM) and an outage", () => {
     for (const tool of tools) expect(tool).not.toHaveProperty("outputSchema");
     const ok = await call(client, "mnote_page_get", pageArgs());
     expect(ok.structuredContent).toBeUndefined();
-    expect(envelopeOf(ok)).toEqual(await routerCall(kernel, world.tokens.owner, "mnote.page.get", {
-      ...pageArgs(),
-      toolName: "mnote.page.get",
-      actorId: world.ids.owner,
-      sessionId: "stdio_test",
-      runId: "stdio_test",
-      toolCallId: envelopeOf(ok).toolCallId,
-      traceId: envelopeOf(ok).traceId,
-      capabilityScope: world.scopes,
-      args: {},
-    }));
+    expect(envelopeOf(ok)).toEqual(
+      await routerCall(kernel, world.tokens.owner, "mnote.page.get", {
+        ...pageArgs(),
+        toolName: "mnote.page.get",
+        actorId: world.ids.owner,
+        sessionId: "stdio_test",
+        runId: "stdio_test",
+        toolCallId: envelopeOf(ok).toolCallId,
+        traceId: envelopeOf(ok).traceId,
+        capabilityScope: world.scopes,
+        args: {},
+      }),
+    );
 
     // A broken kernel: the router answers mnote_tool_unavailable, the only isError result.
     const broken = createMcpServer({

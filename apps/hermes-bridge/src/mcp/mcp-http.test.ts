@@ -136,19 +136,30 @@ describe("MCP over Streamable HTTP", () => {
       const dry = await callAndCompare(session, tool, { dryRun: true }, owner());
       expect(dry.audit.effect).toBe("dry_run");
 
-      const denied = await callAndCompare(viewerSession, tool, {}, { token: world.tokens.viewer, actorId: world.ids.viewer, scopes: world.scopes });
+      const denied = await callAndCompare(
+        viewerSession,
+        tool,
+        {},
+        { token: world.tokens.viewer, actorId: world.ids.viewer, scopes: world.scopes },
+      );
       expect(denied.error.code).toBe("mnote_tool_permission_denied");
 
       // No key from the caller: every call is its own, so the same arguments twice write twice.
       const args = { ...pageArgs(), ...SAMPLE_ARGS[tool] };
-      const first = (await session.client.callTool({ name: toProviderName(tool), arguments: args })).structuredContent as any;
-      const second = (await session.client.callTool({ name: toProviderName(tool), arguments: args })).structuredContent as any;
+      const first = (await session.client.callTool({ name: toProviderName(tool), arguments: args }))
+        .structuredContent as any;
+      const second = (await session.client.callTool({ name: toProviderName(tool), arguments: args }))
+        .structuredContent as any;
       expect([first.ok, second.ok]).toEqual([true, true]);
       expect(second.audit.commandId).not.toBe(first.audit.commandId);
       // A key the caller gives in _meta names one call: its retry replays.
       const key = `meta_key_${tool}_${Math.random().toString(36).slice(2)}`;
-      const keyed = (await session.client.callTool({ name: toProviderName(tool), arguments: args, _meta: { idempotencyKey: key } })).structuredContent as any;
-      const retry = (await session.client.callTool({ name: toProviderName(tool), arguments: args, _meta: { idempotencyKey: key } })).structuredContent as any;
+      const keyed = (
+        await session.client.callTool({ name: toProviderName(tool), arguments: args, _meta: { idempotencyKey: key } })
+      ).structuredContent as any;
+      const retry = (
+        await session.client.callTool({ name: toProviderName(tool), arguments: args, _meta: { idempotencyKey: key } })
+      ).structuredContent as any;
       expect(retry.audit.commandId).toBe(keyed.audit.commandId);
       expect(retry.result).toEqual(keyed.result);
       const outcomes = (await kernel.listAudit({ documentId: world.ids.page }))
@@ -168,7 +179,10 @@ describe("MCP over Streamable HTTP", () => {
 
   it("invalid arguments are the router's invalid_input, not a protocol error", async () => {
     const { client } = ownerSession;
-    const result = await client.callTool({ name: "mnote_page_save", arguments: { ...pageArgs(), content: "not blocks", actorId: "x" } });
+    const result = await client.callTool({
+      name: "mnote_page_save",
+      arguments: { ...pageArgs(), content: "not blocks", actorId: "x" },
+    });
     expect(result.isError).toBe(false);
     expect((result.structuredContent as any).error.code).toBe("mnote_tool_invalid_input");
   });
@@ -192,7 +206,10 @@ describe("MCP over Streamable HTTP", () => {
     const { client } = await connect(world.tokens.ownerReadOnly, {}, undefined, false);
     const read = await client.callTool({ name: "mnote_page_get", arguments: pageArgs() });
     expect(read.isError).toBe(false);
-    const write = await client.callTool({ name: "mnote_artifact_create_ai_note", arguments: { ...pageArgs(), content: "n" } });
+    const write = await client.callTool({
+      name: "mnote_artifact_create_ai_note",
+      arguments: { ...pageArgs(), content: "n" },
+    });
     expect((write.structuredContent as any).error.code).toBe("mnote_tool_permission_denied");
   });
 });
@@ -206,7 +223,13 @@ function raw(
   const url = new URL(`${bridge.url}/mcp`);
   return new Promise((resolve, reject) => {
     const req = httpRequest(
-      { host: url.hostname, port: url.port, path: "/mcp", method, headers: { accept: "application/json, text/event-stream", ...headers } },
+      {
+        host: url.hostname,
+        port: url.port,
+        path: "/mcp",
+        method,
+        headers: { accept: "application/json, text/event-stream", ...headers },
+      },
       (res) => {
         let text = "";
         res.setEncoding("utf8");
@@ -248,7 +271,11 @@ describe("/mcp security", () => {
       const answer = await raw("POST", { host: bad, authorization: `Bearer ${world.tokens.owner}` }, initialize);
       expect(answer.status, bad).toBe(403);
     }
-    const good = await raw("POST", { host: `localhost:${port}`, authorization: `Bearer ${world.tokens.owner}` }, initialize);
+    const good = await raw(
+      "POST",
+      { host: `localhost:${port}`, authorization: `Bearer ${world.tokens.owner}` },
+      initialize,
+    );
     expect(good.status).toBe(200);
   });
 
@@ -337,17 +364,29 @@ describe("/mcp security", () => {
     const sessionId = transport.sessionId!;
     await transport.terminateSession(); // the SDK takes 405 as "the server does not end sessions"
     const auth = { host: host(), authorization: `Bearer ${world.tokens.owner}` };
-    const after = await raw("POST", { ...auth, "mcp-session-id": sessionId, "mcp-protocol-version": "2025-06-18" }, listTools);
+    const after = await raw(
+      "POST",
+      { ...auth, "mcp-session-id": sessionId, "mcp-protocol-version": "2025-06-18" },
+      listTools,
+    );
     expect(after.status).toBe(200);
     // Issue 11: one token opened 1,000 sessions and locked everyone out. Sessions are now only ids.
     const opened = await Promise.all(Array.from({ length: 50 }, () => raw("POST", auth, initialize)));
     expect(opened.map((answer) => answer.status)).toEqual(opened.map(() => 200));
     expect(new Set(opened.map((answer) => answer.headers["mcp-session-id"])).size).toBe(50);
-    expect((await raw("POST", { ...auth, authorization: `Bearer ${world.tokens.editor}` }, initialize)).status).toBe(200);
+    expect((await raw("POST", { ...auth, authorization: `Bearer ${world.tokens.editor}` }, initialize)).status).toBe(
+      200,
+    );
   });
 
   it("rate-limits tools/call per token with mnote_tool_rate_limited", async () => {
-    const limited = await startBridge({ kernel, port: 0, logger: log.logger, rateLimit: { ratePerSecond: 0.01, burst: 2 }, env: {} });
+    const limited = await startBridge({
+      kernel,
+      port: 0,
+      logger: log.logger,
+      rateLimit: { ratePerSecond: 0.01, burst: 2 },
+      env: {},
+    });
     try {
       const { client } = await connect(world.tokens.owner, {}, `${limited.url}/mcp`, false);
       const codes = [];

@@ -23,7 +23,12 @@ async function spawnClient(label: string, token: string | undefined, list = true
   const env: Record<string, string> = { ...(process.env as Record<string, string>), MNOTE_DATABASE_URL: databaseUrl };
   delete env.MNOTE_TOKEN;
   if (token) env.MNOTE_TOKEN = token;
-  const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, "mcp", "--stdio"], env, stderr: "pipe" });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [BIN, "mcp", "--stdio"],
+    env,
+    stderr: "pipe",
+  });
   stderr[label] = "";
   transport.stderr?.on("data", (chunk: Buffer) => (stderr[label] += chunk.toString("utf8")));
   const client = new Client({ name: "bridge-stdio-test", version: "0.0.1" });
@@ -41,7 +46,10 @@ beforeAll(async () => {
   databaseUrl = `file:${join(dir, "mnote.db")}`;
   kernel = await openKernel(databaseUrl);
   world = await seedWorld(kernel);
-  [owner, viewer] = await Promise.all([spawnClient("owner", world.tokens.owner), spawnClient("viewer", world.tokens.viewer)]);
+  [owner, viewer] = await Promise.all([
+    spawnClient("owner", world.tokens.owner),
+    spawnClient("viewer", world.tokens.viewer),
+  ]);
 });
 afterAll(async () => {
   await Promise.allSettled(clients.map((c) => c.close()));
@@ -51,7 +59,12 @@ afterAll(async () => {
 
 let n = 0;
 /** Call over stdio, find the call's sessionId in the audit, then ask the router with the same envelope. */
-async function callAndCompare(client: Client, tool: ToolName, extra: Record<string, unknown>, who: { token: string; actorId: string }) {
+async function callAndCompare(
+  client: Client,
+  tool: ToolName,
+  extra: Record<string, unknown>,
+  who: { token: string; actorId: string },
+) {
   n++;
   const traceId = `${n.toString(16).padStart(32, "b")}`;
   const write = TOOLS[tool].kind === "write";
@@ -113,7 +126,12 @@ describe("MCP over stdio (mnote-bridge mcp --stdio)", () => {
 
   for (const tool of TOOL_NAMES.filter((t) => TOOLS[t].kind === "write")) {
     it(`${tool}: dry run, permission denial, the same arguments twice are two calls`, async () => {
-      const dry = await callAndCompare(owner, tool, { dryRun: true }, { token: world.tokens.owner, actorId: world.ids.owner });
+      const dry = await callAndCompare(
+        owner,
+        tool,
+        { dryRun: true },
+        { token: world.tokens.owner, actorId: world.ids.owner },
+      );
       expect(dry.audit.effect).toBe("dry_run");
       const denied = await callAndCompare(viewer, tool, {}, { token: world.tokens.viewer, actorId: world.ids.viewer });
       expect(denied.error.code).toBe("mnote_tool_permission_denied");
@@ -127,14 +145,20 @@ describe("MCP over stdio (mnote-bridge mcp --stdio)", () => {
 
   it("without MNOTE_TOKEN every call is the router's mnote_tool_unauthenticated", async () => {
     const anonymous = await spawnClient("anonymous", undefined, false);
-    const result = await anonymous.callTool({ name: "mnote_page_get", arguments: { workspaceId: world.ids.ws, documentId: world.ids.page } });
+    const result = await anonymous.callTool({
+      name: "mnote_page_get",
+      arguments: { workspaceId: world.ids.ws, documentId: world.ids.page },
+    });
     expect(result.isError).toBe(false);
     expect((result.structuredContent as any).error.code).toBe("mnote_tool_unauthenticated");
     expect(stderr.anonymous).toContain("MNOTE_TOKEN is missing");
   });
 
   it("logs JSON lines to stderr only, with no token or page text", async () => {
-    await owner.callTool({ name: "mnote_page_get", arguments: { workspaceId: world.ids.ws, documentId: world.ids.page } });
+    await owner.callTool({
+      name: "mnote_page_get",
+      arguments: { workspaceId: world.ids.ws, documentId: world.ids.page },
+    });
     const lines = stderr.owner!.trim().split("\n");
     const calls = lines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((l) => l.msg === "tool call");
     expect(calls.length).toBeGreaterThan(0);

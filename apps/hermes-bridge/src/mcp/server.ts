@@ -3,11 +3,7 @@ import { canonicalToolName, echoValue, type OutputEnvelope, TOOL_ERROR_MESSAGES 
 import type { KernelAdapter } from "@mnote/kernel";
 import { type RateLimiter, resolveToken, type ToolsSettings } from "@mnote/tools";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import {
-  type CallToolResult,
-  CallToolRequestSchema,
-  ListToolsRequestSchema,
-} from "@modelcontextprotocol/sdk/types.js";
+import { type CallToolResult, CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { rateLimitKey, whoami, type WhoAmI } from "../auth";
 import { bridgeFailure } from "../envelope";
 import { hermesSafeJson, parseResultForm, RESULT_FORM_HEADER, type ResultForm } from "../hermes/model-text";
@@ -114,7 +110,7 @@ export function createMcpServer(options: McpServerOptions): Server {
       newTraceId();
     const name = request.params.name;
     const form = formOf(extra);
-    const caller = takeCallerIds((request.params.arguments ?? {}));
+    const caller = takeCallerIds(request.params.arguments ?? {});
     const modelArguments = caller.modelArguments;
     const ids = caller.ok ? caller.ids : null;
     const runtime = {
@@ -145,7 +141,9 @@ export function createMcpServer(options: McpServerOptions): Server {
       idempotencyKey: idempotencyKeyForCall({
         metaKey: echoValue(meta.idempotencyKey, "idempotencyKey"),
         // Only a tool-call id the caller sent names its call; the JSON-RPC id is new on every resend.
-        caller: ids?.toolCallId ? { sessionId: runtime.sessionId, runId: runtime.runId, toolCallId: ids.toolCallId } : null,
+        caller: ids?.toolCallId
+          ? { sessionId: runtime.sessionId, runId: runtime.runId, toolCallId: ids.toolCallId }
+          : null,
       }),
       actorId: identity.actorId,
       capabilityScope: identity.capabilityScope,

@@ -11,7 +11,10 @@ export default async function Home() {
   const me = await caller.panel.session.me().catch(() => null);
   if (!me) redirect("/signin");
   const workspaces = await Promise.all(
-    me.workspaces.map(async (workspace) => ({ workspace, pages: await caller.panel.pages.list({ workspaceId: workspace.id }) })),
+    me.workspaces.map(async (workspace) => ({
+      workspace,
+      pages: await caller.panel.pages.list({ workspaceId: workspace.id }),
+    })),
   );
   return (
     <main className="home">
@@ -30,7 +33,9 @@ export default async function Home() {
           <ul className="page-list">
             {pages.map((page) => (
               <li key={page.id}>
-                <Link href={`/w/${encodeURIComponent(workspace.id)}/p/${encodeURIComponent(page.id)}`}>{page.title}</Link>{" "}
+                <Link href={`/w/${encodeURIComponent(workspace.id)}/p/${encodeURIComponent(page.id)}`}>
+                  {page.title}
+                </Link>{" "}
                 {page.pendingProposals > 0 && (
                   <span className="badge warn" data-testid="pending-proposals">
                     {page.pendingProposals} pending {page.pendingProposals === 1 ? "proposal" : "proposals"}

@@ -30,10 +30,17 @@ export function Artifacts({ pageRef }: { pageRef: { workspaceId: string; documen
         <article className="card artifact" data-kind="summary">
           <p>{summary.content}</p>
           <div className="muted artifact-meta">
-            updated <time dateTime={summary.updatedAt} title={formatTime(summary.updatedAt)} suppressHydrationWarning>{relativeTime(summary.updatedAt)}</time>{" "}
+            updated{" "}
+            <time dateTime={summary.updatedAt} title={formatTime(summary.updatedAt)} suppressHydrationWarning>
+              {relativeTime(summary.updatedAt)}
+            </time>{" "}
             <details className="ids">
               <summary>ids</summary>
-              <CopyableId label="node" value={summary.id} /> <CopyableId label={`edge (${edgeOf(summary.id)?.kind ?? "missing"})`} value={edgeOf(summary.id)?.id ?? "missing"} />
+              <CopyableId label="node" value={summary.id} />{" "}
+              <CopyableId
+                label={`edge (${edgeOf(summary.id)?.kind ?? "missing"})`}
+                value={edgeOf(summary.id)?.id ?? "missing"}
+              />
             </details>
           </div>
         </article>
@@ -47,10 +54,13 @@ export function Artifacts({ pageRef }: { pageRef: { workspaceId: string; documen
           <li key={note.id} className="card artifact" data-kind="ai_note">
             <p>{note.content}</p>
             <div className="muted artifact-meta">
-              <time dateTime={note.createdAt} title={formatTime(note.createdAt)} suppressHydrationWarning>{relativeTime(note.createdAt)}</time>{" "}
+              <time dateTime={note.createdAt} title={formatTime(note.createdAt)} suppressHydrationWarning>
+                {relativeTime(note.createdAt)}
+              </time>{" "}
               <details className="ids">
                 <summary>ids</summary>
-                <CopyableId label="node" value={note.id} /> <CopyableId label="edge" value={edgeOf(note.id)?.id ?? "missing"} />
+                <CopyableId label="node" value={note.id} />{" "}
+                <CopyableId label="edge" value={edgeOf(note.id)?.id ?? "missing"} />
               </details>
             </div>
           </li>

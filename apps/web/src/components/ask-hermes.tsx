@@ -21,7 +21,12 @@ type RunLine =
   | { type: "lost"; message: string }
   | { type: "status"; status: string; error: string | null };
 
-type StreamedCall = { tool: string; preview: string | null; status: "running" | "done" | "error"; durationSeconds: number | null };
+type StreamedCall = {
+  tool: string;
+  preview: string | null;
+  status: "running" | "done" | "error";
+  durationSeconds: number | null;
+};
 type RunState = {
   runId: string;
   phase: "running" | "waiting" | "stopping" | "completed" | "failed" | "stopped" | "lost";
@@ -35,9 +40,15 @@ type RunState = {
 };
 
 /** A write mnote held for a person: Hermes calls it an error (the envelope is not ok); the panel says what it is. */
-const held = (record: { outcome: string } | undefined) => record?.outcome === "held_for_approval" || record?.outcome === "proposal";
+const held = (record: { outcome: string } | undefined) =>
+  record?.outcome === "held_for_approval" || record?.outcome === "proposal";
 
-const CHOICE_LABELS: Record<string, string> = { once: "Approve once", session: "Approve for this conversation", always: "Always approve", deny: "Deny" };
+const CHOICE_LABELS: Record<string, string> = {
+  once: "Approve once",
+  session: "Approve for this conversation",
+  always: "Always approve",
+  deny: "Deny",
+};
 
 /** Hermes's tool name (mnote_page_get) → mnote's (mnote.page.get), to find the call in the audit trail. */
 const canonicalTool = (tool: string) => {
@@ -59,7 +70,8 @@ export function AskHermes({ pageRef, canWrite }: { pageRef: PageRef; canWrite: b
   const queryClient = useQueryClient();
   const connection = useQuery({
     queryKey: ["hermes", "connection"],
-    queryFn: async () => (await (await fetch("/api/hermes", { cache: "no-store" })).json()) as { connected: boolean; help: string | null },
+    queryFn: async () =>
+      (await (await fetch("/api/hermes", { cache: "no-store" })).json()) as { connected: boolean; help: string | null },
     staleTime: Infinity,
   });
   const [sessionId, setSessionId] = useState<string | null>(null);
@@ -93,9 +105,16 @@ export function AskHermes({ pageRef, canWrite }: { pageRef: PageRef; canWrite: b
     reading.current = controller;
     let response: Response;
     try {
-      response = await fetch(`/api/hermes/runs/${encodeURIComponent(runId)}/events`, { signal: controller.signal, cache: "no-store" });
+      response = await fetch(`/api/hermes/runs/${encodeURIComponent(runId)}/events`, {
+        signal: controller.signal,
+        cache: "no-store",
+      });
     } catch {
-      update((s) => ({ ...s, phase: "lost", message: "The panel lost the run's events; its tool calls show below from the audit trail." }));
+      update((s) => ({
+        ...s,
+        phase: "lost",
+        message: "The panel lost the run's events; its tool calls show below from the audit trail.",
+      }));
       return;
     }
     if (!response.ok || !response.body) {
@@ -121,7 +140,11 @@ export function AskHermes({ pageRef, canWrite }: { pageRef: PageRef; canWrite: b
     } catch {
       if (controller.signal.aborted) return;
     }
-    update((s) => (s.phase === "running" || s.phase === "waiting" || s.phase === "stopping" ? { ...s, phase: "lost", message: "Hermes ended the stream without saying how the run ended." } : s));
+    update((s) =>
+      s.phase === "running" || s.phase === "waiting" || s.phase === "stopping"
+        ? { ...s, phase: "lost", message: "Hermes ended the stream without saying how the run ended." }
+        : s,
+    );
     refreshTrail();
   };
 
@@ -130,30 +153,62 @@ export function AskHermes({ pageRef, canWrite }: { pageRef: PageRef; canWrite: b
       case "delta":
         return update((s) => ({ ...s, text: s.text + line.text }));
       case "tool.started":
-        return update((s) => ({ ...s, calls: [...s.calls, { tool: line.tool, preview: line.preview, status: "running", durationSeconds: null }] }));
+        return update((s) => ({
+          ...s,
+          calls: [...s.calls, { tool: line.tool, preview: line.preview, status: "running", durationSeconds: null }],
+        }));
       case "tool.completed":
         update((s) => {
           const index = s.calls.findIndex((c) => c.tool === line.tool && c.status === "running");
           if (index === -1) return s;
           const calls = s.calls.slice();
-          calls[index] = { ...calls[index]!, status: line.error ? "error" : "done", durationSeconds: line.durationSeconds };
+          calls[index] = {
+            ...calls[index]!,
+            status: line.error ? "error" : "done",
+            durationSeconds: line.durationSeconds,
+          };
           return { ...s, calls };
         });
         return refreshTrail();
       case "approval.request":
-        return update((s) => ({ ...s, phase: "waiting", approval: { description: line.description, command: line.command, choices: line.choices } }));
+        return update((s) => ({
+          ...s,
+          phase: "waiting",
+          approval: { description: line.description, command: line.command, choices: line.choices },
+        }));
       case "approval.responded":
         return update((s) => ({ ...s, phase: s.phase === "waiting" ? "running" : s.phase, approval: null }));
       case "completed":
         return update((s) => ({ ...s, phase: "completed", text: s.text || line.output, approval: null }));
       case "failed":
-        return update((s) => ({ ...s, phase: "failed", approval: null, message: `Hermes's run failed: ${line.message}` }));
+        return update((s) => ({
+          ...s,
+          phase: "failed",
+          approval: null,
+          message: `Hermes's run failed: ${line.message}`,
+        }));
       case "cancelled":
-        return update((s) => ({ ...s, phase: "stopped", approval: null, message: "Stopped. Hermes did nothing after the stop; the calls it made before are listed below." }));
+        return update((s) => ({
+          ...s,
+          phase: "stopped",
+          approval: null,
+          message: "Stopped. Hermes did nothing after the stop; the calls it made before are listed below.",
+        }));
       case "lost":
         return update((s) => ({ ...s, phase: "lost", message: line.message }));
       case "status":
-        return update((s) => ({ ...s, phase: line.status === "completed" ? "completed" : line.status === "failed" ? "failed" : line.status === "cancelled" ? "stopped" : "lost", message: `Hermes says this run is ${line.status}${line.error ? `: ${line.error}` : ""}.` }));
+        return update((s) => ({
+          ...s,
+          phase:
+            line.status === "completed"
+              ? "completed"
+              : line.status === "failed"
+                ? "failed"
+                : line.status === "cancelled"
+                  ? "stopped"
+                  : "lost",
+          message: `Hermes says this run is ${line.status}${line.error ? `: ${line.error}` : ""}.`,
+        }));
       case "closed":
         return refreshTrail();
     }
@@ -178,7 +233,15 @@ export function AskHermes({ pageRef, canWrite }: { pageRef: PageRef; canWrite: b
       window.sessionStorage.setItem(sessionKey(pageRef.documentId), started.sessionId);
       setSessionId(started.sessionId);
       const floor = started.sessionId === sessionId ? Math.max(0, ...(trail.data ?? []).map((r) => r.id)) : 0;
-      setRun({ runId: started.runId, phase: "running", text: "", calls: [], approval: null, message: null, auditFloor: floor });
+      setRun({
+        runId: started.runId,
+        phase: "running",
+        text: "",
+        calls: [],
+        approval: null,
+        message: null,
+        auditFloor: floor,
+      });
       setQuestion("");
       void follow(started.runId);
     } catch {
@@ -289,7 +352,20 @@ export function AskHermes({ pageRef, canWrite }: { pageRef: PageRef; canWrite: b
                 return (
                   <li key={index} data-testid="ask-hermes-call" data-tool={call.tool} data-status={call.status}>
                     <strong>{toolLabel(canonicalTool(call.tool))}</strong>
-                    {toolLabel(canonicalTool(call.tool)) !== call.tool && <> <code>{call.tool}</code></>} — {call.status === "running" ? "running…" : held(record) ? "held for approval" : call.status === "error" ? "failed" : "done"}
+                    {toolLabel(canonicalTool(call.tool)) !== call.tool && (
+                      <>
+                        {" "}
+                        <code>{call.tool}</code>
+                      </>
+                    )}{" "}
+                    —{" "}
+                    {call.status === "running"
+                      ? "running…"
+                      : held(record)
+                        ? "held for approval"
+                        : call.status === "error"
+                          ? "failed"
+                          : "done"}
                     {call.durationSeconds !== null && <> in {Math.round(call.durationSeconds * 1000)} ms</>}
                     {record && (
                       <span className="ask-audit" data-testid="ask-hermes-audit">
@@ -312,7 +388,12 @@ export function AskHermes({ pageRef, canWrite }: { pageRef: PageRef; canWrite: b
             </p>
           )}
           {run.approval && (
-            <div className="notice" role="group" aria-label="Hermes asks for approval" data-testid="ask-hermes-approval">
+            <div
+              className="notice"
+              role="group"
+              aria-label="Hermes asks for approval"
+              data-testid="ask-hermes-approval"
+            >
               <p>
                 Hermes asks: {run.approval.description}
                 {run.approval.command && (
@@ -330,7 +411,11 @@ export function AskHermes({ pageRef, canWrite }: { pageRef: PageRef; canWrite: b
             </div>
           )}
           {run.message && (
-            <p role={run.phase === "stopped" ? "status" : "alert"} className={run.phase === "stopped" ? "notice" : "error"} data-testid="ask-hermes-message">
+            <p
+              role={run.phase === "stopped" ? "status" : "alert"}
+              className={run.phase === "stopped" ? "notice" : "error"}
+              data-testid="ask-hermes-message"
+            >
               {run.message}
             </p>
           )}

@@ -16,7 +16,6 @@ export interface Me {
   scopes: ("page.read" | "page.write" | "artifact.write")[];
 }
 
-
 /** Every call on this page, newest first: reads, dry runs, writes, replays, denials, decisions. */
 export function AuditTrail({ pageRef, onReverted }: { pageRef: PageRef; onReverted: () => void }) {
   const trpc = useTRPC();
@@ -28,7 +27,11 @@ export function AuditTrail({ pageRef, onReverted }: { pageRef: PageRef; onRevert
   const revert = useMutation(
     trpc.panel.page.revert.mutationOptions({
       onSuccess: ({ envelope }) => {
-        setNotice(envelope.ok ? "Revert proposed: review its diff under Proposals." : `${envelope.error?.code}: ${envelope.error?.message}`);
+        setNotice(
+          envelope.ok
+            ? "Revert proposed: review its diff under Proposals."
+            : `${envelope.error?.code}: ${envelope.error?.message}`,
+        );
         void queryClient.invalidateQueries({ queryKey: trpc.panel.pathKey() });
         if (envelope.ok) onReverted();
       },
@@ -42,9 +45,19 @@ export function AuditTrail({ pageRef, onReverted }: { pageRef: PageRef; onRevert
     <div>
       <form className="row filters" onSubmit={(e) => e.preventDefault()} aria-label="Filter the audit trail">
         <label htmlFor="filter-run">Run</label>
-        <input id="filter-run" value={filter.runId ?? ""} onChange={(e) => setFilter((f) => ({ ...f, runId: e.target.value || undefined }))} placeholder="runId" />
+        <input
+          id="filter-run"
+          value={filter.runId ?? ""}
+          onChange={(e) => setFilter((f) => ({ ...f, runId: e.target.value || undefined }))}
+          placeholder="runId"
+        />
         <label htmlFor="filter-trace">Trace</label>
-        <input id="filter-trace" value={filter.traceId ?? ""} onChange={(e) => setFilter((f) => ({ ...f, traceId: e.target.value || undefined }))} placeholder="traceId" />
+        <input
+          id="filter-trace"
+          value={filter.traceId ?? ""}
+          onChange={(e) => setFilter((f) => ({ ...f, traceId: e.target.value || undefined }))}
+          placeholder="traceId"
+        />
         {(filter.runId || filter.traceId) && (
           <button type="button" className="link" onClick={() => setFilter({})}>
             Clear
@@ -67,7 +80,9 @@ export function AuditTrail({ pageRef, onReverted }: { pageRef: PageRef; onRevert
       )}
       {audit.data && audit.data.length === 0 && (
         <p className="muted empty" data-testid="audit-empty">
-          {filter.runId || filter.traceId ? "No audit records match this filter." : "Nothing has happened on this page yet."}
+          {filter.runId || filter.traceId
+            ? "No audit records match this filter."
+            : "Nothing has happened on this page yet."}
         </p>
       )}
       {audit.data && audit.data.length > 0 && (
@@ -86,7 +101,12 @@ export function AuditTrail({ pageRef, onReverted }: { pageRef: PageRef; onRevert
             </thead>
             <tbody>
               {audit.data.map((record) => (
-                <tr key={record.id} data-effect={record.effect} data-outcome={record.outcome} data-tool-call-id={record.identity.toolCallId ?? undefined}>
+                <tr
+                  key={record.id}
+                  data-effect={record.effect}
+                  data-outcome={record.outcome}
+                  data-tool-call-id={record.identity.toolCallId ?? undefined}
+                >
                   <td data-label="When">
                     <time dateTime={record.at} title={formatTime(record.at)} suppressHydrationWarning>
                       {relativeTime(record.at)}
@@ -100,11 +120,21 @@ export function AuditTrail({ pageRef, onReverted }: { pageRef: PageRef; onRevert
                     <DecisionText record={record} />
                   </td>
                   <td className="ids" data-label="Run · call · trace">
-                    <button type="button" className="link" title="Show only this run" onClick={() => setFilter({ runId: record.identity.runId ?? undefined })}>
+                    <button
+                      type="button"
+                      className="link"
+                      title="Show only this run"
+                      onClick={() => setFilter({ runId: record.identity.runId ?? undefined })}
+                    >
                       {record.identity.runId ?? "—"}
                     </button>{" "}
                     · <CopyableId label="call" value={record.identity.toolCallId} /> ·{" "}
-                    <button type="button" className="link" title="Show only this trace" onClick={() => setFilter({ traceId: record.identity.traceId ?? undefined })}>
+                    <button
+                      type="button"
+                      className="link"
+                      title="Show only this trace"
+                      onClick={() => setFilter({ traceId: record.identity.traceId ?? undefined })}
+                    >
                       {record.identity.traceId ?? "—"}
                     </button>
                   </td>
@@ -114,12 +144,24 @@ export function AuditTrail({ pageRef, onReverted }: { pageRef: PageRef; onRevert
                     {record.commandId && (
                       <>
                         {" "}
-                        <button type="button" className="link command-link" aria-expanded={openCommand === record.commandId} onClick={() => setOpenCommand(openCommand === record.commandId ? null : record.commandId!)}>
+                        <button
+                          type="button"
+                          className="link command-link"
+                          aria-expanded={openCommand === record.commandId}
+                          onClick={() => setOpenCommand(openCommand === record.commandId ? null : record.commandId!)}
+                        >
                           {record.commandId}
                         </button>
-                        {openCommand === record.commandId && <CommandDetail pageRef={pageRef} commandId={record.commandId} />}
+                        {openCommand === record.commandId && (
+                          <CommandDetail pageRef={pageRef} commandId={record.commandId} />
+                        )}
                         {record.revertable && (
-                          <button type="button" className="small" disabled={revert.isPending} onClick={() => proposeRevert(record.commandId!)}>
+                          <button
+                            type="button"
+                            className="small"
+                            disabled={revert.isPending}
+                            onClick={() => proposeRevert(record.commandId!)}
+                          >
                             Revert
                           </button>
                         )}
@@ -142,7 +184,8 @@ type Who = AuditRow["who"];
 /** "Hermes's proposal", "Ben's proposal": whose proposal a decision was on. */
 function proposalOf(proposer: Who | null) {
   if (!proposer) return "a proposal";
-  const name = proposer.holder === "agent" ? (proposer.agentName ?? "an agent") : (proposer.actorName ?? proposer.actorId);
+  const name =
+    proposer.holder === "agent" ? (proposer.agentName ?? "an agent") : (proposer.actorName ?? proposer.actorId);
   return `${name}’s proposal`;
 }
 
@@ -154,15 +197,34 @@ function DecisionText({ record }: { record: AuditRow }) {
   const actor = whoText(record.who);
   const decision = record.decision;
   const id = <CopyableId label="user" value={record.identity.actorId} />;
-  if (!decision) return <span className="who">{actor} <details className="ids"><summary>id</summary>{id}</details></span>;
+  if (!decision)
+    return (
+      <span className="who">
+        {actor}{" "}
+        <details className="ids">
+          <summary>id</summary>
+          {id}
+        </details>
+      </span>
+    );
   const verb =
-    record.outcome === "rejected" ? "rejected"
-    : record.effect !== "write" || record.outcome !== "ok" ? "tried to approve"
-    : decision.part ? `applied ${decision.part.kept} of ${decision.part.total} changes of`
-    : "approved";
+    record.outcome === "rejected"
+      ? "rejected"
+      : record.effect !== "write" || record.outcome !== "ok"
+        ? "tried to approve"
+        : decision.part
+          ? `applied ${decision.part.kept} of ${decision.part.total} changes of`
+          : "approved";
   return (
-    <span className="who decision" data-decision={record.outcome === "rejected" ? "rejected" : decision.part ? "applied_in_part" : "approved"}>
-      {actor} {verb} {proposalOf(decision.proposer)} <details className="ids"><summary>id</summary>{id}</details>
+    <span
+      className="who decision"
+      data-decision={record.outcome === "rejected" ? "rejected" : decision.part ? "applied_in_part" : "approved"}
+    >
+      {actor} {verb} {proposalOf(decision.proposer)}{" "}
+      <details className="ids">
+        <summary>id</summary>
+        {id}
+      </details>
     </span>
   );
 }
@@ -182,8 +244,9 @@ function CommandDetail({ pageRef, commandId }: { pageRef: PageRef; commandId: st
   if (!command.data) return <span className="muted"> loading…</span>;
   return (
     <span className="command-detail" role="note">
-      kernel command <strong>{command.data.name}</strong>, revision {command.data.revisionBefore} → {command.data.revisionAfter}, by{" "}
-      {whoText(command.data.who)} (<code>{command.data.identity.actorId}</code>) at {formatTime(command.data.createdAt)}
+      kernel command <strong>{command.data.name}</strong>, revision {command.data.revisionBefore} →{" "}
+      {command.data.revisionAfter}, by {whoText(command.data.who)} (<code>{command.data.identity.actorId}</code>) at{" "}
+      {formatTime(command.data.createdAt)}
     </span>
   );
 }

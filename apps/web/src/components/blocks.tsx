@@ -5,7 +5,13 @@ import { memo } from "react";
  * One block as the editor would show it (read-only here), marked when a change under review points at it.
  * Memoised: on a page of thousands of blocks, moving the highlight re-renders two blocks, not all of them.
  */
-export const BlockView = memo(function BlockView({ block, highlighted = false }: { block: Block; highlighted?: boolean }) {
+export const BlockView = memo(function BlockView({
+  block,
+  highlighted = false,
+}: {
+  block: Block;
+  highlighted?: boolean;
+}) {
   return (
     <div className={`block-slot${highlighted ? " highlighted" : ""}`} data-block-id={block.id}>
       <BlockBody block={block} />
@@ -16,7 +22,7 @@ export const BlockView = memo(function BlockView({ block, highlighted = false }:
 function BlockBody({ block }: { block: Block }) {
   switch (block.type) {
     case "heading": {
-      const Tag = (`h${block.level + 1}` as "h2" | "h3" | "h4");
+      const Tag = `h${block.level + 1}` as "h2" | "h3" | "h4";
       return <Tag className={`block heading level-${block.level}`}>{block.text}</Tag>;
     }
     case "bulleted":

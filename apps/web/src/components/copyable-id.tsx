@@ -3,7 +3,15 @@
 import { useState } from "react";
 
 /** An id a person rarely reads but sometimes needs (a run, a call, a trace): shown small, copied on click. */
-export function CopyableId({ label, value, title }: { label: string; value: string | null | undefined; title?: string }) {
+export function CopyableId({
+  label,
+  value,
+  title,
+}: {
+  label: string;
+  value: string | null | undefined;
+  title?: string;
+}) {
   const [copied, setCopied] = useState(false);
   if (!value) return null;
   return (
@@ -14,7 +22,10 @@ export function CopyableId({ label, value, title }: { label: string; value: stri
         className="link copy"
         aria-label={`Copy ${label} id ${value}`}
         onClick={() => {
-          void navigator.clipboard?.writeText(value).then(() => setCopied(true), () => setCopied(false));
+          void navigator.clipboard?.writeText(value).then(
+            () => setCopied(true),
+            () => setCopied(false),
+          );
         }}
       >
         {copied ? "copied" : "copy"}

@@ -35,7 +35,9 @@ function attributeChanges(before: Block, after: Block): { what: string; from: st
   if (before.type !== after.type) return [{ what: "type", from: blockLabel(before), to: blockLabel(after) }];
   const left = before as Record<string, unknown>;
   const right = after as Record<string, unknown>;
-  const keys = new Set([...Object.keys(left), ...Object.keys(right)].filter((k) => k !== "text" && k !== "id" && k !== "type"));
+  const keys = new Set(
+    [...Object.keys(left), ...Object.keys(right)].filter((k) => k !== "text" && k !== "id" && k !== "type"),
+  );
   return [...keys]
     .filter((key) => left[key] !== right[key])
     .map((key) =>
@@ -52,9 +54,19 @@ function attributeChanges(before: Block, after: Block): { what: string; from: st
 function describe(change: Change) {
   switch (change.kind) {
     case "insert":
-      return { tag: "Inserted", className: "insert", body: <span>{change.block.text || <em>({blockLabel(change.block)})</em>}</span>, where: `${blockLabel(change.block)} at position ${change.index + 1}` };
+      return {
+        tag: "Inserted",
+        className: "insert",
+        body: <span>{change.block.text || <em>({blockLabel(change.block)})</em>}</span>,
+        where: `${blockLabel(change.block)} at position ${change.index + 1}`,
+      };
     case "delete":
-      return { tag: "Deleted", className: "delete", body: <del>{change.block.text || `(${blockLabel(change.block)})`}</del>, where: `${blockLabel(change.block)} from position ${change.index + 1}` };
+      return {
+        tag: "Deleted",
+        className: "delete",
+        body: <del>{change.block.text || `(${blockLabel(change.block)})`}</del>,
+        where: `${blockLabel(change.block)} from position ${change.index + 1}`,
+      };
     case "update": {
       const attributes = attributeChanges(change.before, change.after);
       return {
@@ -82,16 +94,40 @@ function describe(change: Change) {
       };
     }
     case "move":
-      return { tag: "Moved", className: "move", body: <span>{change.block.text}</span>, where: `position ${change.from + 1} → ${change.to + 1}` };
+      return {
+        tag: "Moved",
+        className: "move",
+        body: <span>{change.block.text}</span>,
+        where: `position ${change.from + 1} → ${change.to + 1}`,
+      };
     case "set_title":
-      return { tag: "Title", className: "update", body: <WordDiff before={change.before} after={change.after} />, where: "" };
+      return {
+        tag: "Title",
+        className: "update",
+        body: <WordDiff before={change.before} after={change.after} />,
+        where: "",
+      };
     case "set_option":
-      return { tag: "Option", className: "update", body: <span><code>{change.key}</code>: {String(change.before)} → <strong>{String(change.after)}</strong></span>, where: "" };
+      return {
+        tag: "Option",
+        className: "update",
+        body: (
+          <span>
+            <code>{change.key}</code>: {String(change.before)} → <strong>{String(change.after)}</strong>
+          </span>
+        ),
+        where: "",
+      };
     case "set_summary":
       return {
         tag: change.before === null ? "New summary" : "Summary",
         className: change.before === null ? "insert" : "update",
-        body: change.before === null ? <span>{change.after}</span> : <WordDiff before={change.before} after={change.after} />,
+        body:
+          change.before === null ? (
+            <span>{change.after}</span>
+          ) : (
+            <WordDiff before={change.before} after={change.after} />
+          ),
         where: "",
       };
     case "add_ai_note":
@@ -179,7 +215,10 @@ export function ChangeList({
     getItemKey: (i) => rowKey(rows[i]!, i),
   });
   const notWritten = useMemo(() => new Set(leftOut), [leftOut]);
-  const warned = useMemo(() => new Set(warnings.flatMap((w) => (w.field ? [w.field.replace(/^options\./, "")] : []))), [warnings]);
+  const warned = useMemo(
+    () => new Set(warnings.flatMap((w) => (w.field ? [w.field.replace(/^options\./, "")] : []))),
+    [warnings],
+  );
   if (changes.length === 0) return <p className="muted">No visible change: the page already looks like this.</p>;
 
   const rowId = (rowIndex: number) => `${idPrefix}-row-${rowIndex}`;
@@ -210,7 +249,16 @@ export function ChangeList({
   const onRowKey = (event: React.KeyboardEvent, rowIndex: number) => {
     if (event.target !== event.currentTarget) return; // keys inside the checkbox stay the checkbox's
     const at = ordinalOfRow.get(rowIndex) ?? -1;
-    const next = event.key === "ArrowDown" ? at + 1 : event.key === "ArrowUp" ? at - 1 : event.key === "Home" ? 0 : event.key === "End" ? changeRows.length - 1 : null;
+    const next =
+      event.key === "ArrowDown"
+        ? at + 1
+        : event.key === "ArrowUp"
+          ? at - 1
+          : event.key === "Home"
+            ? 0
+            : event.key === "End"
+              ? changeRows.length - 1
+              : null;
     if (next === null || at < 0) return;
     event.preventDefault();
     goTo(next);
@@ -222,11 +270,18 @@ export function ChangeList({
         <button type="button" className="small" disabled={ordinal <= 0} onClick={() => goTo(ordinal - 1)}>
           ↑ Previous change
         </button>
-        <button type="button" className="small" disabled={ordinal >= changeRows.length - 1} onClick={() => goTo(ordinal + 1)}>
+        <button
+          type="button"
+          className="small"
+          disabled={ordinal >= changeRows.length - 1}
+          onClick={() => goTo(ordinal + 1)}
+        >
           ↓ Next change
         </button>
         <span className="muted" aria-live="polite" data-testid="change-position">
-          {ordinal >= 0 ? `Change ${ordinal + 1} of ${changeRows.length}` : `${changeRows.length} change${changeRows.length === 1 ? "" : "s"} in page order`}
+          {ordinal >= 0
+            ? `Change ${ordinal + 1} of ${changeRows.length}`
+            : `${changeRows.length} change${changeRows.length === 1 ? "" : "s"} in page order`}
         </span>
       </div>
       <div ref={scrollRef} className="change-scroll" role="region" aria-label="Changes in page order" tabIndex={0}>
@@ -236,7 +291,13 @@ export function ChangeList({
             const style = { transform: `translateY(${item.start}px)` };
             if (row.row === "unchanged") {
               return (
-                <li key={item.key} ref={virtualizer.measureElement} data-index={item.index} className="unchanged" style={style}>
+                <li
+                  key={item.key}
+                  ref={virtualizer.measureElement}
+                  data-index={item.index}
+                  className="unchanged"
+                  style={style}
+                >
                   ⋯ {row.blocks} unchanged block{row.blocks === 1 ? "" : "s"}
                 </li>
               );

@@ -28,8 +28,12 @@ export function whoText(who: Who): string {
 }
 
 /** A decided proposal's state in words: "applied", "applied in part (2 of 3 changes)", "rejected". */
-export function proposalStatusText(proposal: { status: ProposalState; part: { kept: number; total: number } | null }): string {
-  if (proposal.status === "applied_in_part" && proposal.part) return `applied in part (${proposal.part.kept} of ${proposal.part.total} changes)`;
+export function proposalStatusText(proposal: {
+  status: ProposalState;
+  part: { kept: number; total: number } | null;
+}): string {
+  if (proposal.status === "applied_in_part" && proposal.part)
+    return `applied in part (${proposal.part.kept} of ${proposal.part.total} changes)`;
   return proposal.status.replaceAll("_", " ");
 }
 

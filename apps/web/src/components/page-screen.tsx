@@ -48,7 +48,9 @@ export function PageScreen({
   usePageChanges(pageRef, cursor);
 
   const setApproval = useMutation(
-    trpc.panel.workspace.setApproval.mutationOptions({ onSuccess: () => queryClient.invalidateQueries({ queryKey: trpc.panel.pathKey() }) }),
+    trpc.panel.workspace.setApproval.mutationOptions({
+      onSuccess: () => queryClient.invalidateQueries({ queryKey: trpc.panel.pathKey() }),
+    }),
   );
 
   // The block a focused change points at: highlighted and scrolled into view in the page beside the panel.
@@ -57,12 +59,20 @@ export function PageScreen({
   blockIds.current = view.data?.blocks.map((b) => b.id) ?? [];
   const focusBlock = useCallback((target: BlockTarget | null) => {
     const ids = blockIds.current;
-    const id = target === null ? null : "blockId" in target && ids.includes(target.blockId) ? target.blockId : "position" in target ? ids[Math.min(target.position, ids.length - 1)] ?? null : null;
+    const id =
+      target === null
+        ? null
+        : "blockId" in target && ids.includes(target.blockId)
+          ? target.blockId
+          : "position" in target
+            ? (ids[Math.min(target.position, ids.length - 1)] ?? null)
+            : null;
     setHighlighted(id);
     if (id === null) return;
     const element = document.querySelector(`[data-block-id="${CSS.escape(id)}"]`);
     // On a narrow screen the page sits under the panel: scrolling it into view would pull the review away.
-    if (element && window.matchMedia("(min-width: 1001px)").matches) element.scrollIntoView({ block: "center", behavior: "instant" });
+    if (element && window.matchMedia("(min-width: 1001px)").matches)
+      element.scrollIntoView({ block: "center", behavior: "instant" });
   }, []);
 
   if (view.isPending) return <main className="loading">Loading…</main>;
@@ -110,9 +120,11 @@ export function PageScreen({
           {page.options.showToc && (
             <nav aria-label="Table of contents" className="toc">
               <ul>
-                {blocks.filter((b) => b.type === "heading").map((b) => (
-                  <li key={b.id}>{b.text}</li>
-                ))}
+                {blocks
+                  .filter((b) => b.type === "heading")
+                  .map((b) => (
+                    <li key={b.id}>{b.text}</li>
+                  ))}
               </ul>
             </nav>
           )}
@@ -137,12 +149,21 @@ export function PageScreen({
                 Agent edits wait for approval
               </label>
             ) : (
-              <span className="muted">{workspace.approvalRequired ? "Agent edits wait for approval" : "Agent edits apply directly"}</span>
+              <span className="muted">
+                {workspace.approvalRequired ? "Agent edits wait for approval" : "Agent edits apply directly"}
+              </span>
             )}
           </div>
           <AskHermes pageRef={pageRef} canWrite={view.data.canWrite} />
           <PanelTabs tab={tab} onSelect={setTab} pending={pending} />
-          <section ref={tabPanel} role="tabpanel" id={`panel-${tab}`} aria-labelledby={`tab-${tab}`} className="tabpanel" tabIndex={0}>
+          <section
+            ref={tabPanel}
+            role="tabpanel"
+            id={`panel-${tab}`}
+            aria-labelledby={`tab-${tab}`}
+            className="tabpanel"
+            tabIndex={0}
+          >
             {tab === "proposals" && <Proposals pageRef={pageRef} />}
             {tab === "audit" && <AuditTrail pageRef={pageRef} onReverted={showProposals} />}
             {tab === "artifacts" && <Artifacts pageRef={pageRef} />}
@@ -166,11 +187,15 @@ function PanelTabs({ tab, onSelect, pending }: { tab: Tab; onSelect: (tab: Tab) 
   const onKeyDown = (event: React.KeyboardEvent) => {
     const at = TABS.indexOf(tab);
     const next =
-      event.key === "ArrowRight" ? TABS[(at + 1) % TABS.length]
-      : event.key === "ArrowLeft" ? TABS[(at - 1 + TABS.length) % TABS.length]
-      : event.key === "Home" ? TABS[0]
-      : event.key === "End" ? TABS[TABS.length - 1]
-      : undefined;
+      event.key === "ArrowRight"
+        ? TABS[(at + 1) % TABS.length]
+        : event.key === "ArrowLeft"
+          ? TABS[(at - 1 + TABS.length) % TABS.length]
+          : event.key === "Home"
+            ? TABS[0]
+            : event.key === "End"
+              ? TABS[TABS.length - 1]
+              : undefined;
     if (!next) return;
     event.preventDefault();
     move(next);
@@ -192,7 +217,13 @@ function PanelTabs({ tab, onSelect, pending }: { tab: Tab; onSelect: (tab: Tab) 
           onClick={() => onSelect(t)}
         >
           {TAB_LABELS[t]}
-          {t === "proposals" && pending > 0 && <span className="count"><span className="sr-only"> (</span>{pending}<span className="sr-only"> pending)</span></span>}
+          {t === "proposals" && pending > 0 && (
+            <span className="count">
+              <span className="sr-only"> (</span>
+              {pending}
+              <span className="sr-only"> pending)</span>
+            </span>
+          )}
         </button>
       ))}
     </div>

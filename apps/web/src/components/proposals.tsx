@@ -13,13 +13,22 @@ type PageRef = { workspaceId: string; documentId: string };
 type Outcome = { tone: "ok" | "error"; text: string; offerRerun?: boolean };
 
 /** The parts of an output envelope the panel reports back to the person. */
-type EnvelopeSummary = { ok: boolean; result?: unknown; audit: { commandId: string | null }; error: { code: string; message: string } | null };
+type EnvelopeSummary = {
+  ok: boolean;
+  result?: unknown;
+  audit: { commandId: string | null };
+  error: { code: string; message: string } | null;
+};
 
 function describeEnvelope(envelope: EnvelopeSummary, kept?: number, total?: number): Outcome {
   if (envelope.ok) {
     const revision = (envelope.result as { revision?: number } | null)?.revision;
-    const part = kept !== undefined && total !== undefined && kept < total ? ` in part (${kept} of ${total} changes)` : "";
-    return { tone: "ok", text: `Applied${part} as command ${envelope.audit.commandId}${revision ? ` (revision ${revision})` : ""}.` };
+    const part =
+      kept !== undefined && total !== undefined && kept < total ? ` in part (${kept} of ${total} changes)` : "";
+    return {
+      tone: "ok",
+      text: `Applied${part} as command ${envelope.audit.commandId}${revision ? ` (revision ${revision})` : ""}.`,
+    };
   }
   if (envelope.error?.code === "mnote_tool_conflict") {
     return { tone: "error", text: "The page changed since this proposal. Nothing was written.", offerRerun: true };
@@ -34,7 +43,8 @@ function describeEnvelope(envelope: EnvelopeSummary, kept?: number, total?: numb
 const OPEN_BY_DEFAULT = 5;
 
 /** A proposal's args and preview never change (its status lives in the list): refreshes leave them cached. */
-export const isProposalDetail = (queryKey: readonly unknown[]) => JSON.stringify(queryKey).includes('"proposals","get"');
+export const isProposalDetail = (queryKey: readonly unknown[]) =>
+  JSON.stringify(queryKey).includes('"proposals","get"');
 
 /** Every proposal on the page; pending ones are what a person has to decide on. */
 export function Proposals({ pageRef }: { pageRef: PageRef }) {
@@ -65,18 +75,27 @@ export function Proposals({ pageRef }: { pageRef: PageRef }) {
           {proposals.data.filter((p) => p.status === "pending").length} pending
         </p>
         <label className="inline">
-          <input type="checkbox" checked={showDecided} onChange={(e) => setShowDecided(e.target.checked)} /> Show applied and rejected
+          <input type="checkbox" checked={showDecided} onChange={(e) => setShowDecided(e.target.checked)} /> Show
+          applied and rejected
         </label>
       </div>
       {decided && (
-        <p ref={decidedRef} tabIndex={-1} className={decided.tone === "ok" ? "notice ok" : "notice error"} role="status" data-testid="decided">
+        <p
+          ref={decidedRef}
+          tabIndex={-1}
+          className={decided.tone === "ok" ? "notice ok" : "notice error"}
+          role="status"
+          data-testid="decided"
+        >
           {decided.text}{" "}
           <button type="button" className="link" onClick={() => setDecided(null)}>
             Dismiss
           </button>
         </p>
       )}
-      {visible.length === 0 && <p className="muted">Nothing waiting for you. Dry runs from agents appear here as they happen.</p>}
+      {visible.length === 0 && (
+        <p className="muted">Nothing waiting for you. Dry runs from agents appear here as they happen.</p>
+      )}
       <ol className="proposals">
         {visible.map((proposal, i) => (
           <ProposalCard
@@ -109,7 +128,12 @@ function ProposalCard({
   const queryClient = useQueryClient();
   const [open, setOpen] = useState(openAtFirst);
   // The full preview (every change) is fetched when the card is shown open, never with the list.
-  const detail = useQuery(trpc.panel.proposals.get.queryOptions({ ...pageRef, proposalId: proposal.id }, { enabled: open, staleTime: Infinity }));
+  const detail = useQuery(
+    trpc.panel.proposals.get.queryOptions(
+      { ...pageRef, proposalId: proposal.id },
+      { enabled: open, staleTime: Infinity },
+    ),
+  );
   // The changes never change, but a decision fills in which were left out: a cached detail from before it is refreshed.
   const detailStatus = detail.data?.status;
   const refetchDetail = detail.refetch;
@@ -123,11 +147,15 @@ function ProposalCard({
   const selectable = proposal.partiallyApplicable;
   // Changes the person unticked; everything else is kept.
   const [unticked, setUnticked] = useState(() => new Set<number>());
-  const keep = useMemo(() => Array.from({ length: changeCount }, (_, i) => i).filter((i) => !unticked.has(i)), [changeCount, unticked]);
+  const keep = useMemo(
+    () => Array.from({ length: changeCount }, (_, i) => i).filter((i) => !unticked.has(i)),
+    [changeCount, unticked],
+  );
   const selection = useMemo(() => new Set(keep), [keep]);
   const counts = useMemo(() => (detail.data ? countChanges(detail.data.preview.changes) : null), [detail.data]);
   const [outcome, setOutcome] = useState<Outcome | null>(null);
-  const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.panel.pathKey(), predicate: (q) => !isProposalDetail(q.queryKey) });
+  const refresh = () =>
+    queryClient.invalidateQueries({ queryKey: trpc.panel.pathKey(), predicate: (q) => !isProposalDetail(q.queryKey) });
   const onError = (error: { message: string }) => setOutcome({ tone: "error", text: error.message });
 
   // A decision that took leaves the card behind (the list shows pending ones): the list keeps saying what happened.
@@ -136,11 +164,38 @@ function ProposalCard({
     else setOutcome(result);
     void refresh();
   };
-  const approve = useMutation(trpc.panel.proposals.approve.mutationOptions({ onSuccess: (envelope) => settle(describeEnvelope(envelope)), onError }));
-  const reject = useMutation(trpc.panel.proposals.reject.mutationOptions({ onSuccess: () => settle({ tone: "ok", text: `Rejected “${toolLabel(proposal.toolName)}”. Nothing was written.` }), onError }));
-  const rerun = useMutation(trpc.panel.proposals.rerun.mutationOptions({ onSuccess: (r) => { setOutcome(r.envelope.ok ? { tone: "ok", text: "Dry run computed again on the current page: review the new proposal." } : describeEnvelope(r.envelope)); void refresh(); }, onError }));
+  const approve = useMutation(
+    trpc.panel.proposals.approve.mutationOptions({
+      onSuccess: (envelope) => settle(describeEnvelope(envelope)),
+      onError,
+    }),
+  );
+  const reject = useMutation(
+    trpc.panel.proposals.reject.mutationOptions({
+      onSuccess: () => settle({ tone: "ok", text: `Rejected “${toolLabel(proposal.toolName)}”. Nothing was written.` }),
+      onError,
+    }),
+  );
+  const rerun = useMutation(
+    trpc.panel.proposals.rerun.mutationOptions({
+      onSuccess: (r) => {
+        setOutcome(
+          r.envelope.ok
+            ? { tone: "ok", text: "Dry run computed again on the current page: review the new proposal." }
+            : describeEnvelope(r.envelope),
+        );
+        void refresh();
+      },
+      onError,
+    }),
+  );
   // One server step: the kept changes are written and the proposal is marked applied in part, or nothing happens.
-  const applyPart = useMutation(trpc.panel.proposals.applyPart.mutationOptions({ onSuccess: (envelope) => settle(describeEnvelope(envelope, keep.length, changeCount)), onError }));
+  const applyPart = useMutation(
+    trpc.panel.proposals.applyPart.mutationOptions({
+      onSuccess: (envelope) => settle(describeEnvelope(envelope, keep.length, changeCount)),
+      onError,
+    }),
+  );
   const busy = approve.isPending || reject.isPending || rerun.isPending || applyPart.isPending;
   const partial = selectable && unticked.size > 0;
   const headingId = `proposal-${proposal.id}`;
@@ -162,7 +217,10 @@ function ProposalCard({
           {proposal.held && <span className="badge info">held for approval</span>}
           {proposal.stale && proposal.status === "pending" && <span className="badge warn">stale: page changed</span>}
           {proposal.status !== "pending" && (
-            <span className={`badge ${proposal.status === "rejected" ? "muted-badge" : "ok"}`} data-testid="proposal-status">
+            <span
+              className={`badge ${proposal.status === "rejected" ? "muted-badge" : "ok"}`}
+              data-testid="proposal-status"
+            >
               {proposalStatusText(proposal)}
             </span>
           )}
@@ -170,16 +228,16 @@ function ProposalCard({
       </div>
       <dl className="meta">
         <dt>Who</dt>
-        <dd>
-          {whoText(proposal.who)}
-        </dd>
+        <dd>{whoText(proposal.who)}</dd>
         <dt>Run</dt>
         <dd>
           <code title="runId">{proposal.runId}</code>{" "}
           <details className="ids">
             <summary>ids</summary>
-            <CopyableId label="user" value={proposal.actorId} /> <CopyableId label="session" value={proposal.sessionId} />{" "}
-            <CopyableId label="call" value={proposal.toolCallId} title="toolCallId" /> <CopyableId label="trace" value={proposal.traceId} />
+            <CopyableId label="user" value={proposal.actorId} />{" "}
+            <CopyableId label="session" value={proposal.sessionId} />{" "}
+            <CopyableId label="call" value={proposal.toolCallId} title="toolCallId" />{" "}
+            <CopyableId label="trace" value={proposal.traceId} />
           </details>
         </dd>
         <dt>When</dt>
@@ -212,8 +270,18 @@ function ProposalCard({
               {counts.changed > 0 && <span className="n update"> · {counts.changed} changed</span>}
               {counts.moved > 0 && <span className="n move"> · {counts.moved} moved</span>}
               {counts.title > 0 && <span className="n"> · title</span>}
-              {counts.options > 0 && <span className="n"> · {counts.options} option{counts.options === 1 ? "" : "s"}</span>}
-              {counts.other > 0 && <span className="n"> · {counts.other} artifact{counts.other === 1 ? "" : "s"}</span>}
+              {counts.options > 0 && (
+                <span className="n">
+                  {" "}
+                  · {counts.options} option{counts.options === 1 ? "" : "s"}
+                </span>
+              )}
+              {counts.other > 0 && (
+                <span className="n">
+                  {" "}
+                  · {counts.other} artifact{counts.other === 1 ? "" : "s"}
+                </span>
+              )}
             </>
           ) : (
             summary && <span> · {summary.plan.join("; ")}</span>
@@ -222,19 +290,38 @@ function ProposalCard({
         {proposal.status === "pending" && proposal.decidable && (
           <div className="row actions">
             {proposal.stale ? (
-              <button type="button" className="primary" disabled={busy} onClick={() => rerun.mutate({ ...pageRef, proposalId: proposal.id })}>
+              <button
+                type="button"
+                className="primary"
+                disabled={busy}
+                onClick={() => rerun.mutate({ ...pageRef, proposalId: proposal.id })}
+              >
                 Re-run dry run
               </button>
             ) : partial ? (
-              <button type="button" className="primary" disabled={busy || keep.length === 0} onClick={() => applyPart.mutate({ ...pageRef, proposalId: proposal.id, keep })}>
+              <button
+                type="button"
+                className="primary"
+                disabled={busy || keep.length === 0}
+                onClick={() => applyPart.mutate({ ...pageRef, proposalId: proposal.id, keep })}
+              >
                 Apply {keep.length} of {changeCount} changes
               </button>
             ) : (
-              <button type="button" className="primary" disabled={busy} onClick={() => approve.mutate({ ...pageRef, proposalId: proposal.id })}>
+              <button
+                type="button"
+                className="primary"
+                disabled={busy}
+                onClick={() => approve.mutate({ ...pageRef, proposalId: proposal.id })}
+              >
                 Approve
               </button>
             )}
-            <button type="button" disabled={busy} onClick={() => reject.mutate({ ...pageRef, proposalId: proposal.id })}>
+            <button
+              type="button"
+              disabled={busy}
+              onClick={() => reject.mutate({ ...pageRef, proposalId: proposal.id })}
+            >
               Reject
             </button>
             {selectable && open && changeCount > 1 && (
@@ -249,13 +336,23 @@ function ProposalCard({
             )}
           </div>
         )}
-        {proposal.status === "pending" && !proposal.decidable && <p className="muted">You can read this page but not approve edits on it.</p>}
+        {proposal.status === "pending" && !proposal.decidable && (
+          <p className="muted">You can read this page but not approve edits on it.</p>
+        )}
         <div aria-live="polite">
           {outcome && (
-            <p className={outcome.tone === "ok" ? "notice ok" : "notice error"} role={outcome.tone === "error" ? "alert" : "status"}>
+            <p
+              className={outcome.tone === "ok" ? "notice ok" : "notice error"}
+              role={outcome.tone === "error" ? "alert" : "status"}
+            >
               {outcome.text}{" "}
               {outcome.offerRerun && (
-                <button type="button" className="link" disabled={busy} onClick={() => rerun.mutate({ ...pageRef, proposalId: proposal.id })}>
+                <button
+                  type="button"
+                  className="link"
+                  disabled={busy}
+                  onClick={() => rerun.mutate({ ...pageRef, proposalId: proposal.id })}
+                >
                   Re-run the dry run
                 </button>
               )}
@@ -263,7 +360,13 @@ function ProposalCard({
           )}
         </div>
       </div>
-      <button type="button" className="link" aria-expanded={open} aria-controls={`${headingId}-changes`} onClick={() => setOpen((o) => !o)}>
+      <button
+        type="button"
+        className="link"
+        aria-expanded={open}
+        aria-controls={`${headingId}-changes`}
+        onClick={() => setOpen((o) => !o)}
+      >
         {open ? "Hide changes" : `Show ${summary ? `${changeCount} ` : ""}change${changeCount === 1 ? "" : "s"}`}
       </button>
       <div id={`${headingId}-changes`} hidden={!open}>
@@ -282,7 +385,14 @@ function ProposalCard({
             warnings={detail.data.preview.warnings}
             selection={selectable ? selection : undefined}
             leftOut={detail.data.leftOut}
-            onToggle={(i) => setUnticked((s) => { const next = new Set(s); if (next.has(i)) next.delete(i); else next.add(i); return next; })}
+            onToggle={(i) =>
+              setUnticked((s) => {
+                const next = new Set(s);
+                if (next.has(i)) next.delete(i);
+                else next.add(i);
+                return next;
+              })
+            }
             idPrefix={headingId}
           />
         )}

@@ -22,7 +22,10 @@ export function usePageChanges(pageRef: { workspaceId: string; documentId: strin
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const refresh = useCallback(async () => {
-    const filters = { queryKey: trpc.panel.pathKey(), predicate: (q: { queryKey: readonly unknown[] }) => !isProposalDetail(q.queryKey) };
+    const filters = {
+      queryKey: trpc.panel.pathKey(),
+      predicate: (q: { queryKey: readonly unknown[] }) => !isProposalDetail(q.queryKey),
+    };
     // A query's first read may still be in flight, begun before this change: TanStack would join it instead of
     // reading again (it cancels a running read only when the query already has data). Cancel it, then read anew.
     await queryClient.cancelQueries(filters);
@@ -30,11 +33,14 @@ export function usePageChanges(pageRef: { workspaceId: string; documentId: strin
   }, [queryClient, trpc]);
   const stream = useSubscription(
     // Started from the cursor the page was rendered at: the first event says whether anything changed since.
-    trpc.panel.page.changes.subscriptionOptions({ ...pageRef, lastEventId: cursor }, {
-      onData: (event) => {
-        if (event.data.changed) void refresh();
+    trpc.panel.page.changes.subscriptionOptions(
+      { ...pageRef, lastEventId: cursor },
+      {
+        onData: (event) => {
+          if (event.data.changed) void refresh();
+        },
       },
-    }),
+    ),
   );
   const down = stream.status === "error" || (stream.status === "connecting" && stream.error !== null);
   useEffect(() => {

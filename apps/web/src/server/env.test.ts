@@ -20,23 +20,40 @@ describe("panel configuration: connecting Hermes", () => {
   });
 
   it("takes an http(s) URL (without its trailing slash) and a key of 16 characters or more", () => {
-    expect(readPanelEnv({ MNOTE_HERMES_URL: "http://127.0.0.1:8642/", MNOTE_HERMES_API_KEY: KEY }).hermes).toEqual({ url: "http://127.0.0.1:8642", apiKey: KEY });
-    expect(readPanelEnv({ MNOTE_HERMES_URL: "https://hermes.example.com/p/work", MNOTE_HERMES_API_KEY: KEY }).hermes?.url).toBe("https://hermes.example.com/p/work");
+    expect(readPanelEnv({ MNOTE_HERMES_URL: "http://127.0.0.1:8642/", MNOTE_HERMES_API_KEY: KEY }).hermes).toEqual({
+      url: "http://127.0.0.1:8642",
+      apiKey: KEY,
+    });
+    expect(
+      readPanelEnv({ MNOTE_HERMES_URL: "https://hermes.example.com/p/work", MNOTE_HERMES_API_KEY: KEY }).hermes?.url,
+    ).toBe("https://hermes.example.com/p/work");
   });
 
   it("refuses half a connection, naming the missing variable", () => {
-    expect(problemsOf({ MNOTE_HERMES_URL: "http://127.0.0.1:8642" })).toEqual([expect.stringContaining("MNOTE_HERMES_API_KEY is not")]);
+    expect(problemsOf({ MNOTE_HERMES_URL: "http://127.0.0.1:8642" })).toEqual([
+      expect.stringContaining("MNOTE_HERMES_API_KEY is not"),
+    ]);
     expect(problemsOf({ MNOTE_HERMES_API_KEY: KEY })).toEqual([expect.stringContaining("MNOTE_HERMES_URL is not")]);
   });
 
   it("refuses a URL that does not parse or is not http(s), and a short key, all in one message", () => {
-    expect(problemsOf({ MNOTE_HERMES_URL: "not a url", MNOTE_HERMES_API_KEY: KEY })).toEqual([expect.stringContaining("MNOTE_HERMES_URL")]);
+    expect(problemsOf({ MNOTE_HERMES_URL: "not a url", MNOTE_HERMES_API_KEY: KEY })).toEqual([
+      expect.stringContaining("MNOTE_HERMES_URL"),
+    ]);
     expect(problemsOf({ MNOTE_HERMES_URL: "ftp://127.0.0.1:8642", MNOTE_HERMES_API_KEY: KEY })).toHaveLength(1);
-    expect(problemsOf({ MNOTE_HERMES_URL: "http://user:pw@127.0.0.1:8642", MNOTE_HERMES_API_KEY: KEY })).toHaveLength(1);
-    const both = problemsOf({ MNOTE_HERMES_URL: "127.0.0.1:8642", MNOTE_HERMES_API_KEY: "short", MNOTE_SECURE_COOKIES: "yes" });
+    expect(problemsOf({ MNOTE_HERMES_URL: "http://user:pw@127.0.0.1:8642", MNOTE_HERMES_API_KEY: KEY })).toHaveLength(
+      1,
+    );
+    const both = problemsOf({
+      MNOTE_HERMES_URL: "127.0.0.1:8642",
+      MNOTE_HERMES_API_KEY: "short",
+      MNOTE_SECURE_COOKIES: "yes",
+    });
     expect(both).toHaveLength(3);
     expect(both.join("\n")).toContain("MNOTE_HERMES_API_KEY is 5 characters");
     // The key never appears in a message.
-    expect(problemsOf({ MNOTE_HERMES_URL: "x", MNOTE_HERMES_API_KEY: "secretkey" }).join("\n")).not.toContain("secretkey");
+    expect(problemsOf({ MNOTE_HERMES_URL: "x", MNOTE_HERMES_API_KEY: "secretkey" }).join("\n")).not.toContain(
+      "secretkey",
+    );
   });
 });

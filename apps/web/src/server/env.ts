@@ -1,5 +1,11 @@
 import { resolve } from "node:path";
-import { ConfigReader, databaseSettingsFromEnv, type DatabaseSettings, type ToolsSettings, toolsSettingsFromEnv } from "@mnote/tools";
+import {
+  ConfigReader,
+  databaseSettingsFromEnv,
+  type DatabaseSettings,
+  type ToolsSettings,
+  toolsSettingsFromEnv,
+} from "@mnote/tools";
 
 /** The panel's whole configuration, read from the environment once and checked as one. */
 export interface PanelEnv {
@@ -33,8 +39,14 @@ function readHermes(config: ConfigReader): HermesConnection | null {
   const url = config.raw("MNOTE_HERMES_URL")?.trim() || undefined;
   const apiKey = config.raw("MNOTE_HERMES_API_KEY")?.trim() || undefined;
   if (!url && !apiKey) return null;
-  if (!url) config.problem("MNOTE_HERMES_API_KEY is set but MNOTE_HERMES_URL is not: set both (Hermes's API server URL and its API_SERVER_KEY) or neither");
-  if (!apiKey) config.problem("MNOTE_HERMES_URL is set but MNOTE_HERMES_API_KEY is not: set both (Hermes's API server URL and its API_SERVER_KEY) or neither");
+  if (!url)
+    config.problem(
+      "MNOTE_HERMES_API_KEY is set but MNOTE_HERMES_URL is not: set both (Hermes's API server URL and its API_SERVER_KEY) or neither",
+    );
+  if (!apiKey)
+    config.problem(
+      "MNOTE_HERMES_URL is set but MNOTE_HERMES_API_KEY is not: set both (Hermes's API server URL and its API_SERVER_KEY) or neither",
+    );
   let parsed: URL | null = null;
   if (url) {
     try {
@@ -42,13 +54,24 @@ function readHermes(config: ConfigReader): HermesConnection | null {
     } catch {
       parsed = null;
     }
-    if (!parsed || (parsed.protocol !== "http:" && parsed.protocol !== "https:") || parsed.search || parsed.hash || parsed.username || parsed.password) {
-      config.problem(`MNOTE_HERMES_URL: ${JSON.stringify(url.slice(0, 100))} is not an http(s) URL like http://127.0.0.1:8642`);
+    if (
+      !parsed ||
+      (parsed.protocol !== "http:" && parsed.protocol !== "https:") ||
+      parsed.search ||
+      parsed.hash ||
+      parsed.username ||
+      parsed.password
+    ) {
+      config.problem(
+        `MNOTE_HERMES_URL: ${JSON.stringify(url.slice(0, 100))} is not an http(s) URL like http://127.0.0.1:8642`,
+      );
       parsed = null;
     }
   }
   if (apiKey && apiKey.length < HERMES_KEY_MIN_LENGTH) {
-    config.problem(`MNOTE_HERMES_API_KEY is ${apiKey.length} characters; Hermes's API_SERVER_KEY has at least ${HERMES_KEY_MIN_LENGTH}`);
+    config.problem(
+      `MNOTE_HERMES_API_KEY is ${apiKey.length} characters; Hermes's API_SERVER_KEY has at least ${HERMES_KEY_MIN_LENGTH}`,
+    );
   }
   if (!parsed || !apiKey) return null;
   return { url: parsed.href.replace(/\/+$/, ""), apiKey };
@@ -69,7 +92,10 @@ export function readPanelEnv(env: Record<string, string | undefined>): PanelEnv 
   const database = databaseSettingsFromEnv(config, `file:${resolve(process.cwd(), "../../.mnote/mnote.db")}`);
   const allowedOrigins = list(config.raw("MNOTE_PANEL_ORIGINS"), (origin) => origin.replace(/\/+$/, ""));
   for (const origin of allowedOrigins) {
-    if (!/^https?:\/\/[^/\s]+$/.test(origin)) config.problem(`MNOTE_PANEL_ORIGINS: ${JSON.stringify(origin.slice(0, 100))} is not an origin like https://panel.example.com`);
+    if (!/^https?:\/\/[^/\s]+$/.test(origin))
+      config.problem(
+        `MNOTE_PANEL_ORIGINS: ${JSON.stringify(origin.slice(0, 100))} is not an origin like https://panel.example.com`,
+      );
   }
   config.done();
   return {

@@ -1,7 +1,15 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type AskEvent, askEvents, HermesClient, HermesRefused, HermesUnreachable, parseSse, type SseItem } from "./hermes-client";
+import {
+  type AskEvent,
+  askEvents,
+  HermesClient,
+  HermesRefused,
+  HermesUnreachable,
+  parseSse,
+  type SseItem,
+} from "./hermes-client";
 
 /** A byte stream cut into the given pieces (to split lines, CRLFs and characters across chunks). */
 function streamOf(...pieces: (string | Uint8Array)[]): ReadableStream<Uint8Array> {
@@ -22,7 +30,11 @@ async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
 
 describe("parseSse", () => {
   it("reads data lines, comments and multi-line data, whatever the line endings and chunk cuts", async () => {
-    const items = await collect(parseSse(streamOf("data: {\"a\":", "1}\r", "\n\r\n: keep", "alive\n\ndata: x\ndata: y\r\revent: named\ndata:z\n\n")));
+    const items = await collect(
+      parseSse(
+        streamOf('data: {"a":', "1}\r", "\n\r\n: keep", "alive\n\ndata: x\ndata: y\r\revent: named\ndata:z\n\n"),
+      ),
+    );
     expect(items).toEqual<SseItem[]>([
       { kind: "event", event: null, data: '{"a":1}' },
       { kind: "comment", text: "keepalive" },
@@ -50,7 +62,13 @@ describe("askEvents: Hermes's run events as the panel shows them", () => {
           sse({ event: "tool.completed", run_id: "run_1", tool: "mnote_page_get", duration: 0.042, error: false }),
           sse({ event: "message.delta", run_id: "run_1", delta: "Added " }),
           "data: not json\n\n",
-          sse({ event: "approval.request", run_id: "run_1", command: "rm -rf /tmp/x", description: "dangerous command", choices: ["once", "session", "deny"] }),
+          sse({
+            event: "approval.request",
+            run_id: "run_1",
+            command: "rm -rf /tmp/x",
+            description: "dangerous command",
+            choices: ["once", "session", "deny"],
+          }),
           sse({ event: "approval.responded", run_id: "run_1", choice: "deny", resolved: 1 }),
           sse({ event: "some.future.event" }),
           sse({ event: "run.completed", run_id: "run_1", output: "Added the line.", usage: { total_tokens: 3 } }),
@@ -63,7 +81,12 @@ describe("askEvents: Hermes's run events as the panel shows them", () => {
       { type: "tool.started", tool: "mnote_page_get", preview: "doc_plan" },
       { type: "tool.completed", tool: "mnote_page_get", durationSeconds: 0.042, error: false },
       { type: "delta", text: "Added " },
-      { type: "approval.request", description: "dangerous command", command: "rm -rf /tmp/x", choices: ["once", "session", "deny"] },
+      {
+        type: "approval.request",
+        description: "dangerous command",
+        command: "rm -rf /tmp/x",
+        choices: ["once", "session", "deny"],
+      },
       { type: "approval.responded", choice: "deny" },
       { type: "completed", output: "Added the line." },
       { type: "closed" },
@@ -71,7 +94,11 @@ describe("askEvents: Hermes's run events as the panel shows them", () => {
   });
 
   it("reports failed and cancelled runs", async () => {
-    const events = await collect(askEvents(streamOf('data: {"event":"run.failed","error":"model said 401"}\n\ndata: {"event":"run.cancelled"}\n\n')));
+    const events = await collect(
+      askEvents(
+        streamOf('data: {"event":"run.failed","error":"model said 401"}\n\ndata: {"event":"run.cancelled"}\n\n'),
+      ),
+    );
     expect(events).toEqual([{ type: "failed", message: "model said 401" }, { type: "cancelled" }]);
   });
 });
@@ -98,18 +125,35 @@ describe("HermesClient against an HTTP server speaking Hermes's run API", () => 
     server = createServer(async (req, res) => {
       const body = await readBody(req);
       seen.push({ method: req.method!, url: req.url!, auth: req.headers.authorization, body });
-      if (req.headers.authorization !== `Bearer ${KEY}`) return json(res, 401, { error: { message: "Invalid API key", type: "invalid_request_error", code: "invalid_api_key" } });
-      if (req.method === "POST" && req.url === "/v1/runs") return json(res, 202, { run_id: "run_abc", status: "started" });
+      if (req.headers.authorization !== `Bearer ${KEY}`)
+        return json(res, 401, {
+          error: { message: "Invalid API key", type: "invalid_request_error", code: "invalid_api_key" },
+        });
+      if (req.method === "POST" && req.url === "/v1/runs")
+        return json(res, 202, { run_id: "run_abc", status: "started" });
       if (req.method === "GET" && req.url === "/v1/runs/run_abc/events") {
         res.writeHead(200, { "content-type": "text/event-stream" });
         res.write(`data: ${JSON.stringify({ event: "message.delta", run_id: "run_abc", delta: "hi" })}\n\n`);
         res.end(": stream closed\n\n");
         return;
       }
-      if (req.method === "POST" && req.url === "/v1/runs/run_abc/approval") return json(res, 409, { error: { message: "Run has no pending approval: run_abc", code: "approval_not_pending" } });
-      if (req.method === "POST" && req.url === "/v1/runs/run_abc/stop") return json(res, 200, { run_id: "run_abc", status: "stopping" });
+      if (req.method === "POST" && req.url === "/v1/runs/run_abc/approval")
+        return json(res, 409, {
+          error: { message: "Run has no pending approval: run_abc", code: "approval_not_pending" },
+        });
+      if (req.method === "POST" && req.url === "/v1/runs/run_abc/stop")
+        return json(res, 200, { run_id: "run_abc", status: "stopping" });
       if (req.method === "GET" && req.url === "/api/sessions/mnote_doc_s1/messages") {
-        return json(res, 200, { object: "list", session_id: "mnote_doc_s1", data: [{ role: "user", content: "add a line" }, { role: "tool", content: "{}" }, { role: "assistant", content: "Done." }, { role: "assistant", content: null }] });
+        return json(res, 200, {
+          object: "list",
+          session_id: "mnote_doc_s1",
+          data: [
+            { role: "user", content: "add a line" },
+            { role: "tool", content: "{}" },
+            { role: "assistant", content: "Done." },
+            { role: "assistant", content: null },
+          ],
+        });
       }
       return json(res, 404, { error: { message: "Session not found", code: "session_not_found" } });
     });
@@ -120,8 +164,15 @@ describe("HermesClient against an HTTP server speaking Hermes's run API", () => 
 
   it("starts a run with the key, the instructions and the session id, and follows its events", async () => {
     const client = new HermesClient({ url, apiKey: KEY });
-    expect(await client.startRun({ input: "add a line", instructions: "page doc", sessionId: "mnote_doc_s1" })).toEqual({ runId: "run_abc" });
-    expect(seen.at(-1)).toEqual({ method: "POST", url: "/v1/runs", auth: `Bearer ${KEY}`, body: { input: "add a line", instructions: "page doc", session_id: "mnote_doc_s1" } });
+    expect(await client.startRun({ input: "add a line", instructions: "page doc", sessionId: "mnote_doc_s1" })).toEqual(
+      { runId: "run_abc" },
+    );
+    expect(seen.at(-1)).toEqual({
+      method: "POST",
+      url: "/v1/runs",
+      auth: `Bearer ${KEY}`,
+      body: { input: "add a line", instructions: "page doc", session_id: "mnote_doc_s1" },
+    });
     expect(await collect(await client.events("run_abc"))).toEqual([{ type: "delta", text: "hi" }, { type: "closed" }]);
     await client.stop("run_abc");
     expect(seen.at(-1)?.url).toBe("/v1/runs/run_abc/stop");
@@ -129,23 +180,40 @@ describe("HermesClient against an HTTP server speaking Hermes's run API", () => 
 
   it("hands back the conversation's text turns, and none for a session Hermes does not know", async () => {
     const client = new HermesClient({ url, apiKey: KEY });
-    expect(await client.conversation("mnote_doc_s1")).toEqual([{ role: "user", content: "add a line" }, { role: "assistant", content: "Done." }]);
+    expect(await client.conversation("mnote_doc_s1")).toEqual([
+      { role: "user", content: "add a line" },
+      { role: "assistant", content: "Done." },
+    ]);
     expect(await client.conversation("mnote_doc_other")).toEqual([]);
   });
 
   it("turns Hermes's refusals into HermesRefused with its message, and a closed port into HermesUnreachable", async () => {
-    await expect(new HermesClient({ url, apiKey: "wrong-key-0123456789" }).startRun({ input: "x", instructions: "y", sessionId: "s" })).rejects.toMatchObject({
+    await expect(
+      new HermesClient({ url, apiKey: "wrong-key-0123456789" }).startRun({
+        input: "x",
+        instructions: "y",
+        sessionId: "s",
+      }),
+    ).rejects.toMatchObject({
       name: "HermesRefused",
       status: 401,
       hermesMessage: "Invalid API key",
     });
-    const conflict = await new HermesClient({ url, apiKey: KEY }).answerApproval("run_abc", "once").catch((e: unknown) => e);
+    const conflict = await new HermesClient({ url, apiKey: KEY })
+      .answerApproval("run_abc", "once")
+      .catch((e: unknown) => e);
     expect(conflict).toBeInstanceOf(HermesRefused);
     expect(conflict).toMatchObject({ status: 409, hermesCode: "approval_not_pending" });
     const closed = createServer();
     await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
     const port = (closed.address() as AddressInfo).port;
     await new Promise<void>((resolve) => closed.close(() => resolve()));
-    await expect(new HermesClient({ url: `http://127.0.0.1:${port}`, apiKey: KEY }).startRun({ input: "x", instructions: "y", sessionId: "s" })).rejects.toBeInstanceOf(HermesUnreachable);
+    await expect(
+      new HermesClient({ url: `http://127.0.0.1:${port}`, apiKey: KEY }).startRun({
+        input: "x",
+        instructions: "y",
+        sessionId: "s",
+      }),
+    ).rejects.toBeInstanceOf(HermesUnreachable);
   });
 });

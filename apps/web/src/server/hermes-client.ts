@@ -92,7 +92,11 @@ export function toAskEvent(payload: unknown): AskEvent | null {
     case "message.delta":
       return typeof p.delta === "string" && p.delta !== "" ? { type: "delta", text: p.delta } : null;
     case "tool.started":
-      return { type: "tool.started", tool: str(p.tool, "?"), preview: typeof p.preview === "string" ? p.preview : null };
+      return {
+        type: "tool.started",
+        tool: str(p.tool, "?"),
+        preview: typeof p.preview === "string" ? p.preview : null,
+      };
     case "tool.completed":
       return {
         type: "tool.completed",
@@ -105,7 +109,9 @@ export function toAskEvent(payload: unknown): AskEvent | null {
         type: "approval.request",
         description: str(p.description, "Hermes asks before it goes on"),
         command: typeof p.command === "string" ? p.command : null,
-        choices: Array.isArray(p.choices) ? p.choices.filter((c): c is string => typeof c === "string") : ["once", "deny"],
+        choices: Array.isArray(p.choices)
+          ? p.choices.filter((c): c is string => typeof c === "string")
+          : ["once", "deny"],
       };
     case "approval.responded":
       return { type: "approval.responded", choice: str(p.choice) };
@@ -191,7 +197,12 @@ export class HermesClient {
     this.timeoutMs = options.timeoutMs ?? 15_000;
   }
 
-  private async request(method: string, path: string, body?: unknown, init: { signal?: AbortSignal; stream?: boolean } = {}): Promise<Response> {
+  private async request(
+    method: string,
+    path: string,
+    body?: unknown,
+    init: { signal?: AbortSignal; stream?: boolean } = {},
+  ): Promise<Response> {
     const signal = init.signal ?? (init.stream ? undefined : AbortSignal.timeout(this.timeoutMs));
     let response: Response;
     try {
@@ -215,16 +226,26 @@ export class HermesClient {
 
   /** POST /v1/runs: Hermes starts the run and answers at once (202). */
   async startRun(run: StartRunInput): Promise<{ runId: string }> {
-    const body: Record<string, unknown> = { input: run.input, instructions: run.instructions, session_id: run.sessionId };
+    const body: Record<string, unknown> = {
+      input: run.input,
+      instructions: run.instructions,
+      session_id: run.sessionId,
+    };
     if (run.conversationHistory?.length) body.conversation_history = run.conversationHistory;
-    const answer = (await (await this.request("POST", "/v1/runs", body)).json().catch(() => null)) as { run_id?: unknown } | null;
-    if (typeof answer?.run_id !== "string" || !/^[\w-]{1,128}$/.test(answer.run_id)) throw new HermesRefused(502, "Hermes started a run but did not name it", null);
+    const answer = (await (await this.request("POST", "/v1/runs", body)).json().catch(() => null)) as {
+      run_id?: unknown;
+    } | null;
+    if (typeof answer?.run_id !== "string" || !/^[\w-]{1,128}$/.test(answer.run_id))
+      throw new HermesRefused(502, "Hermes started a run but did not name it", null);
     return { runId: answer.run_id };
   }
 
   /** GET /v1/runs/{id}/events: the run's events until it is over. */
   async events(runId: string, signal?: AbortSignal): Promise<AsyncGenerator<AskEvent>> {
-    const response = await this.request("GET", `/v1/runs/${encodeURIComponent(runId)}/events`, undefined, { signal, stream: true });
+    const response = await this.request("GET", `/v1/runs/${encodeURIComponent(runId)}/events`, undefined, {
+      signal,
+      stream: true,
+    });
     if (!response.body) throw new HermesRefused(502, "Hermes sent no event stream", null);
     return askEvents(response.body);
   }
@@ -241,8 +262,16 @@ export class HermesClient {
 
   /** GET /v1/runs/{id}: Hermes's word on the run (queued, running, waiting_for_approval, completed, failed, cancelled…). */
   async status(runId: string): Promise<{ status: string; error: string | null; output: string | null }> {
-    const answer = (await (await this.request("GET", `/v1/runs/${encodeURIComponent(runId)}`)).json().catch(() => null)) as Record<string, unknown> | null;
-    return { status: str(answer?.status, "unknown"), error: typeof answer?.error === "string" ? answer.error : null, output: typeof answer?.output === "string" ? answer.output : null };
+    const answer = (await (
+      await this.request("GET", `/v1/runs/${encodeURIComponent(runId)}`)
+    )
+      .json()
+      .catch(() => null)) as Record<string, unknown> | null;
+    return {
+      status: str(answer?.status, "unknown"),
+      error: typeof answer?.error === "string" ? answer.error : null,
+      output: typeof answer?.output === "string" ? answer.output : null,
+    };
   }
 
   /**
@@ -261,7 +290,9 @@ export class HermesClient {
     const answer = (await response.json().catch(() => null)) as { data?: unknown } | null;
     const messages = Array.isArray(answer?.data) ? answer.data : [];
     return messages.flatMap((m: { role?: unknown; content?: unknown }) =>
-      (m.role === "user" || m.role === "assistant") && typeof m.content === "string" && m.content !== "" ? [{ role: m.role, content: m.content }] : [],
+      (m.role === "user" || m.role === "assistant") && typeof m.content === "string" && m.content !== ""
+        ? [{ role: m.role, content: m.content }]
+        : [],
     );
   }
 }

@@ -20,7 +20,12 @@ import { tokenFromCookieHeader } from "./session-cookie";
  */
 
 /** A refusal in the contract's words (the panel reads `error.message`). */
-export function refuse(code: ToolErrorCode, message: string, headers: Record<string, string> = {}, status = TOOL_ERROR_HTTP_STATUS[code]) {
+export function refuse(
+  code: ToolErrorCode,
+  message: string,
+  headers: Record<string, string> = {},
+  status = TOOL_ERROR_HTTP_STATUS[code],
+) {
   return Response.json({ error: { code, message } }, { status, headers: { "cache-control": "no-store", ...headers } });
 }
 
@@ -29,7 +34,8 @@ export const HERMES_NOT_CONFIGURED =
   "Hermes is not connected to this panel: set MNOTE_HERMES_URL and MNOTE_HERMES_API_KEY (README: Connecting Hermes to the panel) and restart it.";
 
 function hermesFailure(error: unknown): Response {
-  if (error instanceof HermesUnreachable) return refuse("mnote_tool_unavailable", `${error.message} Nothing was sent; ask again when it is back.`, {}, 502);
+  if (error instanceof HermesUnreachable)
+    return refuse("mnote_tool_unavailable", `${error.message} Nothing was sent; ask again when it is back.`, {}, 502);
   if (error instanceof HermesRefused) {
     const why =
       error.status === 401
@@ -37,7 +43,12 @@ function hermesFailure(error: unknown): Response {
         : error.status === 429
           ? "Hermes is busy with as many runs as it allows; try again in a moment."
           : `Hermes answered ${error.status}: ${error.hermesMessage}`;
-    return refuse(error.status === 429 ? "mnote_tool_rate_limited" : "mnote_tool_unavailable", why, error.status === 429 ? { "retry-after": "1" } : {}, error.status === 429 ? 429 : 502);
+    return refuse(
+      error.status === 429 ? "mnote_tool_rate_limited" : "mnote_tool_unavailable",
+      why,
+      error.status === 429 ? { "retry-after": "1" } : {},
+      error.status === 429 ? 429 : 502,
+    );
   }
   console.error("[panel] Hermes call failed", error);
   return refuse("mnote_tool_unavailable", TOOL_ERROR_MESSAGES.unavailable);
@@ -47,11 +58,15 @@ function hermesFailure(error: unknown): Response {
 function routerRefusal(error: unknown): Response {
   if (error instanceof TRPCError) {
     const code: ToolErrorCode =
-      error.code === "UNAUTHORIZED" ? "mnote_tool_unauthenticated"
-      : error.code === "FORBIDDEN" ? "mnote_tool_permission_denied"
-      : error.code === "NOT_FOUND" ? "mnote_tool_not_found"
-      : error.code === "BAD_REQUEST" ? "mnote_tool_invalid_input"
-      : "mnote_tool_unavailable";
+      error.code === "UNAUTHORIZED"
+        ? "mnote_tool_unauthenticated"
+        : error.code === "FORBIDDEN"
+          ? "mnote_tool_permission_denied"
+          : error.code === "NOT_FOUND"
+            ? "mnote_tool_not_found"
+            : error.code === "BAD_REQUEST"
+              ? "mnote_tool_invalid_input"
+              : "mnote_tool_unavailable";
     return refuse(code, code === "mnote_tool_unavailable" ? TOOL_ERROR_MESSAGES.unavailable : error.message);
   }
   console.error("[panel] ask refused unexpectedly", error);
@@ -93,7 +108,10 @@ interface Door {
 async function openDoor(req: Request): Promise<Door | Response> {
   const env = panelEnv();
   if (req.method !== "GET" && foreignOrigin(req, env.allowedOrigins)) {
-    return refuse("mnote_tool_permission_denied", "cross-origin request refused: the panel accepts changes only from its own pages");
+    return refuse(
+      "mnote_tool_permission_denied",
+      "cross-origin request refused: the panel accepts changes only from its own pages",
+    );
   }
   if (!env.hermes) return refuse("mnote_tool_unavailable", HERMES_NOT_CONFIGURED);
   const token = tokenFromCookieHeader(req.headers.get("cookie"));
@@ -110,7 +128,9 @@ async function openDoor(req: Request): Promise<Door | Response> {
   // One budget with /api/trpc: asking Hermes is not a way around the panel's rate limit.
   const decision = await panelLimiter().take(isTokenLive(record) ? `token:${record.id}` : "anonymous");
   if (!decision.allowed) {
-    return refuse("mnote_tool_rate_limited", TOOL_ERROR_MESSAGES.rateLimited, { "retry-after": String(Math.max(1, Math.ceil(decision.retryAfterMs / 1000))) });
+    return refuse("mnote_tool_rate_limited", TOOL_ERROR_MESSAGES.rateLimited, {
+      "retry-after": String(Math.max(1, Math.ceil(decision.retryAfterMs / 1000))),
+    });
   }
   let body: unknown = undefined;
   if (req.method === "POST") {
@@ -118,7 +138,8 @@ async function openDoor(req: Request): Promise<Door | Response> {
       const bytes = await readCappedBody(req, LIMITS.requestBodyBytes);
       body = bytes.byteLength ? JSON.parse(new TextDecoder().decode(bytes)) : {};
     } catch (error) {
-      if (error instanceof BodyTooLarge) return refuse("mnote_tool_payload_too_large", TOOL_ERROR_MESSAGES.payloadTooLarge, { connection: "close" });
+      if (error instanceof BodyTooLarge)
+        return refuse("mnote_tool_payload_too_large", TOOL_ERROR_MESSAGES.payloadTooLarge, { connection: "close" });
       return refuse("mnote_tool_invalid_input", "the request body is not JSON");
     }
   }
@@ -127,7 +148,13 @@ async function openDoor(req: Request): Promise<Door | Response> {
 }
 
 const invalid = (error: z.ZodError) =>
-  refuse("mnote_tool_invalid_input", error.issues.map((issue) => `${issue.path.join(".") || "body"}: ${issue.message}`).join("; ").slice(0, 500));
+  refuse(
+    "mnote_tool_invalid_input",
+    error.issues
+      .map((issue) => `${issue.path.join(".") || "body"}: ${issue.message}`)
+      .join("; ")
+      .slice(0, 500),
+  );
 
 /** How long a question may be: a question, not a document (Hermes reads the page with its tools). */
 export const MAX_QUESTION_CHARS = 4_000;
@@ -155,9 +182,17 @@ export async function startRun(req: Request): Promise<Response> {
   try {
     // A follow-up question: Hermes keeps the conversation, /v1/runs does not load it by session id.
     const conversationHistory = sessionId ? await door.hermes.conversation(ask.sessionId) : [];
-    const { runId } = await door.hermes.startRun({ input, instructions: ask.instructions, sessionId: ask.sessionId, conversationHistory });
+    const { runId } = await door.hermes.startRun({
+      input,
+      instructions: ask.instructions,
+      sessionId: ask.sessionId,
+      conversationHistory,
+    });
     remember(runId, { userId: ask.userId, workspaceId, documentId, sessionId: ask.sessionId, startedAt: Date.now() });
-    return Response.json({ runId, sessionId: ask.sessionId, revision: ask.revision }, { status: 202, headers: { "cache-control": "no-store" } });
+    return Response.json(
+      { runId, sessionId: ask.sessionId, revision: ask.revision },
+      { status: 202, headers: { "cache-control": "no-store" } },
+    );
   } catch (error) {
     return hermesFailure(error);
   }
@@ -167,14 +202,22 @@ export async function startRun(req: Request): Promise<Response> {
 async function ownRun(door: Door, runId: string): Promise<RunOwner | Response> {
   const run = runs().get(runId);
   // Someone else's run and an unknown one look the same: no leak of other people's run ids.
-  if (!run) return refuse("mnote_tool_not_found", "no such run of yours on this panel (it may have ended over an hour ago, or the panel restarted)");
+  if (!run)
+    return refuse(
+      "mnote_tool_not_found",
+      "no such run of yours on this panel (it may have ended over an hour ago, or the panel restarted)",
+    );
   let check;
   try {
     check = await door.caller.panel.ask.check({ workspaceId: run.workspaceId, documentId: run.documentId });
   } catch (error) {
     return routerRefusal(error);
   }
-  if (check.userId !== run.userId) return refuse("mnote_tool_not_found", "no such run of yours on this panel (it may have ended over an hour ago, or the panel restarted)");
+  if (check.userId !== run.userId)
+    return refuse(
+      "mnote_tool_not_found",
+      "no such run of yours on this panel (it may have ended over an hour ago, or the panel restarted)",
+    );
   return run;
 }
 
@@ -196,9 +239,12 @@ export async function runEvents(req: Request, runId: string): Promise<Response> 
       // Hermes serves a run's events once; a second reader (a reload) gets its status instead.
       try {
         const status = await door.hermes.status(runId);
-        return ndjson((async function* () {
-          yield { type: "status", status: status.status, error: status.error };
-        })(), () => undefined);
+        return ndjson(
+          (async function* () {
+            yield { type: "status", status: status.status, error: status.error };
+          })(),
+          () => undefined,
+        );
       } catch (inner) {
         return hermesFailure(inner);
       }
@@ -220,7 +266,11 @@ function ndjson(events: AsyncIterable<object>, cancel: () => void): Response {
         if (next.done) return controller.close();
         controller.enqueue(encoder.encode(`${JSON.stringify(next.value)}\n`));
       } catch {
-        controller.enqueue(encoder.encode(`${JSON.stringify({ type: "lost", message: "The connection to Hermes was lost; the run may go on in Hermes. Its tool calls show below from the audit trail." })}\n`));
+        controller.enqueue(
+          encoder.encode(
+            `${JSON.stringify({ type: "lost", message: "The connection to Hermes was lost; the run may go on in Hermes. Its tool calls show below from the audit trail." })}\n`,
+          ),
+        );
         controller.close();
       }
     },
@@ -228,7 +278,13 @@ function ndjson(events: AsyncIterable<object>, cancel: () => void): Response {
       cancel();
     },
   });
-  return new Response(body, { headers: { "content-type": "application/x-ndjson; charset=utf-8", "cache-control": "no-store", "x-accel-buffering": "no" } });
+  return new Response(body, {
+    headers: {
+      "content-type": "application/x-ndjson; charset=utf-8",
+      "cache-control": "no-store",
+      "x-accel-buffering": "no",
+    },
+  });
 }
 
 const ApprovalBody = z.object({ choice: z.enum(["once", "session", "always", "deny"]) });
@@ -245,7 +301,8 @@ export async function answerApproval(req: Request, runId: string): Promise<Respo
     await door.hermes.answerApproval(runId, parsed.data.choice);
     return Response.json({ runId, choice: parsed.data.choice }, { headers: { "cache-control": "no-store" } });
   } catch (error) {
-    if (error instanceof HermesRefused && error.status === 409) return refuse("mnote_tool_conflict", "Hermes is not waiting for an approval on this run any more.");
+    if (error instanceof HermesRefused && error.status === 409)
+      return refuse("mnote_tool_conflict", "Hermes is not waiting for an approval on this run any more.");
     return hermesFailure(error);
   }
 }
@@ -260,12 +317,16 @@ export async function stopRun(req: Request, runId: string): Promise<Response> {
     await door.hermes.stop(runId);
     return Response.json({ runId, status: "stopping" }, { headers: { "cache-control": "no-store" } });
   } catch (error) {
-    if (error instanceof HermesRefused && error.status === 404) return Response.json({ runId, status: "ended" }, { headers: { "cache-control": "no-store" } });
+    if (error instanceof HermesRefused && error.status === 404)
+      return Response.json({ runId, status: "ended" }, { headers: { "cache-control": "no-store" } });
     return hermesFailure(error);
   }
 }
 
 /** GET /api/hermes — is Hermes connected to this panel? (Only whether: never its URL or key.) */
 export function hermesConnection(): Response {
-  return Response.json({ connected: panelEnv().hermes !== null, help: panelEnv().hermes ? null : HERMES_NOT_CONFIGURED }, { headers: { "cache-control": "no-store" } });
+  return Response.json(
+    { connected: panelEnv().hermes !== null, help: panelEnv().hermes ? null : HERMES_NOT_CONFIGURED },
+    { headers: { "cache-control": "no-store" } },
+  );
 }

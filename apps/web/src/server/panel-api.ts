@@ -135,7 +135,11 @@ function callsIn(url: URL): number {
 export async function handlePanelApi(req: Request, options: PanelApiOptions): Promise<Response> {
   const url = new URL(req.url);
   if (req.method !== "GET" && req.method !== "HEAD" && foreignOrigin(req, options.allowedOrigins ?? [])) {
-    return refuse(403, "mnote_tool_permission_denied", "cross-origin request refused: the panel accepts changes only from its own pages");
+    return refuse(
+      403,
+      "mnote_tool_permission_denied",
+      "cross-origin request refused: the panel accepts changes only from its own pages",
+    );
   }
   const token = tokenFromCookieHeader(req.headers.get("cookie"));
   const stream = req.method === "GET" && STREAM_PROCEDURES.has(url.pathname.slice(url.pathname.lastIndexOf("/") + 1));
@@ -154,9 +158,14 @@ export async function handlePanelApi(req: Request, options: PanelApiOptions): Pr
   // cookie per request must not buy a fresh bucket each time.
   const key = record ? `token:${record.id}` : "anonymous";
   if (stream && (openStreams.get(key) ?? 0) >= (options.maxStreamsPerToken ?? PANEL_MAX_STREAMS_PER_TOKEN)) {
-    return refuse(429, "mnote_tool_rate_limited", "too many live-update streams open for this session; close other tabs", {
-      "retry-after": "5",
-    });
+    return refuse(
+      429,
+      "mnote_tool_rate_limited",
+      "too many live-update streams open for this session; close other tabs",
+      {
+        "retry-after": "5",
+      },
+    );
   }
   if (options.limiter) {
     const calls = Math.min(callsIn(url), PANEL_MAX_BATCH_CALLS + 1);
@@ -179,7 +188,9 @@ export async function handlePanelApi(req: Request, options: PanelApiOptions): Pr
       body = await readCappedBody(req, options.bodyLimit ?? LIMITS.requestBodyBytes);
     } catch (error) {
       if (error instanceof BodyTooLarge) {
-        return refuse(413, "mnote_tool_payload_too_large", TOOL_ERROR_MESSAGES.payloadTooLarge, { connection: "close" });
+        return refuse(413, "mnote_tool_payload_too_large", TOOL_ERROR_MESSAGES.payloadTooLarge, {
+          connection: "close",
+        });
       }
       return refuse(400, "mnote_tool_invalid_input", "the request body could not be read");
     }
@@ -190,10 +201,13 @@ export async function handlePanelApi(req: Request, options: PanelApiOptions): Pr
     req: request,
     router: appRouter,
     maxBatchSize: PANEL_MAX_BATCH_CALLS,
-    createContext: async () => createToolsContext({ kernel, authorization: token, door: "panel", settings: options.toolsSettings }),
+    createContext: async () =>
+      createToolsContext({ kernel, authorization: token, door: "panel", settings: options.toolsSettings }),
     onError: ({ error, path }) => {
       if (error.code === "INTERNAL_SERVER_ERROR") console.error(`[panel] ${path} failed`, error.cause ?? error);
     },
   });
-  return stream && response.headers.get("content-type")?.startsWith("text/event-stream") ? countedStream(response, key, streamEnded) : response;
+  return stream && response.headers.get("content-type")?.startsWith("text/event-stream")
+    ? countedStream(response, key, streamEnded)
+    : response;
 }

@@ -10,9 +10,10 @@ export { SESSION_COOKIE, sessionCookieOptions, tokenFromCookieHeader } from "./s
 
 export async function serverCaller() {
   const token = (await cookies()).get(SESSION_COOKIE)?.value ?? null;
-  return createCaller(createToolsContext({ kernel: await getKernel(), authorization: token, door: "panel", settings: panelEnv().tools }));
+  return createCaller(
+    createToolsContext({ kernel: await getKernel(), authorization: token, door: "panel", settings: panelEnv().tools }),
+  );
 }
-
 
 /**
  * Send the browser on to a path of this site. Not an HTTP redirect: Next rewrites

@@ -21,7 +21,12 @@ export const trpc = createTRPCOptionsProxy({
   queryClient: getQueryClient,
   ctx: async () => {
     const token = (await cookies()).get(SESSION_COOKIE)?.value ?? null;
-    return createToolsContext({ kernel: await getKernel(), authorization: token, door: "panel", settings: panelEnv().tools });
+    return createToolsContext({
+      kernel: await getKernel(),
+      authorization: token,
+      door: "panel",
+      settings: panelEnv().tools,
+    });
   },
 });
 

@@ -6,7 +6,10 @@ import { BaseRevisionSchema, defineTool, PAGE_CONTENT_IS_DATA } from "./shared";
 /** Where an insert or a move puts blocks: after a block on the page, or at the start or end. */
 const anchor = {
   after: BlockIdSchema.optional().describe("Put the blocks right after this block id. Give `after` or `at`, not both."),
-  at: z.enum(["start", "end"]).optional().describe("Put the blocks at the start or the end of the page instead of after a block."),
+  at: z
+    .enum(["start", "end"])
+    .optional()
+    .describe("Put the blocks at the start or the end of the page instead of after a block."),
 };
 
 const blockId = BlockIdSchema.describe("The id of a block on the page (from mnote_page_get).");
@@ -20,8 +23,14 @@ export const EditOperationSchema = z.discriminatedUnion("op", [
       .max(LIMITS.blockTextLength, `block text is longer than ${LIMITS.blockTextLength} characters`)
       .optional()
       .describe("The block's new text; omit to keep it."),
-    type: z.enum(BLOCK_TYPES as [string, ...string[]]).optional().describe("The block's new type; omit to keep it."),
-    level: z.union([z.literal(1), z.literal(2), z.literal(3)]).optional().describe("Heading level."),
+    type: z
+      .enum(BLOCK_TYPES as [string, ...string[]])
+      .optional()
+      .describe("The block's new type; omit to keep it."),
+    level: z
+      .union([z.literal(1), z.literal(2), z.literal(3)])
+      .optional()
+      .describe("Heading level."),
     checked: z.boolean().optional().describe("Todo state."),
     language: z.string().max(LIMITS.codeLanguageLength).optional().describe("Code language."),
   }),
@@ -32,7 +41,9 @@ export const EditOperationSchema = z.discriminatedUnion("op", [
       .array(BlockInputSchema)
       .min(1, "an insert needs at least one block")
       .max(LIMITS.blocksPerSave, `an insert has more than ${LIMITS.blocksPerSave} blocks`)
-      .describe("New blocks, in order: {id?, type, text, level?, checked?, language?}. Omit ids: the server assigns them."),
+      .describe(
+        "New blocks, in order: {id?, type, text, level?, checked?, language?}. Omit ids: the server assigns them.",
+      ),
   }),
   z.strictObject({
     op: z.literal("delete"),
@@ -62,18 +73,30 @@ export const pageEditTool = defineTool({
       .superRefine((operations, ctx) => {
         let text = 0;
         operations.forEach((operation, index) => {
-          if ((operation.op === "insert" || operation.op === "move") && (operation.after === undefined) === (operation.at === undefined)) {
-            ctx.addIssue({ code: "custom", path: [index], message: `operation ${index} (${operation.op}) needs exactly one of after or at` });
+          if (
+            (operation.op === "insert" || operation.op === "move") &&
+            (operation.after === undefined) === (operation.at === undefined)
+          ) {
+            ctx.addIssue({
+              code: "custom",
+              path: [index],
+              message: `operation ${index} (${operation.op}) needs exactly one of after or at`,
+            });
           }
           if (operation.op === "replace") {
             text += operation.text?.length ?? 0;
             if (Object.keys(operation).length === 2) {
-              ctx.addIssue({ code: "custom", path: [index], message: `operation ${index} (replace) changes nothing: give text, type or an attribute` });
+              ctx.addIssue({
+                code: "custom",
+                path: [index],
+                message: `operation ${index} (replace) changes nothing: give text, type or an attribute`,
+              });
             }
           }
           if (operation.op === "insert") for (const block of operation.blocks) text += block.text?.length ?? 0;
         });
-        if (text > LIMITS.saveTextTotal) ctx.addIssue({ code: "custom", message: `more than ${LIMITS.saveTextTotal} characters of text in one edit` });
+        if (text > LIMITS.saveTextTotal)
+          ctx.addIssue({ code: "custom", message: `more than ${LIMITS.saveTextTotal} characters of text in one edit` });
       })
       .describe("Edits in order; each names blocks by id. Later operations see the page as earlier ones left it."),
     baseRevision: BaseRevisionSchema,
@@ -81,7 +104,9 @@ export const pageEditTool = defineTool({
   result: z.object({
     commandName: z.literal("page.body.edit"),
     revision: z.number().int(),
-    insertedBlockIds: z.array(z.string()).describe("The ids of the inserted blocks, in order, so later edits can name them."),
+    insertedBlockIds: z
+      .array(z.string())
+      .describe("The ids of the inserted blocks, in order, so later edits can name them."),
   }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
 });

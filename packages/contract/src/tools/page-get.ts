@@ -63,7 +63,9 @@ export const pageGetTool = defineTool({
       .min(1)
       .max(LIMITS.readWindowBlocks)
       .optional()
-      .describe(`At most this many blocks (or headings, or matches); the ${LIMITS.readBudget / 1000} KB budget may stop earlier.`),
+      .describe(
+        `At most this many blocks (or headings, or matches); the ${LIMITS.readBudget / 1000} KB budget may stop earlier.`,
+      ),
     cursor: z.string().max(400).optional().describe("nextCursor from the previous answer, to read on."),
   }),
   result: z.object({

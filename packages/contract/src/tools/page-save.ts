@@ -24,7 +24,9 @@ export const pageSaveTool = defineTool({
     allowDeletes: z
       .boolean()
       .default(false)
-      .describe("Say true only when the user asked to delete most of the page: a replace deleting many blocks is refused without it."),
+      .describe(
+        "Say true only when the user asked to delete most of the page: a replace deleting many blocks is refused without it.",
+      ),
     baseRevision: BaseRevisionSchema,
   }),
   result: z.object({ commandName: z.literal("page.body.save"), revision: z.number().int() }),

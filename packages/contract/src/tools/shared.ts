@@ -7,7 +7,9 @@ export const BaseRevisionSchema = z
   .int()
   .min(0)
   .optional()
-  .describe("The page revision this edit is based on (from mnote.page.get). A stale one fails with mnote_tool_conflict.");
+  .describe(
+    "The page revision this edit is based on (from mnote.page.get). A stale one fails with mnote_tool_conflict.",
+  );
 
 /** The seed's summary form of a diff: `[{ op: "append", blocks: 1 }]`. */
 export const DiffSummaryOpSchema = z.object({

@@ -44,7 +44,15 @@ export function kernelConformanceSuite(name: string, openKernel: () => Promise<K
       const suffix = Math.random().toString(36).slice(2, 8);
       owner = (await kernel.admin.createUser({ id: `owner_${suffix}`, name: "Owner" })).id;
       ws = (await kernel.admin.createWorkspace({ id: `ws_${suffix}`, name: "WS", ownerId: owner })).id;
-      doc = (await kernel.admin.createPage({ id: `doc_${suffix}`, workspaceId: ws, title: "Plan", blocks: blocks("one", "two"), createdBy: owner })).id;
+      doc = (
+        await kernel.admin.createPage({
+          id: `doc_${suffix}`,
+          workspaceId: ws,
+          title: "Plan",
+          blocks: blocks("one", "two"),
+          createdBy: owner,
+        })
+      ).id;
     });
     afterEach(async () => {
       await kernel.close();
@@ -81,7 +89,9 @@ export function kernelConformanceSuite(name: string, openKernel: () => Promise<K
         { userId: member, name: "Member", role: "editor" },
         { userId: owner, name: "Owner", role: "owner" },
       ]);
-      await expect(kernel.admin.addMember({ workspaceId: ws, userId: owner, role: "viewer" })).rejects.toThrow(/last owner/);
+      await expect(kernel.admin.addMember({ workspaceId: ws, userId: owner, role: "viewer" })).rejects.toThrow(
+        /last owner/,
+      );
       await expect(kernel.admin.removeMember({ workspaceId: ws, userId: owner })).rejects.toThrow(/last owner/);
       await expect(kernel.admin.removeUser(owner)).rejects.toThrow(/last owner/);
       expect((await kernel.admin.listTokens(member)).map((t) => t.revokedAt)).toEqual([null]);
@@ -89,10 +99,17 @@ export function kernelConformanceSuite(name: string, openKernel: () => Promise<K
       await kernel.admin.removeUser(member, { by: "operator:test" });
       expect(await kernel.admin.getUser(member)).toBeNull();
       expect(await kernel.findTokenByHash(hashToken(token))).toBeNull();
-      expect(await kernel.getAccessFacts({ workspaceId: ws, documentId: doc, userId: member })).toMatchObject({ role: null, grant: null });
+      expect(await kernel.getAccessFacts({ workspaceId: ws, documentId: doc, userId: member })).toMatchObject({
+        role: null,
+        grant: null,
+      });
       const audit = await kernel.listAudit({ workspaceId: ws });
       expect(audit.map((r) => r.identity.toolName)).toEqual(["admin.member.add"]);
-      expect(audit[0]).toMatchObject({ effect: "write", outcome: "ok", identity: { actorId: "operator:test", tokenId: null } });
+      expect(audit[0]).toMatchObject({
+        effect: "write",
+        outcome: "ok",
+        identity: { actorId: "operator:test", tokenId: null },
+      });
     });
 
     it("access facts name no page, and so no grant, for a page asked for in another workspace", async () => {
@@ -115,16 +132,28 @@ export function kernelConformanceSuite(name: string, openKernel: () => Promise<K
     it("call facts in one read agree with the token, access and idempotency reads they replace", async () => {
       const reader = (await kernel.admin.createUser({ name: "Reader" })).id;
       const other = (await kernel.admin.createWorkspace({ name: "Other", ownerId: reader })).id;
-      const ownerToken = (await kernel.admin.createToken({ userId: owner, holder: "person", scopes: ["page.read", "page.write"] })).token;
-      const readerToken = (await kernel.admin.createToken({ userId: reader, holder: "agent", scopes: ["page.read"] })).token;
+      const ownerToken = (
+        await kernel.admin.createToken({ userId: owner, holder: "person", scopes: ["page.read", "page.write"] })
+      ).token;
+      const readerToken = (await kernel.admin.createToken({ userId: reader, holder: "agent", scopes: ["page.read"] }))
+        .token;
       const revoked = await kernel.admin.createToken({ userId: owner, holder: "agent", scopes: ["page.read"] });
       await kernel.admin.revokeToken(revoked.record.id);
       // A stored result for the owner's key, and one that has expired.
-      const stored = request({ name: "page.head.updateTitle", title: "Kept" }, { identity: identity({ toolName: "mnote.page.update_title" }) });
+      const stored = request(
+        { name: "page.head.updateTitle", title: "Kept" },
+        { identity: identity({ toolName: "mnote.page.update_title" }) },
+      );
       const storedOutcome = await kernel.execute(stored);
       if (storedOutcome.kind !== "applied") throw new Error(`stored write: ${storedOutcome.kind}`);
-      const expired = request({ name: "page.head.updateTitle", title: "Old" }, { identity: identity({ toolName: "mnote.page.update_title" }) });
-      await kernel.execute({ ...expired, idempotency: { ...expired.idempotency, expiresAt: "2000-01-01T00:00:00.000Z" } });
+      const expired = request(
+        { name: "page.head.updateTitle", title: "Old" },
+        { identity: identity({ toolName: "mnote.page.update_title" }) },
+      );
+      await kernel.execute({
+        ...expired,
+        idempotency: { ...expired.idempotency, expiresAt: "2000-01-01T00:00:00.000Z" },
+      });
       const now = new Date().toISOString();
 
       const separately = async (secret: string, workspaceId: string, documentId: string, key: string | null) => {
@@ -169,18 +198,27 @@ export function kernelConformanceSuite(name: string, openKernel: () => Promise<K
           documentId,
           idempotency: key ? { toolName: "mnote.page.update_title", key, now } : null,
         });
-        expect(together, `${workspaceId}/${documentId}/${key}`).toEqual(await separately(secret, workspaceId, documentId, key));
+        expect(together, `${workspaceId}/${documentId}/${key}`).toEqual(
+          await separately(secret, workspaceId, documentId, key),
+        );
       }
       // The owner's stored key is found; the reader (another actor) never sees it.
       const ownerFacts = await kernel.getCallFacts({
-        tokenHash: hashToken(ownerToken), workspaceId: ws, documentId: doc,
+        tokenHash: hashToken(ownerToken),
+        workspaceId: ws,
+        documentId: doc,
         idempotency: { toolName: "mnote.page.update_title", key: stored.idempotency.key, now },
       });
-      expect(ownerFacts.idempotency).toMatchObject({ fingerprint: stored.idempotency.fingerprint, result: { commandName: "page.head.updateTitle" } });
+      expect(ownerFacts.idempotency).toMatchObject({
+        fingerprint: stored.idempotency.fingerprint,
+        result: { commandName: "page.head.updateTitle" },
+      });
     });
 
     it("finds which of the given ids are on a page, in chunks of any size", async () => {
-      await kernel.execute(request({ name: "page.body.save", mode: "append", blocks: blocks("x", "y", "three").slice(2) }));
+      await kernel.execute(
+        request({ name: "page.body.save", mode: "append", blocks: blocks("x", "y", "three").slice(2) }),
+      );
       const ids = (await kernel.getBlocks(doc)).map((b) => b.id);
       const absent = Array.from({ length: 150 }, (_, i) => `absent_${i}`);
       expect(await kernel.findBlockIds(doc, [])).toEqual([]);
@@ -194,10 +232,19 @@ export function kernelConformanceSuite(name: string, openKernel: () => Promise<K
     });
 
     it("appends and replaces blocks, one revision per command", async () => {
-      const append = await kernel.execute(request({ name: "page.body.save", mode: "append", blocks: blocks("x", "y", "three") .slice(2) }));
-      expect(append).toMatchObject({ kind: "applied", revisionBefore: 1, revisionAfter: 2, result: { commandName: "page.body.save", revision: 2 } });
+      const append = await kernel.execute(
+        request({ name: "page.body.save", mode: "append", blocks: blocks("x", "y", "three").slice(2) }),
+      );
+      expect(append).toMatchObject({
+        kind: "applied",
+        revisionBefore: 1,
+        revisionAfter: 2,
+        result: { commandName: "page.body.save", revision: 2 },
+      });
       expect((await kernel.getBlocks(doc)).map((b) => b.text)).toEqual(["one", "two", "three"]);
-      const replace = await kernel.execute(request({ name: "page.body.save", mode: "replace", blocks: blocks("only") }));
+      const replace = await kernel.execute(
+        request({ name: "page.body.save", mode: "replace", blocks: blocks("only") }),
+      );
       expect(replace).toMatchObject({ kind: "applied", revisionAfter: 3 });
       expect(await kernel.getBlocks(doc)).toEqual([{ id: "b0_only", type: "paragraph", text: "only" }]);
       expect((await kernel.getPage(doc))?.revision).toBe(3);
@@ -230,19 +277,31 @@ export function kernelConformanceSuite(name: string, openKernel: () => Promise<K
       const applied = await kernel.execute(first);
       const again = await kernel.execute({ ...first, identity: identity({ toolCallId: "retry" }) });
       expect(applied.kind).toBe("applied");
-      expect(again).toEqual({ kind: "replayed", commandId: (applied as { commandId: string }).commandId, result: (applied as { result: unknown }).result });
-      const other = await kernel.execute({ ...first, command: { name: "page.head.updateTitle", title: "B" }, idempotency: { ...first.idempotency, fingerprint: "different" } });
+      expect(again).toEqual({
+        kind: "replayed",
+        commandId: (applied as { commandId: string }).commandId,
+        result: (applied as { result: unknown }).result,
+      });
+      const other = await kernel.execute({
+        ...first,
+        command: { name: "page.head.updateTitle", title: "B" },
+        idempotency: { ...first.idempotency, fingerprint: "different" },
+      });
       expect(other).toEqual({ kind: "idempotency_conflict" });
       expect((await kernel.getPage(doc))?.title).toBe("A");
       expect((await kernel.getPage(doc))?.revision).toBe(2);
     });
 
     it("does not replay an expired idempotency record", async () => {
-      const first = request({ name: "page.head.updateTitle", title: "A" }, {
-        idempotency: { key: "old", fingerprint: "fp", expiresAt: "2000-01-01T00:00:00.000Z" },
-      });
+      const first = request(
+        { name: "page.head.updateTitle", title: "A" },
+        {
+          idempotency: { key: "old", fingerprint: "fp", expiresAt: "2000-01-01T00:00:00.000Z" },
+        },
+      );
       expect((await kernel.execute(first)).kind).toBe("applied");
-      const ownerSecret = (await kernel.admin.createToken({ userId: owner, holder: "person", scopes: ["page.write"] })).token;
+      const ownerSecret = (await kernel.admin.createToken({ userId: owner, holder: "person", scopes: ["page.write"] }))
+        .token;
       const facts = await kernel.getCallFacts({
         tokenHash: hashToken(ownerSecret),
         workspaceId: ws,
@@ -259,7 +318,9 @@ export function kernelConformanceSuite(name: string, openKernel: () => Promise<K
       const before = await kernel.admin.tableSnapshot();
       const minute = 60_000;
       const now = Math.floor(Date.now() / minute) * minute;
-      const counts = await Promise.all(Array.from({ length: 12 }, () => kernel.countInWindow!("auth_failure:10.0.0.1", new Date(now), minute)));
+      const counts = await Promise.all(
+        Array.from({ length: 12 }, () => kernel.countInWindow!("auth_failure:10.0.0.1", new Date(now), minute)),
+      );
       expect(counts.sort((a, b) => a - b)).toEqual(Array.from({ length: 12 }, (_, i) => i + 1));
       expect(await kernel.countInWindow!("auth_failure:10.0.0.2", new Date(now), minute)).toBe(1);
       expect(await kernel.countInWindow!("auth_failure:10.0.0.1", new Date(now + minute), minute)).toBe(1);
@@ -271,13 +332,18 @@ export function kernelConformanceSuite(name: string, openKernel: () => Promise<K
 
     it("refuses a stale base revision and writes nothing", async () => {
       const before = await kernel.admin.tableSnapshot();
-      const outcome = await kernel.execute(request({ name: "page.head.updateTitle", title: "Late" }, { baseRevision: 0 }));
+      const outcome = await kernel.execute(
+        request({ name: "page.head.updateTitle", title: "Late" }, { baseRevision: 0 }),
+      );
       expect(outcome).toEqual({ kind: "revision_conflict", currentRevision: 1 });
       expect(await kernel.admin.tableSnapshot()).toEqual(before);
     });
 
     it("answers page_missing for a page outside the workspace", async () => {
-      const outcome = await kernel.execute({ ...request({ name: "page.head.updateTitle", title: "X" }), identity: identity({ workspaceId: "other" }) });
+      const outcome = await kernel.execute({
+        ...request({ name: "page.head.updateTitle", title: "X" }),
+        identity: identity({ workspaceId: "other" }),
+      });
       expect(outcome).toEqual({ kind: "page_missing" });
     });
 
@@ -285,7 +351,10 @@ export function kernelConformanceSuite(name: string, openKernel: () => Promise<K
       const first = await kernel.execute(request({ name: "artifact.summary.upsert", summary: "v1" }));
       const second = await kernel.execute(request({ name: "artifact.summary.upsert", summary: "v2" }));
       expect(first).toMatchObject({ kind: "applied", result: { created: true } });
-      expect(second).toMatchObject({ kind: "applied", result: { created: false, nodeId: (first as unknown as { result: { nodeId: string } }).result.nodeId } });
+      expect(second).toMatchObject({
+        kind: "applied",
+        result: { created: false, nodeId: (first as unknown as { result: { nodeId: string } }).result.nodeId },
+      });
       const { nodes, edges } = await kernel.listArtifacts(doc);
       expect(nodes).toHaveLength(1);
       expect(nodes[0]).toMatchObject({ kind: "summary", content: "v2" });
@@ -303,7 +372,9 @@ export function kernelConformanceSuite(name: string, openKernel: () => Promise<K
     });
 
     it("rebuilds the page before a command and reverts to it", async () => {
-      const save = await kernel.execute(request({ name: "page.body.save", mode: "append", blocks: [{ id: "z", type: "quote", text: "added" }] }));
+      const save = await kernel.execute(
+        request({ name: "page.body.save", mode: "append", blocks: [{ id: "z", type: "quote", text: "added" }] }),
+      );
       await kernel.execute(request({ name: "page.head.updateTitle", title: "Renamed" }));
       await kernel.execute(request({ name: "page.layout.updateOptions", options: { wideLayout: true } }));
       if (save.kind !== "applied") throw new Error(save.kind);
@@ -322,7 +393,9 @@ export function kernelConformanceSuite(name: string, openKernel: () => Promise<K
     });
 
     it("edits blocks by id in one command: replace, insert, delete, move, with positions kept 0..n-1", async () => {
-      await kernel.execute(request({ name: "page.body.save", mode: "append", blocks: blocks("x", "three", "four").slice(1) }));
+      await kernel.execute(
+        request({ name: "page.body.save", mode: "append", blocks: blocks("x", "three", "four").slice(1) }),
+      );
       // The page: one, two, three, four (ids b0_one, b1_two, b1_three, b2_four).
       const ids = (await kernel.getBlocks(doc)).map((b) => b.id);
       const edit = await kernel.execute(
@@ -336,7 +409,12 @@ export function kernelConformanceSuite(name: string, openKernel: () => Promise<K
           ],
         }),
       );
-      expect(edit).toMatchObject({ kind: "applied", revisionBefore: 2, revisionAfter: 3, result: { insertedBlockIds: ["new1"], revision: 3 } });
+      expect(edit).toMatchObject({
+        kind: "applied",
+        revisionBefore: 2,
+        revisionAfter: 3,
+        result: { insertedBlockIds: ["new1"], revision: 3 },
+      });
       const after = await kernel.getBlocks(doc);
       expect(after.map((b) => b.text)).toEqual(["four", "ONE", "two", "new"]);
       expect(after[1]).toEqual({ id: ids[0], type: "heading", level: 2, text: "ONE" });
@@ -349,10 +427,17 @@ export function kernelConformanceSuite(name: string, openKernel: () => Promise<K
       ]);
       if (edit.kind !== "applied") throw new Error(edit.kind);
       // The command log can rebuild the page before the edit, and a revert restores it.
-      expect((await kernel.getPageStateBefore(edit.commandId))?.state.blocks.map((b) => b.text)).toEqual(["one", "two", "three", "four"]);
+      expect((await kernel.getPageStateBefore(edit.commandId))?.state.blocks.map((b) => b.text)).toEqual([
+        "one",
+        "two",
+        "three",
+        "four",
+      ]);
       await kernel.execute(request({ name: "page.revert", targetCommandId: edit.commandId }));
       expect((await kernel.getBlocks(doc)).map((b) => b.id)).toEqual(ids);
-      expect((await kernel.getBlockWindow(doc, { from: 0, limit: 10 })).map((entry) => entry.index)).toEqual([0, 1, 2, 3]);
+      expect((await kernel.getBlockWindow(doc, { from: 0, limit: 10 })).map((entry) => entry.index)).toEqual([
+        0, 1, 2, 3,
+      ]);
     });
 
     it("rejects an edit naming a block that is not on the page, naming the operation, and writes nothing", async () => {
@@ -369,9 +454,15 @@ export function kernelConformanceSuite(name: string, openKernel: () => Promise<K
       expect(outcome).toEqual({ kind: "rejected", message: "args.operations[1]: block nope is not on the page" });
       expect(await kernel.admin.tableSnapshot()).toEqual(before);
       const taken = await kernel.execute(
-        request({ name: "page.body.edit", operations: [{ op: "insert", at: "end", blocks: [{ id: "b1_two", type: "paragraph", text: "dup" }] }] }),
+        request({
+          name: "page.body.edit",
+          operations: [{ op: "insert", at: "end", blocks: [{ id: "b1_two", type: "paragraph", text: "dup" }] }],
+        }),
       );
-      expect(taken).toEqual({ kind: "rejected", message: "args.operations[0]: block id b1_two is already on the page" });
+      expect(taken).toEqual({
+        kind: "rejected",
+        message: "args.operations[0]: block id b1_two is already on the page",
+      });
       expect(await kernel.admin.tableSnapshot()).toEqual(before);
     });
 
@@ -388,10 +479,17 @@ export function kernelConformanceSuite(name: string, openKernel: () => Promise<K
           ],
         }),
       );
-      expect((await kernel.getBlockWindow(doc, { from: 1, limit: 2 })).map((e) => [e.block.id, e.index])).toEqual([["p1", 1], ["h2", 2]]);
-      expect((await kernel.getBlockWindow(doc, { from: 0, limit: 10, only: { kind: "headings" } })).map((e) => e.block.id)).toEqual(["h1", "h2"]);
+      expect((await kernel.getBlockWindow(doc, { from: 1, limit: 2 })).map((e) => [e.block.id, e.index])).toEqual([
+        ["p1", 1],
+        ["h2", 2],
+      ]);
+      expect(
+        (await kernel.getBlockWindow(doc, { from: 0, limit: 10, only: { kind: "headings" } })).map((e) => e.block.id),
+      ).toEqual(["h1", "h2"]);
       const search = (text: string, from = 0) =>
-        kernel.getBlockWindow(doc, { from, limit: 10, only: { kind: "search", text } }).then((found) => found.map((e) => e.block.id));
+        kernel
+          .getBlockWindow(doc, { from, limit: 10, only: { kind: "search", text } })
+          .then((found) => found.map((e) => e.block.id));
       expect(await search("dogs")).toEqual(["p1", "p2"]);
       expect(await search("dogs", 2)).toEqual(["p2"]);
       // LIKE's wildcards are matched as themselves.
@@ -402,7 +500,9 @@ export function kernelConformanceSuite(name: string, openKernel: () => Promise<K
 
     it("rejects an append whose block id is already on the page, writing nothing", async () => {
       const before = await kernel.admin.tableSnapshot();
-      const outcome = await kernel.execute(request({ name: "page.body.save", mode: "append", blocks: [{ id: "b0_one", type: "paragraph", text: "dup" }] }));
+      const outcome = await kernel.execute(
+        request({ name: "page.body.save", mode: "append", blocks: [{ id: "b0_one", type: "paragraph", text: "dup" }] }),
+      );
       expect(outcome.kind).toBe("block_id_taken");
       expect(await kernel.admin.tableSnapshot()).toEqual(before);
     });
@@ -419,7 +519,9 @@ export function kernelConformanceSuite(name: string, openKernel: () => Promise<K
 
     it("lets exactly one of many racers on one base revision win", async () => {
       const outcomes = await Promise.all(
-        Array.from({ length: 6 }, (_, i) => kernel.execute(request({ name: "page.head.updateTitle", title: `T${i}` }, { baseRevision: 1 }))),
+        Array.from({ length: 6 }, (_, i) =>
+          kernel.execute(request({ name: "page.head.updateTitle", title: `T${i}` }, { baseRevision: 1 })),
+        ),
       );
       expect(outcomes.filter((o) => o.kind === "applied")).toHaveLength(1);
       expect(outcomes.filter((o) => o.kind === "revision_conflict")).toHaveLength(5);
@@ -428,15 +530,27 @@ export function kernelConformanceSuite(name: string, openKernel: () => Promise<K
 
     it("appends audit records and filters them", async () => {
       const a = await kernel.appendAudit({ identity: identity({ runId: "runA" }), effect: "read", outcome: "ok" });
-      const b = await kernel.appendAudit({ identity: identity({ runId: "runB" }), effect: "none", outcome: "failed", errorCode: "mnote_tool_permission_denied" });
+      const b = await kernel.appendAudit({
+        identity: identity({ runId: "runB" }),
+        effect: "none",
+        outcome: "failed",
+        errorCode: "mnote_tool_permission_denied",
+      });
       expect(b).toBeGreaterThan(a);
       expect((await kernel.listAudit({ documentId: doc, runId: "runB" })).map((r) => r.id)).toEqual([b]);
       expect((await kernel.listAudit({ documentId: doc, afterId: a })).map((r) => r.id)).toEqual([b]);
-      expect(await kernel.getAudit(b)).toMatchObject({ errorCode: "mnote_tool_permission_denied", identity: { runId: "runB" } });
+      expect(await kernel.getAudit(b)).toMatchObject({
+        errorCode: "mnote_tool_permission_denied",
+        identity: { runId: "runB" },
+      });
     });
 
     describe("the proposals index", () => {
-      const propose = (key: string, fingerprint: string, extra: { outcome?: "proposal" | "held_for_approval"; toolName?: string } = {}) =>
+      const propose = (
+        key: string,
+        fingerprint: string,
+        extra: { outcome?: "proposal" | "held_for_approval"; toolName?: string } = {},
+      ) =>
         kernel.appendAudit({
           identity: identity({ toolName: extra.toolName ?? "mnote.page.save", holder: "agent" }),
           effect: extra.outcome === "held_for_approval" ? "none" : "dry_run",
@@ -448,9 +562,19 @@ export function kernelConformanceSuite(name: string, openKernel: () => Promise<K
           summary: { changeCount: 1 },
         });
       const reject = (key: string, fingerprint: string, toolName = "mnote.page.save") =>
-        kernel.appendAudit({ identity: identity({ toolName }), effect: "none", outcome: "rejected", idempotencyKey: key, payloadFingerprint: fingerprint });
+        kernel.appendAudit({
+          identity: identity({ toolName }),
+          effect: "none",
+          outcome: "rejected",
+          idempotencyKey: key,
+          payloadFingerprint: fingerprint,
+        });
       const statuses = async () =>
-        (await kernel.listProposals({ workspaceId: ws, documentId: doc })).map((p) => [p.idempotencyKey, p.status, p.held]);
+        (await kernel.listProposals({ workspaceId: ws, documentId: doc })).map((p) => [
+          p.idempotencyKey,
+          p.status,
+          p.held,
+        ]);
 
       it("indexes proposals and held writes, and a write of the same edit applies every pending one", async () => {
         const first = await propose("k1", "fp1");
@@ -467,26 +591,40 @@ export function kernelConformanceSuite(name: string, openKernel: () => Promise<K
           summary: { changeCount: 1 },
           identity: { actorId: owner, documentId: doc, holder: "agent", toolName: "mnote.page.save" },
         });
-        expect(await statuses()).toEqual([["k2", "pending", true], ["k1", "pending", false], ["k1", "pending", false]]);
+        expect(await statuses()).toEqual([
+          ["k2", "pending", true],
+          ["k1", "pending", false],
+          ["k1", "pending", false],
+        ]);
         const applied = await kernel.execute(
-          request({ name: "page.head.updateTitle", title: "X" }, { idempotency: { key: "k1", fingerprint: "fp1", expiresAt: "2999-01-01T00:00:00.000Z" } }),
+          request(
+            { name: "page.head.updateTitle", title: "X" },
+            { idempotency: { key: "k1", fingerprint: "fp1", expiresAt: "2999-01-01T00:00:00.000Z" } },
+          ),
         );
         if (applied.kind !== "applied") throw new Error(applied.kind);
-        for (const id of [first, again]) expect(await kernel.getProposal(id)).toMatchObject({ status: "applied", commandId: applied.commandId });
+        for (const id of [first, again])
+          expect(await kernel.getProposal(id)).toMatchObject({ status: "applied", commandId: applied.commandId });
         expect(await kernel.getProposal(held)).toMatchObject({ status: "pending" });
         // A proposal of an edit already applied is born applied.
         const late = await propose("k1", "fp1");
         expect(await kernel.getProposal(late)).toMatchObject({ status: "applied", commandId: applied.commandId });
         // Another payload under the same key, or the same key on another tool, is another edit.
         expect(await kernel.getProposal(await propose("k1", "fp_other"))).toMatchObject({ status: "pending" });
-        expect(await kernel.getProposal(await propose("k1", "fp1", { toolName: "mnote.page.update_title" }))).toMatchObject({ status: "pending" });
+        expect(
+          await kernel.getProposal(await propose("k1", "fp1", { toolName: "mnote.page.update_title" })),
+        ).toMatchObject({ status: "pending" });
       });
 
       it("a rejected record rejects the pending proposals of its edit, not later ones", async () => {
         const first = await propose("k1", "fp1");
         const other = await propose("k2", "fp2");
         await reject("k1", "fp1");
-        expect(await kernel.getProposal(first)).toMatchObject({ status: "rejected", commandId: null, decidedAt: expect.any(String) });
+        expect(await kernel.getProposal(first)).toMatchObject({
+          status: "rejected",
+          commandId: null,
+          decidedAt: expect.any(String),
+        });
         expect(await kernel.getProposal(other)).toMatchObject({ status: "pending" });
         await reject("k2", "fp2", "mnote.page.update_title");
         expect(await kernel.getProposal(other)).toMatchObject({ status: "pending" });
@@ -498,9 +636,15 @@ export function kernelConformanceSuite(name: string, openKernel: () => Promise<K
         const pending = await propose("k_pending", "fp");
         const decided = await propose("k_decided", "fp");
         await reject("k_decided", "fp");
-        for (let i = 0; i < 1_100; i++) await kernel.appendAudit({ identity: identity(), effect: "read", outcome: "ok" });
-        expect(await statuses()).toEqual([["k_decided", "rejected", false], ["k_pending", "pending", false]]);
-        expect((await kernel.listProposals({ workspaceId: ws, documentId: doc, decidedLimit: 0 })).map((p) => p.auditId)).toEqual([pending]);
+        for (let i = 0; i < 1_100; i++)
+          await kernel.appendAudit({ identity: identity(), effect: "read", outcome: "ok" });
+        expect(await statuses()).toEqual([
+          ["k_decided", "rejected", false],
+          ["k_pending", "pending", false],
+        ]);
+        expect(
+          (await kernel.listProposals({ workspaceId: ws, documentId: doc, decidedLimit: 0 })).map((p) => p.auditId),
+        ).toEqual([pending]);
         expect(decided).toBeGreaterThan(pending);
         // The list is this page's in this workspace only.
         expect(await kernel.listProposals({ workspaceId: "other_ws", documentId: doc })).toEqual([]);
@@ -510,7 +654,9 @@ export function kernelConformanceSuite(name: string, openKernel: () => Promise<K
         const repeat = await propose("k_part", "fp");
         const proposal = await propose("k_part", "fp");
         const part = { proposalId: proposal, kept: [0, 2], total: 3 };
-        const write = await kernel.execute(request({ name: "page.head.updateTitle", title: "Part" }, { appliesPartOf: part }));
+        const write = await kernel.execute(
+          request({ name: "page.head.updateTitle", title: "Part" }, { appliesPartOf: part }),
+        );
         if (write.kind !== "applied") throw new Error(write.kind);
         expect(await kernel.getProposal(proposal)).toMatchObject({
           status: "applied",
@@ -519,15 +665,27 @@ export function kernelConformanceSuite(name: string, openKernel: () => Promise<K
           appliedPart: { kept: [0, 2], total: 3 },
         });
         // A repeat of the same edit is decided with it, as a full write of the edit would decide it.
-        expect(await kernel.getProposal(repeat)).toMatchObject({ status: "applied", appliedPart: { kept: [0, 2], total: 3 } });
+        expect(await kernel.getProposal(repeat)).toMatchObject({
+          status: "applied",
+          appliedPart: { kept: [0, 2], total: 3 },
+        });
         // The same proposal again (or a rejected one): the write rolls back, the page keeps its revision.
         const before = await kernel.admin.tableSnapshot();
-        expect(await kernel.execute(request({ name: "page.head.updateTitle", title: "Twice" }, { appliesPartOf: part }))).toMatchObject({
+        expect(
+          await kernel.execute(request({ name: "page.head.updateTitle", title: "Twice" }, { appliesPartOf: part })),
+        ).toMatchObject({
           kind: "rejected",
         });
         const rejected = await propose("k_gone", "fp");
         await reject("k_gone", "fp");
-        expect(await kernel.execute(request({ name: "page.head.updateTitle", title: "Late" }, { appliesPartOf: { ...part, proposalId: rejected } }))).toMatchObject({
+        expect(
+          await kernel.execute(
+            request(
+              { name: "page.head.updateTitle", title: "Late" },
+              { appliesPartOf: { ...part, proposalId: rejected } },
+            ),
+          ),
+        ).toMatchObject({
           kind: "rejected",
         });
         const after = await kernel.admin.tableSnapshot();
@@ -537,7 +695,9 @@ export function kernelConformanceSuite(name: string, openKernel: () => Promise<K
 
       it("lists a workspace's pages with the user's access and pending edits in one read", async () => {
         const other = (await kernel.admin.createUser({ name: "Other" })).id;
-        const secret = (await kernel.admin.createPage({ workspaceId: ws, title: "A secret", isPrivate: true, createdBy: owner })).id;
+        const secret = (
+          await kernel.admin.createPage({ workspaceId: ws, title: "A secret", isPrivate: true, createdBy: owner })
+        ).id;
         await kernel.admin.grantPage({ documentId: secret, userId: other, access: "read" });
         await propose("k1", "fp1");
         await propose("k1", "fp1"); // a repeat of one edit counts once
@@ -549,36 +709,72 @@ export function kernelConformanceSuite(name: string, openKernel: () => Promise<K
           [secret, "owner", null, 0],
           [doc, "owner", null, 2],
         ]);
-        expect(mine[1]!.facts).toEqual(await kernel.getAccessFacts({ workspaceId: ws, documentId: doc, userId: owner }));
+        expect(mine[1]!.facts).toEqual(
+          await kernel.getAccessFacts({ workspaceId: ws, documentId: doc, userId: owner }),
+        );
         // Not a member: the facts say so (no role), the grant is still read.
         const theirs = await kernel.listPageOverviews({ workspaceId: ws, userId: other });
-        expect(theirs.map((o) => [o.facts.page?.id, o.facts.role, o.facts.grant])).toEqual([[secret, null, "read"], [doc, null, null]]);
+        expect(theirs.map((o) => [o.facts.page?.id, o.facts.role, o.facts.grant])).toEqual([
+          [secret, null, "read"],
+          [doc, null, null],
+        ]);
         expect(await kernel.listPageOverviews({ workspaceId: "no_such_ws", userId: owner })).toEqual([]);
       });
 
       it("answers display names of users and tokens, leaving out ids that name nothing", async () => {
-        const { record } = await kernel.admin.createToken({ userId: owner, holder: "agent", scopes: ["page.read"], label: "Hermes" });
+        const { record } = await kernel.admin.createToken({
+          userId: owner,
+          holder: "agent",
+          scopes: ["page.read"],
+          label: "Hermes",
+        });
         const many = Array.from({ length: 150 }, (_, i) => `nobody_${i}`);
-        expect(await kernel.getDisplayNames({ userIds: [owner, owner, "", ...many], tokenIds: [record.id, "tok_none"] })).toEqual({
+        expect(
+          await kernel.getDisplayNames({ userIds: [owner, owner, "", ...many], tokenIds: [record.id, "tok_none"] }),
+        ).toEqual({
           users: { [owner]: "Owner" },
           tokens: { [record.id]: { holder: "agent", label: "Hermes", userId: owner } },
         });
       });
 
       it("a proposal without a page, key or detail is an audit record only", async () => {
-        await kernel.appendAudit({ identity: identity({ documentId: "" }), effect: "dry_run", outcome: "proposal", idempotencyKey: "k", payloadFingerprint: "fp", detail: { x: 1 } });
-        await kernel.appendAudit({ identity: identity(), effect: "dry_run", outcome: "proposal", idempotencyKey: "k", payloadFingerprint: "fp" });
+        await kernel.appendAudit({
+          identity: identity({ documentId: "" }),
+          effect: "dry_run",
+          outcome: "proposal",
+          idempotencyKey: "k",
+          payloadFingerprint: "fp",
+          detail: { x: 1 },
+        });
+        await kernel.appendAudit({
+          identity: identity(),
+          effect: "dry_run",
+          outcome: "proposal",
+          idempotencyKey: "k",
+          payloadFingerprint: "fp",
+        });
         expect(await kernel.listProposals({ workspaceId: ws, documentId: doc })).toEqual([]);
         expect((await kernel.admin.tableSnapshot()).proposals).toEqual([]);
       });
     });
 
     it("stores tokens hashed, finds and revokes them", async () => {
-      const { token, record } = await kernel.admin.createToken({ userId: owner, holder: "agent", scopes: ["page.read"], ttlSeconds: 60 });
+      const { token, record } = await kernel.admin.createToken({
+        userId: owner,
+        holder: "agent",
+        scopes: ["page.read"],
+        ttlSeconds: 60,
+      });
       const snapshot = JSON.stringify(await kernel.admin.tableSnapshot());
       expect(snapshot).not.toContain(token);
       const found = await kernel.findTokenByHash(hashToken(token));
-      expect(found).toMatchObject({ id: record.id, userId: owner, holder: "agent", scopes: ["page.read"], revokedAt: null });
+      expect(found).toMatchObject({
+        id: record.id,
+        userId: owner,
+        holder: "agent",
+        scopes: ["page.read"],
+        revokedAt: null,
+      });
       await kernel.admin.revokeToken(record.id);
       expect((await kernel.findTokenByHash(hashToken(token)))?.revokedAt).not.toBeNull();
     });

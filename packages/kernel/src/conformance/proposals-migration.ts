@@ -17,7 +17,18 @@ export function proposalsMigrationSuite(name: string, openDriver: () => Promise<
       const owner = (await kernel.admin.createUser({ id: "owner", name: "Owner" })).id;
       const ws = (await kernel.admin.createWorkspace({ id: "ws", name: "WS", ownerId: owner })).id;
       const doc = (await kernel.admin.createPage({ id: "doc", workspaceId: ws, title: "Plan", createdBy: owner })).id;
-      const identity = { toolName: "mnote.page.update_title", workspaceId: ws, documentId: doc, actorId: owner, tokenId: null, holder: "agent" as const, sessionId: "s", runId: "r", toolCallId: "c", traceId: "t" };
+      const identity = {
+        toolName: "mnote.page.update_title",
+        workspaceId: ws,
+        documentId: doc,
+        actorId: owner,
+        tokenId: null,
+        holder: "agent" as const,
+        sessionId: "s",
+        runId: "r",
+        toolCallId: "c",
+        traceId: "t",
+      };
       const applied = await kernel.execute({
         identity,
         command: { name: "page.head.updateTitle", title: "New" },
@@ -25,8 +36,14 @@ export function proposalsMigrationSuite(name: string, openDriver: () => Promise<
       });
       if (applied.kind !== "applied") throw new Error(applied.kind);
       // Back to version 1: no index, no record of version 2.
-      await driver.exec(`DROP TABLE proposals; DROP INDEX commands_by_key; DELETE FROM schema_migrations WHERE version = 2`);
-      const record = (outcome: string, key: string, detail: string | null = `{"args":{},"preview":{"baseRevision":1}}`) =>
+      await driver.exec(
+        `DROP TABLE proposals; DROP INDEX commands_by_key; DELETE FROM schema_migrations WHERE version = 2`,
+      );
+      const record = (
+        outcome: string,
+        key: string,
+        detail: string | null = `{"args":{},"preview":{"baseRevision":1}}`,
+      ) =>
         driver.run(
           `INSERT INTO audit_log (at, tool_name, effect, outcome, workspace_id, document_id, actor_id, holder, idempotency_key,
              payload_fingerprint, base_revision, detail) VALUES (?, 'mnote.page.update_title', 'dry_run', ?, ?, ?, ?, 'agent', ?, 'fp', 1, ?)`,
@@ -48,7 +65,11 @@ export function proposalsMigrationSuite(name: string, openDriver: () => Promise<
         ["k_rejected", "rejected", false, null],
         ["k_applied", "applied", false, applied.commandId],
       ]);
-      expect(proposals[0]).toMatchObject({ identity: { actorId: owner, holder: "agent" }, baseRevision: 1, summary: null });
+      expect(proposals[0]).toMatchObject({
+        identity: { actorId: owner, holder: "agent" },
+        baseRevision: 1,
+        summary: null,
+      });
       await kernel.close();
     }, 60_000);
   });

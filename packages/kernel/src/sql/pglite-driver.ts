@@ -1,6 +1,13 @@
 import { PGlite, type Transaction } from "@electric-sql/pglite";
 import type { SqlDriver, SqlExecutor, SqlValue } from "./driver";
-import { asParams, checkSchemaName, INT8_OID, mapPostgresError, parseInt8, toPostgresPlaceholders } from "./postgres-dialect";
+import {
+  asParams,
+  checkSchemaName,
+  INT8_OID,
+  mapPostgresError,
+  parseInt8,
+  toPostgresPlaceholders,
+} from "./postgres-dialect";
 
 export interface PgliteOptions {
   /** A directory to keep the database in; omit for memory. Ignored when `instance` is given. */
@@ -95,9 +102,13 @@ export async function openPgliteDriver(options: PgliteOptions = {}): Promise<Sql
     run: (sql, params) => turn(() => direct.run(sql, params)),
     transaction<T>(fn: (tx: SqlExecutor) => Promise<T>) {
       // PGlite's transaction() sends BEGIN, COMMIT (refusing a COMMIT that answers ROLLBACK) and ROLLBACK on a throw.
-      return turn(() => db.transaction((tx) => fn(new PgliteExecutor(tx))).catch((error: unknown) => {
-        throw mapPostgresError(error);
-      }));
+      return turn(() =>
+        db
+          .transaction((tx) => fn(new PgliteExecutor(tx)))
+          .catch((error: unknown) => {
+            throw mapPostgresError(error);
+          }),
+      );
     },
     async exec(script) {
       await turn(() => db.exec(script));

@@ -42,7 +42,9 @@ const textParser = (oid: number, format?: "text" | "binary") =>
 
 const int8AsNumber: pg.CustomTypesConfig = {
   getTypeParser: ((oid: number, format?: "text" | "binary") =>
-    oid === INT8_OID && format !== "binary" ? parseInt8 : textParser(oid, format)) as pg.CustomTypesConfig["getTypeParser"],
+    oid === INT8_OID && format !== "binary"
+      ? parseInt8
+      : textParser(oid, format)) as pg.CustomTypesConfig["getTypeParser"],
 };
 
 class ClientExecutor implements SqlExecutor {
@@ -174,7 +176,11 @@ export async function openPostgresDriver(url: string, options: PostgresOptions =
     schema: schema ?? null,
     async listen(channel, handlers) {
       // Outside the pool: a LISTEN holds its connection for the process's life, and must not take a slot calls need.
-      const client = new pg.Client({ ...base, application_name: `${base.application_name ?? "mnote"} listen`, keepAlive: true });
+      const client = new pg.Client({
+        ...base,
+        application_name: `${base.application_name ?? "mnote"} listen`,
+        keepAlive: true,
+      });
       let lost = false;
       const loseOnce = (error: Error) => {
         if (lost) return;

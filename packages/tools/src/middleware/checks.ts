@@ -62,11 +62,16 @@ export function checkDoor(ctx: ToolsContext, call: CallState) {
 }
 
 function describeIssues(error: z.ZodError): string {
-  return error.issues
-    .slice(0, 3)
-    // zod quotes unknown keys in full: clip whatever came from the caller (a 3 MB key, a 3 MB message).
-    .map((issue) => `${issue.path.length ? clipEcho(issue.path.map(String).join(".")) : "input"}: ${clipEcho(issue.message)}`)
-    .join("; ");
+  return (
+    error.issues
+      .slice(0, 3)
+      // zod quotes unknown keys in full: clip whatever came from the caller (a 3 MB key, a 3 MB message).
+      .map(
+        (issue) =>
+          `${issue.path.length ? clipEcho(issue.path.map(String).join(".")) : "input"}: ${clipEcho(issue.message)}`,
+      )
+      .join("; ")
+  );
 }
 
 /** The envelope and the tool's args checked against the contract; parsed once per call. */
@@ -86,7 +91,10 @@ function parseEnvelope(call: CallState): NonNullable<CallState["parsed"]> {
       // The envelope schema has checked the blocks; Array.isArray only says `any[]`.
       const total = (content as { text?: string }[]).reduce((sum, block) => sum + (block.text?.length ?? 0), 0);
       if (total > LIMITS.saveTextTotal) {
-        return { ok: false, problem: `args.content: more than ${LIMITS.saveTextTotal} characters of text in one save` } as const;
+        return {
+          ok: false,
+          problem: `args.content: more than ${LIMITS.saveTextTotal} characters of text in one save`,
+        } as const;
       }
     }
     return { ok: true, input } as const;

@@ -15,7 +15,11 @@ export const envelopeAndAudit = middleware(async ({ ctx, meta, getRawInput, next
   const call: CallState = { tool, startedAt: performance.now(), raw: await getRawInput().catch(() => undefined) };
   const result = await next({ ctx: { call } });
   if (result.ok) {
-    const envelope = result.data as { ok: boolean; audit: { effect: string; commandId: string | null }; error: { code: string } | null };
+    const envelope = result.data as {
+      ok: boolean;
+      audit: { effect: string; commandId: string | null };
+      error: { code: string } | null;
+    };
     await recordAudit(ctx.kernel, call, envelope.audit.effect, envelope.audit.commandId, envelope.error?.code ?? null);
     return result;
   }
@@ -25,7 +29,8 @@ export const envelopeAndAudit = middleware(async ({ ctx, meta, getRawInput, next
       ? cause
       : // Anything unexpected (a database gone away) is reported without its internals.
         new ToolFailure("mnote_tool_unavailable", TOOL_ERROR_MESSAGES.unavailable);
-  if (!(cause instanceof ToolFailure)) console.error(`[mnote] ${tool.name} failed unexpectedly`, result.error.cause ?? result.error);
+  if (!(cause instanceof ToolFailure))
+    console.error(`[mnote] ${tool.name} failed unexpectedly`, result.error.cause ?? result.error);
   const envelope = callFailure(call, failure.code, failure.message);
   await recordAudit(ctx.kernel, call, "none", null, failure.code);
   return { ...result, ok: true as const, data: envelope };
@@ -56,7 +61,8 @@ async function recordAudit(
       // A proposal made without a base revision still records the one its diff was computed on.
       baseRevision:
         (call.input?.args.baseRevision as number | undefined) ??
-        ((call.audit?.detail?.preview as { baseRevision?: number } | undefined)?.baseRevision ?? null),
+        (call.audit?.detail?.preview as { baseRevision?: number } | undefined)?.baseRevision ??
+        null,
       // A call without a valid token: what it claimed, marked as unverified, for an operator's eyes only.
       detail: call.audit?.detail ?? (call.token ? null : unverifiedClaims(call.raw)),
       // A proposal's index row carries a summary, so the panel's list never reads the full preview.

@@ -6,11 +6,15 @@ export const artifactCreateAiNoteMeta = contractToolSpec(artifactCreateAiNoteToo
 
 export const planCreateAiNote: Planner = async ({ input, page }) => {
   const { content } = input.args as ToolArgs<"mnote.artifact.create_ai_note">;
-  return writePlan(page, { name: "artifact.aiNote.create", content }, {
-    plan: ["create an ai_note node", "create a reference edge page → ai_note"],
-    diff: [{ op: "create_ai_note" }],
-    changes: [{ kind: "add_ai_note", content }],
-  });
+  return writePlan(
+    page,
+    { name: "artifact.aiNote.create", content },
+    {
+      plan: ["create an ai_note node", "create a reference edge page → ai_note"],
+      diff: [{ op: "create_ai_note" }],
+      changes: [{ kind: "add_ai_note", content }],
+    },
+  );
 };
 
 /** mnote.artifact.create_ai_note — a new AI note on the page, one per idempotency key. */

@@ -7,14 +7,18 @@ export const artifactCreateSummaryMeta = contractToolSpec(artifactCreateSummaryT
 export const planCreateSummary: Planner = async ({ kernel, input, page }) => {
   const { summary } = input.args as ToolArgs<"mnote.artifact.create_summary">;
   const existing = await kernel.getSummary(page.id);
-  return writePlan(page, { name: "artifact.summary.upsert", summary }, {
-    plan: [
-      existing ? "update the page's summary node" : "create the page's summary node",
-      existing ? "confirm its reference edge" : "create a reference edge page → summary",
-    ],
-    diff: [{ op: existing ? "update_summary" : "create_summary" }],
-    changes: [{ kind: "set_summary", before: existing?.content ?? null, after: summary }],
-  });
+  return writePlan(
+    page,
+    { name: "artifact.summary.upsert", summary },
+    {
+      plan: [
+        existing ? "update the page's summary node" : "create the page's summary node",
+        existing ? "confirm its reference edge" : "create a reference edge page → summary",
+      ],
+      diff: [{ op: existing ? "update_summary" : "create_summary" }],
+      changes: [{ kind: "set_summary", before: existing?.content ?? null, after: summary }],
+    },
+  );
 };
 
 /** mnote.artifact.create_summary — the page's one summary node and its edge, created or updated. */

@@ -7,11 +7,24 @@ import {
   type ToolInput,
   type ToolResult,
 } from "@mnote/contract";
-import { type BlockEditOperation, blockIdsNamed, EditRejected, type PageRecord, simulateBlockEdits } from "@mnote/kernel";
+import {
+  type BlockEditOperation,
+  blockIdsNamed,
+  EditRejected,
+  type PageRecord,
+  simulateBlockEdits,
+} from "@mnote/kernel";
 import { summarizeChanges } from "@mnote/diff";
 import { fail } from "../failure";
 import { contractToolSpec } from "../tool-spec";
-import { type CheckedCall, nextRevisionStep, type Planner, runWrite, toolProcedure, writePlan } from "../tool-procedure";
+import {
+  type CheckedCall,
+  nextRevisionStep,
+  type Planner,
+  runWrite,
+  toolProcedure,
+  writePlan,
+} from "../tool-procedure";
 import { withIds } from "./page-save";
 
 export const pageEditMeta = contractToolSpec(pageEditTool.name);
@@ -24,12 +37,19 @@ type EditArgs = ToolArgs<"mnote.page.edit">;
  * always checked against the page (one primary-key lookup, only when the edit inserts): a taken one
  * is derived again, salted.
  */
-async function withInsertIds(kernel: CheckedCall["kernel"], page: PageRecord, operations: EditArgs["operations"], key: string) {
+async function withInsertIds(
+  kernel: CheckedCall["kernel"],
+  page: PageRecord,
+  operations: EditArgs["operations"],
+  key: string,
+) {
   const onPage = new Set<string>();
   const asked = new Set<string>();
   const assign = () =>
     operations.map((operation, index): BlockEditOperation =>
-      operation.op === "insert" ? { ...operation, blocks: withIds(operation.blocks, `${key}:op${index}`, onPage) } : operation,
+      operation.op === "insert"
+        ? { ...operation, blocks: withIds(operation.blocks, `${key}:op${index}`, onPage) }
+        : operation,
     );
   const derived = (assigned: BlockEditOperation[]) =>
     assigned.flatMap((operation, index) => {
@@ -58,7 +78,9 @@ function requestedDiff(operations: BlockEditOperation[]): DiffSummaryOp[] {
     else if (operation.op === "delete") count.delete += operation.blockIds.length;
     else count.move += 1;
   }
-  return (["insert", "delete", "update", "move"] as const).filter((op) => count[op] > 0).map((op) => ({ op, blocks: count[op] }));
+  return (["insert", "delete", "update", "move"] as const)
+    .filter((op) => count[op] > 0)
+    .map((op) => ({ op, blocks: count[op] }));
 }
 
 /**
@@ -85,14 +107,18 @@ export const planPageEdit: Planner = async ({ kernel, input, page, exact }) => {
       throw error;
     }
   }
-  return writePlan(page, { name: "page.body.edit", operations }, {
-    plan: [
-      `edit ${operations.length} operation(s) on the named blocks: ${page.blockCount} block(s) become ${blockCount}`,
-      nextRevisionStep(page),
-    ],
-    diff,
-    changes,
-  });
+  return writePlan(
+    page,
+    { name: "page.body.edit", operations },
+    {
+      plan: [
+        `edit ${operations.length} operation(s) on the named blocks: ${page.blockCount} block(s) become ${blockCount}`,
+        nextRevisionStep(page),
+      ],
+      diff,
+      changes,
+    },
+  );
 };
 
 /**
@@ -116,8 +142,10 @@ export function keptOperations(
   });
   return operations.flatMap((operation, index): BlockEditOperation[] => {
     if (!keptOps.has(index)) return [];
-    if (operation.op === "insert") return [{ ...operation, blocks: operation.blocks.filter((block: Block) => keptIds.has(block.id)) }];
-    if (operation.op === "delete") return [{ ...operation, blockIds: operation.blockIds.filter((id) => keptIds.has(id)) }];
+    if (operation.op === "insert")
+      return [{ ...operation, blocks: operation.blocks.filter((block: Block) => keptIds.has(block.id)) }];
+    if (operation.op === "delete")
+      return [{ ...operation, blockIds: operation.blockIds.filter((id) => keptIds.has(id)) }];
     return [operation];
   });
 }

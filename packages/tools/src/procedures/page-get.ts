@@ -44,7 +44,10 @@ function decodeCursor(text: string, kind: WindowKind): Cursor {
   } catch {
     // fall through: not a cursor this tool made
   }
-  return fail("mnote_tool_invalid_input", `args.cursor: not a cursor from a ${kind} read of this page (pass nextCursor with the same outline/search)`);
+  return fail(
+    "mnote_tool_invalid_input",
+    `args.cursor: not a cursor from a ${kind} read of this page (pass nextCursor with the same outline/search)`,
+  );
 }
 
 async function indexOf(kernel: KernelAdapter, page: PageRecord, id: string): Promise<number | null> {
@@ -59,7 +62,8 @@ async function startIndex(kernel: KernelAdapter, page: PageRecord, args: GetArgs
   }
   if (args.startBlockId !== undefined) {
     const index = await indexOf(kernel, page, args.startBlockId);
-    if (index === null) fail("mnote_tool_invalid_input", `args.startBlockId: block ${args.startBlockId} is not on the page`);
+    if (index === null)
+      fail("mnote_tool_invalid_input", `args.startBlockId: block ${args.startBlockId} is not on the page`);
     return index!;
   }
   return 0;
@@ -92,8 +96,15 @@ function withinBudget<T>(entries: T[], used: number): T[] {
 export const pageGet = toolProcedure<ToolInput<"mnote.page.get">>(pageGetMeta).query(async ({ ctx }) => {
   const { kernel, call, input, page } = checkedCall(ctx);
   const args = input.args as GetArgs;
-  if (args.outline && args.search !== undefined) fail("mnote_tool_invalid_input", "args: ask for outline or search, not both");
-  const kind: WindowKind | null = args.outline ? "outline" : args.search !== undefined ? "search" : args.includeBlocks ? "blocks" : null;
+  if (args.outline && args.search !== undefined)
+    fail("mnote_tool_invalid_input", "args: ask for outline or search, not both");
+  const kind: WindowKind | null = args.outline
+    ? "outline"
+    : args.search !== undefined
+      ? "search"
+      : args.includeBlocks
+        ? "blocks"
+        : null;
   const result: GetResult = {
     documentId: page.id,
     workspaceId: page.workspaceId,
@@ -123,7 +134,10 @@ async function readWindow(kernel: KernelAdapter, page: PageRecord, args: GetArgs
   const used = JSON.stringify(result).length + 200;
   let taken: LocatedBlock[];
   if (kind === "blocks") {
-    const blocks = withinBudget(rows.slice(0, limit).map((row) => row.block), used);
+    const blocks = withinBudget(
+      rows.slice(0, limit).map((row) => row.block),
+      used,
+    );
     taken = rows.slice(0, blocks.length);
     result.blocks = blocks;
   } else if (kind === "outline") {

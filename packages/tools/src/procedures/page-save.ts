@@ -12,7 +12,14 @@ import { type PageRecord, sha256Hex } from "@mnote/kernel";
 import { diffBlocks, summarizeChanges } from "@mnote/diff";
 import { fail } from "../failure";
 import { contractToolSpec } from "../tool-spec";
-import { type CheckedCall, nextRevisionStep, type Planner, runWrite, toolProcedure, writePlan } from "../tool-procedure";
+import {
+  type CheckedCall,
+  nextRevisionStep,
+  type Planner,
+  runWrite,
+  toolProcedure,
+  writePlan,
+} from "../tool-procedure";
 
 export const pageSaveMeta = contractToolSpec(pageSaveTool.name);
 
@@ -117,17 +124,27 @@ async function planAppend(
   return planOf(args, incoming, page.blockCount, changes, page);
 }
 
-function planOf(args: ToolArgs<"mnote.page.save">, incoming: Block[], currentLength: number, changes: Change[], page: PageRecord) {
-  return writePlan(page, { name: "page.body.save", mode: args.mode, blocks: incoming }, {
-    plan: [
-      args.mode === "append"
-        ? `append ${incoming.length} block(s) after the ${currentLength} on the page`
-        : `replace the body: ${currentLength} block(s) become ${incoming.length}`,
-      nextRevisionStep(page),
-    ],
-    diff: summarizeChanges(changes, args.mode),
-    changes,
-  });
+function planOf(
+  args: ToolArgs<"mnote.page.save">,
+  incoming: Block[],
+  currentLength: number,
+  changes: Change[],
+  page: PageRecord,
+) {
+  return writePlan(
+    page,
+    { name: "page.body.save", mode: args.mode, blocks: incoming },
+    {
+      plan: [
+        args.mode === "append"
+          ? `append ${incoming.length} block(s) after the ${currentLength} on the page`
+          : `replace the body: ${currentLength} block(s) become ${incoming.length}`,
+        nextRevisionStep(page),
+      ],
+      diff: summarizeChanges(changes, args.mode),
+      changes,
+    },
+  );
 }
 
 /** mnote.page.save — write the page body (replace or append) as one kernel command. */

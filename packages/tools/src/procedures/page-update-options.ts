@@ -27,7 +27,12 @@ export const planUpdateOptions: Planner = async ({ input, page }) => {
   return writePlan(
     page,
     { name: "page.layout.updateOptions", options },
-    { plan: [`set ${keys.join(", ")}`, nextRevisionStep(page)], diff: [{ op: "set_options", fields: keys }], changes, warnings },
+    {
+      plan: [`set ${keys.join(", ")}`, nextRevisionStep(page)],
+      diff: [{ op: "set_options", fields: keys }],
+      changes,
+      warnings,
+    },
     notWired.length
       ? {
           code: "mnote_tool_option_unsupported",

@@ -6,11 +6,15 @@ export const pageUpdateTitleMeta = contractToolSpec(pageUpdateTitleTool.name);
 
 export const planUpdateTitle: Planner = async ({ input, page }) => {
   const { title } = input.args as ToolArgs<"mnote.page.update_title">;
-  return writePlan(page, { name: "page.head.updateTitle", title }, {
-    plan: ["rename the page", nextRevisionStep(page)],
-    diff: [{ op: "set_title", fields: ["title"] }],
-    changes: [{ kind: "set_title", before: page.title, after: title }],
-  });
+  return writePlan(
+    page,
+    { name: "page.head.updateTitle", title },
+    {
+      plan: ["rename the page", nextRevisionStep(page)],
+      diff: [{ op: "set_title", fields: ["title"] }],
+      changes: [{ kind: "set_title", before: page.title, after: title }],
+    },
+  );
 };
 
 /** mnote.page.update_title — rename a page (trimmed, 1–200 characters). */

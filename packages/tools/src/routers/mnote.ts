@@ -23,7 +23,9 @@ const procedures = {
   },
 };
 
-type RoutedTools = { [Group in keyof typeof procedures]: `mnote.${Group}.${keyof (typeof procedures)[Group] & string}` }[keyof typeof procedures];
+type RoutedTools = {
+  [Group in keyof typeof procedures]: `mnote.${Group}.${keyof (typeof procedures)[Group] & string}`;
+}[keyof typeof procedures];
 /**
  * `callTool` finds a tool's procedure by its name, so every contract tool must be routed, and nothing else:
  * a tool added to the contract without a procedure here (or a misspelled path) does not compile.

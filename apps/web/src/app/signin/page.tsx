@@ -13,7 +13,10 @@ export default async function SignIn({ searchParams }: { searchParams: Promise<{
   const { error } = await searchParams;
   // Only the demo's own users, and only on a database the demo created (MNOTE_DEV_SIGNIN_USERS).
   const demoUsers = panelEnv().devSignInUsers;
-  const users = demoUsers.length > 0 ? (await (await getKernel()).admin.listUsers()).filter((user) => demoUsers.includes(user.id)) : [];
+  const users =
+    demoUsers.length > 0
+      ? (await (await getKernel()).admin.listUsers()).filter((user) => demoUsers.includes(user.id))
+      : [];
   return (
     <main className="signin">
       <h1>Sign in to the page-AI panel</h1>

@@ -4,7 +4,8 @@ import { createCaller } from "../../root";
 import { createWorld, type World } from "../../test-support";
 import { askSessionId, isAskSessionOf } from "./ask";
 
-const panelAs = (world: World, token: string) => createCaller(createToolsContext({ kernel: world.kernel, authorization: `Bearer ${token}`, door: "panel" })).panel;
+const panelAs = (world: World, token: string) =>
+  createCaller(createToolsContext({ kernel: world.kernel, authorization: `Bearer ${token}`, door: "panel" })).panel;
 
 describe("panel.ask: who may ask Hermes about a page, and with what", () => {
   it("gives a writer a session of this page and instructions naming the workspace, page, revision and tools", async () => {
@@ -18,7 +19,9 @@ describe("panel.ask: who may ask Hermes about a page, and with what", () => {
     expect(started.instructions).toContain("at revision 1");
     expect(started.instructions).toContain("mnote_page_get");
     // The same conversation continues under the same session id.
-    expect((await panelAs(w, w.tokens.owner).ask.start({ ...ref, sessionId: started.sessionId })).sessionId).toBe(started.sessionId);
+    expect((await panelAs(w, w.tokens.owner).ask.start({ ...ref, sessionId: started.sessionId })).sessionId).toBe(
+      started.sessionId,
+    );
   });
 
   it("refuses a viewer, a stranger, and a session id of another page", async () => {
@@ -27,8 +30,12 @@ describe("panel.ask: who may ask Hermes about a page, and with what", () => {
     await expect(panelAs(w, w.tokens.viewer).ask.start(ref)).rejects.toMatchObject({ code: "FORBIDDEN" });
     await expect(panelAs(w, w.tokens.viewer).ask.check(ref)).rejects.toMatchObject({ code: "FORBIDDEN" });
     await expect(panelAs(w, w.tokens.stranger).ask.start(ref)).rejects.toMatchObject({ code: "NOT_FOUND" });
-    await expect(panelAs(w, w.tokens.owner).ask.start({ ...ref, sessionId: askSessionId("other_page") })).rejects.toMatchObject({ code: "BAD_REQUEST" });
-    await expect(panelAs(w, w.tokens.owner).ask.start({ ...ref, sessionId: `mnote_${w.ids.page}_x` })).rejects.toMatchObject({ code: "BAD_REQUEST" });
+    await expect(
+      panelAs(w, w.tokens.owner).ask.start({ ...ref, sessionId: askSessionId("other_page") }),
+    ).rejects.toMatchObject({ code: "BAD_REQUEST" });
+    await expect(
+      panelAs(w, w.tokens.owner).ask.start({ ...ref, sessionId: `mnote_${w.ids.page}_x` }),
+    ).rejects.toMatchObject({ code: "BAD_REQUEST" });
   });
 
   it("finds a conversation's tool calls in the audit trail by its session id", async () => {
@@ -37,7 +44,11 @@ describe("panel.ask: who may ask Hermes about a page, and with what", () => {
     const panel = panelAs(w, w.tokens.owner);
     const { sessionId } = await panel.ask.start(ref);
     await w.call("mnote.page.get", w.envelope("mnote.page.get", {}, { sessionId }), w.tokens.ownerAgent);
-    await w.call("mnote.page.get", w.envelope("mnote.page.get", {}, { sessionId: "another_session" }), w.tokens.ownerAgent);
+    await w.call(
+      "mnote.page.get",
+      w.envelope("mnote.page.get", {}, { sessionId: "another_session" }),
+      w.tokens.ownerAgent,
+    );
     const records = await panel.audit.list({ ...ref, sessionId });
     expect(records.map((r) => [r.identity.sessionId, r.identity.toolName])).toEqual([[sessionId, "mnote.page.get"]]);
     expect(await panel.audit.list(ref)).toHaveLength(2);

@@ -28,7 +28,13 @@ export function isAskSessionOf(sessionId: string, documentId: string): boolean {
 }
 
 /** What Hermes is told besides the person's words: which page, at which revision, with which tools. */
-export function askInstructions(page: { workspaceId: string; documentId: string; title: string; revision: number; workspaceName: string }): string {
+export function askInstructions(page: {
+  workspaceId: string;
+  documentId: string;
+  title: string;
+  revision: number;
+  workspaceName: string;
+}): string {
   return [
     `You are working on one mnote page for the person asking. Workspace "${page.workspaceName}" (workspaceId ${page.workspaceId}),`,
     `page "${page.title}" (documentId ${page.documentId}), at revision ${page.revision} when the person asked.`,

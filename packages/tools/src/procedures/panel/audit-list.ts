@@ -50,21 +50,34 @@ function decisionOf(record: AuditRecord, names: DisplayNames): DecisionOnProposa
 /** panel.audit.list — every call on this page, filterable by run or trace, with names and what the person may revert. */
 export const auditList = panelProcedure.input(AuditListInput).query(async ({ ctx, input }): Promise<AuditRow[]> => {
   const { page, facts } = await requirePage(ctx, input);
-  const records = await ctx.kernel.listAudit({ documentId: page.id, runId: input.runId, traceId: input.traceId, sessionId: input.sessionId, limit: input.limit ?? 200 });
+  const records = await ctx.kernel.listAudit({
+    documentId: page.id,
+    runId: input.runId,
+    traceId: input.traceId,
+    sessionId: input.sessionId,
+    limit: input.limit ?? 200,
+  });
   // A record whose caller named this page id in another workspace belongs to nobody's page here.
   const onPage = records.filter((r) => r.identity.workspaceId === page.workspaceId);
   // Records written before approvals named their proposer: an approval carries the agent proposal's tool and
   // key (or a partial apply's key cut from it), found among the agent's records in this window.
   const agentEdits = new Set(
-    onPage.flatMap((r) => (r.identity.holder === "agent" && r.idempotencyKey ? [`${r.identity.toolName} ${r.idempotencyKey}`] : [])),
+    onPage.flatMap((r) =>
+      r.identity.holder === "agent" && r.idempotencyKey ? [`${r.identity.toolName} ${r.idempotencyKey}`] : [],
+    ),
   );
   const approvesAgent = (record: AuditRecord) => {
     const proposer = proposerOf(record);
     if (proposer) return proposer.holder === "agent";
-    return !!record.idempotencyKey && agentEdits.has(`${record.identity.toolName} ${proposalKeyOf(record.idempotencyKey)}`);
+    return (
+      !!record.idempotencyKey && agentEdits.has(`${record.identity.toolName} ${proposalKeyOf(record.idempotencyKey)}`)
+    );
   };
   const mayRevert = mayDecide(facts, ctx.token, revertToolSpec.name);
-  const names = await loadNames(ctx.kernel, [...onPage.map((r) => r.identity), ...onPage.flatMap((r) => proposerOf(r) ?? [])]);
+  const names = await loadNames(ctx.kernel, [
+    ...onPage.map((r) => r.identity),
+    ...onPage.flatMap((r) => proposerOf(r) ?? []),
+  ]);
   return onPage.map((record) => {
     const aiWrite = record.effect === "write" && (record.identity.holder === "agent" || approvesAgent(record));
     return {
@@ -72,7 +85,13 @@ export const auditList = panelProcedure.input(AuditListInput).query(async ({ ctx
       who: who(names, record.identity),
       decision: decisionOf(record, names),
       aiWrite,
-      revertable: mayRevert && aiWrite && record.outcome === "ok" && record.commandId !== null && record.commandId !== undefined && changesThePage(record.identity.toolName),
+      revertable:
+        mayRevert &&
+        aiWrite &&
+        record.outcome === "ok" &&
+        record.commandId !== null &&
+        record.commandId !== undefined &&
+        changesThePage(record.identity.toolName),
     };
   });
 });

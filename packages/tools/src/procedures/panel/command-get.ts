@@ -9,6 +9,7 @@ export const CommandGetInput = PageRefSchema.extend({ commandId: IdSchema });
 export const commandGet = panelProcedure.input(CommandGetInput).query(async ({ ctx, input }) => {
   const { page } = await requirePage(ctx, input);
   const command = await ctx.kernel.getCommand(input.commandId);
-  if (!command || command.identity.documentId !== page.id) throw new TRPCError({ code: "NOT_FOUND", message: "no such command on this page" });
+  if (!command || command.identity.documentId !== page.id)
+    throw new TRPCError({ code: "NOT_FOUND", message: "no such command on this page" });
   return { ...command, who: who(await loadNames(ctx.kernel, [command.identity]), command.identity) };
 });

@@ -5,7 +5,14 @@ import { agentDryRun, panelAs } from "./test-panel";
 
 /** An agent token named "Hermes", as an operator issues one: `mnote admin token create --holder agent --label Hermes`. */
 async function hermes(w: World) {
-  return (await w.kernel.admin.createToken({ userId: w.ids.owner, holder: "agent", scopes: ["page.read", "page.write", "artifact.write"], label: "Hermes" })).token;
+  return (
+    await w.kernel.admin.createToken({
+      userId: w.ids.owner,
+      holder: "agent",
+      scopes: ["page.read", "page.write", "artifact.write"],
+      label: "Hermes",
+    })
+  ).token;
 }
 
 /** Proposal: h1 "Plan", p1 "First paragraph" become p1 edited, p2 inserted, h1 deleted — three changes. */
@@ -41,26 +48,48 @@ describe("panel: applying part of a proposal is one server step", () => {
     const before = await w.kernel.admin.tableSnapshot();
     const applied = await panel.proposals.applyPart({ ...ref, proposalId: listed!.id, keep });
     expect(applied).toMatchObject({ ok: true, result: { revision: 2 }, audit: { effect: "write" } });
-    expect((await w.kernel.getBlocks(w.ids.page)).map((b) => b.text)).toEqual(["Plan", "First paragraph, edited", "Second paragraph"]);
+    expect((await w.kernel.getBlocks(w.ids.page)).map((b) => b.text)).toEqual([
+      "Plan",
+      "First paragraph, edited",
+      "Second paragraph",
+    ]);
     const after = await w.kernel.admin.tableSnapshot();
     // No proposal was recorded on the way: the index holds the same one row, now decided.
-    expect(after.proposals).toEqual([expect.objectContaining({ audit_id: listed!.id, status: "applied", command_id: applied.audit.commandId })]);
+    expect(after.proposals).toEqual([
+      expect.objectContaining({ audit_id: listed!.id, status: "applied", command_id: applied.audit.commandId }),
+    ]);
     expect(after.audit_log!.length).toBe(before.audit_log!.length + 1);
     const decided = await panel.proposals.get({ ...ref, proposalId: listed!.id });
-    expect(decided).toMatchObject({ status: "applied_in_part", part: { kept: 2, total: 3 }, decidable: false, partiallyApplicable: false, stale: false });
+    expect(decided).toMatchObject({
+      status: "applied_in_part",
+      part: { kept: 2, total: 3 },
+      decidable: false,
+      partiallyApplicable: false,
+      stale: false,
+    });
     expect(decided.leftOut.map((i) => decided.preview.changes[i]!.kind)).toEqual(["delete"]);
     // The write is on the agent's run and trace, names the proposal, its proposer and the part.
-    const [write] = await panel.audit.list({ ...ref, runId: "run_agent" }).then((rows) => rows.filter((r) => r.effect === "write"));
+    const [write] = await panel.audit
+      .list({ ...ref, runId: "run_agent" })
+      .then((rows) => rows.filter((r) => r.effect === "write"));
     expect(write).toMatchObject({
       identity: { holder: "person", actorId: w.ids.owner, traceId: proposed.traceId, runId: "run_agent" },
       who: { actorName: "owner", holder: "person", agentName: null },
-      decision: { proposalId: listed!.id, proposer: { holder: "agent", agentName: "Hermes", actorName: "owner" }, part: { kept: 2, total: 3 } },
+      decision: {
+        proposalId: listed!.id,
+        proposer: { holder: "agent", agentName: "Hermes", actorName: "owner" },
+        part: { kept: 2, total: 3 },
+      },
       aiWrite: true,
       revertable: true,
     });
     // Decided means decided: a second apply, or an approve, is refused and writes nothing.
-    await expect(panel.proposals.applyPart({ ...ref, proposalId: listed!.id, keep: [0] })).rejects.toThrow(/already applied in part/);
-    await expect(panel.proposals.approve({ ...ref, proposalId: listed!.id })).rejects.toThrow(/already applied in part/);
+    await expect(panel.proposals.applyPart({ ...ref, proposalId: listed!.id, keep: [0] })).rejects.toThrow(
+      /already applied in part/,
+    );
+    await expect(panel.proposals.approve({ ...ref, proposalId: listed!.id })).rejects.toThrow(
+      /already applied in part/,
+    );
   });
 
   it("a failure in the middle leaves nothing half decided: the page moved, or the proposal was decided meanwhile", async () => {
@@ -74,10 +103,18 @@ describe("panel: applying part of a proposal is one server step", () => {
     const movesPage = kernelWithRace(w, async () => {
       if (moved) return;
       moved = true;
-      expect((await w.call("mnote.page.update_title", w.envelope("mnote.page.update_title", { title: "Moved" }))).ok).toBe(true);
+      expect(
+        (await w.call("mnote.page.update_title", w.envelope("mnote.page.update_title", { title: "Moved" }))).ok,
+      ).toBe(true);
     });
     let before = await w.kernel.admin.tableSnapshot();
-    expect(await panelAs(w, w.tokens.owner, movesPage).proposals.applyPart({ ...ref, proposalId: proposal!.id, keep: [0, 1] })).toMatchObject({
+    expect(
+      await panelAs(w, w.tokens.owner, movesPage).proposals.applyPart({
+        ...ref,
+        proposalId: proposal!.id,
+        keep: [0, 1],
+      }),
+    ).toMatchObject({
       ok: false,
       error: { code: "mnote_tool_conflict" },
     });
@@ -96,7 +133,13 @@ describe("panel: applying part of a proposal is one server step", () => {
       await panelAs(w2, w2.tokens.editor).proposals.reject({ ...ref2, proposalId: other!.id, reason: "no" });
     });
     before = await w2.kernel.admin.tableSnapshot();
-    expect(await panelAs(w2, w2.tokens.owner, rejectsFirst).proposals.applyPart({ ...ref2, proposalId: other!.id, keep: [0, 1] })).toMatchObject({
+    expect(
+      await panelAs(w2, w2.tokens.owner, rejectsFirst).proposals.applyPart({
+        ...ref2,
+        proposalId: other!.id,
+        keep: [0, 1],
+      }),
+    ).toMatchObject({
       ok: false,
       error: { code: "mnote_tool_invalid_input", message: expect.stringMatching(/decided meanwhile/) },
     });
@@ -104,7 +147,11 @@ describe("panel: applying part of a proposal is one server step", () => {
     expect(after.commands).toEqual(before.commands);
     expect(after.blocks).toEqual(before.blocks);
     expect(after.idempotency).toEqual(before.idempotency);
-    expect(await w2.kernel.getProposal(other!.id)).toMatchObject({ status: "rejected", appliedPart: null, commandId: null });
+    expect(await w2.kernel.getProposal(other!.id)).toMatchObject({
+      status: "rejected",
+      appliedPart: null,
+      commandId: null,
+    });
   });
 
   it("refuses what cannot be cut, writing nothing: other tools, stale proposals, bad indices, people who may not decide", async () => {
@@ -121,17 +168,34 @@ describe("panel: applying part of a proposal is one server step", () => {
       true,
     ]);
     const before = await w.kernel.admin.tableSnapshot();
-    await expect(panel.proposals.applyPart({ ...ref, proposalId: title!.id, keep: [0] })).rejects.toThrow(/only page.save and page.edit/);
-    await expect(panel.proposals.applyPart({ ...ref, proposalId: save!.id, keep: [0, 3] })).rejects.toThrow(/has 3 changes/);
-    await expect(panel.proposals.applyPart({ ...ref, proposalId: save!.id, keep: [] })).rejects.toThrow(/keep at least one change/);
+    await expect(panel.proposals.applyPart({ ...ref, proposalId: title!.id, keep: [0] })).rejects.toThrow(
+      /only page.save and page.edit/,
+    );
+    await expect(panel.proposals.applyPart({ ...ref, proposalId: save!.id, keep: [0, 3] })).rejects.toThrow(
+      /has 3 changes/,
+    );
+    await expect(panel.proposals.applyPart({ ...ref, proposalId: save!.id, keep: [] })).rejects.toThrow(
+      /keep at least one change/,
+    );
     const viewer = panelAs(w, w.tokens.viewer);
-    expect((await viewer.proposals.list(ref)).map((p) => [p.decidable, p.partiallyApplicable])).toEqual([[false, false], [false, false]]);
-    await expect(viewer.proposals.applyPart({ ...ref, proposalId: save!.id, keep: [0] })).rejects.toThrow(/write permission/);
+    expect((await viewer.proposals.list(ref)).map((p) => [p.decidable, p.partiallyApplicable])).toEqual([
+      [false, false],
+      [false, false],
+    ]);
+    await expect(viewer.proposals.applyPart({ ...ref, proposalId: save!.id, keep: [0] })).rejects.toThrow(
+      /write permission/,
+    );
     expect(await w.kernel.admin.tableSnapshot()).toEqual(before);
     // Once the page moved the proposal is stale: re-run it, do not cut it.
     await w.call("mnote.page.update_title", w.envelope("mnote.page.update_title", { title: "Human title" }));
-    expect((await panel.proposals.list(ref)).find((p) => p.id === save!.id)).toMatchObject({ stale: true, decidable: true, partiallyApplicable: false });
-    await expect(panel.proposals.applyPart({ ...ref, proposalId: save!.id, keep: [0] })).rejects.toThrow(/re-run the dry run/);
+    expect((await panel.proposals.list(ref)).find((p) => p.id === save!.id)).toMatchObject({
+      stale: true,
+      decidable: true,
+      partiallyApplicable: false,
+    });
+    await expect(panel.proposals.applyPart({ ...ref, proposalId: save!.id, keep: [0] })).rejects.toThrow(
+      /re-run the dry run/,
+    );
   });
 
   it("keeping every change applies the proposal as shown, as Approve does", async () => {
@@ -144,7 +208,11 @@ describe("panel: applying part of a proposal is one server step", () => {
     expect(applied).toMatchObject({ ok: true, result: { revision: 2 } });
     expect((await panel.proposals.list(ref))[0]).toMatchObject({ status: "applied", part: null });
     // The agent retrying its own call now replays the approved write.
-    const retry = await w.call("mnote.page.save", { ...proposed, dryRun: false, toolCallId: "retry" }, w.tokens.ownerAgent);
+    const retry = await w.call(
+      "mnote.page.save",
+      { ...proposed, dryRun: false, toolCallId: "retry" },
+      w.tokens.ownerAgent,
+    );
     expect(retry).toMatchObject({ ok: true, audit: { commandId: applied.audit.commandId } });
   });
 });
@@ -153,20 +221,36 @@ describe("panel: what a person may do, answered by the server", () => {
   it("revertable: an applied AI write that changed the page, for someone who may write it", async () => {
     const w = await createWorld();
     const ref = { workspaceId: w.ids.ws, documentId: w.ids.page };
-    const agentWrite = await w.call("mnote.page.update_title", w.envelope("mnote.page.update_title", { title: "By the agent" }), w.tokens.ownerAgent);
-    const personWrite = await w.call("mnote.page.update_title", w.envelope("mnote.page.update_title", { title: "By hand" }));
-    const artifact = await w.call("mnote.artifact.create_summary", w.envelope("mnote.artifact.create_summary", { summary: "S" }), w.tokens.ownerAgent);
+    const agentWrite = await w.call(
+      "mnote.page.update_title",
+      w.envelope("mnote.page.update_title", { title: "By the agent" }),
+      w.tokens.ownerAgent,
+    );
+    const personWrite = await w.call(
+      "mnote.page.update_title",
+      w.envelope("mnote.page.update_title", { title: "By hand" }),
+    );
+    const artifact = await w.call(
+      "mnote.artifact.create_summary",
+      w.envelope("mnote.artifact.create_summary", { summary: "S" }),
+      w.tokens.ownerAgent,
+    );
     // The summary's author by name, too (the artifacts tab shows people, not ids).
     expect((await panelAs(w, w.tokens.viewer).artifacts.list(ref)).nodes).toEqual([
       expect.objectContaining({ kind: "summary", createdBy: w.ids.owner, createdByName: "owner" }),
     ]);
-    const refused = await w.call("mnote.page.update_title", w.envelope("mnote.page.update_title", { title: "x".repeat(500) }), w.tokens.ownerAgent);
+    const refused = await w.call(
+      "mnote.page.update_title",
+      w.envelope("mnote.page.update_title", { title: "x".repeat(500) }),
+      w.tokens.ownerAgent,
+    );
     await agentDryRun(w, "mnote.page.update_title", { title: "Approved" });
     const [proposal] = await panelAs(w, w.tokens.owner).proposals.list(ref);
     const approved = await panelAs(w, w.tokens.owner).proposals.approve({ ...ref, proposalId: proposal!.id });
     const revertableBy = async (token: string) => {
       const rows = await panelAs(w, token).audit.list(ref);
-      const of = (commandId: string | null) => rows.find((r) => r.commandId === commandId && r.effect === "write")?.revertable;
+      const of = (commandId: string | null) =>
+        rows.find((r) => r.commandId === commandId && r.effect === "write")?.revertable;
       return {
         agentWrite: of(agentWrite.audit.commandId),
         personWrite: of(personWrite.audit.commandId),
@@ -176,8 +260,20 @@ describe("panel: what a person may do, answered by the server", () => {
       };
     };
     expect(refused.ok).toBe(false);
-    expect(await revertableBy(w.tokens.owner)).toEqual({ agentWrite: true, personWrite: false, artifact: false, approved: true, failedOrRead: false });
-    expect(await revertableBy(w.tokens.viewer)).toEqual({ agentWrite: false, personWrite: false, artifact: false, approved: false, failedOrRead: false });
+    expect(await revertableBy(w.tokens.owner)).toEqual({
+      agentWrite: true,
+      personWrite: false,
+      artifact: false,
+      approved: true,
+      failedOrRead: false,
+    });
+    expect(await revertableBy(w.tokens.viewer)).toEqual({
+      agentWrite: false,
+      personWrite: false,
+      artifact: false,
+      approved: false,
+      failedOrRead: false,
+    });
     const readOnlySession = (await w.newToken(w.ids.owner, ["page.read"])).token;
     expect((await revertableBy(readOnlySession)).agentWrite).toBe(false);
   });
@@ -186,12 +282,29 @@ describe("panel: what a person may do, answered by the server", () => {
     const w = await createWorld();
     const ref = { workspaceId: w.ids.ws, documentId: w.ids.page };
     const named = await hermes(w);
-    const proposed = await agentDryRun(w, "mnote.page.update_title", { title: "Agent title" }, { runId: "run_hermes_7" }, named);
-    const unnamed = await agentDryRun(w, "mnote.page.update_options", { options: { wideLayout: true } }, { runId: "run_other" });
+    const proposed = await agentDryRun(
+      w,
+      "mnote.page.update_title",
+      { title: "Agent title" },
+      { runId: "run_hermes_7" },
+      named,
+    );
+    const unnamed = await agentDryRun(
+      w,
+      "mnote.page.update_options",
+      { options: { wideLayout: true } },
+      { runId: "run_other" },
+    );
     const panel = panelAs(w, w.tokens.editor);
     const proposals = await panel.proposals.list(ref);
     const byCall = (id: string) => proposals.find((p) => p.toolCallId === id)!;
-    expect(byCall(proposed.toolCallId).who).toEqual({ actorId: w.ids.owner, actorName: "owner", holder: "agent", tokenId: expect.any(String), agentName: "Hermes" });
+    expect(byCall(proposed.toolCallId).who).toEqual({
+      actorId: w.ids.owner,
+      actorName: "owner",
+      holder: "agent",
+      tokenId: expect.any(String),
+      agentName: "Hermes",
+    });
     expect(byCall(unnamed.toolCallId).who).toMatchObject({ actorName: "owner", holder: "agent", agentName: null });
     expect(byCall(proposed.toolCallId).at).toMatch(/^\d{4}-\d\d-\d\dT/);
     const approved = await panel.proposals.approve({ ...ref, proposalId: byCall(proposed.toolCallId).id });
@@ -204,11 +317,24 @@ describe("panel: what a person may do, answered by the server", () => {
     ]);
     expect(run[0]).toMatchObject({
       commandId: approved.audit.commandId,
-      identity: { runId: "run_hermes_7", traceId: proposed.traceId, actorId: w.ids.editor, sessionId: expect.stringMatching(/^panel_/) },
-      decision: { proposalId: byCall(proposed.toolCallId).id, proposer: { agentName: "Hermes", actorName: "owner", actorId: w.ids.owner }, part: null },
+      identity: {
+        runId: "run_hermes_7",
+        traceId: proposed.traceId,
+        actorId: w.ids.editor,
+        sessionId: expect.stringMatching(/^panel_/),
+      },
+      decision: {
+        proposalId: byCall(proposed.toolCallId).id,
+        proposer: { agentName: "Hermes", actorName: "owner", actorId: w.ids.owner },
+        part: null,
+      },
     });
     const [rejection] = await panel.audit.list({ ...ref, runId: "run_other" });
-    expect(rejection).toMatchObject({ outcome: "rejected", who: { actorName: "editor" }, decision: { proposer: { holder: "agent", agentName: null } } });
+    expect(rejection).toMatchObject({
+      outcome: "rejected",
+      who: { actorName: "editor" },
+      decision: { proposer: { holder: "agent", agentName: null } },
+    });
     expect((await panel.proposals.list(ref)).map((p) => [p.status, p.decidedAt === null])).toEqual([
       ["rejected", false],
       ["applied", false],

@@ -34,7 +34,11 @@ export function callProposalTool(
  * (issue 13: filtering the audit trail by the agent's run shows the approved write too); the session and
  * the call are the person's own.
  */
-export function panelEnvelope(token: TokenRecord, proposal: Pick<Proposal, "toolName" | "runId" | "traceId">, ref: z.infer<typeof PageRefSchema>) {
+export function panelEnvelope(
+  token: TokenRecord,
+  proposal: Pick<Proposal, "toolName" | "runId" | "traceId">,
+  ref: z.infer<typeof PageRefSchema>,
+) {
   return {
     toolName: proposal.toolName,
     workspaceId: ref.workspaceId,
@@ -63,13 +67,20 @@ export async function pendingProposal(ctx: PersonContext, input: z.infer<typeof 
   const proposal = await findProposal(ctx, page, facts, input.proposalId);
   if (!proposal) throw new TRPCError({ code: "NOT_FOUND", message: "no such proposal on this page" });
   if (proposal.status !== "pending") {
-    throw new TRPCError({ code: "CONFLICT", message: `the proposal is already ${proposal.status.replaceAll("_", " ")}` });
+    throw new TRPCError({
+      code: "CONFLICT",
+      message: `the proposal is already ${proposal.status.replaceAll("_", " ")}`,
+    });
   }
   return { page, facts, proposal };
 }
 
 /** Refuses a person who may not decide on the proposal, naming what is missing. */
-export async function requireDecider(ctx: PersonContext, input: z.infer<typeof PageRefSchema>, proposal: Pick<Proposal, "toolName">) {
+export async function requireDecider(
+  ctx: PersonContext,
+  input: z.infer<typeof PageRefSchema>,
+  proposal: Pick<Proposal, "toolName">,
+) {
   const spec = proposalToolSpec(proposal.toolName);
   if (!spec) throw new TRPCError({ code: "BAD_REQUEST", message: `cannot decide on a ${proposal.toolName} proposal` });
   await requirePage(ctx, input, spec.access);

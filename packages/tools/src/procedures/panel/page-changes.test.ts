@@ -6,14 +6,20 @@ import type { PageChangeEvent } from "./page-changes";
 type Tracked = { id: string; data: PageChangeEvent };
 
 /** Opens panel.page.changes for `token` through the router's caller; `next` reads one event (bounded wait). */
-async function subscribe(world: World, token: string, ref: { workspaceId: string; documentId: string; lastEventId?: string }) {
+async function subscribe(
+  world: World,
+  token: string,
+  ref: { workspaceId: string; documentId: string; lastEventId?: string },
+) {
   // The caller hands out what the procedure yields: tracked() envelopes, [id, data].
   const stream = (await world.caller(token).panel.page.changes(ref)) as AsyncIterable<[string, PageChangeEvent]>;
   const iterator = stream[Symbol.asyncIterator]();
   return {
     async next(timeoutMs = 3_000): Promise<Tracked> {
       let timer: NodeJS.Timeout | undefined;
-      const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error("no event in time")), timeoutMs)));
+      const timeout = new Promise<never>(
+        (_, reject) => (timer = setTimeout(() => reject(new Error("no event in time")), timeoutMs)),
+      );
       try {
         const step = await Promise.race([iterator.next(), timeout]);
         if (step.done) throw new Error("the stream ended");
@@ -29,7 +35,11 @@ async function subscribe(world: World, token: string, ref: { workspaceId: string
 }
 
 async function agentDryRun(world: World, title: string) {
-  const result = await world.call("mnote.page.update_title", world.envelope("mnote.page.update_title", { title }, { dryRun: true }), world.tokens.ownerAgent);
+  const result = await world.call(
+    "mnote.page.update_title",
+    world.envelope("mnote.page.update_title", { title }, { dryRun: true }),
+    world.tokens.ownerAgent,
+  );
   expect(result.ok).toBe(true);
 }
 
@@ -43,7 +53,18 @@ describe("panel.page.changes", () => {
       expect(first.data).toEqual({ changed: false, kinds: [], revision: 1 });
       // A change on another page of the workspace says nothing here; the proposal on this page does.
       await w.kernel.appendAudit({
-        identity: { toolName: "mnote.page.get", workspaceId: w.ids.ws, documentId: w.ids.privatePage, actorId: w.ids.owner, tokenId: null, holder: "agent", sessionId: null, runId: null, toolCallId: null, traceId: null },
+        identity: {
+          toolName: "mnote.page.get",
+          workspaceId: w.ids.ws,
+          documentId: w.ids.privatePage,
+          actorId: w.ids.owner,
+          tokenId: null,
+          holder: "agent",
+          sessionId: null,
+          runId: null,
+          toolCallId: null,
+          traceId: null,
+        },
         effect: "read",
         outcome: "ok",
       });
@@ -98,8 +119,12 @@ describe("panel.page.changes", () => {
   it("is refused like the page itself: a stranger gets NOT_FOUND, an agent token FORBIDDEN", async () => {
     const w = await createWorld();
     const ref = { workspaceId: w.ids.ws, documentId: w.ids.page };
-    await expect(subscribe(w, w.tokens.stranger, ref).then((s) => s.next())).rejects.toMatchObject({ code: "NOT_FOUND" });
-    await expect(subscribe(w, w.tokens.ownerAgent, ref).then((s) => s.next())).rejects.toMatchObject({ code: "FORBIDDEN" });
+    await expect(subscribe(w, w.tokens.stranger, ref).then((s) => s.next())).rejects.toMatchObject({
+      code: "NOT_FOUND",
+    });
+    await expect(subscribe(w, w.tokens.ownerAgent, ref).then((s) => s.next())).rejects.toMatchObject({
+      code: "FORBIDDEN",
+    });
   });
 
   it("ends at the next change once the session's token is revoked", async () => {

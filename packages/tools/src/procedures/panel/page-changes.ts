@@ -93,7 +93,11 @@ const unavailable = () =>
  * checks as ever. Every event re-checks the session and the page permission, so a revoked token or a
  * withdrawn grant ends the stream at the next change (and tRPC's `maxDurationMs` bounds a quiet one).
  */
-export const pageChanges = panelProcedure.input(PageChangesInputSchema).subscription(async function* ({ ctx, input, signal }) {
+export const pageChanges = panelProcedure.input(PageChangesInputSchema).subscription(async function* ({
+  ctx,
+  input,
+  signal,
+}) {
   const ref = { workspaceId: input.workspaceId, documentId: input.documentId };
   await requirePage(ctx, ref);
   const feed = ctx.kernel.changes;
@@ -122,7 +126,8 @@ export const pageChanges = panelProcedure.input(PageChangesInputSchema).subscrip
         if (signal?.aborted) return;
         throw unavailable();
       }
-      if (!(await resolveToken(ctx.kernel, ctx.authorization))) throw new TRPCError({ code: "UNAUTHORIZED", message: "sign in again" });
+      if (!(await resolveToken(ctx.kernel, ctx.authorization)))
+        throw new TRPCError({ code: "UNAUTHORIZED", message: "sign in again" });
       const { page: now } = await requirePage(ctx, ref);
       const cursor = await pageCursor(ctx.kernel, now.id, now.revision);
       if (cursor === last) continue;

@@ -18,7 +18,8 @@ export const pageRevert = panelProcedure
   .mutation(async ({ ctx, input }): Promise<{ envelope: OutputEnvelope; proposalId: number | null }> => {
     const { page } = await requirePage(ctx, input, revertToolSpec.access);
     const target = await ctx.kernel.getCommand(input.commandId);
-    if (!target || target.identity.documentId !== page.id) throw new TRPCError({ code: "NOT_FOUND", message: "no such command on this page" });
+    if (!target || target.identity.documentId !== page.id)
+      throw new TRPCError({ code: "NOT_FOUND", message: "no such command on this page" });
     const idempotencyKey = `revert_${input.commandId}_r${page.revision}`;
     const envelope = await callProposalTool(ctx, revertToolSpec.name, {
       toolName: revertToolSpec.name,
@@ -36,7 +37,13 @@ export const pageRevert = panelProcedure
       args: { commandId: input.commandId, baseRevision: page.revision },
     });
     if (!envelope.ok) return { envelope, proposalId: null };
-    const proposals = await ctx.kernel.listProposals({ workspaceId: page.workspaceId, documentId: page.id, decidedLimit: 0 });
-    const created = proposals.find((p) => p.identity.toolName === revertToolSpec.name && p.idempotencyKey === idempotencyKey);
+    const proposals = await ctx.kernel.listProposals({
+      workspaceId: page.workspaceId,
+      documentId: page.id,
+      decidedLimit: 0,
+    });
+    const created = proposals.find(
+      (p) => p.identity.toolName === revertToolSpec.name && p.idempotencyKey === idempotencyKey,
+    );
     return { envelope, proposalId: created?.auditId ?? null };
   });

@@ -5,7 +5,8 @@ import { agentDryRun, panelAs } from "./test-panel";
 describe("panel: the pages list", () => {
   it("answers each readable page's pending proposals, from one kernel read whatever the number of pages", async () => {
     const w = await createWorld();
-    for (let i = 0; i < 30; i++) await w.kernel.admin.createPage({ workspaceId: w.ids.ws, title: `Extra ${i}`, createdBy: w.ids.owner });
+    for (let i = 0; i < 30; i++)
+      await w.kernel.admin.createPage({ workspaceId: w.ids.ws, title: `Extra ${i}`, createdBy: w.ids.owner });
     const ref = { workspaceId: w.ids.ws, documentId: w.ids.page };
     const proposal = await agentDryRun(w, "mnote.page.update_title", { title: "Agent title" });
     await w.call("mnote.page.update_title", { ...proposal, toolCallId: "again" }, w.tokens.ownerAgent); // the same edit again: one decision
@@ -26,7 +27,14 @@ describe("panel: the pages list", () => {
     const pages = await panelAs(w, w.tokens.owner, counting).pages.list({ workspaceId: w.ids.ws });
     expect(reads).toEqual(["findTokenByHash", "listPageOverviews"]);
     expect(pages).toHaveLength(32);
-    expect(pages.find((p) => p.id === w.ids.page)).toEqual({ id: w.ids.page, title: "Project plan", revision: 1, isPrivate: false, canWrite: true, pendingProposals: 2 });
+    expect(pages.find((p) => p.id === w.ids.page)).toEqual({
+      id: w.ids.page,
+      title: "Project plan",
+      revision: 1,
+      isPrivate: false,
+      canWrite: true,
+      pendingProposals: 2,
+    });
     expect(pages.find((p) => p.id === w.ids.privatePage)).toMatchObject({ isPrivate: true, pendingProposals: 1 });
     expect(pages.filter((p) => p.title.startsWith("Extra")).every((p) => p.pendingProposals === 0)).toBe(true);
 
@@ -42,7 +50,9 @@ describe("panel: the pages list", () => {
     for (const p of (await panel.proposals.list(ref)).filter((item) => item.status === "pending")) {
       await panel.proposals.reject({ ...ref, proposalId: p.id });
     }
-    expect((await panel.pages.list({ workspaceId: w.ids.ws })).find((p) => p.id === w.ids.page)?.pendingProposals).toBe(0);
+    expect((await panel.pages.list({ workspaceId: w.ids.ws })).find((p) => p.id === w.ids.page)?.pendingProposals).toBe(
+      0,
+    );
   });
 
   it("refuses a workspace id the contract would refuse, with a clear message", async () => {
@@ -66,7 +76,12 @@ describe("panel: ids the contract refuses, on the procedures that decide", () =>
         () => panel.page.revert({ ...ref, documentId: "d".repeat(129), commandId: "cmd_1" }),
         () => panel.proposals.applyPart({ ...ref, proposalId: proposal!.id, keep: [-1] }),
         () => panel.proposals.approve({ ...ref, proposalId: 0 }),
-      ].map((call) => call().then(() => null, (error: { code?: string; message: string }) => error)),
+      ].map((call) =>
+        call().then(
+          () => null,
+          (error: { code?: string; message: string }) => error,
+        ),
+      ),
     );
     expect(refusals.map((error) => error?.code)).toEqual(["BAD_REQUEST", "BAD_REQUEST", "BAD_REQUEST", "BAD_REQUEST"]);
     expect(refusals.map((error) => error!.message)).toEqual([

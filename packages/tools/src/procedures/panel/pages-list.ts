@@ -25,6 +25,15 @@ export const pagesList = panelProcedure.input(PagesListInput).query(async ({ ctx
   return overviews.flatMap(({ facts, pendingProposals }) => {
     if (!canReadPage(facts)) return [];
     const page = facts.page!;
-    return [{ id: page.id, title: page.title, revision: page.revision, isPrivate: page.isPrivate, canWrite: canWritePage(facts), pendingProposals }];
+    return [
+      {
+        id: page.id,
+        title: page.title,
+        revision: page.revision,
+        isPrivate: page.isPrivate,
+        canWrite: canWritePage(facts),
+        pendingProposals,
+      },
+    ];
   });
 });

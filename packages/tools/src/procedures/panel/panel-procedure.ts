@@ -18,7 +18,8 @@ import { unexpectedIsUnavailable } from "./unavailable";
 const signedInPerson = middleware(async ({ ctx, next }) => {
   const token = await resolveToken(ctx.kernel, ctx.authorization);
   if (!token) throw new TRPCError({ code: "UNAUTHORIZED", message: "sign in again" });
-  const refusal = ctx.door === "panel" ? doorRefusal("panel", token.holder) : "the panel's procedures answer only at the panel";
+  const refusal =
+    ctx.door === "panel" ? doorRefusal("panel", token.holder) : "the panel's procedures answer only at the panel";
   if (refusal) throw new TRPCError({ code: "FORBIDDEN", message: refusal });
   return next({ ctx: { token } });
 });

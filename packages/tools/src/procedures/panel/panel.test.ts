@@ -7,7 +7,10 @@ describe("panel: proposals, decisions and the audit trail", () => {
     const w = await createWorld();
     const panel = panelAs(w, w.tokens.owner);
     const ref = { workspaceId: w.ids.ws, documentId: w.ids.page };
-    const proposed = await agentDryRun(w, "mnote.page.save", { content: [{ type: "paragraph", text: "from the agent" }], mode: "append" });
+    const proposed = await agentDryRun(w, "mnote.page.save", {
+      content: [{ type: "paragraph", text: "from the agent" }],
+      mode: "append",
+    });
     const [proposal] = await panel.proposals.list(ref);
     expect(proposal).toMatchObject({
       toolName: "mnote.page.save",
@@ -26,7 +29,11 @@ describe("panel: proposals, decisions and the audit trail", () => {
       id: proposal!.id,
       status: "pending",
       args: { mode: "append" },
-      preview: { baseRevision: 1, diff: [{ op: "append", blocks: 1 }], changes: [{ kind: "insert", block: { text: "from the agent" } }] },
+      preview: {
+        baseRevision: 1,
+        diff: [{ op: "append", blocks: 1 }],
+        changes: [{ kind: "insert", block: { text: "from the agent" } }],
+      },
     });
     const applied = await panel.proposals.approve({ ...ref, proposalId: proposal!.id });
     expect(applied).toMatchObject({ ok: true, result: { revision: 2 }, audit: { effect: "write" } });
@@ -37,7 +44,12 @@ describe("panel: proposals, decisions and the audit trail", () => {
     const trail = await panel.audit.list({ ...ref, traceId: proposed.traceId });
     expect(trail.map((r) => r.effect)).toEqual(expect.arrayContaining(["dry_run", "write"]));
     const command = await panel.command.get({ ...ref, commandId: applied.audit.commandId! });
-    expect(command).toMatchObject({ name: "page.body.save", revisionBefore: 1, revisionAfter: 2, who: { actorId: w.ids.owner, actorName: "owner", holder: "person" } });
+    expect(command).toMatchObject({
+      name: "page.body.save",
+      revisionBefore: 1,
+      revisionAfter: 2,
+      who: { actorId: w.ids.owner, actorName: "owner", holder: "person" },
+    });
     await expect(panel.proposals.approve({ ...ref, proposalId: proposal!.id })).rejects.toThrow(/already applied/);
   });
 
@@ -96,7 +108,12 @@ describe("panel: proposals, decisions and the audit trail", () => {
       ["p2", "Second paragraph"],
     ]);
     expect(await panel.proposals.list(ref)).toEqual([
-      expect.objectContaining({ id: proposal.id, status: "applied_in_part", part: { kept: 1, total: 3 }, commandId: applied.audit.commandId }),
+      expect.objectContaining({
+        id: proposal.id,
+        status: "applied_in_part",
+        part: { kept: 1, total: 3 },
+        commandId: applied.audit.commandId,
+      }),
     ]);
   });
 
@@ -104,18 +121,32 @@ describe("panel: proposals, decisions and the audit trail", () => {
     const w = await createWorld();
     const panel = panelAs(w, w.tokens.owner);
     const ref = { workspaceId: w.ids.ws, documentId: w.ids.page };
-    const write = await w.call("mnote.page.save", w.envelope("mnote.page.save", { content: [{ id: "x", type: "quote", text: "AI" }] }), w.tokens.ownerAgent);
+    const write = await w.call(
+      "mnote.page.save",
+      w.envelope("mnote.page.save", { content: [{ id: "x", type: "quote", text: "AI" }] }),
+      w.tokens.ownerAgent,
+    );
     expect(write.ok).toBe(true);
     const commandId = write.audit.commandId!;
     const dry = await panel.page.revert({ ...ref, commandId });
-    expect(dry.envelope).toMatchObject({ ok: true, audit: { effect: "dry_run" }, result: { commandName: "page.revert", baseRevision: 2 } });
+    expect(dry.envelope).toMatchObject({
+      ok: true,
+      audit: { effect: "dry_run" },
+      result: { commandName: "page.revert", baseRevision: 2 },
+    });
     expect((await panel.page.view(ref)).page.revision).toBe(2);
     // The server built the call: the person's session, on the reverted write's trace; a second click is the same edit, listed once.
     const again = await panel.page.revert({ ...ref, commandId });
     expect(again.envelope.ok).toBe(true);
     const pending = (await panel.proposals.list(ref)).filter((p) => p.status === "pending");
     expect(pending).toEqual([
-      expect.objectContaining({ id: again.proposalId, toolName: "panel.page.revert", traceId: "trace_1", runId: "panel", who: expect.objectContaining({ holder: "person" }) }),
+      expect.objectContaining({
+        id: again.proposalId,
+        toolName: "panel.page.revert",
+        traceId: "trace_1",
+        runId: "panel",
+        who: expect.objectContaining({ holder: "person" }),
+      }),
     ]);
     const done = await panel.proposals.approve({ ...ref, proposalId: again.proposalId! });
     expect(done).toMatchObject({ ok: true, audit: { effect: "write" }, result: { revision: 3 } });
@@ -142,7 +173,9 @@ describe("panel: proposals, decisions and the audit trail", () => {
     const applied = await panel.proposals.approve({ ...ref, proposalId: proposal!.id });
     expect(applied.ok).toBe(true);
     // The person wrote it, but it is the agent's edit: the audit trail marks it as an AI write (Revert is offered).
-    const write = (await panel.audit.list(ref)).find((r) => r.commandId === applied.audit.commandId && r.effect === "write");
+    const write = (await panel.audit.list(ref)).find(
+      (r) => r.commandId === applied.audit.commandId && r.effect === "write",
+    );
     expect(write).toMatchObject({ aiWrite: true, identity: { holder: "person" } });
     const human = await w.call("mnote.page.update_title", w.envelope("mnote.page.update_title", { title: "By hand" }));
     expect((await panel.audit.list(ref)).find((r) => r.commandId === human.audit.commandId)?.aiWrite).toBe(false);
@@ -158,7 +191,12 @@ describe("panel: proposals, decisions and the audit trail", () => {
     const hidden = { workspaceId: w.ids.ws, documentId: w.ids.privatePage };
     const missing = { workspaceId: w.ids.ws, documentId: "doc_missing" };
     const errors = await Promise.all(
-      [hidden, missing].map((ref) => stranger.page.view(ref).then(() => null, (e: Error) => e.message)),
+      [hidden, missing].map((ref) =>
+        stranger.page.view(ref).then(
+          () => null,
+          (e: Error) => e.message,
+        ),
+      ),
     );
     expect(errors[0]).toBe(errors[1]);
     expect(errors[0]).not.toContain(w.SECRET);
@@ -178,10 +216,16 @@ describe("panel: re-running a stale proposal", () => {
     await w.call("mnote.page.update_title", w.envelope("mnote.page.update_title", { title: "Human title" }));
     const [stale] = (await panel.proposals.list(ref)).filter((p) => p.status === "pending");
     const rerun = await panel.proposals.rerun({ ...ref, proposalId: stale!.id });
-    expect(rerun.envelope).toMatchObject({ ok: true, result: { baseRevision: 2, changes: [{ before: "Human title", after: "Agent title" }] } });
+    expect(rerun.envelope).toMatchObject({
+      ok: true,
+      result: { baseRevision: 2, changes: [{ before: "Human title", after: "Agent title" }] },
+    });
     const pending = (await panel.proposals.list(ref)).filter((p) => p.status === "pending");
     expect(pending.map((p) => p.id)).toEqual([rerun.proposalId]);
-    expect(await panel.proposals.approve({ ...ref, proposalId: rerun.proposalId! })).toMatchObject({ ok: true, result: { revision: 3 } });
+    expect(await panel.proposals.approve({ ...ref, proposalId: rerun.proposalId! })).toMatchObject({
+      ok: true,
+      result: { revision: 3 },
+    });
   });
 });
 
@@ -194,7 +238,9 @@ describe("panel: who decides, and proposals whatever the audit volume", () => {
     const readOnly = (await w.newToken(w.ids.owner, ["page.read"])).token;
     for (const token of [w.tokens.viewer, readOnly]) {
       const before = await w.kernel.admin.tableSnapshot();
-      await expect(panelAs(w, token).proposals.reject({ ...ref, proposalId: proposal!.id })).rejects.toThrow(/write permission|scopes/);
+      await expect(panelAs(w, token).proposals.reject({ ...ref, proposalId: proposal!.id })).rejects.toThrow(
+        /write permission|scopes/,
+      );
       expect(await w.kernel.admin.tableSnapshot()).toEqual(before);
       // The same person may not approve it either (the tool's own checks answer).
       expect(await panelAs(w, token).proposals.approve({ ...ref, proposalId: proposal!.id })).toMatchObject({
@@ -203,7 +249,10 @@ describe("panel: who decides, and proposals whatever the audit volume", () => {
       });
     }
     // The viewer still sees it, pending.
-    expect((await panelAs(w, w.tokens.viewer).proposals.list(ref))[0]).toMatchObject({ id: proposal!.id, status: "pending" });
+    expect((await panelAs(w, w.tokens.viewer).proposals.list(ref))[0]).toMatchObject({
+      id: proposal!.id,
+      status: "pending",
+    });
     await panelAs(w, w.tokens.editor).proposals.reject({ ...ref, proposalId: proposal!.id });
     expect((await panelAs(w, w.tokens.owner).proposals.list(ref))[0]).toMatchObject({ status: "rejected" });
   });
@@ -213,12 +262,21 @@ describe("panel: who decides, and proposals whatever the audit volume", () => {
     await w.kernel.admin.setApprovalRequired(w.ids.ws, true);
     const panel = panelAs(w, w.tokens.owner);
     const ref = { workspaceId: w.ids.ws, documentId: w.ids.page };
-    const dryRun = await agentDryRun(w, "mnote.page.save", { content: [{ type: "paragraph", text: "proposed" }], mode: "append" });
+    const dryRun = await agentDryRun(w, "mnote.page.save", {
+      content: [{ type: "paragraph", text: "proposed" }],
+      mode: "append",
+    });
     const heldCall = w.envelope("mnote.page.update_title", { title: "Held title" });
-    expect(await w.call("mnote.page.update_title", heldCall, w.tokens.ownerAgent)).toMatchObject({ error: { code: "mnote_tool_approval_required" } });
+    expect(await w.call("mnote.page.update_title", heldCall, w.tokens.ownerAgent)).toMatchObject({
+      error: { code: "mnote_tool_approval_required" },
+    });
     // Calls without a valid token that claim Ada's identity and the proposals' run and trace …
     for (const forged of [dryRun, heldCall]) {
-      await w.call("mnote.page.update_title", { ...forged, toolName: "mnote.page.update_title", args: { title: "forged" } }, "Bearer mnt_forged");
+      await w.call(
+        "mnote.page.update_title",
+        { ...forged, toolName: "mnote.page.update_title", args: { title: "forged" } },
+        "Bearer mnt_forged",
+      );
     }
     // … and a viewer's 1,100 reads: the page's audit trail holds far more than the proposals.
     for (let i = 0; i < 1_100; i++) {
@@ -242,8 +300,14 @@ describe("panel: who decides, and proposals whatever the audit volume", () => {
     const panel = panelAs(w, w.tokens.owner);
     await agentDryRun(w, "mnote.page.update_title", { title: "Agent title" });
     const [proposal] = await panel.proposals.list({ workspaceId: w.ids.ws, documentId: w.ids.page });
-    await expect(panel.proposals.get({ workspaceId: w.ids.ws, documentId: w.ids.privatePage, proposalId: proposal!.id })).rejects.toThrow(/no such proposal/);
-    const auditOnly = (await w.kernel.listAudit({ documentId: w.ids.page })).find((r) => r.outcome !== "proposal")?.id ?? proposal!.id + 1;
-    await expect(panel.proposals.get({ workspaceId: w.ids.ws, documentId: w.ids.page, proposalId: auditOnly })).rejects.toThrow(/no such proposal/);
+    await expect(
+      panel.proposals.get({ workspaceId: w.ids.ws, documentId: w.ids.privatePage, proposalId: proposal!.id }),
+    ).rejects.toThrow(/no such proposal/);
+    const auditOnly =
+      (await w.kernel.listAudit({ documentId: w.ids.page })).find((r) => r.outcome !== "proposal")?.id ??
+      proposal!.id + 1;
+    await expect(
+      panel.proposals.get({ workspaceId: w.ids.ws, documentId: w.ids.page, proposalId: auditOnly }),
+    ).rejects.toThrow(/no such proposal/);
   });
 });

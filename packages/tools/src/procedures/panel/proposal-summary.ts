@@ -24,6 +24,8 @@ export function proposalSummary(preview: DryRunResult): ProposalSummary {
     plan: preview.plan.slice(0, SUMMARY_LINES).map(clip),
     diff: preview.diff.slice(0, SUMMARY_LINES),
     changeCount: preview.changes.length,
-    warnings: preview.warnings.slice(0, SUMMARY_LINES).map((warning) => ({ ...warning, message: clip(warning.message) })),
+    warnings: preview.warnings
+      .slice(0, SUMMARY_LINES)
+      .map((warning) => ({ ...warning, message: clip(warning.message) })),
   };
 }

@@ -23,32 +23,54 @@ export const ProposalsApplyPartInput = ProposalRefSchema.extend({
  * the proposal applied in part (kept of total). Any failure writes nothing and leaves the proposal
  * pending; no second proposal is recorded on the way.
  */
-export const proposalsApplyPart = panelProcedure.input(ProposalsApplyPartInput).mutation(async ({ ctx, input }): Promise<OutputEnvelope> => {
-  const { page, proposal } = await pendingProposal(ctx, input);
-  await requireDecider(ctx, input, proposal);
-  if (!cutsByChange(proposal.toolName)) {
-    throw new TRPCError({ code: "BAD_REQUEST", message: "only page.save and page.edit proposals can be applied in part" });
-  }
-  if (proposal.stale) throw new TRPCError({ code: "CONFLICT", message: "the page changed since this proposal; re-run the dry run" });
-  const total = proposal.preview.changes.length;
-  const kept = [...new Set(input.keep)].sort((a, b) => a - b);
-  if (kept.at(-1)! >= total) throw new TRPCError({ code: "BAD_REQUEST", message: `keep: the proposal has ${total} changes (0 to ${total - 1})` });
-  const base = panelEnvelope(ctx.token, proposal, input);
-  if (kept.length === total) {
-    // Everything kept is the proposal itself: apply it as shown, as Approve does.
-    const args = { ...proposal.args, baseRevision: proposal.preview.baseRevision };
-    return callProposalTool(ctx, proposal.toolName, { ...base, idempotencyKey: proposal.idempotencyKey, dryRun: false, args }, decisionOn(proposal));
-  }
-  const keep = new Set(kept);
-  const args =
-    proposal.toolName === "mnote.page.edit" ? await keptEditArgs(ctx, page, proposal, keep) : await keptSaveArgs(ctx, page, proposal, keep);
-  return callProposalTool(
-    ctx,
-    proposal.toolName,
-    { ...base, idempotencyKey: partialApplyKey(proposal.idempotencyKey, kept), dryRun: false, args: { ...args, baseRevision: proposal.preview.baseRevision } },
-    decisionOn(proposal, { kept, total }),
-  );
-});
+export const proposalsApplyPart = panelProcedure
+  .input(ProposalsApplyPartInput)
+  .mutation(async ({ ctx, input }): Promise<OutputEnvelope> => {
+    const { page, proposal } = await pendingProposal(ctx, input);
+    await requireDecider(ctx, input, proposal);
+    if (!cutsByChange(proposal.toolName)) {
+      throw new TRPCError({
+        code: "BAD_REQUEST",
+        message: "only page.save and page.edit proposals can be applied in part",
+      });
+    }
+    if (proposal.stale)
+      throw new TRPCError({ code: "CONFLICT", message: "the page changed since this proposal; re-run the dry run" });
+    const total = proposal.preview.changes.length;
+    const kept = [...new Set(input.keep)].sort((a, b) => a - b);
+    if (kept.at(-1)! >= total)
+      throw new TRPCError({
+        code: "BAD_REQUEST",
+        message: `keep: the proposal has ${total} changes (0 to ${total - 1})`,
+      });
+    const base = panelEnvelope(ctx.token, proposal, input);
+    if (kept.length === total) {
+      // Everything kept is the proposal itself: apply it as shown, as Approve does.
+      const args = { ...proposal.args, baseRevision: proposal.preview.baseRevision };
+      return callProposalTool(
+        ctx,
+        proposal.toolName,
+        { ...base, idempotencyKey: proposal.idempotencyKey, dryRun: false, args },
+        decisionOn(proposal),
+      );
+    }
+    const keep = new Set(kept);
+    const args =
+      proposal.toolName === "mnote.page.edit"
+        ? await keptEditArgs(ctx, page, proposal, keep)
+        : await keptSaveArgs(ctx, page, proposal, keep);
+    return callProposalTool(
+      ctx,
+      proposal.toolName,
+      {
+        ...base,
+        idempotencyKey: partialApplyKey(proposal.idempotencyKey, kept),
+        dryRun: false,
+        args: { ...args, baseRevision: proposal.preview.baseRevision },
+      },
+      decisionOn(proposal, { kept, total }),
+    );
+  });
 
 /** A page.save proposal cut to the kept changes: the body it would give with the others undone. */
 async function keptSaveArgs(ctx: ToolsContext, page: PageRecord, proposal: Proposal, keep: Set<number>) {
@@ -74,7 +96,11 @@ async function keptSaveArgs(ctx: ToolsContext, page: PageRecord, proposal: Propo
 async function keptEditArgs(ctx: ToolsContext, page: PageRecord, proposal: Proposal, keep: Set<number>) {
   const args = proposal.args as ToolArgs<"mnote.page.edit">;
   const operations = await withInsertIds(ctx.kernel, page, args.operations, proposal.idempotencyKey);
-  const edit = simulateBlockEdits(await ctx.kernel.findBlocks(page.id, blockIdsNamed(operations)), page.blockCount, operations);
+  const edit = simulateBlockEdits(
+    await ctx.kernel.findBlocks(page.id, blockIdsNamed(operations)),
+    page.blockCount,
+    operations,
+  );
   const kept = keptOperations(operations, edit.changes, edit.operationOfChange, (i) => keep.has(i));
   if (kept.length === 0) throw new TRPCError({ code: "BAD_REQUEST", message: "keep at least one change" });
   return { operations: kept };

@@ -8,13 +8,15 @@ import { panelProcedure, ProposalRefSchema } from "./panel-procedure";
  * audit record names the proposal and its proposer. A moved page answers mnote_tool_conflict and
  * nothing is written.
  */
-export const proposalsApprove = panelProcedure.input(ProposalRefSchema).mutation(async ({ ctx, input }): Promise<OutputEnvelope> => {
-  const { proposal } = await pendingProposal(ctx, input);
-  const envelope = {
-    ...panelEnvelope(ctx.token, proposal, input),
-    idempotencyKey: proposal.idempotencyKey,
-    dryRun: false,
-    args: { ...proposal.args, baseRevision: proposal.preview.baseRevision },
-  };
-  return callProposalTool(ctx, proposal.toolName, envelope, decisionOn(proposal));
-});
+export const proposalsApprove = panelProcedure
+  .input(ProposalRefSchema)
+  .mutation(async ({ ctx, input }): Promise<OutputEnvelope> => {
+    const { proposal } = await pendingProposal(ctx, input);
+    const envelope = {
+      ...panelEnvelope(ctx.token, proposal, input),
+      idempotencyKey: proposal.idempotencyKey,
+      dryRun: false,
+      args: { ...proposal.args, baseRevision: proposal.preview.baseRevision },
+    };
+    return callProposalTool(ctx, proposal.toolName, envelope, decisionOn(proposal));
+  });

@@ -6,7 +6,9 @@ import { listProposals, type ProposalListItem } from "./proposals";
  * with who proposed them and what the signed-in person may do with each. A preview can be megabytes;
  * the panel asks for one with panel.proposals.get when it shows it.
  */
-export const proposalsList = panelProcedure.input(PageRefSchema).query(async ({ ctx, input }): Promise<ProposalListItem[]> => {
-  const { page, facts } = await requirePage(ctx, input);
-  return listProposals(ctx, page, facts);
-});
+export const proposalsList = panelProcedure
+  .input(PageRefSchema)
+  .query(async ({ ctx, input }): Promise<ProposalListItem[]> => {
+    const { page, facts } = await requirePage(ctx, input);
+    return listProposals(ctx, page, facts);
+  });

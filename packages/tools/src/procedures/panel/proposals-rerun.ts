@@ -24,8 +24,8 @@ export const proposalsRerun = panelProcedure.input(ProposalRefSchema).mutation(a
     baseRevision: proposal.preview.baseRevision,
     detail: { proposalId, proposer, reason: "superseded by a new dry run" },
   });
-  const fresh = (await ctx.kernel.listProposals({ workspaceId: page.workspaceId, documentId: page.id, decidedLimit: 0 })).find(
-    (p) => p.idempotencyKey === idempotencyKey,
-  );
+  const fresh = (
+    await ctx.kernel.listProposals({ workspaceId: page.workspaceId, documentId: page.id, decidedLimit: 0 })
+  ).find((p) => p.idempotencyKey === idempotencyKey);
   return { envelope: result, proposalId: fresh?.auditId ?? null };
 });

@@ -15,7 +15,10 @@ export type { ProposalSummary } from "./proposal-summary";
  */
 const PARTIAL_MARK = "~part~";
 export function partialApplyKey(key: string, keep: number[]) {
-  const digest = createHash("sha256").update(canonicalJson([...keep].sort((a, b) => a - b))).digest("hex").slice(0, 24);
+  const digest = createHash("sha256")
+    .update(canonicalJson([...keep].sort((a, b) => a - b)))
+    .digest("hex")
+    .slice(0, 24);
   return `${key.slice(0, 200 - PARTIAL_MARK.length - digest.length)}${PARTIAL_MARK}${digest}`;
 }
 /** The key of the proposal an edit came from: itself, or the proposal a partial apply was cut from (older records). */
@@ -78,7 +81,14 @@ export interface Proposal extends ProposalListItem {
 
 type PageAt = Pick<PageRecord, "id" | "workspaceId" | "revision">;
 
-function listItem(ctx: PersonContext, facts: AccessFacts, names: DisplayNames, record: ProposalRecord, page: PageAt, baseRevision = record.baseRevision): ProposalListItem {
+function listItem(
+  ctx: PersonContext,
+  facts: AccessFacts,
+  names: DisplayNames,
+  record: ProposalRecord,
+  page: PageAt,
+  baseRevision = record.baseRevision,
+): ProposalListItem {
   const { identity } = record;
   const summary = record.summary as ProposalSummary | null;
   const status: ProposalState = record.appliedPart ? "applied_in_part" : record.status;
@@ -125,14 +135,23 @@ export async function listProposals(ctx: PersonContext, page: PageAt, facts: Acc
     seen.add(edit);
     unique.push(record);
   }
-  const names = await loadNames(ctx.kernel, unique.map((record) => record.identity));
+  const names = await loadNames(
+    ctx.kernel,
+    unique.map((record) => record.identity),
+  );
   return unique.map((record) => listItem(ctx, facts, names, record, page));
 }
 
 /** One proposal of this page with its args and full preview, from the audit record the index points at. */
-export async function findProposal(ctx: PersonContext, page: PageAt, facts: AccessFacts, id: number): Promise<Proposal | null> {
+export async function findProposal(
+  ctx: PersonContext,
+  page: PageAt,
+  facts: AccessFacts,
+  id: number,
+): Promise<Proposal | null> {
   const record = await ctx.kernel.getProposal(id);
-  if (!record || record.identity.documentId !== page.id || record.identity.workspaceId !== page.workspaceId) return null;
+  if (!record || record.identity.documentId !== page.id || record.identity.workspaceId !== page.workspaceId)
+    return null;
   const audit = await ctx.kernel.getAudit(id);
   if (!audit?.detail) return null;
   const preview = audit.detail.preview as DryRunResult;

@@ -44,11 +44,13 @@ export const planPageRevert: Planner = async ({ kernel, input, page }) => {
     return fail("mnote_tool_invalid_input", "args.commandId: no such command on this page");
   }
   const before = await kernel.getPageStateBefore(commandId);
-  if (!before) return fail("mnote_tool_invalid_input", "args.commandId: the page before that command cannot be rebuilt");
+  if (!before)
+    return fail("mnote_tool_invalid_input", "args.commandId: the page before that command cannot be rebuilt");
   const current = await kernel.getBlocks(page.id);
   const blockChanges = diffBlocks(current, before.state.blocks);
   const changes: Change[] = [...blockChanges];
-  if (before.state.title !== page.title) changes.push({ kind: "set_title", before: page.title, after: before.state.title });
+  if (before.state.title !== page.title)
+    changes.push({ kind: "set_title", before: page.title, after: before.state.title });
   for (const key of PAGE_OPTION_KEYS) {
     if (before.state.options[key] !== page.options[key]) {
       changes.push({ kind: "set_option", key, before: page.options[key], after: before.state.options[key] });

@@ -61,4 +61,3 @@ const CHANGES_THE_PAGE = {
 export function changesThePage(toolName: string): boolean {
   return (CHANGES_THE_PAGE as Record<string, boolean>)[toolName] === true;
 }
-

@@ -9,7 +9,13 @@ export const panelAs = (world: World, token: string, kernel: KernelAdapter = wor
   createCaller(createToolsContext({ kernel, authorization: `Bearer ${token}`, door: "panel" })).panel;
 
 /** An agent's dry run on the world's page, on run `run_agent` unless `overrides` say otherwise. */
-export async function agentDryRun(world: World, tool: Parameters<World["envelope"]>[0], args: Record<string, unknown>, overrides = {}, token = world.tokens.ownerAgent) {
+export async function agentDryRun(
+  world: World,
+  tool: Parameters<World["envelope"]>[0],
+  args: Record<string, unknown>,
+  overrides = {},
+  token = world.tokens.ownerAgent,
+) {
   const envelope = world.envelope(tool, args, { dryRun: true, runId: "run_agent", ...overrides });
   const result = await world.call(tool, envelope, token);
   expect(result.ok).toBe(true);

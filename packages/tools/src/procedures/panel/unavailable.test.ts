@@ -8,7 +8,9 @@ import { createWorld } from "../../test-support";
 describe("panel: a database that cannot answer", () => {
   it("answers 503 unavailable without the driver's message, like the tools' envelope", async () => {
     const w = await createWorld();
-    const panel = createCaller(createToolsContext({ kernel: w.kernel, authorization: `Bearer ${w.tokens.owner}`, door: "panel" })).panel;
+    const panel = createCaller(
+      createToolsContext({ kernel: w.kernel, authorization: `Bearer ${w.tokens.owner}`, door: "panel" }),
+    ).panel;
     await expect(panel.pages.list({ workspaceId: w.ids.ws })).resolves.toBeDefined();
     // A closed database is a real driver failure: every statement now throws.
     await w.kernel.close();

@@ -12,7 +12,8 @@ import { redirectTo, SESSION_COOKIE, sessionCookieOptions } from "~/server/sessi
 export async function POST(req: Request) {
   const demoUsers = panelEnv().devSignInUsers;
   if (demoUsers.length === 0) return NextResponse.json({ error: "dev sign-in is off" }, { status: 404 });
-  if (foreignOrigin(req, panelEnv().allowedOrigins)) return NextResponse.json({ error: "cross-origin request refused" }, { status: 403 });
+  if (foreignOrigin(req, panelEnv().allowedOrigins))
+    return NextResponse.json({ error: "cross-origin request refused" }, { status: 403 });
   const form = await req.formData().catch(() => null);
   // A file sent under the field's name is not a user id (String() would make it "[object File]").
   const field = form?.get("userId");

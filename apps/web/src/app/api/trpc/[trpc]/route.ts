@@ -6,7 +6,8 @@ import { panelLimiter } from "~/server/rate-limit";
 export const dynamic = "force-dynamic";
 
 /** The router at the panel's door: person tokens only, same-origin changes, the bridge's size and rate limits. */
-const handler = (req: Request) => handlePanelApi(req, {
+const handler = (req: Request) =>
+  handlePanelApi(req, {
     kernel: getKernel,
     limiter: panelLimiter(),
     allowedOrigins: panelEnv().allowedOrigins,
