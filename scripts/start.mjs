@@ -4,6 +4,8 @@ import { spawnSync } from "node:child_process";
 import { resolve } from "node:path";
 import { mnote, mnoteResult, ROOT, startStack } from "./stack.mjs";
 
+// The kernel's default database (DEFAULT_DATABASE_FILE in packages/kernel/src/open.ts), made absolute so the panel
+// (which runs in apps/web) and the bridge open the same file; this plain script cannot import the TypeScript kernel.
 const databaseUrl = process.env.MNOTE_DATABASE_URL ?? `file:${resolve(ROOT, ".mnote/mnote.db")}`;
 const env = { MNOTE_DATABASE_URL: databaseUrl };
 

@@ -13,6 +13,7 @@ export {
   openPostgresDriver,
   openPgliteDriver,
   DEFAULT_DATABASE_URL,
+  defaultDatabaseUrl,
   type OpenOptions,
 } from "./open";
 export { openSqliteDriver, type SqliteOptions } from "./sql/sqlite-driver";

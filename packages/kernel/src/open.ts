@@ -5,7 +5,15 @@ import type { SqlDriver } from "./sql/driver";
 import type { PgliteOptions } from "./sql/pglite-driver";
 import type { PostgresOptions } from "./sql/postgres-driver";
 
-export const DEFAULT_DATABASE_URL = "file:./.mnote/mnote.db";
+/** Where a checkout keeps its SQLite database when MNOTE_DATABASE_URL is not set, relative to the checkout's root. */
+export const DEFAULT_DATABASE_FILE = ".mnote/mnote.db";
+
+/** The default database URL: relative to the working directory, or to `root` when a process runs elsewhere in the checkout. */
+export function defaultDatabaseUrl(root?: string): string {
+  return `file:${root === undefined ? `./${DEFAULT_DATABASE_FILE}` : resolve(root, DEFAULT_DATABASE_FILE)}`;
+}
+
+export const DEFAULT_DATABASE_URL = defaultDatabaseUrl();
 
 /** How to open a database besides its URL: each process reads these from its validated configuration. */
 export interface OpenOptions {

@@ -1,4 +1,5 @@
 import { resolve } from "node:path";
+import { defaultDatabaseUrl } from "@mnote/kernel";
 import {
   ConfigReader,
   databaseSettingsFromEnv,
@@ -89,7 +90,7 @@ export function readPanelEnv(env: Record<string, string | undefined>): PanelEnv 
   const secure = config.oneOf("MNOTE_SECURE_COOKIES", ["0", "1"]);
   const tools = toolsSettingsFromEnv(config);
   const hermes = readHermes(config);
-  const database = databaseSettingsFromEnv(config, `file:${resolve(process.cwd(), "../../.mnote/mnote.db")}`);
+  const database = databaseSettingsFromEnv(config, defaultDatabaseUrl(resolve(process.cwd(), "../..")));
   const allowedOrigins = list(config.raw("MNOTE_PANEL_ORIGINS"), (origin) => origin.replace(/\/+$/, ""));
   for (const origin of allowedOrigins) {
     if (!/^https?:\/\/[^/\s]+$/.test(origin))
