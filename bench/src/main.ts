@@ -135,7 +135,10 @@ if (floor && breakdown) {
     "How the ratio moved (each step measured side by side against the step before, `src/compare.ts`): 41% at the first " +
       "landing; nine check middlewares run as plain functions in one (−14% time per write); an append asks only about its " +
       "new ids instead of reading every id (a 1,000-block page went from 18% to 44%); one read for token, access and key " +
-      "(−5%); `crypto.hash` instead of `createHash`, SQL strings built once (−11%); no id lookup for derived ids (−5%).",
+      "(−5%); `crypto.hash` instead of `createHash`, SQL strings built once (−11%); no id lookup for derived ids (−5%). " +
+      "Issues 13–15 (change feed, one echo of caller ids, panel decisions on the server) against the code before them: " +
+      "0.94× the time per write (11 rounds, side by side, on a loaded machine); a run-to-run move of this ratio between " +
+      "two `pnpm bench` runs (70.6% → 54.8% on 2026-11-30) is the shared machine, not the write path.",
     "",
   );
 }
