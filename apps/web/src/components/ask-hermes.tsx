@@ -2,24 +2,11 @@
 
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useCallback, useEffect, useRef, useState } from "react";
+import type { RunLine } from "~/server/hermes-client";
 import { useTRPC } from "~/trpc/react";
 import { formatTime, toolLabel } from "./labels";
 
 type PageRef = { workspaceId: string; documentId: string };
-
-/** The lines /api/hermes/runs/{id}/events sends (server/hermes-client.ts AskEvent, plus the door's own). */
-type RunLine =
-  | { type: "delta"; text: string }
-  | { type: "tool.started"; tool: string; preview: string | null }
-  | { type: "tool.completed"; tool: string; durationSeconds: number; error: boolean }
-  | { type: "approval.request"; description: string; command: string | null; choices: string[] }
-  | { type: "approval.responded"; choice: string }
-  | { type: "completed"; output: string }
-  | { type: "failed"; message: string }
-  | { type: "cancelled" }
-  | { type: "closed" }
-  | { type: "lost"; message: string }
-  | { type: "status"; status: string; error: string | null };
 
 type StreamedCall = {
   tool: string;

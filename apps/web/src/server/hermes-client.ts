@@ -82,6 +82,14 @@ export type AskEvent =
   /** `: stream closed`: Hermes has nothing more to say about this run. */
   | { type: "closed" };
 
+/** The lines /api/hermes/runs/{id}/events sends the browser: the run's events, plus the door's own two. */
+export type RunLine =
+  | AskEvent
+  /** Hermes went away mid-run: the run may go on there. */
+  | { type: "lost"; message: string }
+  /** A second reader (a reload) gets the run's status instead of its events. */
+  | { type: "status"; status: string; error: string | null };
+
 const str = (value: unknown, fallback = ""): string => (typeof value === "string" ? value : fallback);
 
 /** One Hermes event payload → what the panel shows (null: nothing to show, e.g. reasoning, or an event this version does not know). */

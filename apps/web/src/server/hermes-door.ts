@@ -5,7 +5,7 @@ import { bearerSecret, createCaller, createToolsContext } from "@mnote/tools";
 import { TRPCError } from "@trpc/server";
 import { z } from "zod";
 import { panelEnv } from "./env";
-import { HermesClient, HermesRefused, HermesUnreachable } from "./hermes-client";
+import { HermesClient, HermesRefused, HermesUnreachable, type RunLine } from "./hermes-client";
 import { getKernel } from "./kernel";
 import { foreignOrigin } from "./origin";
 import { BodyTooLarge, readCappedBody } from "./panel-api";
@@ -256,7 +256,7 @@ export async function runEvents(req: Request, runId: string): Promise<Response> 
 }
 
 /** A stream of JSON lines; a lost Hermes mid-run becomes a last `lost` line, never a broken stream. */
-function ndjson(events: AsyncIterable<object>, cancel: () => void): Response {
+function ndjson(events: AsyncIterable<RunLine>, cancel: () => void): Response {
   const encoder = new TextEncoder();
   const iterator = events[Symbol.asyncIterator]();
   const body = new ReadableStream<Uint8Array>({
@@ -268,7 +268,7 @@ function ndjson(events: AsyncIterable<object>, cancel: () => void): Response {
       } catch {
         controller.enqueue(
           encoder.encode(
-            `${JSON.stringify({ type: "lost", message: "The connection to Hermes was lost; the run may go on in Hermes. Its tool calls show below from the audit trail." })}\n`,
+            `${JSON.stringify({ type: "lost", message: "The connection to Hermes was lost; the run may go on in Hermes. Its tool calls show below from the audit trail." } satisfies RunLine)}\n`,
           ),
         );
         controller.close();
