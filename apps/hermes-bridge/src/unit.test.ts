@@ -9,7 +9,7 @@ import { hermesSchemaDocument, generateHermesSchemas } from "./hermes/generate-s
 import { hermesMcpConfig, installHermesPlugin } from "./hermes/install";
 import { idempotencyKeyForCall } from "./idempotency";
 import { envelopeFromModelArguments } from "./model-envelope";
-import { RateLimiter } from "@mnote/tools";
+import { RateLimiter } from "@mnote/process";
 import { newTraceId, traceIdFromTraceparent } from "./trace";
 
 describe("traceparent", () => {

@@ -13,7 +13,7 @@ import {
 import type { BridgeContext } from "../context";
 import { headerValue } from "../ids";
 import { type BridgeLogger, createLogger } from "../logging";
-import { AuthFailureLimiter, type Env, RateLimiter, type SharedWindowCounter } from "@mnote/tools";
+import { AuthFailureLimiter, type Env, RateLimiter, type SharedWindowCounter } from "@mnote/process";
 import { sendJson } from "./body";
 import { McpHttpEndpoint } from "./mcp-endpoint";
 import { handleToolCall, handleWhoami, toolListing } from "./tool-endpoint";

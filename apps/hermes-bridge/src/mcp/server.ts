@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { canonicalToolName, echoValue, type OutputEnvelope, TOOL_ERROR_MESSAGES } from "@mnote/contract";
 import type { KernelAdapter } from "@mnote/kernel";
-import { type RateLimiter, resolveToken, type ToolsSettings } from "@mnote/tools";
+import { resolveToken, type ToolsSettings } from "@mnote/tools";
+import { type RateLimiter } from "@mnote/process";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { type CallToolResult, CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { rateLimitKey, whoami, type WhoAmI } from "../auth";
