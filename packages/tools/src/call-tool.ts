@@ -6,7 +6,7 @@ import {
   type OutputEnvelope,
   TOOL_ERROR_MESSAGES,
 } from "@mnote/contract";
-import { anonymousIdentity, unverifiedClaims } from "./call";
+import { anonymousIdentity, unverifiedClaims } from "./call-state";
 import { createToolsContext, type ToolsContext } from "./context";
 import { mnoteRouter } from "./routers/mnote";
 import { createCallerFactory } from "./trpc";

@@ -1,6 +1,6 @@
 export { appRouter, createCaller, type AppRouter } from "./root";
 export { callTool } from "./call-tool";
-export { resolveToken, signedInPerson } from "./caller-token";
+export { resolveToken, signedInPerson } from "./resolve-token";
 export {
   bearerSecret,
   createToolsContext,

@@ -9,11 +9,11 @@ import {
   type ToolName,
 } from "@mnote/contract";
 import type { KernelAdapter, KernelCommand, PageRecord } from "@mnote/kernel";
-import { type CallState, callIdentity, type ParsedEnvelope, successEnvelope } from "./call";
+import { type CallState, callIdentity, type ParsedEnvelope, successEnvelope } from "./call-state";
 import type { ToolsContext } from "./context";
 import { fail } from "./failure";
 import { checkCall } from "./middleware/checks";
-import { envelopeAndAudit } from "./middleware/envelope";
+import { envelopeAndAudit } from "./middleware/answer-and-audit";
 import type { ToolSpec } from "./tool-spec";
 import { publicProcedure } from "./trpc";
 

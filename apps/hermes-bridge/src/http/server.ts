@@ -11,7 +11,7 @@ import {
   resolveSettings,
 } from "../config";
 import type { BridgeContext } from "../context";
-import { headerValue } from "../ids";
+import { headerValue } from "../headers";
 import { type BridgeLogger, createLogger } from "../logging";
 import { AuthFailureLimiter, type Env, RateLimiter, type SharedWindowCounter } from "@mnote/process";
 import { sendJson } from "./body";

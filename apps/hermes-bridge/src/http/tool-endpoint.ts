@@ -8,7 +8,7 @@ import {
 } from "@mnote/contract";
 import { clientAddress, rateLimitKey, whoami } from "../auth";
 import type { BridgeContext } from "../context";
-import { bridgeFailure, httpStatusOf } from "../envelope";
+import { bridgeFailure, httpStatusOf } from "../bridge-failure";
 import { invokeTool } from "../invoke";
 import { logToolCall } from "../logging";
 import { resolveToken } from "@mnote/tools";

@@ -1,7 +1,7 @@
 import { type DryRunResult, TOOL_ERROR_MESSAGES } from "@mnote/contract";
-import { type CallState, callFailure, callIdentity, unverifiedClaims } from "../call";
+import { type CallState, callFailure, callIdentity, unverifiedClaims } from "../call-state";
 import { ToolFailure } from "../failure";
-import { proposalSummary } from "../procedures/panel/proposal-summary";
+import { proposalSummary } from "../proposal-summary";
 import { middleware } from "../trpc";
 import type { ToolSpec } from "../tool-spec";
 
