@@ -19,7 +19,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { canonicalJson } from "./fingerprint";
 import { expectEnvelopeShape, type Snapshot, WRITE_TOOLS } from "./test-contract";
-import { testKernels } from "./test-kernels";
+import { kernelPerDatabaseKind } from "./test-kernels";
 import { createWorld, type World } from "./test-support";
 
 /**
@@ -574,7 +574,7 @@ const NUM_RUNS = Number(process.env.MNOTE_MODEL_RUNS ?? 25);
 const runsFor = (kernelName: string) =>
   kernelName.startsWith("SQLite") ? NUM_RUNS : Math.max(1, Math.ceil(NUM_RUNS / 3));
 
-describe.each(testKernels())("contract model ($name)", ({ name, open }) => {
+describe.each(kernelPerDatabaseKind())("contract model ($name)", ({ name, open }) => {
   it("random sequences of the seven tools keep to the model and the invariants", { timeout: 300_000 }, async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(stepArb, { minLength: 30, maxLength: 60 }), (steps) => runSequence(open, steps)),

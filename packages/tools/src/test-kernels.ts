@@ -49,3 +49,14 @@ function postgresKernels(): TestKernel[] {
     ...(server.available || server.mustFail ? [{ name: "PostgreSQL server", open: openTestPostgresKernel }] : []),
   ];
 }
+
+/**
+ * One kernel per database kind, for the property suites: SQLite, and PostgreSQL's dialect once, on the real server
+ * when it is there (else PGlite). PGlite and the server run the same SQL through the same dialect code, so a
+ * property that generates hundreds of call sequences learns nothing new from running on both; the example-based
+ * suites still run every case on all three (`testKernels`).
+ */
+export function kernelPerDatabaseKind(): TestKernel[] {
+  const [sqlite, ...postgres] = testKernels();
+  return [sqlite!, postgres.at(-1)!];
+}

@@ -4,9 +4,8 @@ import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useCallback, useEffect, useRef, useState } from "react";
 import type { RunLine } from "~/server/hermes-client";
 import { useTRPC } from "~/trpc/react";
+import type { PageRef } from "~/trpc/types";
 import { formatTime, toolLabel } from "./labels";
-
-type PageRef = { workspaceId: string; documentId: string };
 
 type StreamedCall = {
   tool: string;

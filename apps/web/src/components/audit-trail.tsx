@@ -1,20 +1,11 @@
 "use client";
 
-import type { AppRouter } from "@mnote/tools";
-import type { inferRouterOutputs } from "@trpc/server";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { useTRPC } from "~/trpc/react";
+import type { PageRef, RouterOutputs } from "~/trpc/types";
 import { CopyableId } from "./copyable-id";
 import { formatTime, relativeTime, toolLabel, whoText } from "./labels";
-
-type PageRef = { workspaceId: string; documentId: string };
-export interface Me {
-  userId: string;
-  name: string;
-  tokenId: string;
-  scopes: ("page.read" | "page.write" | "artifact.write")[];
-}
 
 /** Every call on this page, newest first: reads, dry runs, writes, replays, denials, decisions. */
 export function AuditTrail({ pageRef, onReverted }: { pageRef: PageRef; onReverted: () => void }) {
@@ -178,7 +169,7 @@ export function AuditTrail({ pageRef, onReverted }: { pageRef: PageRef; onRevert
   );
 }
 
-type AuditRow = inferRouterOutputs<AppRouter>["panel"]["audit"]["list"][number];
+type AuditRow = RouterOutputs["panel"]["audit"]["list"][number];
 type Who = AuditRow["who"];
 
 /** "Hermes's proposal", "Ben's proposal": whose proposal a decision was on. */

@@ -7,7 +7,8 @@ import { useCallback, useRef, useState } from "react";
 import { useTRPC } from "~/trpc/react";
 import { Artifacts } from "./artifacts";
 import { AskHermes } from "./ask-hermes";
-import { AuditTrail, type Me } from "./audit-trail";
+import type { Me } from "~/trpc/types";
+import { AuditTrail } from "./audit-trail";
 import { BlockFocusContext, type BlockTarget } from "./block-focus";
 import { BlockView } from "./blocks";
 import { Proposals } from "./proposals";
@@ -102,7 +103,7 @@ export function PageScreen({
           <Link href="/">mnote</Link> / <span>{workspace.name}</span> / <span aria-current="page">{page.title}</span>
         </nav>
         <span className="who">
-          {me.name} ({role}) <SignOutButton />
+          {me.user?.name} ({role}) <SignOutButton />
         </span>
       </header>
       <div className="layout">

@@ -1,24 +1,17 @@
 "use client";
 
-import type { AppRouter } from "@mnote/tools";
-import type { inferRouterOutputs } from "@trpc/server";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useMemo, useRef, useState } from "react";
 import { useTRPC } from "~/trpc/react";
+import type { DecisionAnswer, PageRef, RouterOutputs } from "~/trpc/types";
 import { ChangeList, countChanges } from "./diff-view";
 import { formatTime, proposalStatusText, relativeTime, toolLabel, whoText } from "./labels";
 import { CopyableId } from "./copyable-id";
 
-type PageRef = { workspaceId: string; documentId: string };
 type Outcome = { tone: "ok" | "error"; text: string; offerRerun?: boolean };
 
 /** The parts of an output envelope the panel reports back to the person. */
-type EnvelopeSummary = {
-  ok: boolean;
-  result?: unknown;
-  audit: { commandId: string | null };
-  error: { code: string; message: string } | null;
-};
+type EnvelopeSummary = Pick<DecisionAnswer, "ok" | "result" | "audit" | "error">;
 
 function describeEnvelope(envelope: EnvelopeSummary, kept?: number, total?: number): Outcome {
   if (envelope.ok) {
@@ -111,7 +104,7 @@ export function Proposals({ pageRef }: { pageRef: PageRef }) {
   );
 }
 
-type ProposalItem = inferRouterOutputs<AppRouter>["panel"]["proposals"]["list"][number];
+type ProposalItem = RouterOutputs["panel"]["proposals"]["list"][number];
 
 function ProposalCard({
   proposal,

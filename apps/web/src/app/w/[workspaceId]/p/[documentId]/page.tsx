@@ -26,12 +26,7 @@ export default async function PagePage({ params }: { params: Promise<{ workspace
   if (!view) notFound();
   return (
     <HydrateClient>
-      <PageScreen
-        workspaceId={workspaceId}
-        documentId={documentId}
-        cursor={activity.cursor}
-        me={{ userId: me.user!.id, name: me.user!.name, tokenId: me.tokenId, scopes: me.scopes }}
-      />
+      <PageScreen workspaceId={workspaceId} documentId={documentId} cursor={activity.cursor} me={me} />
     </HydrateClient>
   );
 }
