@@ -149,3 +149,11 @@ export async function listAskRunLines(
   );
   return rows.map((row) => ({ seq: Number(row.seq), line: row.line }));
 }
+
+/** The conversation's newest run: a new question waits while it goes on (one run per conversation at a time). */
+export async function latestAskRun(db: SqlDriver, sessionId: string): Promise<AskRunRecord | null> {
+  const row = await db.get<AskRunRow>(`SELECT * FROM ask_runs WHERE session_id = ? ORDER BY started_at DESC LIMIT 1`, [
+    sessionId,
+  ]);
+  return row ? toRun(row) : null;
+}

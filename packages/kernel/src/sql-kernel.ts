@@ -46,6 +46,7 @@ export class SqlKernel implements KernelAdapter {
       recordRun: (run) => askRecords.recordAskRun(db, run),
       getRun: (runId) => askRecords.getAskRun(db, runId),
       findRunByKey: (userId, startKey) => askRecords.findAskRunByKey(db, userId, startKey),
+      latestRun: (sessionId) => askRecords.latestAskRun(db, sessionId),
       appendRunLines: (runId, lines, ended) => askRecords.appendAskRunLines(db, runId, lines, ended),
       listRunLines: (runId, after, limit) => askRecords.listAskRunLines(db, runId, after, limit),
     };

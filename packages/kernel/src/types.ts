@@ -376,6 +376,8 @@ export interface KernelAsk {
   recordRun(run: AskRunStart): Promise<void>;
   getRun(runId: string): Promise<AskRunRecord | null>;
   findRunByKey(userId: string, startKey: string): Promise<AskRunRecord | null>;
+  /** The conversation's newest run, if any. */
+  latestRun(sessionId: string): Promise<AskRunRecord | null>;
   /** Appends lines to the run (one writer per run); `ended` marks it over. Answers the last line's number. */
   appendRunLines(runId: string, lines: readonly string[], ended: boolean): Promise<number>;
   listRunLines(runId: string, after: number, limit: number): Promise<{ seq: number; line: string }[]>;

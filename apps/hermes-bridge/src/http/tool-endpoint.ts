@@ -11,7 +11,7 @@ import type { BridgeContext } from "../context";
 import { bridgeFailure, httpStatusOf } from "../envelope";
 import { invokeTool } from "../invoke";
 import { logToolCall } from "../logging";
-import { type RateDecision, resolveToken } from "@mnote/tools";
+import { type RateDecision, resolveToken, retryAfterSeconds } from "@mnote/tools";
 import { hermesSafeJson, parseResultForm, RESULT_FORM_HEADER } from "../hermes/model-text";
 import { traceIdFromTraceparent } from "../trace";
 import { BodyTooLarge, isJsonContentType, readBody, refuseUnread, sendJson } from "./body";
@@ -63,7 +63,7 @@ function authenticationFailed(ctx: BridgeContext, req: IncomingMessage): Promise
 }
 
 function retryAfter(decision: RateDecision): Record<string, string> {
-  return decision.allowed ? {} : { "retry-after": String(Math.max(1, Math.ceil(decision.retryAfterMs / 1000))) };
+  return decision.allowed ? {} : { "retry-after": retryAfterSeconds(decision.retryAfterMs) };
 }
 
 /**

@@ -349,6 +349,8 @@ export function kernelConformanceSuite(name: string, openKernel: () => Promise<K
       ]);
       expect(await kernel.ask.listRunLines("run_1", 0, 1)).toEqual([{ seq: 1, line: '{"a":1}' }]);
       expect((await kernel.ask.getRun("run_1"))?.status).toBe("ended");
+      expect((await kernel.ask.latestRun(session.sessionId))?.runId).toBe("run_1");
+      expect(await kernel.ask.latestRun("no_such_session")).toBeNull();
       expect(await kernel.ask.getRun("run_unknown")).toBeNull();
     });
 
