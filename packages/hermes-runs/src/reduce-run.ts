@@ -91,13 +91,16 @@ function applyLine(s: RunView, line: RunLine): RunView {
       };
     case "lost":
       return isLive(s.phase) ? { ...s, phase: "lost", approval: null, message: line.message } : s;
-    case "status":
+    case "status": {
+      const phase = STATUS_PHASE[line.status] ?? "lost";
       return {
         ...s,
-        phase: STATUS_PHASE[line.status] ?? "lost",
+        phase,
         approval: null,
-        message: `Hermes says this run is ${line.status}${line.error ? `: ${line.error}` : ""}.`,
+        message:
+          phase === "completed" ? null : `Hermes says this run is ${line.status}${line.error ? `: ${line.error}` : ""}.`,
       };
+    }
     case "closed":
       return s;
   }

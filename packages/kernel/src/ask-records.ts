@@ -46,6 +46,8 @@ const toRun = (row: AskRunRow): AskRunRecord => ({
 
 /** How long a run and its lines are kept: as long as Hermes keeps a run's status (its _RUN_STATUS_TTL). */
 export const ASK_RUN_TTL_MS = 60 * 60 * 1000;
+/** How long an ended run's lines stay for readers that were following it. */
+export const ASK_RUN_LINES_GRACE_MS = 5 * 60 * 1000;
 
 /**
  * Records the conversation as this person's, about this page, unless it is recorded already; answers
@@ -81,10 +83,14 @@ export async function recordAskRun(db: SqlDriver, run: AskRunStart): Promise<voi
   const now = new Date();
   const expired = new Date(now.getTime() - ASK_RUN_TTL_MS).toISOString();
   await db.transaction(async (tx) => {
-    // Runs older than Hermes keeps their status go, with their lines.
-    await tx.run(`DELETE FROM ask_run_events WHERE run_id IN (SELECT run_id FROM ask_runs WHERE started_at < ?)`, [
-      expired,
-    ]);
+    // Runs older than Hermes keeps their status go, with their lines; an ended run's lines go after a grace
+    // period for readers still on it (they are a relay buffer, not a chat history: mnote keeps none).
+    const settled = new Date(now.getTime() - ASK_RUN_LINES_GRACE_MS).toISOString();
+    await tx.run(
+      `DELETE FROM ask_run_events WHERE run_id IN (SELECT run_id FROM ask_runs WHERE started_at < ?
+         OR (status = 'ended' AND pumped_at < ?))`,
+      [expired, settled],
+    );
     await tx.run(`DELETE FROM ask_runs WHERE started_at < ?`, [expired]);
     await tx.run(
       `INSERT INTO ask_runs (run_id, session_id, user_id, workspace_id, document_id, start_key, status, started_at, pumped_at)

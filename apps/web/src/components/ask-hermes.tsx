@@ -62,7 +62,7 @@ export function AskHermes({ pageRef, canWrite }: { pageRef: PageRef; canWrite: b
     const runId = window.sessionStorage.getItem(runKey(pageRef.documentId));
     if (stored && runId) {
       setRun({ ...newRunView(runId), auditFloor: 0 });
-      void follow(runId, 0);
+      void follow(runId, 0, true);
     }
     return () => reading.current?.abort();
     // follow is this render's; the effect runs once per page.
@@ -88,49 +88,64 @@ export function AskHermes({ pageRef, canWrite }: { pageRef: PageRef; canWrite: b
     if (line.type === "tool.completed" || line.type === "closed") refreshTrail();
   };
 
-  const follow = async (runId: string, after: number) => {
+  /**
+   * Reads the run's lines from the panel (any instance has them) and, when the connection drops while the
+   * run goes on, reads on after the last line it had — a few times, then says the run was lost.
+   */
+  const follow = async (runId: string, after: number, reload = false) => {
     const controller = new AbortController();
+    reading.current?.abort();
     reading.current = controller;
-    let response: Response;
-    try {
-      response = await fetch(`/api/hermes/runs/${encodeURIComponent(runId)}/events?after=${after}`, {
-        signal: controller.signal,
-        cache: "no-store",
-      });
-    } catch {
-      update((s) => ({
-        ...s,
-        phase: "lost",
-        message: "The panel lost the run's events; its tool calls show below from the audit trail.",
-      }));
-      return;
-    }
-    if (!response.ok || !response.body) {
-      const message = await errorMessage(response);
-      if (response.status === 404) window.sessionStorage.removeItem(runKey(pageRef.documentId));
-      update((s) => ({ ...s, phase: "lost", message }));
-      return;
-    }
-    const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
-    let buffer = "";
-    try {
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        buffer += value;
-        let newline = buffer.indexOf("\n");
-        while (newline !== -1) {
-          const text = buffer.slice(0, newline);
-          buffer = buffer.slice(newline + 1);
-          newline = buffer.indexOf("\n");
-          if (text) apply(runId, JSON.parse(text) as NumberedRunLine);
-        }
-      }
-    } catch {
+    let last = after;
+    for (let attempt = 0; attempt < 4; attempt++) {
+      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 500 * attempt));
       if (controller.signal.aborted) return;
+      let response: Response;
+      try {
+        response = await fetch(
+          `/api/hermes/runs/${encodeURIComponent(runId)}/events?after=${last}${reload && attempt === 0 ? "&reload=1" : ""}`,
+          { signal: controller.signal, cache: "no-store" },
+        );
+      } catch {
+        if (controller.signal.aborted) return;
+        continue;
+      }
+      if (!response.ok || !response.body) {
+        const message = await errorMessage(response);
+        if (response.status === 404) window.sessionStorage.removeItem(runKey(pageRef.documentId));
+        update((s) => ({ ...s, phase: "lost", message }));
+        return;
+      }
+      const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+      let buffer = "";
+      let ended = false;
+      try {
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) break;
+          buffer += value;
+          let newline = buffer.indexOf("\n");
+          while (newline !== -1) {
+            const text = buffer.slice(0, newline);
+            buffer = buffer.slice(newline + 1);
+            newline = buffer.indexOf("\n");
+            if (!text) continue;
+            const line = JSON.parse(text) as NumberedRunLine;
+            last = Math.max(last, line.seq);
+            if (["completed", "failed", "cancelled", "closed", "lost", "status"].includes(line.type)) ended = true;
+            apply(runId, line);
+          }
+        }
+      } catch {
+        if (controller.signal.aborted) return;
+      }
+      // The panel closes a run's stream once it is over; a stream cut before that is read on.
+      if (ended) break;
     }
     update((s) =>
-      isLive(s.phase) ? { ...s, phase: "lost", message: "The panel ended the stream before the run ended." } : s,
+      isLive(s.phase)
+        ? { ...s, phase: "lost", message: "The panel lost the run's events; its tool calls show below from the audit trail." }
+        : s,
     );
     refreshTrail();
   };

@@ -119,13 +119,17 @@ async function probe(hermes: HermesConnection): Promise<HermesReadiness> {
   }
 }
 
-/** Hermes's readiness, checked at most every READINESS_TTL_MS (at start, before every run, for the box). */
-export function hermesReadiness(options: { fresh?: boolean } = {}): Promise<HermesReadiness> {
+/** Before a run the check is at most this old: a config.yaml changed to offer `terminal` stops the next runs. */
+const RUN_READINESS_TTL_MS = 2_000;
+
+/** Hermes's readiness, checked at most every READINESS_TTL_MS (at start, for the box) or as told (before a run). */
+export function hermesReadiness(options: { maxAgeMs?: number } = {}): Promise<HermesReadiness> {
   const hermes = panelEnv().hermes;
   if (!hermes) return Promise.resolve({ connected: false, help: HERMES_NOT_CONFIGURED, version: null });
   const now = Date.now();
   const cached = cache.__mnoteHermesReadiness;
-  if (!options.fresh && cached && cached.url === hermes.url && now - cached.at < READINESS_TTL_MS) return cached.value;
+  const maxAge = options.maxAgeMs ?? READINESS_TTL_MS;
+  if (cached && cached.url === hermes.url && now - cached.at < maxAge) return cached.value;
   const value = probe(hermes);
   cache.__mnoteHermesReadiness = { at: now, value, url: hermes.url };
   return value;
@@ -225,7 +229,7 @@ export async function askHermes(door: AskDoor, ask: AskInput): Promise<Response>
   const latest = sessionId ? await door.kernel.ask.latestRun(started.sessionId) : null;
   if (latest && isGoingOn(latest))
     return refuse("mnote_tool_conflict", "Hermes is still answering in this conversation; wait for it or stop it.");
-  const readiness = await hermesReadiness();
+  const readiness = await hermesReadiness({ maxAgeMs: RUN_READINESS_TTL_MS });
   if (!readiness.connected) return refuse("mnote_tool_unavailable", readiness.help ?? HERMES_NOT_CONFIGURED, {}, 503);
   try {
     // A follow-up question: Hermes keeps the conversation, /v1/runs does not load it by session id.
@@ -383,23 +387,49 @@ async function ownRun(door: AskDoor, runId: string): Promise<AskRunRecord | Resp
   }
 }
 
+/** How an ended run ended, from its last lines (Hermes's outcome, the panel's `lost`). */
+async function endOf(kernel: KernelAdapter, runId: string): Promise<RunLine | null> {
+  let last: RunLine | null = null;
+  for (let after = 0; ; ) {
+    const lines = await kernel.ask.listRunLines(runId, after, 500);
+    if (lines.length === 0) return last;
+    for (const { seq, line } of lines) {
+      after = seq;
+      const parsed = JSON.parse(line) as RunLine;
+      if (parsed.type === "completed") last = { type: "status", status: "completed", error: null };
+      else if (parsed.type === "failed") last = { type: "status", status: "failed", error: parsed.message };
+      else if (parsed.type === "cancelled") last = { type: "status", status: "cancelled", error: null };
+      else if (parsed.type === "lost" || parsed.type === "status") last = parsed;
+    }
+  }
+}
+
 /** How often a reader looks for new lines of a live run. */
 const POLL_MS = 200;
 
 /**
- * GET /api/hermes/runs/{runId}/events?after=N — the run's lines after line N as newline-delimited JSON
- * (`NumberedRunLine`), from the database: any instance serves them, a reload resumes where it was. The
- * browser going away stops the reading, not the run.
+ * GET /api/hermes/runs/{runId}/events?after=N[&reload=1] — the run's lines after line N as newline-delimited
+ * JSON (`NumberedRunLine`), from the database: any instance serves them, a reload reads a live run again
+ * (`reload=1`: an ended one answers only how it ended). The browser going away stops the reading, not the run.
  */
 export async function runEvents(req: Request, runId: string): Promise<Response> {
   const door = await openAskDoor(req);
   if (door instanceof Response) return door;
   const run = await ownRun(door, runId);
   if (run instanceof Response) return run;
-  const after = Number(new URL(req.url).searchParams.get("after") ?? 0);
+  const query = new URL(req.url).searchParams;
+  const after = Number(query.get("after") ?? 0);
   let seq = Number.isSafeInteger(after) && after > 0 ? after : 0;
   const { kernel } = door;
   const encoder = new TextEncoder();
+  if (run.status === "ended" && query.get("reload") === "1") {
+    // A reader that comes back to an ended run (a reload after the end) gets how it ended, not its text again:
+    // the chat stays in Hermes; the run's calls are in the audit trail.
+    const outcome = (await endOf(kernel, runId).catch(() => null)) ?? (await lostOrStatus(door.hermes, runId));
+    return new Response(`${JSON.stringify({ ...outcome, seq: Number.MAX_SAFE_INTEGER })}\n`, {
+      headers: { "content-type": "application/x-ndjson; charset=utf-8", "cache-control": "no-store" },
+    });
+  }
   const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
   const body = new ReadableStream<Uint8Array>({
     async pull(controller) {
