@@ -145,6 +145,8 @@ export async function hermesConnection(): Promise<Response> {
 
 interface AskDoor {
   caller: ReturnType<typeof createCaller>;
+  /** The signed-in person, if the cookie holds a live token (the router still decides everything). */
+  userId: string | null;
   kernel: KernelAdapter;
   hermes: HermesClient;
   body: unknown;
@@ -171,7 +173,7 @@ async function openAskDoor(req: Request): Promise<AskDoor | Response> {
   const caller = createCaller(
     createToolsContext({ kernel: door.kernel, authorization: door.authorization, door: "panel", settings: env.tools }),
   );
-  return { caller, kernel: door.kernel, hermes: new HermesClient(env.hermes), body };
+  return { caller, userId: door.token?.userId ?? null, kernel: door.kernel, hermes: new HermesClient(env.hermes), body };
 }
 
 const invalid = (error: z.ZodError) =>
@@ -212,6 +214,20 @@ const isGoingOn = (run: AskRunRecord, now = Date.now()) =>
  */
 export async function askHermes(door: AskDoor, ask: AskInput): Promise<Response> {
   const { workspaceId, documentId, input, sessionId, startKey } = ask;
+  if (startKey && door.userId) {
+    // A retried start (a double click, a lost answer): the run this key started, if it is this question's.
+    const again = await door.kernel.ask.findRunByKey(door.userId, startKey);
+    if (again) {
+      const same =
+        again.workspaceId === workspaceId &&
+        again.documentId === documentId &&
+        (sessionId === undefined || sessionId === again.sessionId);
+      if (!same) return refuse("mnote_tool_idempotency_conflict", TOOL_ERROR_MESSAGES.idempotencyConflict);
+      const run = await ownRun(door, again.runId);
+      if (run instanceof Response) return run;
+      return json({ runId: run.runId, sessionId: run.sessionId, revision: null }, 202);
+    }
+  }
   let started;
   try {
     started = await door.caller.panel.ask.start({ workspaceId, documentId, sessionId });
@@ -220,10 +236,6 @@ export async function askHermes(door: AskDoor, ask: AskInput): Promise<Response>
   }
   const answer = (run: { runId: string }) =>
     json({ runId: run.runId, sessionId: started.sessionId, revision: started.revision }, 202);
-  if (startKey) {
-    const again = await door.kernel.ask.findRunByKey(started.userId, startKey);
-    if (again) return again.sessionId === started.sessionId ? answer(again) : refuse("mnote_tool_idempotency_conflict", TOOL_ERROR_MESSAGES.idempotencyConflict);
-  }
   // One run of a conversation at a time: a run's calls are then the conversation's records between its start
   // and the next run's (Hermes's events carry no tool-call id, and the plugin gets no run id; decision 0021).
   const latest = sessionId ? await door.kernel.ask.latestRun(started.sessionId) : null;

@@ -152,6 +152,8 @@ export async function checkAskedFor(ctx: ToolsContext, call: CallState) {
   if (!mayBeAskSession(input.sessionId)) return;
   const session = await ctx.kernel.ask.getSession(input.sessionId);
   if (!session) return;
+  // Recorded as acting for the person whatever the outcome: a refused call of theirs is theirs too.
+  call.askedBy = session.userId;
   if (session.workspaceId !== input.workspaceId || session.documentId !== input.documentId) {
     return fail("mnote_tool_permission_denied", M.pageUnreadable);
   }
@@ -167,7 +169,6 @@ export async function checkAskedFor(ctx: ToolsContext, call: CallState) {
       call.tool.access === "artifact_write" ? M.artifactWriteDenied : M.pageWriteDenied,
     );
   }
-  call.askedBy = session.userId;
 }
 
 /**

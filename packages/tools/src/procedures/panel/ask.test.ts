@@ -108,6 +108,10 @@ describe("a tool call of a conversation asked from the panel acts as the person 
     };
     expect(other.ok).toBe(false);
     expect(JSON.stringify(withoutPage(other))).toBe(JSON.stringify(withoutPage(missing)));
+    // Recorded as the editor's question, on the page it named, with nothing of that page.
+    const [refused] = await w.kernel.listAudit({ documentId: w.ids.privatePage, limit: 1 });
+    expect(refused).toMatchObject({ outcome: "failed", identity: { askedBy: w.ids.editor, sessionId } });
+    expect(JSON.stringify(refused)).not.toContain("TOPSECRET");
     expect(JSON.stringify(other)).not.toContain("TOPSECRET");
     // Another workspace too, and a write of another page: refused, nothing written.
     const before = await w.kernel.admin.tableSnapshot();
