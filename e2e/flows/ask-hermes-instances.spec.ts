@@ -50,7 +50,13 @@ test.beforeAll(async () => {
     [join(ROOT, "apps/web/node_modules/next/dist/bin/next"), "start", "-p", String(secondPort), "-H", "127.0.0.1"],
     {
       cwd: join(ROOT, "apps/web"),
-      env: { ...process.env, ...env, ...webEnv, MNOTE_DEV_SIGNIN_USERS: devSignInUsers.join(","), NEXT_TELEMETRY_DISABLED: "1" },
+      env: {
+        ...process.env,
+        ...env,
+        ...webEnv,
+        MNOTE_DEV_SIGNIN_USERS: devSignInUsers.join(","),
+        NEXT_TELEMETRY_DISABLED: "1",
+      },
       stdio: ["ignore", "ignore", "inherit"],
     },
   );

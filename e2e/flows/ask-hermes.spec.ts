@@ -193,7 +193,9 @@ test("a viewer sees why they cannot ask, and the server refuses them too", async
   expect(foreign.status()).toBe(403);
 });
 
-test("Ask Hermes is off while Hermes would offer terminal, and says what to change in config.yaml", async ({ page }) => {
+test("Ask Hermes is off while Hermes would offer terminal, and says what to change in config.yaml", async ({
+  page,
+}) => {
   const { webUrl, workspaceId, hermes } = e2eState();
   await writeFile(hermes.toolsetsFile, "mnote,terminal");
   try {

@@ -11,9 +11,7 @@ import type { AskEvent } from "./client";
 export const RELAYED_CHOICES = ["once", "deny"] as const;
 export type RelayedChoice = (typeof RELAYED_CHOICES)[number];
 
-export type ApprovalVerdict =
-  | { relay: true; choices: RelayedChoice[] }
-  | { relay: false; reason: string };
+export type ApprovalVerdict = { relay: true; choices: RelayedChoice[] } | { relay: false; reason: string };
 
 export const NOT_MNOTE_APPROVAL =
   "The panel refused it without asking you: it is not for one of mnote's tools, and a question asked from the panel may use only those.";

@@ -43,7 +43,12 @@ describe("reduceRun: a run's lines as the person sees them", () => {
   });
 
   it("a lost stream after the end changes nothing; before it, the run is lost", () => {
-    expect(fold([{ type: "completed", output: "x" }, { type: "lost", message: "gone" }]).phase).toBe("completed");
+    expect(
+      fold([
+        { type: "completed", output: "x" },
+        { type: "lost", message: "gone" },
+      ]).phase,
+    ).toBe("completed");
     expect(fold([{ type: "lost", message: "gone" }])).toMatchObject({ phase: "lost", message: "gone" });
     expect(fold([{ type: "status", status: "cancelled", error: null }]).phase).toBe("stopped");
   });
@@ -100,7 +105,12 @@ describe("checkToolsets: a panel run is offered only what the operator allowed",
 });
 
 describe("ApprovalPolicy: which of Hermes's approval requests the panel relays", () => {
-  const request = { type: "approval.request" as const, description: "d", command: "c", choices: ["once", "session", "always", "deny"] };
+  const request = {
+    type: "approval.request" as const,
+    description: "d",
+    command: "c",
+    choices: ["once", "session", "always", "deny"],
+  };
 
   it("denies a request while a tool that is not mnote's runs, or when no tool runs", () => {
     const policy = new ApprovalPolicy();

@@ -98,7 +98,9 @@ function applyLine(s: RunView, line: RunLine): RunView {
         phase,
         approval: null,
         message:
-          phase === "completed" ? null : `Hermes says this run is ${line.status}${line.error ? `: ${line.error}` : ""}.`,
+          phase === "completed"
+            ? null
+            : `Hermes says this run is ${line.status}${line.error ? `: ${line.error}` : ""}.`,
       };
     }
     case "closed":

@@ -72,10 +72,7 @@ export async function getAskSession(db: SqlDriver, sessionId: string): Promise<A
 
 /** The run this person already started with this key, if any: a retried start names the same run. */
 export async function findAskRunByKey(db: SqlDriver, userId: string, startKey: string): Promise<AskRunRecord | null> {
-  const row = await db.get<AskRunRow>(`SELECT * FROM ask_runs WHERE user_id = ? AND start_key = ?`, [
-    userId,
-    startKey,
-  ]);
+  const row = await db.get<AskRunRow>(`SELECT * FROM ask_runs WHERE user_id = ? AND start_key = ?`, [userId, startKey]);
   return row ? toRun(row) : null;
 }
 
@@ -134,10 +131,10 @@ export async function appendAskRunLines(
       seq += 1;
       await tx.run(`INSERT INTO ask_run_events (run_id, seq, line) VALUES (?, ?, ?)`, [runId, seq, line]);
     }
-    await tx.run(
-      `UPDATE ask_runs SET pumped_at = ?${ended ? `, status = 'ended'` : ""} WHERE run_id = ?`,
-      [new Date().toISOString(), runId],
-    );
+    await tx.run(`UPDATE ask_runs SET pumped_at = ?${ended ? `, status = 'ended'` : ""} WHERE run_id = ?`, [
+      new Date().toISOString(),
+      runId,
+    ]);
     return seq;
   });
 }

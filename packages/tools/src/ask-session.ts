@@ -22,4 +22,3 @@ export function isAskSessionOf(sessionId: string, documentId: string): boolean {
   const prefix = `mnote_${documentId}_`;
   return sessionId.startsWith(prefix) && /^[0-9a-f]{32}$/.test(sessionId.slice(prefix.length));
 }
-

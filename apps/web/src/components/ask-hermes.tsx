@@ -144,7 +144,11 @@ export function AskHermes({ pageRef, canWrite }: { pageRef: PageRef; canWrite: b
     }
     update((s) =>
       isLive(s.phase)
-        ? { ...s, phase: "lost", message: "The panel lost the run's events; its tool calls show below from the audit trail." }
+        ? {
+            ...s,
+            phase: "lost",
+            message: "The panel lost the run's events; its tool calls show below from the audit trail.",
+          }
         : s,
     );
     refreshTrail();

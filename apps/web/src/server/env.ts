@@ -83,7 +83,9 @@ function readHermes(config: ConfigReader): HermesConnection | null {
   const allowedToolsets = list(config.raw("MNOTE_HERMES_ALLOWED_TOOLSETS"));
   for (const name of allowedToolsets) {
     if (!/^[\w.-]{1,64}$/.test(name))
-      config.problem(`MNOTE_HERMES_ALLOWED_TOOLSETS: ${JSON.stringify(name.slice(0, 100))} is not a Hermes toolset name`);
+      config.problem(
+        `MNOTE_HERMES_ALLOWED_TOOLSETS: ${JSON.stringify(name.slice(0, 100))} is not a Hermes toolset name`,
+      );
   }
   if (!parsed || !apiKey) return null;
   return {

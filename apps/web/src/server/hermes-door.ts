@@ -103,9 +103,7 @@ async function probe(hermes: HermesConnection): Promise<HermesReadiness> {
   try {
     version = (await client.health()).version;
     const verdict = checkToolsets(await client.toolsets(), hermes.allowedToolsets);
-    return verdict.ok
-      ? { connected: true, help: null, version }
-      : { connected: false, help: verdict.problem, version };
+    return verdict.ok ? { connected: true, help: null, version } : { connected: false, help: verdict.problem, version };
   } catch (error) {
     const help =
       error instanceof HermesUnreachable
@@ -173,7 +171,13 @@ async function openAskDoor(req: Request): Promise<AskDoor | Response> {
   const caller = createCaller(
     createToolsContext({ kernel: door.kernel, authorization: door.authorization, door: "panel", settings: env.tools }),
   );
-  return { caller, userId: door.token?.userId ?? null, kernel: door.kernel, hermes: new HermesClient(env.hermes), body };
+  return {
+    caller,
+    userId: door.token?.userId ?? null,
+    kernel: door.kernel,
+    hermes: new HermesClient(env.hermes),
+    body,
+  };
 }
 
 const invalid = (error: z.ZodError) =>
@@ -325,7 +329,8 @@ async function pumpRun(kernel: KernelAdapter, hermes: HermesClient, runId: strin
   const heartbeat = setInterval(() => void kernel.ask.appendRunLines(runId, [], false).catch(() => undefined), 20_000);
   let timer: ReturnType<typeof setTimeout> | null = null;
   let chain = Promise.resolve();
-  const enqueueFlush = () => (chain = chain.then(() => flush()).catch((error) => console.error("[panel] run lines not written", error)));
+  const enqueueFlush = () =>
+    (chain = chain.then(() => flush()).catch((error) => console.error("[panel] run lines not written", error)));
   const schedule = (now: boolean) => {
     if (now) {
       if (timer) clearTimeout(timer);
@@ -381,7 +386,8 @@ async function lostOrStatus(hermes: HermesClient, runId: string): Promise<RunLin
   }
   return {
     type: "lost",
-    message: "The connection to Hermes was lost; the run may go on in Hermes. Its tool calls show below from the audit trail.",
+    message:
+      "The connection to Hermes was lost; the run may go on in Hermes. Its tool calls show below from the audit trail.",
   };
 }
 
@@ -402,7 +408,7 @@ async function ownRun(door: AskDoor, runId: string): Promise<AskRunRecord | Resp
 /** How an ended run ended, from its last lines (Hermes's outcome, the panel's `lost`). */
 async function endOf(kernel: KernelAdapter, runId: string): Promise<RunLine | null> {
   let last: RunLine | null = null;
-  for (let after = 0; ; ) {
+  for (let after = 0; ;) {
     const lines = await kernel.ask.listRunLines(runId, after, 500);
     if (lines.length === 0) return last;
     for (const { seq, line } of lines) {
@@ -449,7 +455,11 @@ export async function runEvents(req: Request, runId: string): Promise<Response> 
         if (req.signal.aborted) return controller.close();
         const lines = await kernel.ask.listRunLines(runId, seq, 200).catch(() => null);
         if (lines === null) {
-          controller.enqueue(encoder.encode(`${JSON.stringify({ type: "lost", message: TOOL_ERROR_MESSAGES.unavailable, seq: seq + 1 })}\n`));
+          controller.enqueue(
+            encoder.encode(
+              `${JSON.stringify({ type: "lost", message: TOOL_ERROR_MESSAGES.unavailable, seq: seq + 1 })}\n`,
+            ),
+          );
           return controller.close();
         }
         if (lines.length > 0) {

@@ -226,9 +226,14 @@ export async function handlePanelApi(req: Request, options: PanelApiOptions): Pr
     calls: Math.min(callsIn(url), PANEL_MAX_BATCH_CALLS + 1),
     beforeLimit: (key) =>
       stream && (openStreams.get(key) ?? 0) >= maxStreams
-        ? refuse(429, "mnote_tool_rate_limited", "too many live-update streams open for this session; close other tabs", {
-            "retry-after": "5",
-          })
+        ? refuse(
+            429,
+            "mnote_tool_rate_limited",
+            "too many live-update streams open for this session; close other tabs",
+            {
+              "retry-after": "5",
+            },
+          )
         : null,
   });
   if (door instanceof Response) return door;
@@ -237,7 +242,8 @@ export async function handlePanelApi(req: Request, options: PanelApiOptions): Pr
   // A stream's subscription stops when its client goes away (the request's signal) or its body is cancelled.
   const streamEnded = new AbortController();
   if (stream) request = new Request(req, { signal: AbortSignal.any([req.signal, streamEnded.signal]) });
-  if (req.method === "POST") request = new Request(req.url, { method: req.method, headers: req.headers, body: door.body });
+  if (req.method === "POST")
+    request = new Request(req.url, { method: req.method, headers: req.headers, body: door.body });
   const response = await fetchRequestHandler({
     endpoint: "/api/trpc",
     req: request,

@@ -130,8 +130,7 @@ describe("a tool call of a conversation asked from the panel acts as the person 
     const w = await createWorld();
     const ref = { workspaceId: w.ids.ws, documentId: w.ids.page };
     const { sessionId } = await panelAs(w, w.tokens.editor).ask.start(ref);
-    const read = () =>
-      w.call("mnote.page.get", w.envelope("mnote.page.get", {}, { sessionId }), w.tokens.ownerAgent);
+    const read = () => w.call("mnote.page.get", w.envelope("mnote.page.get", {}, { sessionId }), w.tokens.ownerAgent);
     const note = () =>
       w.call(
         "mnote.artifact.create_ai_note",
