@@ -65,8 +65,7 @@ export function AskHermes({ pageRef, canWrite }: { pageRef: PageRef; canWrite: b
       void follow(runId, 0, true);
     }
     return () => reading.current?.abort();
-    // follow is this render's; the effect runs once per page.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // `follow` is this render's; the effect runs once per page.
   }, [pageRef.documentId]);
 
   // The conversation's tool calls, from the audit trail: what survives a reload.

@@ -329,8 +329,9 @@ async function pumpRun(kernel: KernelAdapter, hermes: HermesClient, runId: strin
   const heartbeat = setInterval(() => void kernel.ask.appendRunLines(runId, [], false).catch(() => undefined), 20_000);
   let timer: ReturnType<typeof setTimeout> | null = null;
   let chain = Promise.resolve();
-  const enqueueFlush = () =>
-    (chain = chain.then(() => flush()).catch((error) => console.error("[panel] run lines not written", error)));
+  const enqueueFlush = () => {
+    chain = chain.then(() => flush()).catch((error) => console.error("[panel] run lines not written", error));
+  };
   const schedule = (now: boolean) => {
     if (now) {
       if (timer) clearTimeout(timer);

@@ -170,7 +170,7 @@ export async function openPanelDoor(req: Request, options: DoorOptions): Promise
   }
   const authorization = tokenFromCookieHeader(req.headers.get("cookie"));
   let kernel: KernelAdapter;
-  let token: TokenRecord | null = null;
+  let token: TokenRecord | null;
   try {
     kernel = await options.kernel();
     token = await resolveToken(kernel, authorization);
