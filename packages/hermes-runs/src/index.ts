@@ -7,3 +7,4 @@ export * from "./client";
 export * from "./policy";
 export * from "./reduce-run";
 export * from "./toolsets";
+export * from "./match-records";

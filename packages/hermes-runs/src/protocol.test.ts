@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { NumberedRunLine, RunLine } from "./client";
 import { ApprovalPolicy, NOT_MNOTE_APPROVAL } from "./policy";
 import { newRunView, reduceRun } from "./reduce-run";
+import { matchRecords } from "./match-records";
 import { checkToolsets, toolsetsConfigLine } from "./toolsets";
 
 const fold = (lines: (RunLine | NumberedRunLine)[]) => lines.reduce(reduceRun, newRunView("run_1"));
@@ -127,5 +128,20 @@ describe("ApprovalPolicy: which of Hermes's approval requests the panel relays",
     expect(policy.verdict(request)).toEqual({ relay: true, choices: ["once", "deny"] });
     policy.observe({ type: "tool.completed", tool: "mnote_page_edit", durationSeconds: 1, error: false });
     expect(policy.verdict(request).relay).toBe(false);
+  });
+});
+
+describe("matchRecords: a run's streamed calls and their audit records", () => {
+  const call = (tool: string) => ({ tool, preview: null, status: "done" as const, durationSeconds: 0 });
+  const record = (id: number, toolName: string) => ({ id, identity: { toolName } });
+
+  it("joins the n-th call of a tool to the n-th record of it after the run's floor, whatever the order given", () => {
+    const records = [record(9, "mnote.page.edit"), record(3, "mnote.page.get"), record(7, "mnote.page.get")];
+    const matched = matchRecords(
+      [call("mnote_page_get"), call("mnote_page_edit"), call("mnote_page_get"), call("terminal")],
+      records,
+      5,
+    );
+    expect(matched.map((r) => r?.id)).toEqual([7, 9, undefined, undefined]);
   });
 });

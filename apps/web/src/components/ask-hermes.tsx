@@ -1,7 +1,7 @@
 "use client";
 
 import { canonicalToolName, LIMITS } from "@mnote/contract";
-import { isLive, newRunView, type NumberedRunLine, reduceRun, type RunView } from "@mnote/hermes-runs";
+import { isLive, matchRecords, newRunView, type NumberedRunLine, reduceRun, type RunView } from "@mnote/hermes-runs";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useCallback, useEffect, useRef, useState } from "react";
 import { useTRPC } from "~/trpc/react";
@@ -216,13 +216,8 @@ export function AskHermes({ pageRef, canWrite }: { pageRef: PageRef; canWrite: b
   const live = run !== null && isLive(run.phase);
   // Records of this conversation, oldest first; a streamed call is linked to its record by tool and order.
   const records = (trail.data ?? []).slice().reverse();
-  const runRecords = run ? records.filter((r) => r.id > run.auditFloor) : [];
-  const recordFor = (index: number) => {
-    if (!run) return undefined;
-    const call = run.calls[index]!;
-    const nth = run.calls.slice(0, index).filter((c) => c.tool === call.tool).length;
-    return runRecords.filter((r) => r.identity.toolName === canonicalTool(call.tool))[nth];
-  };
+  const matched = run ? matchRecords(run.calls, records, run.auditFloor) : [];
+  const recordFor = (index: number) => matched[index];
 
   if (connection.isPending) return null;
   const disabledReason = !connection.data?.connected

@@ -141,7 +141,7 @@ export async function hermesConnection(): Promise<Response> {
 
 // --- The door --------------------------------------------------------------------------------------------------
 
-interface AskDoor {
+export interface AskDoor {
   caller: ReturnType<typeof createCaller>;
   /** The signed-in person, if the cookie holds a live token (the router still decides everything). */
   userId: string | null;
@@ -150,8 +150,11 @@ interface AskDoor {
   body: unknown;
 }
 
-/** The panel's door, then: Hermes configured, a JSON body; the router caller for the signed-in person. */
-async function openAskDoor(req: Request): Promise<AskDoor | Response> {
+/**
+ * The panel's door, then: Hermes configured, a JSON body; the router caller for the signed-in person. With
+ * `askHermes`, what a route needs to send a conversation's next turn (e.g. a rejection's reason).
+ */
+export async function openAskDoor(req: Request): Promise<AskDoor | Response> {
   const env = panelEnv();
   const door = await openPanelDoor(req, {
     kernel: getKernel,
