@@ -106,6 +106,7 @@ export function anonymousIdentity(toolName: string): CallIdentity {
     runId: null,
     toolCallId: null,
     traceId: null,
+    askedBy: null,
   };
 }
 
