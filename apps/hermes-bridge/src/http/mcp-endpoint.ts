@@ -4,10 +4,11 @@ import { hashToken } from "@mnote/kernel";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
-import { bearerSecret, resolveToken, retryAfterSeconds } from "@mnote/tools";
+import { retryAfterSeconds } from "@mnote/process";
+import { bearerSecret, resolveToken } from "@mnote/tools";
 import { clientAddress, whoami } from "../auth";
 import type { BridgeContext } from "../context";
-import { headerValue } from "../ids";
+import { headerValue } from "../headers";
 import { createMcpServer } from "../mcp/server";
 import { BodyTooLarge, readBody, refuseUnread, sendJson } from "./body";
 

@@ -1,13 +1,7 @@
 import { LIMITS, TOOL_ERROR_MESSAGES, type ToolErrorCode } from "@mnote/contract";
 import type { KernelAdapter, TokenRecord } from "@mnote/kernel";
-import {
-  appRouter,
-  createToolsContext,
-  type RateDecision,
-  resolveToken,
-  retryAfterSeconds,
-  type ToolsSettings,
-} from "@mnote/tools";
+import { type RateDecision, retryAfterSeconds } from "@mnote/process";
+import { appRouter, createToolsContext, resolveToken, type ToolsSettings } from "@mnote/tools";
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { PANEL_MAX_BATCH_CALLS } from "../trpc/limits";
 import { foreignOrigin } from "./origin";
