@@ -11,8 +11,7 @@ import {
   type RunLine,
 } from "@mnote/hermes-runs";
 import type { AskRunRecord, KernelAdapter } from "@mnote/kernel";
-import { AskQuestionSchema, createCaller, createToolsContext } from "@mnote/tools";
-import { TRPCError } from "@trpc/server";
+import { AppError, AskQuestionSchema, createCaller, createToolsContext, isAppError } from "@mnote/tools";
 import { z } from "zod";
 import { type HermesConnection, panelEnv } from "./env";
 import { getKernel } from "./kernel";
@@ -62,22 +61,11 @@ function hermesFailure(error: unknown): Response {
   return refuse("mnote_tool_unavailable", TOOL_ERROR_MESSAGES.unavailable);
 }
 
-const TRPC_TO_CONTRACT: Partial<Record<TRPCError["code"], ToolErrorCode>> = {
-  UNAUTHORIZED: "mnote_tool_unauthenticated",
-  FORBIDDEN: "mnote_tool_permission_denied",
-  NOT_FOUND: "mnote_tool_not_found",
-  BAD_REQUEST: "mnote_tool_invalid_input",
-  CONFLICT: "mnote_tool_conflict",
-};
-
-/** The router's refusal (a tRPC error from panel.ask.*) as the door's answer. */
+/** The router's refusal (an AppError from panel.ask.*) as the door's answer: the router's one mapping, read back. */
 function routerRefusal(error: unknown): Response {
-  if (error instanceof TRPCError) {
-    const code = TRPC_TO_CONTRACT[error.code] ?? "mnote_tool_unavailable";
-    return refuse(code, code === "mnote_tool_unavailable" ? TOOL_ERROR_MESSAGES.unavailable : error.message);
-  }
-  console.error("[panel] ask refused unexpectedly", error);
-  return refuse("mnote_tool_unavailable", TOOL_ERROR_MESSAGES.unavailable);
+  if (!isAppError(error)) console.error("[panel] ask refused unexpectedly", error);
+  const refusal = AppError.from(isAppError(error) ? error : null);
+  return refuse(refusal.code, refusal.message);
 }
 
 // --- Is Hermes there, and would it offer a run only mnote's tools? -------------------------------------------

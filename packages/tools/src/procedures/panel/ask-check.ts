@@ -1,5 +1,5 @@
-import { TRPCError } from "@trpc/server";
 import { z } from "zod";
+import { AppError } from "../../app-error";
 import { panelProcedure, requirePage } from "./panel-procedure";
 
 /** Another person's run and a run that never was look the same (decision 0021). */
@@ -14,13 +14,12 @@ export const askCheck = panelProcedure
   .input(z.object({ runId: z.string().min(1).max(128) }))
   .query(async ({ ctx, input }) => {
     const run = await ctx.kernel.ask.getRun(input.runId);
-    if (!run || run.userId !== ctx.token.userId) throw new TRPCError({ code: "NOT_FOUND", message: NO_SUCH_RUN });
-    // A run whose page the person can no longer read answers as an unknown one, too.
+    if (!run || run.userId !== ctx.token.userId) throw new AppError("mnote_tool_not_found", NO_SUCH_RUN);
+    // A run whose page the person can no longer write (or read) answers as an unknown one, too.
     try {
       await requirePage(ctx, run, "page_write");
     } catch (error) {
-      if (error instanceof TRPCError && error.code === "NOT_FOUND")
-        throw new TRPCError({ code: "NOT_FOUND", message: NO_SUCH_RUN });
+      if (error instanceof AppError) throw new AppError("mnote_tool_not_found", NO_SUCH_RUN);
       throw error;
     }
     return run;

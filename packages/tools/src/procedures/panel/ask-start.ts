@@ -1,8 +1,8 @@
 import { LIMITS } from "@mnote/contract";
-import { TRPCError } from "@trpc/server";
 import { z } from "zod";
 import { askInstructions, askSessionId, isAskSessionOf } from "./ask";
 import { PageRefSchema, panelProcedure, requirePage } from "./panel-procedure";
+import { AppError } from "../../app-error";
 
 /** Another person's conversation and one that never was look the same (decision 0021). */
 export const NO_SUCH_CONVERSATION = "no such conversation of yours on this page; start a new one";
@@ -30,7 +30,7 @@ export const askStart = panelProcedure.input(AskStartInput).mutation(async ({ ct
   if (input.sessionId !== undefined) {
     const known = isAskSessionOf(input.sessionId, page.id) ? await ctx.kernel.ask.getSession(input.sessionId) : null;
     if (!known || known.userId !== userId || known.workspaceId !== workspace.id)
-      throw new TRPCError({ code: "NOT_FOUND", message: NO_SUCH_CONVERSATION });
+      throw new AppError("mnote_tool_not_found", NO_SUCH_CONVERSATION);
     sessionId = known.sessionId;
   } else {
     sessionId = askSessionId(page.id);

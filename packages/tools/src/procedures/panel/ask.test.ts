@@ -29,7 +29,7 @@ describe("panel.ask: who may ask Hermes about a page, and with what", () => {
     const w = await createWorld();
     const ref = { workspaceId: w.ids.ws, documentId: w.ids.page };
     await expect(panelAs(w, w.tokens.viewer).ask.start(ref)).rejects.toMatchObject({ code: "FORBIDDEN" });
-    await expect(panelAs(w, w.tokens.stranger).ask.start(ref)).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await expect(panelAs(w, w.tokens.stranger).ask.start(ref)).rejects.toMatchObject({ code: "FORBIDDEN" });
     await expect(
       panelAs(w, w.tokens.owner).ask.start({ ...ref, sessionId: askSessionId("other_page") }),
     ).rejects.toMatchObject({ code: "NOT_FOUND" });
