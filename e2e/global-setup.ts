@@ -68,11 +68,15 @@ export default async function globalSetup() {
     );
     throw error;
   });
+  // What Hermes's API server offers a run (its config.yaml platform_toolsets.api_server); flows may change it.
+  const toolsetsFile = join(dir, "hermes-toolsets.txt");
+  await writeFile(toolsetsFile, "mnote");
   const hermes = await startHermesStandIn({
     port: hermesPort,
     key: hermesKey,
     bridgeUrl: stack.bridgeUrl,
     token: demo.credentials.ada.agent,
+    toolsetsFile,
   }).catch(async (error) => {
     await stack.stop();
     throw error;
@@ -91,7 +95,7 @@ export default async function globalSetup() {
     dir,
     workspaceId: demo.workspaceId,
     credentials: demo.credentials,
-    hermes: { url: hermes.url, pid: hermes.pid },
+    hermes: { url: hermes.url, pid: hermes.pid, toolsetsFile, key: hermesKey },
   };
   const file = join(dir, "state.json");
   await writeFile(file, JSON.stringify(state, null, 2), { mode: 0o600 });

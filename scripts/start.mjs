@@ -58,26 +58,21 @@ Use with Hermes: see apps/hermes-bridge/README.md.  Stop with Ctrl-C.
 `);
 
 /**
- * Whether the panel's "Ask Hermes" box can reach Hermes: its health, then the key (a status request
- * for a run that does not exist: 404 means the key was taken, 401 that it was not). Nothing is started.
+ * Whether the panel's "Ask Hermes" box works, in the panel's own words (GET /api/hermes: Hermes answers, takes
+ * the key, and would offer a run only the allowed toolsets — decision 0021), with Hermes's version.
  */
 async function hermesStatus() {
   const url = process.env.MNOTE_HERMES_URL?.trim().replace(/\/+$/, "");
-  const key = process.env.MNOTE_HERMES_API_KEY?.trim();
-  if (!url || !key)
+  if (!url || !process.env.MNOTE_HERMES_API_KEY?.trim())
     return "not connected: set MNOTE_HERMES_URL and MNOTE_HERMES_API_KEY (README: Connecting Hermes to the panel)";
   try {
+    const panel = await (await fetch(`${stack.webUrl}/api/hermes`, { signal: AbortSignal.timeout(10_000) })).json();
+    if (!panel.connected) return panel.help;
     const health = await fetch(`${url}/health`, { signal: AbortSignal.timeout(3000) });
-    const version = health.ok ? ((await health.json().catch(() => ({}))).version ?? "?") : null;
-    const probe = await fetch(`${url}/v1/runs/mnote_start_probe`, {
-      headers: { authorization: `Bearer ${key}` },
-      signal: AbortSignal.timeout(3000),
-    });
-    if (probe.status === 401)
-      return `Hermes at ${url} refuses the key: MNOTE_HERMES_API_KEY must equal its API_SERVER_KEY`;
-    return `connected to Hermes ${version} at ${url}`;
+    const version = health.ok ? ((await health.json().catch(() => ({}))).version ?? "?") : "?";
+    return `connected to Hermes ${version} at ${url} (its runs get only the allowed toolsets)`;
   } catch {
-    return `configured for ${url}, but Hermes does not answer there yet: run \`hermes gateway run\` with API_SERVER_ENABLED=true`;
+    return `configured for ${url}, but the panel could not check it: run \`hermes gateway run\` with API_SERVER_ENABLED=true`;
   }
 }
 

@@ -1,3 +1,4 @@
+import { writeFile } from "node:fs/promises";
 import { blockTexts, e2eState, expect, openPage, panelTab, signIn, test } from "./support";
 import { FLOW_PAGES } from "./pages";
 
@@ -69,16 +70,90 @@ test("Ada asks Hermes to add a line: its tool calls stream in, the held write is
   await expect(page.locator("table.audit tbody tr").filter({ hasText: "Read page" }).first()).toBeVisible();
 });
 
-test("Hermes's own approval request is answered from the panel", async ({ page }) => {
+test("Hermes's approval request for a tool that is not mnote's is denied by the panel, never offered", async ({
+  page,
+}) => {
   await signIn(page, "ada");
   await openPage(page, doc);
   await askHermes(page, "run something dangerous");
-  const approval = page.getByTestId("ask-hermes-approval");
-  await expect(approval).toContainText("recursive delete");
-  await expect(approval.getByRole("button", { name: "Approve once" })).toBeVisible();
-  await approval.getByRole("button", { name: "Deny" }).click();
-  await expect(page.getByTestId("ask-hermes-answer")).toHaveText("You denied it, so I did not run the command.");
+  const refused = page.getByTestId("ask-hermes-refused");
+  await expect(refused).toContainText("rm -rf ./drafts");
+  await expect(refused).toContainText("not for one of mnote's tools");
+  await expect(page.getByTestId("ask-hermes-answer")).toHaveText("The command was not approved, so I did not run it.");
   await expect(page.getByTestId("ask-hermes-run")).toHaveAttribute("data-phase", "completed");
+  // Never a choice: no approval buttons were shown, and the server offers only once/deny anyway.
+  await expect(page.getByTestId("ask-hermes-approval")).toHaveCount(0);
+  const { webUrl } = e2eState();
+  const runId = await page.evaluate((d) => sessionStorage.getItem(`mnote.hermes.run.${d}`), doc);
+  for (const choice of ["session", "always"]) {
+    const refusedChoice = await page.request.post(`${webUrl}/api/hermes/runs/${runId}/approval`, {
+      data: { choice },
+      headers: { origin: webUrl },
+    });
+    expect((await refusedChoice.json()).error.code).toBe("mnote_tool_invalid_input");
+  }
+});
+
+test("an editor asking about another page gets nothing of it: not in the box, the audit or a proposal", async ({
+  page,
+}) => {
+  // Ben edits the plan; Ada's private page is hers alone. Hermes's token is Ada's: the run acts as Ben.
+  await signIn(page, "ben");
+  await openPage(page, doc);
+  await askHermes(page, "what does doc_private say?");
+  const answer = page.getByTestId("ask-hermes-answer");
+  await expect(answer).toContainText("I could not read doc_private:");
+  await expect(page.getByTestId("ask-hermes-run")).toHaveAttribute("data-phase", "completed");
+  const privateAnswer = await answer.textContent();
+  await expect(box(page)).not.toContainText("Salary");
+  await expect(box(page)).not.toContainText("Ada's private page");
+  // Exactly what a page that does not exist answers.
+  await box(page).getByRole("button", { name: "New conversation" }).click();
+  await askHermes(page, "what does doc_nothing_here say?");
+  await expect(answer).toContainText("I could not read doc_nothing_here:");
+  await expect(page.getByTestId("ask-hermes-run")).toHaveAttribute("data-phase", "completed");
+  expect((await answer.textContent())!.replace("doc_nothing_here", "doc_private")).toBe(privateAnswer);
+  // The refused reads are in the audit of the pages they named, not of this one; nothing of the page is here,
+  // and no proposal came of it.
+  await panelTab(page, "Audit trail").click();
+  const audit = page.locator("table.audit");
+  await expect(audit.locator("tbody tr").first()).toBeVisible();
+  await expect(audit).not.toContainText("Salary");
+  await expect(audit).not.toContainText("Ada's private page");
+  await panelTab(page, "Proposals").click();
+  await expect(page.locator("[data-proposal-id]")).toHaveCount(0);
+});
+
+test("a conversation or run of another person gets the same 404 as an unknown one", async ({ page }) => {
+  const { webUrl, workspaceId } = e2eState();
+  await signIn(page, "ada");
+  await openPage(page, doc);
+  await askHermes(page, "what is this page?");
+  await expect(page.getByTestId("ask-hermes-run")).toHaveAttribute("data-phase", "completed");
+  const adaSession = await page.evaluate((d) => sessionStorage.getItem(`mnote.hermes.session.${d}`), doc);
+  const adaRun = await page.evaluate((d) => sessionStorage.getItem(`mnote.hermes.run.${d}`), doc);
+  expect(adaSession).toMatch(/^mnote_/);
+  await signIn(page, "ben");
+  const post = (path: string, data: object) =>
+    page.request.post(`${webUrl}${path}`, { data, headers: { origin: webUrl } });
+  const shape = async (response: import("@playwright/test").APIResponse) => [response.status(), await response.json()];
+  const theirs = await post("/api/hermes/runs", { workspaceId, documentId: doc, input: "x", sessionId: adaSession });
+  const unknown = await post("/api/hermes/runs", {
+    workspaceId,
+    documentId: doc,
+    input: "x",
+    sessionId: adaSession!.replace(/.{6}$/, "abcdef"),
+  });
+  expect(await shape(theirs)).toEqual(await shape(unknown));
+  expect(theirs.status()).toBe(404);
+  for (const path of ["events", "stop", "approval"]) {
+    const get = path === "events";
+    const call = (runId: string) =>
+      get
+        ? page.request.get(`${webUrl}/api/hermes/runs/${runId}/${path}`)
+        : post(`/api/hermes/runs/${runId}/${path}`, { choice: "deny" });
+    expect(await shape(await call(adaRun!))).toEqual(await shape(await call("run_0000000000000000")));
+  }
 });
 
 test("Stop ends a run, and a failed run says why", async ({ page }) => {
@@ -118,12 +193,51 @@ test("a viewer sees why they cannot ask, and the server refuses them too", async
   expect(foreign.status()).toBe(403);
 });
 
+test("Ask Hermes is off while Hermes would offer terminal, and says what to change in config.yaml", async ({
+  page,
+}) => {
+  const { webUrl, workspaceId, hermes } = e2eState();
+  await writeFile(hermes.toolsetsFile, "mnote,terminal");
+  try {
+    await signIn(page, "ada");
+    // The check before a run is at most 2 s old.
+    await expect
+      .poll(
+        async () =>
+          (
+            await page.request.post(`${webUrl}/api/hermes/runs`, {
+              data: { workspaceId, documentId: doc, input: "what is this page?" },
+              headers: { origin: webUrl },
+            })
+          ).status(),
+        { timeout: 15_000 },
+      )
+      .toBe(503);
+    await openPage(page, doc);
+    const disabled = box(page).getByTestId("ask-hermes-disabled");
+    await expect(disabled).toContainText("terminal", { timeout: 20_000 });
+    await expect(disabled).toContainText("platform_toolsets: { api_server: [mnote, no_mcp] }");
+    await expect(box(page).getByLabel("Ask Hermes about this page")).toBeDisabled();
+  } finally {
+    await writeFile(hermes.toolsetsFile, "mnote");
+  }
+});
+
 test("Hermes unreachable: the box says so, and nothing is written", async ({ page }) => {
-  process.kill(e2eState().hermes.pid, "SIGTERM");
+  const { webUrl, workspaceId, hermes } = e2eState();
+  process.kill(hermes.pid, "SIGTERM");
   await signIn(page, "ada");
+  // `connected` is a check at most 10 s old, not only two variables set.
+  await expect
+    .poll(async () => (await (await page.request.get(`${webUrl}/api/hermes`)).json()).connected, { timeout: 20_000 })
+    .toBe(false);
   await openPage(page, doc);
-  await askHermes(page, "add a line to the plan");
-  await expect(page.getByTestId("ask-hermes-error")).toContainText("Hermes does not answer at");
+  await expect(box(page).getByTestId("ask-hermes-disabled")).toContainText("Hermes does not answer at");
+  const refused = await page.request.post(`${webUrl}/api/hermes/runs`, {
+    data: { workspaceId, documentId: doc, input: "add a line to the plan" },
+    headers: { origin: webUrl },
+  });
+  expect(refused.status()).toBe(503);
+  expect((await refused.json()).error.message).toContain("Hermes does not answer at");
   await expect(page.getByTestId("page-revision")).toHaveText("Revision 2");
-  await expect(box(page).getByLabel("Ask Hermes about this page")).toHaveValue("add a line to the plan");
 });

@@ -19,7 +19,7 @@ export interface E2EState {
   workspaceId: string;
   credentials: Record<DemoUserKey, { person: string; agent: string }>;
   /** The stand-in for Hermes's API server the panel is connected to (e2e/hermes-standin). */
-  hermes: { url: string; pid: number };
+  hermes: { url: string; pid: number; toolsetsFile: string; key: string };
 }
 
 let cached: E2EState | null = null;

@@ -9,6 +9,11 @@ It speaks Hermes's run API as Hermes's code does (status codes, JSON shapes, SSE
   POST /v1/runs/{id}/approval   {choice: once|session|always|deny} -> 200, 400 bad choice, 409 nothing pending
   POST /v1/runs/{id}/stop       -> 200 {run_id, status: "stopping"}, 404 unknown run
   GET  /api/sessions/{id}/messages   the conversation Hermes keeps (mnote keeps none)
+  GET  /v1/toolsets             the toolsets a run of the API server gets, as gateway/platforms/api_server.py
+                                `_handle_toolsets` reports them: {object: "list", platform: "api_server",
+                                data: [{name, label, description, enabled, configured, tools}]}; which are
+                                enabled is read from --toolsets-file on every request (Hermes reads its
+                                config.yaml `platform_toolsets.api_server` on every request too)
   GET  /health
 Every route but /health wants `Authorization: Bearer <key>` (401 {"error": {..., "code": "invalid_api_key"}}).
 
@@ -22,7 +27,9 @@ Scripts, chosen by the question:
   "add a line ..."            read the page, then insert a line at its end (held for approval when the
                               workspace asks for it), and say so
   "... wait ..." / "slow"     say it is thinking, then wait (up to 60 s) until stopped
-  "... dangerous ..."         ask for Hermes's own approval (approval.request), then read the page or not
+  "... dangerous ..."         run the terminal tool (not mnote's), which asks for Hermes's own approval
+                              (approval.request, as tools/approval.py does for a dangerous command)
+  "... doc_xyz ..."           read that page (another page than the one asked about), and tell what it says
   "... fail ..."              the model answers 401 -> run.failed
   "what did I ask ..."        repeat the person's earlier questions from conversation_history
   anything else               read the page and say its title and revision
@@ -71,6 +78,28 @@ def load_plugin(plugin_dir: str) -> PluginContext:
     return ctx
 
 
+# Part of Hermes's CONFIGURABLE_TOOLSETS (toolsets.py / hermes_cli/tools_config.py), with their tools as
+# GET /v1/toolsets lists them; the mnote plugin's toolset is appended, as plugin toolsets are.
+BUILTIN_TOOLSETS = [
+    ("web", "Web Search & Scraping", "web_search, web_extract", ["web_extract", "web_search"]),
+    ("browser", "Browser Automation", "navigate, click, type, scroll", ["browser_click", "browser_navigate"]),
+    ("terminal", "Terminal & Processes", "terminal, process", ["process", "terminal"]),
+    ("file", "File Operations", "read, write, patch, search", ["patch", "read_file", "search_files", "write_file"]),
+    ("code_execution", "Code Execution", "execute_code", ["execute_code"]),
+]
+
+
+def enabled_toolsets(path: str | None) -> set[str]:
+    """The names in the toolsets file (comma- or line-separated), read now; without a file: mnote only."""
+    if not path:
+        return {"mnote"}
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return {name.strip() for name in re.split(r"[,\s]+", handle.read()) if name.strip()}
+    except OSError:
+        return {"mnote"}
+
+
 class Run:
     def __init__(self, run_id: str, session_id: str, user_message: str, instructions: str, history: list):
         self.history = history
@@ -92,7 +121,8 @@ class Run:
 
 
 class StandIn:
-    def __init__(self, key: str, plugin: PluginContext):
+    def __init__(self, key: str, plugin: PluginContext, toolsets_file: str | None = None):
+        self.toolsets_file = toolsets_file
         self.key = key
         self.plugin = plugin
         self.runs: dict[str, Run] = {}
@@ -168,6 +198,9 @@ class StandIn:
             run.stopping.wait(60)
             return "I thought about it."
         if "dangerous" in question:
+            # The terminal tool starts, and tools/approval.py asks before a dangerous command runs.
+            run.tool_calls += 1
+            self.push(run, {"event": "tool.started", "tool": "terminal", "preview": "rm -rf ./drafts"})
             run.approval_pending = threading.Event()
             run.status["status"] = "waiting_for_approval"
             # tools/approval.py's approval_data, plus what api_server.py adds (event, run_id, timestamp, choices).
@@ -177,10 +210,21 @@ class StandIn:
             run.approval_pending.wait(60)
             choice = run.approval_choice
             run.approval_pending = None
+            self.push(run, {"event": "tool.completed", "tool": "terminal", "duration": 0.01,
+                            "error": choice in ("deny", None)})
             if choice == "deny" or choice is None:
-                return "You denied it, so I did not run the command."
-            self.call_tool(run, "mnote_page_get", ref)
-            return "Approved: I ran it and read the page again."
+                return "The command was not approved, so I did not run it."
+            return f"Approved ({choice}): I ran rm -rf ./drafts."
+        other = re.search(r"\b(doc_[a-z0-9_]+)\b", run.user_message)
+        if other and other.group(1) != document_id:
+            # A model that reads a page it was not asked about (the person named it, or a page told it to).
+            page = self.call_tool(run, "mnote_page_get", {**ref, "documentId": other.group(1), "includeBlocks": True})
+            run.api_calls += 1
+            if not page.get("ok"):
+                return f"I could not read {other.group(1)}: {page['error']['message']}"
+            result = page["result"]
+            texts = " ".join(block.get("text", "") for block in result.get("blocks", []))
+            return f"The page is titled \"{result['title']}\" and says: {texts}"
         page = self.call_tool(run, "mnote_page_get", {**ref, "includeBlocks": True})
         if not page.get("ok"):
             return f"I could not read the page: {page['error']['message']}"
@@ -272,6 +316,13 @@ def make_handler(standin: StandIn):
                 return self.send_json(200, {"status": "ok", "platform": "hermes-agent", "version": "stand-in"})
             if not self.authorized():
                 return
+            if path == "/v1/toolsets":
+                enabled = enabled_toolsets(standin.toolsets_file)
+                data = [{"name": name, "label": label, "description": description, "enabled": name in enabled,
+                         "configured": True, "tools": tools} for name, label, description, tools in BUILTIN_TOOLSETS]
+                data.append({"name": "mnote", "label": "mnote", "description": "mnote page tools",
+                             "enabled": "mnote" in enabled, "configured": True, "tools": sorted(standin.plugin.tools)})
+                return self.send_json(200, {"object": "list", "platform": "api_server", "data": data})
             match = re.fullmatch(r"/v1/runs/([^/]+)", path)
             if match:
                 run = standin.runs.get(match.group(1))
@@ -391,8 +442,10 @@ def main():
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--key", required=True)
     parser.add_argument("--plugin", required=True, help="the directory holding the mnote plugin package")
+    parser.add_argument("--toolsets-file", default=None,
+                        help="a file naming the enabled toolsets (e.g. 'mnote' or 'mnote,terminal'), read per request")
     options = parser.parse_args()
-    standin = StandIn(options.key, load_plugin(options.plugin))
+    standin = StandIn(options.key, load_plugin(options.plugin), options.toolsets_file)
     server = ThreadingHTTPServer((options.host, options.port), make_handler(standin))
     server.daemon_threads = True
     print(f"hermes stand-in on http://{options.host}:{options.port}", flush=True)

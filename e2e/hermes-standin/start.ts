@@ -22,10 +22,21 @@ export async function startHermesStandIn(options: {
   key: string;
   bridgeUrl: string;
   token: string;
+  /** A file naming the toolsets Hermes's API server would offer (read on every request); absent: mnote only. */
+  toolsetsFile?: string;
 }): Promise<HermesStandIn> {
   const child: ChildProcess = spawn(
     process.env.PYTHON ?? "python3",
-    [join(HERE, "server.py"), "--port", String(options.port), "--key", options.key, "--plugin", PLUGIN_DIR],
+    [
+      join(HERE, "server.py"),
+      "--port",
+      String(options.port),
+      "--key",
+      options.key,
+      "--plugin",
+      PLUGIN_DIR,
+      ...(options.toolsetsFile ? ["--toolsets-file", options.toolsetsFile] : []),
+    ],
     {
       env: {
         ...process.env,

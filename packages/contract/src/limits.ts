@@ -27,6 +27,8 @@ export const LIMITS = {
   summaryLength: 20_000,
   aiNoteLength: 50_000,
   codeLanguageLength: 40,
+  /** A question asked of Hermes from the panel: a question, not a document (Hermes reads the page with its tools). */
+  askQuestionChars: 4_000,
   /** One HTTP request's body, on every door that reads one (bridge HTTP and MCP, panel API). */
   requestBodyBytes: 4 * 1024 * 1024,
   /** The most of a caller's own text (an unknown key, a path segment) an error message quotes. */

@@ -9,7 +9,7 @@ import type { AuditInput } from "./types";
 
 export const AUDIT_INSERT = `INSERT INTO audit_log (at, ${IDENTITY_COLUMNS}, effect, outcome, error_code, command_id, idempotency_key,
     payload_fingerprint, base_revision, detail, duration_ms)
-  VALUES (${placeholders(20)})`;
+  VALUES (${placeholders(21)})`;
 
 export function auditValues(record: AuditInput, at: string): SqlValue[] {
   return [
@@ -56,7 +56,7 @@ function editOf(record: AuditInput) {
 
 const PROPOSAL_INSERT = `INSERT INTO proposals (audit_id, at, ${IDENTITY_COLUMNS}, idempotency_key, payload_fingerprint,
     base_revision, held, status, command_id, decided_at, summary)
-  VALUES (${placeholders(20)})`;
+  VALUES (${placeholders(21)})`;
 export const PROPOSALS_APPLY = `UPDATE proposals SET status = 'applied', command_id = ?, decided_at = ?
   WHERE document_id = ? AND tool_name = ? AND idempotency_key = ? AND payload_fingerprint = ? AND status = 'pending'`;
 const PROPOSALS_REJECT = `UPDATE proposals SET status = 'rejected', decided_at = ?

@@ -18,6 +18,7 @@ const KEY_ORDER: Record<BusinessTable, string> = {
   edges: "id",
   audit_log: "id",
   proposals: "audit_id",
+  ask_sessions: "session_id",
 };
 
 /** Stay under SQLite's oldest bound-parameter limit (999) in one multi-row INSERT. */

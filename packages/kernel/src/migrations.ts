@@ -111,6 +111,27 @@ const MIGRATIONS: Array<{ version: number; name: string; statements: (dialect: S
     // so the panel says "applied in part (2 of 3 changes)" and lists what was left out.
     statements: () => [`ALTER TABLE proposals ADD COLUMN applied_part TEXT`],
   },
+  {
+    version: 5,
+    name: "questions asked from the panel",
+    // Issue 19 (decision 0021): a conversation asked from the panel belongs to one person and one page;
+    // every call of it is checked with that person's rights too, and recorded as asked by them.
+    // ask_runs and ask_run_events are what any panel instance needs to follow, stop and answer a run
+    // (not business data: never copied by migrate-data, rows go an hour after the run).
+    statements: () => [
+      `ALTER TABLE commands ADD COLUMN asked_by TEXT`,
+      `ALTER TABLE audit_log ADD COLUMN asked_by TEXT`,
+      `ALTER TABLE proposals ADD COLUMN asked_by TEXT`,
+      `CREATE TABLE ask_sessions (session_id TEXT PRIMARY KEY, user_id TEXT NOT NULL, workspace_id TEXT NOT NULL,
+        document_id TEXT NOT NULL, created_at TEXT NOT NULL)`,
+      `CREATE TABLE ask_runs (run_id TEXT PRIMARY KEY, session_id TEXT NOT NULL, user_id TEXT NOT NULL,
+        workspace_id TEXT NOT NULL, document_id TEXT NOT NULL, start_key TEXT, status TEXT NOT NULL,
+        started_at TEXT NOT NULL, pumped_at TEXT NOT NULL)`,
+      `CREATE UNIQUE INDEX ask_runs_by_start_key ON ask_runs (user_id, start_key)`,
+      `CREATE TABLE ask_run_events (run_id TEXT NOT NULL, seq INTEGER NOT NULL, line TEXT NOT NULL,
+        PRIMARY KEY (run_id, seq))`,
+    ],
+  },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS.at(-1)!.version;
@@ -155,4 +176,5 @@ export const BUSINESS_TABLES = [
   "edges",
   "audit_log",
   "proposals",
+  "ask_sessions",
 ] as const;

@@ -95,6 +95,7 @@ interface IdentityColumns {
   run_id: string | null;
   tool_call_id: string | null;
   trace_id: string | null;
+  asked_by?: string | null;
 }
 function toIdentity(row: IdentityColumns): CallIdentity {
   return {
@@ -108,6 +109,7 @@ function toIdentity(row: IdentityColumns): CallIdentity {
     runId: row.run_id,
     toolCallId: row.tool_call_id,
     traceId: row.trace_id,
+    askedBy: row.asked_by ?? null,
   };
 }
 export function identityValues(identity: CallIdentity) {
@@ -122,13 +124,14 @@ export function identityValues(identity: CallIdentity) {
     identity.runId,
     identity.toolCallId,
     identity.traceId,
+    identity.askedBy ?? null,
   ];
 }
 /** `?, ?, …` for a VALUES or IN list of `count` items. */
 export const placeholders = (count: number) => Array.from({ length: count }, () => "?").join(", ");
 
 export const IDENTITY_COLUMNS =
-  "tool_name, workspace_id, document_id, actor_id, token_id, holder, session_id, run_id, tool_call_id, trace_id";
+  "tool_name, workspace_id, document_id, actor_id, token_id, holder, session_id, run_id, tool_call_id, trace_id, asked_by";
 
 export interface AuditRow extends IdentityColumns {
   id: number | string;

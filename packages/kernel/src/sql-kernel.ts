@@ -1,4 +1,5 @@
 import { createAdmin } from "./admin";
+import * as askRecords from "./ask-records";
 import { appendAudit } from "./audit-records";
 import { KernelChangeFeed } from "./change-feed";
 import { migrate } from "./migrations";
@@ -14,6 +15,7 @@ import type {
   ExecuteOutcome,
   ExecuteRequest,
   KernelAdapter,
+  KernelAsk,
   ProposalQuery,
 } from "./types";
 import { createWriteTransaction } from "./write-transaction";
@@ -26,6 +28,7 @@ import { createWriteTransaction } from "./write-transaction";
  */
 export class SqlKernel implements KernelAdapter {
   readonly admin;
+  readonly ask: KernelAsk;
   private readonly write: (request: ExecuteRequest) => Promise<ExecuteOutcome>;
   /** Every committed change, announced by the write paths (decision 0017, change-feed.ts). */
   readonly changes: KernelChangeFeed;
@@ -36,6 +39,17 @@ export class SqlKernel implements KernelAdapter {
     // The feed's driver: what a transaction announces is emitted when it commits.
     this.db = this.changes.driver;
     this.admin = createAdmin(this.db);
+    const db = this.db;
+    this.ask = {
+      openSession: (input) => askRecords.openAskSession(db, input),
+      getSession: (sessionId) => askRecords.getAskSession(db, sessionId),
+      recordRun: (run) => askRecords.recordAskRun(db, run),
+      getRun: (runId) => askRecords.getAskRun(db, runId),
+      findRunByKey: (userId, startKey) => askRecords.findAskRunByKey(db, userId, startKey),
+      latestRun: (sessionId) => askRecords.latestAskRun(db, sessionId),
+      appendRunLines: (runId, lines, ended) => askRecords.appendAskRunLines(db, runId, lines, ended),
+      listRunLines: (runId, after, limit) => askRecords.listAskRunLines(db, runId, after, limit),
+    };
     this.write = createWriteTransaction(this.db, this.changes.announce);
   }
 

@@ -98,7 +98,8 @@ export function freshSchemaName(prefix = "mnote_test"): string {
  */
 async function emptyForReuse(driver: SqlDriver) {
   await driver.transaction(async (tx) => {
-    for (const table of [...BUSINESS_TABLES].reverse()) await tx.run(`DELETE FROM ${table}`);
+    for (const table of [...BUSINESS_TABLES, "ask_runs", "ask_run_events"].reverse())
+      await tx.run(`DELETE FROM ${table}`);
     await tx.run(`ALTER TABLE audit_log ALTER COLUMN id RESTART WITH 1`);
   });
 }

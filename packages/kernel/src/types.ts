@@ -106,6 +106,11 @@ export interface CallIdentity {
   runId: string | null;
   toolCallId: string | null;
   traceId: string | null;
+  /**
+   * The person who asked, when the call belongs to a conversation started from the panel (decision 0021):
+   * the token's agent acted for them, with no more rights than theirs.
+   */
+  askedBy?: string | null;
 }
 
 export interface ExecuteRequest {
@@ -330,8 +335,52 @@ export interface KernelAdapter {
    */
   countInWindow?(key: string, windowStart: Date, windowMs: number): Promise<number>;
 
+  /** Questions asked from the panel: whose conversation, which page, and the runs any panel instance follows. */
+  ask: KernelAsk;
+
   // administration (operator CLI, demo data, tests)
   admin: KernelAdmin;
+}
+
+/** A conversation asked from the panel: one person, one page (decision 0021). */
+export interface AskSessionRecord {
+  sessionId: string;
+  userId: string;
+  workspaceId: string;
+  documentId: string;
+  createdAt: string;
+}
+
+export interface AskRunStart {
+  runId: string;
+  sessionId: string;
+  userId: string;
+  workspaceId: string;
+  documentId: string;
+  /** The start request's idempotency key: a retried start with it names the same run. */
+  startKey?: string | null;
+}
+
+export interface AskRunRecord extends Required<AskRunStart> {
+  /** `ended` once Hermes said the run is over (or its stream was lost). */
+  status: "running" | "ended";
+  startedAt: string;
+  /** When the instance reading Hermes's stream last wrote (it does at least on every keepalive). */
+  pumpedAt: string;
+}
+
+export interface KernelAsk {
+  /** Records the conversation as this person's about this page unless recorded already; answers the one that stands. */
+  openSession(input: Omit<AskSessionRecord, "createdAt">): Promise<AskSessionRecord>;
+  getSession(sessionId: string): Promise<AskSessionRecord | null>;
+  recordRun(run: AskRunStart): Promise<void>;
+  getRun(runId: string): Promise<AskRunRecord | null>;
+  findRunByKey(userId: string, startKey: string): Promise<AskRunRecord | null>;
+  /** The conversation's newest run, if any. */
+  latestRun(sessionId: string): Promise<AskRunRecord | null>;
+  /** Appends lines to the run (one writer per run); `ended` marks it over. Answers the last line's number. */
+  appendRunLines(runId: string, lines: readonly string[], ended: boolean): Promise<number>;
+  listRunLines(runId: string, after: number, limit: number): Promise<{ seq: number; line: string }[]>;
 }
 
 /**

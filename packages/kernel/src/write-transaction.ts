@@ -15,7 +15,7 @@ const MAX_UNIQUE_RETRIES = 3;
 
 const COMMAND_INSERT = `INSERT INTO commands (id, name, ${IDENTITY_COLUMNS}, payload_fingerprint, idempotency_key,
     revision_before, revision_after, undo, created_at)
-  VALUES (${placeholders(18)})`;
+  VALUES (${placeholders(19)})`;
 
 /**
  * Runs kernel commands on `db`; the statement that locks the page row is built once per driver. A committed

@@ -14,3 +14,4 @@ export {
   type RateLimitSettings,
   type SharedWindowCounter,
 } from "./limiters";
+export { retryAfterSeconds } from "./retry-after";

@@ -64,6 +64,7 @@ describe.each(testKernels())("commands and audit ($name)", ({ open }) => {
         runId: "run_123",
         toolCallId: "call_save_1",
         traceId: "trace_9",
+        askedBy: null,
       };
       const pageTool = PAGE_WRITE_TOOLS.includes(tool);
       expect(command).toEqual({
@@ -223,6 +224,7 @@ describe.each(testKernels())("commands and audit ($name)", ({ open }) => {
         runId: null,
         toolCallId: null,
         traceId: null,
+        askedBy: null,
       });
       // What it claimed is kept for an operator, under a name that says it is unverified.
       expect(record.detail).toEqual({ unverifiedClaims: { ...forged, workspaceId: w.ids.ws, documentId: w.ids.page } });

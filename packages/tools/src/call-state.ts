@@ -30,6 +30,8 @@ export interface CallState {
   parsed?: { ok: true; input: ParsedEnvelope } | { ok: false; problem: string };
   input?: ParsedEnvelope;
   facts?: AccessFacts;
+  /** The person a panel conversation was asked by: the call acts for them (checkAskedFor). */
+  askedBy?: string;
   fingerprint?: string;
   /** The caller's unexpired result for this write's idempotency key, read with the token. */
   storedResult?: IdempotencyRecord | null;
@@ -94,6 +96,7 @@ export function callIdentity(call: CallState): CallIdentity {
     runId: input?.runId ?? echoField(call.raw, "runId"),
     toolCallId: input?.toolCallId ?? echoField(call.raw, "toolCallId"),
     traceId: input?.traceId ?? echoField(call.raw, "traceId"),
+    askedBy: call.askedBy ?? null,
   };
 }
 
@@ -113,6 +116,7 @@ export function anonymousIdentity(toolName: string): CallIdentity {
     runId: null,
     toolCallId: null,
     traceId: null,
+    askedBy: null,
   };
 }
 

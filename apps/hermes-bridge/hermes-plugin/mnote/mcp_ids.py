@@ -49,12 +49,16 @@ def add_caller_ids(tool_name: str = "", args: Any = None, next_call: Callable | 
     """Hermes ``tool_execution`` middleware: call the tool with ``_caller`` added for mnote MCP tools."""
     if next_call is None:
         return None
-    if not isinstance(args, dict) or CALLER_ARGUMENT in args or not MNOTE_MCP_TOOL.match(tool_name or ""):
+    if not isinstance(args, dict) or not MNOTE_MCP_TOOL.match(tool_name or ""):
         return next_call(args)
     ids = caller_ids(
         context.get("session_id"), context.get("turn_id"), context.get("task_id"), context.get("tool_call_id")
     )
-    return next_call({**args, CALLER_ARGUMENT: ids} if ids else args)
+    # No model schema has ``_caller``: one already in the arguments is the model's own, and a model
+    # must not name the session it acts in (a conversation asked from the panel binds its calls to
+    # the person and page it was asked by; decision 0021). Hermes's ids replace it; none, it goes.
+    model_args = {key: value for key, value in args.items() if key != CALLER_ARGUMENT}
+    return next_call({**model_args, CALLER_ARGUMENT: ids} if ids else model_args)
 
 
 def register(ctx) -> None:

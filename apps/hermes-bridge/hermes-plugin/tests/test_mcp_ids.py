@@ -48,9 +48,14 @@ class AddCallerIds(unittest.TestCase):
             _, received = run_execution_middleware(name, {"x": 1}, **HERMES_IDS)
             self.assertEqual(received, [{"x": 1}], name)
 
-    def test_a_caller_value_already_there_is_kept(self):
-        _, received = run_execution_middleware("mcp__mnote__mnote_page_get", {"_caller": {"toolCallId": "mine"}}, **HERMES_IDS)
-        self.assertEqual(received, [{"_caller": {"toolCallId": "mine"}}])
+    def test_a_caller_value_the_model_wrote_is_replaced_by_hermes_ids(self):
+        # A model naming another session (e.g. to leave the conversation the panel bound it to) gets Hermes's.
+        forged = {"_caller": {"sessionId": "mnote_doc_private_" + "0" * 32}, "documentId": "d"}
+        _, received = run_execution_middleware("mcp__mnote__mnote_page_get", forged, **HERMES_IDS)
+        self.assertEqual(received, [{"documentId": "d", "_caller": {
+            "sessionId": HERMES_IDS["session_id"], "runId": HERMES_IDS["turn_id"], "toolCallId": "call_Xy12"}}])
+        _, received = run_execution_middleware("mcp__mnote__mnote_page_get", forged)
+        self.assertEqual(received, [{"documentId": "d"}], "without Hermes ids the model's value goes too")
 
     def test_ids_the_bridge_would_refuse_are_left_out(self):
         _, received = run_execution_middleware("mcp__mnote__mnote_page_get", {}, session_id="s" * 257,

@@ -4,6 +4,7 @@ import { hashToken } from "@mnote/kernel";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import { retryAfterSeconds } from "@mnote/process";
 import { bearerSecret, resolveToken } from "@mnote/tools";
 import { clientAddress, whoami } from "../auth";
 import type { BridgeContext } from "../context";
@@ -81,7 +82,7 @@ export class McpHttpEndpoint {
     const limited = this.ctx.authFailures?.check(address);
     if (limited && !limited.allowed) {
       return rpcError(res, 429, -32000, "Too many failed authentications from this address; retry later", {
-        "retry-after": String(Math.max(1, Math.ceil(limited.retryAfterMs / 1000))),
+        "retry-after": retryAfterSeconds(limited.retryAfterMs),
       });
     }
     const token = await resolveToken(this.ctx.kernel, req.headers.authorization);

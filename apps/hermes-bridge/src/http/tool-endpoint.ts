@@ -12,7 +12,7 @@ import { bridgeFailure, httpStatusOf } from "../bridge-failure";
 import { invokeTool } from "../invoke";
 import { logToolCall } from "../logging";
 import { resolveToken } from "@mnote/tools";
-import { type RateDecision } from "@mnote/process";
+import { type RateDecision, retryAfterSeconds } from "@mnote/process";
 import { hermesSafeJson, parseResultForm, RESULT_FORM_HEADER } from "../hermes/model-text";
 import { traceIdFromTraceparent } from "../trace";
 import { BodyTooLarge, isJsonContentType, readBody, refuseUnread, sendJson } from "./body";
@@ -64,7 +64,7 @@ function authenticationFailed(ctx: BridgeContext, req: IncomingMessage): Promise
 }
 
 function retryAfter(decision: RateDecision): Record<string, string> {
-  return decision.allowed ? {} : { "retry-after": String(Math.max(1, Math.ceil(decision.retryAfterMs / 1000))) };
+  return decision.allowed ? {} : { "retry-after": retryAfterSeconds(decision.retryAfterMs) };
 }
 
 /**

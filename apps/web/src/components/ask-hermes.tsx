@@ -1,26 +1,15 @@
 "use client";
 
+import { canonicalToolName, LIMITS } from "@mnote/contract";
+import { isLive, matchRecords, newRunView, type NumberedRunLine, reduceRun, type RunView } from "@mnote/hermes-runs";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useCallback, useEffect, useRef, useState } from "react";
-import type { RunLine } from "~/server/hermes-client";
 import { useTRPC } from "~/trpc/react";
 import type { PageRef } from "~/trpc/types";
 import { formatTime, toolLabel } from "./labels";
 
-type StreamedCall = {
-  tool: string;
-  preview: string | null;
-  status: "running" | "done" | "error";
-  durationSeconds: number | null;
-};
-type RunState = {
-  runId: string;
-  phase: "running" | "waiting" | "stopping" | "completed" | "failed" | "stopped" | "lost";
-  /** Hermes's answer as it arrives: kept in this tab's memory only (mnote stores no chat text). */
-  text: string;
-  calls: StreamedCall[];
-  approval: { description: string; command: string | null; choices: string[] } | null;
-  message: string | null;
+/** A run as this tab shows it, and where its own audit records start. */
+type RunState = RunView & {
   /** The newest audit record of this conversation when the run started: its own records come after. */
   auditFloor: number;
 };
@@ -29,18 +18,14 @@ type RunState = {
 const held = (record: { outcome: string } | undefined) =>
   record?.outcome === "held_for_approval" || record?.outcome === "proposal";
 
-const CHOICE_LABELS: Record<string, string> = {
-  once: "Approve once",
-  session: "Approve for this conversation",
-  always: "Always approve",
-  deny: "Deny",
-};
+/** The only answers the panel relays (the server refuses `session` and `always`). */
+const CHOICE_LABELS: Record<string, string> = { once: "Approve once", deny: "Deny" };
 
 /** Hermes's tool name (mnote_page_get) → mnote's (mnote.page.get), to find the call in the audit trail. */
-const canonicalTool = (tool: string) => {
-  const [prefix, area, ...rest] = tool.split("_");
-  return prefix === "mnote" && area && rest.length ? `mnote.${area}.${rest.join("_")}` : tool;
-};
+const canonicalTool = (tool: string) => canonicalToolName(tool) ?? tool;
+
+/** The run this tab follows: its id only (sessionStorage), so a reload reads it on from the panel. */
+const runKey = (documentId: string) => `mnote.hermes.run.${documentId}`;
 
 /** The conversation this tab is having about the page: only its id is kept (sessionStorage), never its text. */
 const sessionKey = (documentId: string) => `mnote.hermes.session.${documentId}`;
@@ -58,7 +43,8 @@ export function AskHermes({ pageRef, canWrite }: { pageRef: PageRef; canWrite: b
     queryKey: ["hermes", "connection"],
     queryFn: async () =>
       (await (await fetch("/api/hermes", { cache: "no-store" })).json()) as { connected: boolean; help: string | null },
-    staleTime: Infinity,
+    // The box says when Hermes stops answering (the server checks at most every 10 s).
+    refetchInterval: 30_000,
   });
   const [sessionId, setSessionId] = useState<string | null>(null);
   const [question, setQuestion] = useState("");
@@ -66,10 +52,19 @@ export function AskHermes({ pageRef, canWrite }: { pageRef: PageRef; canWrite: b
   const [notice, setNotice] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const reading = useRef<AbortController | null>(null);
+  const startKeyRef = useRef<string | null>(null);
 
   useEffect(() => {
-    setSessionId(window.sessionStorage.getItem(sessionKey(pageRef.documentId)));
+    const stored = window.sessionStorage.getItem(sessionKey(pageRef.documentId));
+    setSessionId(stored);
+    // A reload mid-run: read the run again from the panel (any instance has its lines), from the start.
+    const runId = window.sessionStorage.getItem(runKey(pageRef.documentId));
+    if (stored && runId) {
+      setRun({ ...newRunView(runId), auditFloor: 0 });
+      void follow(runId, 0, true);
+    }
     return () => reading.current?.abort();
+    // `follow` is this render's; the effect runs once per page.
   }, [pageRef.documentId]);
 
   // The conversation's tool calls, from the audit trail: what survives a reload.
@@ -85,119 +80,76 @@ export function AskHermes({ pageRef, canWrite }: { pageRef: PageRef; canWrite: b
   }, [queryClient, trpc]);
 
   const update = (change: (state: RunState) => RunState) => setRun((state) => (state ? change(state) : state));
+  /** One more line of the run this tab follows (a line of a run it no longer shows changes nothing). */
+  const apply = (runId: string, line: NumberedRunLine) => {
+    update((s) => (s.runId === runId ? { ...s, ...reduceRun(s, line) } : s));
+    if (line.type === "tool.completed" || line.type === "closed") refreshTrail();
+  };
 
-  const follow = async (runId: string) => {
+  /**
+   * Reads the run's lines from the panel (any instance has them) and, when the connection drops while the
+   * run goes on, reads on after the last line it had — a few times, then says the run was lost.
+   */
+  const follow = async (runId: string, after: number, reload = false) => {
     const controller = new AbortController();
+    reading.current?.abort();
     reading.current = controller;
-    let response: Response;
-    try {
-      response = await fetch(`/api/hermes/runs/${encodeURIComponent(runId)}/events`, {
-        signal: controller.signal,
-        cache: "no-store",
-      });
-    } catch {
-      update((s) => ({
-        ...s,
-        phase: "lost",
-        message: "The panel lost the run's events; its tool calls show below from the audit trail.",
-      }));
-      return;
-    }
-    if (!response.ok || !response.body) {
-      const message = await errorMessage(response);
-      update((s) => ({ ...s, phase: "lost", message }));
-      return;
-    }
-    const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
-    let buffer = "";
-    try {
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        buffer += value;
-        let newline = buffer.indexOf("\n");
-        while (newline !== -1) {
-          const text = buffer.slice(0, newline);
-          buffer = buffer.slice(newline + 1);
-          newline = buffer.indexOf("\n");
-          if (text) apply(JSON.parse(text) as RunLine);
-        }
-      }
-    } catch {
+    let last = after;
+    for (let attempt = 0; attempt < 4; attempt++) {
+      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 500 * attempt));
       if (controller.signal.aborted) return;
+      let response: Response;
+      try {
+        response = await fetch(
+          `/api/hermes/runs/${encodeURIComponent(runId)}/events?after=${last}${reload && attempt === 0 ? "&reload=1" : ""}`,
+          { signal: controller.signal, cache: "no-store" },
+        );
+      } catch {
+        if (controller.signal.aborted) return;
+        continue;
+      }
+      if (!response.ok || !response.body) {
+        const message = await errorMessage(response);
+        if (response.status === 404) window.sessionStorage.removeItem(runKey(pageRef.documentId));
+        update((s) => ({ ...s, phase: "lost", message }));
+        return;
+      }
+      const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+      let buffer = "";
+      let ended = false;
+      try {
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) break;
+          buffer += value;
+          let newline = buffer.indexOf("\n");
+          while (newline !== -1) {
+            const text = buffer.slice(0, newline);
+            buffer = buffer.slice(newline + 1);
+            newline = buffer.indexOf("\n");
+            if (!text) continue;
+            const line = JSON.parse(text) as NumberedRunLine;
+            last = Math.max(last, line.seq);
+            if (["completed", "failed", "cancelled", "closed", "lost", "status"].includes(line.type)) ended = true;
+            apply(runId, line);
+          }
+        }
+      } catch {
+        if (controller.signal.aborted) return;
+      }
+      // The panel closes a run's stream once it is over; a stream cut before that is read on.
+      if (ended) break;
     }
     update((s) =>
-      s.phase === "running" || s.phase === "waiting" || s.phase === "stopping"
-        ? { ...s, phase: "lost", message: "Hermes ended the stream without saying how the run ended." }
+      isLive(s.phase)
+        ? {
+            ...s,
+            phase: "lost",
+            message: "The panel lost the run's events; its tool calls show below from the audit trail.",
+          }
         : s,
     );
     refreshTrail();
-  };
-
-  const apply = (line: RunLine) => {
-    switch (line.type) {
-      case "delta":
-        return update((s) => ({ ...s, text: s.text + line.text }));
-      case "tool.started":
-        return update((s) => ({
-          ...s,
-          calls: [...s.calls, { tool: line.tool, preview: line.preview, status: "running", durationSeconds: null }],
-        }));
-      case "tool.completed":
-        update((s) => {
-          const index = s.calls.findIndex((c) => c.tool === line.tool && c.status === "running");
-          if (index === -1) return s;
-          const calls = s.calls.slice();
-          calls[index] = {
-            ...calls[index]!,
-            status: line.error ? "error" : "done",
-            durationSeconds: line.durationSeconds,
-          };
-          return { ...s, calls };
-        });
-        return refreshTrail();
-      case "approval.request":
-        return update((s) => ({
-          ...s,
-          phase: "waiting",
-          approval: { description: line.description, command: line.command, choices: line.choices },
-        }));
-      case "approval.responded":
-        return update((s) => ({ ...s, phase: s.phase === "waiting" ? "running" : s.phase, approval: null }));
-      case "completed":
-        return update((s) => ({ ...s, phase: "completed", text: s.text || line.output, approval: null }));
-      case "failed":
-        return update((s) => ({
-          ...s,
-          phase: "failed",
-          approval: null,
-          message: `Hermes's run failed: ${line.message}`,
-        }));
-      case "cancelled":
-        return update((s) => ({
-          ...s,
-          phase: "stopped",
-          approval: null,
-          message: "Stopped. Hermes did nothing after the stop; the calls it made before are listed below.",
-        }));
-      case "lost":
-        return update((s) => ({ ...s, phase: "lost", message: line.message }));
-      case "status":
-        return update((s) => ({
-          ...s,
-          phase:
-            line.status === "completed"
-              ? "completed"
-              : line.status === "failed"
-                ? "failed"
-                : line.status === "cancelled"
-                  ? "stopped"
-                  : "lost",
-          message: `Hermes says this run is ${line.status}${line.error ? `: ${line.error}` : ""}.`,
-        }));
-      case "closed":
-        return refreshTrail();
-    }
   };
 
   const ask = async (event: React.FormEvent) => {
@@ -205,31 +157,27 @@ export function AskHermes({ pageRef, canWrite }: { pageRef: PageRef; canWrite: b
     if (!question.trim() || busy) return;
     setBusy(true);
     setNotice(null);
+    // One key per question: a retry of this start (a double click, a flaky network) names the same run.
+    const startKey = (startKeyRef.current ??= crypto.randomUUID());
     try {
       const response = await fetch("/api/hermes/runs", {
         method: "POST",
         headers: { "content-type": "application/json" },
-        body: JSON.stringify({ ...pageRef, input: question, ...(sessionId ? { sessionId } : {}) }),
+        body: JSON.stringify({ ...pageRef, input: question, startKey, ...(sessionId ? { sessionId } : {}) }),
       });
       if (!response.ok) {
         setNotice(await errorMessage(response));
         return;
       }
       const started = (await response.json()) as { runId: string; sessionId: string };
+      startKeyRef.current = null;
       window.sessionStorage.setItem(sessionKey(pageRef.documentId), started.sessionId);
+      window.sessionStorage.setItem(runKey(pageRef.documentId), started.runId);
       setSessionId(started.sessionId);
       const floor = started.sessionId === sessionId ? Math.max(0, ...(trail.data ?? []).map((r) => r.id)) : 0;
-      setRun({
-        runId: started.runId,
-        phase: "running",
-        text: "",
-        calls: [],
-        approval: null,
-        message: null,
-        auditFloor: floor,
-      });
+      setRun({ ...newRunView(started.runId), auditFloor: floor });
       setQuestion("");
-      void follow(started.runId);
+      void follow(started.runId, 0);
     } catch {
       setNotice("The panel could not be reached; nothing was asked.");
     } finally {
@@ -258,21 +206,17 @@ export function AskHermes({ pageRef, canWrite }: { pageRef: PageRef; canWrite: b
   const newConversation = () => {
     reading.current?.abort();
     window.sessionStorage.removeItem(sessionKey(pageRef.documentId));
+    window.sessionStorage.removeItem(runKey(pageRef.documentId));
     setSessionId(null);
     setRun(null);
     setNotice(null);
   };
 
-  const live = run !== null && (run.phase === "running" || run.phase === "waiting" || run.phase === "stopping");
+  const live = run !== null && isLive(run.phase);
   // Records of this conversation, oldest first; a streamed call is linked to its record by tool and order.
   const records = (trail.data ?? []).slice().reverse();
-  const runRecords = run ? records.filter((r) => r.id > run.auditFloor) : [];
-  const recordFor = (index: number) => {
-    if (!run) return undefined;
-    const call = run.calls[index]!;
-    const nth = run.calls.slice(0, index).filter((c) => c.tool === call.tool).length;
-    return runRecords.filter((r) => r.identity.toolName === canonicalTool(call.tool))[nth];
-  };
+  const matched = run ? matchRecords(run.calls, records, run.auditFloor) : [];
+  const recordFor = (index: number) => matched[index];
 
   if (connection.isPending) return null;
   const disabledReason = !connection.data?.connected
@@ -297,7 +241,7 @@ export function AskHermes({ pageRef, canWrite }: { pageRef: PageRef; canWrite: b
           id="ask-hermes-input"
           rows={2}
           value={question}
-          maxLength={4000}
+          maxLength={LIMITS.askQuestionChars}
           disabled={disabledReason !== null || live}
           placeholder="Ask Hermes about this page, e.g. add a line to the plan"
           onChange={(e) => setQuestion(e.target.value)}
@@ -396,6 +340,12 @@ export function AskHermes({ pageRef, canWrite }: { pageRef: PageRef; canWrite: b
               ))}
             </div>
           )}
+          {run.refused.map((refused, index) => (
+            <p key={index} role="status" className="notice" data-testid="ask-hermes-refused">
+              Hermes asked to run <code>{refused.command ?? refused.description}</code> ({refused.description}).{" "}
+              {refused.reason}
+            </p>
+          ))}
           {run.message && (
             <p
               role={run.phase === "stopped" ? "status" : "alert"}

@@ -23,10 +23,22 @@ describe("panel configuration: connecting Hermes", () => {
     expect(readPanelEnv({ MNOTE_HERMES_URL: "http://127.0.0.1:8642/", MNOTE_HERMES_API_KEY: KEY }).hermes).toEqual({
       url: "http://127.0.0.1:8642",
       apiKey: KEY,
+      allowedToolsets: ["mnote"],
     });
     expect(
       readPanelEnv({ MNOTE_HERMES_URL: "https://hermes.example.com/p/work", MNOTE_HERMES_API_KEY: KEY }).hermes?.url,
     ).toBe("https://hermes.example.com/p/work");
+  });
+
+  it("allows only the mnote toolset unless MNOTE_HERMES_ALLOWED_TOOLSETS names others, and refuses a bad name", () => {
+    const hermes = { MNOTE_HERMES_URL: "http://127.0.0.1:8642", MNOTE_HERMES_API_KEY: KEY };
+    expect(readPanelEnv({ ...hermes, MNOTE_HERMES_ALLOWED_TOOLSETS: "mnote, web" }).hermes?.allowedToolsets).toEqual([
+      "mnote",
+      "web",
+    ]);
+    expect(problemsOf({ ...hermes, MNOTE_HERMES_ALLOWED_TOOLSETS: "mnote,rm -rf" })).toEqual([
+      expect.stringContaining("MNOTE_HERMES_ALLOWED_TOOLSETS"),
+    ]);
   });
 
   it("refuses half a connection, naming the missing variable", () => {

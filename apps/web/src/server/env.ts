@@ -1,4 +1,5 @@
 import { resolve } from "node:path";
+import { DEFAULT_ALLOWED_TOOLSETS } from "@mnote/hermes-runs";
 import { defaultDatabaseUrl } from "@mnote/kernel";
 import { type ToolsSettings, toolsSettingsFromEnv } from "@mnote/tools";
 import { ConfigReader, databaseSettingsFromEnv, type DatabaseSettings } from "@mnote/process";
@@ -25,6 +26,11 @@ export interface HermesConnection {
   url: string;
   /** Hermes's API_SERVER_KEY. */
   apiKey: string;
+  /**
+   * MNOTE_HERMES_ALLOWED_TOOLSETS (comma-separated, default `mnote`): the only toolsets Hermes may offer a
+   * run asked from the panel; Ask Hermes is off while its API server offers any other (decision 0021).
+   */
+  allowedToolsets: string[];
 }
 
 /** Hermes itself refuses an API_SERVER_KEY shorter than this. */
@@ -69,8 +75,19 @@ function readHermes(config: ConfigReader): HermesConnection | null {
       `MNOTE_HERMES_API_KEY is ${apiKey.length} characters; Hermes's API_SERVER_KEY has at least ${HERMES_KEY_MIN_LENGTH}`,
     );
   }
+  const allowedToolsets = list(config.raw("MNOTE_HERMES_ALLOWED_TOOLSETS"));
+  for (const name of allowedToolsets) {
+    if (!/^[\w.-]{1,64}$/.test(name))
+      config.problem(
+        `MNOTE_HERMES_ALLOWED_TOOLSETS: ${JSON.stringify(name.slice(0, 100))} is not a Hermes toolset name`,
+      );
+  }
   if (!parsed || !apiKey) return null;
-  return { url: parsed.href.replace(/\/+$/, ""), apiKey };
+  return {
+    url: parsed.href.replace(/\/+$/, ""),
+    apiKey,
+    allowedToolsets: allowedToolsets.length ? allowedToolsets : [...DEFAULT_ALLOWED_TOOLSETS],
+  };
 }
 
 const list = (value: string | undefined, clean: (item: string) => string = (item) => item) =>

@@ -1,34 +1,42 @@
 import "server-only";
-import { LIMITS, TOOL_ERROR_HTTP_STATUS, TOOL_ERROR_MESSAGES, type ToolErrorCode } from "@mnote/contract";
-import { hashToken, isTokenLive, type KernelAdapter, type TokenRecord } from "@mnote/kernel";
-import { AppError, bearerSecret, createCaller, createToolsContext, isAppError } from "@mnote/tools";
+import { TOOL_ERROR_HTTP_STATUS, TOOL_ERROR_MESSAGES, type ToolErrorCode } from "@mnote/contract";
+import {
+  ApprovalPolicy,
+  type AskEvent,
+  checkToolsets,
+  HermesClient,
+  HermesRefused,
+  HermesUnreachable,
+  type NumberedRunLine,
+  type RunLine,
+} from "@mnote/hermes-runs";
+import type { AskRunRecord, KernelAdapter } from "@mnote/kernel";
+import { AppError, AskQuestionSchema, createCaller, createToolsContext, isAppError } from "@mnote/tools";
 import { z } from "zod";
-import { panelEnv } from "./env";
-import { HermesClient, HermesRefused, HermesUnreachable, type RunLine } from "./hermes-client";
+import { type HermesConnection, panelEnv } from "./env";
 import { getKernel } from "./kernel";
-import { foreignOrigin } from "./origin";
-import { BodyTooLarge, readCappedBody } from "./panel-api";
+import { openPanelDoor, refuse as refuseWith } from "./panel-api";
 import { panelLimiter } from "./rate-limit";
-import { tokenFromCookieHeader } from "./session-cookie";
 
 /**
- * `/api/hermes/*`: the browser's door to "Ask Hermes". The same limits as `/api/trpc`
- * (Origin check on changes, the per-token rate limit, the body cap), and every decision
- * about who may do what is the router's (`panel.ask.*`, requirePage): this module only
- * carries the router's answer to Hermes with the key the browser never sees.
+ * `/api/hermes/*`: the browser's door to "Ask Hermes" (decisions 0019, 0021). The panel's one door
+ * (`openPanelDoor`: Origin, token, rate limit, body cap), and every decision about who may do what is the
+ * router's (`panel.ask.*`): this module carries the router's answer to Hermes with the key the browser
+ * never sees, reads each run's events into the database (so any panel instance can stream, stop and
+ * answer it), and answers Hermes's approval requests that are not for an mnote tool itself.
  */
 
-/** A refusal in the contract's words (the panel reads `error.message`). */
+/** A refusal in the contract's words, with the contract's status for its code unless told otherwise. */
 export function refuse(
   code: ToolErrorCode,
   message: string,
   headers: Record<string, string> = {},
   status = TOOL_ERROR_HTTP_STATUS[code],
 ) {
-  return Response.json({ error: { code, message } }, { status, headers: { "cache-control": "no-store", ...headers } });
+  return refuseWith(status, code, message, headers);
 }
 
-/** What the panel says when Hermes is not configured, cannot be reached, or refuses. */
+/** What the panel says when Hermes is not configured. */
 export const HERMES_NOT_CONFIGURED =
   "Hermes is not connected to this panel: set MNOTE_HERMES_URL and MNOTE_HERMES_API_KEY (README: Connecting Hermes to the panel) and restart it.";
 
@@ -60,78 +68,107 @@ function routerRefusal(error: unknown): Response {
   return refuse(refusal.code, refusal.message);
 }
 
-/** A run this panel started: whose it is and on which page (no chat text: that stays in Hermes). */
-interface RunOwner {
-  userId: string;
-  workspaceId: string;
-  documentId: string;
-  sessionId: string;
-  startedAt: number;
+// --- Is Hermes there, and would it offer a run only mnote's tools? -------------------------------------------
+
+/** How long a readiness check stands: `connected` is never older than this (issue 19: ≤ 30 s). */
+const READINESS_TTL_MS = 10_000;
+
+export interface HermesReadiness {
+  /** Hermes answered, took the key, and offers a run only the allowed toolsets. */
+  connected: boolean;
+  /** What to change when not (null when connected). */
+  help: string | null;
+  version: string | null;
 }
 
-/** Runs are remembered for as long as Hermes keeps their status (its _RUN_STATUS_TTL), and only so many. */
-const RUN_TTL_MS = 60 * 60 * 1000;
-const MAX_RUNS = 2_000;
-const shared = globalThis as { __mnoteHermesRuns?: Map<string, RunOwner> };
-const runs = () => (shared.__mnoteHermesRuns ??= new Map<string, RunOwner>());
+const cache = globalThis as {
+  __mnoteHermesReadiness?: { at: number; value: Promise<HermesReadiness>; url: string };
+};
 
-function remember(runId: string, owner: RunOwner) {
-  const all = runs();
+async function probe(hermes: HermesConnection): Promise<HermesReadiness> {
+  const client = new HermesClient({ url: hermes.url, apiKey: hermes.apiKey, timeoutMs: 5_000 });
+  let version: string | null = null;
+  try {
+    version = (await client.health()).version;
+    const verdict = checkToolsets(await client.toolsets(), hermes.allowedToolsets);
+    return verdict.ok ? { connected: true, help: null, version } : { connected: false, help: verdict.problem, version };
+  } catch (error) {
+    const help =
+      error instanceof HermesUnreachable
+        ? `${error.message} The box works again once it answers.`
+        : error instanceof HermesRefused && error.status === 401
+          ? "Hermes refused the panel's key: MNOTE_HERMES_API_KEY must equal Hermes's API_SERVER_KEY."
+          : error instanceof HermesRefused && error.status === 404
+            ? "Ask Hermes is off: this Hermes does not report its toolsets (GET /v1/toolsets; Hermes 0.18 or later), so the panel cannot check that a run gets only mnote's tools."
+            : `Ask Hermes is off: Hermes answered ${error instanceof HermesRefused ? error.status : "oddly"} when asked for its toolsets.`;
+    return { connected: false, help, version };
+  }
+}
+
+/** Before a run the check is at most this old: a config.yaml changed to offer `terminal` stops the next runs. */
+const RUN_READINESS_TTL_MS = 2_000;
+
+/** Hermes's readiness, checked at most every READINESS_TTL_MS (at start, for the box) or as told (before a run). */
+export function hermesReadiness(options: { maxAgeMs?: number } = {}): Promise<HermesReadiness> {
+  const hermes = panelEnv().hermes;
+  if (!hermes) return Promise.resolve({ connected: false, help: HERMES_NOT_CONFIGURED, version: null });
   const now = Date.now();
-  for (const [id, run] of all) if (now - run.startedAt > RUN_TTL_MS || all.size >= MAX_RUNS) all.delete(id);
-  all.set(runId, owner);
+  const cached = cache.__mnoteHermesReadiness;
+  const maxAge = options.maxAgeMs ?? READINESS_TTL_MS;
+  if (cached && cached.url === hermes.url && now - cached.at < maxAge) return cached.value;
+  const value = probe(hermes);
+  cache.__mnoteHermesReadiness = { at: now, value, url: hermes.url };
+  return value;
 }
 
-interface Door {
+/** GET /api/hermes — may this panel ask Hermes now? (Only whether and why not: never its URL or key.) */
+export async function hermesConnection(): Promise<Response> {
+  const { connected, help } = await hermesReadiness();
+  return Response.json({ connected, help }, { headers: { "cache-control": "no-store" } });
+}
+
+// --- The door --------------------------------------------------------------------------------------------------
+
+export interface AskDoor {
   caller: ReturnType<typeof createCaller>;
+  /** The signed-in person, if the cookie holds a live token (the router still decides everything). */
+  userId: string | null;
+  kernel: KernelAdapter;
   hermes: HermesClient;
   body: unknown;
 }
 
 /**
- * Everything before the work: Hermes configured, Origin, rate limit, body cap, a JSON body.
- * Returns the router caller for the signed-in person (the router decides the rest).
+ * The panel's door, then: Hermes configured, a JSON body; the router caller for the signed-in person. With
+ * `askHermes`, what a route needs to send a conversation's next turn (e.g. a rejection's reason).
  */
-async function openDoor(req: Request): Promise<Door | Response> {
+export async function openAskDoor(req: Request): Promise<AskDoor | Response> {
   const env = panelEnv();
-  if (req.method !== "GET" && foreignOrigin(req, env.allowedOrigins)) {
-    return refuse(
-      "mnote_tool_permission_denied",
-      "cross-origin request refused: the panel accepts changes only from its own pages",
-    );
-  }
+  const door = await openPanelDoor(req, {
+    kernel: getKernel,
+    limiter: panelLimiter(),
+    allowedOrigins: env.allowedOrigins,
+  });
+  if (door instanceof Response) return door;
   if (!env.hermes) return refuse("mnote_tool_unavailable", HERMES_NOT_CONFIGURED);
-  const token = tokenFromCookieHeader(req.headers.get("cookie"));
-  let kernel: KernelAdapter;
-  let record: TokenRecord | null = null;
-  try {
-    kernel = await getKernel();
-    const secret = bearerSecret(token);
-    if (secret) record = await kernel.findTokenByHash(hashToken(secret));
-  } catch (error) {
-    console.error("[panel] the database is unavailable", error);
-    return refuse("mnote_tool_unavailable", TOOL_ERROR_MESSAGES.unavailable, { "retry-after": "1" });
-  }
-  // One budget with /api/trpc: asking Hermes is not a way around the panel's rate limit.
-  const decision = await panelLimiter().take(isTokenLive(record) ? `token:${record.id}` : "anonymous");
-  if (!decision.allowed) {
-    return refuse("mnote_tool_rate_limited", TOOL_ERROR_MESSAGES.rateLimited, {
-      "retry-after": String(Math.max(1, Math.ceil(decision.retryAfterMs / 1000))),
-    });
-  }
   let body: unknown = undefined;
   if (req.method === "POST") {
     try {
-      const bytes = await readCappedBody(req, LIMITS.requestBodyBytes);
-      body = bytes.byteLength ? JSON.parse(new TextDecoder().decode(bytes)) : {};
-    } catch (error) {
-      if (error instanceof BodyTooLarge)
-        return refuse("mnote_tool_payload_too_large", TOOL_ERROR_MESSAGES.payloadTooLarge, { connection: "close" });
+      body = door.body.byteLength ? JSON.parse(new TextDecoder().decode(door.body)) : {};
+    } catch {
       return refuse("mnote_tool_invalid_input", "the request body is not JSON");
     }
   }
-  const caller = createCaller(createToolsContext({ kernel, authorization: token, door: "panel", settings: env.tools }));
-  return { caller, hermes: new HermesClient(env.hermes), body };
+  const caller = createCaller(
+    createToolsContext({ kernel: door.kernel, authorization: door.authorization, door: "panel", settings: env.tools }),
+  );
+  return {
+    caller,
+    userId: door.token?.userId ?? null,
+    kernel: door.kernel,
+    hermes: new HermesClient(env.hermes),
+    body,
+  };
 }
 
 const invalid = (error: z.ZodError) =>
@@ -143,126 +180,299 @@ const invalid = (error: z.ZodError) =>
       .slice(0, 500),
   );
 
-/** How long a question may be: a question, not a document (Hermes reads the page with its tools). */
-export const MAX_QUESTION_CHARS = 4_000;
+const json = (body: unknown, status = 200) => Response.json(body, { status, headers: { "cache-control": "no-store" } });
 
-const StartBody = z.object({
+// --- Asking -----------------------------------------------------------------------------------------------------
+
+export const AskBody = z.object({
   workspaceId: z.string().min(1).max(128),
   documentId: z.string().min(1).max(128),
-  input: z.string().trim().min(1, "ask something").max(MAX_QUESTION_CHARS),
+  input: AskQuestionSchema,
   sessionId: z.string().max(256).optional(),
+  /** One per question the person sends: a retried start names the same run (and Hermes's Idempotency-Key). */
+  startKey: z
+    .string()
+    .regex(/^[\w-]{8,128}$/)
+    .optional(),
 });
+export type AskInput = z.infer<typeof AskBody>;
 
-/** POST /api/hermes/runs — ask Hermes about a page: the router says whether and with what, Hermes starts the run. */
-export async function startRun(req: Request): Promise<Response> {
-  const door = await openDoor(req);
-  if (door instanceof Response) return door;
-  const parsed = StartBody.safeParse(door.body);
-  if (!parsed.success) return invalid(parsed.error);
-  const { workspaceId, documentId, input, sessionId } = parsed.data;
-  let ask;
+/** A run counts as going on while the instance reading it wrote within this long (Hermes keeps alive every 30 s). */
+const PUMP_SILENCE_MS = 75_000;
+const isGoingOn = (run: AskRunRecord, now = Date.now()) =>
+  run.status === "running" && now - Date.parse(run.pumpedAt) < PUMP_SILENCE_MS;
+
+/**
+ * Ask Hermes one question about a page, as the signed-in person: the first turn of a conversation or the
+ * next one (`sessionId`). The door's POST /api/hermes/runs, and the function any server code uses to send
+ * a conversation's next turn (e.g. a rejection's reason). Answers 202 {runId, sessionId, revision}.
+ */
+export async function askHermes(door: AskDoor, ask: AskInput): Promise<Response> {
+  const { workspaceId, documentId, input, sessionId, startKey } = ask;
+  if (startKey && door.userId) {
+    // A retried start (a double click, a lost answer): the run this key started, if it is this question's.
+    const again = await door.kernel.ask.findRunByKey(door.userId, startKey);
+    if (again) {
+      const same =
+        again.workspaceId === workspaceId &&
+        again.documentId === documentId &&
+        (sessionId === undefined || sessionId === again.sessionId);
+      if (!same) return refuse("mnote_tool_idempotency_conflict", TOOL_ERROR_MESSAGES.idempotencyConflict);
+      const run = await ownRun(door, again.runId);
+      if (run instanceof Response) return run;
+      return json({ runId: run.runId, sessionId: run.sessionId, revision: null }, 202);
+    }
+  }
+  let started;
   try {
-    ask = await door.caller.panel.ask.start({ workspaceId, documentId, sessionId });
+    started = await door.caller.panel.ask.start({ workspaceId, documentId, sessionId });
   } catch (error) {
     return routerRefusal(error);
   }
+  const answer = (run: { runId: string }) =>
+    json({ runId: run.runId, sessionId: started.sessionId, revision: started.revision }, 202);
+  // One run of a conversation at a time: a run's calls are then the conversation's records between its start
+  // and the next run's (Hermes's events carry no tool-call id, and the plugin gets no run id; decision 0021).
+  const latest = sessionId ? await door.kernel.ask.latestRun(started.sessionId) : null;
+  if (latest && isGoingOn(latest))
+    return refuse("mnote_tool_conflict", "Hermes is still answering in this conversation; wait for it or stop it.");
+  const readiness = await hermesReadiness({ maxAgeMs: RUN_READINESS_TTL_MS });
+  if (!readiness.connected) return refuse("mnote_tool_unavailable", readiness.help ?? HERMES_NOT_CONFIGURED, {}, 503);
   try {
     // A follow-up question: Hermes keeps the conversation, /v1/runs does not load it by session id.
-    const conversationHistory = sessionId ? await door.hermes.conversation(ask.sessionId) : [];
+    const conversationHistory = sessionId ? await door.hermes.conversation(started.sessionId) : [];
     const { runId } = await door.hermes.startRun({
       input,
-      instructions: ask.instructions,
-      sessionId: ask.sessionId,
+      instructions: started.instructions,
+      sessionId: started.sessionId,
       conversationHistory,
+      idempotencyKey: startKey ? `mnote_${started.userId}_${startKey}` : undefined,
     });
-    remember(runId, { userId: ask.userId, workspaceId, documentId, sessionId: ask.sessionId, startedAt: Date.now() });
-    return Response.json(
-      { runId, sessionId: ask.sessionId, revision: ask.revision },
-      { status: 202, headers: { "cache-control": "no-store" } },
-    );
+    try {
+      await door.kernel.ask.recordRun({
+        runId,
+        sessionId: started.sessionId,
+        userId: started.userId,
+        workspaceId,
+        documentId,
+        startKey: startKey ?? null,
+      });
+    } catch (error) {
+      // The same key twice at once: Hermes ≥ 0.21 started one run; the record that stands names it.
+      const again = startKey ? await door.kernel.ask.findRunByKey(started.userId, startKey) : null;
+      if (again) return answer(again);
+      throw error;
+    }
+    void pumpRun(door.kernel, door.hermes, runId);
+    return answer({ runId });
   } catch (error) {
     return hermesFailure(error);
   }
 }
 
-/** The run, if the signed-in person started it and may still write its page (the router's word). */
-async function ownRun(door: Door, runId: string): Promise<RunOwner | Response> {
-  const run = runs().get(runId);
-  // Someone else's run and an unknown one look the same: no leak of other people's run ids.
-  if (!run)
-    return refuse(
-      "mnote_tool_not_found",
-      "no such run of yours on this panel (it may have ended over an hour ago, or the panel restarted)",
+/** POST /api/hermes/runs — ask Hermes about a page. */
+export async function startRun(req: Request): Promise<Response> {
+  const door = await openAskDoor(req);
+  if (door instanceof Response) return door;
+  const parsed = AskBody.safeParse(door.body);
+  if (!parsed.success) return invalid(parsed.error);
+  return askHermes(door, parsed.data);
+}
+
+// --- Reading a run into the database ------------------------------------------------------------------------
+
+/** A run's lines kept at most (text is merged into one line per flush); past it only the outcome is kept. */
+const MAX_RUN_LINES = 2_000;
+/** Text is written at most this often: a token-by-token stream must not become a row per token. */
+const FLUSH_MS = 150;
+
+/**
+ * Reads the run's events from Hermes (it serves them to one reader) and writes them, as the panel's lines,
+ * to the database, where every instance's readers find them. Approval requests that are not for an mnote
+ * tool are answered `deny` here, on the server, and recorded as such; the rest are relayed with once/deny.
+ */
+async function pumpRun(kernel: KernelAdapter, hermes: HermesClient, runId: string): Promise<void> {
+  const policy = new ApprovalPolicy();
+  let pending: RunLine[] = [];
+  let text = "";
+  let written = 0;
+  let ended = false;
+  /** Text so far, then the line: the order the person saw them in. */
+  const push = (line: RunLine) => {
+    if (text) pending.push({ type: "delta", text });
+    text = "";
+    pending.push(line);
+  };
+  const flush = async (end = false) => {
+    const lines = text ? [...pending, { type: "delta", text } satisfies RunLine] : pending;
+    pending = [];
+    text = "";
+    // Past the bound only what the run did is kept; its whole answer comes with `completed` anyway.
+    const keep = lines.length <= MAX_RUN_LINES - written ? lines : lines.filter((line) => line.type !== "delta");
+    written += keep.length;
+    await kernel.ask.appendRunLines(
+      runId,
+      keep.map((line) => JSON.stringify(line)),
+      end,
     );
-  let check;
+  };
+  // Marks the run alive while Hermes is silent (a model thinking, a person deciding).
+  const heartbeat = setInterval(() => void kernel.ask.appendRunLines(runId, [], false).catch(() => undefined), 20_000);
+  let timer: ReturnType<typeof setTimeout> | null = null;
+  let chain = Promise.resolve();
+  const enqueueFlush = () => {
+    chain = chain.then(() => flush()).catch((error) => console.error("[panel] run lines not written", error));
+  };
+  const schedule = (now: boolean) => {
+    if (now) {
+      if (timer) clearTimeout(timer);
+      timer = null;
+      enqueueFlush();
+    } else
+      timer ??= setTimeout(() => {
+        timer = null;
+        enqueueFlush();
+      }, FLUSH_MS);
+  };
   try {
-    check = await door.caller.panel.ask.check({ workspaceId: run.workspaceId, documentId: run.documentId });
+    const events = await hermes.events(runId);
+    for await (const event of events) {
+      const line = await decide(policy, hermes, runId, event);
+      if (line.type === "delta") {
+        text += line.text;
+        schedule(false);
+        continue;
+      }
+      push(line);
+      schedule(true);
+      if (line.type === "closed") ended = true;
+    }
+    if (!ended) push(await lostOrStatus(hermes, runId));
+  } catch {
+    push(await lostOrStatus(hermes, runId));
+  } finally {
+    clearInterval(heartbeat);
+    if (timer) clearTimeout(timer);
+    await chain;
+    await flush(true).catch((error) => console.error("[panel] run lines not written", error));
+  }
+}
+
+/** What the panel does with one event: an approval request is relayed (once/deny) or denied here. */
+async function decide(policy: ApprovalPolicy, hermes: HermesClient, runId: string, event: AskEvent): Promise<RunLine> {
+  policy.observe(event);
+  if (event.type !== "approval.request") return event;
+  const verdict = policy.verdict(event);
+  if (verdict.relay) return { ...event, choices: verdict.choices };
+  await hermes.answerApproval(runId, "deny").catch((error) => console.error("[panel] could not deny", error));
+  return { type: "approval.denied", description: event.description, command: event.command, reason: verdict.reason };
+}
+
+async function lostOrStatus(hermes: HermesClient, runId: string): Promise<RunLine> {
+  try {
+    const status = await hermes.status(runId);
+    if (["completed", "failed", "cancelled"].includes(status.status))
+      return { type: "status", status: status.status, error: status.error };
+  } catch {
+    // Hermes is gone: say so.
+  }
+  return {
+    type: "lost",
+    message:
+      "The connection to Hermes was lost; the run may go on in Hermes. Its tool calls show below from the audit trail.",
+  };
+}
+
+// --- Following, answering, stopping: from any panel instance -------------------------------------------------
+
+const RunIdSchema = z.string().regex(/^[\w-]{1,128}$/);
+
+/** The run, if the signed-in person started it and may still write its page (the router's word). */
+async function ownRun(door: AskDoor, runId: string): Promise<AskRunRecord | Response> {
+  if (!RunIdSchema.safeParse(runId).success) return refuse("mnote_tool_not_found", "no such run of yours");
+  try {
+    return await door.caller.panel.ask.check({ runId });
   } catch (error) {
     return routerRefusal(error);
   }
-  if (check.userId !== run.userId)
-    return refuse(
-      "mnote_tool_not_found",
-      "no such run of yours on this panel (it may have ended over an hour ago, or the panel restarted)",
-    );
-  return run;
 }
 
+/** How an ended run ended, from its last lines (Hermes's outcome, the panel's `lost`). */
+async function endOf(kernel: KernelAdapter, runId: string): Promise<RunLine | null> {
+  let last: RunLine | null = null;
+  for (let after = 0; ;) {
+    const lines = await kernel.ask.listRunLines(runId, after, 500);
+    if (lines.length === 0) return last;
+    for (const { seq, line } of lines) {
+      after = seq;
+      const parsed = JSON.parse(line) as RunLine;
+      if (parsed.type === "completed") last = { type: "status", status: "completed", error: null };
+      else if (parsed.type === "failed") last = { type: "status", status: "failed", error: parsed.message };
+      else if (parsed.type === "cancelled") last = { type: "status", status: "cancelled", error: null };
+      else if (parsed.type === "lost" || parsed.type === "status") last = parsed;
+    }
+  }
+}
+
+/** How often a reader looks for new lines of a live run. */
+const POLL_MS = 200;
+
 /**
- * GET /api/hermes/runs/{runId}/events — the run's events as newline-delimited JSON (AskEvent),
- * read from Hermes's SSE by the server. The browser going away stops the reading, not the run.
+ * GET /api/hermes/runs/{runId}/events?after=N[&reload=1] — the run's lines after line N as newline-delimited
+ * JSON (`NumberedRunLine`), from the database: any instance serves them, a reload reads a live run again
+ * (`reload=1`: an ended one answers only how it ended). The browser going away stops the reading, not the run.
  */
 export async function runEvents(req: Request, runId: string): Promise<Response> {
-  const door = await openDoor(req);
+  const door = await openAskDoor(req);
   if (door instanceof Response) return door;
   const run = await ownRun(door, runId);
   if (run instanceof Response) return run;
-  const upstream = new AbortController();
-  let events;
-  try {
-    events = await door.hermes.events(runId, upstream.signal);
-  } catch (error) {
-    if (error instanceof HermesRefused && error.status === 404) {
-      // Hermes serves a run's events once; a second reader (a reload) gets its status instead.
-      try {
-        const status = await door.hermes.status(runId);
-        return ndjson(
-          (async function* () {
-            yield { type: "status", status: status.status, error: status.error };
-          })(),
-          () => undefined,
-        );
-      } catch (inner) {
-        return hermesFailure(inner);
-      }
-    }
-    return hermesFailure(error);
-  }
-  req.signal.addEventListener("abort", () => upstream.abort(), { once: true });
-  return ndjson(events, () => upstream.abort());
-}
-
-/** A stream of JSON lines; a lost Hermes mid-run becomes a last `lost` line, never a broken stream. */
-function ndjson(events: AsyncIterable<RunLine>, cancel: () => void): Response {
+  const query = new URL(req.url).searchParams;
+  const after = Number(query.get("after") ?? 0);
+  let seq = Number.isSafeInteger(after) && after > 0 ? after : 0;
+  const { kernel } = door;
   const encoder = new TextEncoder();
-  const iterator = events[Symbol.asyncIterator]();
+  if (run.status === "ended" && query.get("reload") === "1") {
+    // A reader that comes back to an ended run (a reload after the end) gets how it ended, not its text again:
+    // the chat stays in Hermes; the run's calls are in the audit trail.
+    const outcome = (await endOf(kernel, runId).catch(() => null)) ?? (await lostOrStatus(door.hermes, runId));
+    return new Response(`${JSON.stringify({ ...outcome, seq: Number.MAX_SAFE_INTEGER })}\n`, {
+      headers: { "content-type": "application/x-ndjson; charset=utf-8", "cache-control": "no-store" },
+    });
+  }
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
   const body = new ReadableStream<Uint8Array>({
     async pull(controller) {
-      try {
-        const next = await iterator.next();
-        if (next.done) return controller.close();
-        controller.enqueue(encoder.encode(`${JSON.stringify(next.value)}\n`));
-      } catch {
-        controller.enqueue(
-          encoder.encode(
-            `${JSON.stringify({ type: "lost", message: "The connection to Hermes was lost; the run may go on in Hermes. Its tool calls show below from the audit trail." } satisfies RunLine)}\n`,
-          ),
-        );
-        controller.close();
+      for (;;) {
+        if (req.signal.aborted) return controller.close();
+        const lines = await kernel.ask.listRunLines(runId, seq, 200).catch(() => null);
+        if (lines === null) {
+          controller.enqueue(
+            encoder.encode(
+              `${JSON.stringify({ type: "lost", message: TOOL_ERROR_MESSAGES.unavailable, seq: seq + 1 })}\n`,
+            ),
+          );
+          return controller.close();
+        }
+        if (lines.length > 0) {
+          const text = lines
+            .map((line) => {
+              seq = line.seq;
+              return `${JSON.stringify({ ...(JSON.parse(line.line) as RunLine), seq: line.seq } satisfies NumberedRunLine)}\n`;
+            })
+            .join("");
+          return controller.enqueue(encoder.encode(text));
+        }
+        const now = await kernel.ask.getRun(runId).catch(() => null);
+        if (!now || now.status === "ended") return controller.close();
+        if (!isGoingOn(now)) {
+          // The instance that read Hermes's stream is gone (Hermes serves it once): Hermes's word on the run.
+          const line = await lostOrStatus(door.hermes, runId);
+          controller.enqueue(encoder.encode(`${JSON.stringify({ ...line, seq: seq + 1 })}\n`));
+          return controller.close();
+        }
+        await sleep(POLL_MS);
       }
-    },
-    cancel() {
-      cancel();
     },
   });
   return new Response(body, {
@@ -274,19 +484,20 @@ function ndjson(events: AsyncIterable<RunLine>, cancel: () => void): Response {
   });
 }
 
-const ApprovalBody = z.object({ choice: z.enum(["once", "session", "always", "deny"]) });
+/** Only these are relayed: `session` and `always` would change Hermes for every later run on its host. */
+const ApprovalBody = z.object({ choice: z.enum(["once", "deny"]) });
 
-/** POST /api/hermes/runs/{runId}/approval — the person's answer to Hermes's own approval request. */
+/** POST /api/hermes/runs/{runId}/approval — the person's answer to an approval request the panel relayed. */
 export async function answerApproval(req: Request, runId: string): Promise<Response> {
-  const door = await openDoor(req);
+  const door = await openAskDoor(req);
   if (door instanceof Response) return door;
-  const parsed = ApprovalBody.safeParse(door.body);
-  if (!parsed.success) return invalid(parsed.error);
   const run = await ownRun(door, runId);
   if (run instanceof Response) return run;
+  const parsed = ApprovalBody.safeParse(door.body);
+  if (!parsed.success) return invalid(parsed.error);
   try {
     await door.hermes.answerApproval(runId, parsed.data.choice);
-    return Response.json({ runId, choice: parsed.data.choice }, { headers: { "cache-control": "no-store" } });
+    return json({ runId, choice: parsed.data.choice });
   } catch (error) {
     if (error instanceof HermesRefused && error.status === 409)
       return refuse("mnote_tool_conflict", "Hermes is not waiting for an approval on this run any more.");
@@ -296,24 +507,15 @@ export async function answerApproval(req: Request, runId: string): Promise<Respo
 
 /** POST /api/hermes/runs/{runId}/stop — stop the run (Hermes interrupts the agent; the stream ends with `cancelled`). */
 export async function stopRun(req: Request, runId: string): Promise<Response> {
-  const door = await openDoor(req);
+  const door = await openAskDoor(req);
   if (door instanceof Response) return door;
   const run = await ownRun(door, runId);
   if (run instanceof Response) return run;
   try {
     await door.hermes.stop(runId);
-    return Response.json({ runId, status: "stopping" }, { headers: { "cache-control": "no-store" } });
+    return json({ runId, status: "stopping" });
   } catch (error) {
-    if (error instanceof HermesRefused && error.status === 404)
-      return Response.json({ runId, status: "ended" }, { headers: { "cache-control": "no-store" } });
+    if (error instanceof HermesRefused && error.status === 404) return json({ runId, status: "ended" });
     return hermesFailure(error);
   }
-}
-
-/** GET /api/hermes — is Hermes connected to this panel? (Only whether: never its URL or key.) */
-export function hermesConnection(): Response {
-  return Response.json(
-    { connected: panelEnv().hermes !== null, help: panelEnv().hermes ? null : HERMES_NOT_CONFIGURED },
-    { headers: { "cache-control": "no-store" } },
-  );
 }

@@ -1,6 +1,6 @@
 import { LIMITS, TOOL_ERROR_MESSAGES, type ToolErrorCode } from "@mnote/contract";
 import type { KernelAdapter, TokenRecord } from "@mnote/kernel";
-import type { RateDecision } from "@mnote/process";
+import { type RateDecision, retryAfterSeconds } from "@mnote/process";
 import { appRouter, createToolsContext, resolveToken, type ToolsSettings } from "@mnote/tools";
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { PANEL_MAX_BATCH_CALLS } from "../trpc/limits";
@@ -78,8 +78,8 @@ function countedStream(response: Response, key: string, ended: AbortController):
   return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
 }
 
-/** A refusal before tRPC runs, in the contract's words. */
-function refuse(status: number, code: ToolErrorCode, message: string, headers: Record<string, string> = {}) {
+/** A refusal before any procedure runs, in the contract's words (the panel reads `error.message`). */
+export function refuse(status: number, code: ToolErrorCode, message: string, headers: Record<string, string> = {}) {
   return new Response(JSON.stringify({ error: { code, message } }), {
     status,
     headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", ...headers },
@@ -124,14 +124,37 @@ function callsIn(url: URL): number {
   return url.searchParams.get("batch") === "1" ? path.split(",").length : 1;
 }
 
+/** What the panel's door found out before any procedure runs. */
+export interface OpenedDoor {
+  kernel: KernelAdapter;
+  /** The session cookie as an Authorization value (null: none); the router reads the token from it. */
+  authorization: string | null;
+  /** The live token, if any. */
+  token: TokenRecord | null;
+  /** The rate-limit budget this request was taken from. */
+  limitKey: string;
+  /** The capped body of a POST (empty otherwise). */
+  body: Uint8Array<ArrayBuffer>;
+}
+
+export interface DoorOptions {
+  kernel: () => Promise<KernelAdapter>;
+  limiter: PanelLimiter | null;
+  allowedOrigins?: readonly string[];
+  bodyLimit?: number;
+  /** How many calls this request makes of the budget (a tRPC batch: one per procedure). */
+  calls?: number;
+  /** A refusal after the token is known and before the budget is taken (e.g. too many open streams). */
+  beforeLimit?: (limitKey: string) => Response | null;
+}
+
 /**
- * `/api/trpc`: the whole router behind the panel's door. Before tRPC sees the request:
- * a cross-site mutation is refused (Origin), then the per-token rate limit, then the body
- * cap. tRPC refuses a batch over PANEL_MAX_BATCH_CALLS. Every call carries `door: "panel"`,
- * so only person tokens pass (agent tokens get the contract's refusal, `mnote.*` included).
+ * The one door of every panel route (`/api/trpc`, `/api/hermes/*`): a cross-site change is refused (Origin),
+ * the token is read as the router reads it (`resolveToken`), the per-token rate limit is taken (requests
+ * without a live token share one budget: a made-up cookie per request must not buy a fresh bucket each
+ * time), and a POST's body is read with the bridge's cap.
  */
-export async function handlePanelApi(req: Request, options: PanelApiOptions): Promise<Response> {
-  const url = new URL(req.url);
+export async function openPanelDoor(req: Request, options: DoorOptions): Promise<OpenedDoor | Response> {
   if (req.method !== "GET" && req.method !== "HEAD" && foreignOrigin(req, options.allowedOrigins ?? [])) {
     return refuse(
       403,
@@ -139,49 +162,33 @@ export async function handlePanelApi(req: Request, options: PanelApiOptions): Pr
       "cross-origin request refused: the panel accepts changes only from its own pages",
     );
   }
-  const token = tokenFromCookieHeader(req.headers.get("cookie"));
-  const stream = req.method === "GET" && STREAM_PROCEDURES.has(url.pathname.slice(url.pathname.lastIndexOf("/") + 1));
+  const authorization = tokenFromCookieHeader(req.headers.get("cookie"));
   let kernel: KernelAdapter;
-  let record: TokenRecord | null = null;
+  let token: TokenRecord | null;
   try {
     kernel = await options.kernel();
-    if (options.limiter || stream) record = await resolveToken(kernel, token);
+    token = await resolveToken(kernel, authorization);
   } catch (error) {
     // The database cannot be opened or does not answer (getKernel tries again next time): 503, never a 500
     // quoting the driver.
     console.error("[panel] the database is unavailable", error);
     return refuse(503, "mnote_tool_unavailable", TOOL_ERROR_MESSAGES.unavailable, { "retry-after": "1" });
   }
-  // Per token, by its id. Requests without a live token share one budget: a made-up
-  // cookie per request must not buy a fresh bucket each time.
-  const key = record ? `token:${record.id}` : "anonymous";
-  if (stream && (openStreams.get(key) ?? 0) >= (options.maxStreamsPerToken ?? PANEL_MAX_STREAMS_PER_TOKEN)) {
-    return refuse(
-      429,
-      "mnote_tool_rate_limited",
-      "too many live-update streams open for this session; close other tabs",
-      {
-        "retry-after": "5",
-      },
-    );
-  }
+  const limitKey = token ? `token:${token.id}` : "anonymous";
+  const early = options.beforeLimit?.(limitKey);
+  if (early) return early;
   if (options.limiter) {
-    const calls = Math.min(callsIn(url), PANEL_MAX_BATCH_CALLS + 1);
-    for (let i = 0; i < calls; i++) {
-      const decision = await options.limiter.take(key);
+    for (let i = 0; i < (options.calls ?? 1); i++) {
+      const decision = await options.limiter.take(limitKey);
       if (!decision.allowed) {
         return refuse(429, "mnote_tool_rate_limited", TOOL_ERROR_MESSAGES.rateLimited, {
-          "retry-after": String(Math.max(1, Math.ceil(decision.retryAfterMs / 1000))),
+          "retry-after": retryAfterSeconds(decision.retryAfterMs),
         });
       }
     }
   }
-  let request = req;
-  // A stream's subscription stops when its client goes away (the request's signal) or its body is cancelled.
-  const streamEnded = new AbortController();
-  if (stream) request = new Request(req, { signal: AbortSignal.any([req.signal, streamEnded.signal]) });
+  let body = new Uint8Array(new ArrayBuffer(0));
   if (req.method === "POST") {
-    let body: Uint8Array<ArrayBuffer>;
     try {
       body = await readCappedBody(req, options.bodyLimit ?? LIMITS.requestBodyBytes);
     } catch (error) {
@@ -192,8 +199,45 @@ export async function handlePanelApi(req: Request, options: PanelApiOptions): Pr
       }
       return refuse(400, "mnote_tool_invalid_input", "the request body could not be read");
     }
-    request = new Request(req.url, { method: req.method, headers: req.headers, body });
   }
+  return { kernel, authorization, token, limitKey, body };
+}
+
+/**
+ * `/api/trpc`: the whole router behind the panel's door (`openPanelDoor`). tRPC refuses a batch over
+ * PANEL_MAX_BATCH_CALLS. Every call carries `door: "panel"`, so only person tokens pass (agent tokens get
+ * the contract's refusal, `mnote.*` included).
+ */
+export async function handlePanelApi(req: Request, options: PanelApiOptions): Promise<Response> {
+  const url = new URL(req.url);
+  const stream = req.method === "GET" && STREAM_PROCEDURES.has(url.pathname.slice(url.pathname.lastIndexOf("/") + 1));
+  const maxStreams = options.maxStreamsPerToken ?? PANEL_MAX_STREAMS_PER_TOKEN;
+  const door = await openPanelDoor(req, {
+    kernel: options.kernel,
+    limiter: options.limiter,
+    allowedOrigins: options.allowedOrigins,
+    bodyLimit: options.bodyLimit,
+    calls: Math.min(callsIn(url), PANEL_MAX_BATCH_CALLS + 1),
+    beforeLimit: (key) =>
+      stream && (openStreams.get(key) ?? 0) >= maxStreams
+        ? refuse(
+            429,
+            "mnote_tool_rate_limited",
+            "too many live-update streams open for this session; close other tabs",
+            {
+              "retry-after": "5",
+            },
+          )
+        : null,
+  });
+  if (door instanceof Response) return door;
+  const { kernel, authorization: token, limitKey: key } = door;
+  let request = req;
+  // A stream's subscription stops when its client goes away (the request's signal) or its body is cancelled.
+  const streamEnded = new AbortController();
+  if (stream) request = new Request(req, { signal: AbortSignal.any([req.signal, streamEnded.signal]) });
+  if (req.method === "POST")
+    request = new Request(req.url, { method: req.method, headers: req.headers, body: door.body });
   const response = await fetchRequestHandler({
     endpoint: "/api/trpc",
     req: request,

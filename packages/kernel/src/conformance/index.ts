@@ -330,6 +330,30 @@ export function kernelConformanceSuite(name: string, openKernel: () => Promise<K
       expect(await kernel.admin.tableSnapshot()).toEqual(before);
     });
 
+    it("keeps a conversation asked from the panel as its first person's, and a run's lines in order for any instance", async () => {
+      const session = { sessionId: `mnote_${doc}_${"a".repeat(32)}`, userId: owner, workspaceId: ws, documentId: doc };
+      expect(await kernel.ask.getSession(session.sessionId)).toBeNull();
+      expect(await kernel.ask.openSession(session)).toMatchObject(session);
+      // Another person naming the same conversation does not take it over: the first record stands.
+      expect(await kernel.ask.openSession({ ...session, userId: "user_other" })).toMatchObject({ userId: owner });
+      const run = { runId: "run_1", sessionId: session.sessionId, userId: owner, workspaceId: ws, documentId: doc };
+      await kernel.ask.recordRun({ ...run, startKey: "k1" });
+      expect(await kernel.ask.findRunByKey(owner, "k1")).toMatchObject({ runId: "run_1", status: "running" });
+      expect(await kernel.ask.findRunByKey("user_other", "k1")).toBeNull();
+      await expect(kernel.ask.recordRun({ ...run, runId: "run_2", startKey: "k1" })).rejects.toThrow();
+      expect(await kernel.ask.appendRunLines("run_1", ['{"a":1}', '{"a":2}'], false)).toBe(2);
+      expect(await kernel.ask.appendRunLines("run_1", ['{"a":3}'], true)).toBe(3);
+      expect(await kernel.ask.listRunLines("run_1", 1, 10)).toEqual([
+        { seq: 2, line: '{"a":2}' },
+        { seq: 3, line: '{"a":3}' },
+      ]);
+      expect(await kernel.ask.listRunLines("run_1", 0, 1)).toEqual([{ seq: 1, line: '{"a":1}' }]);
+      expect((await kernel.ask.getRun("run_1"))?.status).toBe("ended");
+      expect((await kernel.ask.latestRun(session.sessionId))?.runId).toBe("run_1");
+      expect(await kernel.ask.latestRun("no_such_session")).toBeNull();
+      expect(await kernel.ask.getRun("run_unknown")).toBeNull();
+    });
+
     it("refuses a stale base revision and writes nothing", async () => {
       const before = await kernel.admin.tableSnapshot();
       const outcome = await kernel.execute(

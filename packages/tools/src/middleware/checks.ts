@@ -5,6 +5,7 @@ import type { CallState, ParsedEnvelope } from "../call-state";
 import { bearerSecret, doorRefusal, type ToolsContext } from "../context";
 import { describeIssues, fail } from "../app-error";
 import { payloadFingerprint } from "../fingerprint";
+import { mayBeAskSession } from "../ask-session";
 import { middleware } from "../trpc";
 
 /**
@@ -126,6 +127,37 @@ export async function checkPagePermission(ctx: ToolsContext, call: CallState) {
 }
 
 /**
+ * 5b. A call of a conversation asked from the panel acts as the person who asked (decision 0021): the
+ * conversation's person must have the access too (the intersection with the token's, never more than
+ * either), and only the page it was asked about answers — another page, or another workspace, is refused
+ * exactly as a missing page is. A session id the panel did not record (made up, or Hermes's own) changes
+ * nothing: the token alone decides, as without it. Ids that cannot be a panel conversation cost no read.
+ */
+export async function checkAskedFor(ctx: ToolsContext, call: CallState) {
+  const input = call.input!;
+  if (!mayBeAskSession(input.sessionId)) return;
+  const session = await ctx.kernel.ask.getSession(input.sessionId);
+  if (!session) return;
+  // Recorded as acting for the person whatever the outcome: a refused call of theirs is theirs too.
+  call.askedBy = session.userId;
+  if (session.workspaceId !== input.workspaceId || session.documentId !== input.documentId) {
+    return fail("mnote_tool_permission_denied", M.pageUnreadable);
+  }
+  const person = await ctx.kernel.getAccessFacts({
+    workspaceId: session.workspaceId,
+    documentId: session.documentId,
+    userId: session.userId,
+  });
+  if (!canReadPage(person)) return fail("mnote_tool_permission_denied", M.pageUnreadable);
+  if (!hasAccess(person, call.tool.access)) {
+    return fail(
+      "mnote_tool_permission_denied",
+      call.tool.access === "artifact_write" ? M.artifactWriteDenied : M.pageWriteDenied,
+    );
+  }
+}
+
+/**
  * 6. Idempotency, before the revision check: a retry of a write that already
  * landed must get its stored result, not a conflict with the revision it created.
  */
@@ -166,6 +198,7 @@ export const CALL_CHECKS: readonly Check[] = [
   checkCapabilityScope,
   checkMembership,
   checkPagePermission,
+  checkAskedFor,
   checkIdempotency,
   checkRevision,
 ];

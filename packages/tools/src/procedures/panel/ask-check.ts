@@ -1,11 +1,26 @@
-import { PageRefSchema, panelProcedure, requirePage } from "./panel-procedure";
+import { z } from "zod";
+import { AppError } from "../../app-error";
+import { panelProcedure, requirePage } from "./panel-procedure";
+
+/** Another person's run and a run that never was look the same (decision 0021). */
+export const NO_SUCH_RUN = "no such run of yours (it may have ended over an hour ago)";
 
 /**
- * panel.ask.check — may the signed-in person still follow, answer or stop a run on this page?
- * Asked again on every later request of a run (a person demoted mid-run loses it); the panel's
- * server also checks that the run is theirs.
+ * panel.ask.check — may the signed-in person still follow, answer or stop this run? It must be
+ * theirs (recorded when it started, on whichever panel instance) and they must still be able to
+ * write its page (a person demoted mid-run loses it). Asked on every later request of a run.
  */
-export const askCheck = panelProcedure.input(PageRefSchema).query(async ({ ctx, input }) => {
-  const { page } = await requirePage(ctx, input, "page_write");
-  return { userId: ctx.token.userId, documentId: page.id };
-});
+export const askCheck = panelProcedure
+  .input(z.object({ runId: z.string().min(1).max(128) }))
+  .query(async ({ ctx, input }) => {
+    const run = await ctx.kernel.ask.getRun(input.runId);
+    if (!run || run.userId !== ctx.token.userId) throw new AppError("mnote_tool_not_found", NO_SUCH_RUN);
+    // A run whose page the person can no longer write (or read) answers as an unknown one, too.
+    try {
+      await requirePage(ctx, run, "page_write");
+    } catch (error) {
+      if (error instanceof AppError) throw new AppError("mnote_tool_not_found", NO_SUCH_RUN);
+      throw error;
+    }
+    return run;
+  });

@@ -1,26 +1,43 @@
+import { LIMITS } from "@mnote/contract";
 import { z } from "zod";
 import { askInstructions, askSessionId, isAskSessionOf } from "./ask";
 import { PageRefSchema, panelProcedure, requirePage } from "./panel-procedure";
 import { AppError } from "../../app-error";
+
+/** Another person's conversation and one that never was look the same (decision 0021). */
+export const NO_SUCH_CONVERSATION = "no such conversation of yours on this page; start a new one";
 
 export const AskStartInput = PageRefSchema.extend({
   /** The conversation to continue; absent: a new one. */
   sessionId: z.string().max(256).optional(),
 });
 
+/** The person's words: a question, not a document (Hermes reads the page with its tools). One limit, here. */
+export const AskQuestionSchema = z.string().trim().min(1, "ask something").max(LIMITS.askQuestionChars);
+
 /**
  * panel.ask.start — may the signed-in person ask Hermes to work on this page, and with what?
  * Only a person who may write the page asks (a viewer's box is disabled: a run's writes would
- * be made on their behalf). The panel's server then starts the run with what this returns;
- * the router never calls Hermes, and the browser never sees Hermes's key.
+ * be made on their behalf). A new conversation is recorded as this person's, about this page:
+ * every tool call of it is then checked with their rights as well as the token's (checkAskedFor),
+ * and only this person may continue it. The panel's server then starts the run with what this
+ * returns; the router never calls Hermes, and the browser never sees Hermes's key.
  */
 export const askStart = panelProcedure.input(AskStartInput).mutation(async ({ ctx, input }) => {
   const { page, workspace } = await requirePage(ctx, input, "page_write");
-  if (input.sessionId !== undefined && !isAskSessionOf(input.sessionId, page.id)) {
-    throw new AppError("mnote_tool_invalid_input", "that conversation is not about this page; start a new one");
+  const userId = ctx.token.userId;
+  let sessionId: string;
+  if (input.sessionId !== undefined) {
+    const known = isAskSessionOf(input.sessionId, page.id) ? await ctx.kernel.ask.getSession(input.sessionId) : null;
+    if (!known || known.userId !== userId || known.workspaceId !== workspace.id)
+      throw new AppError("mnote_tool_not_found", NO_SUCH_CONVERSATION);
+    sessionId = known.sessionId;
+  } else {
+    sessionId = askSessionId(page.id);
+    await ctx.kernel.ask.openSession({ sessionId, userId, workspaceId: workspace.id, documentId: page.id });
   }
   return {
-    sessionId: input.sessionId ?? askSessionId(page.id),
+    sessionId,
     instructions: askInstructions({
       workspaceId: workspace.id,
       documentId: page.id,
@@ -29,6 +46,6 @@ export const askStart = panelProcedure.input(AskStartInput).mutation(async ({ ct
       workspaceName: workspace.name,
     }),
     revision: page.revision,
-    userId: ctx.token.userId,
+    userId,
   };
 });

@@ -18,8 +18,9 @@ describe("panel.ask: who may ask Hermes about a page, and with what", () => {
     expect(started.instructions).toContain(`documentId ${w.ids.page}`);
     expect(started.instructions).toContain("at revision 1");
     expect(started.instructions).toContain("mnote_page_get");
-    // The same conversation continues under the same session id.
-    expect((await panelAs(w, w.tokens.owner).ask.start({ ...ref, sessionId: started.sessionId })).sessionId).toBe(
+    expect(started.instructions).toContain("mnote_artifact_create_ai_note");
+    // The same person continues the same conversation under the same session id.
+    expect((await panelAs(w, w.tokens.editor).ask.start({ ...ref, sessionId: started.sessionId })).sessionId).toBe(
       started.sessionId,
     );
   });
@@ -28,20 +29,36 @@ describe("panel.ask: who may ask Hermes about a page, and with what", () => {
     const w = await createWorld();
     const ref = { workspaceId: w.ids.ws, documentId: w.ids.page };
     await expect(panelAs(w, w.tokens.viewer).ask.start(ref)).rejects.toMatchObject({ code: "FORBIDDEN" });
-    await expect(panelAs(w, w.tokens.viewer).ask.check(ref)).rejects.toMatchObject({ code: "FORBIDDEN" });
     await expect(panelAs(w, w.tokens.stranger).ask.start(ref)).rejects.toMatchObject({ code: "FORBIDDEN" });
     await expect(
       panelAs(w, w.tokens.owner).ask.start({ ...ref, sessionId: askSessionId("other_page") }),
-    ).rejects.toMatchObject({ code: "UNPROCESSABLE_CONTENT", cause: { code: "mnote_tool_invalid_input" } });
+    ).rejects.toMatchObject({ code: "NOT_FOUND" });
     await expect(
       panelAs(w, w.tokens.owner).ask.start({ ...ref, sessionId: `mnote_${w.ids.page}_x` }),
-    ).rejects.toMatchObject({ code: "UNPROCESSABLE_CONTENT", cause: { code: "mnote_tool_invalid_input" } });
+    ).rejects.toMatchObject({ code: "NOT_FOUND" });
   });
 
-  it("finds a conversation's tool calls in the audit trail by its session id", async () => {
+  it("keeps a conversation its person's: another's and an unknown one are refused alike", async () => {
     const w = await createWorld();
     const ref = { workspaceId: w.ids.ws, documentId: w.ids.page };
-    const panel = panelAs(w, w.tokens.owner);
+    const ada = await panelAs(w, w.tokens.owner).ask.start(ref);
+    const asBen = panelAs(w, w.tokens.editor).ask.start({ ...ref, sessionId: ada.sessionId });
+    const unknown = panelAs(w, w.tokens.editor).ask.start({ ...ref, sessionId: askSessionId(w.ids.page) });
+    const [theirs, none] = await Promise.allSettled([asBen, unknown]);
+    expect(theirs.status).toBe("rejected");
+    expect(none.status).toBe("rejected");
+    const shape = (r: PromiseSettledResult<unknown>) => {
+      const error = (r as PromiseRejectedResult).reason as { code: string; message: string };
+      return { code: error.code, message: error.message };
+    };
+    expect(shape(theirs)).toEqual(shape(none));
+    expect(shape(theirs).code).toBe("NOT_FOUND");
+  });
+
+  it("finds a conversation's tool calls in the audit trail by its session id, recorded as asked by its person", async () => {
+    const w = await createWorld();
+    const ref = { workspaceId: w.ids.ws, documentId: w.ids.page };
+    const panel = panelAs(w, w.tokens.editor);
     const { sessionId } = await panel.ask.start(ref);
     await w.call("mnote.page.get", w.envelope("mnote.page.get", {}, { sessionId }), w.tokens.ownerAgent);
     await w.call(
@@ -50,13 +67,112 @@ describe("panel.ask: who may ask Hermes about a page, and with what", () => {
       w.tokens.ownerAgent,
     );
     const records = await panel.audit.list({ ...ref, sessionId });
-    expect(records.map((r) => [r.identity.sessionId, r.identity.toolName])).toEqual([[sessionId, "mnote.page.get"]]);
-    expect(await panel.audit.list(ref)).toHaveLength(2);
+    expect(records.map((r) => [r.identity.sessionId, r.identity.toolName, r.identity.askedBy])).toEqual([
+      [sessionId, "mnote.page.get", w.ids.editor],
+    ]);
+    expect((await panel.audit.list(ref)).map((r) => r.identity.askedBy ?? null)).toEqual([null, w.ids.editor]);
   });
 
   it("accepts only mnote_<documentId>_<32 hex> as a session of a page", () => {
     expect(isAskSessionOf(askSessionId("doc_plan"), "doc_plan")).toBe(true);
     expect(isAskSessionOf(askSessionId("doc_plan"), "doc")).toBe(false);
     expect(isAskSessionOf("mnote_doc_plan_ZZ", "doc_plan")).toBe(false);
+  });
+});
+
+describe("a tool call of a conversation asked from the panel acts as the person who asked (issue 19)", () => {
+  it("answers another page exactly as a missing page: same bytes, no title, nothing written", async () => {
+    const w = await createWorld();
+    const ref = { workspaceId: w.ids.ws, documentId: w.ids.page };
+    // The editor asks about the plan; the agent token (the owner's) could read the private page.
+    const { sessionId } = await panelAs(w, w.tokens.editor).ask.start(ref);
+    const alone = await w.call(
+      "mnote.page.get",
+      w.envelope("mnote.page.get", {}, { documentId: w.ids.privatePage, toolCallId: "c1", traceId: "t1" }),
+      w.tokens.ownerAgent,
+    );
+    expect(alone.ok).toBe(true);
+    const other = await w.call(
+      "mnote.page.get",
+      w.envelope("mnote.page.get", {}, { documentId: w.ids.privatePage, sessionId, toolCallId: "c1", traceId: "t1" }),
+      w.tokens.ownerAgent,
+    );
+    const missing = await w.call(
+      "mnote.page.get",
+      w.envelope("mnote.page.get", {}, { documentId: "doc_missing", sessionId, toolCallId: "c1", traceId: "t1" }),
+      w.tokens.ownerAgent,
+    );
+    const withoutPage = (envelope: unknown) => {
+      const { audit, ...rest } = envelope as { audit: Record<string, unknown> };
+      return { ...rest, audit: { ...audit, documentId: "" } };
+    };
+    expect(other.ok).toBe(false);
+    expect(JSON.stringify(withoutPage(other))).toBe(JSON.stringify(withoutPage(missing)));
+    // Recorded as the editor's question, on the page it named, with nothing of that page.
+    const [refused] = await w.kernel.listAudit({ documentId: w.ids.privatePage, limit: 1 });
+    expect(refused).toMatchObject({ outcome: "failed", identity: { askedBy: w.ids.editor, sessionId } });
+    expect(JSON.stringify(refused)).not.toContain("TOPSECRET");
+    expect(JSON.stringify(other)).not.toContain("TOPSECRET");
+    // Another workspace too, and a write of another page: refused, nothing written.
+    const before = await w.kernel.admin.tableSnapshot();
+    const write = await w.call(
+      "mnote.page.update_title",
+      w.envelope("mnote.page.update_title", { title: "Taken" }, { documentId: w.ids.privatePage, sessionId }),
+      w.tokens.ownerAgent,
+    );
+    expect(write).toMatchObject({ ok: false, error: { code: "mnote_tool_permission_denied" } });
+    const after = await w.kernel.admin.tableSnapshot();
+    expect(after.pages).toEqual(before.pages);
+    expect(after.commands).toEqual(before.commands);
+  });
+
+  it("never gives more than the person has: a person demoted mid-conversation loses the writes, and reads go when membership goes", async () => {
+    const w = await createWorld();
+    const ref = { workspaceId: w.ids.ws, documentId: w.ids.page };
+    const { sessionId } = await panelAs(w, w.tokens.editor).ask.start(ref);
+    const read = () => w.call("mnote.page.get", w.envelope("mnote.page.get", {}, { sessionId }), w.tokens.ownerAgent);
+    const note = () =>
+      w.call(
+        "mnote.artifact.create_ai_note",
+        w.envelope("mnote.artifact.create_ai_note", { content: "note" }, { sessionId }),
+        w.tokens.ownerAgent,
+      );
+    expect((await note()).ok).toBe(true);
+    await w.kernel.admin.addMember({ workspaceId: w.ids.ws, userId: w.ids.editor, role: "viewer" });
+    expect(await note()).toMatchObject({ ok: false, error: { code: "mnote_tool_permission_denied" } });
+    expect((await read()).ok).toBe(true);
+    await w.kernel.admin.removeMember({ workspaceId: w.ids.ws, userId: w.ids.editor });
+    const gone = await read();
+    const missing = await w.call(
+      "mnote.page.get",
+      w.envelope("mnote.page.get", {}, { sessionId, documentId: "doc_missing" }),
+      w.tokens.ownerAgent,
+    );
+    expect(gone.ok).toBe(false);
+    expect((gone as { error: unknown }).error).toEqual((missing as { error: unknown }).error);
+  });
+
+  it("never gives more than the token has: another person's agent token gets nothing from the session", async () => {
+    const w = await createWorld();
+    const ref = { workspaceId: w.ids.ws, documentId: w.ids.page };
+    const { sessionId } = await panelAs(w, w.tokens.owner).ask.start(ref);
+    const strangerAgent = (await w.newToken(w.ids.stranger, undefined, null, "agent")).token;
+    const answer = await w.call(
+      "mnote.page.get",
+      w.envelope("mnote.page.get", {}, { sessionId, actorId: w.ids.stranger }),
+      strangerAgent,
+    );
+    expect(answer).toMatchObject({ ok: false, error: { code: "mnote_tool_permission_denied" } });
+  });
+
+  it("a session id nobody recorded changes nothing: the token alone decides", async () => {
+    const w = await createWorld();
+    const madeUp = askSessionId(w.ids.page);
+    const answer = await w.call(
+      "mnote.page.get",
+      w.envelope("mnote.page.get", {}, { sessionId: madeUp, documentId: w.ids.privatePage }),
+      w.tokens.ownerAgent,
+    );
+    expect(answer.ok).toBe(true);
   });
 });

@@ -9,7 +9,7 @@ import {
   HermesUnreachable,
   parseSse,
   type SseItem,
-} from "./hermes-client";
+} from "./client";
 
 /** A byte stream cut into the given pieces (to split lines, CRLFs and characters across chunks). */
 function streamOf(...pieces: (string | Uint8Array)[]): ReadableStream<Uint8Array> {

@@ -1,14 +1,18 @@
 /**
  * The panel's server as a client of Hermes's API server (Hermes Agent v0.18.2,
  * gateway/platforms/api_server.py): start a run, follow its events, answer its approval
- * requests, stop it. Only the panel's server holds the key; the browser talks to
- * /api/hermes/* (app/api/hermes), never to Hermes.
+ * requests, stop it, and read which toolsets its runs get. Only the panel's server holds the
+ * key; the browser talks to /api/hermes/* (apps/web), never to Hermes.
  *
  * Hermes's wire format, as its code has it:
  * - `POST /v1/runs` {input, instructions, session_id, conversation_history} → 202 {run_id, status: "started"};
  *   the run's tools get `task_id = session_id or run_id` and `session_id`.
  * - `GET /v1/runs/{id}/events`: SSE with `data: {json}` lines only (no `event:` field: the name is the
  *   payload's `event`), `: keepalive` every 30 s of silence, and `: stream closed` once the run is over.
+ * - `GET /v1/toolsets` → {object: "list", platform: "api_server", data: [{name, label, description, enabled,
+ *   configured, tools}]}: the toolsets a run of the API server gets (`enabled`), from config.yaml's
+ *   `platform_toolsets.api_server` (hermes_cli/tools_config.py `_get_platform_tools`).
+ * - `POST /v1/runs` honours `Idempotency-Key` from Hermes 0.21 on; 0.18–0.19 ignore it.
  * - `POST /v1/runs/{id}/approval` {choice: once|session|always|deny} → 200, or 409 when nothing waits;
  *   `POST /v1/runs/{id}/stop` → 200 {status: "stopping"}, 404 for a run it no longer has.
  * - Refusals are OpenAI-style `{error: {message, type, code}}`; 401 for a wrong key, 429 when busy.
@@ -82,13 +86,18 @@ export type AskEvent =
   /** `: stream closed`: Hermes has nothing more to say about this run. */
   | { type: "closed" };
 
-/** The lines /api/hermes/runs/{id}/events sends the browser: the run's events, plus the door's own two. */
+/** The lines /api/hermes/runs/{id}/events sends the browser: the run's events, plus the panel's own. */
 export type RunLine =
   | AskEvent
   /** Hermes went away mid-run: the run may go on there. */
   | { type: "lost"; message: string }
-  /** A second reader (a reload) gets the run's status instead of its events. */
-  | { type: "status"; status: string; error: string | null };
+  /** Hermes's word on a run whose events the panel no longer has. */
+  | { type: "status"; status: string; error: string | null }
+  /** An approval request the panel's server answered `deny` itself (it is not for an mnote tool). */
+  | { type: "approval.denied"; description: string; command: string | null; reason: string };
+
+/** A run's line as the panel stores and streams it: numbered, so a reader resumes after the last it had. */
+export type NumberedRunLine = RunLine & { seq: number };
 
 const str = (value: unknown, fallback = ""): string => (typeof value === "string" ? value : fallback);
 
@@ -177,6 +186,8 @@ export class HermesRefused extends Error {
 
 export interface StartRunInput {
   input: string;
+  /** Sent as `Idempotency-Key`: a retried start is the same run (Hermes ≥ 0.21; older versions ignore it). */
+  idempotencyKey?: string;
   instructions: string;
   sessionId: string;
   /** Earlier turns of this conversation, as Hermes keeps them (role + text). */
@@ -184,6 +195,13 @@ export interface StartRunInput {
 }
 
 export type ApprovalChoice = "once" | "session" | "always" | "deny";
+
+/** One toolset as `GET /v1/toolsets` reports it. */
+export interface HermesToolset {
+  name: string;
+  enabled: boolean;
+  tools: string[];
+}
 
 export interface HermesClientOptions {
   url: string;
@@ -209,7 +227,7 @@ export class HermesClient {
     method: string,
     path: string,
     body?: unknown,
-    init: { signal?: AbortSignal; stream?: boolean } = {},
+    init: { signal?: AbortSignal; stream?: boolean; headers?: Record<string, string> } = {},
   ): Promise<Response> {
     const signal = init.signal ?? (init.stream ? undefined : AbortSignal.timeout(this.timeoutMs));
     let response: Response;
@@ -220,10 +238,12 @@ export class HermesClient {
           authorization: `Bearer ${this.options.apiKey}`,
           accept: init.stream ? "text/event-stream" : "application/json",
           ...(body === undefined ? {} : { "content-type": "application/json" }),
+          ...init.headers,
         },
         body: body === undefined ? undefined : JSON.stringify(body),
         signal,
-        cache: "no-store",
+        // Next.js's fetch caches GETs unless told not to; Node's own fetch has no cache to turn off.
+        ...({ cache: "no-store" } as object),
       });
     } catch {
       throw new HermesUnreachable(this.options.url);
@@ -240,12 +260,41 @@ export class HermesClient {
       session_id: run.sessionId,
     };
     if (run.conversationHistory?.length) body.conversation_history = run.conversationHistory;
-    const answer = (await (await this.request("POST", "/v1/runs", body)).json().catch(() => null)) as {
+    const headers = run.idempotencyKey ? { "idempotency-key": run.idempotencyKey } : undefined;
+    const answer = (await (await this.request("POST", "/v1/runs", body, { headers })).json().catch(() => null)) as {
       run_id?: unknown;
     } | null;
     if (typeof answer?.run_id !== "string" || !/^[\w-]{1,128}$/.test(answer.run_id))
       throw new HermesRefused(502, "Hermes started a run but did not name it", null);
     return { runId: answer.run_id };
+  }
+
+  /** GET /health: Hermes answers, and with which version (no key needed). */
+  async health(): Promise<{ version: string | null }> {
+    const answer = (await (await this.request("GET", "/health")).json().catch(() => null)) as Record<
+      string,
+      unknown
+    > | null;
+    return { version: typeof answer?.version === "string" ? answer.version : null };
+  }
+
+  /** GET /v1/toolsets: the toolsets Hermes's API server gives its runs (needs the key). */
+  async toolsets(): Promise<HermesToolset[]> {
+    const answer = (await (await this.request("GET", "/v1/toolsets")).json().catch(() => null)) as {
+      data?: unknown;
+    } | null;
+    if (!Array.isArray(answer?.data)) throw new HermesRefused(502, "Hermes's toolset report is not a list", null);
+    return answer.data.flatMap((entry: Record<string, unknown>) =>
+      typeof entry?.name === "string"
+        ? [
+            {
+              name: entry.name,
+              enabled: entry.enabled === true,
+              tools: Array.isArray(entry.tools) ? entry.tools.filter((t): t is string => typeof t === "string") : [],
+            },
+          ]
+        : [],
+    );
   }
 
   /** GET /v1/runs/{id}/events: the run's events until it is over. */

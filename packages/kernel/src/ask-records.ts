@@ -1,0 +1,162 @@
+/**
+ * Questions asked from the panel (decision 0021): which person and page a conversation belongs to, and the
+ * runs of it any panel instance may follow, stop and answer — with the lines of each run, bounded, so a
+ * reload or another instance reads the run from where it was.
+ */
+import type { SqlDriver } from "./sql/driver";
+import type { AskRunRecord, AskRunStart, AskSessionRecord } from "./types";
+
+interface AskSessionRow {
+  session_id: string;
+  user_id: string;
+  workspace_id: string;
+  document_id: string;
+  created_at: string;
+}
+const toSession = (row: AskSessionRow): AskSessionRecord => ({
+  sessionId: row.session_id,
+  userId: row.user_id,
+  workspaceId: row.workspace_id,
+  documentId: row.document_id,
+  createdAt: row.created_at,
+});
+
+interface AskRunRow {
+  run_id: string;
+  session_id: string;
+  user_id: string;
+  workspace_id: string;
+  document_id: string;
+  start_key: string | null;
+  status: string;
+  started_at: string;
+  pumped_at: string;
+}
+const toRun = (row: AskRunRow): AskRunRecord => ({
+  runId: row.run_id,
+  sessionId: row.session_id,
+  userId: row.user_id,
+  workspaceId: row.workspace_id,
+  documentId: row.document_id,
+  startKey: row.start_key,
+  status: row.status === "ended" ? "ended" : "running",
+  startedAt: row.started_at,
+  pumpedAt: row.pumped_at,
+});
+
+/** How long a run and its lines are kept: as long as Hermes keeps a run's status (its _RUN_STATUS_TTL). */
+export const ASK_RUN_TTL_MS = 60 * 60 * 1000;
+/** How long an ended run's lines stay for readers that were following it. */
+export const ASK_RUN_LINES_GRACE_MS = 5 * 60 * 1000;
+
+/**
+ * Records the conversation as this person's, about this page, unless it is recorded already; answers
+ * the record that stands (which may be another person's: the caller refuses that one).
+ */
+export async function openAskSession(
+  db: SqlDriver,
+  input: Omit<AskSessionRecord, "createdAt">,
+): Promise<AskSessionRecord> {
+  await db.run(
+    `INSERT INTO ask_sessions (session_id, user_id, workspace_id, document_id, created_at) VALUES (?, ?, ?, ?, ?)
+     ON CONFLICT (session_id) DO NOTHING`,
+    [input.sessionId, input.userId, input.workspaceId, input.documentId, new Date().toISOString()],
+  );
+  return (await getAskSession(db, input.sessionId))!;
+}
+
+export async function getAskSession(db: SqlDriver, sessionId: string): Promise<AskSessionRecord | null> {
+  const row = await db.get<AskSessionRow>(`SELECT * FROM ask_sessions WHERE session_id = ?`, [sessionId]);
+  return row ? toSession(row) : null;
+}
+
+/** The run this person already started with this key, if any: a retried start names the same run. */
+export async function findAskRunByKey(db: SqlDriver, userId: string, startKey: string): Promise<AskRunRecord | null> {
+  const row = await db.get<AskRunRow>(`SELECT * FROM ask_runs WHERE user_id = ? AND start_key = ?`, [userId, startKey]);
+  return row ? toRun(row) : null;
+}
+
+export async function recordAskRun(db: SqlDriver, run: AskRunStart): Promise<void> {
+  const now = new Date();
+  const expired = new Date(now.getTime() - ASK_RUN_TTL_MS).toISOString();
+  await db.transaction(async (tx) => {
+    // Runs older than Hermes keeps their status go, with their lines; an ended run's lines go after a grace
+    // period for readers still on it (they are a relay buffer, not a chat history: mnote keeps none).
+    const settled = new Date(now.getTime() - ASK_RUN_LINES_GRACE_MS).toISOString();
+    await tx.run(
+      `DELETE FROM ask_run_events WHERE run_id IN (SELECT run_id FROM ask_runs WHERE started_at < ?
+         OR (status = 'ended' AND pumped_at < ?))`,
+      [expired, settled],
+    );
+    await tx.run(`DELETE FROM ask_runs WHERE started_at < ?`, [expired]);
+    await tx.run(
+      `INSERT INTO ask_runs (run_id, session_id, user_id, workspace_id, document_id, start_key, status, started_at, pumped_at)
+       VALUES (?, ?, ?, ?, ?, ?, 'running', ?, ?)`,
+      [
+        run.runId,
+        run.sessionId,
+        run.userId,
+        run.workspaceId,
+        run.documentId,
+        run.startKey ?? null,
+        now.toISOString(),
+        now.toISOString(),
+      ],
+    );
+  });
+}
+
+export async function getAskRun(db: SqlDriver, runId: string): Promise<AskRunRecord | null> {
+  const row = await db.get<AskRunRow>(`SELECT * FROM ask_runs WHERE run_id = ?`, [runId]);
+  return row ? toRun(row) : null;
+}
+
+/**
+ * Appends a run's lines after its last one (the instance reading Hermes's stream is the only writer of a
+ * run's lines) and marks it alive; `ended` marks the run over. Answers the last line's number.
+ */
+export async function appendAskRunLines(
+  db: SqlDriver,
+  runId: string,
+  lines: readonly string[],
+  ended: boolean,
+): Promise<number> {
+  return db.transaction(async (tx) => {
+    const last = await tx.get<{ seq: number | string | null }>(
+      `SELECT MAX(seq) AS seq FROM ask_run_events WHERE run_id = ?`,
+      [runId],
+    );
+    let seq = Number(last?.seq ?? 0);
+    for (const line of lines) {
+      seq += 1;
+      await tx.run(`INSERT INTO ask_run_events (run_id, seq, line) VALUES (?, ?, ?)`, [runId, seq, line]);
+    }
+    await tx.run(`UPDATE ask_runs SET pumped_at = ?${ended ? `, status = 'ended'` : ""} WHERE run_id = ?`, [
+      new Date().toISOString(),
+      runId,
+    ]);
+    return seq;
+  });
+}
+
+/** A run's lines after line `after`, in order, at most `limit`. */
+export async function listAskRunLines(
+  db: SqlDriver,
+  runId: string,
+  after: number,
+  limit: number,
+): Promise<{ seq: number; line: string }[]> {
+  const rows = await db.all<{ seq: number | string; line: string }>(
+    `SELECT seq, line FROM ask_run_events WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ${Math.max(1, Math.floor(limit))}`,
+    [runId, after],
+  );
+  return rows.map((row) => ({ seq: Number(row.seq), line: row.line }));
+}
+
+/** The conversation's newest run: a new question waits while it goes on (one run per conversation at a time). */
+export async function latestAskRun(db: SqlDriver, sessionId: string): Promise<AskRunRecord | null> {
+  const row = await db.get<AskRunRow>(`SELECT * FROM ask_runs WHERE session_id = ? ORDER BY started_at DESC LIMIT 1`, [
+    sessionId,
+  ]);
+  return row ? toRun(row) : null;
+}
