@@ -1,5 +1,5 @@
 import { createAdmin } from "./admin";
-import { appendAudit } from "./audit-records";
+import { appendAudit, rejectProposal } from "./audit-records";
 import { KernelChangeFeed } from "./change-feed";
 import { migrate } from "./migrations";
 import { getDisplayNames, listPageOverviews } from "./panel-reads";
@@ -11,10 +11,12 @@ import type {
   AuditQuery,
   BlockWindowQuery,
   CallFactsQuery,
+  EditQuery,
   ExecuteOutcome,
   ExecuteRequest,
   KernelAdapter,
   ProposalQuery,
+  ProposalRejection,
 } from "./types";
 import { createWriteTransaction } from "./write-transaction";
 
@@ -94,6 +96,9 @@ export class SqlKernel implements KernelAdapter {
   getProposal(auditId: number) {
     return reads.getProposal(this.db, auditId);
   }
+  getEditDecision(query: EditQuery) {
+    return reads.getEditDecision(this.db, query);
+  }
   listAudit(query: AuditQuery) {
     return reads.listAudit(this.db, query);
   }
@@ -120,6 +125,10 @@ export class SqlKernel implements KernelAdapter {
 
   appendAudit(record: AuditInput) {
     return appendAudit(this.db, record, this.changes.announce);
+  }
+
+  rejectProposal(rejection: ProposalRejection) {
+    return rejectProposal(this.db, rejection, this.changes.announce);
   }
 
   async purgeExpiredIdempotency(now: string) {
