@@ -197,7 +197,8 @@ export async function checkHeldDecision(ctx: ToolsContext, call: CallState) {
   if (!found) return;
   const { proposal, result } = found;
   call.audit = { outcome: "failed", detail: { proposalId: proposal.auditId, decision: proposal.status } };
-  if (proposal.status === "pending") return fail("mnote_tool_approval_required", M.approvalRequired(input.idempotencyKey!));
+  if (proposal.status === "pending")
+    return fail("mnote_tool_approval_required", M.approvalRequired(input.idempotencyKey!));
   const decidedBy = await nameOf(ctx, proposal.decidedBy);
   if (proposal.status === "rejected") return fail("mnote_tool_rejected", M.rejected(decidedBy, proposal.reason));
   call.audit = undefined;

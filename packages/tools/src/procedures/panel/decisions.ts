@@ -56,10 +56,7 @@ export function panelEnvelope(
 }
 
 /** What a write made by deciding on `proposal` records about it. */
-export function decisionOn(
-  proposal: Proposal,
-  extra: Pick<PanelDecision, "part" | "edits"> = {},
-): PanelDecision {
+export function decisionOn(proposal: Proposal, extra: Pick<PanelDecision, "part" | "edits"> = {}): PanelDecision {
   return {
     proposalId: proposal.id,
     proposer: { actorId: proposal.who.actorId, holder: proposal.who.holder, tokenId: proposal.who.tokenId },

@@ -32,10 +32,7 @@ export const proposalsApplyEdited = panelProcedure
   .mutation(async ({ ctx, input }): Promise<OutputEnvelope> => {
     const { page, proposal } = await decidableProposal(ctx, input);
     const total = proposal.preview.changes.length;
-    const kept = checkedCut(
-      proposal,
-      input.keep ?? proposal.preview.changes.map((_change, i) => i),
-    );
+    const kept = checkedCut(proposal, input.keep ?? proposal.preview.changes.map((_change, i) => i));
     const edits = blockEdits(proposal, input.edits, new Set(kept));
     const whole = kept.length === total;
     const args = await proposalArgs(
@@ -81,7 +78,8 @@ function blockEdits(proposal: Proposal, edited: Block[], kept: ReadonlySet<numbe
           : null;
     if (problem) throw new TRPCError({ code: "BAD_REQUEST", message: `edits.${i}.id: ${problem}` });
     seen.add(block.id);
-    if (canonicalJson(block) !== canonicalJson(was!.block)) edits.push({ blockId: block.id, proposed: was!.block, applied: block });
+    if (canonicalJson(block) !== canonicalJson(was!.block))
+      edits.push({ blockId: block.id, proposed: was!.block, applied: block });
   });
   if (edits.length === 0) {
     throw new TRPCError({ code: "BAD_REQUEST", message: "edits: every block is as proposed; approve it instead" });

@@ -6,11 +6,7 @@ import { panelProcedure, ProposalRefSchema } from "./panel-procedure";
 export const REJECTION_REASON_MAX = 500;
 
 export const ProposalsRejectInput = ProposalRefSchema.extend({
-  reason: z
-    .string()
-    .trim()
-    .max(REJECTION_REASON_MAX, `reason: at most ${REJECTION_REASON_MAX} characters`)
-    .optional(),
+  reason: z.string().trim().max(REJECTION_REASON_MAX, `reason: at most ${REJECTION_REASON_MAX} characters`).optional(),
 });
 
 /**

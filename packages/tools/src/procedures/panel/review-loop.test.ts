@@ -210,10 +210,9 @@ describe("two people deciding at once: one wins, the other is told", () => {
       ada.proposals.approve({ ...ref, proposalId }),
       ben.proposals.reject({ ...ref, proposalId, reason: "no" }),
     ]);
-    const wins = [
-      approved.status === "fulfilled" && approved.value.ok,
-      rejected.status === "fulfilled",
-    ].filter(Boolean);
+    const wins = [approved.status === "fulfilled" && approved.value.ok, rejected.status === "fulfilled"].filter(
+      Boolean,
+    );
     expect(wins).toHaveLength(1);
     const status = (await ada.proposals.list(ref))[0]!.status;
     expect(status === "applied" ? approved.status === "fulfilled" && approved.value.ok : true).toBe(true);
