@@ -6,7 +6,8 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { useTRPC } from "~/trpc/react";
 import { CopyableId } from "./copyable-id";
-import { formatTime, relativeTime, toolLabel, whoText } from "./labels";
+import { formatTime, toolLabel, whoText } from "./labels";
+import { RelativeTime } from "./relative-time";
 
 type PageRef = { workspaceId: string; documentId: string };
 export interface Me {
@@ -108,9 +109,7 @@ export function AuditTrail({ pageRef, onReverted }: { pageRef: PageRef; onRevert
                   data-tool-call-id={record.identity.toolCallId ?? undefined}
                 >
                   <td data-label="When">
-                    <time dateTime={record.at} title={formatTime(record.at)} suppressHydrationWarning>
-                      {relativeTime(record.at)}
-                    </time>
+                    <RelativeTime iso={record.at} />
                   </td>
                   <td data-label="Effect">
                     <span className={`badge effect-${record.effect}`}>{record.effect}</span>

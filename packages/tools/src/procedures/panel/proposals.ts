@@ -5,6 +5,7 @@ import { canonicalJson } from "../../fingerprint";
 import type { PersonContext } from "./panel-procedure";
 import { loadNames, type Who, who } from "./people";
 import { type ProposalSummary, proposalSummary } from "./proposal-summary";
+import { isAskSessionOf } from "./ask";
 import { cutsByChange, mayDecide } from "./rules";
 
 export type { ProposalSummary } from "./proposal-summary";
@@ -73,6 +74,13 @@ export interface ProposalListItem {
    * current proposal of a tool whose changes the server can cut, with more than one change.
    */
   partiallyApplicable: boolean;
+  /**
+   * The person may change the blocks it inserts or changes before applying it (`panel.proposals.applyEdited`):
+   * a pending, current proposal of a tool whose changes the server can re-plan.
+   */
+  editable: boolean;
+  /** Proposed in a conversation started from the panel's Ask Hermes box: a rejection's reason can be told to it. */
+  fromAsk: boolean;
 }
 
 /** One proposal in full, as `panel.proposals.get` answers it: the args and the whole preview. */
@@ -129,6 +137,8 @@ function listItem(
     stale,
     decidable,
     partiallyApplicable: decidable && !stale && cutsByChange(identity.toolName) && (summary?.changeCount ?? 0) > 1,
+    editable: decidable && !stale && cutsByChange(identity.toolName),
+    fromAsk: identity.sessionId !== null && isAskSessionOf(identity.sessionId, page.id),
   };
 }
 
