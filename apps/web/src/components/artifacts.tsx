@@ -30,8 +30,7 @@ export function Artifacts({ pageRef }: { pageRef: { workspaceId: string; documen
         <article className="card artifact" data-kind="summary">
           <p>{summary.content}</p>
           <div className="muted artifact-meta">
-            updated{" "}
-            <RelativeTime iso={summary.updatedAt} />{" "}
+            updated <RelativeTime iso={summary.updatedAt} />{" "}
             <details className="ids">
               <summary>ids</summary>
               <CopyableId label="node" value={summary.id} />{" "}

@@ -211,15 +211,40 @@ function DecisionText({ record }: { record: AuditRow }) {
       ? "rejected"
       : record.effect !== "write" || record.outcome !== "ok"
         ? "tried to approve"
+        : decision.edits
+          ? "applied"
+          : decision.part
+            ? `applied ${decision.part.kept} of ${decision.part.total} changes of`
+            : "approved";
+  const kind =
+    record.outcome === "rejected"
+      ? "rejected"
+      : decision.edits
+        ? "applied_with_edits"
         : decision.part
-          ? `applied ${decision.part.kept} of ${decision.part.total} changes of`
+          ? "applied_in_part"
           : "approved";
   return (
-    <span
-      className="who decision"
-      data-decision={record.outcome === "rejected" ? "rejected" : decision.part ? "applied_in_part" : "approved"}
-    >
-      {actor} {verb} {proposalOf(decision.proposer)}{" "}
+    <span className="who decision" data-decision={kind}>
+      {actor} {verb} {proposalOf(decision.proposer)}
+      {record.outcome === "ok" && decision.edits && (
+        <> with {record.who.actorName ? `${record.who.actorName}’s` : "their"} edits</>
+      )}
+      {record.outcome === "rejected" && decision.reason && <> — “{decision.reason}”</>}{" "}
+      {decision.edits && (
+        <details className="edits">
+          <summary>
+            {decision.edits.length} edited block{decision.edits.length === 1 ? "" : "s"}
+          </summary>
+          <ul>
+            {decision.edits.map((edit) => (
+              <li key={edit.blockId} data-edited-block={edit.blockId}>
+                Proposed: <q>{edit.proposed.text}</q> → applied: <q>{edit.applied.text}</q>
+              </li>
+            ))}
+          </ul>
+        </details>
+      )}{" "}
       <details className="ids">
         <summary>id</summary>
         {id}

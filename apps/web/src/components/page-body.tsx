@@ -294,12 +294,7 @@ const Suggestion = memo(function Suggestion({
             </>
           )}
           {editable && (
-            <button
-              type="button"
-              className="small"
-              aria-label={`Edit: ${what}`}
-              onClick={() => s.onEdit(row.change)}
-            >
+            <button type="button" className="small" aria-label={`Edit: ${what}`} onClick={() => s.onEdit(row.change)}>
               ✎ Edit
             </button>
           )}

@@ -25,11 +25,7 @@ export function SuggestionSwitcher({ pending: all, shown }: { pending: ProposalI
   return (
     <p className="suggestion-switcher row">
       <label htmlFor="shown-proposal">Suggestions in the page:</label>
-      <select
-        id="shown-proposal"
-        value={shown?.id ?? 0}
-        onChange={(e) => review.choose(Number(e.target.value))}
-      >
+      <select id="shown-proposal" value={shown?.id ?? 0} onChange={(e) => review.choose(Number(e.target.value))}>
         {pending.map((p, i) => (
           <option key={p.id} value={p.id}>
             {i === 0 ? "Newest: " : ""}
@@ -96,7 +92,10 @@ export function PageSuggestionsFor({
         )}
       </p>
       {decisions.outcome && (
-        <p role={decisions.outcome.tone === "error" ? "alert" : "status"} className={`notice ${decisions.outcome.tone}`}>
+        <p
+          role={decisions.outcome.tone === "error" ? "alert" : "status"}
+          className={`notice ${decisions.outcome.tone}`}
+        >
           {decisions.outcome.text}
         </p>
       )}

@@ -168,7 +168,9 @@ function ProposalCard({
         aria-controls={`${headingId}-changes`}
         onClick={() => setOpen((o) => !o)}
       >
-        {open ? "Hide changes" : `Show ${changeCountOf(proposal, detail.data)} change${changeCountOf(proposal, detail.data) === 1 ? "" : "s"}`}
+        {open
+          ? "Hide changes"
+          : `Show ${changeCountOf(proposal, detail.data)} change${changeCountOf(proposal, detail.data) === 1 ? "" : "s"}`}
       </button>
       <div id={`${headingId}-changes`} hidden={!open}>
         {open && detail.isPending && <p className="muted">Loading changes…</p>}
@@ -529,13 +531,7 @@ function RejectForm({
       }}
     >
       <label htmlFor="reject-reason">Why? (optional — the agent reads it)</label>
-      <textarea
-        id="reject-reason"
-        ref={textRef}
-        rows={2}
-        value={reason}
-        onChange={(e) => setReason(e.target.value)}
-      />
+      <textarea id="reject-reason" ref={textRef} rows={2} value={reason} onChange={(e) => setReason(e.target.value)} />
       <div className="row">
         <button type="submit" className="primary" disabled={busy}>
           Reject
@@ -581,4 +577,3 @@ function ProposalChanges({
     />
   );
 }
-
