@@ -125,6 +125,11 @@ export const FLOW_PAGES = {
     title: "Thousand-block handbook",
     blocks: sizedPage("sz", 1000),
   },
+  atHundred: {
+    id: "doc_e2e_at_100",
+    title: "Hundred-block note",
+    blocks: sizedPage("hd", 100),
+  },
   atTenThousand: {
     id: "doc_e2e_at_10k",
     title: "Ten-thousand-block archive",
