@@ -33,13 +33,13 @@ export function BlockEditor({
     const base = { id: block.id, text };
     switch (type) {
       case "heading":
-        return { ...base, type, level: level as 1 | 2 | 3 };
+        return { ...base, type, level };
       case "todo":
         return { ...base, type, checked };
       case "code":
         return { ...base, type, language };
       default:
-        return { ...base, type } as Block;
+        return { ...base, type };
     }
   };
   return (

@@ -66,7 +66,7 @@ export function PageBody({
   const [expanded, setExpanded] = useState<ReadonlySet<string>>(new Set());
   const rows = useMemo(
     () => (suggestions ? folded(suggestedPage(blocks, suggestions.changes), expanded) : plain(blocks)),
-    [blocks, suggestions?.changes, expanded], // eslint-disable-line react-hooks/exhaustive-deps
+    [blocks, suggestions?.changes, expanded],
   );
   const listRef = useRef<HTMLDivElement>(null);
   const [scrollMargin, setScrollMargin] = useState(0);
