@@ -136,12 +136,17 @@ test("a 980-change proposal on a 1,000-block page: summary, page order, virtual 
   );
   expect(proposal.ok).toBe(true);
   const longTasks = await watchLongTasks(page);
-  const { card, approve, timeToInteractiveMs, loadLongTasks } = await openTimed(
+  const { card, approve, timeToInteractiveMs, pageBlocksInDom, loadLongTasks } = await openTimed(
     page,
     doc,
     proposal.request.toolCallId,
     longTasks,
   );
+  // The 30 untouched blocks on top fold in the page (2 stay beside the first change) and open on request.
+  const stretch = page.getByTestId("unchanged-stretch").first();
+  await expect(stretch).toHaveText("⋯ 28 unchanged blocks — show them");
+  await stretch.click();
+  await expect(page.getByTestId("page-blocks").locator('[data-block-id="sz_0001"]')).toBeVisible();
 
   // The summary says what the proposal does before a single row is read.
   await expect(card.getByTestId("proposal-summary")).toHaveText("980 changes · 10 inserted · 10 deleted · 960 changed");

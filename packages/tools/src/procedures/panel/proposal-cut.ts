@@ -3,8 +3,8 @@ import { applySelectedChanges } from "@mnote/diff";
 import { blockIdsNamed, type BlockEditOperation, type PageRecord, simulateBlockEdits } from "@mnote/kernel";
 import { TRPCError } from "@trpc/server";
 import type { ToolsContext } from "../../context";
-import { keptOperations, withInsertIds } from "../page-edit";
-import { withIds } from "../page-save";
+import { keptOperations, withInsertIds } from "../../planning/page-edit";
+import { withIds } from "../../planning/page-save";
 import type { Proposal } from "./proposals";
 
 /**
