@@ -46,6 +46,8 @@ async function post(envelope: Record<string, unknown>, form?: "hermes") {
   const response = await fetch(`${bridge.url}/v1/tools/mnote_page_update_title`, {
     method: "POST",
     headers: {
+      // No pooled socket left behind for the MCP tests' fetch to reuse after the server closed it.
+      connection: "close",
       "content-type": "application/json",
       authorization: `Bearer ${world.tokens.owner}`,
       ...(form ? { "x-mnote-result-form": form } : {}),
@@ -57,7 +59,9 @@ async function post(envelope: Record<string, unknown>, form?: "hermes") {
 }
 
 async function connect(form: "hermes" | "standard") {
-  const headers: Record<string, string> = { authorization: `Bearer ${world.tokens.owner}` };
+  // A fresh connection per request: the SDK's validator compile in listTools can outlast the server's keep-alive
+  // on a busy machine, and a pooled socket the server closed meanwhile resets the next call.
+  const headers: Record<string, string> = { authorization: `Bearer ${world.tokens.owner}`, connection: "close" };
   if (form === "hermes") headers["x-mnote-result-form"] = "hermes";
   const client = new Client({ name: "rejected-test", version: "0.0.1" });
   await client.connect(new StreamableHTTPClientTransport(new URL(`${bridge.url}/mcp`), { requestInit: { headers } }));
