@@ -151,7 +151,7 @@ export const FLOW_PAGES = {
   },
   inPage: {
     id: "doc_e2e_in_page",
-    title: "Release notes",
+    title: "Release plan in the page",
     blocks: [
       { id: "ip_h1", type: "heading", level: 1, text: "Release" },
       { id: "ip_p1", type: "paragraph", text: "We ship on Monday." },

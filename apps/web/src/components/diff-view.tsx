@@ -410,7 +410,10 @@ const ChangeRow = memo(function ChangeRow({
       data-left-out={leftOut || undefined}
       style={{ transform: `translateY(${start}px)` }}
       tabIndex={-1}
-      onFocus={() => events.onFocus(rowIndex, change)}
+      onFocus={(e) => {
+        // The row itself, not its checkbox: a click on the box must not scroll the page under the pointer.
+        if (e.target === e.currentTarget) events.onFocus(rowIndex, change);
+      }}
       onClick={() => events.onClick(change)}
       onKeyDown={(e) => events.onKey(e, rowIndex)}
     >

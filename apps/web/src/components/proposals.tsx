@@ -338,7 +338,13 @@ export function useDecisions(proposal: ProposalItem, pageRef: PageRef, onDone: (
   );
   const applyPart = useMutation(
     trpc.panel.proposals.applyPart.mutationOptions({
-      onSuccess: (e, input) => settle(describeEnvelope(e, ` in part (${input.keep.length} changes)`)),
+      onSuccess: (e, input) =>
+        settle(
+          describeEnvelope(
+            e,
+            ` in part (${input.keep.length} of ${proposal.summary?.changeCount ?? input.keep.length} changes)`,
+          ),
+        ),
       onError,
     }),
   );
