@@ -7,7 +7,7 @@ import {
 import { type CallState, callIdentity, successEnvelope } from "./call-state";
 import type { ProposalSettlement } from "@mnote/kernel";
 import type { PanelDecision, ToolsContext } from "./context";
-import { fail } from "./failure";
+import { fail } from "./app-error";
 import { isHeld } from "./middleware/checks";
 import type { Planner, WritePlan } from "./planning/write-plan";
 import { checkedCall } from "./tool-procedure";

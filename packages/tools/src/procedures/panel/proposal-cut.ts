@@ -1,7 +1,7 @@
+import { AppError } from "../../app-error";
 import type { Block, ToolArgs } from "@mnote/contract";
 import { applySelectedChanges } from "@mnote/diff";
 import { blockIdsNamed, type BlockEditOperation, type PageRecord, simulateBlockEdits } from "@mnote/kernel";
-import { TRPCError } from "@trpc/server";
 import type { ToolsContext } from "../../context";
 import { keptOperations, withInsertIds } from "../../planning/page-edit";
 import { withIds } from "../../planning/page-save";
@@ -32,7 +32,7 @@ export async function proposalArgs(
         operations,
       );
       operations = keptOperations(operations, edit.changes, edit.operationOfChange, kept);
-      if (operations.length === 0) throw new TRPCError({ code: "BAD_REQUEST", message: "keep at least one change" });
+      if (operations.length === 0) throw new AppError("mnote_tool_invalid_input", "keep at least one change");
     }
     return { operations: withEditedOperations(operations, edits) };
   }

@@ -1,5 +1,5 @@
 import { type Block, BlockSchema, LIMITS, type OutputEnvelope } from "@mnote/contract";
-import { TRPCError } from "@trpc/server";
+import { AppError } from "../../app-error";
 import { z } from "zod";
 import type { BlockEdit } from "../../context";
 import { canonicalJson } from "../../fingerprint";
@@ -76,13 +76,13 @@ function blockEdits(proposal: Proposal, edited: Block[], kept: ReadonlySet<numbe
         : seen.has(block.id)
           ? `block ${block.id} is edited twice`
           : null;
-    if (problem) throw new TRPCError({ code: "BAD_REQUEST", message: `edits.${i}.id: ${problem}` });
+    if (problem) throw new AppError("mnote_tool_invalid_input", `edits.${i}.id: ${problem}`);
     seen.add(block.id);
     if (canonicalJson(block) !== canonicalJson(was!.block))
       edits.push({ blockId: block.id, proposed: was!.block, applied: block });
   });
   if (edits.length === 0) {
-    throw new TRPCError({ code: "BAD_REQUEST", message: "edits: every block is as proposed; approve it instead" });
+    throw new AppError("mnote_tool_invalid_input", "edits: every block is as proposed; approve it instead");
   }
   return edits;
 }

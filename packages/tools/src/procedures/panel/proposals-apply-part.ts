@@ -1,11 +1,11 @@
 import { LIMITS, type OutputEnvelope } from "@mnote/contract";
-import { TRPCError } from "@trpc/server";
 import { z } from "zod";
 import { applyAsShown, callProposalTool, decidableProposal, decisionOn, panelEnvelope } from "./decisions";
 import { panelProcedure, ProposalRefSchema } from "./panel-procedure";
 import { proposalArgs } from "./proposal-cut";
 import { decisionKey, type Proposal } from "./proposals";
 import { cutsByChange } from "./rules";
+import { AppError } from "../../app-error";
 
 export const KeepSchema = z
   .array(z.number().int().min(0))
@@ -49,19 +49,16 @@ export const proposalsApplyPart = panelProcedure
  */
 export function checkedCut(proposal: Proposal, keep: readonly number[]): number[] {
   if (!cutsByChange(proposal.toolName)) {
-    throw new TRPCError({
-      code: "BAD_REQUEST",
-      message: "only page.save and page.edit proposals can be applied in part or edited",
-    });
+    throw new AppError(
+      "mnote_tool_invalid_input",
+      "only page.save and page.edit proposals can be applied in part or edited",
+    );
   }
   if (proposal.stale)
-    throw new TRPCError({ code: "CONFLICT", message: "the page changed since this proposal; re-run the dry run" });
+    throw new AppError("mnote_tool_conflict", "the page changed since this proposal; re-run the dry run");
   const total = proposal.preview.changes.length;
   const kept = [...new Set(keep)].sort((a, b) => a - b);
   if (kept.at(-1)! >= total)
-    throw new TRPCError({
-      code: "BAD_REQUEST",
-      message: `keep: the proposal has ${total} changes (0 to ${total - 1})`,
-    });
+    throw new AppError("mnote_tool_invalid_input", `keep: the proposal has ${total} changes (0 to ${total - 1})`);
   return kept;
 }
