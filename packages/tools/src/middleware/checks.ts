@@ -1,6 +1,5 @@
-import { type AppliedDecision, canonicalToolName, clipEcho, LIMITS, TOOL_ERROR_MESSAGES as M } from "@mnote/contract";
+import { type AppliedDecision, canonicalToolName, LIMITS, TOOL_ERROR_MESSAGES as M } from "@mnote/contract";
 import { hashToken, isTokenLive, type ProposalRecord, type TokenRecord } from "@mnote/kernel";
-import type { z } from "zod";
 import { canReadPage, hasAccess } from "../access";
 import type { CallState, ParsedEnvelope } from "../call-state";
 import { bearerSecret, doorRefusal, type ToolsContext } from "../context";
