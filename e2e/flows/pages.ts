@@ -125,6 +125,11 @@ export const FLOW_PAGES = {
     title: "Thousand-block handbook",
     blocks: sizedPage("sz", 1000),
   },
+  atHundred: {
+    id: "doc_e2e_at_100",
+    title: "Hundred-block note",
+    blocks: sizedPage("hd", 100),
+  },
   atTenThousand: {
     id: "doc_e2e_at_10k",
     title: "Ten-thousand-block archive",
@@ -142,6 +147,35 @@ export const FLOW_PAGES = {
       { id: "pa_p1", type: "paragraph", text: "Morning: roadmap" },
       { id: "pa_p2", type: "paragraph", text: "Lunch by the lake" },
       { id: "pa_p3", type: "paragraph", text: "Afternoon: hiring" },
+    ],
+  },
+  inPage: {
+    id: "doc_e2e_in_page",
+    title: "Release plan in the page",
+    blocks: [
+      { id: "ip_h1", type: "heading", level: 1, text: "Release" },
+      { id: "ip_p1", type: "paragraph", text: "We ship on Monday." },
+      { id: "ip_p2", type: "paragraph", text: "The old importer stays." },
+      { id: "ip_p3", type: "paragraph", text: "Thanks to everyone." },
+    ],
+  },
+  editAccept: {
+    id: "doc_e2e_edit_accept",
+    title: "Support hours",
+    blocks: [{ id: "ea_p1", type: "paragraph", text: "We answer within a day." }],
+  },
+  rejectReason: {
+    id: "doc_e2e_reject_reason",
+    title: "Pricing",
+    blocks: [{ id: "rr_p1", type: "paragraph", text: "Free for small teams." }],
+  },
+  keys: {
+    id: "doc_e2e_review_keys",
+    title: "Review by keyboard",
+    blocks: [
+      { id: "rk_p1", type: "paragraph", text: "One" },
+      { id: "rk_p2", type: "paragraph", text: "Two" },
+      { id: "rk_p3", type: "paragraph", text: "Three" },
     ],
   },
   retry: {

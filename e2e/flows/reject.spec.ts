@@ -19,7 +19,9 @@ test("Ada rejects an agent's proposal: it leaves the pending list, the page is u
   await expect(card.locator('li.change[data-kind="set_title"] ins')).toContainText("cut to one engineer");
   await expect(page.getByText("1 pending", { exact: true })).toBeVisible();
 
+  // Reject asks for an optional reason (the agent reads it); without one it rejects all the same.
   await card.getByRole("button", { name: "Reject", exact: true }).click();
+  await card.getByRole("form", { name: "Reject this proposal" }).getByRole("button", { name: "Reject" }).click();
   await expect(card).toHaveCount(0);
   await expect(page.getByText("0 pending", { exact: true })).toBeVisible();
   await expect(page.getByTestId("page-title")).toHaveText("Hiring plan");

@@ -220,7 +220,18 @@ export function auditRows(page: Page, toolCallId: string, effect?: string): Loca
   return page.locator(`tr[data-tool-call-id="${toolCallId}"]${effect ? `[data-effect="${effect}"]` : ""}`);
 }
 
-/** The page body as [text] per block, in order. */
+/**
+ * The page body as it is, [text] per block in order: suggestions of a pending proposal shown in the page are
+ * read as the page stands (an inserted block is not there yet, a deleted one still is, a changed one has its
+ * old words). Only drawn blocks count: the page is virtualized and folds long unchanged stretches under review.
+ */
 export async function blockTexts(page: Page): Promise<string[]> {
-  return (await page.getByTestId("page-blocks").locator(".block").allInnerTexts()).map((t) => t.trim());
+  return page.getByTestId("page-blocks").evaluate((root) =>
+    [...root.querySelectorAll<HTMLElement>(".block")].flatMap((block) => {
+      if (block.closest(".suggestion.insert")) return [];
+      const copy = block.cloneNode(true) as HTMLElement;
+      if (block.closest(".suggestion.update")) copy.querySelectorAll("ins").forEach((ins) => ins.remove());
+      return [(copy.innerText ?? copy.textContent ?? "").trim()];
+    }),
+  );
 }

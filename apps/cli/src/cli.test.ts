@@ -2,6 +2,9 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
+import { TOOL_ERROR_MESSAGES as M } from "@mnote/contract";
+import { openKernel } from "@mnote/kernel";
+import { createCaller, createToolsContext } from "@mnote/tools";
 import { runCli } from "./test-support";
 
 /** The CLI on this suite's own database file. */
@@ -107,6 +110,53 @@ describe("mnote CLI", () => {
       });
     }
   }, 30_000);
+
+  it("a held write's retry answers the person's rejection: mnote_tool_rejected with who and why, exit 1", async () => {
+    const held = (
+      await mnote(dir, ["admin", "workspace", "create", "--name", "Held", "--owner", owner, "--approval", "on"])
+    ).json.id;
+    const heldPage = (
+      await mnote(dir, ["admin", "page", "create", "--workspace", held, "--title", "Held", "--created-by", owner])
+    ).json.id;
+    const person = (
+      await mnote(dir, [
+        "admin",
+        "token",
+        "create",
+        "--user",
+        owner,
+        "--holder",
+        "person",
+        "--scopes",
+        "page.read,page.write",
+      ])
+    ).json.token;
+    const call = envelope(
+      "mnote.page.update_title",
+      { title: "Agent title" },
+      { workspaceId: held, documentId: heldPage, idempotencyKey: "cli_held_1", dryRun: false },
+    );
+    const first = await mnote(dir, ["call", "--token", token], call);
+    expect(first).toMatchObject({ code: 1, json: { error: { code: "mnote_tool_approval_required" } } });
+    // Olga rejects it in the panel (its own procedures, on this database).
+    const kernel = await openKernel(`file:${join(dir, "db", "mnote.db")}`);
+    try {
+      const panel = createCaller(
+        createToolsContext({ kernel, authorization: `Bearer ${person}`, door: "panel" }),
+      ).panel;
+      const ref = { workspaceId: held, documentId: heldPage };
+      const [proposal] = await panel.proposals.list(ref);
+      await panel.proposals.reject({ ...ref, proposalId: proposal!.id, reason: "Not this title" });
+    } finally {
+      await kernel.close();
+    }
+    const retry = await mnote(dir, ["call", "--token", token], call);
+    expect(retry.code).toBe(1);
+    expect(retry.json).toMatchObject({
+      ok: false,
+      error: { code: "mnote_tool_rejected", message: M.rejected("Olga", "Not this title") },
+    });
+  }, 60_000);
 
   it("shows artifacts with their edges", async () => {
     await mnote(

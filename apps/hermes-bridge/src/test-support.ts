@@ -1,7 +1,7 @@
 import { SAMPLE_ARGS } from "@mnote/tools/testing";
 import { type Block, type Capability, type ToolName, TOOLS } from "@mnote/contract";
 import { type KernelAdapter, openKernel } from "@mnote/kernel";
-import { callTool, createToolsContext } from "@mnote/tools";
+import { callTool, createCaller, createToolsContext } from "@mnote/tools";
 import { createLogger } from "./logging";
 
 /**
@@ -41,6 +41,13 @@ export async function seedWorld(kernel: KernelAdapter) {
   const page2 = (
     await admin.createPage({ id: `doc2_${suffix}`, workspaceId: ws, title: "Second page", createdBy: owner })
   ).id;
+  // A workspace like the demo's: agent writes wait for a person's approval (issue 22's decisions are tested there).
+  const heldWs = (
+    await admin.createWorkspace({ id: `held_${suffix}`, name: "Held", ownerId: owner, approvalRequired: true })
+  ).id;
+  const heldPage = (
+    await admin.createPage({ id: `heldp_${suffix}`, workspaceId: heldWs, title: "Held page", blocks, createdBy: owner })
+  ).id;
 
   const ALL: Capability[] = ["page.read", "page.write", "artifact.write"];
   const token = async (userId: string, holder: "person" | "agent", scopes: Capability[] = ALL) =>
@@ -52,11 +59,13 @@ export async function seedWorld(kernel: KernelAdapter) {
     viewer: await token(viewer, "agent"),
     stranger: await token(stranger, "agent"),
     ownerReadOnly: await token(owner, "agent", ["page.read"]),
+    /** The owner's own session, as the panel holds it: the person who decides on held writes. */
+    ownerPerson: await token(owner, "person"),
   };
   const revoked = await admin.createToken({ userId: owner, holder: "agent", scopes: ALL });
   await admin.revokeToken(revoked.record.id);
   return {
-    ids: { owner, editor, viewer, stranger, ws, page, page2 },
+    ids: { owner, editor, viewer, stranger, ws, page, page2, heldWs, heldPage },
     tokens: { ...tokens, revoked: revoked.token },
     secret,
     scopes: ALL,
@@ -105,6 +114,24 @@ export function envelopeFor(
     args,
     ...overrides,
   };
+}
+
+/**
+ * A person rejects the newest pending proposal on a page with a reason, through the panel's own procedures in
+ * process (the panel's door, a person's token): what the agent's retry then answers with. Test only.
+ */
+export async function rejectInPanel(
+  kernel: KernelAdapter,
+  personToken: string,
+  ref: { workspaceId: string; documentId: string },
+  reason: string,
+) {
+  const panel = createCaller(
+    createToolsContext({ kernel, authorization: `Bearer ${personToken}`, door: "panel" }),
+  ).panel;
+  const pending = (await panel.proposals.list(ref)).find((proposal) => proposal.status === "pending");
+  if (!pending) throw new Error("no pending proposal to reject");
+  return panel.proposals.reject({ ...ref, proposalId: pending.id, reason });
 }
 
 /** The router's answer for an envelope, called in process exactly as the bridge calls it. */

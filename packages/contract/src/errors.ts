@@ -11,6 +11,7 @@ export const TOOL_ERROR_CODES = [
   "mnote_tool_idempotency_conflict",
   "mnote_tool_option_unsupported",
   "mnote_tool_approval_required",
+  "mnote_tool_rejected",
   "mnote_tool_payload_too_large",
   "mnote_tool_rate_limited",
   "mnote_tool_unavailable",
@@ -30,8 +31,17 @@ export const TOOL_ERROR_MESSAGES = {
   artifactWriteDenied: "当前用户没有 artifact 写权限 (no artifact write permission on this page)",
   conflict: "页面版本冲突，需要刷新后重试 (page revision conflict: refresh and retry)",
   idempotencyConflict: "同一幂等键已用于不同内容 (idempotency key already used with a different payload)",
-  approvalRequired:
-    "修改已提交，等待用户在页面 AI 面板中批准 (the edit is waiting for the user's approval in the page panel; do not retry it)",
+  /** With the call's own key: repeating the call with it is how the model later hears the person's decision. */
+  approvalRequired: (key: string) =>
+    `修改已提交，等待用户在页面 AI 面板中批准 (the edit is waiting for the user's approval in the page panel; do not retry it as a new edit. Once the user has decided, this same call with idempotencyKey ${JSON.stringify(key)} answers the decision: the applied result, or mnote_tool_rejected with the user's reason)`,
+  /**
+   * A person rejected the held edit this call repeats (issue 22). Who decided and their reason (≤ 500 characters,
+   * written by a member of the page's workspace, on a page the caller may write): the model reads why.
+   */
+  rejected: (decidedBy: string, reason: string | null) =>
+    `修改已被拒绝 (the edit was rejected in the page panel by ${decidedBy}${
+      reason ? `, who wrote: ${JSON.stringify(reason)}` : ", without a reason"
+    }; nothing was written. Do not send it again unchanged: change it as asked, or ask the user)`,
   unknownTool: (name: string) => `unknown tool: ${name.slice(0, 80)}`,
   payloadTooLarge: "request body too large",
   rateLimited: "too many calls for this token; retry later",
@@ -48,6 +58,7 @@ export const TOOL_ERROR_HTTP_STATUS: Record<ToolErrorCode, number> = {
   mnote_tool_idempotency_conflict: 409,
   mnote_tool_option_unsupported: 422,
   mnote_tool_approval_required: 409,
+  mnote_tool_rejected: 409,
   mnote_tool_payload_too_large: 413,
   mnote_tool_rate_limited: 429,
   mnote_tool_unavailable: 503,

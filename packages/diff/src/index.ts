@@ -3,3 +3,4 @@ export { summarizeChanges, type SummaryMode } from "./summarize";
 export { applySelectedChanges } from "./apply-selected";
 export { diffWords, type WordDiffOp, type WordDiffSegment } from "./diff-words";
 export { changePosition, reviewRows, type ReviewRow } from "./review-order";
+export { suggestedPage, type SuggestedRow } from "./suggested-page";

@@ -132,6 +132,17 @@ const MIGRATIONS: Array<{ version: number; name: string; statements: (dialect: S
         PRIMARY KEY (run_id, seq))`,
     ],
   },
+  {
+    version: 6,
+    name: "proposal decisions",
+    // Issue 22: who decided, the reason a person gave for rejecting, and whether the applied version was edited
+    // by the person first. The agent's retry of a held call answers the decision from these (decision 0021-review).
+    statements: () => [
+      `ALTER TABLE proposals ADD COLUMN decided_by TEXT`,
+      `ALTER TABLE proposals ADD COLUMN reason TEXT`,
+      `ALTER TABLE proposals ADD COLUMN edited INTEGER NOT NULL DEFAULT 0`,
+    ],
+  },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS.at(-1)!.version;

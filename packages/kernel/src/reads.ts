@@ -33,6 +33,8 @@ import type {
   BlockWindowQuery,
   CallFacts,
   CallFactsQuery,
+  EditDecision,
+  EditQuery,
   IdempotencyRecord,
   ProposalQuery,
 } from "./types";
@@ -262,6 +264,34 @@ export async function listProposals(db: SqlExecutor, query: ProposalQuery) {
 export async function getProposal(db: SqlExecutor, auditId: number) {
   const row = await db.get<ProposalRow>(`SELECT * FROM proposals WHERE audit_id = ?`, [auditId]);
   return row ? toProposal(row) : null;
+}
+
+/**
+ * The newest held or decided proposal of an edit by its proposer (the `proposals_by_edit` index), and when it
+ * was applied the command's stored result; past the key's retention, the command's name and revision.
+ */
+export async function getEditDecision(db: SqlExecutor, query: EditQuery): Promise<EditDecision | null> {
+  const row = await db.get<ProposalRow>(
+    `SELECT * FROM proposals WHERE document_id = ? AND tool_name = ? AND idempotency_key = ? AND payload_fingerprint = ?
+       AND actor_id = ? AND (held = 1 OR status <> 'pending')
+     ORDER BY audit_id DESC LIMIT 1`,
+    [query.documentId, query.toolName, query.key, query.fingerprint, query.actorId],
+  );
+  if (!row) return null;
+  const proposal = toProposal(row);
+  if (proposal.status !== "applied" || !proposal.commandId) return { proposal, result: null };
+  const applied = await db.get<{ name: string; revision_after: number | string; result: string | null }>(
+    `SELECT c.name, c.revision_after, i.result FROM commands c
+     LEFT JOIN idempotency i ON i.workspace_id = c.workspace_id AND i.actor_id = c.actor_id
+       AND i.tool_name = c.tool_name AND i.key = c.idempotency_key AND i.command_id = c.id
+     WHERE c.id = ?`,
+    [proposal.commandId],
+  );
+  if (!applied) return { proposal, result: null };
+  const result = applied.result
+    ? (JSON.parse(applied.result) as Record<string, unknown>)
+    : { commandName: applied.name, revision: Number(applied.revision_after) };
+  return { proposal, result };
 }
 
 export async function listAudit(db: SqlExecutor, query: AuditQuery) {

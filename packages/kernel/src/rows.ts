@@ -241,6 +241,9 @@ export interface ProposalRow extends IdentityColumns {
   decided_at: string | null;
   summary: string | null;
   applied_part: string | null;
+  decided_by: string | null;
+  reason: string | null;
+  edited: number | null;
 }
 export function toProposal(row: ProposalRow): ProposalRecord {
   return {
@@ -256,5 +259,8 @@ export function toProposal(row: ProposalRow): ProposalRecord {
     decidedAt: row.decided_at,
     summary: row.summary ? (JSON.parse(row.summary) as Record<string, unknown>) : null,
     appliedPart: row.applied_part ? (JSON.parse(row.applied_part) as AppliedPart) : null,
+    decidedBy: row.decided_by ?? null,
+    reason: row.reason ?? null,
+    edited: Number(row.edited ?? 0) === 1,
   };
 }

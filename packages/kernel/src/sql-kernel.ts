@@ -1,6 +1,6 @@
 import { createAdmin } from "./admin";
 import * as askRecords from "./ask-records";
-import { appendAudit } from "./audit-records";
+import { appendAudit, rejectProposal } from "./audit-records";
 import { KernelChangeFeed } from "./change-feed";
 import { migrate } from "./migrations";
 import { getDisplayNames, listPageOverviews } from "./panel-reads";
@@ -12,11 +12,13 @@ import type {
   AuditQuery,
   BlockWindowQuery,
   CallFactsQuery,
+  EditQuery,
   ExecuteOutcome,
   ExecuteRequest,
   KernelAdapter,
   KernelAsk,
   ProposalQuery,
+  ProposalRejection,
 } from "./types";
 import { createWriteTransaction } from "./write-transaction";
 
@@ -108,6 +110,9 @@ export class SqlKernel implements KernelAdapter {
   getProposal(auditId: number) {
     return reads.getProposal(this.db, auditId);
   }
+  getEditDecision(query: EditQuery) {
+    return reads.getEditDecision(this.db, query);
+  }
   listAudit(query: AuditQuery) {
     return reads.listAudit(this.db, query);
   }
@@ -134,6 +139,10 @@ export class SqlKernel implements KernelAdapter {
 
   appendAudit(record: AuditInput) {
     return appendAudit(this.db, record, this.changes.announce);
+  }
+
+  rejectProposal(rejection: ProposalRejection) {
+    return rejectProposal(this.db, rejection, this.changes.announce);
   }
 
   async purgeExpiredIdempotency(now: string) {

@@ -122,10 +122,18 @@ export interface ExecuteRequest {
   /** Recorded with the write audit record (e.g. the args the panel may show). */
   auditDetail?: Record<string, unknown>;
   /**
-   * The write applies part of a pending proposal (decision 0016): in the same transaction the proposal
-   * becomes applied with these kept changes. A proposal no longer pending rolls the write back (`rejected`).
+   * The write is a person's decision on a pending proposal (decisions 0016 and 0021-review): in the same
+   * transaction the proposal (and pending repeats of its edit) becomes applied — in full, in part (`part`: the
+   * kept changes) or with the person's edits (`edited`) — and records who decided. A proposal no longer pending
+   * rolls the write back (`rejected`: decided meanwhile), so of two people deciding at once one wins.
    */
-  appliesPartOf?: { proposalId: number } & AppliedPart;
+  settles?: ProposalSettlement;
+}
+
+export interface ProposalSettlement {
+  proposalId: number;
+  part?: AppliedPart;
+  edited?: boolean;
 }
 
 /** Which of a proposal's changes a person kept (indices into its preview's changes) out of how many. */
@@ -216,6 +224,35 @@ export interface ProposalRecord {
   summary: Record<string, unknown> | null;
   /** Set when a person applied only some of its changes (status `applied`). */
   appliedPart: AppliedPart | null;
+  /** The user who applied or rejected it (the writer of the command, or the rejecting person). */
+  decidedBy: string | null;
+  /** Rejected: the reason the person gave (at most 500 characters), if any. */
+  reason: string | null;
+  /** Applied with the person's edits to the proposed blocks (the write's audit detail holds both versions). */
+  edited: boolean;
+}
+
+/** An edit as the proposals index knows it, and who proposed it: what a retry of a held call is looked up by. */
+export interface EditQuery {
+  documentId: string;
+  toolName: string;
+  key: string;
+  fingerprint: string;
+  actorId: string;
+}
+
+/** The proposal a retry of a held call answers with, and the applied result when it was applied. */
+export interface EditDecision {
+  proposal: ProposalRecord;
+  /** The applied command's result (as its idempotency record stored it); null unless applied. */
+  result: Record<string, unknown> | null;
+}
+
+/** A person's rejection of a pending proposal: its audit record, and the reason (≤ 500 characters). */
+export interface ProposalRejection {
+  proposalId: number;
+  reason: string | null;
+  record: AuditInput;
 }
 
 /** A page of a workspace with one user's access facts on it, and how many edits wait for a decision there. */
@@ -310,6 +347,11 @@ export interface KernelAdapter {
   // writes
   execute(request: ExecuteRequest): Promise<ExecuteOutcome>;
   appendAudit(record: AuditInput): Promise<number>;
+  /**
+   * Rejects a pending proposal (and pending repeats of its edit) with its audit record, in one transaction
+   * queued behind writes to the page: the audit id, or null when it was no longer pending (nothing written).
+   */
+  rejectProposal(rejection: ProposalRejection): Promise<number | null>;
 
   // operator and panel reads
   listAudit(query: AuditQuery): Promise<AuditRecord[]>;
@@ -321,6 +363,11 @@ export interface KernelAdapter {
   listProposals(query: ProposalQuery): Promise<ProposalRecord[]>;
   /** One proposal's index row, by the id of its audit record. */
   getProposal(auditId: number): Promise<ProposalRecord | null>;
+  /**
+   * The newest proposal of this edit by this actor that was held or decided (a pending dry run is not an
+   * answer), with the applied result when applied: what a retry of a held agent write answers.
+   */
+  getEditDecision(query: EditQuery): Promise<EditDecision | null>;
   getCommand(commandId: string): Promise<CommandRecord | null>;
   /** Every page of a workspace with the user's access facts and pending proposal count, in one read (title order). */
   listPageOverviews(input: { workspaceId: string; userId: string }): Promise<PageOverview[]>;

@@ -3,7 +3,7 @@
  * the command, its idempotency key, the proposal it settles and its audit record, all or nothing.
  */
 import { BlockIdTaken, applyCommand, CommandRejected } from "./command-appliers";
-import { AUDIT_INSERT, auditValues, PROPOSALS_APPLY } from "./audit-records";
+import { AUDIT_INSERT, auditValues, PROPOSALS_APPLY, settleProposal } from "./audit-records";
 import type { Announce } from "./change-feed";
 import { EditRejected } from "./block-edits";
 import { newId } from "./ids";
@@ -137,22 +137,29 @@ async function executeIn(
     ],
   );
   if (stored.changes !== 1) throw new UniqueViolation("idempotency key taken by a concurrent transaction");
+  // A person's decision on a proposal commits with its write, or neither does (decision 0016): first, so
+  // that the proposal is still pending when it is looked at.
+  if (
+    request.settles &&
+    !(await settleProposal(tx, request.settles, {
+      commandId,
+      documentId: page.id,
+      at: now,
+      decidedBy: identity.actorId,
+    }))
+  ) {
+    throw new CommandRejected("the proposal was decided meanwhile; nothing was written");
+  }
   // The edit a person approved (or an agent retried after approval) is no longer pending.
   await tx.run(PROPOSALS_APPLY, [
     commandId,
     now,
+    identity.actorId,
     identity.documentId,
     identity.toolName,
     idempotency.key,
     idempotency.fingerprint,
   ]);
-  // A part of a proposal applied in one step with its decision: both commit, or neither (decision 0016).
-  if (
-    request.appliesPartOf &&
-    !(await markAppliedInPart(tx, request.appliesPartOf, { commandId, documentId: page.id, at: now }))
-  ) {
-    throw new CommandRejected("the proposal was decided meanwhile; nothing was written");
-  }
   // A write's audit record is written in its own transaction; nobody needs its id back.
   await tx.run(
     AUDIT_INSERT,
@@ -184,35 +191,4 @@ async function executeIn(
     revisionAfter,
     result,
   };
-}
-
-/**
- * Marks a pending proposal applied in part by the command just written, inside the write's transaction,
- * with every pending repeat of its edit (tool, key, payload), as a full write of the edit would. False when
- * it is not pending on that page any more (decided meanwhile): the caller rolls the write back.
- */
-async function markAppliedInPart(
-  tx: SqlExecutor,
-  part: { proposalId: number; kept: number[]; total: number },
-  write: { commandId: string; documentId: string; at: string },
-): Promise<boolean> {
-  const edit = await tx.get<{ tool_name: string; idempotency_key: string; payload_fingerprint: string }>(
-    `SELECT tool_name, idempotency_key, payload_fingerprint FROM proposals WHERE audit_id = ? AND document_id = ? AND status = 'pending'`,
-    [part.proposalId, write.documentId],
-  );
-  if (!edit) return false;
-  await tx.run(
-    `UPDATE proposals SET status = 'applied', command_id = ?, decided_at = ?, applied_part = ?
-     WHERE document_id = ? AND tool_name = ? AND idempotency_key = ? AND payload_fingerprint = ? AND status = 'pending'`,
-    [
-      write.commandId,
-      write.at,
-      JSON.stringify({ kept: part.kept, total: part.total }),
-      write.documentId,
-      edit.tool_name,
-      edit.idempotency_key,
-      edit.payload_fingerprint,
-    ],
-  );
-  return true;
 }

@@ -54,6 +54,7 @@ export const TRPC_CODE_OF: Record<ToolErrorCode, TRPC_ERROR_CODE_KEY> = {
   mnote_tool_idempotency_conflict: "CONFLICT",
   mnote_tool_option_unsupported: "UNPROCESSABLE_CONTENT",
   mnote_tool_approval_required: "CONFLICT",
+  mnote_tool_rejected: "CONFLICT",
   mnote_tool_payload_too_large: "PAYLOAD_TOO_LARGE",
   mnote_tool_rate_limited: "TOO_MANY_REQUESTS",
   mnote_tool_unavailable: "SERVICE_UNAVAILABLE",

@@ -244,7 +244,7 @@ describe.each(testKernels())("commands and audit ($name)", ({ open }) => {
         const input = () => w.envelope(tool, SAMPLE_ARGS[tool], { idempotencyKey: "agent_key" });
         const before = await snapshot(w);
         const held = await w.call(tool, input(), w.tokens.ownerAgent);
-        expectFailure(held, "mnote_tool_approval_required", M.approvalRequired);
+        expectFailure(held, "mnote_tool_approval_required", M.approvalRequired("agent_key"));
         const [record] = await expectOnlyAuditGrew(w, before);
         expect(record).toMatchObject({
           outcome: "held_for_approval",

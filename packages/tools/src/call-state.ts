@@ -35,8 +35,11 @@ export interface CallState {
   fingerprint?: string;
   /** The caller's unexpired result for this write's idempotency key, read with the token. */
   storedResult?: IdempotencyRecord | null;
-  /** A write whose key already holds a result for this payload: answer with it (not on a dry run). */
-  replay?: IdempotencyRecord | null;
+  /**
+   * A write whose key already holds a result for this payload, or a held write a person has since applied:
+   * answer with it (not on a dry run).
+   */
+  replay?: Pick<IdempotencyRecord, "commandId" | "result"> | null;
   /** The command an earlier call with this key applied; a dry run warns about it. */
   alreadyApplied?: string | null;
   /**

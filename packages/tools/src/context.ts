@@ -1,3 +1,4 @@
+import type { Block } from "@mnote/contract";
 import type { AppliedPart, CallIdentity, KernelAdapter, TokenHolder } from "@mnote/kernel";
 import type { ConfigReader } from "@mnote/process";
 
@@ -60,6 +61,15 @@ export interface PanelDecision {
   proposer: Pick<CallIdentity, "actorId" | "holder" | "tokenId">;
   /** Only these of the proposal's changes are written; the proposal is then applied in part. */
   part?: AppliedPart;
+  /** The person edited these proposed blocks before applying: each as proposed and as applied. */
+  edits?: BlockEdit[];
+}
+
+/** One proposed block a person changed before applying it, both versions kept for the audit trail. */
+export interface BlockEdit {
+  blockId: string;
+  proposed: Block;
+  applied: Block;
 }
 
 /** The secret of an `Authorization` value (`Bearer …`, or a bare token); null when empty. */

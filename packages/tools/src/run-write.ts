@@ -5,8 +5,10 @@ import {
   type OutputEnvelope,
 } from "@mnote/contract";
 import { type CallState, callIdentity, successEnvelope } from "./call-state";
-import type { ToolsContext } from "./context";
+import type { ProposalSettlement } from "@mnote/kernel";
+import type { PanelDecision, ToolsContext } from "./context";
 import { fail } from "./app-error";
+import { isHeld } from "./middleware/checks";
 import type { Planner, WritePlan } from "./planning/write-plan";
 import { checkedCall } from "./tool-procedure";
 
@@ -25,7 +27,7 @@ export async function runWrite<Result>(
     call.audit = { outcome: "replayed" };
     return successEnvelope(call, call.replay.result as Result, "write", call.replay.commandId);
   }
-  const held = call.tool.holdsForApproval && call.token!.holder === "agent" && call.facts!.workspace!.approvalRequired;
+  const held = isHeld(call);
   const checked = checkedCall(ctx, input.dryRun || held);
   let plan = await planner(checked);
   if (call.alreadyApplied) {
@@ -44,7 +46,7 @@ export async function runWrite<Result>(
   if (plan.refuse) return fail(plan.refuse.code, plan.refuse.message);
   if (held) {
     call.audit = { outcome: "held_for_approval", detail: proposal };
-    return fail("mnote_tool_approval_required", M.approvalRequired);
+    return fail("mnote_tool_approval_required", M.approvalRequired(input.idempotencyKey!));
   }
 
   const execute = (planned: WritePlan) =>
@@ -58,7 +60,7 @@ export async function runWrite<Result>(
         expiresAt: new Date(Date.now() + ctx.settings.idempotencyTtlMs).toISOString(),
       },
       auditDetail: { diff: planned.preview.diff, ...decisionDetail(ctx) },
-      ...(ctx.decision?.part ? { appliesPartOf: { proposalId: ctx.decision.proposalId, ...ctx.decision.part } } : {}),
+      ...(ctx.decision ? { settles: settlement(ctx.decision) } : {}),
     });
   let outcome = await execute(plan);
   if (outcome.kind === "block_id_taken" && !checked.exact) {
@@ -86,7 +88,10 @@ export async function runWrite<Result>(
   }
 }
 
-/** What an approval's write record keeps of the decision: the proposal, its proposer, and how much of it was applied. */
+/**
+ * What an approval's write record keeps of the decision: the proposal, its proposer, how much of it was applied,
+ * and for a person's edits both versions of each edited block (who edited is the write's actor).
+ */
 function decisionDetail(ctx: ToolsContext): Record<string, unknown> {
   const { decision } = ctx;
   if (!decision) return {};
@@ -94,5 +99,13 @@ function decisionDetail(ctx: ToolsContext): Record<string, unknown> {
     proposalId: decision.proposalId,
     proposer: decision.proposer,
     ...(decision.part ? { part: { kept: decision.part.kept.length, total: decision.part.total } } : {}),
+    ...(decision.edits ? { edits: decision.edits } : {}),
   };
 }
+
+/** The proposal a person's decision settles in the write's own transaction: of two deciding at once, one wins. */
+const settlement = (decision: PanelDecision): ProposalSettlement => ({
+  proposalId: decision.proposalId,
+  ...(decision.part ? { part: decision.part } : {}),
+  ...(decision.edits ? { edited: true } : {}),
+});

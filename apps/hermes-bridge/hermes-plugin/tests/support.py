@@ -19,6 +19,7 @@ from pathlib import Path
 BRIDGE_ROOT = Path(__file__).resolve().parents[2]
 BIN = BRIDGE_ROOT / "bin" / "mnote-bridge.mjs"
 SEED_TEST_WORLD = BRIDGE_ROOT / "scripts" / "seed-test-world.mjs"
+REJECT_TEST_PROPOSAL = BRIDGE_ROOT / "scripts" / "reject-test-proposal.mjs"
 NODE = os.environ.get("NODE") or shutil.which("node") or "node"
 
 
@@ -197,6 +198,12 @@ class Bridge:
 
     def log_text(self) -> str:
         return self.log_path.read_text()
+
+    def reject(self, person_token: str, workspace_id: str, document_id: str, reason: str) -> dict:
+        """A person rejects the newest pending proposal on the page, in the panel (its own procedures)."""
+        return json.loads(run_cli(["--database-url", self.env["MNOTE_DATABASE_URL"], "--token", person_token,
+                                   "--workspace", workspace_id, "--document", document_id, "--reason", reason],
+                                  self.env, REJECT_TEST_PROPOSAL))
 
     def stop(self):
         if self.process and self.process.poll() is None:

@@ -227,6 +227,27 @@ class PluginAgainstBridge(unittest.TestCase):
         rows = self.audit_rows(idempotency_key="model-key-1")
         self.assertEqual([row["outcome"] for row in rows], ["ok", "replayed"])
 
+    # a person's decision reaches the agent (issue 22) ---------------------------
+    def test_a_retry_of_a_held_call_answers_the_rejection_and_its_reason(self):
+        ids = self.world["ids"]
+        held = {"workspaceId": ids["heldWs"], "documentId": ids["heldPage"], "title": "Agent title"}
+        call = dict(session="sess-held", tool_call_id="call_held_1")
+        first = self.hermes_call("mnote.page.update_title", held, **call)
+        self.assertEqual(first["error"]["code"], "mnote_tool_approval_required")
+        # Still pending: the same answer, and no second proposal.
+        self.assertEqual(self.hermes_call("mnote.page.update_title", held, **call)["error"]["code"],
+                         "mnote_tool_approval_required")
+        self.bridge.reject(self.world["tokens"]["ownerPerson"], ids["heldWs"], ids["heldPage"],
+                           "Too loud; keep the old title")
+        retry = self.hermes_call("mnote.page.update_title", held, **call)
+        self.assertFalse(retry["ok"])
+        self.assertEqual(retry["error"]["code"], "mnote_tool_rejected")
+        self.assertIn('by owner, who wrote: "Too loud; keep the old title"', retry["error"]["message"])
+        self.assertEqual([row["outcome"] for row in self.audit_rows(session_id="sess-held")],
+                         ["held_for_approval", "failed", "failed"])
+        self.assertEqual([row["error_code"] for row in self.audit_rows(session_id="sess-held")],
+                         ["mnote_tool_approval_required", "mnote_tool_approval_required", "mnote_tool_rejected"])
+
     # Hermes's ids and its classifier ------------------------------------------
     def test_every_audit_row_carries_the_hermes_session_and_tool_call_id(self):
         session = "20261130_185000_a1b2c3"  # the shape of a Hermes session id

@@ -3,7 +3,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { useTRPC } from "~/trpc/react";
 import { CopyableId } from "./copyable-id";
-import { formatTime, relativeTime } from "./labels";
+import { RelativeTime } from "./relative-time";
 
 /** The page's summary and AI notes, each with the reference edge that ties it to the page. */
 export function Artifacts({ pageRef }: { pageRef: { workspaceId: string; documentId: string } }) {
@@ -30,10 +30,7 @@ export function Artifacts({ pageRef }: { pageRef: { workspaceId: string; documen
         <article className="card artifact" data-kind="summary">
           <p>{summary.content}</p>
           <div className="muted artifact-meta">
-            updated{" "}
-            <time dateTime={summary.updatedAt} title={formatTime(summary.updatedAt)} suppressHydrationWarning>
-              {relativeTime(summary.updatedAt)}
-            </time>{" "}
+            updated <RelativeTime iso={summary.updatedAt} />{" "}
             <details className="ids">
               <summary>ids</summary>
               <CopyableId label="node" value={summary.id} />{" "}
@@ -54,9 +51,7 @@ export function Artifacts({ pageRef }: { pageRef: { workspaceId: string; documen
           <li key={note.id} className="card artifact" data-kind="ai_note">
             <p>{note.content}</p>
             <div className="muted artifact-meta">
-              <time dateTime={note.createdAt} title={formatTime(note.createdAt)} suppressHydrationWarning>
-                {relativeTime(note.createdAt)}
-              </time>{" "}
+              <RelativeTime iso={note.createdAt} />{" "}
               <details className="ids">
                 <summary>ids</summary>
                 <CopyableId label="node" value={note.id} />{" "}

@@ -5,7 +5,8 @@ import { useState } from "react";
 import { useTRPC } from "~/trpc/react";
 import type { PageRef, RouterOutputs } from "~/trpc/types";
 import { CopyableId } from "./copyable-id";
-import { formatTime, relativeTime, toolLabel, whoText } from "./labels";
+import { formatTime, toolLabel, whoText } from "./labels";
+import { RelativeTime } from "./relative-time";
 
 /** Every call on this page, newest first: reads, dry runs, writes, replays, denials, decisions. */
 export function AuditTrail({ pageRef, onReverted }: { pageRef: PageRef; onReverted: () => void }) {
@@ -99,9 +100,7 @@ export function AuditTrail({ pageRef, onReverted }: { pageRef: PageRef; onRevert
                   data-tool-call-id={record.identity.toolCallId ?? undefined}
                 >
                   <td data-label="When">
-                    <time dateTime={record.at} title={formatTime(record.at)} suppressHydrationWarning>
-                      {relativeTime(record.at)}
-                    </time>
+                    <RelativeTime iso={record.at} />
                   </td>
                   <td data-label="Effect">
                     <span className={`badge effect-${record.effect}`}>{record.effect}</span>
@@ -203,15 +202,40 @@ function DecisionText({ record }: { record: AuditRow }) {
       ? "rejected"
       : record.effect !== "write" || record.outcome !== "ok"
         ? "tried to approve"
+        : decision.edits
+          ? "applied"
+          : decision.part
+            ? `applied ${decision.part.kept} of ${decision.part.total} changes of`
+            : "approved";
+  const kind =
+    record.outcome === "rejected"
+      ? "rejected"
+      : decision.edits
+        ? "applied_with_edits"
         : decision.part
-          ? `applied ${decision.part.kept} of ${decision.part.total} changes of`
+          ? "applied_in_part"
           : "approved";
   return (
-    <span
-      className="who decision"
-      data-decision={record.outcome === "rejected" ? "rejected" : decision.part ? "applied_in_part" : "approved"}
-    >
-      {actor} {verb} {proposalOf(decision.proposer)}{" "}
+    <span className="who decision" data-decision={kind}>
+      {actor} {verb} {proposalOf(decision.proposer)}
+      {record.outcome === "ok" && decision.edits && (
+        <> with {record.who.actorName ? `${record.who.actorName}’s` : "their"} edits</>
+      )}
+      {record.outcome === "rejected" && decision.reason && <> — “{decision.reason}”</>}{" "}
+      {decision.edits && (
+        <details className="edits">
+          <summary>
+            {decision.edits.length} edited block{decision.edits.length === 1 ? "" : "s"}
+          </summary>
+          <ul>
+            {decision.edits.map((edit) => (
+              <li key={edit.blockId} data-edited-block={edit.blockId}>
+                Proposed: <q>{edit.proposed.text}</q> → applied: <q>{edit.applied.text}</q>
+              </li>
+            ))}
+          </ul>
+        </details>
+      )}{" "}
       <details className="ids">
         <summary>id</summary>
         {id}

@@ -1,5 +1,5 @@
 import type { Block } from "@mnote/contract";
-import { memo } from "react";
+import { memo, type ReactNode } from "react";
 
 /**
  * One block as the editor would show it (read-only here), marked when a change under review points at it.
@@ -8,50 +8,54 @@ import { memo } from "react";
 export const BlockView = memo(function BlockView({
   block,
   highlighted = false,
+  text,
 }: {
   block: Block;
   highlighted?: boolean;
+  /** Shown in place of the block's text: a word diff when the block is a suggested change. */
+  text?: ReactNode;
 }) {
   return (
-    <div className={`block-slot${highlighted ? " highlighted" : ""}`} data-block-id={block.id}>
-      <BlockBody block={block} />
+    <div className={`block-slot${highlighted ? " highlighted" : ""}`} data-block-id={text ? undefined : block.id}>
+      <BlockBody block={block} content={text ?? block.text} />
     </div>
   );
 });
 
-function BlockBody({ block }: { block: Block }) {
+/** The block's shape; `content` is its text, or what stands for it (a word diff). */
+function BlockBody({ block, content }: { block: Block; content: ReactNode }) {
   switch (block.type) {
     case "heading": {
       const Tag = `h${block.level + 1}` as "h2" | "h3" | "h4";
-      return <Tag className={`block heading level-${block.level}`}>{block.text}</Tag>;
+      return <Tag className={`block heading level-${block.level}`}>{content}</Tag>;
     }
     case "bulleted":
-      return <p className="block bulleted">• {block.text}</p>;
+      return <p className="block bulleted">• {content}</p>;
     case "numbered":
-      return <p className="block numbered">{block.text}</p>;
+      return <p className="block numbered">{content}</p>;
     case "todo":
       return (
         <p className="block todo">
           <span aria-label={block.checked ? "done" : "not done"} role="img">
             {block.checked ? "☑" : "☐"}
           </span>{" "}
-          {block.text}
+          {content}
         </p>
       );
     case "quote":
-      return <blockquote className="block quote">{block.text}</blockquote>;
+      return <blockquote className="block quote">{content}</blockquote>;
     case "code":
       return (
         <pre className="block code" data-language={block.language || undefined}>
-          <code>{block.text}</code>
+          <code>{content}</code>
         </pre>
       );
     case "divider":
       return <hr className="block divider" />;
     case "callout":
-      return <p className="block callout">💡 {block.text}</p>;
+      return <p className="block callout">💡 {content}</p>;
     default:
-      return <p className="block paragraph">{block.text}</p>;
+      return <p className="block paragraph">{content}</p>;
   }
 }
 

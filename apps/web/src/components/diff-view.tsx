@@ -3,7 +3,7 @@
 import type { Block, Change, ToolWarning } from "@mnote/contract";
 import { diffWords, type ReviewRow, reviewRows } from "@mnote/diff";
 import { useVirtualizer } from "@tanstack/react-virtual";
-import { memo, useMemo, useRef, useState } from "react";
+import { memo, useEffect, useMemo, useRef, useState } from "react";
 import { type BlockTarget, useFocusBlock } from "./block-focus";
 import { blockLabel } from "./blocks";
 
@@ -51,6 +51,21 @@ function attributeChanges(before: Block, after: Block): { what: string; from: st
     );
 }
 
+/** A changed block's type and attribute changes ("heading level: 1 → 2"), marked; nothing when there are none. */
+export function AttributeChanges({ before, after }: { before: Block; after: Block }) {
+  const attributes = attributeChanges(before, after);
+  if (attributes.length === 0) return null;
+  return (
+    <span className="attr-changes">
+      {attributes.map((a) => (
+        <span key={a.what} className="attr-change" data-attribute={a.what}>
+          {a.what}: <del>{a.from}</del> → <ins>{a.to}</ins>
+        </span>
+      ))}
+    </span>
+  );
+}
+
 function describe(change: Change) {
   switch (change.kind) {
     case "insert":
@@ -68,21 +83,12 @@ function describe(change: Change) {
         where: `${blockLabel(change.block)} from position ${change.index + 1}`,
       };
     case "update": {
-      const attributes = attributeChanges(change.before, change.after);
       return {
         tag: "Changed",
         className: "update",
         body: (
           <>
-            {attributes.length > 0 && (
-              <span className="attr-changes">
-                {attributes.map((a) => (
-                  <span key={a.what} className="attr-change" data-attribute={a.what}>
-                    {a.what}: <del>{a.from}</del> → <ins>{a.to}</ins>
-                  </span>
-                ))}
-              </span>
-            )}
+            <AttributeChanges before={change.before} after={change.after} />
             {change.before.text === change.after.text ? (
               <span className="same-text">{change.after.text}</span>
             ) : (
@@ -179,6 +185,9 @@ export function ChangeList({
   warnings,
   selection,
   leftOut = [],
+  edits,
+  follow = null,
+  onFocusChange,
   onToggle,
   idPrefix,
 }: {
@@ -187,6 +196,12 @@ export function ChangeList({
   selection?: Set<number>;
   /** A proposal applied in part: the changes that were not written. */
   leftOut?: readonly number[];
+  /** The person's versions of proposed blocks (by block id), shown in place of the agent's. */
+  edits?: ReadonlyMap<string, Block>;
+  /** A change focused elsewhere (the page): the list scrolls to it and marks it, without taking the focus. */
+  follow?: number | null;
+  /** A change got the focus here: the page follows. */
+  onFocusChange?: (change: number) => void;
   onToggle?: (index: number) => void;
   idPrefix: string;
 }) {
@@ -219,6 +234,17 @@ export function ChangeList({
     () => new Set(warnings.flatMap((w) => (w.field ? [w.field.replace(/^options\./, "")] : []))),
     [warnings],
   );
+  const rowOfChange = useMemo(
+    () => new Map(rows.flatMap((row, i) => (row.row === "change" ? [[row.change, i] as const] : []))),
+    [rows],
+  );
+  useEffect(() => {
+    if (follow === null) return;
+    const rowIndex = rowOfChange.get(follow);
+    if (rowIndex === undefined) return;
+    setCurrent(rowIndex);
+    virtualizer.scrollToIndex(rowIndex, { align: "center" });
+  }, [follow, rowOfChange, virtualizer]);
   if (changes.length === 0) return <p className="muted">No visible change: the page already looks like this.</p>;
 
   const rowId = (rowIndex: number) => `${idPrefix}-row-${rowIndex}`;
@@ -241,6 +267,8 @@ export function ChangeList({
     onFocus: (rowIndex, change) => {
       setCurrent(rowIndex);
       focusBlock(targetOf(change));
+      const row = rows[rowIndex];
+      if (row?.row === "change") onFocusChange?.(row.change);
     },
     onClick: (change) => focusBlock(targetOf(change)),
     onKey: (event, rowIndex) => onRowKey(event, rowIndex),
@@ -317,6 +345,7 @@ export function ChangeList({
                 current={current === item.index}
                 flagged={change.kind === "set_option" && warned.has(change.key)}
                 leftOut={notWritten.has(row.change)}
+                edit={editOf(change, edits)}
                 measure={virtualizer.measureElement}
                 events={events}
               />
@@ -348,6 +377,7 @@ const ChangeRow = memo(function ChangeRow({
   current,
   flagged,
   leftOut,
+  edit,
   measure,
   events,
 }: {
@@ -363,10 +393,12 @@ const ChangeRow = memo(function ChangeRow({
   current: boolean;
   flagged: boolean;
   leftOut: boolean;
+  /** The person's version of the block this change inserts or changes. */
+  edit: Block | undefined;
   measure: (element: Element | null) => void;
   events: RowEvents;
 }) {
-  const { tag, className, body, where } = useMemo(() => describe(change), [change]);
+  const { tag, className, body, where } = useMemo(() => describe(withEdit(change, edit)), [change, edit]);
   return (
     <li
       id={rowId}
@@ -378,7 +410,10 @@ const ChangeRow = memo(function ChangeRow({
       data-left-out={leftOut || undefined}
       style={{ transform: `translateY(${start}px)` }}
       tabIndex={-1}
-      onFocus={() => events.onFocus(rowIndex, change)}
+      onFocus={(e) => {
+        // The row itself, not its checkbox: a click on the box must not scroll the page under the pointer.
+        if (e.target === e.currentTarget) events.onFocus(rowIndex, change);
+      }}
       onClick={() => events.onClick(change)}
       onKeyDown={(e) => events.onKey(e, rowIndex)}
     >
@@ -396,8 +431,25 @@ const ChangeRow = memo(function ChangeRow({
       <span className="body">{body}</span>
       {flagged && <span className="badge warn">not wired yet</span>}
       {leftOut && <span className="badge muted-badge">left out</span>}
+      {edit && <span className="badge info">your edit</span>}
     </li>
   );
 });
+
+/** The person's edit of the block a change inserts or changes, if any. */
+function editOf(change: Change, edits?: ReadonlyMap<string, Block>): Block | undefined {
+  if (!edits?.size) return undefined;
+  if (change.kind === "insert") return edits.get(change.block.id);
+  if (change.kind === "update") return edits.get(change.after.id);
+  return undefined;
+}
+
+/** The change as the person would apply it: their version in place of the proposed block. */
+function withEdit(change: Change, edit: Block | undefined): Change {
+  if (!edit) return change;
+  if (change.kind === "insert") return { ...change, block: edit };
+  if (change.kind === "update") return { ...change, after: edit };
+  return change;
+}
 
 const rowKey = (row: ReviewRow, index: number) => (row.row === "change" ? `c${row.change}` : `u${index}`);

@@ -27,13 +27,20 @@ export function whoText(who: Who): string {
   return who.agentName ? `${who.agentName}, for ${person}` : `Agent for ${person}`;
 }
 
-/** A decided proposal's state in words: "applied", "applied in part (2 of 3 changes)", "rejected". */
+/**
+ * A decided proposal's state in words: "applied", "applied in part (2 of 3 changes)", "applied with Ada's edits",
+ * "rejected by Ben".
+ */
 export function proposalStatusText(proposal: {
   status: ProposalState;
   part: { kept: number; total: number } | null;
+  decidedBy?: { actorName: string | null } | null;
 }): string {
-  if (proposal.status === "applied_in_part" && proposal.part)
-    return `applied in part (${proposal.part.kept} of ${proposal.part.total} changes)`;
+  const name = proposal.decidedBy?.actorName;
+  const part = proposal.part ? ` (${proposal.part.kept} of ${proposal.part.total} changes)` : "";
+  if (proposal.status === "applied_with_edits") return `applied with ${name ? `${name}’s` : "a person’s"} edits${part}`;
+  if (proposal.status === "applied_in_part") return `applied in part${part}`;
+  if (proposal.status === "rejected" && name) return `rejected by ${name}`;
   return proposal.status.replaceAll("_", " ");
 }
 

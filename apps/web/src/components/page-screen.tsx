@@ -10,8 +10,11 @@ import { AskHermes } from "./ask-hermes";
 import type { Me } from "~/trpc/types";
 import { AuditTrail } from "./audit-trail";
 import { BlockFocusContext, type BlockTarget } from "./block-focus";
-import { BlockView } from "./blocks";
+import { PageBody, type PageBodyHandle } from "./page-body";
+import { PageSuggestionsFor, SuggestionSwitcher, useShownProposal } from "./page-suggestions";
 import { Proposals } from "./proposals";
+import { ReviewProvider } from "./review-state";
+import { ReviewShortcuts } from "./review-shortcuts";
 import { SignOutButton } from "./sign-out";
 import { usePageChanges } from "./use-page-changes";
 
@@ -19,8 +22,16 @@ const TABS = ["proposals", "audit", "artifacts"] as const;
 type Tab = (typeof TABS)[number];
 const TAB_LABELS: Record<Tab, string> = { proposals: "Proposals", audit: "Audit trail", artifacts: "Artifacts" };
 
-/** The page beside its AI panel. */
-export function PageScreen({
+/** The page beside its AI panel; the review state is shared by both (review-state.tsx). */
+export function PageScreen(props: Parameters<typeof PageScreenBody>[0]) {
+  return (
+    <ReviewProvider>
+      <PageScreenBody {...props} />
+    </ReviewProvider>
+  );
+}
+
+function PageScreenBody({
   workspaceId,
   documentId,
   cursor,
@@ -54,8 +65,10 @@ export function PageScreen({
     }),
   );
 
-  // The block a focused change points at: highlighted and scrolled into view in the page beside the panel.
+  // The block a focused change points at: highlighted and scrolled into view in the page beside the panel
+  // (only the blocks on screen exist: the page view scrolls its virtualizer to it).
   const [highlighted, setHighlighted] = useState<string | null>(null);
+  const pageBody = useRef<PageBodyHandle>(null);
   const blockIds = useRef<string[]>([]);
   blockIds.current = view.data?.blocks.map((b) => b.id) ?? [];
   const focusBlock = useCallback((target: BlockTarget | null) => {
@@ -69,12 +82,9 @@ export function PageScreen({
             ? (ids[Math.min(target.position, ids.length - 1)] ?? null)
             : null;
     setHighlighted(id);
-    if (id === null) return;
-    const element = document.querySelector(`[data-block-id="${CSS.escape(id)}"]`);
-    // On a narrow screen the page sits under the panel: scrolling it into view would pull the review away.
-    if (element && window.matchMedia("(min-width: 1001px)").matches)
-      element.scrollIntoView({ block: "center", behavior: "instant" });
+    if (id !== null) pageBody.current?.scrollToBlock(id);
   }, []);
+  const shown = useShownProposal(proposals.data);
 
   if (view.isPending) return <main className="loading">Loading…</main>;
   if (view.isError)
@@ -129,17 +139,26 @@ export function PageScreen({
               </ul>
             </nav>
           )}
+          <SuggestionSwitcher pending={proposals.data ?? []} shown={shown} />
           <div className="blocks" data-testid="page-blocks">
-            {blocks.map((block) => (
-              <BlockView key={block.id} block={block} highlighted={block.id === highlighted} />
-            ))}
-            {blocks.length === 0 && <p className="muted">This page is empty.</p>}
+            {shown ? (
+              <PageSuggestionsFor
+                proposal={shown}
+                pageRef={pageRef}
+                blocks={blocks}
+                highlighted={highlighted}
+                handle={pageBody}
+                onReject={() => setTab("proposals")}
+              />
+            ) : (
+              <PageBody blocks={blocks} highlighted={highlighted} suggestions={null} handle={pageBody} />
+            )}
           </div>
         </main>
         <aside className="ai-panel" aria-label="Page AI" id="page-ai" tabIndex={-1}>
           <div className="row between">
             <h2>Page AI</h2>
-            {role === "owner" ? (
+            {view.data.mayChangeApproval ? (
               <label className="inline">
                 <input
                   type="checkbox"
@@ -156,6 +175,7 @@ export function PageScreen({
             )}
           </div>
           <AskHermes pageRef={pageRef} canWrite={view.data.canWrite} />
+          <ReviewShortcuts proposal={shown} pageRef={pageRef} />
           <PanelTabs tab={tab} onSelect={setTab} pending={pending} />
           <section
             ref={tabPanel}

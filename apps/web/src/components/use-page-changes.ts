@@ -4,7 +4,7 @@ import { useQueryClient } from "@tanstack/react-query";
 import { useSubscription } from "@trpc/tanstack-react-query";
 import { useCallback, useEffect } from "react";
 import { useTRPC } from "~/trpc/react";
-import { isProposalDetail } from "./proposals";
+import { panelQueriesButDetails } from "./proposals";
 
 /**
  * Only while the live stream is down (its server restarting, a proxy cutting it): how often the panel reads
@@ -22,10 +22,7 @@ export function usePageChanges(pageRef: { workspaceId: string; documentId: strin
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const refresh = useCallback(async () => {
-    const filters = {
-      queryKey: trpc.panel.pathKey(),
-      predicate: (q: { queryKey: readonly unknown[] }) => !isProposalDetail(q.queryKey),
-    };
+    const filters = panelQueriesButDetails(trpc);
     // A query's first read may still be in flight, begun before this change: TanStack would join it instead of
     // reading again (it cancels a running read only when the query already has data). Cancel it, then read anew.
     await queryClient.cancelQueries(filters);

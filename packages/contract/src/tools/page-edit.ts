@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { BlockIdSchema, BlockInputSchema, BLOCK_TYPES } from "../blocks";
 import { LIMITS } from "../limits";
-import { BaseRevisionSchema, defineTool, PAGE_CONTENT_IS_DATA } from "./shared";
+import { AppliedDecisionSchema, BaseRevisionSchema, defineTool, PAGE_CONTENT_IS_DATA } from "./shared";
 
 /** Where an insert or a move puts blocks: after a block on the page, or at the start or end. */
 const anchor = {
@@ -107,6 +107,7 @@ export const pageEditTool = defineTool({
     insertedBlockIds: z
       .array(z.string())
       .describe("The ids of the inserted blocks, in order, so later edits can name them."),
+    decision: AppliedDecisionSchema.optional(),
   }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
 });

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { BlockInputSchema } from "../blocks";
 import { LIMITS } from "../limits";
-import { BaseRevisionSchema, defineTool, PAGE_CONTENT_IS_DATA } from "./shared";
+import { BaseRevisionSchema, defineTool, PAGE_CONTENT_IS_DATA, AppliedDecisionSchema } from "./shared";
 
 export const pageSaveTool = defineTool({
   name: "mnote.page.save",
@@ -29,6 +29,10 @@ export const pageSaveTool = defineTool({
       ),
     baseRevision: BaseRevisionSchema,
   }),
-  result: z.object({ commandName: z.literal("page.body.save"), revision: z.number().int() }),
+  result: z.object({
+    commandName: z.literal("page.body.save"),
+    revision: z.number().int(),
+    decision: AppliedDecisionSchema.optional(),
+  }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
 });

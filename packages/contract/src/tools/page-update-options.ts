@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { PageOptionsPatchSchema } from "../options";
-import { BaseRevisionSchema, defineTool } from "./shared";
+import { BaseRevisionSchema, defineTool, AppliedDecisionSchema } from "./shared";
 
 export const pageUpdateOptionsTool = defineTool({
   name: "mnote.page.update_options",
@@ -13,6 +13,10 @@ export const pageUpdateOptionsTool = defineTool({
     options: PageOptionsPatchSchema.refine((o) => Object.keys(o).length > 0, "options must set at least one option"),
     baseRevision: BaseRevisionSchema,
   }),
-  result: z.object({ commandName: z.literal("page.layout.updateOptions"), revision: z.number().int() }),
+  result: z.object({
+    commandName: z.literal("page.layout.updateOptions"),
+    revision: z.number().int(),
+    decision: AppliedDecisionSchema.optional(),
+  }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
 });

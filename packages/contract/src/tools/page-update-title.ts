@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { LIMITS } from "../limits";
 import { storable } from "../text";
-import { BaseRevisionSchema, defineTool } from "./shared";
+import { BaseRevisionSchema, defineTool, AppliedDecisionSchema } from "./shared";
 
 export const pageUpdateTitleTool = defineTool({
   name: "mnote.page.update_title",
@@ -16,6 +16,10 @@ export const pageUpdateTitleTool = defineTool({
       .max(LIMITS.titleLength, `title is longer than ${LIMITS.titleLength} characters`),
     baseRevision: BaseRevisionSchema,
   }),
-  result: z.object({ commandName: z.literal("page.head.updateTitle"), revision: z.number().int() }),
+  result: z.object({
+    commandName: z.literal("page.head.updateTitle"),
+    revision: z.number().int(),
+    decision: AppliedDecisionSchema.optional(),
+  }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
 });

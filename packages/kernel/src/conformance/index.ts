@@ -585,14 +585,30 @@ export function kernelConformanceSuite(name: string, openKernel: () => Promise<K
           detail: { args: { title: "X" }, preview: { baseRevision: 1, big: "x".repeat(10_000) } },
           summary: { changeCount: 1 },
         });
-      const reject = (key: string, fingerprint: string, toolName = "mnote.page.save") =>
-        kernel.appendAudit({
-          identity: identity({ toolName }),
-          effect: "none",
-          outcome: "rejected",
-          idempotencyKey: key,
-          payloadFingerprint: fingerprint,
+      /** A person rejects the newest pending proposal of this edit, if there is one. */
+      const reject = async (
+        key: string,
+        fingerprint: string,
+        toolName = "mnote.page.save",
+        reason: string | null = null,
+      ) => {
+        const pending = (await kernel.listProposals({ workspaceId: ws, documentId: doc, decidedLimit: 0 })).find(
+          (p) => p.idempotencyKey === key && p.payloadFingerprint === fingerprint && p.identity.toolName === toolName,
+        );
+        if (!pending) return null;
+        return kernel.rejectProposal({
+          proposalId: pending.auditId,
+          reason,
+          record: {
+            identity: identity({ toolName, holder: "person" }),
+            effect: "none",
+            outcome: "rejected",
+            idempotencyKey: key,
+            payloadFingerprint: fingerprint,
+            detail: { proposalId: pending.auditId, reason },
+          },
         });
+      };
       const statuses = async () =>
         (await kernel.listProposals({ workspaceId: ws, documentId: doc })).map((p) => [
           p.idempotencyKey,
@@ -677,9 +693,9 @@ export function kernelConformanceSuite(name: string, openKernel: () => Promise<K
       it("applies part of a pending proposal with its write in one transaction, and refuses once it is decided", async () => {
         const repeat = await propose("k_part", "fp");
         const proposal = await propose("k_part", "fp");
-        const part = { proposalId: proposal, kept: [0, 2], total: 3 };
+        const part = { proposalId: proposal, part: { kept: [0, 2], total: 3 } };
         const write = await kernel.execute(
-          request({ name: "page.head.updateTitle", title: "Part" }, { appliesPartOf: part }),
+          request({ name: "page.head.updateTitle", title: "Part" }, { settles: part }),
         );
         if (write.kind !== "applied") throw new Error(write.kind);
         expect(await kernel.getProposal(proposal)).toMatchObject({
@@ -696,7 +712,7 @@ export function kernelConformanceSuite(name: string, openKernel: () => Promise<K
         // The same proposal again (or a rejected one): the write rolls back, the page keeps its revision.
         const before = await kernel.admin.tableSnapshot();
         expect(
-          await kernel.execute(request({ name: "page.head.updateTitle", title: "Twice" }, { appliesPartOf: part })),
+          await kernel.execute(request({ name: "page.head.updateTitle", title: "Twice" }, { settles: part })),
         ).toMatchObject({
           kind: "rejected",
         });
@@ -704,10 +720,7 @@ export function kernelConformanceSuite(name: string, openKernel: () => Promise<K
         await reject("k_gone", "fp");
         expect(
           await kernel.execute(
-            request(
-              { name: "page.head.updateTitle", title: "Late" },
-              { appliesPartOf: { ...part, proposalId: rejected } },
-            ),
+            request({ name: "page.head.updateTitle", title: "Late" }, { settles: { ...part, proposalId: rejected } }),
           ),
         ).toMatchObject({
           kind: "rejected",
@@ -715,6 +728,73 @@ export function kernelConformanceSuite(name: string, openKernel: () => Promise<K
         const after = await kernel.admin.tableSnapshot();
         expect({ ...after, audit_log: [], proposals: [] }).toEqual({ ...before, audit_log: [], proposals: [] });
         expect((await kernel.getPage(doc))?.title).toBe("Part");
+      });
+
+      it("a rejection records who and why, once: a second rejection or a late approval finds it decided", async () => {
+        const proposal = await propose("k_why", "fp", { outcome: "held_for_approval" });
+        const repeat = await propose("k_why", "fp", { outcome: "held_for_approval" });
+        const auditId = await reject("k_why", "fp", "mnote.page.save", "too long; keep the intro");
+        expect(auditId).toEqual(expect.any(Number));
+        for (const id of [proposal, repeat])
+          expect(await kernel.getProposal(id)).toMatchObject({
+            status: "rejected",
+            decidedBy: owner,
+            reason: "too long; keep the intro",
+            edited: false,
+          });
+        const before = await kernel.admin.tableSnapshot();
+        const again = await kernel.rejectProposal({
+          proposalId: proposal,
+          reason: "again",
+          record: { identity: identity({ holder: "person" }), effect: "none", outcome: "rejected" },
+        });
+        expect(again).toBeNull();
+        expect(
+          await kernel.execute(
+            request({ name: "page.head.updateTitle", title: "Late" }, { settles: { proposalId: proposal } }),
+          ),
+        ).toMatchObject({ kind: "rejected" });
+        expect(await kernel.admin.tableSnapshot()).toEqual(before);
+      });
+
+      it("answers a retry of a held edit with its decision: pending, rejected, or applied with the stored result", async () => {
+        const edit = {
+          documentId: doc,
+          toolName: "mnote.page.save",
+          key: "k_retry",
+          fingerprint: "fp",
+          actorId: owner,
+        };
+        expect(await kernel.getEditDecision(edit)).toBeNull();
+        // A pending dry run is no answer: the real call is held as usual.
+        await propose("k_retry", "fp");
+        expect(await kernel.getEditDecision(edit)).toBeNull();
+        const held = await propose("k_retry", "fp", { outcome: "held_for_approval" });
+        expect(await kernel.getEditDecision(edit)).toMatchObject({
+          proposal: { auditId: held, status: "pending" },
+          result: null,
+        });
+        expect(await kernel.getEditDecision({ ...edit, actorId: "someone_else" })).toBeNull();
+        const write = await kernel.execute(
+          request(
+            { name: "page.head.updateTitle", title: "Edited" },
+            {
+              idempotency: { key: "k_retry~edited", fingerprint: "fp2", expiresAt: "2999-01-01T00:00:00.000Z" },
+              settles: { proposalId: held, edited: true },
+            },
+          ),
+        );
+        if (write.kind !== "applied") throw new Error(write.kind);
+        expect(await kernel.getEditDecision(edit)).toMatchObject({
+          proposal: { auditId: held, status: "applied", edited: true, decidedBy: owner, commandId: write.commandId },
+          result: write.result,
+        });
+        const other = { ...edit, key: "k_no" };
+        await propose("k_no", "fp", { outcome: "held_for_approval" });
+        await reject("k_no", "fp", "mnote.page.save", null);
+        expect(await kernel.getEditDecision(other)).toMatchObject({
+          proposal: { status: "rejected", reason: null, decidedBy: owner },
+        });
       });
 
       it("lists a workspace's pages with the user's access and pending edits in one read", async () => {

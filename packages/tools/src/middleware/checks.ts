@@ -1,5 +1,5 @@
-import { canonicalToolName, LIMITS, TOOL_ERROR_MESSAGES as M } from "@mnote/contract";
-import { hashToken, isTokenLive, type TokenRecord } from "@mnote/kernel";
+import { type AppliedDecision, canonicalToolName, LIMITS, TOOL_ERROR_MESSAGES as M } from "@mnote/contract";
+import { hashToken, isTokenLive, type ProposalRecord, type TokenRecord } from "@mnote/kernel";
 import { canReadPage, hasAccess } from "../access";
 import type { CallState, ParsedEnvelope } from "../call-state";
 import { bearerSecret, doorRefusal, type ToolsContext } from "../context";
@@ -182,6 +182,80 @@ export function checkIdempotency(_ctx: ToolsContext, call: CallState) {
   call.alreadyApplied = record?.commandId ?? null;
 }
 
+/**
+ * The approval policy holds this call: an agent's real write to a page, in a workspace whose agent writes
+ * wait for a person (decision 0006). Dry runs, artifacts and people's writes are never held.
+ */
+export function isHeld(call: CallState): boolean {
+  return (
+    call.tool.holdsForApproval &&
+    call.token!.holder === "agent" &&
+    call.facts!.workspace!.approvalRequired &&
+    call.input!.dryRun !== true
+  );
+}
+
+/**
+ * 6b. A repeat of a held agent write (same key, same payload) answers the person's decision on it instead
+ * of being held again (issue 22): still pending → approval required again, with no second proposal;
+ * rejected → `mnote_tool_rejected` with who decided and why; applied → the applied result, saying how it
+ * differs when a person applied only part of it or edited it. Before the revision check: the page has moved
+ * since, by the approved write itself. Reads only for calls the policy holds.
+ */
+export async function checkHeldDecision(ctx: ToolsContext, call: CallState) {
+  if (call.replay || !isHeld(call)) return;
+  const input = call.input!;
+  const found = await ctx.kernel.getEditDecision({
+    documentId: input.documentId,
+    toolName: call.tool.name,
+    key: input.idempotencyKey!,
+    fingerprint: call.fingerprint!,
+    actorId: call.token!.userId,
+  });
+  if (!found) return;
+  const { proposal, result } = found;
+  call.audit = { outcome: "failed", detail: { proposalId: proposal.auditId, decision: proposal.status } };
+  if (proposal.status === "pending")
+    return fail("mnote_tool_approval_required", M.approvalRequired(input.idempotencyKey!));
+  const decidedBy = await nameOf(ctx, proposal.decidedBy);
+  if (proposal.status === "rejected") return fail("mnote_tool_rejected", M.rejected(decidedBy, proposal.reason));
+  call.audit = undefined;
+  call.replay = { commandId: proposal.commandId!, result: { ...result, ...appliedDecision(proposal, decidedBy) } };
+}
+
+/** A decider's name as the agent is told it (a person of the page's workspace); "a person" if they are gone. */
+async function nameOf(ctx: ToolsContext, userId: string | null): Promise<string> {
+  if (!userId) return "a person";
+  const names = await ctx.kernel.getDisplayNames({ userIds: [userId], tokenIds: [] });
+  return names.users[userId] ?? "a person";
+}
+
+/** How a person's application of a proposal differs from what was proposed, for the agent (`decision` in its result). */
+function appliedDecision(proposal: ProposalRecord, decidedBy: string): { decision?: AppliedDecision } {
+  if (proposal.appliedPart) {
+    const { kept, total } = proposal.appliedPart;
+    return {
+      decision: {
+        status: "applied_in_part",
+        decidedBy,
+        kept: kept.length,
+        total,
+        note: `${decidedBy} applied ${kept.length} of the ${total} proposed changes and left the others out. Read the page before editing it again.`,
+      },
+    };
+  }
+  if (proposal.edited) {
+    return {
+      decision: {
+        status: "applied_with_edits",
+        decidedBy,
+        note: `${decidedBy} changed some of the proposed blocks before applying them. Read the page before editing it again.`,
+      },
+    };
+  }
+  return {};
+}
+
 /** 7. The base revision, when the caller named one, is still the page's revision. */
 export function checkRevision(_ctx: ToolsContext, call: CallState) {
   const baseRevision = call.input!.args.baseRevision;
@@ -200,6 +274,7 @@ export const CALL_CHECKS: readonly Check[] = [
   checkPagePermission,
   checkAskedFor,
   checkIdempotency,
+  checkHeldDecision,
   checkRevision,
 ];
 

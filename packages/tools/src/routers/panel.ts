@@ -9,6 +9,7 @@ import { pageChanges } from "../procedures/panel/page-changes";
 import { pageRevert } from "../procedures/panel/page-revert";
 import { pageView } from "../procedures/panel/page-view";
 import { pagesList } from "../procedures/panel/pages-list";
+import { proposalsApplyEdited } from "../procedures/panel/proposals-apply-edited";
 import { proposalsApplyPart } from "../procedures/panel/proposals-apply-part";
 import { proposalsApprove } from "../procedures/panel/proposals-approve";
 import { proposalsGet } from "../procedures/panel/proposals-get";
@@ -29,6 +30,7 @@ export const panelRouter = router({
     approve: proposalsApprove,
     reject: proposalsReject,
     applyPart: proposalsApplyPart,
+    applyEdited: proposalsApplyEdited,
     rerun: proposalsRerun,
   }),
   audit: router({ list: auditList }),

@@ -1,4 +1,4 @@
-import { LIMITS } from "@mnote/contract";
+import { type Block, LIMITS } from "@mnote/contract";
 import type { AuditRecord, CallIdentity, DisplayNames } from "@mnote/kernel";
 import { z } from "zod";
 import { PageRefSchema, panelProcedure, requirePage } from "./panel-procedure";
@@ -23,6 +23,10 @@ export interface DecisionOnProposal {
   proposer: Who | null;
   /** Applied in part: how many of its changes were kept, of how many. */
   part: { kept: number; total: number } | null;
+  /** Applied with the person's edits: each edited block as proposed and as applied (the write's actor edited). */
+  edits: { blockId: string; proposed: Block; applied: Block }[] | null;
+  /** A rejection: the reason the person gave, if any. */
+  reason: string | null;
 }
 
 export interface AuditRow extends AuditRecord {
@@ -44,7 +48,15 @@ function decisionOf(record: AuditRecord, names: DisplayNames): DecisionOnProposa
   if (typeof proposalId !== "number") return null;
   const proposer = proposerOf(record);
   const part = record.detail?.part as DecisionOnProposal["part"] | undefined;
-  return { proposalId, proposer: proposer ? who(names, proposer) : null, part: part ?? null };
+  const edits = record.detail?.edits as DecisionOnProposal["edits"] | undefined;
+  const reason = record.detail?.reason;
+  return {
+    proposalId,
+    proposer: proposer ? who(names, proposer) : null,
+    part: part ?? null,
+    edits: edits ?? null,
+    reason: typeof reason === "string" ? reason : null,
+  };
 }
 
 /** panel.audit.list — every call on this page, filterable by run or trace, with names and what the person may revert. */

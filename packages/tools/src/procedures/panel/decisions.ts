@@ -12,7 +12,8 @@ import { isToolName, proposalToolSpec } from "./rules";
 import { AppError } from "../../app-error";
 
 // A person's decisions on a proposal run through the proposal's own tool chain: the panel builds the envelope here
-// and calls the tool, never the kernel.
+// and calls the tool, never the kernel. Each way of deciding is written once here (apply as shown, record a
+// rejection); the procedures compose them.
 
 /** The revert tool is no agent tool: decisions call it through its own small router. */
 const revertCaller = createCallerFactory(router({ revert: revertTool }));
@@ -54,11 +55,12 @@ export function panelEnvelope(
 }
 
 /** What a write made by deciding on `proposal` records about it. */
-export function decisionOn(proposal: Proposal, part?: PanelDecision["part"]): PanelDecision {
+export function decisionOn(proposal: Proposal, extra: Pick<PanelDecision, "part" | "edits"> = {}): PanelDecision {
   return {
     proposalId: proposal.id,
     proposer: { actorId: proposal.who.actorId, holder: proposal.who.holder, tokenId: proposal.who.tokenId },
-    ...(part ? { part } : {}),
+    ...(extra.part ? { part: extra.part } : {}),
+    ...(extra.edits?.length ? { edits: extra.edits } : {}),
   };
 }
 
@@ -73,8 +75,18 @@ export async function pendingProposal(ctx: PersonContext, input: z.infer<typeof 
   return { page, facts, proposal };
 }
 
+/**
+ * The pending proposal, when the signed-in person may decide on it: every decision (approve, reject, apply
+ * in part or edited, re-run) starts here, so each fails the same way for a viewer or a narrow session.
+ */
+export async function decidableProposal(ctx: PersonContext, input: z.infer<typeof ProposalRefSchema>) {
+  const found = await pendingProposal(ctx, input);
+  await requireDecider(ctx, input, found.proposal);
+  return found;
+}
+
 /** Refuses a person who may not decide on the proposal, naming what is missing. */
-export async function requireDecider(
+async function requireDecider(
   ctx: PersonContext,
   input: z.infer<typeof PageRefSchema>,
   proposal: Pick<Proposal, "toolName">,
@@ -85,4 +97,48 @@ export async function requireDecider(
   if (!ctx.token.scopes.includes(spec.capability)) {
     throw new AppError("mnote_tool_permission_denied", `this session's scopes do not include ${spec.capability}`);
   }
+}
+
+/**
+ * Apply exactly what was shown: the same tool, args and idempotency key, at the proposal's base revision,
+ * with the person as actor, on the proposal's run and trace. The write settles the proposal in its own
+ * transaction (of two people deciding at once, one wins; the other is told it was decided meanwhile).
+ */
+export function applyAsShown(ctx: PersonContext, proposal: Proposal, ref: z.infer<typeof PageRefSchema>) {
+  const envelope = {
+    ...panelEnvelope(ctx.token, proposal, ref),
+    idempotencyKey: proposal.idempotencyKey,
+    dryRun: false,
+    args: { ...proposal.args, baseRevision: proposal.preview.baseRevision },
+  };
+  return callProposalTool(ctx, proposal.toolName, envelope, decisionOn(proposal));
+}
+
+/**
+ * Record a person's rejection of a pending proposal: the audit record (with the reason, ≤ 500 characters) and
+ * the proposal marked rejected with who and why, in one kernel transaction. CONFLICT when someone decided it
+ * meanwhile; nothing is written then.
+ */
+export async function recordRejection(
+  ctx: PersonContext,
+  proposal: Proposal,
+  ref: z.infer<typeof PageRefSchema>,
+  reason: string | null,
+): Promise<number> {
+  const { proposalId, proposer } = decisionOn(proposal);
+  const auditId = await ctx.kernel.rejectProposal({
+    proposalId,
+    reason,
+    record: {
+      identity: { ...panelEnvelope(ctx.token, proposal, ref), tokenId: ctx.token.id, holder: "person" },
+      effect: "none",
+      outcome: "rejected",
+      idempotencyKey: proposal.idempotencyKey,
+      payloadFingerprint: proposal.payloadFingerprint,
+      baseRevision: proposal.preview.baseRevision,
+      detail: { proposalId, proposer, reason },
+    },
+  });
+  if (auditId === null) throw new AppError("mnote_tool_conflict", "the proposal was decided meanwhile");
+  return auditId;
 }

@@ -1,22 +1,20 @@
 import { z } from "zod";
-import { decisionOn, panelEnvelope, pendingProposal, requireDecider } from "./decisions";
+import { decidableProposal, recordRejection } from "./decisions";
 import { panelProcedure, ProposalRefSchema } from "./panel-procedure";
 
-export const ProposalsRejectInput = ProposalRefSchema.extend({ reason: z.string().max(500).optional() });
+/** The most a rejection's reason may hold: what the agent reads back (issue 22). */
+export const REJECTION_REASON_MAX = 500;
 
-/** panel.proposals.reject — the decision goes into the audit log; the proposal leaves the pending list. */
+export const ProposalsRejectInput = ProposalRefSchema.extend({
+  reason: z.string().trim().max(REJECTION_REASON_MAX, `reason: at most ${REJECTION_REASON_MAX} characters`).optional(),
+});
+
+/**
+ * panel.proposals.reject — the decision and its reason go into the audit log and onto the proposal; the
+ * agent's retry of the held call answers mnote_tool_rejected with the reason and who decided.
+ */
 export const proposalsReject = panelProcedure.input(ProposalsRejectInput).mutation(async ({ ctx, input }) => {
-  const { proposal } = await pendingProposal(ctx, input);
-  await requireDecider(ctx, input, proposal);
-  const { proposalId, proposer } = decisionOn(proposal);
-  const auditId = await ctx.kernel.appendAudit({
-    identity: { ...panelEnvelope(ctx.token, proposal, input), tokenId: ctx.token.id, holder: "person" },
-    effect: "none",
-    outcome: "rejected",
-    idempotencyKey: proposal.idempotencyKey,
-    payloadFingerprint: proposal.payloadFingerprint,
-    baseRevision: proposal.preview.baseRevision,
-    detail: { proposalId, proposer, reason: input.reason ?? null },
-  });
+  const { proposal } = await decidableProposal(ctx, input);
+  const auditId = await recordRejection(ctx, proposal, input, input.reason || null);
   return { rejected: proposal.id, auditId };
 });

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { callProposalTool, decisionOn, panelEnvelope, pendingProposal } from "./decisions";
+import { callProposalTool, decidableProposal, panelEnvelope, recordRejection } from "./decisions";
 import { panelProcedure, ProposalRefSchema } from "./panel-procedure";
 
 /**
@@ -8,22 +8,13 @@ import { panelProcedure, ProposalRefSchema } from "./panel-procedure";
  * retire the stale one.
  */
 export const proposalsRerun = panelProcedure.input(ProposalRefSchema).mutation(async ({ ctx, input }) => {
-  const { page, proposal } = await pendingProposal(ctx, input);
+  const { page, proposal } = await decidableProposal(ctx, input);
   const { baseRevision: _stale, ...args } = proposal.args;
   const idempotencyKey = `panel_${randomUUID()}`;
   const envelope = { ...panelEnvelope(ctx.token, proposal, input), idempotencyKey, dryRun: true, args };
   const result = await callProposalTool(ctx, proposal.toolName, envelope);
   if (!result.ok) return { envelope: result, proposalId: null };
-  const { proposalId, proposer } = decisionOn(proposal);
-  await ctx.kernel.appendAudit({
-    identity: { ...panelEnvelope(ctx.token, proposal, input), tokenId: ctx.token.id, holder: "person" },
-    effect: "none",
-    outcome: "rejected",
-    idempotencyKey: proposal.idempotencyKey,
-    payloadFingerprint: proposal.payloadFingerprint,
-    baseRevision: proposal.preview.baseRevision,
-    detail: { proposalId, proposer, reason: "superseded by a new dry run" },
-  });
+  await recordRejection(ctx, proposal, input, "superseded by a new dry run");
   const fresh = (
     await ctx.kernel.listProposals({ workspaceId: page.workspaceId, documentId: page.id, decidedLimit: 0 })
   ).find((p) => p.idempotencyKey === idempotencyKey);

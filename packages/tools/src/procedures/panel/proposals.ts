@@ -5,30 +5,31 @@ import { canonicalJson } from "../../fingerprint";
 import type { PersonContext } from "./panel-procedure";
 import { loadNames, type Who, who } from "./people";
 import { type ProposalSummary, proposalSummary } from "../../proposal-summary";
+import { isAskSessionOf } from "./ask";
 import { cutsByChange, mayDecide } from "./rules";
 
 export type { ProposalSummary } from "../../proposal-summary";
 
 /**
- * A partial apply is a new edit, keyed after the proposal it came from: the original key (cut so the
- * whole fits the contract's 200 characters) and a digest of the kept changes.
+ * A partial or edited apply is a new edit, keyed after the proposal it came from: the original key (cut so the
+ * whole fits the contract's 200 characters), the kind of decision and a digest of what it kept or changed. So a
+ * retried click replays, and another cut or other edits are another write.
  */
-const PARTIAL_MARK = "~part~";
-export function partialApplyKey(key: string, keep: number[]) {
-  const digest = createHash("sha256")
-    .update(canonicalJson([...keep].sort((a, b) => a - b)))
-    .digest("hex")
-    .slice(0, 24);
-  return `${key.slice(0, 200 - PARTIAL_MARK.length - digest.length)}${PARTIAL_MARK}${digest}`;
+const DECISION_MARKS = { part: "~part~", edit: "~edit~" } as const;
+export function decisionKey(key: string, kind: keyof typeof DECISION_MARKS, payload: unknown) {
+  const mark = DECISION_MARKS[kind];
+  const digest = createHash("sha256").update(canonicalJson(payload)).digest("hex").slice(0, 24);
+  return `${key.slice(0, 200 - mark.length - digest.length)}${mark}${digest}`;
 }
-/** The key of the proposal an edit came from: itself, or the proposal a partial apply was cut from (older records). */
-export const proposalKeyOf = (key: string) => key.split(PARTIAL_MARK)[0]!;
+/** The key of the proposal an edit came from: itself, or the proposal a partial or edited apply came from (older records). */
+export const proposalKeyOf = (key: string) => key.split(/~(?:part|edit)~/)[0]!;
 
 /**
  * Where a proposal stands, as a person reads it. `applied_in_part`: a person applied some of its changes
- * in one step (`panel.proposals.applyPart`); `part` says how many of how many.
+ * in one step (`panel.proposals.applyPart`); `part` says how many of how many. `applied_with_edits`: a person
+ * changed proposed blocks before applying (`panel.proposals.applyEdited`; `part` is set when they also cut it).
  */
-export type ProposalState = "pending" | "applied" | "applied_in_part" | "rejected";
+export type ProposalState = "pending" | "applied" | "applied_in_part" | "applied_with_edits" | "rejected";
 
 /** A dry run (or a held agent write) as the panel's list shows it. */
 export interface ProposalListItem {
@@ -58,6 +59,10 @@ export interface ProposalListItem {
   part: { kept: number; total: number } | null;
   /** ISO time of the decision, once decided. */
   decidedAt: string | null;
+  /** Who applied or rejected it, by name ("applied with Ada's edits", "rejected by Ben"). */
+  decidedBy: { actorId: string; actorName: string | null } | null;
+  /** Rejected: the reason the person gave, if any (the agent's retry reads it too). */
+  reason: string | null;
   /** The command that applied it, when applied (in full or in part). */
   commandId: string | null;
   /** The page moved past the revision the diff was computed on. */
@@ -69,6 +74,13 @@ export interface ProposalListItem {
    * current proposal of a tool whose changes the server can cut, with more than one change.
    */
   partiallyApplicable: boolean;
+  /**
+   * The person may change the blocks it inserts or changes before applying it (`panel.proposals.applyEdited`):
+   * a pending, current proposal of a tool whose changes the server can re-plan.
+   */
+  editable: boolean;
+  /** Proposed in a conversation started from the panel's Ask Hermes box: a rejection's reason can be told to it. */
+  fromAsk: boolean;
 }
 
 /** One proposal in full, as `panel.proposals.get` answers it: the args and the whole preview. */
@@ -91,7 +103,11 @@ function listItem(
 ): ProposalListItem {
   const { identity } = record;
   const summary = record.summary as ProposalSummary | null;
-  const status: ProposalState = record.appliedPart ? "applied_in_part" : record.status;
+  const status: ProposalState = record.edited
+    ? "applied_with_edits"
+    : record.appliedPart
+      ? "applied_in_part"
+      : record.status;
   const stale = record.status !== "applied" && baseRevision !== page.revision;
   const decidable = record.status === "pending" && mayDecide(facts, ctx.token, identity.toolName);
   return {
@@ -113,12 +129,24 @@ function listItem(
     status,
     part: record.appliedPart ? { kept: record.appliedPart.kept.length, total: record.appliedPart.total } : null,
     decidedAt: record.decidedAt,
+    decidedBy: record.decidedBy
+      ? { actorId: record.decidedBy, actorName: names.users[record.decidedBy] ?? null }
+      : null,
+    reason: record.reason,
     commandId: record.commandId,
     stale,
     decidable,
     partiallyApplicable: decidable && !stale && cutsByChange(identity.toolName) && (summary?.changeCount ?? 0) > 1,
+    editable: decidable && !stale && cutsByChange(identity.toolName),
+    fromAsk: identity.sessionId !== null && isAskSessionOf(identity.sessionId, page.id),
   };
 }
+
+/** The people a proposal's row names: who proposed it, and who decided. */
+const namedIn = (record: ProposalRecord) => [
+  record.identity,
+  ...(record.decidedBy ? [{ actorId: record.decidedBy, holder: "person" as const, tokenId: null }] : []),
+];
 
 /**
  * The page's proposals from their own index (decision 0013), never from a window of the audit log:
@@ -135,10 +163,7 @@ export async function listProposals(ctx: PersonContext, page: PageAt, facts: Acc
     seen.add(edit);
     unique.push(record);
   }
-  const names = await loadNames(
-    ctx.kernel,
-    unique.map((record) => record.identity),
-  );
+  const names = await loadNames(ctx.kernel, unique.flatMap(namedIn));
   return unique.map((record) => listItem(ctx, facts, names, record, page));
 }
 
@@ -155,7 +180,7 @@ export async function findProposal(
   const audit = await ctx.kernel.getAudit(id);
   if (!audit?.detail) return null;
   const preview = audit.detail.preview as DryRunResult;
-  const names = await loadNames(ctx.kernel, [record.identity]);
+  const names = await loadNames(ctx.kernel, namedIn(record));
   const withSummary = { ...record, summary: record.summary ?? proposalSummary(preview) };
   const kept = new Set(record.appliedPart?.kept ?? preview.changes.map((_change, i) => i));
   return {

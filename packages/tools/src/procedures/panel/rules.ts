@@ -28,6 +28,9 @@ export function mayDecide(facts: AccessFacts, token: TokenRecord, toolName: stri
   return spec !== null && hasAccess(facts, spec.access) && token.scopes.includes(spec.capability);
 }
 
+/** Who may switch a workspace's approval policy (decision 0006): its owners. One rule for the switch and the panel. */
+export const mayChangeApproval = (role: string | null | undefined): boolean => role === "owner";
+
 /**
  * Which write tools a person may apply change by change: those whose proposal is a list of block changes
  * the server can cut. Typed over every write tool, so a new tool does not compile until it is placed here.

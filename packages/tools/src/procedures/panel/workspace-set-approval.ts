@@ -1,14 +1,15 @@
 import { IdSchema } from "@mnote/contract";
+import { AppError } from "../../app-error";
 import { z } from "zod";
 import { panelProcedure } from "./panel-procedure";
-import { AppError } from "../../app-error";
+import { mayChangeApproval } from "./rules";
 
 export const WorkspaceSetApprovalInput = z.object({ workspaceId: IdSchema, approvalRequired: z.boolean() });
 
 /** panel.workspace.setApproval — owners decide whether agent page writes wait for a person. */
 export const workspaceSetApproval = panelProcedure.input(WorkspaceSetApprovalInput).mutation(async ({ ctx, input }) => {
   const workspaces = await ctx.kernel.admin.listWorkspaces(ctx.token.userId);
-  if (workspaces.find((w) => w.id === input.workspaceId)?.role !== "owner") {
+  if (!mayChangeApproval(workspaces.find((w) => w.id === input.workspaceId)?.role)) {
     throw new AppError("mnote_tool_permission_denied", "only a workspace owner changes the approval policy");
   }
   await ctx.kernel.admin.setApprovalRequired(input.workspaceId, input.approvalRequired);

@@ -1,0 +1,88 @@
+import { type Block, BlockSchema, LIMITS, type OutputEnvelope } from "@mnote/contract";
+import { AppError } from "../../app-error";
+import { z } from "zod";
+import type { BlockEdit } from "../../context";
+import { canonicalJson } from "../../fingerprint";
+import { callProposalTool, decidableProposal, decisionOn, panelEnvelope } from "./decisions";
+import { panelProcedure, ProposalRefSchema } from "./panel-procedure";
+import { checkedCut, KeepSchema } from "./proposals-apply-part";
+import { proposalArgs } from "./proposal-cut";
+import { decisionKey, type Proposal } from "./proposals";
+
+export const ProposalsApplyEditedInput = ProposalRefSchema.extend({
+  /**
+   * The person's versions of blocks the proposal inserts or changes, named by the block's id: the contract's
+   * block form, so its limits (text length, types, attributes) apply here and name the field.
+   */
+  edits: z.array(BlockSchema).min(1, "edits: edit at least one block").max(LIMITS.blocksPerSave),
+  /** Keep only these changes (indices into `preview.changes`); all of them when left out. */
+  keep: KeepSchema.optional(),
+});
+
+/**
+ * panel.proposals.applyEdited — edit before you accept (issue 22): a person changes the text, type or
+ * attributes of blocks a page.save or page.edit proposal inserts or changes, then applies it. The server
+ * re-plans the proposal's tool from its own args with the edited blocks (the browser sends ids and blocks,
+ * never an envelope), through the tool's whole chain and limits, at the proposal's base revision (a moved page is
+ * a conflict), and in the same kernel transaction marks the proposal applied with edits. The write's audit record
+ * keeps both versions of every edited block; its actor is who edited.
+ */
+export const proposalsApplyEdited = panelProcedure
+  .input(ProposalsApplyEditedInput)
+  .mutation(async ({ ctx, input }): Promise<OutputEnvelope> => {
+    const { page, proposal } = await decidableProposal(ctx, input);
+    const total = proposal.preview.changes.length;
+    const kept = checkedCut(proposal, input.keep ?? proposal.preview.changes.map((_change, i) => i));
+    const edits = blockEdits(proposal, input.edits, new Set(kept));
+    const whole = kept.length === total;
+    const args = await proposalArgs(
+      ctx,
+      page,
+      proposal,
+      whole ? null : new Set(kept),
+      new Map(edits.map((edit) => [edit.blockId, edit.applied])),
+    );
+    return callProposalTool(
+      ctx,
+      proposal.toolName,
+      {
+        ...panelEnvelope(ctx.token, proposal, input),
+        idempotencyKey: decisionKey(proposal.idempotencyKey, "edit", { kept, edits: input.edits }),
+        dryRun: false,
+        args: { ...args, baseRevision: proposal.preview.baseRevision },
+      },
+      decisionOn(proposal, { edits, ...(whole ? {} : { part: { kept, total } }) }),
+    );
+  });
+
+/**
+ * Each edited block against the version the proposal shows: it must be one the proposal inserts or changes,
+ * in a kept change, named once. Blocks sent as proposed are no edit; at least one must differ.
+ */
+function blockEdits(proposal: Proposal, edited: Block[], kept: ReadonlySet<number>): BlockEdit[] {
+  const proposed = new Map<string, { block: Block; change: number }>();
+  proposal.preview.changes.forEach((change, i) => {
+    if (change.kind === "insert") proposed.set(change.block.id, { block: change.block, change: i });
+    if (change.kind === "update") proposed.set(change.after.id, { block: change.after, change: i });
+  });
+  const seen = new Set<string>();
+  const edits: BlockEdit[] = [];
+  edited.forEach((block, i) => {
+    const was = proposed.get(block.id);
+    const problem = !was
+      ? `block ${block.id} is not one this proposal inserts or changes`
+      : !kept.has(was.change)
+        ? `the change of block ${block.id} is left out`
+        : seen.has(block.id)
+          ? `block ${block.id} is edited twice`
+          : null;
+    if (problem) throw new AppError("mnote_tool_invalid_input", `edits.${i}.id: ${problem}`);
+    seen.add(block.id);
+    if (canonicalJson(block) !== canonicalJson(was!.block))
+      edits.push({ blockId: block.id, proposed: was!.block, applied: block });
+  });
+  if (edits.length === 0) {
+    throw new AppError("mnote_tool_invalid_input", "edits: every block is as proposed; approve it instead");
+  }
+  return edits;
+}
