@@ -1,0 +1,5 @@
+import { SqlKernel, openSqliteDriver } from "@mnote/kernel";
+import { CallToolResultSchema, CallToolRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { hermesSafeJson } from "./hermes/model-text";
+import { toResult } from "./mcp/server";
+import { createTestWorld } from "./test-support";
