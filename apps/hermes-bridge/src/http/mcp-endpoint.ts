@@ -138,13 +138,23 @@ export class McpHttpEndpoint {
       };
     }
     const secret = bearerSecret(req.headers.authorization)!;
-    return { ok: true, secret, whoami: whoami(token), authInfo: { token: secret, clientId: token.id, scopes: [...token.scopes] } };
+    return {
+      ok: true,
+      secret,
+      whoami: whoami(token),
+      authInfo: { token: secret, clientId: token.id, scopes: [...token.scopes] },
+    };
   }
 
   private async post(req: IncomingMessage, res: ServerResponse, auth: Extract<Authentication, { ok: true }>) {
     const accept = headerValue(req.headers.accept) ?? "";
     if (!accept.includes("application/json") || !accept.includes("text/event-stream")) {
-      return rpcError(res, 406, -32000, "Not Acceptable: Client must accept both application/json and text/event-stream");
+      return rpcError(
+        res,
+        406,
+        -32000,
+        "Not Acceptable: Client must accept both application/json and text/event-stream",
+      );
     }
     if (!isJsonContentType(headerValue(req.headers["content-type"]))) {
       return rpcError(res, 415, -32000, "Unsupported Media Type: Content-Type must be application/json");
