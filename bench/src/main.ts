@@ -20,8 +20,9 @@ import { runWrites } from "./writes";
 import { runEdits } from "./edits";
 import { runPush } from "./push";
 import { keptSections } from "./kept-sections";
+import { runSoak } from "./soak";
 
-const SECTIONS = ["floor", "transports", "peer", "scaling", "writes", "proposals", "edits", "push"] as const;
+const SECTIONS = ["floor", "transports", "soak", "peer", "scaling", "writes", "proposals", "edits", "push"] as const;
 type Section = (typeof SECTIONS)[number];
 
 const { values } = parseArgs({
@@ -42,6 +43,7 @@ const settings = quick
       floor: { rounds: 6, writesPerRound: 60 },
       breakdown: 200,
       transports: { rounds: 2, callsAtOne: 10, callsAtSixteen: 32, pageBlocks: 1000 },
+      soak: { calls: 10_000, baselineAfter: 1000, concurrency: 16 },
       peer: { sizes: [100, 1000], rounds: 2, callsPerRound: 5, bigPageCalls: 2 },
       scaling: {
         sizes: [100, 1000, 10_000],
@@ -60,6 +62,7 @@ const settings = quick
       floor: { rounds: 41, writesPerRound: 300 },
       breakdown: 600,
       transports: { rounds: 5, callsAtOne: 30, callsAtSixteen: 96, pageBlocks: 1000 },
+      soak: { calls: 100_000, baselineAfter: 10_000, concurrency: 16 },
       peer: { sizes: [100, 1000, 10_000], rounds: 5, callsPerRound: 10, bigPageCalls: 3 },
       scaling: {
         sizes: [100, 1000, 10_000],
@@ -149,7 +152,7 @@ if (transports) {
   headline.push(
     `- Transports, \`page.get\` of a 1,000-block page, calls/s vs a bare \`node:http\` handler (c=1 / c=16): ` +
       `createCaller ${pct(s.createCaller.c1.vsBare)} / ${pct(s.createCaller.c16.vsBare)}, HTTP ${pct(s.http.c1.vsBare)} / ${pct(s.http.c16.vsBare)}, ` +
-      `MCP HTTP ${pct(s.mcpHttp.c1.vsBare)} / ${pct(s.mcpHttp.c16.vsBare)}, MCP stdio ${pct(s.mcpStdio.c1.vsBare)} / ${pct(s.mcpStdio.c16.vsBare)}.`,
+      `MCP HTTP ${pct(s.mcpHttp.c1.vsBare)} / ${pct(s.mcpHttp.c16.vsBare)} (Hermes form ${pct(s.mcpHttpHermes.c1.vsBare)} / ${pct(s.mcpHttpHermes.c16.vsBare)}), MCP stdio ${pct(s.mcpStdio.c1.vsBare)} / ${pct(s.mcpStdio.c16.vsBare)}.`,
   );
   parts.push(
     "## 2. Transport overhead: `mnote.page.get` on a 1,000-block page",
@@ -172,6 +175,29 @@ if (transports) {
       "of the window's blocks, both of which the baseline pays. The transports' overhead is the rest: HTTP adds the body " +
       "parse and the envelope's JSON; MCP adds JSON-RPC framing and sends the envelope twice (`structuredContent` and " +
       "the text content).",
+    "",
+  );
+}
+
+const soak = await section("soak", () => runSoak(settings.soak));
+if (soak) {
+  const p = (x: number) => `${x >= 0 ? "+" : ""}${(x * 100).toFixed(1)}%`;
+  headline.push(
+    `- Soak: ${settings.soak.calls.toLocaleString("en-US")} MCP HTTP and ${settings.soak.calls.toLocaleString("en-US")} HTTP tool calls through one bridge; ` +
+      `after a forced GC, RSS ${p(soak.rssGrowth)} and heap ${p(soak.heapGrowth)} over the first ${settings.soak.baselineAfter.toLocaleString("en-US")}, ` +
+      `file descriptors ${soak.fdGrowth >= 0 ? "+" : ""}${soak.fdGrowth} (limit +10%, no growth): **${soak.pass ? "PASS" : "FAIL"}**.`,
+  );
+  parts.push(
+    "## 2b. Soak: memory and descriptors over many calls through one bridge (issues 20 and 24)",
+    "",
+    `One bridge (\`startBridge\`, rate limit off) answers ${settings.soak.calls.toLocaleString("en-US")} MCP Streamable HTTP calls ` +
+      `(one SDK 1.x client) and ${settings.soak.calls.toLocaleString("en-US")} HTTP tool-endpoint calls (\`fetch\`), in alternating batches of ` +
+      `1,000, ${settings.soak.concurrency} in flight, \`page.get\` of a 3-block page: every call runs the full router and writes its audit ` +
+      `record. Memory is the whole process (bridge and clients) after two forced GCs, taken after the first ` +
+      `${settings.soak.baselineAfter.toLocaleString("en-US")} calls per door and at the end; descriptors are \`/proc/self/fd\`. ` +
+      `The run took ${soak.seconds.toFixed(0)} s.`,
+    "",
+    soak.markdown,
     "",
   );
 }
