@@ -7,7 +7,7 @@ import { isInitializeRequest, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextp
 import { bearerSecret, resolveToken } from "@mnote/tools";
 import { clientAddress, whoami, type WhoAmI } from "../auth";
 import type { BridgeContext } from "../context";
-import { headerValue } from "../ids";
+import { headerValue } from "../headers";
 import { ExchangeTransport } from "../mcp/exchange-transport";
 import { createMcpServer, type GateFindings } from "../mcp/server";
 import { BodyTooLarge, isJsonContentType, readBody, refuseUnread, sendJson } from "./body";

@@ -1,12 +1,7 @@
 import { resolve } from "node:path";
 import { defaultDatabaseUrl } from "@mnote/kernel";
-import {
-  ConfigReader,
-  databaseSettingsFromEnv,
-  type DatabaseSettings,
-  type ToolsSettings,
-  toolsSettingsFromEnv,
-} from "@mnote/tools";
+import { type ToolsSettings, toolsSettingsFromEnv } from "@mnote/tools";
+import { ConfigReader, databaseSettingsFromEnv, type DatabaseSettings } from "@mnote/process";
 
 /** The panel's whole configuration, read from the environment once and checked as one. */
 export interface PanelEnv {
