@@ -199,3 +199,32 @@ describe.each([
     expect((refused.structuredContent as Envelope).error?.code).toBe("mnote_tool_permission_denied");
   });
 });
+
+describe("a 2.x client that offers the 2026-07-28 revision first", () => {
+  // Over stdio too (checked by hand): there the client probes on a disposable sibling process and waits out its
+  // timeout before falling back (~25 s on a busy machine), too slow for the suite.
+  it.each(["http"] as Transport[])(
+    "over %s probes server/discover, falls back to initialize and works unchanged",
+    async (transport) => {
+      const env: Record<string, string> = {
+        ...(process.env as Record<string, string>),
+        MNOTE_DATABASE_URL: databaseUrl,
+        MNOTE_TOKEN: world.tokens.owner,
+      };
+      const client = new ClientV2(
+        { name: "generations-2.x-auto", version: "0.0.1" },
+        { versionNegotiation: { mode: "auto" } },
+      );
+      await client.connect(
+        transport === "http"
+          ? new HttpV2(new URL(`${bridges[0]!.url}/mcp`), {
+              requestInit: { headers: { authorization: `Bearer ${world.tokens.owner}` } },
+            })
+          : new StdioV2({ command: process.execPath, args: [BIN, "mcp", "--stdio"], env, stderr: "ignore" }),
+      );
+      clients.push(client as unknown as McpClient);
+      const result = await client.callTool({ name: "mnote_page_get", arguments: pageArgs() });
+      expect((result.structuredContent as Envelope).ok).toBe(true);
+    },
+  );
+});
