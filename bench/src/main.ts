@@ -172,9 +172,27 @@ if (transports) {
     transports.markdown,
     "",
     "`createCaller` can beat the baseline: it runs the router in process, with no HTTP round trip and no JSON encoding " +
-      "of the window's blocks, both of which the baseline pays. The transports' overhead is the rest: HTTP adds the body " +
-      "parse and the envelope's JSON; MCP adds JSON-RPC framing and sends the envelope twice (`structuredContent` and " +
-      "the text content).",
+      "of the window's blocks, both of which the baseline pays.",
+    "",
+    "### Where the MCP door's time goes",
+    "",
+    "CPU time of this process per call, calls one at a time (the clients, the bridge and the baseline all live here; " +
+      "the stdio child's CPU is not in it). The raw row sends the same `tools/call` by plain `fetch`, so the SDK " +
+      "client's own cost is the difference to the row below it.",
+    "",
+    transports.cpuMarkdown,
+    "",
+    "Profiled before issue 24 (`bench/src/profile-mcp.ts`, V8's sampling profiler over 1,000 `page.get` calls of the " +
+      "standard form through the SDK client), a `/mcp` call spent its time building, per request, an SDK `Server` " +
+      "(its own Ajv instance and handlers: 4.6% of samples in Ajv alone) and a `StreamableHTTPServerTransport`, which " +
+      "wraps the Node request in a Web `Request` and answers a Web `Response` (undici's `toUSVString` over the " +
+      "answer 8.8%, `TextDecoder` 8.6%, abort-signal bookkeeping 2–3%), then the Hermes-safe text (a tokenizing regex " +
+      "over the whole envelope, 3%). Now one `Server` per process is connected to an `ExchangeTransport` that hands " +
+      "each POST's messages to it and writes its answers as plain JSON (decision 0021-mcp): the SDK still validates " +
+      "and dispatches every message, nothing is kept between requests, and the Hermes-safe text is one regex pass. " +
+      "What is left above the HTTP endpoint is the answer's size: the standard form carries the envelope twice, as " +
+      "`structuredContent` and as its text (67 KB against the endpoint's 32 KB for this window: serialized, written, " +
+      "decoded and parsed twice); the Hermes form carries it once.",
     "",
   );
 }

@@ -1,0 +1,10 @@
+import { register } from "tsx/esm/api";
+register();
+const { openKernel } = await import("@mnote/kernel");
+const kernel = await openKernel(process.argv[2]);
+const owner = (await kernel.admin.createUser({ id: "hh_owner", name: "Owner" })).id;
+const ws = (await kernel.admin.createWorkspace({ id: "hh_ws", name: "HH", ownerId: owner, approvalRequired: true })).id;
+const page = (await kernel.admin.createPage({ id: "hh_page", workspaceId: ws, title: "Plan", blocks: [{ id: "b1", type: "paragraph", text: "Hello" }], createdBy: owner })).id;
+const { token } = await kernel.admin.createToken({ userId: owner, holder: "agent", scopes: ["page.read", "page.write", "artifact.write"], label: "hermes" });
+await kernel.close();
+console.log(JSON.stringify({ ws, page, token }));
