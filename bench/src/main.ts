@@ -20,8 +20,9 @@ import { runWrites } from "./writes";
 import { runEdits } from "./edits";
 import { runPush } from "./push";
 import { keptSections } from "./kept-sections";
+import { runSoak } from "./soak";
 
-const SECTIONS = ["floor", "transports", "peer", "scaling", "writes", "proposals", "edits", "push"] as const;
+const SECTIONS = ["floor", "transports", "soak", "peer", "scaling", "writes", "proposals", "edits", "push"] as const;
 type Section = (typeof SECTIONS)[number];
 
 const { values } = parseArgs({
@@ -42,6 +43,7 @@ const settings = quick
       floor: { rounds: 6, writesPerRound: 60 },
       breakdown: 200,
       transports: { rounds: 2, callsAtOne: 10, callsAtSixteen: 32, pageBlocks: 1000 },
+      soak: { calls: 10_000, baselineAfter: 1000, concurrency: 16 },
       peer: { sizes: [100, 1000], rounds: 2, callsPerRound: 5, bigPageCalls: 2 },
       scaling: {
         sizes: [100, 1000, 10_000],
@@ -60,6 +62,7 @@ const settings = quick
       floor: { rounds: 41, writesPerRound: 300 },
       breakdown: 600,
       transports: { rounds: 5, callsAtOne: 30, callsAtSixteen: 96, pageBlocks: 1000 },
+      soak: { calls: 100_000, baselineAfter: 10_000, concurrency: 16 },
       peer: { sizes: [100, 1000, 10_000], rounds: 5, callsPerRound: 10, bigPageCalls: 3 },
       scaling: {
         sizes: [100, 1000, 10_000],
@@ -149,7 +152,7 @@ if (transports) {
   headline.push(
     `- Transports, \`page.get\` of a 1,000-block page, calls/s vs a bare \`node:http\` handler (c=1 / c=16): ` +
       `createCaller ${pct(s.createCaller.c1.vsBare)} / ${pct(s.createCaller.c16.vsBare)}, HTTP ${pct(s.http.c1.vsBare)} / ${pct(s.http.c16.vsBare)}, ` +
-      `MCP HTTP ${pct(s.mcpHttp.c1.vsBare)} / ${pct(s.mcpHttp.c16.vsBare)}, MCP stdio ${pct(s.mcpStdio.c1.vsBare)} / ${pct(s.mcpStdio.c16.vsBare)}.`,
+      `MCP HTTP ${pct(s.mcpHttp.c1.vsBare)} / ${pct(s.mcpHttp.c16.vsBare)} (Hermes form ${pct(s.mcpHttpHermes.c1.vsBare)} / ${pct(s.mcpHttpHermes.c16.vsBare)}), MCP stdio ${pct(s.mcpStdio.c1.vsBare)} / ${pct(s.mcpStdio.c16.vsBare)}.`,
   );
   parts.push(
     "## 2. Transport overhead: `mnote.page.get` on a 1,000-block page",
@@ -169,9 +172,50 @@ if (transports) {
     transports.markdown,
     "",
     "`createCaller` can beat the baseline: it runs the router in process, with no HTTP round trip and no JSON encoding " +
-      "of the window's blocks, both of which the baseline pays. The transports' overhead is the rest: HTTP adds the body " +
-      "parse and the envelope's JSON; MCP adds JSON-RPC framing and sends the envelope twice (`structuredContent` and " +
-      "the text content).",
+      "of the window's blocks, both of which the baseline pays.",
+    "",
+    "### Where the MCP door's time goes",
+    "",
+    "CPU time of this process per call, calls one at a time (the clients, the bridge and the baseline all live here; " +
+      "the stdio child's CPU is not in it). The raw row sends the same `tools/call` by plain `fetch`, so the SDK " +
+      "client's own cost is the difference to the row below it.",
+    "",
+    transports.cpuMarkdown,
+    "",
+    "Profiled before issue 24 (`bench/src/profile-mcp.ts`, V8's sampling profiler over 1,000 `page.get` calls of the " +
+      "standard form through the SDK client), a `/mcp` call spent its time building, per request, an SDK `Server` " +
+      "(its own Ajv instance and handlers: 4.6% of samples in Ajv alone) and a `StreamableHTTPServerTransport`, which " +
+      "wraps the Node request in a Web `Request` and answers a Web `Response` (undici's `toUSVString` over the " +
+      "answer 8.8%, `TextDecoder` 8.6%, abort-signal bookkeeping 2–3%), then the Hermes-safe text (a tokenizing regex " +
+      "over the whole envelope, 3%). Now one `Server` per process is connected to an `ExchangeTransport` that hands " +
+      "each POST's messages to it and writes its answers as plain JSON (decision 0021-mcp): the SDK still validates " +
+      "and dispatches every message, nothing is kept between requests, and the Hermes-safe text is one regex pass. " +
+      "What is left above the HTTP endpoint is the answer's size: the standard form carries the envelope twice, as " +
+      "`structuredContent` and as its text (67 KB against the endpoint's 32 KB for this window: serialized, written, " +
+      "decoded and parsed twice); the Hermes form carries it once.",
+    "",
+  );
+}
+
+const soak = await section("soak", () => runSoak(settings.soak));
+if (soak) {
+  const p = (x: number) => `${x >= 0 ? "+" : ""}${(x * 100).toFixed(1)}%`;
+  headline.push(
+    `- Soak: ${settings.soak.calls.toLocaleString("en-US")} MCP HTTP and ${settings.soak.calls.toLocaleString("en-US")} HTTP tool calls through one bridge; ` +
+      `after a forced GC, RSS ${p(soak.rssGrowth)} and heap ${p(soak.heapGrowth)} over the first ${settings.soak.baselineAfter.toLocaleString("en-US")}, ` +
+      `file descriptors ${soak.fdGrowth >= 0 ? "+" : ""}${soak.fdGrowth} (limit +10%, no growth): **${soak.pass ? "PASS" : "FAIL"}**.`,
+  );
+  parts.push(
+    "## 2b. Soak: memory and descriptors over many calls through one bridge (issues 20 and 24)",
+    "",
+    `One bridge (\`startBridge\`, rate limit off) answers ${settings.soak.calls.toLocaleString("en-US")} MCP Streamable HTTP calls ` +
+      `(one SDK 1.x client) and ${settings.soak.calls.toLocaleString("en-US")} HTTP tool-endpoint calls (\`fetch\`), in alternating batches of ` +
+      `1,000, ${settings.soak.concurrency} in flight, \`page.get\` of a 3-block page: every call runs the full router and writes its audit ` +
+      `record. Memory is the whole process (bridge and clients) after two forced GCs, taken after the first ` +
+      `${settings.soak.baselineAfter.toLocaleString("en-US")} calls per door and at the end; descriptors are \`/proc/self/fd\`. ` +
+      `The run took ${soak.seconds.toFixed(0)} s.`,
+    "",
+    soak.markdown,
     "",
   );
 }

@@ -55,7 +55,10 @@ function readJson(req: IncomingMessage): Promise<unknown> {
  * The baseline: a bare node:http handler that reads the page straight from the kernel. No auth, no checks, no audit.
  * It answers the same blocks `mnote.page.get` does: the first window (the tool answers at most 32 KB per call).
  */
-async function startBareServer(kernel: KernelAdapter, windowBlocks: number): Promise<{ url: string; server: Server }> {
+export async function startBareServer(
+  kernel: KernelAdapter,
+  windowBlocks: number,
+): Promise<{ url: string; server: Server }> {
   const server = createServer((req, res) => {
     void (async () => {
       const body = (await readJson(req)) as { documentId: string };
@@ -82,13 +85,14 @@ export interface TransportOptions {
   pageBlocks: number;
 }
 
-const VARIANTS = ["bare", "createCaller", "http", "mcpHttp", "mcpStdio"] as const;
+const VARIANTS = ["bare", "createCaller", "http", "mcpHttp", "mcpHttpHermes", "mcpStdio"] as const;
 type Variant = (typeof VARIANTS)[number];
 const LABELS: Record<Variant, string> = {
   bare: "bare `node:http` → kernel.getPage + the same window of blocks (baseline)",
   createCaller: "`createCaller` in process (no transport)",
   http: "HTTP tool endpoint `POST /v1/tools/mnote.page.get`",
   mcpHttp: "MCP Streamable HTTP `/mcp` (SDK client)",
+  mcpHttpHermes: "same, Hermes result form (`X-Mnote-Result-Form: hermes`: a success as text only)",
   mcpStdio: "MCP stdio `mnote-bridge mcp --stdio` (SDK client, one process)",
 };
 
@@ -123,7 +127,31 @@ export async function runTransports(options: TransportOptions) {
       requestInit: { headers: { Authorization: authorization } },
     }),
   );
+  const mcpHttpHermes = new Client({ name: "mnote-bench", version: "0.0.0" });
+  await mcpHttpHermes.connect(
+    new StreamableHTTPClientTransport(new URL(`${bridge.url}/mcp`), {
+      requestInit: { headers: { Authorization: authorization, "X-Mnote-Result-Form": "hermes" } },
+    }),
+  );
   const mcpStdio = await stdioClient(world.databaseUrl, world.token);
+  // JSON-RPC by plain fetch, no SDK client: what the bridge alone costs this process (the CPU table below).
+  const rawHeaders: Record<string, string> = {
+    authorization,
+    "content-type": "application/json",
+    accept: "application/json, text/event-stream",
+  };
+  const initialized = await fetch(`${bridge.url}/mcp`, {
+    method: "POST",
+    headers: rawHeaders,
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "mnote-bench", version: "0" } },
+    }),
+  });
+  await initialized.text();
+  rawHeaders["mcp-session-id"] = initialized.headers.get("mcp-session-id")!;
   const modelArguments = { workspaceId: world.ws, documentId: page };
 
   const calls: Record<Variant, () => Promise<void>> = {
@@ -151,6 +179,10 @@ export async function runTransports(options: TransportOptions) {
       const out = await mcpHttp.callTool({ name: "mnote_page_get", arguments: modelArguments });
       if (out.isError) throw new Error("mcp http call failed");
     },
+    mcpHttpHermes: async () => {
+      const out = await mcpHttpHermes.callTool({ name: "mnote_page_get", arguments: modelArguments });
+      if (out.isError) throw new Error("mcp http (hermes form) call failed");
+    },
     mcpStdio: async () => {
       const out = await mcpStdio.callTool({ name: "mnote_page_get", arguments: modelArguments });
       if (out.isError) throw new Error("mcp stdio call failed");
@@ -176,6 +208,53 @@ export async function runTransports(options: TransportOptions) {
     }
   }
 
+  // CPU time per call of this process (clients, bridge, baseline; not the stdio child), calls one at a time.
+  const cpuCalls: Record<string, () => Promise<void>> = {
+    bare: calls.bare,
+    http: calls.http,
+    mcpRaw: async () => {
+      const response = await fetch(`${bridge.url}/mcp`, {
+        method: "POST",
+        headers: rawHeaders,
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "tools/call",
+          params: { name: "mnote_page_get", arguments: modelArguments },
+        }),
+      });
+      const body = (await response.json()) as { result?: { isError?: boolean } };
+      if (!body.result || body.result.isError) throw new Error("raw mcp call failed");
+    },
+    mcpHttp: calls.mcpHttp,
+    mcpHttpHermes: calls.mcpHttpHermes,
+  };
+  const cpu: Record<string, number[]> = {};
+  for (let round = 0; round < options.rounds; round++) {
+    for (const key of roundOrder(Object.keys(cpuCalls), round)) {
+      const before = process.cpuUsage();
+      for (let i = 0; i < options.callsAtSixteen; i++) await cpuCalls[key]!();
+      const used = process.cpuUsage(before);
+      (cpu[key] ??= []).push((used.user + used.system) / options.callsAtSixteen);
+    }
+  }
+  const cpuLabels: Record<string, string> = {
+    bare: LABELS.bare,
+    http: LABELS.http,
+    mcpRaw: "MCP `/mcp`, JSON-RPC by plain `fetch` (no SDK client): the bridge's own MCP cost",
+    mcpHttp: LABELS.mcpHttp,
+    mcpHttpHermes: LABELS.mcpHttpHermes,
+  };
+  const cpuMarkdown = table(
+    ["path", "CPU µs per call (this process)", "vs bare"],
+    Object.keys(cpuCalls).map((key) => [
+      cpuLabels[key]!,
+      median(cpu[key]!).toFixed(0),
+      fmtPct(median(cpu.bare!) / median(cpu[key]!)),
+    ]),
+  );
+
+  await mcpHttpHermes.close();
   await mcpStdio.close();
   await mcpHttp.close();
   await bridge.close();
@@ -216,5 +295,5 @@ export async function runTransports(options: TransportOptions) {
     Variant,
     { c1: ReturnType<typeof at>; c16: ReturnType<typeof at> }
   >;
-  return { markdown, summary };
+  return { markdown, summary, cpuMarkdown };
 }

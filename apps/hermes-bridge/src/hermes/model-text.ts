@@ -1,21 +1,16 @@
 import type { OutputEnvelope } from "@mnote/contract";
 
 /**
- * A JSON string token (quotes included) whose content ends in `error` or `failed` right
- * after a quote: the opening quote (the token is exactly that word, any case) or an
- * escaped quote inside it (`"say \"error"`). Only such tokens put `"error"` or `"failed"`
- * into the text: inside a string every other quote is escaped, so the next character
- * after a word in the middle of a string is never a bare quote.
+ * `"error"` or `"failed"` (any case) in JSON text. In valid JSON the last quote of such a match is
+ * always a string token's closing quote (a quote inside a string is escaped, and no token can start
+ * right after a word of another), so each match is a token that ends in the word right after a quote:
+ * the token is exactly that word, or it ends in an escaped quote and the word (`"say \"error"`).
+ * Those are the only places the text spells either quoted word. One pass over the text, no tokenizing.
  */
-const STRING_TOKEN = /"(?:[^"\\]|\\.)*"/g;
-const QUOTED_WORD_AT_END = /"(error|failed)"$/i;
+const QUOTED_WORD = /"(?:error|failed)"/gi;
 
-function escapeFirstLetter(token: string): string {
-  const match = QUOTED_WORD_AT_END.exec(token);
-  if (!match) return token;
-  const at = match.index + 1;
-  const code = token.charCodeAt(at).toString(16).padStart(4, "0");
-  return `${token.slice(0, at)}\\u${code}${token.slice(at + 1)}`;
+function escapeFirstLetter(match: string): string {
+  return `"\\u${match.charCodeAt(1).toString(16).padStart(4, "0")}${match.slice(2)}`;
 }
 
 /**
@@ -33,7 +28,7 @@ function escapeFirstLetter(token: string): string {
 export function hermesSafeJson(output: OutputEnvelope): string {
   const text = JSON.stringify(output);
   if (!output.ok) return text;
-  return text.replace(STRING_TOKEN, escapeFirstLetter);
+  return text.replace(QUOTED_WORD, escapeFirstLetter);
 }
 
 /**

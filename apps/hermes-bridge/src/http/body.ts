@@ -59,14 +59,15 @@ export function refuseUnread(req: IncomingMessage, res: ServerResponse) {
 }
 
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
-  const text = typeof body === "string" ? body : JSON.stringify(body);
+  // Encoded once: the length is the buffer's, and the socket writes the same bytes.
+  const bytes = Buffer.from(typeof body === "string" ? body : JSON.stringify(body), "utf8");
   res.writeHead(status, {
     "content-type": "application/json; charset=utf-8",
-    "content-length": Buffer.byteLength(text),
+    "content-length": bytes.length,
     "cache-control": "no-store",
     ...headers,
   });
-  res.end(text);
+  res.end(bytes);
 }
 
 /** `application/json`, optionally with parameters (`; charset=utf-8`). */

@@ -39,9 +39,14 @@ export interface McpServerOptions {
   toolsSettings?: ToolsSettings;
 }
 
-/** What the HTTP gate found for the request's token (`req.auth.extra.whoami`). */
-function gateIdentity(extra: { authInfo?: { extra?: Record<string, unknown> } }): WhoAmI | null {
-  return (extra.authInfo?.extra?.whoami as WhoAmI | undefined) ?? null;
+/** What the HTTP gate found for a request (`authInfo.extra`): who its token is, and its MCP session. */
+export interface GateFindings {
+  whoami: WhoAmI;
+  sessionId: string;
+}
+
+function gateFindings(extra: { authInfo?: { extra?: Record<string, unknown> } }): Partial<GateFindings> {
+  return (extra.authInfo?.extra as Partial<GateFindings> | undefined) ?? {};
 }
 
 /**
@@ -78,7 +83,9 @@ export function toResult(output: OutputEnvelope, form: ResultForm): CallToolResu
 }
 
 /**
- * One MCP server (one per HTTP session, one for stdio) over the router. `tools/list`
+ * One MCP server over the router: one per bridge process for every HTTP request (it keeps nothing
+ * between requests; each request's own token, session and result form come with the request), one
+ * per stdio connection. `tools/list`
  * is the contract's listing; `tools/call` turns the model's flat arguments into the
  * full envelope and calls the router with it.
  */
@@ -103,7 +110,8 @@ export function createMcpServer(options: McpServerOptions): Server {
     const authorization =
       options.authorization !== undefined ? options.authorization : (headerValue(headers.authorization) ?? null);
     const meta = (request.params._meta ?? {}) as Record<string, unknown>;
-    const sessionId = extra.sessionId ?? fallbackSession;
+    const gate = gateFindings(extra);
+    const sessionId = gate.sessionId ?? extra.sessionId ?? fallbackSession;
     const traceId =
       traceIdFromTraceparent(meta.traceparent) ??
       echoValue(meta.traceId, "traceId") ??
@@ -134,7 +142,7 @@ export function createMcpServer(options: McpServerOptions): Server {
     if (!caller.ok) return refuse("mnote_tool_invalid_input", caller.message);
 
     const identity =
-      gateIdentity(extra) ??
+      gate.whoami ??
       (await resolveToken(options.kernel, authorization).then((token) => (token ? whoami(token) : null))) ??
       UNAUTHENTICATED_IDENTITY;
     const envelope = envelopeFromModelArguments(name, modelArguments, {

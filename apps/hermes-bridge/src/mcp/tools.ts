@@ -9,7 +9,7 @@ import type { ResultForm } from "../hermes/model-text";
  * declares no outputSchema: its successes carry no structuredContent (see toResult).
  */
 export function mcpToolList(form: ResultForm = "standard"): Tool[] {
-  // Built once per process and form: /mcp makes a server per request (stateless, decision 0014).
+  // Built once per process and form: every tools/list of every client answers the same list.
   const cached = cachedToolLists.get(form);
   if (cached) return cached;
   const list: Tool[] = allToolJsonSchemas().map((tool) => ({

@@ -1,0 +1,94 @@
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import {
+  isJSONRPCErrorResponse,
+  isJSONRPCRequest,
+  isJSONRPCResultResponse,
+  type JSONRPCMessage,
+  JSONRPCMessageSchema,
+  type MessageExtraInfo,
+  type RequestId,
+} from "@modelcontextprotocol/sdk/types.js";
+
+/** One HTTP POST's answer: the responses to its requests, or none (202) when it held only notifications. */
+export type ExchangeAnswer =
+  | { kind: "responses"; messages: JSONRPCMessage[]; batch: boolean }
+  | { kind: "accepted" }
+  | { kind: "invalid"; message: string };
+
+interface Pending {
+  clientId: RequestId;
+  resolve: (message: JSONRPCMessage) => void;
+}
+
+/**
+ * The SDK `Transport` under the one long-lived MCP server of a bridge process: each HTTP POST hands
+ * its JSON-RPC messages to the server and waits for the server's answers to exactly those requests.
+ *
+ * Why not the SDK's StreamableHTTPServerTransport: in stateless mode it serves one request and must
+ * be thrown away with its `Server`, and building both per request (a validator, the request
+ * handlers, a Web `Request`/`Response` pair around the Node request) cost more than the tool call
+ * itself (docs/benchmarks.md, section 2; decision 0021-mcp). The server keeps no state between
+ * requests (the bridge answers `initialize` without remembering it), so one instance serves every
+ * client, and any bridge process still answers any request (decision 0014).
+ *
+ * The framing stays the SDK's: messages are checked with its JSONRPCMessageSchema, dispatched,
+ * validated and answered by its `Protocol`. This transport only correlates: two clients may both
+ * send request id 1 at once, so each request travels under an id of this process's own and its
+ * answer goes back under the client's id. Messages the server sends unasked (none today: it makes
+ * no requests of the client over HTTP) are dropped, as a JSON answer has nowhere to put them.
+ */
+export class ExchangeTransport implements Transport {
+  onmessage?: Transport["onmessage"];
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  private nextId = 0;
+  private readonly pending = new Map<number, Pending>();
+
+  async start() {}
+
+  async close() {
+    for (const [id, entry] of this.pending) {
+      this.pending.delete(id);
+      entry.resolve({ jsonrpc: "2.0", id: entry.clientId, error: { code: -32000, message: "Server closed" } });
+    }
+    this.onclose?.();
+  }
+
+  async send(message: JSONRPCMessage) {
+    if (!isJSONRPCResultResponse(message) && !isJSONRPCErrorResponse(message)) return;
+    const ownId = message.id;
+    const entry = typeof ownId === "number" ? this.pending.get(ownId) : undefined;
+    if (!entry) return;
+    this.pending.delete(ownId as number);
+    entry.resolve({ ...message, id: entry.clientId });
+  }
+
+  /** Serve one POST's parsed body (one message or a batch). */
+  async exchange(body: unknown, extra: MessageExtraInfo): Promise<ExchangeAnswer> {
+    const batch = Array.isArray(body);
+    const raw: unknown[] = batch ? body : [body];
+    const messages: JSONRPCMessage[] = [];
+    for (const item of raw) {
+      const parsed = JSONRPCMessageSchema.safeParse(item);
+      if (!parsed.success) return { kind: "invalid", message: "Parse error: Invalid JSON-RPC message" };
+      messages.push(parsed.data);
+    }
+    const answers: Promise<JSONRPCMessage>[] = [];
+    for (const message of messages) {
+      if (!isJSONRPCRequest(message)) {
+        // Notifications (initialized, cancelled) and stray responses: the server reads them, nothing is answered.
+        this.onmessage?.(message, extra);
+        continue;
+      }
+      const ownId = ++this.nextId;
+      answers.push(
+        new Promise<JSONRPCMessage>((resolve) => {
+          this.pending.set(ownId, { clientId: message.id, resolve });
+        }),
+      );
+      this.onmessage?.({ ...message, id: ownId }, extra);
+    }
+    if (!answers.length) return { kind: "accepted" };
+    return { kind: "responses", messages: await Promise.all(answers), batch };
+  }
+}

@@ -1,0 +1,115 @@
+import { readdirSync } from "node:fs";
+import { startBridge } from "@mnote/hermes-bridge";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { concurrent, fmtBytes, table } from "./stats";
+import { discardingLogger } from "./transports";
+import { benchWorld, paragraphs } from "./world";
+
+export interface SoakOptions {
+  /** Calls per door in all (the issue: 100,000). */
+  calls: number;
+  /** Calls per door after which the baseline is taken (the issue: 10,000). */
+  baselineAfter: number;
+  concurrency: number;
+}
+
+interface Snapshot {
+  calls: number;
+  rss: number;
+  heapUsed: number;
+  fds: number;
+}
+
+const openFds = () => readdirSync("/proc/self/fd").length;
+
+/** Memory after a forced GC (twice: the second collects what the first's finalizers freed). */
+function snapshot(calls: number): Snapshot {
+  globalThis.gc?.();
+  globalThis.gc?.();
+  const { rss, heapUsed } = process.memoryUsage();
+  return { calls, rss, heapUsed, fds: openFds() };
+}
+
+/**
+ * The soak line (issues 20 and 24): one bridge answers `options.calls` MCP Streamable HTTP calls (the SDK client)
+ * and as many HTTP tool-endpoint calls, in alternating batches of 1,000, `page.get` of a 3-block page (every call
+ * runs the full router and writes its audit record). RSS, V8 heap after a forced GC and open file descriptors are
+ * taken after `baselineAfter` calls per door and at the end; the end must be within 10% of the baseline.
+ */
+export async function runSoak(options: SoakOptions) {
+  const world = await benchWorld("soak");
+  const page = await world.newPage(paragraphs(3));
+  const bridge = await startBridge({
+    kernel: world.kernel,
+    port: 0,
+    host: "127.0.0.1",
+    logger: discardingLogger(),
+    rateLimit: null,
+    env: {},
+  });
+  const authorization = `Bearer ${world.token}`;
+  const mcp = new Client({ name: "mnote-bench-soak", version: "0.0.0" });
+  await mcp.connect(
+    new StreamableHTTPClientTransport(new URL(`${bridge.url}/mcp`), {
+      requestInit: { headers: { Authorization: authorization } },
+    }),
+  );
+  const modelArguments = { workspaceId: world.ws, documentId: page };
+  const doors = {
+    mcp: async () => {
+      const out = await mcp.callTool({ name: "mnote_page_get", arguments: modelArguments });
+      if (out.isError || !(out.structuredContent as { ok: boolean }).ok) throw new Error("soak: mcp call failed");
+    },
+    http: async () => {
+      const response = await fetch(`${bridge.url}/v1/tools/mnote.page.get`, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization },
+        body: JSON.stringify(world.envelope("mnote.page.get", page, {})),
+      });
+      const body = (await response.json()) as { ok: boolean };
+      if (!body.ok) throw new Error("soak: http call failed");
+    },
+  };
+  const batch = 1000;
+  const started = performance.now();
+  let done = 0;
+  let baseline: Snapshot | null = null;
+  while (done < options.calls) {
+    await concurrent(batch, options.concurrency, doors.mcp);
+    await concurrent(batch, options.concurrency, doors.http);
+    done += batch;
+    if (done === options.baselineAfter) baseline = snapshot(done);
+  }
+  const end = snapshot(done);
+  const seconds = (performance.now() - started) / 1000;
+  await mcp.close();
+  await bridge.close();
+  await world.kernel.close();
+  if (!baseline) throw new Error("soak: baselineAfter must be a multiple of 1,000 below calls");
+
+  const growth = (field: "rss" | "heapUsed") => end[field] / baseline![field] - 1;
+  const pass = growth("rss") <= 0.1 && growth("heapUsed") <= 0.1 && end.fds <= baseline.fds;
+  const pct = (x: number) => `${x >= 0 ? "+" : ""}${(x * 100).toFixed(1)}%`;
+  const markdown = table(
+    ["after (calls per door)", "RSS", "V8 heap used", "open file descriptors"],
+    [
+      [
+        baseline.calls.toLocaleString("en-US"),
+        fmtBytes(baseline.rss),
+        fmtBytes(baseline.heapUsed),
+        String(baseline.fds),
+      ],
+      [end.calls.toLocaleString("en-US"), fmtBytes(end.rss), fmtBytes(end.heapUsed), String(end.fds)],
+      ["growth", pct(growth("rss")), pct(growth("heapUsed")), String(end.fds - baseline.fds)],
+    ],
+  );
+  return {
+    markdown,
+    pass,
+    seconds,
+    rssGrowth: growth("rss"),
+    heapGrowth: growth("heapUsed"),
+    fdGrowth: end.fds - baseline.fds,
+  };
+}
