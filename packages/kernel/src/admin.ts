@@ -1,4 +1,4 @@
-import { DEFAULT_PAGE_OPTIONS } from "@mnote/contract";
+import { DEFAULT_PAGE_OPTIONS, EmailSchema } from "@mnote/contract";
 import { hashToken, newId, newTokenSecret } from "./ids";
 import { BUSINESS_TABLES } from "./migrations";
 import { insertBlocks } from "./page-state";
@@ -14,10 +14,12 @@ import {
   type UserRecord,
 } from "./types";
 
-/** How an email is stored and compared: trimmed, lower-case; empty is none. */
+/** How an email is stored and compared (the contract's EmailSchema); empty is none, anything else is refused. */
 export function normalizeEmail(email: string | null | undefined): string | null {
-  const trimmed = email?.trim().toLowerCase() ?? "";
-  return trimmed === "" ? null : trimmed;
+  if (email === null || email === undefined || email.trim() === "") return null;
+  const parsed = EmailSchema.safeParse(email);
+  if (!parsed.success) throw new AdminRefusal(`${JSON.stringify(email.slice(0, 100))} is not an email address`);
+  return parsed.data;
 }
 
 /**
@@ -87,8 +89,9 @@ export function createAdmin(db: SqlDriver): KernelAdmin {
       });
     },
     async findUserByEmail(email) {
-      const stored = normalizeEmail(email);
-      if (stored === null) return null;
+      const parsed = EmailSchema.safeParse(email);
+      if (!parsed.success) return null;
+      const stored = parsed.data;
       return (await db.get<UserRecord>(`SELECT ${USER_COLUMNS} FROM users WHERE email = ?`, [stored])) ?? null;
     },
     async createWorkspace({ id = newId("ws"), name, ownerId, approvalRequired = true, by }) {

@@ -131,6 +131,10 @@ export function kernelConformanceSuite(name: string, openKernel: () => Promise<K
       await kernel.admin.setUserEmail(ann.id, null);
       expect(await kernel.admin.findUserByEmail("ann@example.com")).toBeNull();
       expect(await kernel.admin.findUserByEmail("")).toBeNull();
+      await expect(kernel.admin.createUser({ name: "Bad", email: "not an email" })).rejects.toThrow(
+        /"not an email" is not an email address/,
+      );
+      await expect(kernel.admin.setUserEmail(owner, "a@b@c")).rejects.toThrow(/is not an email address/);
       // Only the operator's changes (`by`) are audited; an email is in the record, never a token.
       const records = ((await kernel.admin.tableSnapshot()).audit_log as Array<{ tool_name: string; detail: string }>)
         .filter((r) => r.tool_name.startsWith("admin.user"))
