@@ -176,7 +176,10 @@ export function kernelConformanceSuite(name: string, openKernel: () => Promise<K
       await kernel.appendAudit({ identity: base, effect: "read", outcome: "ok" });
       await kernel.appendAudit({ identity: base, effect: "read", outcome: "ok" });
       const [listed] = await kernel.admin.listTokens(owner);
-      const newest = (await kernel.listAudit({ workspaceId: ws })).map((r) => r.at).sort().at(-1);
+      const newest = (await kernel.listAudit({ workspaceId: ws }))
+        .map((r) => r.at)
+        .sort()
+        .at(-1);
       expect(listed).toMatchObject({ id: record.id, lastUsedAt: newest });
     });
 
