@@ -18,3 +18,4 @@ export {
   type PersonOutcome,
   type PersonRefusal,
 } from "./people";
+export { OIDC_CALLBACK_PATH, type OidcConfig, oidcSettingsFromEnv } from "./config";

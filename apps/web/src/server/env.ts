@@ -1,4 +1,5 @@
 import { resolve } from "node:path";
+import { type OidcConfig, oidcSettingsFromEnv } from "@mnote/identity";
 import { defaultDatabaseUrl } from "@mnote/kernel";
 import {
   ConfigReader,
@@ -22,6 +23,8 @@ export interface PanelEnv {
   tools: ToolsSettings;
   /** MNOTE_HERMES_URL + MNOTE_HERMES_API_KEY: Hermes's API server for "Ask Hermes"; null when not connected. */
   hermes: HermesConnection | null;
+  /** MNOTE_OIDC_*: sign-in through the team's identity provider; null when not configured. */
+  oidc: OidcConfig | null;
 }
 
 /** Where the panel's server reaches Hermes's API server, and the key it sends there (never to the browser). */
@@ -90,6 +93,7 @@ export function readPanelEnv(env: Record<string, string | undefined>): PanelEnv 
   const secure = config.oneOf("MNOTE_SECURE_COOKIES", ["0", "1"]);
   const tools = toolsSettingsFromEnv(config);
   const hermes = readHermes(config);
+  const oidc = oidcSettingsFromEnv(config);
   const database = databaseSettingsFromEnv(config, defaultDatabaseUrl(resolve(process.cwd(), "../..")));
   const allowedOrigins = list(config.raw("MNOTE_PANEL_ORIGINS"), (origin) => origin.replace(/\/+$/, ""));
   for (const origin of allowedOrigins) {
@@ -106,6 +110,7 @@ export function readPanelEnv(env: Record<string, string | undefined>): PanelEnv 
     devSignInUsers: list(config.raw("MNOTE_DEV_SIGNIN_USERS")),
     tools,
     hermes,
+    oidc,
   };
 }
 
