@@ -29,3 +29,4 @@ export type { Who } from "./procedures/panel/people";
 export type { ProposalListItem, Proposal, ProposalState } from "./procedures/panel/proposals";
 export type { AuditRow, DecisionOnProposal } from "./procedures/panel/audit-list";
 export type { PageListItem } from "./procedures/panel/pages-list";
+export type { AgentTokenItem } from "./procedures/panel/agents";

@@ -21,7 +21,7 @@ export default async function Home() {
       <header className="topbar">
         <span className="brand">mnote · page AI</span>
         <span className="who">
-          Signed in as <strong>{me.user?.name}</strong> <SignOutButton />
+          <Link href="/agents">Connect an agent</Link> · Signed in as <strong>{me.user?.name}</strong> <SignOutButton />
         </span>
       </header>
       <h1>Your pages</h1>

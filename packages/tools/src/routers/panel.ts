@@ -1,4 +1,7 @@
 import { router } from "../trpc";
+import { agentsCreate } from "../procedures/panel/agents-create";
+import { agentsList } from "../procedures/panel/agents-list";
+import { agentsRevoke } from "../procedures/panel/agents-revoke";
 import { artifactsList } from "../procedures/panel/artifacts-list";
 import { askCheck } from "../procedures/panel/ask-check";
 import { askStart } from "../procedures/panel/ask-start";
@@ -36,4 +39,5 @@ export const panelRouter = router({
   artifacts: router({ list: artifactsList }),
   workspace: router({ setApproval: workspaceSetApproval }),
   ask: router({ start: askStart, check: askCheck }),
+  agents: router({ list: agentsList, create: agentsCreate, revoke: agentsRevoke }),
 });
