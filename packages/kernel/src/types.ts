@@ -364,6 +364,14 @@ export class AdminRefusal extends Error {
   }
 }
 
+/**
+ * By name as well as by class: a bundler (Next's server build) may hold two copies of this module, and a
+ * refusal from one is no `instanceof` of the other's class.
+ */
+export function isAdminRefusal(error: unknown): error is AdminRefusal {
+  return error instanceof AdminRefusal || (error instanceof Error && error.name === "AdminRefusal");
+}
+
 export interface KernelAdmin {
   /** Refuses an email another user has (compared lower-case). */
   createUser(input: { id?: string; name: string; email?: string | null } & OperatorAudit): Promise<UserRecord>;

@@ -28,7 +28,10 @@ export default async function Home() {
       {workspaces.map(({ workspace, pages }) => (
         <section key={workspace.id} className="card" aria-labelledby={`ws-${workspace.id}`}>
           <h2 id={`ws-${workspace.id}`}>
-            {workspace.name} <span className="muted">({workspace.role})</span>
+            {workspace.name} <span className="muted">({workspace.role})</span>{" "}
+            <Link href={`/w/${encodeURIComponent(workspace.id)}/members`} className="muted">
+              Members
+            </Link>
           </h2>
           <ul className="page-list">
             {pages.map((page) => (
