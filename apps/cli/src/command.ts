@@ -1,5 +1,5 @@
 import type { SqlKernel } from "@mnote/kernel";
-import type { Env } from "@mnote/tools";
+import type { Env } from "@mnote/process";
 import type { ParsedArgs } from "./args";
 import type { CliConfig } from "./config";
 

@@ -1,11 +1,5 @@
-import {
-  ConfigReader,
-  databaseSettingsFromEnv,
-  type DatabaseSettings,
-  type Env,
-  toolsSettingsFromEnv,
-  type ToolsSettings,
-} from "@mnote/tools";
+import { toolsSettingsFromEnv, type ToolsSettings } from "@mnote/tools";
+import { ConfigReader, databaseSettingsFromEnv, type DatabaseSettings, type Env } from "@mnote/process";
 
 /** Everything a CLI command may need from the environment, read and checked once before any command runs. */
 export interface CliConfig {

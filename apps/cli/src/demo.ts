@@ -28,7 +28,7 @@ const planBlocks: Block[] = [
   },
   { id: "plan_h2", type: "heading", level: 2, text: "Milestones" },
   { id: "plan_t1", type: "todo", checked: true, text: "Tool contract v1 agreed" },
-  { id: "plan_t2", type: "todo", checked: false, text: "Bridge exposes the six tools to Hermes" },
+  { id: "plan_t2", type: "todo", checked: false, text: "Bridge exposes the mnote tools to Hermes" },
   { id: "plan_t3", type: "todo", checked: false, text: "Panel shows diffs and the audit trail" },
   { id: "plan_q1", type: "quote", text: "Nothing the AI writes should surprise the page's owner." },
 ];

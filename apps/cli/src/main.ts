@@ -1,5 +1,5 @@
 import { DEFAULT_DATABASE_URL, openKernel, type SqlKernel } from "@mnote/kernel";
-import { ConfigError } from "@mnote/tools";
+import { ConfigError } from "@mnote/process";
 import { parseArgs, UsageError } from "./args";
 import type { CliIo, Command } from "./command";
 import { readCliConfig } from "./config";

@@ -2,7 +2,7 @@ import type { Capability } from "@mnote/contract";
 import { hashToken, type TokenHolder, type TokenRecord } from "@mnote/kernel";
 import type { IncomingMessage } from "node:http";
 import { bearerSecret } from "@mnote/tools";
-import { headerValue } from "./ids";
+import { headerValue } from "./headers";
 
 export interface WhoAmI {
   actorId: string;

@@ -2,6 +2,7 @@
 // nowhere else in the bridge): each command's configuration is read and checked once, before anything opens.
 import { LIMITS } from "@mnote/contract";
 import { RESULT_FORM_ENV, RESULT_FORMS } from "./hermes/model-text";
+import { type ToolsSettings, toolsSettingsFromEnv } from "@mnote/tools";
 import {
   type AuthFailureLimitSettings,
   ConfigReader,
@@ -11,9 +12,7 @@ import {
   DEFAULT_RATE_LIMIT,
   type Env,
   type RateLimitSettings,
-  type ToolsSettings,
-  toolsSettingsFromEnv,
-} from "@mnote/tools";
+} from "@mnote/process";
 
 export const DEFAULT_PORT = 4100;
 export const DEFAULT_HOST = "127.0.0.1";

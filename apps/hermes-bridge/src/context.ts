@@ -1,7 +1,7 @@
 import type { KernelAdapter } from "@mnote/kernel";
 import type { BridgeSettings } from "./config";
 import type { BridgeLogger } from "./logging";
-import type { AuthFailureLimiter, RateLimiter } from "@mnote/tools";
+import type { AuthFailureLimiter, RateLimiter } from "@mnote/process";
 
 /** What every request handler of the HTTP server shares. */
 export interface BridgeContext {

@@ -3,7 +3,7 @@ import type { KernelAdapter } from "@mnote/kernel";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bridgeFailure } from "./envelope";
+import { bridgeFailure } from "./bridge-failure";
 import { type RunningBridge, startBridge } from "./http/server";
 import { captureLogger, createTestWorld, routerCall, type SeededWorld } from "./test-support";
 

@@ -1,7 +1,7 @@
 import { type OutputEnvelope, TOOL_ERROR_MESSAGES } from "@mnote/contract";
 import type { KernelAdapter } from "@mnote/kernel";
 import { callTool, createToolsContext, type ToolsSettings } from "@mnote/tools";
-import { bridgeFailure, httpStatusOf } from "./envelope";
+import { bridgeFailure, httpStatusOf } from "./bridge-failure";
 import { type BridgeLogger, logToolCall, type Transport } from "./logging";
 
 export interface InvokeDeps {

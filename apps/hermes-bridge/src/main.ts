@@ -1,7 +1,7 @@
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { DEFAULT_DATABASE_URL, openKernel } from "@mnote/kernel";
-import { ConfigError, DEFAULT_RATE_LIMIT } from "@mnote/tools";
+import { ConfigError, DEFAULT_RATE_LIMIT } from "@mnote/process";
 import { readHermesConfig, readServeConfig, readStdioConfig } from "./config";
 import { generateHermesSchemas } from "./hermes/generate-schemas";
 import { hermesMcpConfig, installHermesPlugin, installMessage } from "./hermes/install";

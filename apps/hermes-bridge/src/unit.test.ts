@@ -8,8 +8,8 @@ import { resolveSettings, settingsFromEnv } from "./config";
 import { hermesSchemaDocument, generateHermesSchemas } from "./hermes/generate-schemas";
 import { hermesMcpConfig, installHermesPlugin } from "./hermes/install";
 import { idempotencyKeyForCall } from "./idempotency";
-import { envelopeFromModelArguments } from "./model-envelope";
-import { RateLimiter } from "@mnote/tools";
+import { envelopeFromModelArguments } from "./from-model-arguments";
+import { RateLimiter } from "@mnote/process";
 import { newTraceId, traceIdFromTraceparent } from "./trace";
 
 describe("traceparent", () => {

@@ -5,7 +5,7 @@
  */
 export async function register() {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
-  const { ConfigError } = await import("@mnote/tools");
+  const { ConfigError } = await import("@mnote/process");
   const { readPanelEnv } = await import("./server/env");
   try {
     readPanelEnv(process.env);

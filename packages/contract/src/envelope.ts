@@ -24,7 +24,7 @@ export const IdempotencyKeySchema = storable(z.string())
 
 /**
  * The one input envelope (contract §2). `args` is checked per tool; the other fields
- * are the same for all six. Unknown fields are refused so a typo never goes unnoticed.
+ * are the same for every tool. Unknown fields are refused so a typo never goes unnoticed.
  */
 export const InputEnvelopeSchema = z.strictObject({
   toolName: z.string().min(1).max(LIMITS.idLength),

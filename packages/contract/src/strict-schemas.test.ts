@@ -160,7 +160,7 @@ function strictForm(value: unknown, strict: Schema, portable: Schema): unknown {
   return out;
 }
 
-/** The envelope a runtime builds from flat model arguments (as the bridge's model-envelope does). */
+/** The envelope a runtime builds from flat model arguments (as the bridge's from-model-arguments.ts does). */
 function envelopeOf(name: ToolName, modelArguments: Record<string, unknown>) {
   const fields = new Set<string>(MODEL_ENVELOPE_FIELDS);
   const args = Object.fromEntries(Object.entries(modelArguments).filter(([k]) => !fields.has(k)));

@@ -5,14 +5,34 @@ import {
   failureEnvelope,
   type OutputEnvelope,
   TOOL_ERROR_MESSAGES,
+  type ToolInput,
+  type ToolName,
 } from "@mnote/contract";
-import { anonymousIdentity, unverifiedClaims } from "./call";
+import { anonymousIdentity, unverifiedClaims } from "./call-state";
 import { createToolsContext, type ToolsContext } from "./context";
 import { mnoteRouter } from "./routers/mnote";
 import { createCallerFactory } from "./trpc";
 import type { KernelAdapter } from "@mnote/kernel";
 
 const createMnoteCaller = createCallerFactory(mnoteRouter);
+type MnoteCaller = ReturnType<typeof createMnoteCaller>;
+
+/**
+ * Each contract tool's procedure on a caller of the agent tools' router, named in full so a reader (or an editor's
+ * "go to definition") follows a name to its procedure. Only the `mnote` sub-router: the app router holds the panel,
+ * whose procedures call `callTool`. A tool added to the contract without an entry here does not compile.
+ */
+const toolProcedures = (
+  caller: MnoteCaller,
+): { [Name in ToolName]: (input: ToolInput<Name>) => Promise<OutputEnvelope> } => ({
+  "mnote.page.get": caller.page.get,
+  "mnote.page.save": caller.page.save,
+  "mnote.page.edit": caller.page.edit,
+  "mnote.page.update_title": caller.page.update_title,
+  "mnote.page.update_options": caller.page.update_options,
+  "mnote.artifact.create_summary": caller.artifact.create_summary,
+  "mnote.artifact.create_ai_note": caller.artifact.create_ai_note,
+});
 
 /**
  * Call a tool by name — canonical `mnote.page.get` or provider-safe `mnote_page_get` —
@@ -43,9 +63,7 @@ export async function callTool(
       message: TOOL_ERROR_MESSAGES.unknownTool(String(name)),
     });
   }
-  // The caller is a proxy over the agent tools' router, so the tool's dotted name after `mnote.` is its path.
-  // Only the `mnote` sub-router: the app router holds the panel, whose procedures call this function.
-  let procedure: unknown = createMnoteCaller(ctx);
-  for (const segment of toolName.split(".").slice(1)) procedure = (procedure as Record<string, unknown>)[segment];
-  return (procedure as (input: unknown) => Promise<OutputEnvelope>)(envelope);
+  // The envelope is checked by the procedure's own chain (it answers the contract's error), not by the type here.
+  const procedure = toolProcedures(createMnoteCaller(ctx))[toolName] as (input: unknown) => Promise<OutputEnvelope>;
+  return procedure(envelope);
 }

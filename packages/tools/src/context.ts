@@ -1,5 +1,5 @@
 import type { AppliedPart, CallIdentity, KernelAdapter, TokenHolder } from "@mnote/kernel";
-import type { ConfigReader } from "./config";
+import type { ConfigReader } from "@mnote/process";
 
 export interface ToolsSettings {
   /** How long an idempotency key keeps its stored result (MNOTE_IDEMPOTENCY_TTL_HOURS, default 24 h). */

@@ -14,7 +14,7 @@ import {
   type WriteToolName,
 } from "@mnote/contract";
 import { applyBlockEdits, type BlockEditOperation, EditRejected, type KernelAdapter } from "@mnote/kernel";
-import { deletesTooMany } from "./procedures/page-save";
+import { deletesTooMany } from "./planning/page-save";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { canonicalJson } from "./fingerprint";

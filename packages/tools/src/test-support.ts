@@ -139,7 +139,7 @@ export async function createWorld(
 
 export type World = Awaited<ReturnType<typeof createWorld>>;
 
-/** Sample args for every tool, for tests that walk all six. */
+/** Sample args for every tool, for tests that walk them all. */
 export const SAMPLE_ARGS: Record<ToolName, Record<string, unknown>> = {
   "mnote.page.get": {},
   "mnote.page.save": { content: [{ type: "paragraph", text: "added" }], mode: "append" },

@@ -5,7 +5,7 @@ import type { z } from "zod";
 export type AccessNeed = "page_read" | "page_write" | "artifact_write";
 
 /**
- * What the middleware chain needs to know about a procedure. The six agent tools
+ * What the middleware chain needs to know about a procedure. The agent tools (`TOOL_NAMES`)
  * come from the contract; the panel's revert is the one extra write, built the same way.
  */
 export interface ToolSpec {

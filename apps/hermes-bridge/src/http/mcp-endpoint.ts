@@ -7,7 +7,7 @@ import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import { bearerSecret, resolveToken } from "@mnote/tools";
 import { clientAddress, whoami } from "../auth";
 import type { BridgeContext } from "../context";
-import { headerValue } from "../ids";
+import { headerValue } from "../headers";
 import { createMcpServer } from "../mcp/server";
 import { BodyTooLarge, readBody, refuseUnread, sendJson } from "./body";
 

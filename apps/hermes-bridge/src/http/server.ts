@@ -11,9 +11,9 @@ import {
   resolveSettings,
 } from "../config";
 import type { BridgeContext } from "../context";
-import { headerValue } from "../ids";
+import { headerValue } from "../headers";
 import { type BridgeLogger, createLogger } from "../logging";
-import { AuthFailureLimiter, type Env, RateLimiter, type SharedWindowCounter } from "@mnote/tools";
+import { AuthFailureLimiter, type Env, RateLimiter, type SharedWindowCounter } from "@mnote/process";
 import { sendJson } from "./body";
 import { McpHttpEndpoint } from "./mcp-endpoint";
 import { handleToolCall, handleWhoami, toolListing } from "./tool-endpoint";

@@ -8,10 +8,11 @@ import {
 } from "@mnote/contract";
 import { clientAddress, rateLimitKey, whoami } from "../auth";
 import type { BridgeContext } from "../context";
-import { bridgeFailure, httpStatusOf } from "../envelope";
+import { bridgeFailure, httpStatusOf } from "../bridge-failure";
 import { invokeTool } from "../invoke";
 import { logToolCall } from "../logging";
-import { type RateDecision, resolveToken } from "@mnote/tools";
+import { resolveToken } from "@mnote/tools";
+import { type RateDecision } from "@mnote/process";
 import { hermesSafeJson, parseResultForm, RESULT_FORM_HEADER } from "../hermes/model-text";
 import { traceIdFromTraceparent } from "../trace";
 import { BodyTooLarge, isJsonContentType, readBody, refuseUnread, sendJson } from "./body";

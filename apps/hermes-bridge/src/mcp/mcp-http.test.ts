@@ -15,7 +15,7 @@ const log = captureLogger();
 type Session = { client: Client; transport: StreamableHTTPClientTransport };
 const open: Session[] = [];
 // One session per token for the tool tests: listTools makes the SDK client compile an ajv
-// validator per outputSchema (seconds for the six envelopes), so it is done once per client.
+// validator per outputSchema (seconds for the tools' envelopes), so it is done once per client.
 let ownerSession: Session;
 let viewerSession: Session;
 

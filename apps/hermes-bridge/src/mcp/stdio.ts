@@ -4,7 +4,8 @@ import type { KernelAdapter } from "@mnote/kernel";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import type { ResultForm } from "../hermes/model-text";
 import type { BridgeLogger } from "../logging";
-import { RateLimiter, type RateLimitSettings, resolveToken, type ToolsSettings } from "@mnote/tools";
+import { resolveToken, type ToolsSettings } from "@mnote/tools";
+import { RateLimiter, type RateLimitSettings } from "@mnote/process";
 import { createMcpServer } from "./server";
 
 /**

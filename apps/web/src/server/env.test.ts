@@ -1,4 +1,4 @@
-import { ConfigError } from "@mnote/tools";
+import { ConfigError } from "@mnote/process";
 import { describe, expect, it } from "vitest";
 import { readPanelEnv } from "./env";
 

@@ -1,13 +1,8 @@
 import { resolve } from "node:path";
 import { type OidcConfig, oidcSettingsFromEnv } from "@mnote/identity";
 import { defaultDatabaseUrl } from "@mnote/kernel";
-import {
-  ConfigReader,
-  databaseSettingsFromEnv,
-  type DatabaseSettings,
-  type ToolsSettings,
-  toolsSettingsFromEnv,
-} from "@mnote/tools";
+import { type ToolsSettings, toolsSettingsFromEnv } from "@mnote/tools";
+import { ConfigReader, databaseSettingsFromEnv, type DatabaseSettings } from "@mnote/process";
 
 /** The panel's whole configuration, read from the environment once and checked as one. */
 export interface PanelEnv {

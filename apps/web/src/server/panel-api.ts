@@ -1,13 +1,11 @@
 import { LIMITS, TOOL_ERROR_MESSAGES, type ToolErrorCode } from "@mnote/contract";
 import type { KernelAdapter, TokenRecord } from "@mnote/kernel";
+import type { RateDecision } from "@mnote/process";
 import { appRouter, createToolsContext, resolveToken, type ToolsSettings } from "@mnote/tools";
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { PANEL_MAX_BATCH_CALLS } from "../trpc/limits";
 import { foreignOrigin } from "./origin";
 import { tokenFromCookieHeader } from "./session-cookie";
-
-/** A limiter's verdict; the shape of the bridge's `RateLimiter.take` (apps/hermes-bridge/src/rate-limit.ts). */
-export type RateDecision = { allowed: true } | { allowed: false; retryAfterMs: number };
 
 /**
  * What the panel needs of a rate limiter: one call taken from a key's budget. Kept this

@@ -1,7 +1,7 @@
 import "server-only";
-// The bridge's token bucket (@mnote/tools): one implementation of the rate limit for both doors.
+// The bridge's token bucket (@mnote/process): one implementation of the rate limit for both doors.
 // The panel sees it only through `PanelLimiter` (panel-api.ts).
-import { DEFAULT_RATE_LIMIT, RateLimiter } from "@mnote/tools";
+import { DEFAULT_RATE_LIMIT, RateLimiter } from "@mnote/process";
 import type { PanelLimiter } from "./panel-api";
 
 const shared = globalThis as { __mnotePanelLimiter?: PanelLimiter };

@@ -2,7 +2,7 @@ import { canonicalToolName, clipEcho, LIMITS, TOOL_ERROR_MESSAGES as M } from "@
 import { hashToken, isTokenLive, type TokenRecord } from "@mnote/kernel";
 import type { z } from "zod";
 import { canReadPage, hasAccess } from "../access";
-import type { CallState, ParsedEnvelope } from "../call";
+import type { CallState, ParsedEnvelope } from "../call-state";
 import { bearerSecret, doorRefusal, type ToolsContext } from "../context";
 import { fail } from "../failure";
 import { payloadFingerprint } from "../fingerprint";

@@ -1,6 +1,8 @@
 import { artifactCreateSummaryTool, type ToolArgs, type ToolInput, type ToolResult } from "@mnote/contract";
 import { contractToolSpec } from "../tool-spec";
-import { type Planner, runWrite, toolProcedure, writePlan } from "../tool-procedure";
+import { type Planner, writePlan } from "../planning/write-plan";
+import { runWrite } from "../run-write";
+import { toolProcedure } from "../tool-procedure";
 
 export const artifactCreateSummaryMeta = contractToolSpec(artifactCreateSummaryTool.name);
 

@@ -9,7 +9,7 @@ import {
   type ToolResult,
 } from "@mnote/contract";
 import type { KernelAdapter, LocatedBlock, PageRecord } from "@mnote/kernel";
-import { successEnvelope } from "../call";
+import { successEnvelope } from "../call-state";
 import { fail } from "../failure";
 import { contractToolSpec } from "../tool-spec";
 import { checkedCall, toolProcedure } from "../tool-procedure";

@@ -8,7 +8,9 @@ import {
   type ToolWarning,
 } from "@mnote/contract";
 import { contractToolSpec } from "../tool-spec";
-import { nextRevisionStep, type Planner, runWrite, toolProcedure, writePlan } from "../tool-procedure";
+import { nextRevisionStep, type Planner, writePlan } from "../planning/write-plan";
+import { runWrite } from "../run-write";
+import { toolProcedure } from "../tool-procedure";
 
 export const pageUpdateOptionsMeta = contractToolSpec(pageUpdateOptionsTool.name);
 

@@ -1,6 +1,8 @@
 import { pageUpdateTitleTool, type ToolArgs, type ToolInput, type ToolResult } from "@mnote/contract";
 import { contractToolSpec } from "../tool-spec";
-import { nextRevisionStep, type Planner, runWrite, toolProcedure, writePlan } from "../tool-procedure";
+import { nextRevisionStep, type Planner, writePlan } from "../planning/write-plan";
+import { runWrite } from "../run-write";
+import { toolProcedure } from "../tool-procedure";
 
 export const pageUpdateTitleMeta = contractToolSpec(pageUpdateTitleTool.name);
 

@@ -27,7 +27,7 @@ type RoutedTools = {
   [Group in keyof typeof procedures]: `mnote.${Group}.${keyof (typeof procedures)[Group] & string}`;
 }[keyof typeof procedures];
 /**
- * `callTool` finds a tool's procedure by its name, so every contract tool must be routed, and nothing else:
+ * A tool's tRPC path is its contract name (`mnote.page.get`), so every contract tool is routed, and nothing else:
  * a tool added to the contract without a procedure here (or a misspelled path) does not compile.
  */
 const everyToolRouted: [RoutedTools, ToolName] extends [ToolName, RoutedTools] ? true : never = true;

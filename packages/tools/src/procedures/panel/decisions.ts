@@ -11,7 +11,8 @@ import { findProposal, type Proposal } from "./proposals";
 import { revertTool, revertToolSpec } from "./revert-tool";
 import { isToolName, proposalToolSpec } from "./rules";
 
-/** A person's decision on a proposal, run through the proposal's own tool chain (the panel builds no envelope). */
+// A person's decisions on a proposal run through the proposal's own tool chain: the panel builds the envelope here
+// and calls the tool, never the kernel.
 
 /** The revert tool is no agent tool: decisions call it through its own small router. */
 const revertCaller = createCallerFactory(router({ revert: revertTool }));

@@ -1,7 +1,7 @@
 import type { ChangeFeed, PageChange } from "@mnote/kernel";
 import { tracked, TRPCError } from "@trpc/server";
 import { z } from "zod";
-import { resolveToken } from "../../caller-token";
+import { resolveToken } from "../../resolve-token";
 import type { ToolsContext } from "../../context";
 import { PageRefSchema, panelProcedure, requirePage } from "./panel-procedure";
 

@@ -3,7 +3,7 @@ import { IdSchema } from "@mnote/contract";
 import type { TokenRecord } from "@mnote/kernel";
 import { z } from "zod";
 import { canReadPage, hasAccess } from "../../access";
-import { resolveToken } from "../../caller-token";
+import { resolveToken } from "../../resolve-token";
 import { doorRefusal, type ToolsContext } from "../../context";
 import type { AccessNeed } from "../../tool-spec";
 import { middleware, publicProcedure } from "../../trpc";

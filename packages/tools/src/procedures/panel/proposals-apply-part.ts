@@ -4,8 +4,8 @@ import { blockIdsNamed, type PageRecord, simulateBlockEdits } from "@mnote/kerne
 import { TRPCError } from "@trpc/server";
 import { z } from "zod";
 import type { ToolsContext } from "../../context";
-import { keptOperations, withInsertIds } from "../page-edit";
-import { withIds } from "../page-save";
+import { keptOperations, withInsertIds } from "../../planning/page-edit";
+import { withIds } from "../../planning/page-save";
 import { callProposalTool, decisionOn, panelEnvelope, pendingProposal, requireDecider } from "./decisions";
 import { panelProcedure, ProposalRefSchema } from "./panel-procedure";
 import { partialApplyKey, type Proposal } from "./proposals";

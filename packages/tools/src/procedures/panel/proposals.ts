@@ -4,10 +4,10 @@ import { createHash } from "node:crypto";
 import { canonicalJson } from "../../fingerprint";
 import type { PersonContext } from "./panel-procedure";
 import { loadNames, type Who, who } from "./people";
-import { type ProposalSummary, proposalSummary } from "./proposal-summary";
+import { type ProposalSummary, proposalSummary } from "../../proposal-summary";
 import { cutsByChange, mayDecide } from "./rules";
 
-export type { ProposalSummary } from "./proposal-summary";
+export type { ProposalSummary } from "../../proposal-summary";
 
 /**
  * A partial apply is a new edit, keyed after the proposal it came from: the original key (cut so the

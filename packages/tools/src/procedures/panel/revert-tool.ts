@@ -9,7 +9,9 @@ import {
 import { diffBlocks, summarizeChanges } from "@mnote/diff";
 import { z } from "zod";
 import { fail } from "../../failure";
-import { type Planner, runWrite, toolProcedure } from "../../tool-procedure";
+import type { Planner } from "../../planning/write-plan";
+import { runWrite } from "../../run-write";
+import { toolProcedure } from "../../tool-procedure";
 import type { ToolSpec } from "../../tool-spec";
 
 const args = z.strictObject({ commandId: IdSchema, baseRevision: BaseRevisionSchema });

@@ -3,7 +3,7 @@ import { TOOL_ERROR_MESSAGES } from "@mnote/contract";
 import { middleware } from "../../trpc";
 
 /**
- * The panel's form of the router's rule for the unexpected (`middleware/envelope.ts`): a failure
+ * The panel's form of the router's rule for the unexpected (`middleware/answer-and-audit.ts`): a failure
  * that is not one of the procedure's own answers (in practice the database gone away) reaches the
  * browser as 503 "mnote is unavailable; retry later", never as a 500 carrying the driver's message
  * (a host, a port, SQL).

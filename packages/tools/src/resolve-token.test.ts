@@ -1,6 +1,6 @@
 import { openSqliteDriver, SqlKernel } from "@mnote/kernel";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { resolveToken, signedInPerson } from "./caller-token";
+import { resolveToken, signedInPerson } from "./resolve-token";
 
 describe("who a token is, where no tool runs (the panel's sign-in, the bridge's whoami)", () => {
   let kernel: SqlKernel;

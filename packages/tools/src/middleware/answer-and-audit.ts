@@ -1,7 +1,7 @@
 import { type DryRunResult, TOOL_ERROR_MESSAGES } from "@mnote/contract";
-import { type CallState, callFailure, callIdentity, unverifiedClaims } from "../call";
+import { type CallState, callFailure, callIdentity, type RouterAudit, unverifiedClaims } from "../call-state";
 import { ToolFailure } from "../failure";
-import { proposalSummary } from "../procedures/panel/proposal-summary";
+import { proposalSummary } from "../proposal-summary";
 import { middleware } from "../trpc";
 import type { ToolSpec } from "../tool-spec";
 
@@ -36,9 +36,9 @@ export const envelopeAndAudit = middleware(async ({ ctx, meta, getRawInput, next
   return { ...result, ok: true as const, data: envelope };
 });
 
-const proposalPreview = (call: CallState) =>
-  call.audit?.outcome === "proposal" || call.audit?.outcome === "held_for_approval"
-    ? ((call.audit.detail?.preview as DryRunResult | undefined) ?? null)
+const proposalPreview = (audit: RouterAudit | undefined) =>
+  audit?.outcome === "proposal" || audit?.outcome === "held_for_approval"
+    ? ((audit.detail?.preview as DryRunResult | undefined) ?? null)
     : null;
 
 async function recordAudit(
@@ -48,12 +48,15 @@ async function recordAudit(
   commandId: string | null,
   errorCode: string | null,
 ) {
-  if (call.auditWritten) return;
+  // An applied command's record was written with the command, in its transaction.
+  if (call.audit === "kernel") return;
+  const audit = call.audit;
+  const preview = proposalPreview(audit);
   try {
     await kernel.appendAudit({
       identity: callIdentity(call),
       effect: effect as "read",
-      outcome: call.audit?.outcome ?? (errorCode ? "failed" : "ok"),
+      outcome: audit?.outcome ?? (errorCode ? "failed" : "ok"),
       errorCode: errorCode as null,
       commandId,
       idempotencyKey: call.input?.idempotencyKey ?? null,
@@ -61,12 +64,12 @@ async function recordAudit(
       // A proposal made without a base revision still records the one its diff was computed on.
       baseRevision:
         (call.input?.args.baseRevision as number | undefined) ??
-        (call.audit?.detail?.preview as { baseRevision?: number } | undefined)?.baseRevision ??
+        (audit?.detail?.preview as { baseRevision?: number } | undefined)?.baseRevision ??
         null,
       // A call without a valid token: what it claimed, marked as unverified, for an operator's eyes only.
-      detail: call.audit?.detail ?? (call.token ? null : unverifiedClaims(call.raw)),
+      detail: audit?.detail ?? (call.token ? null : unverifiedClaims(call.raw)),
       // A proposal's index row carries a summary, so the panel's list never reads the full preview.
-      summary: proposalPreview(call) ? proposalSummary(proposalPreview(call)!) : null,
+      summary: preview ? proposalSummary(preview) : null,
       durationMs: performance.now() - call.startedAt,
     });
   } catch (error) {

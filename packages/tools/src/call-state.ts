@@ -37,9 +37,19 @@ export interface CallState {
   replay?: IdempotencyRecord | null;
   /** The command an earlier call with this key applied; a dry run warns about it. */
   alreadyApplied?: string | null;
-  /** Set when the kernel wrote the audit record inside the write's own transaction. */
-  auditWritten?: boolean;
-  audit?: { outcome: AuditOutcome; detail?: Record<string, unknown> | null };
+  /**
+   * How the call's one audit record is written, decided once by whoever knows. Unset: the outermost middleware
+   * writes a plain record (ok, or failed with the error's code). An outcome: the middleware writes that outcome and
+   * its detail. `"kernel"`: the kernel already wrote it inside the applied command's own transaction, so the change
+   * and its record are one; there is nothing left to write.
+   */
+  audit?: RouterAudit | "kernel";
+}
+
+/** An audit record the router writes itself: how the call ended, and what the record keeps of it. */
+export interface RouterAudit {
+  outcome: AuditOutcome;
+  detail?: Record<string, unknown> | null;
 }
 
 /**

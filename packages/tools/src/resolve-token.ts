@@ -3,9 +3,10 @@ import { bearerSecret, doorRefusal } from "./context";
 
 /**
  * The token behind an `Authorization` value (or a bare token): issued by mnote, not revoked, not
- * expired; else null. The router's checks decide every tool call on the same facts (read with the
- * call's other facts in one statement); this is for the places where no tool runs: the bridge's
- * `/v1/whoami` and MCP session binding, the panel's rate-limit key, the demo's saved tokens.
+ * expired; else null. A tool call's `authenticate` check (middleware/checks.ts) decides on the same facts, read
+ * with the call's other facts in one statement; this is for the places where no tool runs: the panel's own
+ * procedures (`panelProcedure`) and its change stream, the bridge's `/v1/whoami`, MCP session binding and the
+ * stdio token check, the panel's rate-limit key, the demo's saved tokens.
  */
 export async function resolveToken(
   kernel: KernelAdapter,

@@ -1,0 +1,134 @@
+import { type Block, type Change, type DiffSummaryOp, type ToolArgs } from "@mnote/contract";
+import {
+  type BlockEditOperation,
+  blockIdsNamed,
+  EditRejected,
+  type PageRecord,
+  simulateBlockEdits,
+} from "@mnote/kernel";
+import { summarizeChanges } from "@mnote/diff";
+import { fail } from "../failure";
+import type { CheckedCall } from "../tool-procedure";
+import { withIds } from "./page-save";
+import { nextRevisionStep, type Planner, writePlan } from "./write-plan";
+
+type EditArgs = ToolArgs<"mnote.page.edit">;
+
+/**
+ * Inserted blocks sent without ids get them from the idempotency key, the operation's index and
+ * the block's place (as a save's do), so the dry run, the write and a retry agree. Derived ids are
+ * always checked against the page (one primary-key lookup, only when the edit inserts): a taken one
+ * is derived again, salted.
+ */
+export async function withInsertIds(
+  kernel: CheckedCall["kernel"],
+  page: PageRecord,
+  operations: EditArgs["operations"],
+  key: string,
+) {
+  const onPage = new Set<string>();
+  const asked = new Set<string>();
+  const assign = () =>
+    operations.map((operation, index): BlockEditOperation =>
+      operation.op === "insert"
+        ? { ...operation, blocks: withIds(operation.blocks, `${key}:op${index}`, onPage) }
+        : operation,
+    );
+  const derived = (assigned: BlockEditOperation[]) =>
+    assigned.flatMap((operation, index) => {
+      const sent = operations[index]!;
+      if (operation.op !== "insert" || sent.op !== "insert") return [];
+      return operation.blocks.filter((_block, i) => !sent.blocks[i]!.id).map((block) => block.id);
+    });
+  let assigned = assign();
+  for (;;) {
+    const unasked = derived(assigned).filter((id) => !asked.has(id));
+    if (unasked.length === 0) return assigned;
+    for (const id of unasked) asked.add(id);
+    const found = await kernel.findBlockIds(page.id, unasked);
+    if (found.length === 0) return assigned;
+    for (const id of found) onPage.add(id);
+    assigned = assign();
+  }
+}
+
+/** The diff summary of an edit before it is worked out against the page: what each operation asks for. */
+function requestedDiff(operations: BlockEditOperation[]): DiffSummaryOp[] {
+  const count = { insert: 0, delete: 0, update: 0, move: 0 };
+  for (const operation of operations) {
+    if (operation.op === "replace") count.update += 1;
+    else if (operation.op === "insert") count.insert += operation.blocks.length;
+    else if (operation.op === "delete") count.delete += operation.blockIds.length;
+    else count.move += 1;
+  }
+  return (["insert", "delete", "update", "move"] as const)
+    .filter((op) => count[op] > 0)
+    .map((op) => ({ op, blocks: count[op] }));
+}
+
+/**
+ * Plans an edit from the blocks it names, never the whole page: a one-operation edit on a page of
+ * 10,000 blocks reads one row. A plan a person will see (dry run, held write) is worked out exactly
+ * with the kernel's own `simulateBlockEdits`; a plain write leaves that to the kernel, which refuses
+ * an operation naming a missing block with the same message, in the same transaction as the write.
+ */
+export const planPageEdit: Planner = async ({ kernel, input, page, exact }) => {
+  const args = input.args as EditArgs;
+  const operations = await withInsertIds(kernel, page, args.operations, input.idempotencyKey!);
+  let changes: Change[] = [];
+  let diff = requestedDiff(operations);
+  let blockCount = page.blockCount;
+  if (exact) {
+    const located = await kernel.findBlocks(page.id, blockIdsNamed(operations));
+    try {
+      const simulated = simulateBlockEdits(located, page.blockCount, operations);
+      changes = simulated.changes;
+      blockCount = simulated.blockCount;
+      diff = summarizeChanges(changes, "replace");
+    } catch (error) {
+      if (error instanceof EditRejected) fail("mnote_tool_invalid_input", error.message);
+      throw error;
+    }
+  }
+  return writePlan(
+    page,
+    { name: "page.body.edit", operations },
+    {
+      plan: [
+        `edit ${operations.length} operation(s) on the named blocks: ${page.blockCount} block(s) become ${blockCount}`,
+        nextRevisionStep(page),
+      ],
+      diff,
+      changes,
+    },
+  );
+};
+
+/**
+ * The operations a person kept of an edit proposal: `keep(i)` answers for each change the dry run
+ * showed, `operationOfChange` says which operation made it. An insert or delete keeps the blocks whose
+ * change was kept; a replace or move is kept or dropped whole. Inserted blocks keep the ids the
+ * proposal showed, so the new dry run shows the same blocks.
+ */
+export function keptOperations(
+  operations: BlockEditOperation[],
+  changes: Change[],
+  operationOfChange: number[],
+  keep: (changeIndex: number) => boolean,
+): BlockEditOperation[] {
+  const keptIds = new Set<string>();
+  const keptOps = new Set<number>();
+  changes.forEach((change, i) => {
+    if (!keep(i)) return;
+    keptOps.add(operationOfChange[i]!);
+    if (change.kind === "insert" || change.kind === "delete") keptIds.add(change.block.id);
+  });
+  return operations.flatMap((operation, index): BlockEditOperation[] => {
+    if (!keptOps.has(index)) return [];
+    if (operation.op === "insert")
+      return [{ ...operation, blocks: operation.blocks.filter((block: Block) => keptIds.has(block.id)) }];
+    if (operation.op === "delete")
+      return [{ ...operation, blockIds: operation.blockIds.filter((id) => keptIds.has(id)) }];
+    return [operation];
+  });
+}
