@@ -1,4 +1,4 @@
-import { ConfigError, ConfigReader } from "@mnote/tools";
+import { ConfigError, ConfigReader } from "@mnote/process";
 import { describe, expect, it } from "vitest";
 import { oidcSettingsFromEnv } from "./config";
 

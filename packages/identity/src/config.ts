@@ -1,4 +1,4 @@
-import type { ConfigReader } from "@mnote/tools";
+import type { ConfigReader } from "@mnote/process";
 import { isLoopbackHttp, type OidcSettings } from "./oidc";
 
 const OIDC_VARIABLES = ["MNOTE_OIDC_ISSUER", "MNOTE_OIDC_CLIENT_ID", "MNOTE_OIDC_CLIENT_SECRET"] as const;
