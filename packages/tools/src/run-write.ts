@@ -6,7 +6,7 @@ import {
 } from "@mnote/contract";
 import { type CallState, callIdentity, successEnvelope } from "./call-state";
 import type { ToolsContext } from "./context";
-import { fail } from "./failure";
+import { fail } from "./app-error";
 import type { Planner, WritePlan } from "./planning/write-plan";
 import { checkedCall } from "./tool-procedure";
 

@@ -1,8 +1,7 @@
 import "server-only";
 import { LIMITS, TOOL_ERROR_HTTP_STATUS, TOOL_ERROR_MESSAGES, type ToolErrorCode } from "@mnote/contract";
 import { hashToken, isTokenLive, type KernelAdapter, type TokenRecord } from "@mnote/kernel";
-import { bearerSecret, createCaller, createToolsContext } from "@mnote/tools";
-import { TRPCError } from "@trpc/server";
+import { AppError, bearerSecret, createCaller, createToolsContext, isAppError } from "@mnote/tools";
 import { z } from "zod";
 import { panelEnv } from "./env";
 import { HermesClient, HermesRefused, HermesUnreachable, type RunLine } from "./hermes-client";
@@ -54,23 +53,11 @@ function hermesFailure(error: unknown): Response {
   return refuse("mnote_tool_unavailable", TOOL_ERROR_MESSAGES.unavailable);
 }
 
-/** The router's refusal (a tRPC error from panel.ask.*) as the door's answer. */
+/** The router's refusal (an AppError from panel.ask.*) as the door's answer: the router's one mapping, read back. */
 function routerRefusal(error: unknown): Response {
-  if (error instanceof TRPCError) {
-    const code: ToolErrorCode =
-      error.code === "UNAUTHORIZED"
-        ? "mnote_tool_unauthenticated"
-        : error.code === "FORBIDDEN"
-          ? "mnote_tool_permission_denied"
-          : error.code === "NOT_FOUND"
-            ? "mnote_tool_not_found"
-            : error.code === "BAD_REQUEST"
-              ? "mnote_tool_invalid_input"
-              : "mnote_tool_unavailable";
-    return refuse(code, code === "mnote_tool_unavailable" ? TOOL_ERROR_MESSAGES.unavailable : error.message);
-  }
-  console.error("[panel] ask refused unexpectedly", error);
-  return refuse("mnote_tool_unavailable", TOOL_ERROR_MESSAGES.unavailable);
+  if (!isAppError(error)) console.error("[panel] ask refused unexpectedly", error);
+  const refusal = AppError.from(isAppError(error) ? error : null);
+  return refuse(refusal.code, refusal.message);
 }
 
 /** A run this panel started: whose it is and on which page (no chat text: that stays in Hermes). */

@@ -1,12 +1,12 @@
-import { type DryRunResult, TOOL_ERROR_MESSAGES } from "@mnote/contract";
+import type { DryRunResult } from "@mnote/contract";
 import { type CallState, callFailure, callIdentity, type RouterAudit, unverifiedClaims } from "../call-state";
-import { ToolFailure } from "../failure";
+import { AppError, isAppError } from "../app-error";
 import { proposalSummary } from "../proposal-summary";
 import { middleware } from "../trpc";
 import type { ToolSpec } from "../tool-spec";
 
 /**
- * The outermost link. Whatever happens below, the caller gets an output envelope,
+ * The outermost link, and the tools' one mapping of `AppError`. Whatever happens below, the caller gets an output envelope,
  * and every call leaves exactly one audit record: the kernel writes it inside a
  * write's transaction, this middleware writes it for everything else.
  */
@@ -23,14 +23,11 @@ export const envelopeAndAudit = middleware(async ({ ctx, meta, getRawInput, next
     await recordAudit(ctx.kernel, call, envelope.audit.effect, envelope.audit.commandId, envelope.error?.code ?? null);
     return result;
   }
-  const cause = result.error.cause;
-  const failure =
-    cause instanceof ToolFailure
-      ? cause
-      : // Anything unexpected (a database gone away) is reported without its internals.
-        new ToolFailure("mnote_tool_unavailable", TOOL_ERROR_MESSAGES.unavailable);
-  if (!(cause instanceof ToolFailure))
-    console.error(`[mnote] ${tool.name} failed unexpectedly`, result.error.cause ?? result.error);
+  // A rule's AppError becomes its failure envelope; anything unexpected (a database gone away) is logged here and
+  // answered without its internals.
+  const expected = isAppError(result.error);
+  if (!expected) console.error(`[mnote] ${tool.name} failed unexpectedly`, result.error.cause ?? result.error);
+  const failure = expected ? AppError.from(result.error) : AppError.from(null);
   const envelope = callFailure(call, failure.code, failure.message);
   await recordAudit(ctx.kernel, call, "none", null, failure.code);
   return { ...result, ok: true as const, data: envelope };

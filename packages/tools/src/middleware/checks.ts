@@ -1,10 +1,9 @@
-import { canonicalToolName, clipEcho, LIMITS, TOOL_ERROR_MESSAGES as M } from "@mnote/contract";
+import { canonicalToolName, LIMITS, TOOL_ERROR_MESSAGES as M } from "@mnote/contract";
 import { hashToken, isTokenLive, type TokenRecord } from "@mnote/kernel";
-import type { z } from "zod";
 import { canReadPage, hasAccess } from "../access";
 import type { CallState, ParsedEnvelope } from "../call-state";
 import { bearerSecret, doorRefusal, type ToolsContext } from "../context";
-import { fail } from "../failure";
+import { describeIssues, fail } from "../app-error";
 import { payloadFingerprint } from "../fingerprint";
 import { middleware } from "../trpc";
 
@@ -61,19 +60,6 @@ export function checkDoor(ctx: ToolsContext, call: CallState) {
   if (refusal) return fail("mnote_tool_permission_denied", refusal);
 }
 
-function describeIssues(error: z.ZodError): string {
-  return (
-    error.issues
-      .slice(0, 3)
-      // zod quotes unknown keys in full: clip whatever came from the caller (a 3 MB key, a 3 MB message).
-      .map(
-        (issue) =>
-          `${issue.path.length ? clipEcho(issue.path.map(String).join(".")) : "input"}: ${clipEcho(issue.message)}`,
-      )
-      .join("; ")
-  );
-}
-
 /** The envelope and the tool's args checked against the contract; parsed once per call. */
 function parseEnvelope(call: CallState): NonNullable<CallState["parsed"]> {
   call.parsed ??= (() => {
@@ -81,7 +67,7 @@ function parseEnvelope(call: CallState): NonNullable<CallState["parsed"]> {
       return { ok: false, problem: "input: must be the tool input envelope (a JSON object)" } as const;
     }
     const parsed = call.tool.inputSchema.safeParse(call.raw);
-    if (!parsed.success) return { ok: false, problem: `invalid input: ${describeIssues(parsed.error)}` } as const;
+    if (!parsed.success) return { ok: false, problem: describeIssues(parsed.error) } as const;
     const input = parsed.data as ParsedEnvelope;
     if (canonicalToolName(input.toolName) !== call.tool.name && input.toolName !== call.tool.name) {
       return { ok: false, problem: `toolName: expected ${call.tool.name}` } as const;

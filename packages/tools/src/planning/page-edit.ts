@@ -7,7 +7,7 @@ import {
   simulateBlockEdits,
 } from "@mnote/kernel";
 import { summarizeChanges } from "@mnote/diff";
-import { fail } from "../failure";
+import { fail } from "../app-error";
 import type { CheckedCall } from "../tool-procedure";
 import { withIds } from "./page-save";
 import { nextRevisionStep, type Planner, writePlan } from "./write-plan";

@@ -1,7 +1,7 @@
 import { type Block, type Change, LIMITS, type ParsedBlockInput, type ToolArgs } from "@mnote/contract";
 import { type PageRecord, sha256Hex } from "@mnote/kernel";
 import { diffBlocks, summarizeChanges } from "@mnote/diff";
-import { fail } from "../failure";
+import { fail } from "../app-error";
 import type { CheckedCall } from "../tool-procedure";
 import { nextRevisionStep, type Planner, writePlan } from "./write-plan";
 

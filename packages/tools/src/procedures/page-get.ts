@@ -10,7 +10,7 @@ import {
 } from "@mnote/contract";
 import type { KernelAdapter, LocatedBlock, PageRecord } from "@mnote/kernel";
 import { successEnvelope } from "../call-state";
-import { fail } from "../failure";
+import { fail } from "../app-error";
 import { contractToolSpec } from "../tool-spec";
 import { checkedCall, toolProcedure } from "../tool-procedure";
 

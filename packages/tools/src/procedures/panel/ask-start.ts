@@ -1,7 +1,7 @@
-import { TRPCError } from "@trpc/server";
 import { z } from "zod";
 import { askInstructions, askSessionId, isAskSessionOf } from "./ask";
 import { PageRefSchema, panelProcedure, requirePage } from "./panel-procedure";
+import { AppError } from "../../app-error";
 
 export const AskStartInput = PageRefSchema.extend({
   /** The conversation to continue; absent: a new one. */
@@ -17,7 +17,7 @@ export const AskStartInput = PageRefSchema.extend({
 export const askStart = panelProcedure.input(AskStartInput).mutation(async ({ ctx, input }) => {
   const { page, workspace } = await requirePage(ctx, input, "page_write");
   if (input.sessionId !== undefined && !isAskSessionOf(input.sessionId, page.id)) {
-    throw new TRPCError({ code: "BAD_REQUEST", message: "that conversation is not about this page; start a new one" });
+    throw new AppError("mnote_tool_invalid_input", "that conversation is not about this page; start a new one");
   }
   return {
     sessionId: input.sessionId ?? askSessionId(page.id),

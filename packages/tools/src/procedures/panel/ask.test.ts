@@ -29,13 +29,13 @@ describe("panel.ask: who may ask Hermes about a page, and with what", () => {
     const ref = { workspaceId: w.ids.ws, documentId: w.ids.page };
     await expect(panelAs(w, w.tokens.viewer).ask.start(ref)).rejects.toMatchObject({ code: "FORBIDDEN" });
     await expect(panelAs(w, w.tokens.viewer).ask.check(ref)).rejects.toMatchObject({ code: "FORBIDDEN" });
-    await expect(panelAs(w, w.tokens.stranger).ask.start(ref)).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await expect(panelAs(w, w.tokens.stranger).ask.start(ref)).rejects.toMatchObject({ code: "FORBIDDEN" });
     await expect(
       panelAs(w, w.tokens.owner).ask.start({ ...ref, sessionId: askSessionId("other_page") }),
-    ).rejects.toMatchObject({ code: "BAD_REQUEST" });
+    ).rejects.toMatchObject({ code: "UNPROCESSABLE_CONTENT", cause: { code: "mnote_tool_invalid_input" } });
     await expect(
       panelAs(w, w.tokens.owner).ask.start({ ...ref, sessionId: `mnote_${w.ids.page}_x` }),
-    ).rejects.toMatchObject({ code: "BAD_REQUEST" });
+    ).rejects.toMatchObject({ code: "UNPROCESSABLE_CONTENT", cause: { code: "mnote_tool_invalid_input" } });
   });
 
   it("finds a conversation's tool calls in the audit trail by its session id", async () => {

@@ -1,7 +1,7 @@
 import { IdSchema } from "@mnote/contract";
-import { TRPCError } from "@trpc/server";
 import { PageRefSchema, panelProcedure, requirePage } from "./panel-procedure";
 import { loadNames, who } from "./people";
+import { AppError } from "../../app-error";
 
 export const CommandGetInput = PageRefSchema.extend({ commandId: IdSchema });
 
@@ -10,6 +10,6 @@ export const commandGet = panelProcedure.input(CommandGetInput).query(async ({ c
   const { page } = await requirePage(ctx, input);
   const command = await ctx.kernel.getCommand(input.commandId);
   if (!command || command.identity.documentId !== page.id)
-    throw new TRPCError({ code: "NOT_FOUND", message: "no such command on this page" });
+    throw new AppError("mnote_tool_not_found", "no such command on this page");
   return { ...command, who: who(await loadNames(ctx.kernel, [command.identity]), command.identity) };
 });

@@ -1,7 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { OutputEnvelope } from "@mnote/contract";
 import type { TokenRecord } from "@mnote/kernel";
-import { TRPCError } from "@trpc/server";
 import type { z } from "zod";
 import { callTool } from "../../call-tool";
 import type { PanelDecision, ToolsContext } from "../../context";
@@ -10,6 +9,7 @@ import { type PageRefSchema, type PersonContext, type ProposalRefSchema, require
 import { findProposal, type Proposal } from "./proposals";
 import { revertTool, revertToolSpec } from "./revert-tool";
 import { isToolName, proposalToolSpec } from "./rules";
+import { AppError } from "../../app-error";
 
 // A person's decisions on a proposal run through the proposal's own tool chain: the panel builds the envelope here
 // and calls the tool, never the kernel.
@@ -27,7 +27,7 @@ export function callProposalTool(
   const withDecision: ToolsContext = decision ? { ...ctx, decision } : ctx;
   if (isToolName(toolName)) return callTool(withDecision, toolName, envelope);
   if (toolName === revertToolSpec.name) return revertCaller(withDecision).revert(envelope as never);
-  throw new TRPCError({ code: "BAD_REQUEST", message: `cannot apply a ${toolName} proposal` });
+  throw new AppError("mnote_tool_invalid_input", `cannot apply a ${toolName} proposal`);
 }
 
 /**
@@ -66,12 +66,9 @@ export function decisionOn(proposal: Proposal, part?: PanelDecision["part"]): Pa
 export async function pendingProposal(ctx: PersonContext, input: z.infer<typeof ProposalRefSchema>) {
   const { page, facts } = await requirePage(ctx, input);
   const proposal = await findProposal(ctx, page, facts, input.proposalId);
-  if (!proposal) throw new TRPCError({ code: "NOT_FOUND", message: "no such proposal on this page" });
+  if (!proposal) throw new AppError("mnote_tool_not_found", "no such proposal on this page");
   if (proposal.status !== "pending") {
-    throw new TRPCError({
-      code: "CONFLICT",
-      message: `the proposal is already ${proposal.status.replaceAll("_", " ")}`,
-    });
+    throw new AppError("mnote_tool_conflict", `the proposal is already ${proposal.status.replaceAll("_", " ")}`);
   }
   return { page, facts, proposal };
 }
@@ -83,9 +80,9 @@ export async function requireDecider(
   proposal: Pick<Proposal, "toolName">,
 ) {
   const spec = proposalToolSpec(proposal.toolName);
-  if (!spec) throw new TRPCError({ code: "BAD_REQUEST", message: `cannot decide on a ${proposal.toolName} proposal` });
+  if (!spec) throw new AppError("mnote_tool_invalid_input", `cannot decide on a ${proposal.toolName} proposal`);
   await requirePage(ctx, input, spec.access);
   if (!ctx.token.scopes.includes(spec.capability)) {
-    throw new TRPCError({ code: "FORBIDDEN", message: `this session's scopes do not include ${spec.capability}` });
+    throw new AppError("mnote_tool_permission_denied", `this session's scopes do not include ${spec.capability}`);
   }
 }

@@ -116,11 +116,12 @@ describe("panel.page.changes", () => {
     }
   });
 
-  it("is refused like the page itself: a stranger gets NOT_FOUND, an agent token FORBIDDEN", async () => {
+  it("is refused like the page itself: a stranger gets the tools' unreadable-page refusal, an agent token FORBIDDEN", async () => {
     const w = await createWorld();
     const ref = { workspaceId: w.ids.ws, documentId: w.ids.page };
     await expect(subscribe(w, w.tokens.stranger, ref).then((s) => s.next())).rejects.toMatchObject({
-      code: "NOT_FOUND",
+      code: "FORBIDDEN",
+      cause: { code: "mnote_tool_permission_denied" },
     });
     await expect(subscribe(w, w.tokens.ownerAgent, ref).then((s) => s.next())).rejects.toMatchObject({
       code: "FORBIDDEN",

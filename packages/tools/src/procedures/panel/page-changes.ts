@@ -1,9 +1,10 @@
 import type { ChangeFeed, PageChange } from "@mnote/kernel";
-import { tracked, TRPCError } from "@trpc/server";
+import { tracked } from "@trpc/server";
 import { z } from "zod";
 import { resolveToken } from "../../resolve-token";
 import type { ToolsContext } from "../../context";
-import { PageRefSchema, panelProcedure, requirePage } from "./panel-procedure";
+import { PageRefSchema, panelProcedure, type PersonContext, requirePage } from "./panel-procedure";
+import { AppError, isAppError, toTRPCError } from "../../app-error";
 
 /**
  * `lastEventId`: the id of the last event the client saw. tRPC fills it from the `Last-Event-ID` of a
@@ -85,7 +86,7 @@ async function waitForFeed(feed: ChangeFeed, signal: AbortSignal | undefined): P
 
 const unavailable = () =>
   // A code the client's subscription link retries: it reconnects (with Last-Event-ID) and resumes.
-  new TRPCError({ code: "SERVICE_UNAVAILABLE", message: "live updates are reconnecting" });
+  new AppError("mnote_tool_unavailable", "live updates are reconnecting");
 
 /**
  * panel.page.changes — "this page changed, read it again", pushed over server-sent events (decision 0017).
@@ -93,10 +94,23 @@ const unavailable = () =>
  * checks as ever. Every event re-checks the session and the page permission, so a revoked token or a
  * withdrawn grant ends the stream at the next change (and tRPC's `maxDurationMs` bounds a quiet one).
  */
-export const pageChanges = panelProcedure.input(PageChangesInputSchema).subscription(async function* ({
+export const pageChanges = panelProcedure.input(PageChangesInputSchema).subscription(async function* (options) {
+  // A stream's errors arise after the procedure's middleware returned: they are mapped here, the same way.
+  try {
+    yield* changesOf(options);
+  } catch (error) {
+    throw isAppError(error) ? toTRPCError(AppError.from(error)) : error;
+  }
+});
+
+async function* changesOf({
   ctx,
   input,
   signal,
+}: {
+  ctx: PersonContext;
+  input: z.infer<typeof PageChangesInputSchema>;
+  signal: AbortSignal | undefined;
 }) {
   const ref = { workspaceId: input.workspaceId, documentId: input.documentId };
   await requirePage(ctx, ref);
@@ -127,7 +141,7 @@ export const pageChanges = panelProcedure.input(PageChangesInputSchema).subscrip
         throw unavailable();
       }
       if (!(await resolveToken(ctx.kernel, ctx.authorization)))
-        throw new TRPCError({ code: "UNAUTHORIZED", message: "sign in again" });
+        throw new AppError("mnote_tool_unauthenticated", "sign in again");
       const { page: now } = await requirePage(ctx, ref);
       const cursor = await pageCursor(ctx.kernel, now.id, now.revision);
       if (cursor === last) continue;
@@ -138,4 +152,4 @@ export const pageChanges = panelProcedure.input(PageChangesInputSchema).subscrip
     stopChanges();
     stopConnection();
   }
-});
+}

@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { IdSchema, type OutputEnvelope } from "@mnote/contract";
-import { TRPCError } from "@trpc/server";
 import { callProposalTool } from "./decisions";
 import { PageRefSchema, panelProcedure, requirePage } from "./panel-procedure";
 import { revertToolSpec } from "./revert-tool";
+import { AppError } from "../../app-error";
 
 export const PageRevertInput = PageRefSchema.extend({ commandId: IdSchema });
 
@@ -19,7 +19,7 @@ export const pageRevert = panelProcedure
     const { page } = await requirePage(ctx, input, revertToolSpec.access);
     const target = await ctx.kernel.getCommand(input.commandId);
     if (!target || target.identity.documentId !== page.id)
-      throw new TRPCError({ code: "NOT_FOUND", message: "no such command on this page" });
+      throw new AppError("mnote_tool_not_found", "no such command on this page");
     const idempotencyKey = `revert_${input.commandId}_r${page.revision}`;
     const envelope = await callProposalTool(ctx, revertToolSpec.name, {
       toolName: revertToolSpec.name,

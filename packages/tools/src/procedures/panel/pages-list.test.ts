@@ -63,7 +63,7 @@ describe("panel: the pages list", () => {
 });
 
 describe("panel: ids the contract refuses, on the procedures that decide", () => {
-  it("answers BAD_REQUEST naming the field, and writes nothing", async () => {
+  it("answers invalid input (422) naming the field, and writes nothing", async () => {
     const w = await createWorld();
     const panel = panelAs(w, w.tokens.owner);
     const ref = { workspaceId: w.ids.ws, documentId: w.ids.page };
@@ -83,7 +83,12 @@ describe("panel: ids the contract refuses, on the procedures that decide", () =>
         ),
       ),
     );
-    expect(refusals.map((error) => error?.code)).toEqual(["BAD_REQUEST", "BAD_REQUEST", "BAD_REQUEST", "BAD_REQUEST"]);
+    expect(refusals.map((error) => error?.code)).toEqual([
+      "UNPROCESSABLE_CONTENT",
+      "UNPROCESSABLE_CONTENT",
+      "UNPROCESSABLE_CONTENT",
+      "UNPROCESSABLE_CONTENT",
+    ]);
     expect(refusals.map((error) => error!.message)).toEqual([
       expect.stringMatching(/commandId[\s\S]*control characters/),
       expect.stringMatching(/documentId/),

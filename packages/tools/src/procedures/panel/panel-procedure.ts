@@ -1,5 +1,4 @@
-import { TRPCError } from "@trpc/server";
-import { IdSchema } from "@mnote/contract";
+import { IdSchema, TOOL_ERROR_MESSAGES as M } from "@mnote/contract";
 import type { TokenRecord } from "@mnote/kernel";
 import { z } from "zod";
 import { canReadPage, hasAccess } from "../../access";
@@ -7,7 +6,8 @@ import { resolveToken } from "../../resolve-token";
 import { doorRefusal, type ToolsContext } from "../../context";
 import type { AccessNeed } from "../../tool-spec";
 import { middleware, publicProcedure } from "../../trpc";
-import { unexpectedIsUnavailable } from "./unavailable";
+import { appErrors } from "./app-errors";
+import { AppError } from "../../app-error";
 
 /**
  * The panel's own reads and decisions. Only a person's token at the panel opens them:
@@ -17,14 +17,14 @@ import { unexpectedIsUnavailable } from "./unavailable";
  */
 const signedInPerson = middleware(async ({ ctx, next }) => {
   const token = await resolveToken(ctx.kernel, ctx.authorization);
-  if (!token) throw new TRPCError({ code: "UNAUTHORIZED", message: "sign in again" });
+  if (!token) throw new AppError("mnote_tool_unauthenticated", "sign in again");
   const refusal =
     ctx.door === "panel" ? doorRefusal("panel", token.holder) : "the panel's procedures answer only at the panel";
-  if (refusal) throw new TRPCError({ code: "FORBIDDEN", message: refusal });
+  if (refusal) throw new AppError("mnote_tool_permission_denied", refusal);
   return next({ ctx: { token } });
 });
 
-export const panelProcedure = publicProcedure.use(unexpectedIsUnavailable).use(signedInPerson);
+export const panelProcedure = publicProcedure.use(appErrors).use(signedInPerson);
 
 /** A page as the panel names it: the contract's id rules, so the panel accepts exactly the ids the tools do. */
 export const PageRefSchema = z.object({ workspaceId: IdSchema, documentId: IdSchema });
@@ -34,14 +34,20 @@ export const ProposalRefSchema = PageRefSchema.extend({ proposalId: z.number().i
 /** What a panel procedure's code receives: the tools context and the signed-in person's token. */
 export type PersonContext = ToolsContext & { token: TokenRecord };
 
-/** The page, if the signed-in person may use it as asked; the same NOT_FOUND for missing and unreadable pages. */
+/** The page, if the signed-in person may use it as asked; the same refusal for missing and unreadable pages. */
 export async function requirePage(
   ctx: PersonContext,
   ref: z.infer<typeof PageRefSchema>,
   need: AccessNeed = "page_read",
 ) {
   const facts = await ctx.kernel.getAccessFacts({ ...ref, userId: ctx.token.userId });
-  if (!canReadPage(facts)) throw new TRPCError({ code: "NOT_FOUND", message: "page not found or not readable" });
-  if (!hasAccess(facts, need)) throw new TRPCError({ code: "FORBIDDEN", message: "no write permission on this page" });
+  // The tool chain's rule, failing the same way (middleware/checks.ts, step 5): unreadable and missing pages alike.
+  if (!canReadPage(facts)) throw new AppError("mnote_tool_permission_denied", M.pageUnreadable);
+  if (!hasAccess(facts, need)) {
+    throw new AppError(
+      "mnote_tool_permission_denied",
+      need === "artifact_write" ? M.artifactWriteDenied : M.pageWriteDenied,
+    );
+  }
   return { page: facts.page!, role: facts.role!, workspace: facts.workspace!, facts };
 }

@@ -1,7 +1,6 @@
 import { type Block, LIMITS, type OutputEnvelope, type ToolArgs } from "@mnote/contract";
 import { applySelectedChanges } from "@mnote/diff";
 import { blockIdsNamed, type PageRecord, simulateBlockEdits } from "@mnote/kernel";
-import { TRPCError } from "@trpc/server";
 import { z } from "zod";
 import type { ToolsContext } from "../../context";
 import { keptOperations, withInsertIds } from "../../planning/page-edit";
@@ -10,6 +9,7 @@ import { callProposalTool, decisionOn, panelEnvelope, pendingProposal, requireDe
 import { panelProcedure, ProposalRefSchema } from "./panel-procedure";
 import { partialApplyKey, type Proposal } from "./proposals";
 import { cutsByChange } from "./rules";
+import { AppError } from "../../app-error";
 
 export const ProposalsApplyPartInput = ProposalRefSchema.extend({
   /** Indices into the proposal's `preview.changes` of the changes to write; the others are left out. */
@@ -29,20 +29,14 @@ export const proposalsApplyPart = panelProcedure
     const { page, proposal } = await pendingProposal(ctx, input);
     await requireDecider(ctx, input, proposal);
     if (!cutsByChange(proposal.toolName)) {
-      throw new TRPCError({
-        code: "BAD_REQUEST",
-        message: "only page.save and page.edit proposals can be applied in part",
-      });
+      throw new AppError("mnote_tool_invalid_input", "only page.save and page.edit proposals can be applied in part");
     }
     if (proposal.stale)
-      throw new TRPCError({ code: "CONFLICT", message: "the page changed since this proposal; re-run the dry run" });
+      throw new AppError("mnote_tool_conflict", "the page changed since this proposal; re-run the dry run");
     const total = proposal.preview.changes.length;
     const kept = [...new Set(input.keep)].sort((a, b) => a - b);
     if (kept.at(-1)! >= total)
-      throw new TRPCError({
-        code: "BAD_REQUEST",
-        message: `keep: the proposal has ${total} changes (0 to ${total - 1})`,
-      });
+      throw new AppError("mnote_tool_invalid_input", `keep: the proposal has ${total} changes (0 to ${total - 1})`);
     const base = panelEnvelope(ctx.token, proposal, input);
     if (kept.length === total) {
       // Everything kept is the proposal itself: apply it as shown, as Approve does.
@@ -102,6 +96,6 @@ async function keptEditArgs(ctx: ToolsContext, page: PageRecord, proposal: Propo
     operations,
   );
   const kept = keptOperations(operations, edit.changes, edit.operationOfChange, (i) => keep.has(i));
-  if (kept.length === 0) throw new TRPCError({ code: "BAD_REQUEST", message: "keep at least one change" });
+  if (kept.length === 0) throw new AppError("mnote_tool_invalid_input", "keep at least one change");
   return { operations: kept };
 }

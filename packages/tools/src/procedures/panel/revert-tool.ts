@@ -8,7 +8,7 @@ import {
 } from "@mnote/contract";
 import { diffBlocks, summarizeChanges } from "@mnote/diff";
 import { z } from "zod";
-import { fail } from "../../failure";
+import { fail } from "../../app-error";
 import type { Planner } from "../../planning/write-plan";
 import { runWrite } from "../../run-write";
 import { toolProcedure } from "../../tool-procedure";

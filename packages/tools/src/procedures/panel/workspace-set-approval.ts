@@ -1,7 +1,7 @@
 import { IdSchema } from "@mnote/contract";
-import { TRPCError } from "@trpc/server";
 import { z } from "zod";
 import { panelProcedure } from "./panel-procedure";
+import { AppError } from "../../app-error";
 
 export const WorkspaceSetApprovalInput = z.object({ workspaceId: IdSchema, approvalRequired: z.boolean() });
 
@@ -9,7 +9,7 @@ export const WorkspaceSetApprovalInput = z.object({ workspaceId: IdSchema, appro
 export const workspaceSetApproval = panelProcedure.input(WorkspaceSetApprovalInput).mutation(async ({ ctx, input }) => {
   const workspaces = await ctx.kernel.admin.listWorkspaces(ctx.token.userId);
   if (workspaces.find((w) => w.id === input.workspaceId)?.role !== "owner") {
-    throw new TRPCError({ code: "FORBIDDEN", message: "only a workspace owner changes the approval policy" });
+    throw new AppError("mnote_tool_permission_denied", "only a workspace owner changes the approval policy");
   }
   await ctx.kernel.admin.setApprovalRequired(input.workspaceId, input.approvalRequired);
   return input;

@@ -1,0 +1,16 @@
+import { AppError, isAppError, toTRPCError } from "../../app-error";
+import { middleware } from "../../trpc";
+
+/**
+ * The panel's one mapping of errors, outermost on every panel procedure: a rule's `AppError` (and tRPC's own input
+ * refusal) leaves as the tRPC error for its contract code; anything else (in practice the database gone away) is
+ * logged and reaches the browser as 503 "mnote is unavailable; retry later", as the tools' envelope says it
+ * (`middleware/answer-and-audit.ts`), never as a 500 carrying the driver's message (a host, a port, SQL).
+ */
+export const appErrors = middleware(async ({ next, path }) => {
+  const result = await next();
+  if (result.ok) return result;
+  const expected = isAppError(result.error) || result.error.code !== "INTERNAL_SERVER_ERROR";
+  if (!expected) console.error(`[mnote] panel ${path} failed unexpectedly`, result.error.cause ?? result.error);
+  throw toTRPCError(AppError.from(expected ? result.error : null));
+});
