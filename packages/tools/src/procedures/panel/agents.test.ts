@@ -112,7 +112,7 @@ describe("panel.agents", () => {
       { label: "x", scopes: ["page.read"], expiresInDays: 366 },
       { label: "x".repeat(81), scopes: ["page.read"], expiresInDays: 1 },
     ]) {
-      expect(await code(panelAs(w, w.tokens.owner).agents.create(input as never))).toBe("BAD_REQUEST");
+      expect(await code(panelAs(w, w.tokens.owner).agents.create(input as never))).toBe("UNPROCESSABLE_CONTENT");
     }
     expect(await w.kernel.admin.tableSnapshot()).toEqual(before);
   });

@@ -1,4 +1,4 @@
-import { TRPCError } from "@trpc/server";
+import { fail } from "../../app-error";
 import { asPanelRefusal, MemberInviteInput, requireOwner } from "./members";
 import { panelProcedure } from "./panel-procedure";
 
@@ -10,10 +10,10 @@ export const membersInvite = panelProcedure.input(MemberInviteInput).mutation(as
   await requireOwner(ctx, input.workspaceId);
   const user = await ctx.kernel.admin.findUserByEmail(input.email);
   if (!user)
-    throw new TRPCError({
-      code: "NOT_FOUND",
-      message: `no mnote user has the email ${input.email}; an operator adds people (mnote admin user create --email)`,
-    });
+    return fail(
+      "mnote_tool_not_found",
+      `no mnote user has the email ${input.email}; an operator adds people (mnote admin user create --email)`,
+    );
   await asPanelRefusal(
     ctx.kernel.admin.addMember({
       workspaceId: input.workspaceId,

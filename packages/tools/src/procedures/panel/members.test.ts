@@ -76,10 +76,14 @@ describe("panel.members", () => {
         "NOT_FOUND",
         /no mnote user/,
       ],
-      [owner.invite({ workspaceId: w.ids.ws, email: "not-an-email", role: "viewer" }), "BAD_REQUEST", /email/i],
+      [
+        owner.invite({ workspaceId: w.ids.ws, email: "not-an-email", role: "viewer" }),
+        "UNPROCESSABLE_CONTENT",
+        /email/i,
+      ],
       [
         owner.invite({ workspaceId: w.ids.ws, email: "stranger@example.com", role: "admin" as never }),
-        "BAD_REQUEST",
+        "UNPROCESSABLE_CONTENT",
         /role/,
       ],
     ];
