@@ -3,9 +3,10 @@ import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { freePort, mnote, startStack } from "../scripts/stack.mjs";
+import { startTestIdp } from "@mnote/identity/test-idp";
 import { startHermesStandIn } from "./hermes-standin/start";
 import { FLOW_PAGES } from "./flows/pages";
-import { DEMO_USER_IDS, type E2EState } from "./flows/state";
+import { DEMO_USER_IDS, type E2EState, OIDC_PEOPLE } from "./flows/state";
 
 /**
  * One temporary SQLite database with the demo data, the bridge and the panel on it,
@@ -50,22 +51,38 @@ export default async function globalSetup() {
       }
     };
     await Promise.all([worker(), worker(), worker()]);
+    // Ada signs in through the identity provider too: her mnote user has the email it vouches for.
+    await mnote(["admin", "user", "set-email", "--id", "user_ada", "--email", "ada@example.com"], env);
     return demo;
   };
   // The panel reads MNOTE_HERMES_URL at start; the stand-in starts once the demo's agent token exists.
   const hermesPort = await freePort();
   const hermesKey = randomBytes(24).toString("hex");
+  // A real OpenID provider (oidc-provider) the panel signs people in through; it knows the panel's callback.
+  const webPort = await freePort();
+  const idp = await startTestIdp({
+    redirectUris: [`http://127.0.0.1:${webPort}/api/auth/oidc/callback`],
+    people: OIDC_PEOPLE,
+  });
   const stackStarting = startStack({
     databaseUrl,
+    webPort,
     devSignInUsers: Object.values(DEMO_USER_IDS),
     quiet: true,
-    webEnv: { MNOTE_HERMES_URL: `http://127.0.0.1:${hermesPort}`, MNOTE_HERMES_API_KEY: hermesKey },
+    webEnv: {
+      MNOTE_HERMES_URL: `http://127.0.0.1:${hermesPort}`,
+      MNOTE_HERMES_API_KEY: hermesKey,
+      MNOTE_OIDC_ISSUER: idp.issuer,
+      MNOTE_OIDC_CLIENT_ID: idp.clientId,
+      MNOTE_OIDC_CLIENT_SECRET: idp.clientSecret,
+    },
   });
   const [stack, demo] = await Promise.all([stackStarting, seed()]).catch(async (error) => {
     await stackStarting.then(
       (s) => s.stop(),
       () => undefined,
     );
+    await idp.stop();
     throw error;
   });
   // What Hermes's API server offers a run (its config.yaml platform_toolsets.api_server); flows may change it.
@@ -78,11 +95,11 @@ export default async function globalSetup() {
     token: demo.credentials.ada.agent,
     toolsetsFile,
   }).catch(async (error) => {
-    await stack.stop();
+    await Promise.all([stack.stop(), idp.stop()]);
     throw error;
   });
   const stop = async () => {
-    await Promise.all([stack.stop(), hermes.stop()]);
+    await Promise.all([stack.stop(), hermes.stop(), idp.stop()]);
   };
   // If the runner dies without teardown, do not leave the servers behind.
   process.once("exit", () => void stop());
@@ -96,11 +113,12 @@ export default async function globalSetup() {
     workspaceId: demo.workspaceId,
     credentials: demo.credentials,
     hermes: { url: hermes.url, pid: hermes.pid, toolsetsFile, key: hermesKey },
+    idp: { issuer: idp.issuer },
   };
   const file = join(dir, "state.json");
   await writeFile(file, JSON.stringify(state, null, 2), { mode: 0o600 });
   process.env.MNOTE_E2E_STATE = file;
   console.log(
-    `e2e stack: panel ${stack.webUrl}, bridge ${stack.bridgeUrl}, Hermes stand-in ${hermes.url}, database ${databaseUrl}`,
+    `e2e stack: panel ${stack.webUrl}, bridge ${stack.bridgeUrl}, Hermes stand-in ${hermes.url}, OpenID provider ${idp.issuer}, database ${databaseUrl}`,
   );
 }

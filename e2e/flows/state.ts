@@ -10,6 +10,17 @@ export const DEMO_USER_IDS: Record<DemoUserKey, string> = {
   dee: "user_dee",
 };
 
+/**
+ * The test OpenID provider's people (login name → claims). Ada's email is her mnote user's; Stranger's is no
+ * one's; Unverified's is Ada's, but the provider has not verified it; Leaver's user is made by a flow.
+ */
+export const OIDC_PEOPLE = {
+  ada: { email: "Ada@Example.com", name: "Ada Lovelace" },
+  stranger: { email: "stranger@example.com", name: "Stranger" },
+  unverified: { email: "ada@example.com", emailVerified: false },
+  leaver: { email: "leaver@example.com", name: "Leaver" },
+};
+
 /** What global-setup.ts hands the flows. */
 export interface E2EState {
   bridgeUrl: string;
@@ -20,6 +31,8 @@ export interface E2EState {
   credentials: Record<DemoUserKey, { person: string; agent: string }>;
   /** The stand-in for Hermes's API server the panel is connected to (e2e/hermes-standin). */
   hermes: { url: string; pid: number; toolsetsFile: string; key: string };
+  /** The OpenID provider the panel signs people in through (@mnote/identity/test-idp). */
+  idp: { issuer: string };
 }
 
 let cached: E2EState | null = null;

@@ -235,3 +235,18 @@ export async function blockTexts(page: Page): Promise<string[]> {
     }),
   );
 }
+
+/**
+ * Sign in through the test OpenID provider (global-setup.ts) on its own pages: the panel's button, the
+ * provider's login form (any password; the login name is the account, e2e/flows/state.ts OIDC_PEOPLE), its
+ * consent page, and back to the panel.
+ */
+export async function signInAtProvider(page: Page, login: string) {
+  await page.goto("/signin");
+  await page.getByRole("button", { name: "Sign in with your identity provider" }).click();
+  // The provider's development login page: any password, the login name is the account.
+  await page.locator('input[name="login"]').fill(login);
+  await page.locator('input[name="password"]').fill("any password");
+  await page.getByRole("button", { name: "Sign-in" }).click();
+  await page.getByRole("button", { name: "Continue" }).click();
+}

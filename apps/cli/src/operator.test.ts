@@ -120,6 +120,34 @@ describe("operator commands", () => {
   );
 
   it(
+    "gives users an email to sign in with, one user's each, set and cleared",
+    async () => {
+      const created = await mnote(["admin", "user", "create", "--name", "Mia", "--email", "Mia@Example.com"]);
+      expect(created.json).toMatchObject({ name: "Mia", email: "mia@example.com" });
+      const mia = created.json.id;
+      const taken = await mnote(["admin", "user", "set-email", "--id", owner, "--email", "MIA@example.com"]);
+      expect(taken.code).toBe(1);
+      expect(taken.json.error).toMatch(/another user .* has the email mia@example.com/);
+      const malformed = await mnote(["admin", "user", "create", "--name", "X", "--email", "no-at-sign"]);
+      expect(malformed.code).toBe(1);
+      expect(malformed.json.error).toMatch(/is not an email address/);
+      expect((await mnote(["admin", "user", "set-email", "--id", mia])).code).toBe(2);
+      expect((await mnote(["admin", "user", "set-email", "--id", mia, "--email", "m@x.org", "--clear"])).code).toBe(2);
+      expect((await mnote(["admin", "user", "set-email", "--id", owner, "--email", "olga@example.com"])).json).toEqual({
+        id: owner,
+        name: "Olga",
+        email: "olga@example.com",
+      });
+      expect((await mnote(["admin", "user", "set-email", "--id", mia, "--clear"])).json).toMatchObject({ email: null });
+      expect((await mnote(["admin", "user", "set-email", "--id", "user_nobody", "--clear"])).json.error).toMatch(
+        /no user user_nobody/,
+      );
+      await mnote(["admin", "user", "remove", "--id", mia]);
+    },
+    CLI_TIMEOUT * 2,
+  );
+
+  it(
     "a workspace keeps its last owner",
     async () => {
       const demote = await mnote([

@@ -9,3 +9,4 @@ export * from "./options";
 export * from "./text";
 export * from "./tool-input";
 export * from "./tools";
+export * from "./email";

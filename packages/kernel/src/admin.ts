@@ -1,4 +1,4 @@
-import { DEFAULT_PAGE_OPTIONS } from "@mnote/contract";
+import { DEFAULT_PAGE_OPTIONS, EmailSchema } from "@mnote/contract";
 import { hashToken, newId, newTokenSecret } from "./ids";
 import { BUSINESS_TABLES } from "./migrations";
 import { insertBlocks } from "./page-state";
@@ -11,7 +11,16 @@ import {
   type Role,
   type TokenListing,
   type TokenRecord,
+  type UserRecord,
 } from "./types";
+
+/** How an email is stored and compared (the contract's EmailSchema); empty is none, anything else is refused. */
+export function normalizeEmail(email: string | null | undefined): string | null {
+  if (email === null || email === undefined || email.trim() === "") return null;
+  const parsed = EmailSchema.safeParse(email);
+  if (!parsed.success) throw new AdminRefusal(`${JSON.stringify(email.slice(0, 100))} is not an email address`);
+  return parsed.data;
+}
 
 /**
  * Operator actions: set-up data, not tool calls, so they carry no command. When an operator makes them (`by` is
@@ -47,13 +56,43 @@ export function createAdmin(db: SqlDriver): KernelAdmin {
     }
   }
 
+  /** An email is one user's: refuse it when another user has it (the UNIQUE index is the last word on a race). */
+  async function emailFree(tx: SqlExecutor, email: string | null, userId: string) {
+    if (email === null) return;
+    const holder = await tx.get<{ id: string }>(`SELECT id FROM users WHERE email = ?`, [email]);
+    if (holder && holder.id !== userId) throw new AdminRefusal(`another user (${holder.id}) has the email ${email}`);
+  }
+
+  const USER_COLUMNS = `id, name, email`;
+
   return {
-    async createUser({ id = newId("user"), name, by }) {
+    async createUser({ id = newId("user"), name, email = null, by }) {
+      const stored = normalizeEmail(email);
       await db.transaction(async (tx) => {
-        await tx.run(`INSERT INTO users (id, name, created_at) VALUES (?, ?, ?)`, [id, name, now()]);
-        await audit(tx, { by }, "user.create", null, { userId: id, name });
+        await emailFree(tx, stored, id);
+        await tx.run(`INSERT INTO users (id, name, email, created_at) VALUES (?, ?, ?, ?)`, [id, name, stored, now()]);
+        await audit(tx, { by }, "user.create", null, { userId: id, name, ...(stored ? { email: stored } : {}) });
       });
-      return { id, name };
+      return { id, name, email: stored };
+    },
+    async setUserEmail(userId, email, who) {
+      const stored = normalizeEmail(email);
+      return db.transaction(async (tx) => {
+        const user = await tx.get<UserRecord>(`SELECT ${USER_COLUMNS} FROM users WHERE id = ?${db.forUpdate}`, [
+          userId,
+        ]);
+        if (!user) throw new AdminRefusal(`no user ${userId}`);
+        await emailFree(tx, stored, userId);
+        await tx.run(`UPDATE users SET email = ? WHERE id = ?`, [stored, userId]);
+        await audit(tx, who, "user.email", null, { userId, email: stored, previousEmail: user.email });
+        return { ...user, email: stored };
+      });
+    },
+    async findUserByEmail(email) {
+      const parsed = EmailSchema.safeParse(email);
+      if (!parsed.success) return null;
+      const stored = parsed.data;
+      return (await db.get<UserRecord>(`SELECT ${USER_COLUMNS} FROM users WHERE email = ?`, [stored])) ?? null;
     },
     async createWorkspace({ id = newId("ws"), name, ownerId, approvalRequired = true, by }) {
       await db.transaction(async (tx) => {
@@ -91,6 +130,18 @@ export function createAdmin(db: SqlDriver): KernelAdmin {
           role,
           previousRole: before?.role ?? null,
         });
+      });
+    },
+    async setMemberRole({ workspaceId, userId, role, by }) {
+      await db.transaction(async (tx) => {
+        const before = await tx.get<{ role: Role }>(
+          `SELECT role FROM members WHERE workspace_id = ? AND user_id = ?${db.forUpdate}`,
+          [workspaceId, userId],
+        );
+        if (!before) throw new AdminRefusal(`${userId} is not a member of ${workspaceId}`);
+        if (role !== "owner") await keepAnOwner(tx, workspaceId, userId);
+        await tx.run(`UPDATE members SET role = ? WHERE workspace_id = ? AND user_id = ?`, [role, workspaceId, userId]);
+        await audit(tx, { by }, "member.role", workspaceId, { userId, role, previousRole: before.role });
       });
     },
     async removeMember({ workspaceId, userId, by }) {
@@ -229,8 +280,12 @@ export function createAdmin(db: SqlDriver): KernelAdmin {
         created_at: string;
         expires_at: string | null;
         revoked_at: string | null;
+        last_used_at: string | null;
       }>(
-        `SELECT id, user_id, holder, scopes, label, created_at, expires_at, revoked_at FROM tokens WHERE user_id = ? ORDER BY created_at DESC, id`,
+        // Last use from the audit (index audit_by_token): the newest record of each of the user's tokens.
+        `SELECT t.id, t.user_id, t.holder, t.scopes, t.label, t.created_at, t.expires_at, t.revoked_at,
+           (SELECT MAX(a.at) FROM audit_log a WHERE a.token_id = t.id) AS last_used_at
+         FROM tokens t WHERE t.user_id = ? ORDER BY t.created_at DESC, t.id`,
         [userId],
       );
       return rows.map((row) => ({
@@ -242,6 +297,7 @@ export function createAdmin(db: SqlDriver): KernelAdmin {
         createdAt: row.created_at,
         expiresAt: row.expires_at,
         revokedAt: row.revoked_at,
+        lastUsedAt: row.last_used_at,
       }));
     },
     async removeUser(userId, who) {
@@ -267,10 +323,10 @@ export function createAdmin(db: SqlDriver): KernelAdmin {
       });
     },
     async getUser(id) {
-      return (await db.get<{ id: string; name: string }>(`SELECT id, name FROM users WHERE id = ?`, [id])) ?? null;
+      return (await db.get<UserRecord>(`SELECT ${USER_COLUMNS} FROM users WHERE id = ?`, [id])) ?? null;
     },
     async listUsers() {
-      return db.all<{ id: string; name: string }>(`SELECT id, name FROM users ORDER BY name, id`);
+      return db.all<UserRecord>(`SELECT ${USER_COLUMNS} FROM users ORDER BY name, id`);
     },
     async listWorkspaces(userId) {
       const rows = userId

@@ -33,3 +33,4 @@ export {
   simulateBlockEdits,
   undoBlockEdits,
 } from "./block-edits";
+export { normalizeEmail } from "./admin";

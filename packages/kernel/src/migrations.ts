@@ -143,6 +143,19 @@ const MIGRATIONS: Array<{ version: number; name: string; statements: (dialect: S
       `ALTER TABLE proposals ADD COLUMN edited INTEGER NOT NULL DEFAULT 0`,
     ],
   },
+  {
+    version: 7,
+    name: "users' emails and tokens' last use",
+    // Issue 23: people sign in through their identity provider, found by the verified email it vouches for
+    // (stored lower-case; NULL for users who sign in with a token only, which a UNIQUE index allows many of).
+    // A token's last use is its newest audit record: every tool call is audited with its token, so the
+    // panel reads it there instead of writing a timestamp on every call.
+    statements: () => [
+      `ALTER TABLE users ADD COLUMN email TEXT`,
+      `CREATE UNIQUE INDEX users_by_email ON users (email)`,
+      `CREATE INDEX audit_by_token ON audit_log (token_id, id)`,
+    ],
+  },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS.at(-1)!.version;

@@ -10,6 +10,8 @@ export type TokenHolder = "person" | "agent";
 export interface UserRecord {
   id: string;
   name: string;
+  /** Lower-case; how a sign-in through the identity provider finds the user. Null: token sign-in only. */
+  email: string | null;
 }
 export interface WorkspaceRecord {
   id: string;
@@ -446,6 +448,8 @@ export interface MemberRecord {
 
 export interface TokenListing extends TokenRecord {
   createdAt: string;
+  /** When the token's newest audited call was made; null if it never made one. */
+  lastUsedAt: string | null;
 }
 
 /** An operator change the kernel refuses: it would leave a workspace without an owner, or names nothing. */
@@ -456,14 +460,29 @@ export class AdminRefusal extends Error {
   }
 }
 
+/**
+ * By name as well as by class: a bundler (Next's server build) may hold two copies of this module, and a
+ * refusal from one is no `instanceof` of the other's class.
+ */
+export function isAdminRefusal(error: unknown): error is AdminRefusal {
+  return error instanceof AdminRefusal || (error instanceof Error && error.name === "AdminRefusal");
+}
+
 export interface KernelAdmin {
-  createUser(input: { id?: string; name: string } & OperatorAudit): Promise<UserRecord>;
+  /** Refuses an email another user has (compared lower-case). */
+  createUser(input: { id?: string; name: string; email?: string | null } & OperatorAudit): Promise<UserRecord>;
+  /** Sets (or, with null, clears) the user's email; refuses an unknown user and an email another user has. */
+  setUserEmail(userId: string, email: string | null, audit?: OperatorAudit): Promise<UserRecord>;
+  /** The user with this email (compared lower-case), if any. */
+  findUserByEmail(email: string): Promise<UserRecord | null>;
   createWorkspace(
     input: { id?: string; name: string; ownerId: string; approvalRequired?: boolean } & OperatorAudit,
   ): Promise<WorkspaceRecord>;
   setApprovalRequired(workspaceId: string, approvalRequired: boolean, audit?: OperatorAudit): Promise<void>;
   /** Adds the member, or changes the role of one already there. Refuses to demote a workspace's last owner. */
   addMember(input: { workspaceId: string; userId: string; role: Role } & OperatorAudit): Promise<void>;
+  /** Changes a member's role; refuses a user who is not a member, and demoting the last owner. */
+  setMemberRole(input: { workspaceId: string; userId: string; role: Role } & OperatorAudit): Promise<void>;
   /** Refuses to remove a workspace's last owner, and a user who is not a member. */
   removeMember(input: { workspaceId: string; userId: string } & OperatorAudit): Promise<void>;
   listMembers(workspaceId: string): Promise<MemberRecord[]>;

@@ -20,3 +20,4 @@ export type { ProposalListItem, Proposal, ProposalState } from "./procedures/pan
 export type { AuditRow, DecisionOnProposal } from "./procedures/panel/audit-list";
 export type { PageListItem } from "./procedures/panel/pages-list";
 export { AskQuestionSchema } from "./procedures/panel/ask-start";
+export type { AgentTokenItem } from "./procedures/panel/agents";

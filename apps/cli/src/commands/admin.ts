@@ -20,13 +20,29 @@ function role(args: Parameters<Command["run"]>[0]["args"]): Role {
 export const adminCommands: Command[] = [
   {
     words: ["admin", "user", "create"],
-    usage: "mnote admin user create --name NAME [--id ID]",
-    help: "Creates a user; print their id for tokens and memberships.",
+    usage: "mnote admin user create --name NAME [--email EMAIL] [--id ID]",
+    help: "Creates a user; prints their id for tokens and memberships. With --email they can sign in to the panel through the identity provider (MNOTE_OIDC_*).",
     async run({ args, kernel }) {
       const user = await (
         await kernel()
-      ).admin.createUser({ name: required(args, "name"), id: optional(args, "id"), ...operator() });
+      ).admin.createUser({
+        name: required(args, "name"),
+        email: optional(args, "email") ?? null,
+        id: optional(args, "id"),
+        ...operator(),
+      });
       return { output: user };
+    },
+  },
+  {
+    words: ["admin", "user", "set-email"],
+    usage: "mnote admin user set-email --id USER_ID --email EMAIL | --clear",
+    help: "Sets the email the identity provider's sign-in finds the user by (one user's each), or clears it (--clear: token sign-in only).",
+    async run({ args, kernel }) {
+      const clear = args.flags.get("clear") === true;
+      const email = optional(args, "email");
+      if (clear === (email !== undefined)) throw new UsageError("give exactly one of --email or --clear");
+      return { output: await (await kernel()).admin.setUserEmail(required(args, "id"), email ?? null, operator()) };
     },
   },
   {
@@ -102,11 +118,7 @@ export const adminCommands: Command[] = [
     help: "Changes a member's role; takes effect on the member's next call. A workspace keeps at least one owner.",
     async run({ args, kernel }) {
       const input = { workspaceId: required(args, "workspace"), userId: required(args, "user"), role: role(args) };
-      const k = await kernel();
-      if (!(await k.admin.listMembers(input.workspaceId)).some((m) => m.userId === input.userId)) {
-        return { output: { error: `${input.userId} is not a member of ${input.workspaceId}` }, exitCode: 1 };
-      }
-      await k.admin.addMember({ ...input, ...operator() });
+      await (await kernel()).admin.setMemberRole({ ...input, ...operator() });
       return { output: input };
     },
   },

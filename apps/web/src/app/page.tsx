@@ -21,14 +21,17 @@ export default async function Home() {
       <header className="topbar">
         <span className="brand">mnote · page AI</span>
         <span className="who">
-          Signed in as <strong>{me.user?.name}</strong> <SignOutButton />
+          <Link href="/agents">Connect an agent</Link> · Signed in as <strong>{me.user?.name}</strong> <SignOutButton />
         </span>
       </header>
       <h1>Your pages</h1>
       {workspaces.map(({ workspace, pages }) => (
         <section key={workspace.id} className="card" aria-labelledby={`ws-${workspace.id}`}>
           <h2 id={`ws-${workspace.id}`}>
-            {workspace.name} <span className="muted">({workspace.role})</span>
+            {workspace.name} <span className="muted">({workspace.role})</span>{" "}
+            <Link href={`/w/${encodeURIComponent(workspace.id)}/members`} className="muted">
+              Members
+            </Link>
           </h2>
           <ul className="page-list">
             {pages.map((page) => (

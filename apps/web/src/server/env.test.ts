@@ -69,3 +69,19 @@ describe("panel configuration: connecting Hermes", () => {
     );
   });
 });
+
+describe("panel configuration: sign-in through an identity provider", () => {
+  it("is checked with the rest at start", () => {
+    expect(readPanelEnv({}).oidc).toBeNull();
+    expect(
+      readPanelEnv({
+        MNOTE_OIDC_ISSUER: "https://login.example.com",
+        MNOTE_OIDC_CLIENT_ID: "panel",
+        MNOTE_OIDC_CLIENT_SECRET: "secret",
+      }).oidc,
+    ).toMatchObject({ issuer: "https://login.example.com", clientId: "panel", autoProvision: false });
+    const problems = problemsOf({ MNOTE_OIDC_ISSUER: "https://login.example.com", MNOTE_SECURE_COOKIES: "yes" });
+    expect(problems).toHaveLength(2);
+    expect(problems.join("\n")).toContain("MNOTE_OIDC_CLIENT_ID, MNOTE_OIDC_CLIENT_SECRET not set");
+  });
+});

@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
 import { DEFAULT_ALLOWED_TOOLSETS } from "@mnote/hermes-runs";
+import { type OidcConfig, oidcSettingsFromEnv } from "@mnote/identity";
 import { defaultDatabaseUrl } from "@mnote/kernel";
 import { type ToolsSettings, toolsSettingsFromEnv } from "@mnote/tools";
 import { ConfigReader, databaseSettingsFromEnv, type DatabaseSettings } from "@mnote/process";
@@ -18,6 +19,8 @@ export interface PanelEnv {
   tools: ToolsSettings;
   /** MNOTE_HERMES_URL + MNOTE_HERMES_API_KEY: Hermes's API server for "Ask Hermes"; null when not connected. */
   hermes: HermesConnection | null;
+  /** MNOTE_OIDC_*: sign-in through the team's identity provider; null when not configured. */
+  oidc: OidcConfig | null;
 }
 
 /** Where the panel's server reaches Hermes's API server, and the key it sends there (never to the browser). */
@@ -102,6 +105,7 @@ export function readPanelEnv(env: Record<string, string | undefined>): PanelEnv 
   const secure = config.oneOf("MNOTE_SECURE_COOKIES", ["0", "1"]);
   const tools = toolsSettingsFromEnv(config);
   const hermes = readHermes(config);
+  const oidc = oidcSettingsFromEnv(config);
   const database = databaseSettingsFromEnv(config, defaultDatabaseUrl(resolve(process.cwd(), "../..")));
   const allowedOrigins = list(config.raw("MNOTE_PANEL_ORIGINS"), (origin) => origin.replace(/\/+$/, ""));
   for (const origin of allowedOrigins) {
@@ -118,6 +122,7 @@ export function readPanelEnv(env: Record<string, string | undefined>): PanelEnv 
     devSignInUsers: list(config.raw("MNOTE_DEV_SIGNIN_USERS")),
     tools,
     hermes,
+    oidc,
   };
 }
 

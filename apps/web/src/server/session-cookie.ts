@@ -18,3 +18,14 @@ export function tokenFromCookieHeader(cookieHeader: string | null): string | nul
     return null; // a malformed escape is no token, not a crash
   }
 }
+
+/**
+ * One sign-in through the identity provider in progress: its state, nonce and PKCE verifier, from the start to
+ * the callback (10 minutes at most). Lax, so the provider's top-level redirect back brings it; scoped to the
+ * sign-in routes; cleared by the callback whatever its outcome, so a callback URL works once.
+ */
+export const OIDC_FLOW_COOKIE = "mnote_oidc_flow";
+
+export function oidcFlowCookieOptions(secure: boolean) {
+  return { httpOnly: true, sameSite: "lax" as const, path: "/api/auth/oidc", secure, maxAge: 600 };
+}

@@ -6,7 +6,13 @@ import { panelEnv } from "./env";
 import { getKernel } from "./kernel";
 import { SESSION_COOKIE } from "./session-cookie";
 
-export { SESSION_COOKIE, sessionCookieOptions, tokenFromCookieHeader } from "./session-cookie";
+export {
+  OIDC_FLOW_COOKIE,
+  oidcFlowCookieOptions,
+  SESSION_COOKIE,
+  sessionCookieOptions,
+  tokenFromCookieHeader,
+} from "./session-cookie";
 
 export async function serverCaller() {
   const token = (await cookies()).get(SESSION_COOKIE)?.value ?? null;

@@ -112,6 +112,77 @@ export function kernelConformanceSuite(name: string, openKernel: () => Promise<K
       });
     });
 
+    it("users' emails: stored lower-case, one user's each, found by email, set and cleared, audited", async () => {
+      const ann = await kernel.admin.createUser({ name: "Ann", email: "  Ann@Example.COM ", by: "operator:test" });
+      expect(ann.email).toBe("ann@example.com");
+      expect(await kernel.admin.findUserByEmail("ANN@example.com")).toEqual(ann);
+      expect(await kernel.admin.getUser(owner)).toMatchObject({ email: null });
+      await expect(kernel.admin.createUser({ name: "Other Ann", email: "ann@EXAMPLE.com" })).rejects.toThrow(
+        /another user .* has the email ann@example.com/,
+      );
+      await expect(kernel.admin.setUserEmail(owner, "Ann@example.com")).rejects.toThrow(/another user/);
+      await expect(kernel.admin.setUserEmail("no_such_user", "x@example.com")).rejects.toThrow(/no user/);
+      // Users without an email are many: NULL is no one's email.
+      await kernel.admin.createUser({ name: "No mail" });
+      expect(await kernel.admin.setUserEmail(owner, "Owner@Example.com", { by: "operator:test" })).toMatchObject({
+        email: "owner@example.com",
+      });
+      expect((await kernel.admin.findUserByEmail("owner@example.com"))?.id).toBe(owner);
+      await kernel.admin.setUserEmail(ann.id, null);
+      expect(await kernel.admin.findUserByEmail("ann@example.com")).toBeNull();
+      expect(await kernel.admin.findUserByEmail("")).toBeNull();
+      await expect(kernel.admin.createUser({ name: "Bad", email: "not an email" })).rejects.toThrow(
+        /"not an email" is not an email address/,
+      );
+      await expect(kernel.admin.setUserEmail(owner, "a@b@c")).rejects.toThrow(/is not an email address/);
+      // Only the operator's changes (`by`) are audited; an email is in the record, never a token.
+      const records = ((await kernel.admin.tableSnapshot()).audit_log as Array<{ tool_name: string; detail: string }>)
+        .filter((r) => r.tool_name.startsWith("admin.user"))
+        .map((r) => [r.tool_name, JSON.parse(r.detail)]);
+      expect(records).toEqual(
+        expect.arrayContaining([
+          ["admin.user.create", { userId: ann.id, name: "Ann", email: "ann@example.com" }],
+          ["admin.user.email", { userId: owner, email: "owner@example.com", previousEmail: null }],
+        ]),
+      );
+      expect(records).toHaveLength(2);
+    });
+
+    it("a member's role changes only for a member, and never away from the last owner", async () => {
+      const member = (await kernel.admin.createUser({ name: "Member" })).id;
+      await expect(kernel.admin.setMemberRole({ workspaceId: ws, userId: member, role: "viewer" })).rejects.toThrow(
+        /is not a member/,
+      );
+      await expect(kernel.admin.setMemberRole({ workspaceId: ws, userId: owner, role: "editor" })).rejects.toThrow(
+        /last owner/,
+      );
+      await kernel.admin.addMember({ workspaceId: ws, userId: member, role: "viewer" });
+      await kernel.admin.setMemberRole({ workspaceId: ws, userId: member, role: "owner", by: "operator:test" });
+      await kernel.admin.setMemberRole({ workspaceId: ws, userId: owner, role: "editor" });
+      expect(await kernel.admin.listMembers(ws)).toEqual([
+        { userId: member, name: "Member", role: "owner" },
+        { userId: owner, name: "Owner", role: "editor" },
+      ]);
+      const audit = await kernel.listAudit({ workspaceId: ws });
+      expect(audit.map((r) => [r.identity.toolName, r.detail])).toEqual([
+        ["admin.member.role", { userId: member, role: "owner", previousRole: "viewer" }],
+      ]);
+    });
+
+    it("lists a user's tokens with their last use, read from the audit", async () => {
+      const { record } = await kernel.admin.createToken({ userId: owner, holder: "agent", scopes: ["page.read"] });
+      expect((await kernel.admin.listTokens(owner))[0]).toMatchObject({ id: record.id, lastUsedAt: null });
+      const base = identity({ toolName: "mnote.page.get", tokenId: record.id, holder: "agent" });
+      await kernel.appendAudit({ identity: base, effect: "read", outcome: "ok" });
+      await kernel.appendAudit({ identity: base, effect: "read", outcome: "ok" });
+      const [listed] = await kernel.admin.listTokens(owner);
+      const newest = (await kernel.listAudit({ workspaceId: ws }))
+        .map((r) => r.at)
+        .sort()
+        .at(-1);
+      expect(listed).toMatchObject({ id: record.id, lastUsedAt: newest });
+    });
+
     it("access facts name no page, and so no grant, for a page asked for in another workspace", async () => {
       const reader = (await kernel.admin.createUser({ name: "Reader" })).id;
       await kernel.admin.grantPage({ documentId: doc, userId: reader, access: "read" });

@@ -1,5 +1,12 @@
 import { router } from "../trpc";
+import { agentsCreate } from "../procedures/panel/agents-create";
+import { agentsList } from "../procedures/panel/agents-list";
+import { agentsRevoke } from "../procedures/panel/agents-revoke";
 import { artifactsList } from "../procedures/panel/artifacts-list";
+import { membersInvite } from "../procedures/panel/members-invite";
+import { membersList } from "../procedures/panel/members-list";
+import { membersRemove } from "../procedures/panel/members-remove";
+import { membersSetRole } from "../procedures/panel/members-set-role";
 import { askCheck } from "../procedures/panel/ask-check";
 import { askStart } from "../procedures/panel/ask-start";
 import { auditList } from "../procedures/panel/audit-list";
@@ -38,4 +45,6 @@ export const panelRouter = router({
   artifacts: router({ list: artifactsList }),
   workspace: router({ setApproval: workspaceSetApproval }),
   ask: router({ start: askStart, check: askCheck }),
+  agents: router({ list: agentsList, create: agentsCreate, revoke: agentsRevoke }),
+  members: router({ list: membersList, invite: membersInvite, setRole: membersSetRole, remove: membersRemove }),
 });

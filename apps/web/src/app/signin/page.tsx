@@ -6,6 +6,16 @@ export const dynamic = "force-dynamic";
 const ERRORS: Record<string, string> = {
   token: "That token is not a valid person token. Create one with `mnote admin token create --holder person`.",
   user: "Pick a user from the list.",
+  unknown_email:
+    "Your identity provider signed you in, but no mnote user has that email. Ask an operator to add you (mnote admin user create --email, or user set-email). Nothing was created.",
+  unverified_email:
+    "Your identity provider has not verified your email, so mnote cannot tell who you are. Verify it there and sign in again. Nothing was created.",
+  no_email:
+    "Your identity provider sent no email address, so mnote cannot tell who you are. Ask your administrator to release the email claim to mnote.",
+  oidc_state: "That sign-in link was already used or has expired. Sign in again.",
+  oidc_provider_error: "The identity provider did not sign you in (cancelled or refused). Try again.",
+  oidc_token: "The identity provider's answer did not pass mnote's checks, so you were not signed in. Try again.",
+  oidc_unreachable: "The identity provider does not answer right now. Try again later.",
 };
 
 /** Sign in with a person token; on the demo database, a picker of demo users too. */
@@ -13,6 +23,7 @@ export default async function SignIn({ searchParams }: { searchParams: Promise<{
   const { error } = await searchParams;
   // Only the demo's own users, and only on a database the demo created (MNOTE_DEV_SIGNIN_USERS).
   const demoUsers = panelEnv().devSignInUsers;
+  const oidc = panelEnv().oidc !== null;
   const users =
     demoUsers.length > 0
       ? (await (await getKernel()).admin.listUsers()).filter((user) => demoUsers.includes(user.id))
@@ -40,6 +51,16 @@ export default async function SignIn({ searchParams }: { searchParams: Promise<{
             </select>
             <button type="submit" className="primary">
               Sign in
+            </button>
+          </form>
+        </section>
+      )}
+      {oidc && (
+        <section className="card" aria-labelledby="oidc-signin">
+          <h2 id="oidc-signin">With your organization's account</h2>
+          <form method="post" action="/api/auth/oidc/start" className="row">
+            <button type="submit" className="primary">
+              Sign in with your identity provider
             </button>
           </form>
         </section>

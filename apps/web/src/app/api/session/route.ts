@@ -1,3 +1,4 @@
+import { closePanelSession } from "@mnote/identity";
 import { hashToken } from "@mnote/kernel";
 import { signedInPerson } from "@mnote/tools";
 import { NextResponse } from "next/server";
@@ -23,14 +24,13 @@ export async function POST(req: Request) {
   return response;
 }
 
-/** Sign out; a token the dev picker issued is revoked with the session. */
+/** Sign out; a session the panel opened (demo picker, identity provider) ends with its token. */
 export async function DELETE(req: Request) {
   if (foreignOrigin(req, panelEnv().allowedOrigins)) return crossSite();
   const token = tokenFromCookieHeader(req.headers.get("cookie"));
   if (token) {
     const kernel = await getKernel();
-    const record = await kernel.findTokenByHash(hashToken(token));
-    if (record?.label === "panel dev sign-in") await kernel.admin.revokeToken(record.id);
+    await closePanelSession(kernel, await kernel.findTokenByHash(hashToken(token)));
   }
   const response = NextResponse.json({ signedOut: true });
   response.cookies.set(SESSION_COOKIE, "", { ...sessionCookieOptions(panelEnv().secureCookies), maxAge: 0 });

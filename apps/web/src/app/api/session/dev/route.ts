@@ -1,3 +1,4 @@
+import { openPanelSession } from "@mnote/identity";
 import { NextResponse } from "next/server";
 import { getKernel } from "~/server/kernel";
 import { panelEnv } from "~/server/env";
@@ -22,13 +23,7 @@ export async function POST(req: Request) {
   const kernel = await getKernel();
   const user = await kernel.admin.getUser(userId);
   if (!user) return redirectTo("/signin?error=user");
-  const { token } = await kernel.admin.createToken({
-    userId: user.id,
-    holder: "person",
-    scopes: ["page.read", "page.write", "artifact.write"],
-    label: "panel dev sign-in",
-    ttlSeconds: 12 * 3600,
-  });
+  const token = await openPanelSession(kernel, user.id, "dev");
   const response = redirectTo("/");
   response.cookies.set(SESSION_COOKIE, token, sessionCookieOptions(panelEnv().secureCookies));
   return response;

@@ -1,0 +1,50 @@
+import { closePanelSession, decodeFlow, openPanelSession, personForIdentity, SignInRefused } from "@mnote/identity";
+import { hashToken } from "@mnote/kernel";
+import { cookies } from "next/headers";
+import { panelEnv } from "~/server/env";
+import { getKernel } from "~/server/kernel";
+import { relyingParty } from "~/server/oidc";
+import {
+  OIDC_FLOW_COOKIE,
+  oidcFlowCookieOptions,
+  redirectTo,
+  SESSION_COOKIE,
+  sessionCookieOptions,
+} from "~/server/session";
+
+/**
+ * The provider sends the browser back here. The flow's cookie goes whatever happens (a callback works once);
+ * the code is exchanged and the ID token checked (`OidcRelyingParty.finish`); its verified email must be a
+ * user's. Only then is a session opened: every refusal creates nothing and lands on the sign-in page saying why.
+ */
+export async function GET(req: Request) {
+  const rp = relyingParty();
+  if (!rp) return redirectTo("/signin");
+  const jar = await cookies();
+  const flow = decodeFlow(jar.get(OIDC_FLOW_COOKIE)?.value);
+  const { secureCookies } = panelEnv();
+  const refuse = (reason: string) => {
+    const response = redirectTo(`/signin?error=${reason}`);
+    response.cookies.set(OIDC_FLOW_COOKIE, "", { ...oidcFlowCookieOptions(secureCookies), maxAge: 0 });
+    return response;
+  };
+  let identity;
+  try {
+    identity = await rp.finish(flow, new URL(req.url).searchParams);
+  } catch (error) {
+    if (!(error instanceof SignInRefused)) throw error;
+    console.warn(`[panel] sign-in through the identity provider refused: ${error.message}`);
+    return refuse(`oidc_${error.reason}`);
+  }
+  const kernel = await getKernel();
+  const person = await personForIdentity(kernel, identity, { autoProvision: rp.settings.autoProvision });
+  if (!person.ok) return refuse(person.reason);
+  // A session this browser had before ends with the new one.
+  const previous = jar.get(SESSION_COOKIE)?.value;
+  if (previous) await closePanelSession(kernel, await kernel.findTokenByHash(hashToken(previous)));
+  const token = await openPanelSession(kernel, person.user.id, "oidc");
+  const response = redirectTo("/");
+  response.cookies.set(OIDC_FLOW_COOKIE, "", { ...oidcFlowCookieOptions(secureCookies), maxAge: 0 });
+  response.cookies.set(SESSION_COOKIE, token, sessionCookieOptions(secureCookies));
+  return response;
+}

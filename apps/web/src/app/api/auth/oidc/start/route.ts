@@ -1,0 +1,26 @@
+import { encodeFlow, SignInRefused } from "@mnote/identity";
+import { NextResponse } from "next/server";
+import { panelEnv } from "~/server/env";
+import { redirectUriFor, relyingParty } from "~/server/oidc";
+import { foreignOrigin } from "~/server/origin";
+import { OIDC_FLOW_COOKIE, oidcFlowCookieOptions, redirectTo } from "~/server/session";
+
+/** "Sign in with your identity provider": keep the flow in its cookie and send the browser to the provider. */
+export async function POST(req: Request) {
+  const rp = relyingParty();
+  if (!rp)
+    return NextResponse.json({ error: "sign-in through an identity provider is not configured" }, { status: 404 });
+  if (foreignOrigin(req, panelEnv().allowedOrigins))
+    return NextResponse.json({ error: "cross-origin request refused" }, { status: 403 });
+  try {
+    const { url, flow } = await rp.start(redirectUriFor(req));
+    const response = NextResponse.redirect(url, 303);
+    response.headers.set("cache-control", "no-store");
+    response.cookies.set(OIDC_FLOW_COOKIE, encodeFlow(flow), oidcFlowCookieOptions(panelEnv().secureCookies));
+    return response;
+  } catch (error) {
+    if (!(error instanceof SignInRefused)) throw error;
+    console.warn(`[panel] sign-in through the identity provider: ${error.message}`);
+    return redirectTo(`/signin?error=oidc_${error.reason}`);
+  }
+}

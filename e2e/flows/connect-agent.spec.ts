@@ -1,0 +1,61 @@
+import { randomUUID } from "node:crypto";
+import { e2eState, expect, signIn, test } from "./support";
+
+/**
+ * Issue 23 item 3 in Chromium: a person connects an agent from the panel — a token with a name, scopes and an
+ * expiry, shown once — sees its last use after the agent called the bridge, and revokes it.
+ */
+const whoami = (token: string) =>
+  fetch(`${e2eState().bridgeUrl}/v1/whoami`, { headers: { authorization: `Bearer ${token}` } });
+
+const readPlan = (token: string, actorId: string) =>
+  fetch(`${e2eState().bridgeUrl}/v1/tools/mnote_page_get`, {
+    method: "POST",
+    headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
+    body: JSON.stringify({
+      toolName: "mnote.page.get",
+      workspaceId: e2eState().workspaceId,
+      documentId: "doc_plan",
+      actorId,
+      sessionId: "e2e_connect_agent",
+      runId: "run_connect_agent",
+      toolCallId: `call_${randomUUID().slice(0, 8)}`,
+      traceId: randomUUID().replace(/-/g, ""),
+      capabilityScope: ["page.read"],
+      args: {},
+    }),
+  });
+
+test("a person connects an agent: the token is shown once, acts for them at the bridge, shows its last use, is revoked", async ({
+  page,
+}) => {
+  await signIn(page, "ben", { fresh: true });
+  await page.getByRole("link", { name: "Connect an agent" }).click();
+  await expect(page.getByRole("heading", { name: "Connect an agent" })).toBeVisible();
+  await page.getByLabel("Name").fill("Hermes (e2e)");
+  await page.getByLabel("Expires after").selectOption("7");
+  await page.getByRole("checkbox", { name: /Write summaries/ }).uncheck();
+  await page.getByRole("button", { name: "Create agent token" }).click();
+  const token = (await page.getByTestId("agent-token-secret").textContent())!;
+  expect(token).toMatch(/^mnt_/);
+  const row = page.getByTestId("agent-token").filter({ hasText: "Hermes (e2e)" });
+  await expect(row).toContainText("page.read, page.write");
+  await expect(row).toContainText("live");
+
+  // The agent: Ben's agent, at the bridge.
+  const me = await whoami(token);
+  expect(me.status).toBe(200);
+  const identity = (await me.json()) as { actorId: string; holder: string };
+  expect(identity).toMatchObject({ actorId: "user_ben" });
+  expect(((await (await readPlan(token, identity.actorId)).json()) as { ok: boolean }).ok).toBe(true);
+
+  // Shown once: after a reload the page lists the token, never its secret.
+  await page.reload();
+  await expect(page.getByTestId("new-agent-token")).toHaveCount(0);
+  expect(await page.content()).not.toContain(token);
+  await expect(row.locator("td").nth(4)).not.toHaveText("never");
+
+  await row.getByRole("button", { name: "Revoke Hermes (e2e)" }).click();
+  await expect(row).toContainText("revoked");
+  expect((await whoami(token)).status).toBe(401);
+});

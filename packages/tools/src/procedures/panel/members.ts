@@ -1,0 +1,39 @@
+import { EmailSchema, IdSchema } from "@mnote/contract";
+import { isAdminRefusal, type Role } from "@mnote/kernel";
+import { fail } from "../../app-error";
+import { z } from "zod";
+import type { PersonContext } from "./panel-procedure";
+
+/**
+ * Owners manage their workspace's members in the panel (issue 23 item 2) with the CLI's rules, which live in the
+ * kernel and nowhere else: a workspace keeps an owner, a role changes only for a member, a removal only of one.
+ * Each change is audited as the CLI's are (`admin.member.*`), under the owner who made it.
+ */
+export const RoleSchema = z.enum(["owner", "editor", "viewer"]) satisfies z.ZodType<Role>;
+
+export const WorkspaceRefInput = z.object({ workspaceId: IdSchema });
+export const MemberInviteInput = WorkspaceRefInput.extend({ email: EmailSchema, role: RoleSchema });
+export const MemberRoleInput = WorkspaceRefInput.extend({ userId: IdSchema, role: RoleSchema });
+export const MemberRefInput = WorkspaceRefInput.extend({ userId: IdSchema });
+
+/** The signed-in person's role in the workspace; a workspace they are not in is not found. */
+export async function requireMember(ctx: PersonContext, workspaceId: string): Promise<Role> {
+  const role = (await ctx.kernel.admin.listWorkspaces(ctx.token.userId)).find((w) => w.id === workspaceId)?.role;
+  if (!role) return fail("mnote_tool_not_found", "workspace not found");
+  return role;
+}
+
+export async function requireOwner(ctx: PersonContext, workspaceId: string): Promise<void> {
+  if ((await requireMember(ctx, workspaceId)) !== "owner")
+    fail("mnote_tool_permission_denied", "only a workspace owner manages its members");
+}
+
+/** A kernel refusal (the last owner, not a member) is the person's mistake, said in the kernel's words. */
+export async function asPanelRefusal<T>(change: Promise<T>): Promise<T> {
+  try {
+    return await change;
+  } catch (error) {
+    if (isAdminRefusal(error)) fail("mnote_tool_conflict", error.message);
+    throw error;
+  }
+}
