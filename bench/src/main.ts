@@ -188,7 +188,7 @@ if (transports) {
       "wraps the Node request in a Web `Request` and answers a Web `Response` (undici's `toUSVString` over the " +
       "answer 8.8%, `TextDecoder` 8.6%, abort-signal bookkeeping 2–3%), then the Hermes-safe text (a tokenizing regex " +
       "over the whole envelope, 3%). Now one `Server` per process is connected to an `ExchangeTransport` that hands " +
-      "each POST's messages to it and writes its answers as plain JSON (decision 0021-mcp): the SDK still validates " +
+      "each POST's messages to it and writes its answers as plain JSON (decision 0024): the SDK still validates " +
       "and dispatches every message, nothing is kept between requests, and the Hermes-safe text is one regex pass. " +
       "What is left above the HTTP endpoint is the answer's size: the standard form carries the envelope twice, as " +
       "`structuredContent` and as its text (67 KB against the endpoint's 32 KB for this window: serialized, written, " +

@@ -136,7 +136,7 @@ const MIGRATIONS: Array<{ version: number; name: string; statements: (dialect: S
     version: 6,
     name: "proposal decisions",
     // Issue 22: who decided, the reason a person gave for rejecting, and whether the applied version was edited
-    // by the person first. The agent's retry of a held call answers the decision from these (decision 0021-review).
+    // by the person first. The agent's retry of a held call answers the decision from these (decision 0023).
     statements: () => [
       `ALTER TABLE proposals ADD COLUMN decided_by TEXT`,
       `ALTER TABLE proposals ADD COLUMN reason TEXT`,

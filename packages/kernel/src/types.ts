@@ -124,7 +124,7 @@ export interface ExecuteRequest {
   /** Recorded with the write audit record (e.g. the args the panel may show). */
   auditDetail?: Record<string, unknown>;
   /**
-   * The write is a person's decision on a pending proposal (decisions 0016 and 0021-review): in the same
+   * The write is a person's decision on a pending proposal (decisions 0016 and 0023): in the same
    * transaction the proposal (and pending repeats of its edit) becomes applied — in full, in part (`part`: the
    * kept changes) or with the person's edits (`edited`) — and records who decided. A proposal no longer pending
    * rolls the write back (`rejected`: decided meanwhile), so of two people deciding at once one wins.

@@ -27,7 +27,7 @@ interface Pending {
  * Why not the SDK's StreamableHTTPServerTransport: in stateless mode it serves one request and must
  * be thrown away with its `Server`, and building both per request (a validator, the request
  * handlers, a Web `Request`/`Response` pair around the Node request) cost more than the tool call
- * itself (docs/benchmarks.md, section 2; decision 0021-mcp). The server keeps no state between
+ * itself (docs/benchmarks.md, section 2; decision 0024). The server keeps no state between
  * requests (the bridge answers `initialize` without remembering it), so one instance serves every
  * client, and any bridge process still answers any request (decision 0014).
  *
