@@ -88,7 +88,7 @@ export async function runSoak(options: SoakOptions) {
   await world.kernel.close();
   if (!baseline) throw new Error("soak: baselineAfter must be a multiple of 1,000 below calls");
 
-  const growth = (field: "rss" | "heapUsed") => end[field] / baseline![field] - 1;
+  const growth = (field: "rss" | "heapUsed") => end[field] / baseline[field] - 1;
   const pass = growth("rss") <= 0.1 && growth("heapUsed") <= 0.1 && end.fds <= baseline.fds;
   const pct = (x: number) => `${x >= 0 ? "+" : ""}${(x * 100).toFixed(1)}%`;
   const markdown = table(

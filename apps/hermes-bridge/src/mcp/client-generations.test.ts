@@ -102,7 +102,7 @@ async function connect(
     await c.connect(
       transport === "http" ? new HttpV2(url, { requestInit: { headers }, ...fetchOption }) : new StdioV2(stdio),
     );
-    client = c as unknown as McpClient;
+    client = c;
   }
   clients.push(client);
   return client;
@@ -222,7 +222,7 @@ describe("a 2.x client that offers the 2026-07-28 revision first", () => {
             })
           : new StdioV2({ command: process.execPath, args: [BIN, "mcp", "--stdio"], env, stderr: "ignore" }),
       );
-      clients.push(client as unknown as McpClient);
+      clients.push(client);
       const result = await client.callTool({ name: "mnote_page_get", arguments: pageArgs() });
       expect((result.structuredContent as Envelope).ok).toBe(true);
     },
