@@ -25,7 +25,7 @@ test("a dry run setting a planned option is flagged “not wired yet”, and app
   await expect(change.locator(".badge", { hasText: "not wired yet" })).toBeVisible();
 
   await card.getByRole("button", { name: "Approve", exact: true }).click();
-  await expect(card.getByRole("alert")).toContainText("mnote_tool_option_unsupported");
+  await expect(card.getByRole("alert")).toContainText("runtimeSupport is planned, not wired"); // the contract's message, in words
   await expect(card.getByRole("alert")).toContainText("Nothing was written.");
   await expect(page.getByTestId("page-revision")).toHaveText("Revision 1");
   await expect(page.locator(".page-meta .badge.option")).toHaveCount(0);
