@@ -30,6 +30,8 @@ test("agent proposes a page.save, Ada sees the diff, approves, and the audit tra
   await expect(card.locator('li.change[data-kind="update"] ins')).toHaveText(/and review/);
   await expect(card.locator('li.change[data-kind="delete"]')).toContainText("Email the beta users");
   await expect(card.locator('li.change[data-kind="insert"]')).toContainText("Update the changelog");
+  // Hermes's ids sit behind the card's "ids" toggle (issue 22): open it, then the run id is there.
+  await card.locator("summary", { hasText: /^ids$/ }).first().click();
   await expect(card.getByText(proposal.request.runId, { exact: true })).toBeVisible();
 
   await card.getByRole("button", { name: "Approve", exact: true }).click();
