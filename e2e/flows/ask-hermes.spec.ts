@@ -231,7 +231,7 @@ test("Hermes unreachable: the box says so, and nothing is written", async ({ pag
   // previous flow's "terminal offered" verdict may still be the cached one for a few seconds).
   await expect
     .poll(async () => (await (await page.request.get(`${webUrl}/api/hermes`)).json()) as unknown, { timeout: 30_000 })
-    .toMatchObject({ connected: false, help: expect.stringContaining("Hermes does not answer at") as unknown });
+    .toMatchObject({ connected: false, help: expect.stringContaining("Hermes does not answer at") });
   await openPage(page, doc);
   await expect(box(page).getByTestId("ask-hermes-disabled")).toContainText("Hermes does not answer at");
   const refused = await page.request.post(`${webUrl}/api/hermes/runs`, {
