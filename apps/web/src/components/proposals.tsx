@@ -11,6 +11,7 @@ import { CopyableId } from "./copyable-id";
 import { RelativeTime } from "./relative-time";
 import { useReview } from "./review-state";
 import { TellHermesButton } from "./tell-hermes";
+import { LoadFailed } from "./load-failed";
 
 type Outcome = {
   tone: "ok" | "error";
@@ -83,15 +84,7 @@ export function Proposals({ pageRef }: { pageRef: PageRef }) {
   }, [decided]);
   const proposals = useQuery(trpc.panel.proposals.list.queryOptions(pageRef));
   if (proposals.isPending) return <p className="muted">Loading proposals…</p>;
-  if (proposals.isError)
-    return (
-      <p role="alert" className="error">
-        Could not load proposals: {proposals.error.message}{" "}
-        <button type="button" className="small" onClick={() => void proposals.refetch()}>
-          Retry
-        </button>
-      </p>
-    );
+  if (proposals.isError) return <LoadFailed what="proposals" query={proposals} />;
   const visible = proposals.data.filter((p) => showDecided || p.status === "pending");
   return (
     <div>
@@ -182,14 +175,7 @@ function ProposalCard({
       </button>
       <div id={`${headingId}-changes`} hidden={!open}>
         {open && detail.isPending && <p className="muted">Loading changes…</p>}
-        {open && detail.isError && (
-          <p role="alert" className="error">
-            Could not load the changes: {detail.error.message}{" "}
-            <button type="button" className="small" onClick={() => void detail.refetch()}>
-              Retry
-            </button>
-          </p>
-        )}
+        {open && detail.isError && <LoadFailed what="the changes" query={detail} />}
         {open && detail.data && <ProposalChanges proposal={proposal} detail={detail.data} idPrefix={headingId} />}
       </div>
       {proposal.status.startsWith("applied") && proposal.commandId && (
