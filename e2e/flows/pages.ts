@@ -5,9 +5,9 @@ function paragraphs(prefix: string, ...texts: string[]): Block[] {
   return texts.map((text, i) => ({ id: `${prefix}_p${i + 1}`, type: "paragraph", text }));
 }
 
-/** The page's first heading, `${prefix}_h1`. */
-function heading(prefix: string, text: string): Block {
-  return { id: `${prefix}_h1`, type: "heading", level: 1, text };
+/** The page's `n`th heading, `${prefix}_h${n}` (the first, of level 1, unless told). */
+function heading(prefix: string, text: string, level: 1 | 2 | 3 = 1, n = 1): Block {
+  return { id: `${prefix}_h${n}`, type: "heading", level, text };
 }
 
 /**
@@ -77,18 +77,18 @@ export const FLOW_PAGES = {
     id: "doc_e2e_a11y",
     title: "Accessibility review",
     blocks: [
-      { id: "ax_h1", type: "heading", level: 1, text: "Checklist" },
+      heading("ax", "Checklist"),
       { id: "ax_t1", type: "todo", checked: true, text: "Labels on every control" },
-      { id: "ax_p1", type: "paragraph", text: "Contrast of the diff colours" },
+      ...paragraphs("ax", "Contrast of the diff colours"),
     ],
   },
   screenshot: {
     id: "doc_e2e_onboarding",
     title: "Onboarding guide",
     blocks: [
-      { id: "og_h1", type: "heading", level: 1, text: "Your first week" },
-      { id: "og_p1", type: "paragraph", text: "Welcome! This guide walks you through your first week." },
-      { id: "og_h2", type: "heading", level: 2, text: "Day one" },
+      heading("og", "Your first week"),
+      ...paragraphs("og", "Welcome! This guide walks you through your first week."),
+      heading("og", "Day one", 2, 2),
       { id: "og_t1", type: "todo", checked: true, text: "Get your laptop from IT" },
       { id: "og_t2", type: "todo", checked: false, text: "Read the old wiki" },
       { id: "og_t3", type: "todo", checked: false, text: "Meet your buddy" },
@@ -104,10 +104,10 @@ export const FLOW_PAGES = {
     id: "doc_e2e_attributes",
     title: "Sprint tasks",
     blocks: [
-      { id: "at_h1", type: "heading", level: 2, text: "This sprint" },
+      heading("at", "This sprint", 2),
       { id: "at_t1", type: "todo", checked: false, text: "Write the migration" },
       { id: "at_c1", type: "code", language: "", text: "npm test" },
-      { id: "at_p1", type: "paragraph", text: "Ask early, ask often." },
+      ...paragraphs("at", "Ask early, ask often."),
     ],
   },
   atSize: {
