@@ -1,26 +1,11 @@
 import { Session } from "node:inspector/promises";
-import { startBridge } from "@mnote/hermes-bridge";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { discardingLogger } from "./transports";
+import { httpPageGet, mcpHttpClient, startBenchBridge } from "./bridge";
 import { benchWorld, paragraphs } from "./world";
 
 const world = await benchWorld("prof");
 const page = await world.newPage(paragraphs(1000));
-const bridge = await startBridge({
-  kernel: world.kernel,
-  port: 0,
-  host: "127.0.0.1",
-  logger: discardingLogger(),
-  rateLimit: null,
-  env: {},
-});
-const client = new Client({ name: "p", version: "0" });
-await client.connect(
-  new StreamableHTTPClientTransport(new URL(`${bridge.url}/mcp`), {
-    requestInit: { headers: { Authorization: `Bearer ${world.token}` } },
-  }),
-);
+const bridge = await startBenchBridge(world);
+const client = await mcpHttpClient(bridge.url, `Bearer ${world.token}`, {}, "p");
 const args = { workspaceId: world.ws, documentId: page };
 const which = process.argv[2] ?? "mcp";
 const call = async () => {
@@ -28,12 +13,7 @@ const call = async () => {
     await client.callTool({ name: "mnote_page_get", arguments: args });
     return;
   }
-  const r = await fetch(`${bridge.url}/v1/tools/mnote.page.get`, {
-    method: "POST",
-    headers: { "content-type": "application/json", authorization: `Bearer ${world.token}` },
-    body: JSON.stringify(world.envelope("mnote.page.get", page, {})),
-  });
-  await r.json();
+  await httpPageGet(bridge.url, world, page, `Bearer ${world.token}`);
 };
 for (let i = 0; i < 200; i++) await call();
 const s = new Session();

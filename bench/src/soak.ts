@@ -1,9 +1,6 @@
 import { readdirSync } from "node:fs";
-import { startBridge } from "@mnote/hermes-bridge";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { concurrent, fmtBytes, table } from "./stats";
-import { discardingLogger } from "./transports";
+import { httpPageGet, mcpHttpClient, startBenchBridge } from "./bridge";
 import { benchWorld, paragraphs } from "./world";
 
 export interface SoakOptions {
@@ -40,36 +37,16 @@ function snapshot(calls: number): Snapshot {
 export async function runSoak(options: SoakOptions) {
   const world = await benchWorld("soak");
   const page = await world.newPage(paragraphs(3));
-  const bridge = await startBridge({
-    kernel: world.kernel,
-    port: 0,
-    host: "127.0.0.1",
-    logger: discardingLogger(),
-    rateLimit: null,
-    env: {},
-  });
+  const bridge = await startBenchBridge(world);
   const authorization = `Bearer ${world.token}`;
-  const mcp = new Client({ name: "mnote-bench-soak", version: "0.0.0" });
-  await mcp.connect(
-    new StreamableHTTPClientTransport(new URL(`${bridge.url}/mcp`), {
-      requestInit: { headers: { Authorization: authorization } },
-    }),
-  );
+  const mcp = await mcpHttpClient(bridge.url, authorization, {}, "mnote-bench-soak");
   const modelArguments = { workspaceId: world.ws, documentId: page };
   const doors = {
     mcp: async () => {
       const out = await mcp.callTool({ name: "mnote_page_get", arguments: modelArguments });
       if (out.isError || !(out.structuredContent as { ok: boolean }).ok) throw new Error("soak: mcp call failed");
     },
-    http: async () => {
-      const response = await fetch(`${bridge.url}/v1/tools/mnote.page.get`, {
-        method: "POST",
-        headers: { "content-type": "application/json", authorization },
-        body: JSON.stringify(world.envelope("mnote.page.get", page, {})),
-      });
-      const body = (await response.json()) as { ok: boolean };
-      if (!body.ok) throw new Error("soak: http call failed");
-    },
+    http: () => httpPageGet(bridge.url, world, page, authorization),
   };
   const batch = 1000;
   const started = performance.now();

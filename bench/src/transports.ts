@@ -1,21 +1,17 @@
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
-import { createLogger, startBridge } from "@mnote/hermes-bridge";
 import type { KernelAdapter } from "@mnote/kernel";
 import { createCaller, createToolsContext } from "@mnote/tools";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { httpPageGet, mcpHttpClient, startBenchBridge } from "./bridge";
 import { concurrent, fmtMs, fmtPct, fmtRate, median, percentile, roundOrder, table } from "./stats";
 import { benchWorld, paragraphs } from "./world";
 
 export const BRIDGE_BIN = fileURLToPath(
   import.meta.resolve("@mnote/hermes-bridge").replace(/src\/index\.ts$/, "bin/mnote-bridge.mjs"),
 );
-
-/** A pino logger that formats every line (the bridge's real cost) and drops it (no terminal I/O in the numbers). */
-export const discardingLogger = () => createLogger({ destination: { write: () => undefined } });
 
 /** Environment for a spawned `mnote-bridge mcp --stdio`: its database and token, no rate limit. */
 export function stdioEnv(databaseUrl: string, token: string): Record<string, string> {
@@ -112,27 +108,10 @@ export async function runTransports(options: TransportOptions) {
   ).mnote.page.get(world.envelope("mnote.page.get", page, {}));
   const windowBlocks = (first.result as { window?: { count: number } } | null)?.window?.count ?? options.pageBlocks;
   const bare = await startBareServer(world.kernel, windowBlocks);
-  const bridge = await startBridge({
-    kernel: world.kernel,
-    port: 0,
-    host: "127.0.0.1",
-    logger: discardingLogger(),
-    rateLimit: null,
-    env: {},
-  });
+  const bridge = await startBenchBridge(world);
   const authorization = `Bearer ${world.token}`;
-  const mcpHttp = new Client({ name: "mnote-bench", version: "0.0.0" });
-  await mcpHttp.connect(
-    new StreamableHTTPClientTransport(new URL(`${bridge.url}/mcp`), {
-      requestInit: { headers: { Authorization: authorization } },
-    }),
-  );
-  const mcpHttpHermes = new Client({ name: "mnote-bench", version: "0.0.0" });
-  await mcpHttpHermes.connect(
-    new StreamableHTTPClientTransport(new URL(`${bridge.url}/mcp`), {
-      requestInit: { headers: { Authorization: authorization, "X-Mnote-Result-Form": "hermes" } },
-    }),
-  );
+  const mcpHttp = await mcpHttpClient(bridge.url, authorization);
+  const mcpHttpHermes = await mcpHttpClient(bridge.url, authorization, { "X-Mnote-Result-Form": "hermes" });
   const mcpStdio = await stdioClient(world.databaseUrl, world.token);
   // JSON-RPC by plain fetch, no SDK client: what the bridge alone costs this process (the CPU table below).
   const rawHeaders: Record<string, string> = {
@@ -166,15 +145,7 @@ export async function runTransports(options: TransportOptions) {
       );
       if (!out.ok) throw new Error(`createCaller failed: ${out.error?.code}`);
     },
-    http: async () => {
-      const response = await fetch(`${bridge.url}/v1/tools/mnote.page.get`, {
-        method: "POST",
-        headers: { "content-type": "application/json", authorization },
-        body: JSON.stringify(world.envelope("mnote.page.get", page, {})),
-      });
-      const body = (await response.json()) as { ok: boolean };
-      if (response.status !== 200 || !body.ok) throw new Error(`http call failed: ${response.status}`);
-    },
+    http: () => httpPageGet(bridge.url, world, page, authorization),
     mcpHttp: async () => {
       const out = await mcpHttp.callTool({ name: "mnote_page_get", arguments: modelArguments });
       if (out.isError) throw new Error("mcp http call failed");

@@ -32,11 +32,15 @@ test("Ada asks Hermes to add a line: its tool calls stream in, the held write is
   await expect(calls.nth(0)).toHaveAttribute("data-tool", "mnote_page_get");
   await expect(calls.nth(0)).toHaveAttribute("data-status", "done");
   await expect(calls.nth(0)).toContainText(/Read page .* done in \d+ ms/);
-  await expect(calls.nth(0).getByTestId("ask-hermes-audit")).toContainText(/audit #\d+: ok/);
+  await expect(calls.nth(0).getByTestId("ask-hermes-audit")).toContainText(/audit #\d+: done/);
   await expect(calls.nth(1)).toHaveAttribute("data-tool", "mnote_page_edit");
-  // Held for Ada's approval: Hermes's plugin answered mnote_tool_approval_required, so Hermes marks the call failed.
-  await expect(calls.nth(1).getByTestId("ask-hermes-audit")).toContainText("mnote_tool_approval_required");
-  await expect(calls.nth(1).getByTestId("ask-hermes-audit")).toContainText("waits under Proposals");
+  // Held for Ada's approval: Hermes's plugin answered mnote_tool_approval_required, so Hermes marks the call failed;
+  // the box says it in words, never the raw outcome or code.
+  const held = calls.nth(1).getByTestId("ask-hermes-audit");
+  await expect(held).toHaveAttribute("data-error-code", "mnote_tool_approval_required");
+  await expect(calls.nth(1)).toContainText("held for approval");
+  await expect(held).toContainText("waits under Proposals");
+  await expect(calls.nth(1)).not.toContainText(/held_for_approval|mnote_tool_/);
   await expect(run.getByTestId("ask-hermes-answer")).toHaveText(
     'I proposed adding "Book the launch review" at the end of "Team plan"; it waits for your approval under Proposals.',
   );
@@ -57,7 +61,8 @@ test("Ada asks Hermes to add a line: its tool calls stream in, the held write is
   // The read and the held edit; Ada's approval is her own call (under her panel session), in the audit trail.
   await expect(trail.locator("li")).toHaveCount(2);
   await expect(trail).toContainText("Read page");
-  await expect(trail).toContainText("mnote_tool_approval_required");
+  await expect(trail).toContainText("held for a person's approval");
+  await expect(trail).not.toContainText(/held_for_approval|mnote_tool_/);
   await expect(box(page)).not.toContainText("I proposed adding");
 
   // A follow-up continues the conversation: the panel hands Hermes back its own record of it by session id.
@@ -68,6 +73,44 @@ test("Ada asks Hermes to add a line: its tool calls stream in, the held write is
 
   await panelTab(page, "Audit trail").click();
   await expect(page.locator("table.audit tbody tr").filter({ hasText: "Read page" }).first()).toBeVisible();
+});
+
+test("Ada rejects Hermes's held edit with a reason and tells Hermes: the reason is the conversation's next turn, streamed in the box", async ({
+  page,
+}) => {
+  await signIn(page, "ada");
+  await openPage(page, doc);
+  await expect(page.getByTestId("page-revision")).toHaveText("Revision 2");
+  await askHermes(page, 'add a line to the plan: "Hire a designer"');
+  const run = page.getByTestId("ask-hermes-run");
+  await expect(run).toHaveAttribute("data-phase", "completed");
+  const session = await page.evaluate((d) => sessionStorage.getItem(`mnote.hermes.session.${d}`), doc);
+  const firstRun = await page.evaluate((d) => sessionStorage.getItem(`mnote.hermes.run.${d}`), doc);
+
+  const card = page.locator('[data-proposal-id][data-tool="mnote.page.edit"]');
+  await expect(card).toHaveCount(1);
+  await expect(card).toContainText("Hire a designer");
+  await expect(card).toContainText("an Ask Hermes conversation on this page");
+  await card.getByRole("button", { name: "Reject", exact: true }).click();
+  const form = card.getByRole("form", { name: "Reject this proposal" });
+  await form.getByLabel(/^Why\?/).fill("Not in this quarter's budget");
+  await form.getByRole("button", { name: "Reject" }).click();
+  const decided = page.getByTestId("decided");
+  await expect(decided).toContainText("with your reason");
+
+  // Tell Hermes: the box follows the new run of the same conversation, which streams Hermes's answer to the reason.
+  await decided.getByRole("button", { name: "Tell Hermes" }).click();
+  await expect(decided.getByTestId("told-hermes")).toBeVisible();
+  await expect(run.getByTestId("ask-hermes-answer")).toHaveText(
+    'Understood, I will not propose adding "Hire a designer" again. You said: Not in this quarter\'s budget',
+  );
+  await expect(run).toHaveAttribute("data-phase", "completed");
+  // Hermes only answered: this run made no tool call (the earlier run's read and edit are not shown as its own).
+  await expect(run.getByTestId("ask-hermes-call")).toHaveCount(0);
+  expect(await page.evaluate((d) => sessionStorage.getItem(`mnote.hermes.session.${d}`), doc)).toBe(session);
+  expect(await page.evaluate((d) => sessionStorage.getItem(`mnote.hermes.run.${d}`), doc)).not.toBe(firstRun);
+  await expect(page.getByTestId("page-revision")).toHaveText("Revision 2");
+  expect(await blockTexts(page)).toEqual(["Plan", "Ship the panel", "Book the launch review"]);
 });
 
 test("Hermes's approval request for a tool that is not mnote's is denied by the panel, never offered", async ({

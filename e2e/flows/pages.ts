@@ -1,5 +1,15 @@
 import type { Block } from "@mnote/contract";
 
+/** Paragraphs `${prefix}_p1`, `${prefix}_p2`, … with these texts: the ids the flows name. */
+function paragraphs(prefix: string, ...texts: string[]): Block[] {
+  return texts.map((text, i) => ({ id: `${prefix}_p${i + 1}`, type: "paragraph", text }));
+}
+
+/** The page's `n`th heading, `${prefix}_h${n}` (the first, of level 1, unless told). */
+function heading(prefix: string, text: string, level: 1 | 2 | 3 = 1, n = 1): Block {
+  return { id: `${prefix}_h${n}`, type: "heading", level, text };
+}
+
 /**
  * One page per flow that writes (all flows share one database), owned by Ada in ws_demo.
  * global-setup.ts creates them with `mnote admin page create` while the stack boots.
@@ -8,94 +18,77 @@ export const FLOW_PAGES = {
   askHermes: {
     id: "doc_e2e_askplan",
     title: "Team plan",
-    blocks: [
-      { id: "tp_h1", type: "heading", level: 1, text: "Plan" },
-      { id: "tp_p1", type: "paragraph", text: "Ship the panel" },
-    ],
+    blocks: [heading("tp", "Plan"), ...paragraphs("tp", "Ship the panel")],
   },
   pageEdit: {
     id: "doc_e2e_runbook",
     title: "On-call runbook",
     blocks: [
-      { id: "rb_h1", type: "heading", level: 1, text: "On call" },
-      { id: "rb_p1", type: "paragraph", text: "Check the dashboard" },
-      { id: "rb_p2", type: "paragraph", text: "Page the lead" },
-      { id: "rb_p3", type: "paragraph", text: "Write the incident note" },
+      heading("rb", "On call"),
+      ...paragraphs("rb", "Check the dashboard", "Page the lead", "Write the incident note"),
     ],
   },
   proposeApprove: {
     id: "doc_e2e_launch",
     title: "Launch checklist",
-    blocks: [
-      { id: "lc_h1", type: "heading", level: 1, text: "Launch" },
-      { id: "lc_p1", type: "paragraph", text: "Draft the announcement" },
-      { id: "lc_p2", type: "paragraph", text: "Email the beta users" },
-    ],
+    blocks: [heading("lc", "Launch"), ...paragraphs("lc", "Draft the announcement", "Email the beta users")],
   },
   reject: {
     id: "doc_e2e_hiring",
     title: "Hiring plan",
-    blocks: [{ id: "hp_p1", type: "paragraph", text: "Two engineers in Q3." }],
+    blocks: paragraphs("hp", "Two engineers in Q3."),
   },
   conflict: {
     id: "doc_e2e_review",
     title: "Quarterly review",
-    blocks: [{ id: "qr_p1", type: "paragraph", text: "Revenue up 12%." }],
+    blocks: paragraphs("qr", "Revenue up 12%."),
   },
   perChange: {
     id: "doc_e2e_release",
     title: "Release notes",
-    blocks: [
-      { id: "rn_h1", type: "heading", level: 1, text: "Release notes" },
-      { id: "rn_p1", type: "paragraph", text: "Faster sync" },
-      { id: "rn_p2", type: "paragraph", text: "Dark mode" },
-      { id: "rn_p3", type: "paragraph", text: "Offline search" },
-    ],
+    blocks: [heading("rn", "Release notes"), ...paragraphs("rn", "Faster sync", "Dark mode", "Offline search")],
   },
   revert: {
     id: "doc_e2e_budget",
     title: "Budget",
-    blocks: [
-      { id: "bu_p1", type: "paragraph", text: "Budget: 10k" },
-      { id: "bu_p2", type: "paragraph", text: "Owner: Ada" },
-    ],
+    blocks: paragraphs("bu", "Budget: 10k", "Owner: Ada"),
   },
   hold: {
     id: "doc_e2e_roster",
     title: "Team roster",
-    blocks: [{ id: "tr_p1", type: "paragraph", text: "Ada, Ben, Cy" }],
+    blocks: paragraphs("tr", "Ada, Ben, Cy"),
   },
   live: {
     id: "doc_e2e_standup",
     title: "Standup notes",
-    blocks: [{ id: "sn_p1", type: "paragraph", text: "Yesterday: shipped the bridge." }],
+    blocks: paragraphs("sn", "Yesterday: shipped the bridge."),
   },
   firstPaint: {
     id: "doc_e2e_retro",
     title: "Sprint retro",
-    blocks: [{ id: "sr_p1", type: "paragraph", text: "What went well: the demo." }],
+    blocks: paragraphs("sr", "What went well: the demo."),
   },
   optionWarning: {
     id: "doc_e2e_contract",
     title: "Vendor contract",
-    blocks: [{ id: "vc_p1", type: "paragraph", text: "Renewal in May." }],
+    blocks: paragraphs("vc", "Renewal in May."),
   },
   accessibility: {
     id: "doc_e2e_a11y",
     title: "Accessibility review",
     blocks: [
-      { id: "ax_h1", type: "heading", level: 1, text: "Checklist" },
+      heading("ax", "Checklist"),
       { id: "ax_t1", type: "todo", checked: true, text: "Labels on every control" },
-      { id: "ax_p1", type: "paragraph", text: "Contrast of the diff colours" },
+      ...paragraphs("ax", "Contrast of the diff colours"),
     ],
   },
   screenshot: {
     id: "doc_e2e_onboarding",
     title: "Onboarding guide",
     blocks: [
-      { id: "og_h1", type: "heading", level: 1, text: "Your first week" },
-      { id: "og_p1", type: "paragraph", text: "Welcome! This guide walks you through your first week." },
-      { id: "og_h2", type: "heading", level: 2, text: "Day one" },
+      heading("og", "Your first week"),
+      ...paragraphs("og", "Welcome! This guide walks you through your first week."),
+      heading("og", "Day one", 2, 2),
       { id: "og_t1", type: "todo", checked: true, text: "Get your laptop from IT" },
       { id: "og_t2", type: "todo", checked: false, text: "Read the old wiki" },
       { id: "og_t3", type: "todo", checked: false, text: "Meet your buddy" },
@@ -105,19 +98,16 @@ export const FLOW_PAGES = {
   keyboard: {
     id: "doc_e2e_keyboard",
     title: "Keyboard review",
-    blocks: [
-      { id: "kb_p1", type: "paragraph", text: "Tabs move with the arrow keys" },
-      { id: "kb_p2", type: "paragraph", text: "Enter approves" },
-    ],
+    blocks: paragraphs("kb", "Tabs move with the arrow keys", "Enter approves"),
   },
   attributes: {
     id: "doc_e2e_attributes",
     title: "Sprint tasks",
     blocks: [
-      { id: "at_h1", type: "heading", level: 2, text: "This sprint" },
+      heading("at", "This sprint", 2),
       { id: "at_t1", type: "todo", checked: false, text: "Write the migration" },
       { id: "at_c1", type: "code", language: "", text: "npm test" },
-      { id: "at_p1", type: "paragraph", text: "Ask early, ask often." },
+      ...paragraphs("at", "Ask early, ask often."),
     ],
   },
   atSize: {
@@ -143,45 +133,35 @@ export const FLOW_PAGES = {
   partial: {
     id: "doc_e2e_partial",
     title: "Offsite agenda",
-    blocks: [
-      { id: "pa_p1", type: "paragraph", text: "Morning: roadmap" },
-      { id: "pa_p2", type: "paragraph", text: "Lunch by the lake" },
-      { id: "pa_p3", type: "paragraph", text: "Afternoon: hiring" },
-    ],
+    blocks: paragraphs("pa", "Morning: roadmap", "Lunch by the lake", "Afternoon: hiring"),
   },
   inPage: {
     id: "doc_e2e_in_page",
     title: "Release plan in the page",
     blocks: [
-      { id: "ip_h1", type: "heading", level: 1, text: "Release" },
-      { id: "ip_p1", type: "paragraph", text: "We ship on Monday." },
-      { id: "ip_p2", type: "paragraph", text: "The old importer stays." },
-      { id: "ip_p3", type: "paragraph", text: "Thanks to everyone." },
+      heading("ip", "Release"),
+      ...paragraphs("ip", "We ship on Monday.", "The old importer stays.", "Thanks to everyone."),
     ],
   },
   editAccept: {
     id: "doc_e2e_edit_accept",
     title: "Support hours",
-    blocks: [{ id: "ea_p1", type: "paragraph", text: "We answer within a day." }],
+    blocks: paragraphs("ea", "We answer within a day."),
   },
   rejectReason: {
     id: "doc_e2e_reject_reason",
     title: "Pricing",
-    blocks: [{ id: "rr_p1", type: "paragraph", text: "Free for small teams." }],
+    blocks: paragraphs("rr", "Free for small teams."),
   },
   keys: {
     id: "doc_e2e_review_keys",
     title: "Review by keyboard",
-    blocks: [
-      { id: "rk_p1", type: "paragraph", text: "One" },
-      { id: "rk_p2", type: "paragraph", text: "Two" },
-      { id: "rk_p3", type: "paragraph", text: "Three" },
-    ],
+    blocks: paragraphs("rk", "One", "Two", "Three"),
   },
   retry: {
     id: "doc_e2e_retry",
     title: "Flaky network",
-    blocks: [{ id: "rt_p1", type: "paragraph", text: "Requests fail sometimes." }],
+    blocks: paragraphs("rt", "Requests fail sometimes."),
   },
 } satisfies Record<string, { id: string; title: string; blocks: Block[] }>;
 

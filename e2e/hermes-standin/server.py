@@ -32,6 +32,8 @@ Scripts, chosen by the question:
   "... doc_xyz ..."           read that page (another page than the one asked about), and tell what it says
   "... fail ..."              the model answers 401 -> run.failed
   "what did I ask ..."        repeat the person's earlier questions from conversation_history
+  "I rejected your proposed edit. My reason: ..."   (the panel's "Tell Hermes") acknowledge the reason, naming
+                              the line it proposed earlier in the conversation (from conversation_history)
   anything else               read the page and say its title and revision
 
 Run: python3 server.py --port N --key KEY --plugin DIR  (MNOTE_BRIDGE_URL and MNOTE_TOKEN in the env)
@@ -188,6 +190,13 @@ class StandIn:
         workspace_id, document_id = self.page_ref(run)
         ref = {"workspaceId": workspace_id, "documentId": document_id}
         run.api_calls += 1
+        if question.startswith("i rejected your proposed edit"):
+            # The panel's "Tell Hermes": the person's reason, as the next turn of the conversation that proposed it.
+            reason = run.user_message.split("My reason:", 1)[-1].strip()
+            proposed = [m.group(1) for m in (re.search(r'I proposed adding "(.+?)"', h.get("content", ""))
+                                             for h in run.history if h.get("role") == "assistant") if m]
+            what = f'adding "{proposed[-1]}"' if proposed else "that edit"
+            return f"Understood, I will not propose {what} again. You said: {reason}"
         if "what did i ask" in question:
             asked = [m["content"] for m in run.history if m.get("role") == "user"]
             return f"Earlier you asked: {' / '.join(asked)}" if asked else "This is the first thing you asked me."

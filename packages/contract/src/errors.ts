@@ -48,6 +48,25 @@ export const TOOL_ERROR_MESSAGES = {
   unavailable: "mnote is unavailable; retry later",
 } as const;
 
+/**
+ * Each code in the few words a person reads where a record names only the code (the Ask Hermes box's tool calls,
+ * from the audit trail): never the raw code on screen. A new code without words does not compile.
+ */
+export const TOOL_ERROR_LABELS: Record<ToolErrorCode, string> = {
+  mnote_tool_invalid_input: "refused: the input was not valid",
+  mnote_tool_unauthenticated: "refused: not signed in, or the token is not valid",
+  mnote_tool_permission_denied: "refused: no permission",
+  mnote_tool_not_found: "refused: not found",
+  mnote_tool_conflict: "refused: the page changed meanwhile",
+  mnote_tool_idempotency_conflict: "refused: the same key was used for another edit",
+  mnote_tool_option_unsupported: "refused: a page option mnote does not support",
+  mnote_tool_approval_required: "held for a person's approval",
+  mnote_tool_rejected: "rejected by a person",
+  mnote_tool_payload_too_large: "refused: too large",
+  mnote_tool_rate_limited: "refused: too many calls",
+  mnote_tool_unavailable: "failed: mnote was unavailable",
+};
+
 /** HTTP status for each code, used by the bridge's tool endpoint. */
 export const TOOL_ERROR_HTTP_STATUS: Record<ToolErrorCode, number> = {
   mnote_tool_invalid_input: 422,

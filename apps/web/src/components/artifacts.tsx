@@ -4,20 +4,13 @@ import { useQuery } from "@tanstack/react-query";
 import { useTRPC } from "~/trpc/react";
 import { CopyableId } from "./copyable-id";
 import { RelativeTime } from "./relative-time";
+import { LoadFailed } from "./load-failed";
 
 /** The page's summary and AI notes, each with the reference edge that ties it to the page. */
 export function Artifacts({ pageRef }: { pageRef: { workspaceId: string; documentId: string } }) {
   const trpc = useTRPC();
   const artifacts = useQuery(trpc.panel.artifacts.list.queryOptions(pageRef));
-  if (artifacts.isError)
-    return (
-      <p role="alert" className="error">
-        Could not load the artifacts: {artifacts.error.message}{" "}
-        <button type="button" className="small" onClick={() => void artifacts.refetch()}>
-          Retry
-        </button>
-      </p>
-    );
+  if (artifacts.isError) return <LoadFailed what="the artifacts" query={artifacts} />;
   if (!artifacts.data) return <p className="muted">Loading artifacts…</p>;
   const { nodes, edges } = artifacts.data;
   const summary = nodes.find((n) => n.kind === "summary");

@@ -6,7 +6,7 @@ import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useCallback, useEffect, useRef, useState } from "react";
 import { useTRPC } from "~/trpc/react";
 import type { PageRef } from "~/trpc/types";
-import { formatTime, toolLabel } from "./labels";
+import { formatTime, outcomeText, toolLabel } from "./labels";
 
 /** A run as this tab shows it, and where its own audit records start. */
 type RunState = RunView & {
@@ -33,6 +33,40 @@ const sessionKey = (documentId: string) => `mnote.hermes.session.${documentId}`;
 async function errorMessage(response: Response) {
   const body = (await response.json().catch(() => null)) as { error?: { message?: string } } | null;
   return body?.error?.message ?? `the panel answered ${response.status}`;
+}
+
+/** A run the panel started: what POST /api/hermes/runs answers. */
+export type StartedRun = { runId: string; sessionId: string };
+
+/**
+ * Announced on `window` when a run of this page's conversation was started elsewhere in the panel ("Tell Hermes"
+ * on a rejected proposal): the Ask Hermes box follows it as if it had been asked there.
+ */
+export const ASK_HERMES_RUN_EVENT = "mnote:ask-hermes-run";
+
+/**
+ * Start a run (a conversation's first turn, or its next with `sessionId`) through the panel's door: the one way
+ * the box and "Tell Hermes" ask. `startKey` names the question, so a retried start names the same run.
+ */
+export async function startHermesRun(body: {
+  workspaceId: string;
+  documentId: string;
+  input: string;
+  startKey: string;
+  sessionId?: string | null;
+}): Promise<{ started: StartedRun } | { error: string }> {
+  const { sessionId, ...rest } = body;
+  try {
+    const response = await fetch("/api/hermes/runs", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ ...rest, ...(sessionId ? { sessionId } : {}) }),
+    });
+    if (!response.ok) return { error: await errorMessage(response) };
+    return { started: (await response.json()) as StartedRun };
+  } catch {
+    return { error: "The panel could not be reached; nothing was asked." };
+  }
 }
 
 /** "Ask Hermes" in the page's AI panel: start a run about this page, watch it, answer it, stop it. */
@@ -152,6 +186,24 @@ export function AskHermes({ pageRef, canWrite }: { pageRef: PageRef; canWrite: b
     refreshTrail();
   };
 
+  /** Show and follow a run just started in this conversation (asked here, or told from a rejected proposal). */
+  const begin = (started: StartedRun) => {
+    window.sessionStorage.setItem(sessionKey(pageRef.documentId), started.sessionId);
+    window.sessionStorage.setItem(runKey(pageRef.documentId), started.runId);
+    setSessionId(started.sessionId);
+    const floor = started.sessionId === sessionId ? Math.max(0, ...(trail.data ?? []).map((r) => r.id)) : 0;
+    setRun({ ...newRunView(started.runId), auditFloor: floor });
+    setNotice(null);
+    void follow(started.runId, 0);
+  };
+  // "Tell Hermes" starts the conversation's next turn from the Proposals tab: the box follows it. Subscribed
+  // anew each render, so the handler sees this render's conversation and trail.
+  useEffect(() => {
+    const onRun = (event: Event) => begin((event as CustomEvent<StartedRun>).detail);
+    window.addEventListener(ASK_HERMES_RUN_EVENT, onRun);
+    return () => window.removeEventListener(ASK_HERMES_RUN_EVENT, onRun);
+  });
+
   const ask = async (event: React.FormEvent) => {
     event.preventDefault();
     if (!question.trim() || busy) return;
@@ -159,30 +211,12 @@ export function AskHermes({ pageRef, canWrite }: { pageRef: PageRef; canWrite: b
     setNotice(null);
     // One key per question: a retry of this start (a double click, a flaky network) names the same run.
     const startKey = (startKeyRef.current ??= crypto.randomUUID());
-    try {
-      const response = await fetch("/api/hermes/runs", {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ ...pageRef, input: question, startKey, ...(sessionId ? { sessionId } : {}) }),
-      });
-      if (!response.ok) {
-        setNotice(await errorMessage(response));
-        return;
-      }
-      const started = (await response.json()) as { runId: string; sessionId: string };
-      startKeyRef.current = null;
-      window.sessionStorage.setItem(sessionKey(pageRef.documentId), started.sessionId);
-      window.sessionStorage.setItem(runKey(pageRef.documentId), started.runId);
-      setSessionId(started.sessionId);
-      const floor = started.sessionId === sessionId ? Math.max(0, ...(trail.data ?? []).map((r) => r.id)) : 0;
-      setRun({ ...newRunView(started.runId), auditFloor: floor });
-      setQuestion("");
-      void follow(started.runId, 0);
-    } catch {
-      setNotice("The panel could not be reached; nothing was asked.");
-    } finally {
-      setBusy(false);
-    }
+    const answer = await startHermesRun({ ...pageRef, input: question, startKey, sessionId });
+    setBusy(false);
+    if ("error" in answer) return setNotice(answer.error);
+    startKeyRef.current = null;
+    setQuestion("");
+    begin(answer.started);
   };
 
   const post = async (path: string, body: object) => {
@@ -298,12 +332,16 @@ export function AskHermes({ pageRef, canWrite }: { pageRef: PageRef; canWrite: b
                           : "done"}
                     {call.durationSeconds !== null && <> in {Math.round(call.durationSeconds * 1000)} ms</>}
                     {record && (
-                      <span className="ask-audit" data-testid="ask-hermes-audit">
+                      <span
+                        className="ask-audit"
+                        data-testid="ask-hermes-audit"
+                        data-outcome={record.outcome}
+                        data-error-code={record.errorCode ?? undefined}
+                      >
                         {" "}
-                        · audit #{record.id}: {record.outcome}
-                        {record.errorCode && <code> {record.errorCode}</code>}
+                        · audit #{record.id}
+                        {held(record) ? " — waits under Proposals" : `: ${outcomeText(record)}`}
                         {record.commandId && <code> {record.commandId}</code>}
-                        {held(record) && " — waits under Proposals"}
                       </span>
                     )}
                   </li>
@@ -363,8 +401,7 @@ export function AskHermes({ pageRef, canWrite }: { pageRef: PageRef; canWrite: b
           <ul data-testid="ask-hermes-trail">
             {records.map((record) => (
               <li key={record.id}>
-                {formatTime(record.at)} · {toolLabel(record.identity.toolName)} · {record.outcome}
-                {record.errorCode && <code> {record.errorCode}</code>}
+                {formatTime(record.at)} · {toolLabel(record.identity.toolName)} · {outcomeText(record)}
                 {record.commandId && <code> {record.commandId}</code>}
               </li>
             ))}

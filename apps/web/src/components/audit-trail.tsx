@@ -7,6 +7,7 @@ import type { PageRef, RouterOutputs } from "~/trpc/types";
 import { CopyableId } from "./copyable-id";
 import { formatTime, toolLabel, whoText } from "./labels";
 import { RelativeTime } from "./relative-time";
+import { LoadFailed } from "./load-failed";
 
 /** Every call on this page, newest first: reads, dry runs, writes, replays, denials, decisions. */
 export function AuditTrail({ pageRef, onReverted }: { pageRef: PageRef; onReverted: () => void }) {
@@ -62,14 +63,7 @@ export function AuditTrail({ pageRef, onReverted }: { pageRef: PageRef; onRevert
         </p>
       )}
       {audit.isPending && <p className="muted">Loading the audit trail…</p>}
-      {audit.isError && (
-        <p role="alert" className="error">
-          Could not load the audit trail: {audit.error.message}{" "}
-          <button type="button" className="small" onClick={() => void audit.refetch()}>
-            Retry
-          </button>
-        </p>
-      )}
+      {audit.isError && <LoadFailed what="the audit trail" query={audit} />}
       {audit.data && audit.data.length === 0 && (
         <p className="muted empty" data-testid="audit-empty">
           {filter.runId || filter.traceId

@@ -5,6 +5,7 @@ import type { AgentTokenItem } from "@mnote/tools";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { useTRPC } from "~/trpc/react";
+import { RowAction, TableCard } from "./table-card";
 
 const SCOPES = [
   { id: "page.read", label: "Read pages" },
@@ -93,55 +94,40 @@ export function ConnectAgent({ initial, sessionScopes }: { initial: AgentTokenIt
           </div>
         )}
       </section>
-      <section className="card" aria-labelledby="agent-tokens">
-        <h2 id="agent-tokens">Your agent tokens</h2>
-        <div className="table-wrap">
-          <table className="audit">
-            <thead>
-              <tr>
-                <th>Name</th>
-                <th>Scopes</th>
-                <th>Created</th>
-                <th>Expires</th>
-                <th>Last used</th>
-                <th>State</th>
-                <th />
-              </tr>
-            </thead>
-            <tbody>
-              {list.data.map((token) => (
-                <tr key={token.id} data-testid="agent-token">
-                  <td>{token.label || <span className="muted">(no name)</span>}</td>
-                  <td>{token.scopes.join(", ")}</td>
-                  <td>{when(token.createdAt)}</td>
-                  <td>{token.expiresAt ? when(token.expiresAt) : "never"}</td>
-                  <td>{token.lastUsedAt ? when(token.lastUsedAt) : "never"}</td>
-                  <td>{token.revokedAt ? "revoked" : token.live ? "live" : "expired"}</td>
-                  <td>
-                    {token.live && (
-                      <button
-                        type="button"
-                        aria-label={`Revoke ${token.label || token.id}`}
-                        disabled={revoke.isPending}
-                        onClick={() => revoke.mutate({ tokenId: token.id })}
-                      >
-                        Revoke
-                      </button>
-                    )}
-                  </td>
-                </tr>
-              ))}
-              {list.data.length === 0 && (
-                <tr>
-                  <td colSpan={7} className="muted">
-                    No agent tokens yet.
-                  </td>
-                </tr>
+      <TableCard
+        id="agent-tokens"
+        title="Your agent tokens"
+        columns={["Name", "Scopes", "Created", "Expires", "Last used", "State", ""]}
+      >
+        {list.data.map((token) => (
+          <tr key={token.id} data-testid="agent-token">
+            <td>{token.label || <span className="muted">(no name)</span>}</td>
+            <td>{token.scopes.join(", ")}</td>
+            <td>{when(token.createdAt)}</td>
+            <td>{token.expiresAt ? when(token.expiresAt) : "never"}</td>
+            <td>{token.lastUsedAt ? when(token.lastUsedAt) : "never"}</td>
+            <td>{token.revokedAt ? "revoked" : token.live ? "live" : "expired"}</td>
+            <td>
+              {token.live && (
+                <RowAction
+                  name={`Revoke ${token.label || token.id}`}
+                  busy={revoke.isPending}
+                  onClick={() => revoke.mutate({ tokenId: token.id })}
+                >
+                  Revoke
+                </RowAction>
               )}
-            </tbody>
-          </table>
-        </div>
-      </section>
+            </td>
+          </tr>
+        ))}
+        {list.data.length === 0 && (
+          <tr>
+            <td colSpan={7} className="muted">
+              No agent tokens yet.
+            </td>
+          </tr>
+        )}
+      </TableCard>
     </>
   );
 }

@@ -1,5 +1,6 @@
-import type { ToolName } from "@mnote/contract";
+import { TOOL_ERROR_LABELS, type ToolErrorCode, type ToolName } from "@mnote/contract";
 import type { PanelToolName, ProposalState, Who } from "@mnote/tools";
+import type { RouterOutputs } from "~/trpc/types";
 
 /**
  * Words a person reads, for the names tools and kernels use. Typed over every agent tool and the panel's own
@@ -19,6 +20,26 @@ export const TOOL_LABELS: Record<ToolName | PanelToolName, string> = {
 
 /** The audit log also records calls to names that are no tool (refused as not found): shown as sent. */
 export const toolLabel = (name: string) => (name in TOOL_LABELS ? TOOL_LABELS[name as keyof typeof TOOL_LABELS] : name);
+
+type AuditOutcome = RouterOutputs["panel"]["audit"]["list"][number]["outcome"];
+
+/** What came of a call, in words, where no error code says more. */
+const OUTCOME_LABELS: Record<AuditOutcome, string> = {
+  ok: "done",
+  replayed: "answered again (a retry of a call already made)",
+  proposal: "a dry run: proposed, nothing written",
+  held_for_approval: TOOL_ERROR_LABELS.mnote_tool_approval_required,
+  rejected: TOOL_ERROR_LABELS.mnote_tool_rejected,
+  failed: "failed",
+};
+
+/**
+ * An audit record's outcome and error code in words ("held for a person's approval", "refused: no permission"):
+ * the one mapping the panel says them by, from the contract's labels, never the raw codes.
+ */
+export function outcomeText(record: { outcome: AuditOutcome; errorCode?: ToolErrorCode | null }): string {
+  return record.errorCode ? TOOL_ERROR_LABELS[record.errorCode] : OUTCOME_LABELS[record.outcome];
+}
 
 /** "Hermes, for Ada", "Agent for Ada", "Ada": who made a call or a proposal, by name (ids are shown beside it). */
 export function whoText(who: Who): string {

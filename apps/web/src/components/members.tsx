@@ -3,6 +3,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { useTRPC } from "~/trpc/react";
+import { RowAction, TableCard } from "./table-card";
 
 type Role = "owner" | "editor" | "viewer";
 const ROLES: Role[] = ["owner", "editor", "viewer"];
@@ -38,62 +39,45 @@ export function Members({ workspaceId, initial }: { workspaceId: string; initial
           {error.message}
         </p>
       )}
-      <section className="card" aria-labelledby="members">
-        <h2 id="members">Members</h2>
-        <div className="table-wrap">
-          <table className="audit">
-            <thead>
-              <tr>
-                <th>Name</th>
-                <th>Role</th>
-                {canManage && <th />}
-              </tr>
-            </thead>
-            <tbody>
-              {members.map((member) => (
-                <tr key={member.userId} data-testid="member">
-                  <td>
-                    {member.name} {member.userId === you && <span className="muted">(you)</span>}{" "}
-                    <code className="muted">{member.userId}</code>
-                  </td>
-                  <td>
-                    {canManage ? (
-                      <select
-                        aria-label={`Role of ${member.name}`}
-                        value={member.role}
-                        disabled={setRole.isPending}
-                        onChange={(e) =>
-                          setRole.mutate({ workspaceId, userId: member.userId, role: e.target.value as Role })
-                        }
-                      >
-                        {ROLES.map((r) => (
-                          <option key={r} value={r}>
-                            {r}
-                          </option>
-                        ))}
-                      </select>
-                    ) : (
-                      member.role
-                    )}
-                  </td>
-                  {canManage && (
-                    <td>
-                      <button
-                        type="button"
-                        aria-label={`Remove ${member.name}`}
-                        disabled={remove.isPending}
-                        onClick={() => remove.mutate({ workspaceId, userId: member.userId })}
-                      >
-                        Remove
-                      </button>
-                    </td>
-                  )}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      </section>
+      <TableCard id="members" title="Members" columns={canManage ? ["Name", "Role", ""] : ["Name", "Role"]}>
+        {members.map((member) => (
+          <tr key={member.userId} data-testid="member">
+            <td>
+              {member.name} {member.userId === you && <span className="muted">(you)</span>}{" "}
+              <code className="muted">{member.userId}</code>
+            </td>
+            <td>
+              {canManage ? (
+                <select
+                  aria-label={`Role of ${member.name}`}
+                  value={member.role}
+                  disabled={setRole.isPending}
+                  onChange={(e) => setRole.mutate({ workspaceId, userId: member.userId, role: e.target.value as Role })}
+                >
+                  {ROLES.map((r) => (
+                    <option key={r} value={r}>
+                      {r}
+                    </option>
+                  ))}
+                </select>
+              ) : (
+                member.role
+              )}
+            </td>
+            {canManage && (
+              <td>
+                <RowAction
+                  name={`Remove ${member.name}`}
+                  busy={remove.isPending}
+                  onClick={() => remove.mutate({ workspaceId, userId: member.userId })}
+                >
+                  Remove
+                </RowAction>
+              </td>
+            )}
+          </tr>
+        ))}
+      </TableCard>
       {canManage && (
         <section className="card" aria-labelledby="invite">
           <h2 id="invite">Add a member</h2>

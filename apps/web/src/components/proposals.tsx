@@ -1,5 +1,6 @@
 "use client";
 
+import { TOOL_ERROR_MESSAGES } from "@mnote/contract";
 import { matchQuery, type Query, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useMemo, useRef, useState } from "react";
 import { useTRPC } from "~/trpc/react";
@@ -10,6 +11,7 @@ import { CopyableId } from "./copyable-id";
 import { RelativeTime } from "./relative-time";
 import { useReview } from "./review-state";
 import { TellHermesButton } from "./tell-hermes";
+import { LoadFailed } from "./load-failed";
 
 type Outcome = {
   tone: "ok" | "error";
@@ -22,18 +24,32 @@ type Outcome = {
 /** The parts of an output envelope the panel reports back to the person. */
 type EnvelopeSummary = Pick<DecisionAnswer, "ok" | "result" | "audit" | "error">;
 
-function describeEnvelope(envelope: EnvelopeSummary, how = ""): Outcome {
-  if (envelope.ok) {
-    const revision = (envelope.result as { revision?: number } | null)?.revision;
-    return {
-      tone: "ok",
-      text: `Applied${how} as command ${envelope.audit.commandId}${revision ? ` (revision ${revision})` : ""}.`,
-    };
-  }
-  if (envelope.error?.code === "mnote_tool_conflict") {
+/**
+ * A refusal as the AppError mapping gives it (packages/tools `AppError`): a decision's tRPC error carries it as
+ * `data.appError`, a tool's failure envelope as `error`. The one way the panel says a refused decision, whichever
+ * door it came by: the contract's message, and a stale page offers to re-run the dry run.
+ */
+export type Refusal = { code: string; message: string };
+
+export function refusalOutcome(refusal: Refusal | null | undefined): Outcome {
+  // The page moved past the proposal's base revision (the contract's revision conflict, not "decided meanwhile").
+  if (refusal?.code === "mnote_tool_conflict" && refusal.message === TOOL_ERROR_MESSAGES.conflict) {
     return { tone: "error", text: "The page changed since this proposal. Nothing was written.", offerRerun: true };
   }
-  return { tone: "error", text: `${envelope.error?.message ?? "The edit was refused"}. Nothing was written.` };
+  return { tone: "error", text: `${refusal?.message ?? "The edit was refused"}. Nothing was written.` };
+}
+
+/** A procedure's error as its AppError (the router's `errorFormatter` puts it in `data.appError`). */
+export const refusalOf = (error: { message: string; data?: { appError?: Refusal } | null }): Refusal =>
+  error.data?.appError ?? { code: "mnote_tool_unavailable", message: error.message };
+
+function describeEnvelope(envelope: EnvelopeSummary, how = ""): Outcome {
+  if (!envelope.ok) return refusalOutcome(envelope.error);
+  const revision = (envelope.result as { revision?: number } | null)?.revision;
+  return {
+    tone: "ok",
+    text: `Applied${how} as command ${envelope.audit.commandId}${revision ? ` (revision ${revision})` : ""}.`,
+  };
 }
 
 /**
@@ -68,15 +84,7 @@ export function Proposals({ pageRef }: { pageRef: PageRef }) {
   }, [decided]);
   const proposals = useQuery(trpc.panel.proposals.list.queryOptions(pageRef));
   if (proposals.isPending) return <p className="muted">Loading proposals…</p>;
-  if (proposals.isError)
-    return (
-      <p role="alert" className="error">
-        Could not load proposals: {proposals.error.message}{" "}
-        <button type="button" className="small" onClick={() => void proposals.refetch()}>
-          Retry
-        </button>
-      </p>
-    );
+  if (proposals.isError) return <LoadFailed what="proposals" query={proposals} />;
   const visible = proposals.data.filter((p) => showDecided || p.status === "pending");
   return (
     <div>
@@ -167,14 +175,7 @@ function ProposalCard({
       </button>
       <div id={`${headingId}-changes`} hidden={!open}>
         {open && detail.isPending && <p className="muted">Loading changes…</p>}
-        {open && detail.isError && (
-          <p role="alert" className="error">
-            Could not load the changes: {detail.error.message}{" "}
-            <button type="button" className="small" onClick={() => void detail.refetch()}>
-              Retry
-            </button>
-          </p>
-        )}
+        {open && detail.isError && <LoadFailed what="the changes" query={detail} />}
         {open && detail.data && <ProposalChanges proposal={proposal} detail={detail.data} idPrefix={headingId} />}
       </div>
       {proposal.status.startsWith("applied") && proposal.commandId && (
@@ -318,7 +319,7 @@ export function useDecisions(proposal: ProposalItem, pageRef: PageRef, onDone: (
   const review = useReview();
   const [outcome, setOutcome] = useState<Outcome | null>(null);
   const refresh = () => queryClient.invalidateQueries(panelQueriesButDetails(trpc));
-  const onError = (error: { message: string }) => setOutcome({ tone: "error", text: error.message });
+  const onError = (error: Parameters<typeof refusalOf>[0]) => setOutcome(refusalOutcome(refusalOf(error)));
   // A decision that took leaves the card behind (the list shows pending ones): the list keeps saying what happened.
   const settle = (result: Outcome) => {
     if (result.tone === "ok") onDone(result);

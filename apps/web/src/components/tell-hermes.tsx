@@ -1,46 +1,53 @@
 "use client";
 
-import { useState } from "react";
+import { useRef, useState } from "react";
+import type { PageRef } from "~/trpc/types";
+import { ASK_HERMES_RUN_EVENT, startHermesRun } from "./ask-hermes";
+
+/** What Hermes reads as the conversation's next turn when a person tells it why they rejected its edit. */
+export const tellHermesInput = (reason: string) => `I rejected your proposed edit. My reason: ${reason}`;
 
 /**
  * "Tell Hermes": send a rejection's reason as the next turn of the Ask Hermes conversation that proposed the
- * edit, through the same door the Ask Hermes box continues a conversation by (`POST /api/hermes/runs` with
- * the conversation's session id). Kept apart from the box: it only starts the run and announces it
- * (`mnote:ask-hermes-run` on window, with the run and session ids) for the box to follow.
+ * edit, the way the Ask Hermes box asks (`startHermesRun`, with the conversation's session id), then announce
+ * the run (`ASK_HERMES_RUN_EVENT`) for the box to show it streaming.
  */
 export function TellHermesButton({
   pageRef,
   sessionId,
   reason,
 }: {
-  pageRef: { workspaceId: string; documentId: string };
+  pageRef: PageRef;
   sessionId: string;
   reason: string;
 }) {
-  const [state, setState] = useState<"idle" | "sending" | "sent" | "failed">("idle");
+  const [state, setState] = useState<"idle" | "sending" | "sent">("idle");
+  const [failure, setFailure] = useState<string | null>(null);
+  // One key for this reason: a second click after a lost answer names the same run.
+  const startKey = useRef<string | null>(null);
   const tell = async () => {
     setState("sending");
-    try {
-      const response = await fetch("/api/hermes/runs", {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ ...pageRef, sessionId, input: `I rejected your proposed edit. My reason: ${reason}` }),
-      });
-      if (!response.ok) throw new Error(String(response.status));
-      const started = (await response.json()) as { runId: string; sessionId: string };
-      window.dispatchEvent(new CustomEvent("mnote:ask-hermes-run", { detail: started }));
-      setState("sent");
-    } catch {
-      setState("failed");
+    setFailure(null);
+    const answer = await startHermesRun({
+      ...pageRef,
+      sessionId,
+      input: tellHermesInput(reason),
+      startKey: (startKey.current ??= crypto.randomUUID()),
+    });
+    if ("error" in answer) {
+      setFailure(answer.error);
+      return setState("idle");
     }
+    window.dispatchEvent(new CustomEvent(ASK_HERMES_RUN_EVENT, { detail: answer.started }));
+    setState("sent");
   };
-  if (state === "sent") return <span>Told Hermes why.</span>;
+  if (state === "sent") return <span data-testid="told-hermes">Told Hermes why: see Ask Hermes.</span>;
   return (
     <>
       <button type="button" className="small" disabled={state === "sending"} onClick={() => void tell()}>
         Tell Hermes
       </button>
-      {state === "failed" && <span role="alert"> Could not reach Hermes; try again.</span>}
+      {failure && <span role="alert"> Hermes was not told: {failure}</span>}
     </>
   );
 }

@@ -22,11 +22,13 @@ export function renderPanelView(ui: ReactNode, world: World, token: string) {
       }),
     ],
   });
-  return render(
+  const rendered = render(
     <QueryClientProvider client={queryClient}>
       <TRPCProvider trpcClient={trpcClient} queryClient={queryClient}>
         {ui}
       </TRPCProvider>
     </QueryClientProvider>,
   );
+  // The view's client too: a test waits for its queries to settle before it closes the world's kernel.
+  return { ...rendered, queryClient };
 }

@@ -1,5 +1,6 @@
 import "server-only";
 import { cookies } from "next/headers";
+import { redirect } from "next/navigation";
 import { NextResponse } from "next/server";
 import { createCaller, createToolsContext } from "@mnote/tools";
 import { panelEnv } from "./env";
@@ -19,6 +20,14 @@ export async function serverCaller() {
   return createCaller(
     createToolsContext({ kernel: await getKernel(), authorization: token, door: "panel", settings: panelEnv().tools }),
   );
+}
+
+/** The router as the signed-in person, and who they are; no session sends the browser to sign in. */
+export async function signedIn() {
+  const caller = await serverCaller();
+  const me = await caller.panel.session.me().catch(() => null);
+  if (!me) redirect("/signin");
+  return { caller, me };
 }
 
 /**

@@ -1,0 +1,27 @@
+import { TOOL_ERROR_CODES, TOOL_ERROR_LABELS } from "@mnote/contract";
+import { describe, expect, it } from "vitest";
+import { outcomeText } from "./labels";
+
+const OUTCOMES = ["ok", "replayed", "proposal", "held_for_approval", "rejected", "failed"] as const;
+
+describe("outcomeText: an audit record's outcome in words, never a raw code", () => {
+  it("says every outcome, with or without every contract error code, without an identifier in it", () => {
+    for (const outcome of OUTCOMES) {
+      for (const errorCode of [null, ...TOOL_ERROR_CODES]) {
+        const text = outcomeText({ outcome, errorCode });
+        expect(text).not.toMatch(/_/);
+        expect(text.length).toBeGreaterThan(0);
+      }
+    }
+  });
+
+  it("an error code says more than the outcome: the contract's label for it", () => {
+    expect(outcomeText({ outcome: "held_for_approval", errorCode: "mnote_tool_approval_required" })).toBe(
+      TOOL_ERROR_LABELS.mnote_tool_approval_required,
+    );
+    expect(outcomeText({ outcome: "failed", errorCode: "mnote_tool_permission_denied" })).toBe(
+      "refused: no permission",
+    );
+    expect(outcomeText({ outcome: "ok", errorCode: null })).toBe("done");
+  });
+});
