@@ -9,9 +9,29 @@ const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const PNPM = ["-y", "pnpm@12.4.2"];
 const env = { ...process.env, TURBO_TELEMETRY_DISABLED: "1", DO_NOT_TRACK: "1", NEXT_TELEMETRY_DISABLED: "1" };
 
+// How long each step took, printed at the end (or at the step that failed): where a slow `npm test` spends its time.
+const timings = [];
+const started = Date.now();
+function printTimings() {
+  const seconds = (ms) => `${(ms / 1000).toFixed(0)} s`;
+  console.log(`\nnpm ${process.argv[2] ?? ""}: ${seconds(Date.now() - started)} in all`);
+  for (const { step, ms, status } of timings)
+    console.log(`  ${seconds(ms).padStart(6)}  ${step}${status ? ` (exit ${status})` : ""}`);
+}
+
 function run(command, args, options = {}) {
+  const at = Date.now();
   const result = spawnSync(command, args, { cwd: root, stdio: "inherit", env, ...options });
-  if (result.status !== 0) process.exit(result.status ?? 1);
+  const step = [command === "npx" ? "pnpm" : command === process.execPath ? "node" : command, ...args]
+    .filter((part) => !PNPM.includes(part) && !part.startsWith("--"))
+    .map((part) => part.replace(`${root}/`, ""))
+    .slice(0, 6)
+    .join(" ");
+  timings.push({ step, ms: Date.now() - at, status: result.status });
+  if (result.status !== 0) {
+    if (process.argv[2] === "test") printTimings();
+    process.exit(result.status ?? 1);
+  }
 }
 
 const pnpm = (...args) => run("npx", [...PNPM, ...args]);
@@ -36,6 +56,7 @@ if (task === "test") {
     "--log-order=grouped",
   );
   run(process.execPath, [join(root, "scripts", "e2e.mjs")]);
+  printTimings();
 } else if (task === "start") {
   run(process.execPath, [join(root, "scripts", "start.mjs")]);
 } else {

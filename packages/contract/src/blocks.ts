@@ -58,10 +58,16 @@ export type ParsedBlockInput = z.output<typeof BlockInputSchema>;
 
 /** The short plain-text digest `page.get` returns as `bodySummary`. */
 export function summarizeBlocks(blocks: readonly Block[], maxLength = 280): string {
-  const joined = blocks
-    .map((b) => b.text.trim())
-    .filter(Boolean)
-    .join(" ")
-    .replace(/\s+/g, " ");
+  // Only as many blocks as the summary can show: a window's first blocks may hold thousands of characters.
+  const parts: string[] = [];
+  let length = 0;
+  for (const block of blocks) {
+    const text = block.text.trim().replace(/\s+/g, " ");
+    if (!text) continue;
+    parts.push(text);
+    length += text.length + 1;
+    if (length > maxLength) break;
+  }
+  const joined = parts.join(" ");
   return joined.length <= maxLength ? joined : `${joined.slice(0, maxLength - 1)}…`;
 }

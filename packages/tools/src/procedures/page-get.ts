@@ -20,7 +20,10 @@ type GetArgs = ToolArgs<"mnote.page.get">;
 type GetResult = ToolResult<"mnote.page.get">;
 type WindowKind = "blocks" | "outline" | "search";
 
-/** Blocks read for bodySummary: its 280 characters come from the first blocks, not the whole page. */
+/**
+ * Blocks read for bodySummary (its 280 characters come from the first blocks, not the whole page), and the first read of
+ * a blocks window (later reads are sized from the blocks it found, see blockRows).
+ */
 const SUMMARY_BLOCKS = 64;
 const OUTLINE_TEXT = 120;
 const SNIPPET_BEFORE = 60;
@@ -113,34 +116,83 @@ export const pageGet = toolProcedure<ToolInput<"mnote.page.get">>(pageGetMeta).q
     contentNotice: PAGE_CONTENT_IS_DATA,
   };
   if (args.includeOptions) result.pageOptions = page.options;
-  if (args.includeBody) {
-    const first = await kernel.getBlockWindow(page.id, { from: 0, limit: SUMMARY_BLOCKS });
-    result.bodySummary = summarizeBlocks(first.map((entry) => entry.block));
-  }
-  if (kind) await readWindow(kernel, page, args, kind, result);
+  const from = kind ? await startIndex(kernel, page, args, kind) : 0;
+  // A blocks window from the top starts with the rows the summary is made of: read them once for both.
+  const first =
+    args.includeBody || (kind === "blocks" && from === 0)
+      ? await kernel.getBlockWindow(page.id, { from: 0, limit: SUMMARY_BLOCKS })
+      : null;
+  if (args.includeBody) result.bodySummary = summarizeBlocks(first!.map((entry) => entry.block));
+  if (kind) await readWindow(kernel, page, args, kind, from, from === 0 ? first : null, result);
   return successEnvelope(call, result, "read", null);
 });
 
-async function readWindow(kernel: KernelAdapter, page: PageRecord, args: GetArgs, kind: WindowKind, result: GetResult) {
-  const from = await startIndex(kernel, page, args, kind);
+/**
+ * A blocks window and the rows read for it, plus one row past the window when there is one. Rows are read in chunks
+ * sized from the blocks already seen, so a window the 32 KB budget ends after 240 short blocks reads about that many
+ * rows, not `limit + 1` (500) to send half of them (the read was most of a page.get's database time).
+ */
+async function blockRows(
+  kernel: KernelAdapter,
+  page: PageRecord,
+  from: number,
+  limit: number,
+  used: number,
+  firstRows: LocatedBlock[] | null,
+): Promise<{ rows: LocatedBlock[]; blocks: Block[] }> {
+  const rows: LocatedBlock[] = [];
+  const blocks: Block[] = [];
+  let size = used;
+  let full = false;
+  let want = Math.min(SUMMARY_BLOCKS, limit + 1);
+  let at = from;
+  // The page's first rows, when the caller already read them (see pageGet): more than the window can take is fine.
+  let preRead = firstRows;
+  while (!full && rows.length <= limit) {
+    const asked = preRead ? SUMMARY_BLOCKS : want;
+    const read = preRead ?? (await kernel.getBlockWindow(page.id, { from: at, limit: want }));
+    preRead = null;
+    for (const row of read) {
+      rows.push(row);
+      if (full || blocks.length === limit) continue;
+      // The same measure as withinBudget: the JSON the model receives, at least one block per window.
+      const entrySize = JSON.stringify(row.block).length + 1;
+      if (blocks.length > 0 && size + entrySize > LIMITS.readBudget) full = true;
+      else {
+        blocks.push(row.block);
+        size += entrySize;
+      }
+    }
+    if (read.length < asked) break; // the end of the page
+    at = read[read.length - 1]!.index + 1;
+    const average = (size - used) / Math.max(1, blocks.length);
+    const fits = Math.ceil(((LIMITS.readBudget - size) / Math.max(1, average)) * 1.1) + 1;
+    want = Math.max(16, Math.min(fits, limit + 1 - rows.length));
+  }
+  return { rows, blocks };
+}
+
+async function readWindow(
+  kernel: KernelAdapter,
+  page: PageRecord,
+  args: GetArgs,
+  kind: WindowKind,
+  from: number,
+  firstRows: LocatedBlock[] | null,
+  result: GetResult,
+) {
   const limit = args.limit ?? LIMITS.readWindowBlocks;
-  // One row past the window: the next heading closes the last entry's count, and any row says there is more.
-  const rows: LocatedBlock[] = await kernel.getBlockWindow(page.id, {
-    from,
-    limit: limit + 1,
-    ...(kind === "outline" ? { only: { kind: "headings" as const } } : {}),
-    ...(kind === "search" ? { only: { kind: "search" as const, text: args.search! } } : {}),
-  });
   const used = JSON.stringify(result).length + 200;
+  let rows: LocatedBlock[];
   let taken: LocatedBlock[];
   if (kind === "blocks") {
-    const blocks = withinBudget(
-      rows.slice(0, limit).map((row) => row.block),
-      used,
-    );
-    taken = rows.slice(0, blocks.length);
-    result.blocks = blocks;
+    const window = await blockRows(kernel, page, from, limit, used, firstRows);
+    rows = window.rows;
+    result.blocks = window.blocks;
+    taken = rows.slice(0, window.blocks.length);
   } else if (kind === "outline") {
+    // One row past the window: the next heading closes the last entry's count, and any row says there is more.
+    rows = await kernel.getBlockWindow(page.id, { from, limit: limit + 1, only: { kind: "headings" } });
     const entries = rows.slice(0, limit).map((row, i) => ({
       id: row.block.id,
       index: row.index,
@@ -151,6 +203,11 @@ async function readWindow(kernel: KernelAdapter, page: PageRecord, args: GetArgs
     result.outline = withinBudget(entries, used);
     taken = rows.slice(0, result.outline.length);
   } else {
+    rows = await kernel.getBlockWindow(page.id, {
+      from,
+      limit: limit + 1,
+      only: { kind: "search", text: args.search! },
+    });
     const matches = rows.slice(0, limit).map((row) => ({
       id: row.block.id,
       index: row.index,
