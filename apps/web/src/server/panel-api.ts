@@ -148,11 +148,22 @@ export interface DoorOptions {
   beforeLimit?: (limitKey: string) => Response | null;
 }
 
+/** The budget every request shares whose session cookie resolves to no live token. */
+export const FAILED_AUTHENTICATION_KEY = "failed-authentication";
+
+/** What a 429 says: a token's own budget, the failed authentications', or the calls without a session. */
+function refusalMessage(limitKey: string): string {
+  if (limitKey === FAILED_AUTHENTICATION_KEY) return "too many failed authentications; sign in again or retry later";
+  if (limitKey === "anonymous") return "too many calls without a session; retry later";
+  return TOOL_ERROR_MESSAGES.rateLimited;
+}
+
 /**
  * The one door of every panel route (`/api/trpc`, `/api/hermes/*`): a cross-site change is refused (Origin),
  * the token is read as the router reads it (`resolveToken`), the per-token rate limit is taken (requests
- * without a live token share one budget: a made-up cookie per request must not buy a fresh bucket each
- * time), and a POST's body is read with the bridge's cap.
+ * whose cookie resolves to no live token share one budget, the failed authentications': a made-up cookie per
+ * request must not buy a fresh bucket each time; a live token's budget is its own whatever others fail), and
+ * a POST's body is read with the bridge's cap.
  */
 export async function openPanelDoor(req: Request, options: DoorOptions): Promise<OpenedDoor | Response> {
   if (req.method !== "GET" && req.method !== "HEAD" && foreignOrigin(req, options.allowedOrigins ?? [])) {
@@ -174,14 +185,17 @@ export async function openPanelDoor(req: Request, options: DoorOptions): Promise
     console.error("[panel] the database is unavailable", error);
     return refuse(503, "mnote_tool_unavailable", TOOL_ERROR_MESSAGES.unavailable, { "retry-after": "1" });
   }
-  const limitKey = token ? `token:${token.id}` : "anonymous";
+  // Three budgets: a live token's own; a cookie that resolves to no live token (a failing attempt: made-up
+  // cookies share this one, so rotating them buys nothing); no cookie at all. A valid token is never refused
+  // for the failures of others (issue 20), and a flood of bad cookies does not starve the cookie-less calls.
+  const limitKey = token ? `token:${token.id}` : authorization ? FAILED_AUTHENTICATION_KEY : "anonymous";
   const early = options.beforeLimit?.(limitKey);
   if (early) return early;
   if (options.limiter) {
     for (let i = 0; i < (options.calls ?? 1); i++) {
       const decision = await options.limiter.take(limitKey);
       if (!decision.allowed) {
-        return refuse(429, "mnote_tool_rate_limited", TOOL_ERROR_MESSAGES.rateLimited, {
+        return refuse(429, "mnote_tool_rate_limited", refusalMessage(limitKey), {
           "retry-after": retryAfterSeconds(decision.retryAfterMs),
         });
       }
