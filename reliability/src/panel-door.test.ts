@@ -20,7 +20,7 @@ beforeAll(async () => {
   world = await createWorld();
   bridge = await startTestBridge(world.kernel);
   // Agent writes wait for a person here: the panel must not become a way around that.
-  await world.kernel.admin.setApprovalRequired(world.ids.ws, true);
+  await world.kernel.admin.setWorkspacePolicy(world.ids.ws, { approvalRequired: true }, { by: "test-setup" });
   agentToken = world.tokens.owner;
 });
 afterAll(async () => {

@@ -223,6 +223,36 @@ describe("operator commands", () => {
   );
 
   it(
+    "a change of the approval policy is audited with the operator, when, from and to (issue 20 item 2)",
+    async () => {
+      const on = await mnote(["admin", "workspace", "approval", "--workspace", workspace, "--policy", "on"]);
+      expect(on.json).toMatchObject({
+        workspaceId: workspace,
+        approvalRequired: true,
+        from: { approvalRequired: false },
+        to: { approvalRequired: true },
+      });
+      const { json } = await mnote(["audit", "--workspace", workspace, "--limit", "1000"]);
+      const changes = json.filter(
+        (r: { identity: { toolName: string } }) => r.identity.toolName === "admin.workspace.policy",
+      );
+      expect(changes).toHaveLength(1);
+      expect(changes[0].identity.actorId).toMatch(/^operator:/);
+      expect(typeof changes[0].at).toBe("string");
+      expect(changes[0].detail).toEqual({
+        from: { approvalRequired: false },
+        to: { approvalRequired: true },
+        via: "cli",
+      });
+      // An unknown workspace is refused, nothing on record.
+      const unknown = await mnote(["admin", "workspace", "approval", "--workspace", "ws_nope", "--policy", "off"]);
+      expect(unknown.code).toBe(1);
+      await mnote(["admin", "workspace", "approval", "--workspace", workspace, "--policy", "off"]);
+    },
+    CLI_TIMEOUT,
+  );
+
+  it(
     "answers --help for every command, and for a group",
     async () => {
       const one = await mnote(["admin", "member", "remove", "--help"]);

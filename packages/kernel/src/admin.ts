@@ -12,7 +12,16 @@ import {
   type TokenListing,
   type TokenRecord,
   type UserRecord,
+  type WorkspacePolicy,
 } from "./types";
+
+interface WorkspacePolicyRow {
+  approval_required: number | boolean;
+}
+
+function policyOf(row: WorkspacePolicyRow): WorkspacePolicy {
+  return { approvalRequired: Boolean(Number(row.approval_required)) };
+}
 
 /** How an email is stored and compared (the contract's EmailSchema); empty is none, anything else is refused. */
 export function normalizeEmail(email: string | null | undefined): string | null {
@@ -107,13 +116,25 @@ export function createAdmin(db: SqlDriver): KernelAdmin {
       });
       return { id, name, approvalRequired };
     },
-    async setApprovalRequired(workspaceId, approvalRequired, who) {
-      await db.transaction(async (tx) => {
+    async setWorkspacePolicy(workspaceId, change, who) {
+      if (!who?.by) throw new AdminRefusal("a change of the approval policy names who makes it");
+      return db.transaction(async (tx) => {
+        const row = await tx.get<WorkspacePolicyRow>(
+          `SELECT approval_required FROM workspaces WHERE id = ?${db.forUpdate}`,
+          [workspaceId],
+        );
+        if (!row) throw new AdminRefusal(`no workspace ${workspaceId}`);
+        const from = policyOf(row);
+        const to: WorkspacePolicy = {
+          approvalRequired: change.approvalRequired ?? from.approvalRequired,
+        };
         await tx.run(`UPDATE workspaces SET approval_required = ? WHERE id = ?`, [
-          approvalRequired ? 1 : 0,
+          to.approvalRequired ? 1 : 0,
           workspaceId,
         ]);
-        await audit(tx, who, "workspace.approval", workspaceId, { approvalRequired });
+        // Every change is on record (issue 20), the unchanged ones too: someone asked, and when, is itself a fact.
+        await audit(tx, who, "workspace.policy", workspaceId, { from, to, via: who.via ?? null });
+        return { from, to };
       });
     },
     async addMember({ workspaceId, userId, role, by }) {

@@ -304,6 +304,7 @@ export async function listAudit(db: SqlExecutor, query: AuditQuery) {
     ["traceId", "trace_id = ?"],
     ["sessionId", "session_id = ?"],
     ["afterId", "id > ?"],
+    ["toolName", "tool_name = ?"],
   ];
   for (const [field, clause] of filters) {
     const value = query[field];

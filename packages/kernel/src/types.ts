@@ -297,6 +297,8 @@ export interface AuditQuery {
   sessionId?: string;
   /** Only records with id greater than this (for live polling). */
   afterId?: number;
+  /** Only records of this tool (or operator action, e.g. `admin.workspace.policy`). */
+  toolName?: string;
   limit?: number;
 }
 
@@ -440,6 +442,21 @@ export interface OperatorAudit {
   by?: string;
 }
 
+/** What the approval policy holds for a person's approval in one workspace. */
+export interface WorkspacePolicy {
+  /** Agent page writes wait for a person's approval. */
+  approvalRequired: boolean;
+}
+
+/** Who changes a workspace's policy: a user id (the panel) or `operator:<login>` (the CLI), and the door. */
+export interface PolicyActor {
+  by: string;
+  via?: "panel" | "cli";
+}
+
+/** The audit record's tool name for a change of a workspace's policy. */
+export const WORKSPACE_POLICY_AUDIT = "admin.workspace.policy";
+
 export interface MemberRecord {
   userId: string;
   name: string;
@@ -478,7 +495,15 @@ export interface KernelAdmin {
   createWorkspace(
     input: { id?: string; name: string; ownerId: string; approvalRequired?: boolean } & OperatorAudit,
   ): Promise<WorkspaceRecord>;
-  setApprovalRequired(workspaceId: string, approvalRequired: boolean, audit?: OperatorAudit): Promise<void>;
+  /**
+   * The one way a workspace's approval policy changes (panel and CLI alike): who asks is required, and the
+   * change is audited (`admin.workspace.policy`: who, when, from, to, and the door it came through).
+   */
+  setWorkspacePolicy(
+    workspaceId: string,
+    change: Partial<WorkspacePolicy>,
+    who: PolicyActor,
+  ): Promise<{ from: WorkspacePolicy; to: WorkspacePolicy }>;
   /** Adds the member, or changes the role of one already there. Refuses to demote a workspace's last owner. */
   addMember(input: { workspaceId: string; userId: string; role: Role } & OperatorAudit): Promise<void>;
   /** Changes a member's role; refuses a user who is not a member, and demoting the last owner. */

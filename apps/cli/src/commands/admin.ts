@@ -98,8 +98,10 @@ export const adminCommands: Command[] = [
       const policy = required(args, "policy");
       if (policy !== "on" && policy !== "off") throw new UsageError("--policy must be on or off");
       const workspaceId = required(args, "workspace");
-      await (await kernel()).admin.setApprovalRequired(workspaceId, policy === "on", operator());
-      return { output: { workspaceId, approvalRequired: policy === "on" } };
+      const { from, to } = await (
+        await kernel()
+      ).admin.setWorkspacePolicy(workspaceId, { approvalRequired: policy === "on" }, { ...operator(), via: "cli" });
+      return { output: { workspaceId, approvalRequired: to.approvalRequired, from, to } };
     },
   },
   {

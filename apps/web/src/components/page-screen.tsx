@@ -11,6 +11,7 @@ import type { Me } from "~/trpc/types";
 import { AuditTrail } from "./audit-trail";
 import { BlockFocusContext, type BlockTarget } from "./block-focus";
 import { PageBody, type PageBodyHandle } from "./page-body";
+import { PolicyHistory } from "./policy-history";
 import { PageSuggestionsFor, SuggestionSwitcher, useShownProposal } from "./page-suggestions";
 import { Proposals } from "./proposals";
 import { ReviewProvider } from "./review-state";
@@ -174,6 +175,7 @@ function PageScreenBody({
               </span>
             )}
           </div>
+          {view.data.mayChangeApproval && <PolicyHistory workspaceId={workspaceId} />}
           <AskHermes pageRef={pageRef} canWrite={view.data.canWrite} />
           <ReviewShortcuts proposal={shown} pageRef={pageRef} />
           <PanelTabs tab={tab} onSelect={setTab} pending={pending} />

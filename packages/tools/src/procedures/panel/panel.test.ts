@@ -161,7 +161,7 @@ describe("panel: proposals, decisions and the audit trail", () => {
 
   it("holds agent page writes when the workspace asks for approval, and replays after approval", async () => {
     const w = await createWorld();
-    await w.kernel.admin.setApprovalRequired(w.ids.ws, true);
+    await w.kernel.admin.setWorkspacePolicy(w.ids.ws, { approvalRequired: true }, { by: "test-setup" });
     const panel = panelAs(w, w.tokens.owner);
     const ref = { workspaceId: w.ids.ws, documentId: w.ids.page };
     const envelope = w.envelope("mnote.page.update_title", { title: "Held title" });
@@ -259,7 +259,7 @@ describe("panel: who decides, and proposals whatever the audit volume", () => {
 
   it("keeps every pending proposal and held write after more than 1,000 other calls on the page, forged ones included", async () => {
     const w = await createWorld();
-    await w.kernel.admin.setApprovalRequired(w.ids.ws, true);
+    await w.kernel.admin.setWorkspacePolicy(w.ids.ws, { approvalRequired: true }, { by: "test-setup" });
     const panel = panelAs(w, w.tokens.owner);
     const ref = { workspaceId: w.ids.ws, documentId: w.ids.page };
     const dryRun = await agentDryRun(w, "mnote.page.save", {
