@@ -326,6 +326,22 @@ export async function getAudit(db: SqlExecutor, id: number) {
   return row ? toAudit(row) : null;
 }
 
+/** The key prefix the panel's revert of `commandId` is keyed with (panel.page.revert: `revert_<id>_r<revision>`). */
+export const revertKeyPrefix = (commandId: string) => `revert_${commandId}_r`;
+
+export async function getRevertFacts(db: SqlExecutor, commandId: string) {
+  const row = await db.get<AuditRow>(
+    `SELECT * FROM audit_log WHERE command_id = ? AND effect = 'write' AND outcome = 'ok' ORDER BY id LIMIT 1`,
+    [commandId],
+  );
+  const prefix = revertKeyPrefix(commandId);
+  const revert = await db.get<{ id: string }>(
+    `SELECT id FROM commands WHERE document_id = ? AND name = 'page.revert' AND substr(idempotency_key, 1, ?) = ? LIMIT 1`,
+    [row?.document_id ?? "", prefix.length, prefix],
+  );
+  return { write: row ? toAudit(row) : null, reverted: revert !== undefined && revert !== null };
+}
+
 export async function getCommand(db: SqlExecutor, commandId: string) {
   const row = await db.get<CommandRow>(`SELECT * FROM commands WHERE id = ?`, [commandId]);
   return row ? toCommand(row) : null;

@@ -122,6 +122,9 @@ export class SqlKernel implements KernelAdapter {
   getCommand(commandId: string) {
     return reads.getCommand(this.db, commandId);
   }
+  getRevertFacts(commandId: string) {
+    return reads.getRevertFacts(this.db, commandId);
+  }
   listPageOverviews(input: { workspaceId: string; userId: string }) {
     return listPageOverviews(this.db, input);
   }

@@ -373,6 +373,11 @@ export interface KernelAdapter {
    */
   getEditDecision(query: EditQuery): Promise<EditDecision | null>;
   getCommand(commandId: string): Promise<CommandRecord | null>;
+  /**
+   * What the revert rule needs of an applied command (issue 20): the audit record of the write that applied it,
+   * and whether a revert of it was applied since (a `page.revert` command keyed `revert_<commandId>_r…`).
+   */
+  getRevertFacts(commandId: string): Promise<{ write: AuditRecord | null; reverted: boolean }>;
   /** Every page of a workspace with the user's access facts and pending proposal count, in one read (title order). */
   listPageOverviews(input: { workspaceId: string; userId: string }): Promise<PageOverview[]>;
   /** The names of these users and tokens, in one read per kind; ids that name nothing are left out. */

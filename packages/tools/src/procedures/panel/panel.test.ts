@@ -151,9 +151,8 @@ describe("panel: proposals, decisions and the audit trail", () => {
     const done = await panel.proposals.approve({ ...ref, proposalId: again.proposalId! });
     expect(done).toMatchObject({ ok: true, audit: { effect: "write" }, result: { revision: 3 } });
     expect((await panel.page.view(ref)).blocks.map((b) => b.id)).toEqual(["h1", "p1"]);
-    // A revert proposed at revision 2 no longer applies at 3: a new proposal, on the page as it is, would be needed.
-    const stale = await panel.page.revert({ ...ref, commandId });
-    expect(stale.envelope).toMatchObject({ ok: true, result: { baseRevision: 3 } });
+    // Once reverted, the write is not reverted again (issue 20: that was an empty proposal whose approval wrote a no-op).
+    await expect(panel.page.revert({ ...ref, commandId })).rejects.toThrow(/already reverted/);
     // Nobody reverts what is not on their page, and a viewer reverts nothing.
     await expect(panel.page.revert({ ...ref, commandId: "cmd_elsewhere" })).rejects.toThrow(/no such command/);
     await expect(panelAs(w, w.tokens.viewer).page.revert({ ...ref, commandId })).rejects.toThrow(/write permission/);
