@@ -1,3 +1,4 @@
+import type { PoolStats } from "./sql/driver";
 import type { ChangeFeed } from "./change-feed";
 import type { Block, Capability, Effect, PageOptions, PageOptionsPatch, ToolErrorCode } from "@mnote/contract";
 import type { BlockEditOperation, LocatedBlock } from "./block-edits";
@@ -358,6 +359,10 @@ export interface KernelAdapter {
   rejectProposal(rejection: ProposalRejection): Promise<number | null>;
 
   // operator and panel reads
+  /** The database pool's connections and errors (PostgreSQL); null for an in-process database (metrics). */
+  poolStats(): PoolStats | null;
+  /** Proposals waiting for a person, in every workspace (metrics: one COUNT on the proposals index). */
+  countPendingProposals(): Promise<number>;
   listAudit(query: AuditQuery): Promise<AuditRecord[]>;
   getAudit(id: number): Promise<AuditRecord | null>;
   /**

@@ -1,6 +1,6 @@
 import { LIMITS, TOOL_ERROR_MESSAGES, type ToolErrorCode } from "@mnote/contract";
 import type { KernelAdapter, TokenRecord } from "@mnote/kernel";
-import { type RateDecision, retryAfterSeconds } from "@mnote/process";
+import { mnoteMetrics, type RateDecision, recordToolCall, retryAfterSeconds, toolLabel } from "@mnote/process";
 import { appRouter, createToolsContext, resolveToken, type ToolsSettings } from "@mnote/tools";
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { PANEL_MAX_BATCH_CALLS } from "../trpc/limits";
@@ -46,10 +46,12 @@ const openStreams = new Map<string, number>();
 function countedStream(response: Response, key: string, ended: AbortController): Response {
   if (!response.body) return response;
   openStreams.set(key, (openStreams.get(key) ?? 0) + 1);
+  mnoteMetrics().liveStreams.inc();
   let released = false;
   const release = () => {
     if (released) return;
     released = true;
+    mnoteMetrics().liveStreams.dec();
     // The subscription waits for the next change; the abort ends it now instead of at that change.
     ended.abort();
     const left = (openStreams.get(key) ?? 1) - 1;
@@ -223,6 +225,20 @@ export async function openPanelDoor(req: Request, options: DoorOptions): Promise
  * the contract's refusal, `mnote.*` included).
  */
 export async function handlePanelApi(req: Request, options: PanelApiOptions): Promise<Response> {
+  const startedAt = performance.now();
+  const response = await answerPanelApi(req, options);
+  // The panel's door in the metrics: one procedure by its name (a made-up path is `unknown`), a batch as `batch`.
+  const path = new URL(req.url).pathname;
+  const names = path.slice(path.lastIndexOf("/") + 1).split(",");
+  const tool = names.length === 1 ? toolLabel(names[0]!, PROCEDURES) : "batch";
+  recordToolCall(tool, "panel", response.ok ? "ok" : `http_${response.status}`, (performance.now() - startedAt) / 1000);
+  return response;
+}
+
+/** Every procedure path of the router (`panel.page.view`, `mnote.page.get`, …): the metrics' bounded label set. */
+const PROCEDURES: ReadonlySet<string> = new Set(Object.keys(appRouter._def.procedures));
+
+async function answerPanelApi(req: Request, options: PanelApiOptions): Promise<Response> {
   const url = new URL(req.url);
   const stream = req.method === "GET" && STREAM_PROCEDURES.has(url.pathname.slice(url.pathname.lastIndexOf("/") + 1));
   const maxStreams = options.maxStreamsPerToken ?? PANEL_MAX_STREAMS_PER_TOKEN;
