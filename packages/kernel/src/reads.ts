@@ -55,7 +55,7 @@ interface IdempotencyColumns {
 }
 
 /** The workspace (alias w), the member's role, the page and the member's grant on it. */
-const ACCESS_COLUMNS = `w.id, w.name, w.approval_required, m.role,
+const ACCESS_COLUMNS = `w.id, w.name, w.approval_required, w.hold_artifacts, m.role,
   p.id AS page_id, p.workspace_id AS page_workspace_id, p.title AS page_title, p.is_private AS page_is_private,
   p.options AS page_options, p.revision AS page_revision, p.block_count AS page_block_count, g.access`;
 

@@ -19,6 +19,8 @@ export interface WorkspaceRecord {
   name: string;
   /** When true, page writes from agent tokens wait for a person's approval. */
   approvalRequired: boolean;
+  /** With `approvalRequired`, agents' artifacts (summaries, AI notes) wait for a person's approval too. */
+  holdArtifacts: boolean;
 }
 export interface PageRecord {
   id: string;
@@ -456,6 +458,8 @@ export interface OperatorAudit {
 export interface WorkspacePolicy {
   /** Agent page writes wait for a person's approval. */
   approvalRequired: boolean;
+  /** Agents' artifacts (summaries, AI notes) wait too, while `approvalRequired` is on. */
+  holdArtifacts: boolean;
 }
 
 /** Who changes a workspace's policy: a user id (the panel) or `operator:<login>` (the CLI), and the door. */

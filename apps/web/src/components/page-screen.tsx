@@ -175,6 +175,26 @@ function PageScreenBody({
               </span>
             )}
           </div>
+          {view.data.mayChangeApproval ? (
+            <label className="inline" data-testid="hold-artifacts">
+              <input
+                type="checkbox"
+                checked={workspace.holdArtifacts}
+                disabled={setApproval.isPending || !workspace.approvalRequired}
+                onChange={(e) =>
+                  setApproval.mutate({
+                    workspaceId,
+                    approvalRequired: workspace.approvalRequired,
+                    holdArtifacts: e.target.checked,
+                  })
+                }
+              />{" "}
+              Summaries and AI notes wait too
+            </label>
+          ) : (
+            workspace.approvalRequired &&
+            workspace.holdArtifacts && <span className="muted">Summaries and AI notes wait for approval too</span>
+          )}
           {view.data.mayChangeApproval && <PolicyHistory workspaceId={workspaceId} />}
           <AskHermes pageRef={pageRef} canWrite={view.data.canWrite} />
           <ReviewShortcuts proposal={shown} pageRef={pageRef} />

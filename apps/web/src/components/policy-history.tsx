@@ -6,11 +6,15 @@ import { useTRPC } from "~/trpc/react";
 
 interface Policy {
   approvalRequired: boolean;
+  holdArtifacts: boolean;
 }
 
-/** A policy in words, as the switch above says it. */
+/** A policy in words, as the switches above say it. */
 export function describePolicy(policy: Policy): string {
-  return policy.approvalRequired ? "agent edits wait for approval" : "agent edits apply directly";
+  if (!policy.approvalRequired) return "agent edits apply directly";
+  return policy.holdArtifacts
+    ? "agent edits, summaries and AI notes wait for approval"
+    : "agent edits wait for approval";
 }
 
 /**

@@ -44,8 +44,8 @@ export const workspacePolicyHistory = panelProcedure
         by: record.identity.actorId,
         byName: names.users[record.identity.actorId] ?? null,
         via: detail.via === "panel" || detail.via === "cli" ? detail.via : null,
-        from: detail.from ?? { approvalRequired: false },
-        to: detail.to ?? { approvalRequired: false },
+        from: { approvalRequired: false, holdArtifacts: false, ...detail.from },
+        to: { approvalRequired: false, holdArtifacts: false, ...detail.to },
       };
     });
   });

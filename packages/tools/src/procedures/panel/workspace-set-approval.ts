@@ -4,7 +4,12 @@ import { z } from "zod";
 import { panelProcedure } from "./panel-procedure";
 import { mayChangeApproval } from "./rules";
 
-export const WorkspaceSetApprovalInput = z.object({ workspaceId: IdSchema, approvalRequired: z.boolean() });
+export const WorkspaceSetApprovalInput = z.object({
+  workspaceId: IdSchema,
+  approvalRequired: z.boolean(),
+  /** What the policy holds besides page writes: agents' artifacts too (left out: unchanged). */
+  holdArtifacts: z.boolean().optional(),
+});
 
 /**
  * panel.workspace.setApproval — owners decide whether agent page writes wait for a person. The kernel's one
@@ -17,7 +22,7 @@ export const workspaceSetApproval = panelProcedure.input(WorkspaceSetApprovalInp
   }
   await ctx.kernel.admin.setWorkspacePolicy(
     input.workspaceId,
-    { approvalRequired: input.approvalRequired },
+    { approvalRequired: input.approvalRequired, holdArtifacts: input.holdArtifacts },
     { by: ctx.token.userId, via: "panel" },
   );
   return input;
