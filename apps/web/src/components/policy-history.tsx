@@ -29,11 +29,7 @@ export function PolicyHistory({ workspaceId }: { workspaceId: string }) {
     enabled: open,
   });
   return (
-    <details
-      className="policy-history"
-      data-testid="policy-history"
-      onToggle={(e) => setOpen((e.currentTarget as HTMLDetailsElement).open)}
-    >
+    <details className="policy-history" data-testid="policy-history" onToggle={(e) => setOpen(e.currentTarget.open)}>
       <summary>Policy history</summary>
       {history.isPending && open && <p className="muted">Loading…</p>}
       {history.error && <p role="alert">{history.error.message}</p>}

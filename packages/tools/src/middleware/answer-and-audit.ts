@@ -1,5 +1,4 @@
-import type { DryRunResult } from "@mnote/contract";
-import { echoField } from "@mnote/contract";
+import { type DryRunResult, echoField } from "@mnote/contract";
 import type { KernelAdapter } from "@mnote/kernel";
 import { canReadPage } from "../access";
 import { type CallState, callFailure, callIdentity, type RouterAudit, unverifiedClaims } from "../call-state";
