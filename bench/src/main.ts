@@ -6,7 +6,7 @@
  * --quick: fewer rounds and calls, no 10,000-item peer run; prints the report and writes it only with --out.
  * --soak: also run the soak (200,000 calls at full size: long, so opt-in; `--only soak` runs it alone).
  */
-import { writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
@@ -20,7 +20,7 @@ import { runTransports } from "./transports";
 import { runWrites } from "./writes";
 import { runEdits } from "./edits";
 import { runPush } from "./push";
-import { keptSections } from "./kept-sections";
+import { keptSections, sectionOf } from "./kept-sections";
 import { runSoak } from "./soak";
 import { runAuthLimit } from "./auth-limit";
 
@@ -237,6 +237,7 @@ if (authLimit) {
   );
 }
 
+const SOAK_HEADING = "## 2b. Soak: memory and descriptors over many calls through one bridge (issues 20 and 24)";
 const soak = await section("soak", () => runSoak(settings.soak));
 if (soak) {
   const p = (x: number) => `${x >= 0 ? "+" : ""}${(x * 100).toFixed(1)}%`;
@@ -246,7 +247,7 @@ if (soak) {
       `file descriptors ${soak.fdGrowth >= 0 ? "+" : ""}${soak.fdGrowth} (limit +10%, no growth): **${soak.pass ? "PASS" : "FAIL"}**.`,
   );
   parts.push(
-    "## 2b. Soak: memory and descriptors over many calls through one bridge (issues 20 and 24)",
+    SOAK_HEADING,
     "",
     `One bridge (\`startBridge\`, rate limit off) answers ${settings.soak.calls.toLocaleString("en-US")} MCP Streamable HTTP calls ` +
       `(one SDK 1.x client) and ${settings.soak.calls.toLocaleString("en-US")} HTTP tool-endpoint calls (\`fetch\`), in alternating batches of ` +
@@ -258,6 +259,15 @@ if (soak) {
     soak.markdown,
     "",
   );
+}
+
+// Not run (it is opt-in): the report keeps the last soak's section and summary line, marked as carried over.
+if (!soak && out && existsSync(out)) {
+  const previous = readFileSync(out, "utf8");
+  const kept = sectionOf(previous, SOAK_HEADING);
+  const line = previous.split("\n").find((l) => l.startsWith("- Soak:"));
+  if (line) headline.push(line.includes("(carried over") ? line : `${line} (carried over: run with --soak)`);
+  if (kept) parts.push(kept.trimEnd(), "");
 }
 
 const peer = await section("peer", () => runPeer(settings.peer));
@@ -456,7 +466,8 @@ const report = [
   "- Databases are SQLite files in a temp directory, opened by the production driver (`openSqliteDriver`: WAL, " +
     "`synchronous=NORMAL`, a writer and a reader connection). The bridge runs with its rate limit off; its pino log " +
     "lines are formatted and dropped.",
-  "- Source: `bench/src/*.ts`. `pnpm bench` is the full run; `--quick` is a smaller smoke run; `--only SECTION` runs one section.",
+  "- Source: `bench/src/*.ts`. `pnpm bench` is the full run; `--quick` is a smaller smoke run; `--only SECTION` runs one " +
+    "section; the soak (long) runs only with `--soak` (or `--only soak`), else its last section is carried over.",
   "",
   ...parts,
   ...keptSections(out),
