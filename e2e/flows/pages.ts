@@ -60,6 +60,11 @@ export const FLOW_PAGES = {
       { id: "bu_p2", type: "paragraph", text: "Owner: Ada" },
     ],
   },
+  holdArtifacts: {
+    id: "doc_e2e_heldnote",
+    title: "Shipping dates",
+    blocks: [{ id: "sd_p1", type: "paragraph", text: "Version 2 ships on Friday." }],
+  },
   hold: {
     id: "doc_e2e_roster",
     title: "Team roster",
