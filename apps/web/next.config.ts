@@ -2,7 +2,8 @@ import type { NextConfig } from "next";
 
 const config: NextConfig = {
   // The kernel's database drivers are native or WASM: load them from node_modules at run time.
-  serverExternalPackages: ["better-sqlite3", "pg", "@electric-sql/pglite"],
+  // prom-client keeps its registry in module state: one copy for every route (the metrics, the router's counters).
+  serverExternalPackages: ["better-sqlite3", "pg", "@electric-sql/pglite", "prom-client"],
   poweredByHeader: false,
   // `pnpm typecheck` (run by npm test) checks types; the build need not do it twice.
   typescript: { ignoreBuildErrors: true },

@@ -1,11 +1,12 @@
 /**
  * `pnpm bench`: the side-by-side benchmarks of issue 6, written to docs/benchmarks.md.
  *
- *   node --expose-gc --import tsx src/main.ts [--quick] [--only floor,transports,peer,scaling,writes,proposals] [--out FILE]
+ *   node --expose-gc --import tsx src/main.ts [--quick] [--soak] [--only floor,transports,authlimit,soak,…] [--out FILE]
  *
  * --quick: fewer rounds and calls, no 10,000-item peer run; prints the report and writes it only with --out.
+ * --soak: also run the soak (200,000 calls at full size: long, so opt-in; `--only soak` runs it alone).
  */
-import { writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
@@ -19,10 +20,22 @@ import { runTransports } from "./transports";
 import { runWrites } from "./writes";
 import { runEdits } from "./edits";
 import { runPush } from "./push";
-import { keptSections } from "./kept-sections";
+import { keptSections, sectionOf } from "./kept-sections";
 import { runSoak } from "./soak";
+import { runAuthLimit } from "./auth-limit";
 
-const SECTIONS = ["floor", "transports", "soak", "peer", "scaling", "writes", "proposals", "edits", "push"] as const;
+const SECTIONS = [
+  "floor",
+  "transports",
+  "authlimit",
+  "soak",
+  "peer",
+  "scaling",
+  "writes",
+  "proposals",
+  "edits",
+  "push",
+] as const;
 type Section = (typeof SECTIONS)[number];
 
 const { values } = parseArgs({
@@ -30,10 +43,14 @@ const { values } = parseArgs({
     quick: { type: "boolean", default: false },
     only: { type: "string" },
     out: { type: "string" },
+    soak: { type: "boolean", default: false },
   },
 });
 const quick = values.quick;
-const only = new Set((values.only?.split(",") ?? SECTIONS).map((s) => s.trim()) as Section[]);
+// The soak is long (issue 20): only with --soak or when --only names it.
+const only = new Set(
+  (values.only?.split(",") ?? SECTIONS.filter((s) => s !== "soak" || values.soak)).map((s) => s.trim()) as Section[],
+);
 for (const section of only) if (!SECTIONS.includes(section)) throw new Error(`--only: unknown section ${section}`);
 const defaultOut = fileURLToPath(new URL("../../docs/benchmarks.md", import.meta.url));
 const out = values.out ?? (quick || values.only ? null : defaultOut);
@@ -44,6 +61,7 @@ const settings = quick
       breakdown: 200,
       transports: { rounds: 2, callsAtOne: 10, callsAtSixteen: 32, pageBlocks: 1000 },
       soak: { calls: 10_000, baselineAfter: 1000, concurrency: 16 },
+      authlimit: { rounds: 15, callsPerRound: 100 },
       peer: { sizes: [100, 1000], rounds: 2, callsPerRound: 5, bigPageCalls: 2 },
       scaling: {
         sizes: [100, 1000, 10_000],
@@ -63,6 +81,7 @@ const settings = quick
       breakdown: 600,
       transports: { rounds: 5, callsAtOne: 30, callsAtSixteen: 96, pageBlocks: 1000 },
       soak: { calls: 100_000, baselineAfter: 10_000, concurrency: 16 },
+      authlimit: { rounds: 21, callsPerRound: 200 },
       peer: { sizes: [100, 1000, 10_000], rounds: 5, callsPerRound: 10, bigPageCalls: 3 },
       scaling: {
         sizes: [100, 1000, 10_000],
@@ -78,6 +97,7 @@ const settings = quick
       },
     };
 
+const fmtSigned = (x: number) => `${x >= 0 ? "+" : ""}${(x * 100).toFixed(1)}%`;
 const machine = describeMachine();
 const started = performance.now();
 const log = (message: string) =>
@@ -197,6 +217,27 @@ if (transports) {
   );
 }
 
+const authLimit = await section("authlimit", () => runAuthLimit(settings.authlimit));
+if (authLimit) {
+  headline.push(
+    `- Failed-authentication limit on a valid \`page.get\` (HTTP): ${fmtSigned(authLimit.cost)} vs the limit off ` +
+      `(goal ≤ 2%: **${authLimit.pass ? "PASS" : "FAIL"}**); from an address over its budget ${fmtSigned(authLimit.floodedCost)}.`,
+  );
+  parts.push(
+    "## 2a. The failed-authentication limit's cost on a valid call (issue 20)",
+    "",
+    "Three bridges on one SQLite file answer `mnote.page.get` of a 3-block page over `POST /v1/tools`, one call at a " +
+      "time, sides interleaved and rotated each round: the limit off (`authFailureLimit: null`); on, with the default " +
+      "budget and the kernel's shared counter, from a clean address; on, from an address that has just used up its " +
+      "budget with bad tokens (there a valid call pays one token read before the router, so that the guesser's refused " +
+      `calls cost no audit write). ${settings.authlimit.rounds} rounds × ${settings.authlimit.callsPerRound} calls per side.`,
+    "",
+    authLimit.markdown,
+    "",
+  );
+}
+
+const SOAK_HEADING = "## 2b. Soak: memory and descriptors over many calls through one bridge (issues 20 and 24)";
 const soak = await section("soak", () => runSoak(settings.soak));
 if (soak) {
   const p = (x: number) => `${x >= 0 ? "+" : ""}${(x * 100).toFixed(1)}%`;
@@ -206,7 +247,7 @@ if (soak) {
       `file descriptors ${soak.fdGrowth >= 0 ? "+" : ""}${soak.fdGrowth} (limit +10%, no growth): **${soak.pass ? "PASS" : "FAIL"}**.`,
   );
   parts.push(
-    "## 2b. Soak: memory and descriptors over many calls through one bridge (issues 20 and 24)",
+    SOAK_HEADING,
     "",
     `One bridge (\`startBridge\`, rate limit off) answers ${settings.soak.calls.toLocaleString("en-US")} MCP Streamable HTTP calls ` +
       `(one SDK 1.x client) and ${settings.soak.calls.toLocaleString("en-US")} HTTP tool-endpoint calls (\`fetch\`), in alternating batches of ` +
@@ -218,6 +259,15 @@ if (soak) {
     soak.markdown,
     "",
   );
+}
+
+// Not run (it is opt-in): the report keeps the last soak's section and summary line, marked as carried over.
+if (!soak && out && existsSync(out)) {
+  const previous = readFileSync(out, "utf8");
+  const kept = sectionOf(previous, SOAK_HEADING);
+  const line = previous.split("\n").find((l) => l.startsWith("- Soak:"));
+  if (line) headline.push(line.includes("(carried over") ? line : `${line} (carried over: run with --soak)`);
+  if (kept) parts.push(kept.trimEnd(), "");
 }
 
 const peer = await section("peer", () => runPeer(settings.peer));
@@ -416,7 +466,8 @@ const report = [
   "- Databases are SQLite files in a temp directory, opened by the production driver (`openSqliteDriver`: WAL, " +
     "`synchronous=NORMAL`, a writer and a reader connection). The bridge runs with its rate limit off; its pino log " +
     "lines are formatted and dropped.",
-  "- Source: `bench/src/*.ts`. `pnpm bench` is the full run; `--quick` is a smaller smoke run; `--only SECTION` runs one section.",
+  "- Source: `bench/src/*.ts`. `pnpm bench` is the full run; `--quick` is a smaller smoke run; `--only SECTION` runs one " +
+    "section; the soak (long) runs only with `--soak` (or `--only soak`), else its last section is carried over.",
   "",
   ...parts,
   ...keptSections(out),

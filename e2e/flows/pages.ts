@@ -53,6 +53,11 @@ export const FLOW_PAGES = {
     title: "Budget",
     blocks: paragraphs("bu", "Budget: 10k", "Owner: Ada"),
   },
+  holdArtifacts: {
+    id: "doc_e2e_heldnote",
+    title: "Shipping dates",
+    blocks: [{ id: "sd_p1", type: "paragraph", text: "Version 2 ships on Friday." }],
+  },
   hold: {
     id: "doc_e2e_roster",
     title: "Team roster",

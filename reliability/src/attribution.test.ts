@@ -16,7 +16,7 @@ let agent: string;
 beforeAll(async () => {
   world = await createWorld({ file: true });
   bridge = await startTestBridge(world.kernel);
-  await world.kernel.admin.setApprovalRequired(world.ids.ws, true);
+  await world.kernel.admin.setWorkspacePolicy(world.ids.ws, { approvalRequired: true }, { by: "test-setup" });
   agent = (
     await world.kernel.admin.createToken({
       userId: world.ids.owner,

@@ -158,11 +158,11 @@ describe("dryRun over HTTP: only one proposal record, every other table unchange
     const agent = (
       await world.kernel.admin.createToken({ userId: world.ids.owner, holder: "agent", scopes: world.ALL })
     ).token;
-    await world.kernel.admin.setApprovalRequired(world.ids.ws, true);
+    await world.kernel.admin.setWorkspacePolicy(world.ids.ws, { approvalRequired: true }, { by: "test-setup" });
     try {
       for (const tool of WRITE_TOOLS) await dryRun(tool, {}, agent);
     } finally {
-      await world.kernel.admin.setApprovalRequired(world.ids.ws, false);
+      await world.kernel.admin.setWorkspacePolicy(world.ids.ws, { approvalRequired: false }, { by: "test-setup" });
     }
   });
 });

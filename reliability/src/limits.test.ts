@@ -5,6 +5,9 @@ import { pathToFileURL } from "node:url";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { type BridgeOptions, startBridge, type RunningBridge } from "@mnote/hermes-bridge";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { TOOL_ERROR_MESSAGES } from "@mnote/contract";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { captureLogger, createWorld, expectContractFailure, postTool, type World } from "./support";
 
@@ -121,6 +124,87 @@ describe("failed authentication is limited per client address", () => {
       statuses.push(answer.status);
     }
     expect(statuses).toEqual([401, 401, 401, 429, 429, 429, 429, 429]);
+  });
+});
+
+describe("a flood of bad tokens from one address leaves valid tokens at that address working (issue 20)", () => {
+  const mcpPost = (bridge: RunningBridge, token: string, body: unknown) =>
+    fetch(`${bridge.url}/mcp`, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${token}`,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+      },
+      body: JSON.stringify(body),
+    });
+  const initialize = {
+    jsonrpc: "2.0",
+    id: 1,
+    method: "initialize",
+    params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "0" } },
+  };
+
+  it("bridge HTTP, /v1/whoami and MCP: the guesser is refused (429), the valid token at its address is not", async () => {
+    // The shared counter on (the kernel's): every failure is written, as in production.
+    const bridge = await bridgeWith({ authFailureLimit: { perWindow: 5, windowMs: 86_400_000 } });
+    const statuses: number[] = [];
+    for (let i = 0; i < 30; i++) {
+      const answer = await postTool(bridge, "mnote.page.get", world.envelope("mnote.page.get"), {
+        authorization: `Bearer flood_${i}`,
+      });
+      statuses.push(answer.status);
+      if (answer.status === 429) {
+        // It is about the address's failures, not "too many calls for this token".
+        expect((answer.json as { error: { message: string } }).error.message).toBe(
+          TOOL_ERROR_MESSAGES.authFailuresLimited,
+        );
+      }
+    }
+    expect(statuses.filter((s) => s === 401)).toHaveLength(5);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(25);
+    // Guessing is still stopped at every door: a new fake token at this address is refused, not tried.
+    const fakeWhoami = await fetch(`${bridge.url}/v1/whoami`, { headers: { authorization: "Bearer flood_w" } });
+    expect(fakeWhoami.status).toBe(429);
+    expect(((await fakeWhoami.json()) as { error: { message: string } }).error.message).toBe(
+      TOOL_ERROR_MESSAGES.authFailuresLimited,
+    );
+    const fakeMcp = await mcpPost(bridge, "flood_m", initialize);
+    expect(fakeMcp.status).toBe(429);
+    expect(await fakeMcp.text()).toContain("failed authentications from this address");
+
+    // The same address (127.0.0.1), a valid live token: every door answers it.
+    const call = await postTool(bridge, "mnote.page.get", world.envelope("mnote.page.get"), {
+      authorization: `Bearer ${world.tokens.owner}`,
+    });
+    expect(call.status).toBe(200);
+    expect((call.json as { ok: boolean }).ok).toBe(true);
+    const whoami = await fetch(`${bridge.url}/v1/whoami`, {
+      headers: { authorization: `Bearer ${world.tokens.owner}` },
+    });
+    expect(whoami.status).toBe(200);
+    // A real MCP SDK client: initialize, list, call.
+    const client = new Client({ name: "issue-20", version: "0.0.1" });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${bridge.url}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${world.tokens.owner}` } },
+      }),
+    );
+    try {
+      expect((await client.listTools()).tools.length).toBeGreaterThan(0);
+      const read = await client.callTool({
+        name: "mnote_page_get",
+        arguments: { workspaceId: world.ids.ws, documentId: world.ids.page },
+      });
+      expect((read.structuredContent as { ok: boolean }).ok).toBe(true);
+    } finally {
+      await client.close();
+    }
+    // And the guesser is still refused afterwards: a success does not reset the address's failures.
+    const again = await postTool(bridge, "mnote.page.get", world.envelope("mnote.page.get"), {
+      authorization: "Bearer flood_after",
+    });
+    expect(again.status).toBe(429);
   });
 });
 

@@ -135,5 +135,14 @@ describe.skipIf(!server.available)("two bridge processes on one PostgreSQL behin
     expect(reachedTheDatabase).toBeGreaterThanOrEqual(10);
     expect(reachedTheDatabase).toBeLessThanOrEqual(11);
     expect(statuses.slice(-10)).toEqual(Array.from({ length: 10 }, () => 429));
+    // 3. Issue 20: the same client address with a valid token is answered by both processes, the flood notwithstanding.
+    const valid: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      const answer = await fetch(`http://127.0.0.1:${proxy.port}/v1/whoami`, {
+        headers: { authorization: `Bearer ${token}`, "x-forwarded-for": "203.0.113.9" },
+      });
+      valid.push(answer.status);
+    }
+    expect(valid).toEqual([200, 200, 200, 200]);
   }, 180_000);
 });

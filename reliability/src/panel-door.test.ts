@@ -20,7 +20,7 @@ beforeAll(async () => {
   world = await createWorld();
   bridge = await startTestBridge(world.kernel);
   // Agent writes wait for a person here: the panel must not become a way around that.
-  await world.kernel.admin.setApprovalRequired(world.ids.ws, true);
+  await world.kernel.admin.setWorkspacePolicy(world.ids.ws, { approvalRequired: true }, { by: "test-setup" });
   agentToken = world.tokens.owner;
 });
 afterAll(async () => {
@@ -296,6 +296,37 @@ describe("the panel cannot be exhausted", () => {
     const statuses: number[] = [];
     for (let i = 0; i < 5; i++) statuses.push((await get(`mnt_made_up_${i}`)).status);
     expect(statuses.filter((s) => s === 429).length).toBeGreaterThanOrEqual(2);
+  });
+});
+
+describe("a flood of bad session cookies leaves valid cookies working (issue 20)", () => {
+  it("made-up cookies are refused (429, about failed authentications), a person's live cookie is never", async () => {
+    // The bridge's limiter, the clock stopped: the failing attempts' shared budget runs out for good.
+    const limiter = new RateLimiter({ ratePerSecond: 1, burst: 5 }, () => 0);
+    const get = (cookie: string | null) =>
+      handlePanelApi(
+        new Request(`${PANEL}/api/trpc/panel.session.me`, {
+          headers: { host: "127.0.0.1:4200", ...(cookie ? { cookie: `mnote_session=${cookie}` } : {}) },
+        }),
+        panelOptions({ limiter }),
+      );
+    const statuses: number[] = [];
+    const messages = new Set<string>();
+    for (let i = 0; i < 30; i++) {
+      const answer = await get(`mnt_guess_${i}`);
+      statuses.push(answer.status);
+      if (answer.status === 429) messages.add(((await answer.json()) as { error: { message: string } }).error.message);
+    }
+    expect(statuses.filter((s) => s === 429)).toHaveLength(25);
+    expect([...messages]).toEqual(["too many failed authentications; sign in again or retry later"]);
+    // A live cookie is answered, every time, while the guesses keep being refused.
+    for (let i = 0; i < 3; i++) {
+      const me = await get(world.personTokens.editor);
+      expect(me.status).toBe(200);
+      expect((await get(`mnt_guess_more_${i}`)).status).toBe(429);
+    }
+    // Calls without any cookie are not starved by the guesser either (their own budget).
+    expect((await get(null)).status).not.toBe(429);
   });
 });
 

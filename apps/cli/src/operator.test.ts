@@ -57,7 +57,7 @@ describe("operator commands", () => {
         "Olga",
       ]);
       expect((await mnote(["admin", "workspace", "list", "--user", editor])).json).toEqual([
-        { id: workspace, name: "Ops", approvalRequired: false, role: "editor" },
+        { id: workspace, name: "Ops", approvalRequired: false, holdArtifacts: false, role: "editor" },
       ]);
       expect((await mnote(["admin", "member", "list", "--workspace", workspace])).json).toEqual([
         { userId: editor, name: "Egon", role: "editor" },
@@ -218,6 +218,74 @@ describe("operator commands", () => {
       expect(removal.identity.actorId).toMatch(/^operator:/);
       expect(removal.detail).toEqual({ userId: editor });
       expect(JSON.stringify(json)).not.toContain(editorToken);
+    },
+    CLI_TIMEOUT,
+  );
+
+  it(
+    "a change of the approval policy is audited with the operator, when, from and to (issue 20 item 2)",
+    async () => {
+      const on = await mnote(["admin", "workspace", "approval", "--workspace", workspace, "--policy", "on"]);
+      expect(on.json).toMatchObject({
+        workspaceId: workspace,
+        approvalRequired: true,
+        from: { approvalRequired: false, holdArtifacts: false },
+        to: { approvalRequired: true, holdArtifacts: false },
+      });
+      const { json } = await mnote(["audit", "--workspace", workspace, "--limit", "1000"]);
+      const changes = json.filter(
+        (r: { identity: { toolName: string } }) => r.identity.toolName === "admin.workspace.policy",
+      );
+      expect(changes).toHaveLength(1);
+      expect(changes[0].identity.actorId).toMatch(/^operator:/);
+      expect(typeof changes[0].at).toBe("string");
+      expect(changes[0].detail).toEqual({
+        from: { approvalRequired: false, holdArtifacts: false },
+        to: { approvalRequired: true, holdArtifacts: false },
+        via: "cli",
+      });
+      // What the policy holds: artifacts too (issue 20 item 4), on record the same way.
+      const artifacts = await mnote([
+        "admin",
+        "workspace",
+        "approval",
+        "--workspace",
+        workspace,
+        "--policy",
+        "on",
+        "--artifacts",
+        "on",
+      ]);
+      expect(artifacts.json.to).toEqual({ approvalRequired: true, holdArtifacts: true });
+      expect(
+        (
+          await mnote([
+            "admin",
+            "workspace",
+            "approval",
+            "--workspace",
+            workspace,
+            "--policy",
+            "on",
+            "--artifacts",
+            "maybe",
+          ])
+        ).code,
+      ).toBe(2);
+      // An unknown workspace is refused, nothing on record.
+      const unknown = await mnote(["admin", "workspace", "approval", "--workspace", "ws_nope", "--policy", "off"]);
+      expect(unknown.code).toBe(1);
+      await mnote([
+        "admin",
+        "workspace",
+        "approval",
+        "--workspace",
+        workspace,
+        "--policy",
+        "off",
+        "--artifacts",
+        "off",
+      ]);
     },
     CLI_TIMEOUT,
   );

@@ -11,6 +11,7 @@ import {
   DEFAULT_AUTH_FAILURE_LIMIT,
   DEFAULT_RATE_LIMIT,
   type Env,
+  metricsTokenFromEnv,
   type RateLimitSettings,
 } from "@mnote/process";
 
@@ -42,6 +43,8 @@ export interface BridgeSettings {
   requestTimeoutMs: number;
   /** The router's settings (idempotency retention), passed to every call. */
   tools: ToolsSettings;
+  /** MNOTE_METRICS_TOKEN: the bearer `GET /metrics` asks for; null: no metrics endpoint (404). */
+  metricsToken: string | null;
 }
 
 /**
@@ -60,8 +63,8 @@ export function settingsFromEnv(env: Env = process.env): Partial<BridgeSettings>
  * off), MNOTE_BRIDGE_AUTH_FAILURES per MNOTE_BRIDGE_AUTH_FAILURE_WINDOW_SECONDS (default 30 per 60; 0 failures turns
  * the limit off), MNOTE_BRIDGE_TRUSTED_PROXIES,
  * MNOTE_BRIDGE_ALLOWED_HOSTS, MNOTE_BRIDGE_ALLOWED_ORIGINS, MNOTE_BRIDGE_CORS_ORIGINS (comma-separated),
- * MNOTE_BRIDGE_HEADERS_TIMEOUT_SECONDS, MNOTE_BRIDGE_REQUEST_TIMEOUT_SECONDS, and the router's
- * MNOTE_IDEMPOTENCY_TTL_HOURS. Problems are added to `config`.
+ * MNOTE_BRIDGE_HEADERS_TIMEOUT_SECONDS, MNOTE_BRIDGE_REQUEST_TIMEOUT_SECONDS, MNOTE_METRICS_TOKEN (the bearer of
+ * `GET /metrics`; unset: 404), and the router's MNOTE_IDEMPOTENCY_TTL_HOURS. Problems are added to `config`.
  */
 export function readBridgeSettings(config: ConfigReader): Partial<BridgeSettings> {
   const settings: Partial<BridgeSettings> = {};
@@ -116,6 +119,8 @@ export function readBridgeSettings(config: ConfigReader): Partial<BridgeSettings
     if (config.raw(name) !== undefined) config.problem(`${name} is no longer used: /mcp keeps no sessions (unset it)`);
   }
   settings.tools = toolsSettingsFromEnv(config);
+  const metricsToken = metricsTokenFromEnv(config);
+  if (metricsToken) settings.metricsToken = metricsToken;
   return settings;
 }
 
@@ -133,6 +138,7 @@ export function resolveSettings(options: Partial<BridgeSettings>, env: Env): Bri
     corsOrigins: [],
     headersTimeoutMs: DEFAULT_HEADERS_TIMEOUT_MS,
     requestTimeoutMs: DEFAULT_REQUEST_TIMEOUT_MS,
+    metricsToken: null,
     ...settingsFromEnv(env),
     ...defined,
   } as BridgeSettings;

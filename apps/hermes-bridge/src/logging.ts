@@ -1,4 +1,13 @@
-import { echoField, echoToolName, type Effect, type OutputEnvelope, safeId } from "@mnote/contract";
+import {
+  canonicalToolName,
+  echoField,
+  echoToolName,
+  type Effect,
+  type OutputEnvelope,
+  safeId,
+  TOOL_NAMES,
+} from "@mnote/contract";
+import { recordToolCall, toolLabel } from "@mnote/process";
 import { pino, type DestinationStream, type Logger } from "pino";
 
 export type BridgeLogger = Logger;
@@ -37,6 +46,8 @@ export interface CallLogLine {
   commandId: string | null;
 }
 
+const KNOWN_TOOLS: ReadonlySet<string> = new Set(TOOL_NAMES);
+
 /** One structured line per tool call, whichever transport carried it and wherever it ended. */
 export function logToolCall(
   logger: BridgeLogger,
@@ -58,6 +69,14 @@ export function logToolCall(
     traceId: echoField(output, "traceId") ?? echoField(raw, "traceId"),
     commandId: safeId(output.audit.commandId),
   };
+  // The one line per call is also the call's metrics (issue 20): labels are the tool (a contract name, else
+  // `unknown`), the transport and `ok` or the error code, never an id.
+  recordToolCall(
+    toolLabel(canonicalToolName(line.tool) ?? line.tool, KNOWN_TOOLS),
+    input.transport,
+    output.ok ? "ok" : (output.error?.code ?? "failed"),
+    (performance.now() - input.startedAt) / 1000,
+  );
   if (output.ok || output.error?.code !== "mnote_tool_unavailable") logger.info(line, "tool call");
   else logger.error(line, "tool call");
 }

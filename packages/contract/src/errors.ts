@@ -45,6 +45,8 @@ export const TOOL_ERROR_MESSAGES = {
   unknownTool: (name: string) => `unknown tool: ${name.slice(0, 80)}`,
   payloadTooLarge: "request body too large",
   rateLimited: "too many calls for this token; retry later",
+  /** The failed-authentication limit (per client address): said only to a request whose own token failed. */
+  authFailuresLimited: "too many failed authentications from this address; retry later",
   unavailable: "mnote is unavailable; retry later",
 } as const;
 

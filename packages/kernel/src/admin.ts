@@ -12,7 +12,20 @@ import {
   type TokenListing,
   type TokenRecord,
   type UserRecord,
+  type WorkspacePolicy,
 } from "./types";
+
+interface WorkspacePolicyRow {
+  approval_required: number | boolean;
+  hold_artifacts: number | boolean;
+}
+
+function policyOf(row: WorkspacePolicyRow): WorkspacePolicy {
+  return {
+    approvalRequired: Boolean(Number(row.approval_required)),
+    holdArtifacts: Boolean(Number(row.hold_artifacts)),
+  };
+}
 
 /** How an email is stored and compared (the contract's EmailSchema); empty is none, anything else is refused. */
 export function normalizeEmail(email: string | null | undefined): string | null {
@@ -105,15 +118,29 @@ export function createAdmin(db: SqlDriver): KernelAdmin {
         await tx.run(`INSERT INTO members (workspace_id, user_id, role) VALUES (?, ?, 'owner')`, [id, ownerId]);
         await audit(tx, { by }, "workspace.create", id, { name, ownerId, approvalRequired });
       });
-      return { id, name, approvalRequired };
+      return { id, name, approvalRequired, holdArtifacts: false };
     },
-    async setApprovalRequired(workspaceId, approvalRequired, who) {
-      await db.transaction(async (tx) => {
-        await tx.run(`UPDATE workspaces SET approval_required = ? WHERE id = ?`, [
-          approvalRequired ? 1 : 0,
+    async setWorkspacePolicy(workspaceId, change, who) {
+      if (!who?.by) throw new AdminRefusal("a change of the approval policy names who makes it");
+      return db.transaction(async (tx) => {
+        const row = await tx.get<WorkspacePolicyRow>(
+          `SELECT approval_required, hold_artifacts FROM workspaces WHERE id = ?${db.forUpdate}`,
+          [workspaceId],
+        );
+        if (!row) throw new AdminRefusal(`no workspace ${workspaceId}`);
+        const from = policyOf(row);
+        const to: WorkspacePolicy = {
+          approvalRequired: change.approvalRequired ?? from.approvalRequired,
+          holdArtifacts: change.holdArtifacts ?? from.holdArtifacts,
+        };
+        await tx.run(`UPDATE workspaces SET approval_required = ?, hold_artifacts = ? WHERE id = ?`, [
+          to.approvalRequired ? 1 : 0,
+          to.holdArtifacts ? 1 : 0,
           workspaceId,
         ]);
-        await audit(tx, who, "workspace.approval", workspaceId, { approvalRequired });
+        // Every change is on record (issue 20), the unchanged ones too: someone asked, and when, is itself a fact.
+        await audit(tx, who, "workspace.policy", workspaceId, { from, to, via: who.via ?? null });
+        return { from, to };
       });
     },
     async addMember({ workspaceId, userId, role, by }) {
@@ -331,12 +358,12 @@ export function createAdmin(db: SqlDriver): KernelAdmin {
     async listWorkspaces(userId) {
       const rows = userId
         ? await db.all<WorkspaceRow & { role: Role }>(
-            `SELECT w.id, w.name, w.approval_required, m.role FROM workspaces w
+            `SELECT w.id, w.name, w.approval_required, w.hold_artifacts, m.role FROM workspaces w
              JOIN members m ON m.workspace_id = w.id WHERE m.user_id = ? ORDER BY w.name, w.id`,
             [userId],
           )
         : await db.all<WorkspaceRow & { role: null }>(
-            `SELECT id, name, approval_required, NULL AS role FROM workspaces ORDER BY name, id`,
+            `SELECT id, name, approval_required, hold_artifacts, NULL AS role FROM workspaces ORDER BY name, id`,
           );
       return rows.map((row) => ({ ...toWorkspace(row), role: row.role }));
     },

@@ -109,7 +109,7 @@ function changeFeedSuite(name: string, openPair: () => Promise<Pair>) {
         });
         expect(outcome.kind).toBe("applied");
         const revision = outcome.kind === "applied" ? outcome.revisionAfter : -1;
-        const expected = { workspaceId: ws, documentId: doc, kind: "write", revision };
+        const expected = { workspaceId: ws, documentId: doc, kind: "write", revision, announcedAt: expect.any(Number) };
         expect(await listener.next((c) => c.kind === "write" && c.documentId === doc)).toEqual(expected);
         expect(await writer.next((c) => c.kind === "write" && c.documentId === doc)).toEqual(expected);
       } finally {
@@ -140,12 +140,14 @@ function changeFeedSuite(name: string, openPair: () => Promise<Pair>) {
           documentId: doc,
           kind: "proposal",
           auditId: proposalId,
+          announcedAt: expect.any(Number),
         });
         expect(await listener.next((c) => c.auditId === readId)).toEqual({
           workspaceId: ws,
           documentId: doc,
           kind: "audit",
           auditId: readId,
+          announcedAt: expect.any(Number),
         });
       } finally {
         listener.stop();
@@ -262,6 +264,7 @@ describe("change feed: two SQLite kernels on one file (as the bridge and the pan
         documentId: doc,
         kind: "proposal",
         auditId: proposalId,
+        announcedAt: expect.any(Number),
       });
       expect(await heard.next((c) => c.kind === "write")).toMatchObject({
         workspaceId: ws,

@@ -14,6 +14,8 @@ export interface PageChange {
   kind: "write" | "proposal" | "audit";
   auditId?: number;
   revision?: number;
+  /** When it was announced (ms since the epoch; the audit record's time for a tailed change): the feed's lag. */
+  announcedAt?: number;
 }
 
 export type PageChangeListener = (change: PageChange) => void;
@@ -50,11 +52,12 @@ export const LISTEN_RETRY_MS = [100, 250, 500, 1_000, 2_000, 5_000] as const;
 export const SQLITE_TAIL_MS = 25;
 
 /** Every change writes an audit record: the tail of the audit log names them all. */
-const TAIL_SQL = `SELECT a.id, a.workspace_id, a.document_id, a.effect, a.outcome, c.revision_after
+const TAIL_SQL = `SELECT a.id, a.at, a.workspace_id, a.document_id, a.effect, a.outcome, c.revision_after
   FROM audit_log a LEFT JOIN commands c ON c.id = a.command_id WHERE a.id > ? ORDER BY a.id LIMIT 500`;
 
 interface TailRow {
   id: number | string;
+  at: string;
   workspace_id: string | null;
   document_id: string | null;
   effect: string;
@@ -76,6 +79,7 @@ function tailChange(row: TailRow): PageChange | null {
     kind,
     auditId: Number(row.id),
     ...(kind === "write" && row.revision_after !== null ? { revision: Number(row.revision_after) } : {}),
+    announcedAt: Date.parse(row.at),
   };
 }
 
@@ -91,6 +95,7 @@ function parseChange(payload: string): PageChange | null {
       kind: value.kind,
       ...(typeof value.auditId === "number" ? { auditId: value.auditId } : {}),
       ...(typeof value.revision === "number" ? { revision: value.revision } : {}),
+      ...(typeof value.announcedAt === "number" ? { announcedAt: value.announcedAt } : {}),
     };
   } catch {
     return null;
@@ -171,7 +176,8 @@ export class KernelChangeFeed implements ChangeFeed {
    * Announce `change` as part of what `db` is doing: inside a transaction (the `tx` the kernel's driver
    * handed out) it is delivered on commit; on the driver itself the statement before it already committed.
    */
-  readonly announce: Announce = async (db, change) => {
+  readonly announce: Announce = async (db, announced) => {
+    const change: PageChange = { ...announced, announcedAt: Date.now() };
     if (this.channel !== null) {
       await db.run(`SELECT pg_notify(?, ?)`, [this.channel, JSON.stringify(change)]);
       return;

@@ -156,6 +156,13 @@ const MIGRATIONS: Array<{ version: number; name: string; statements: (dialect: S
       `CREATE INDEX audit_by_token ON audit_log (token_id, id)`,
     ],
   },
+  {
+    version: 8,
+    name: "what the approval policy holds",
+    // Issue 20: an owner may have the policy hold agents' artifacts (summaries, AI notes) too, not only page
+    // writes. 0 (the default, and every existing workspace): page writes only.
+    statements: () => [`ALTER TABLE workspaces ADD COLUMN hold_artifacts INTEGER NOT NULL DEFAULT 0`],
+  },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS.at(-1)!.version;

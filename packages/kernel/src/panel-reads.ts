@@ -7,7 +7,7 @@ import type { AccessFacts, DisplayNames, PageOverview, TokenHolder } from "./typ
  * page of the workspace with the user's role and grant, and its pending proposals counted as the panel
  * lists them (repeats of one edit once). Which pages the user may read is the tools' rule, not decided here.
  */
-const PAGE_OVERVIEW_SQL = `SELECT w.id AS ws_id, w.name AS ws_name, w.approval_required AS ws_approval_required, m.role,
+const PAGE_OVERVIEW_SQL = `SELECT w.id AS ws_id, w.name AS ws_name, w.approval_required AS ws_approval_required, w.hold_artifacts AS ws_hold_artifacts, m.role,
     ${PAGE_COLUMNS.split(", ")
       .map((column) => `p.${column}`)
       .join(", ")}, g.access, COALESCE(pc.n, 0) AS pending
@@ -27,6 +27,7 @@ type OverviewRow = PageRow & {
   ws_id: string;
   ws_name: string;
   ws_approval_required: WorkspaceRow["approval_required"];
+  ws_hold_artifacts: WorkspaceRow["hold_artifacts"];
   role: AccessFacts["role"];
   access: AccessFacts["grant"];
   pending: number | string;
@@ -44,7 +45,12 @@ export async function listPageOverviews(
   ]);
   return rows.map((row) => ({
     facts: {
-      workspace: toWorkspace({ id: row.ws_id, name: row.ws_name, approval_required: row.ws_approval_required }),
+      workspace: toWorkspace({
+        id: row.ws_id,
+        name: row.ws_name,
+        approval_required: row.ws_approval_required,
+        hold_artifacts: row.ws_hold_artifacts,
+      }),
       role: row.role ?? null,
       page: toPage(row),
       grant: row.access ?? null,

@@ -55,7 +55,7 @@ interface IdempotencyColumns {
 }
 
 /** The workspace (alias w), the member's role, the page and the member's grant on it. */
-const ACCESS_COLUMNS = `w.id, w.name, w.approval_required, m.role,
+const ACCESS_COLUMNS = `w.id, w.name, w.approval_required, w.hold_artifacts, m.role,
   p.id AS page_id, p.workspace_id AS page_workspace_id, p.title AS page_title, p.is_private AS page_is_private,
   p.options AS page_options, p.revision AS page_revision, p.block_count AS page_block_count, g.access`;
 
@@ -304,6 +304,7 @@ export async function listAudit(db: SqlExecutor, query: AuditQuery) {
     ["traceId", "trace_id = ?"],
     ["sessionId", "session_id = ?"],
     ["afterId", "id > ?"],
+    ["toolName", "tool_name = ?"],
   ];
   for (const [field, clause] of filters) {
     const value = query[field];
@@ -323,6 +324,22 @@ export async function listAudit(db: SqlExecutor, query: AuditQuery) {
 export async function getAudit(db: SqlExecutor, id: number) {
   const row = await db.get<AuditRow>(`SELECT * FROM audit_log WHERE id = ?`, [id]);
   return row ? toAudit(row) : null;
+}
+
+/** The key prefix the panel's revert of `commandId` is keyed with (panel.page.revert: `revert_<id>_r<revision>`). */
+export const revertKeyPrefix = (commandId: string) => `revert_${commandId}_r`;
+
+export async function getRevertFacts(db: SqlExecutor, commandId: string) {
+  const row = await db.get<AuditRow>(
+    `SELECT * FROM audit_log WHERE command_id = ? AND effect = 'write' AND outcome = 'ok' ORDER BY id LIMIT 1`,
+    [commandId],
+  );
+  const prefix = revertKeyPrefix(commandId);
+  const revert = await db.get<{ id: string }>(
+    `SELECT id FROM commands WHERE document_id = ? AND name = 'page.revert' AND substr(idempotency_key, 1, ?) = ? LIMIT 1`,
+    [row?.document_id ?? "", prefix.length, prefix],
+  );
+  return { write: row ? toAudit(row) : null, reverted: revert !== undefined && revert !== null };
 }
 
 export async function getCommand(db: SqlExecutor, commandId: string) {

@@ -58,9 +58,15 @@ export interface WorkspaceRow {
   id: string;
   name: string;
   approval_required: number;
+  hold_artifacts: number;
 }
 export function toWorkspace(row: WorkspaceRow): WorkspaceRecord {
-  return { id: row.id, name: row.name, approvalRequired: Number(row.approval_required) === 1 };
+  return {
+    id: row.id,
+    name: row.name,
+    approvalRequired: Number(row.approval_required) === 1,
+    holdArtifacts: Number(row.hold_artifacts) === 1,
+  };
 }
 
 export interface TokenRow {

@@ -36,7 +36,8 @@ export class SqlKernel implements KernelAdapter {
   readonly changes: KernelChangeFeed;
   private readonly db: SqlDriver;
 
-  constructor(driver: SqlDriver) {
+  constructor(private readonly source: SqlDriver) {
+    const driver = source;
     this.changes = new KernelChangeFeed(driver);
     // The feed's driver: what a transaction announces is emitted when it commits.
     this.db = this.changes.driver;
@@ -57,6 +58,17 @@ export class SqlKernel implements KernelAdapter {
 
   get dialect() {
     return this.db.dialect;
+  }
+
+  poolStats() {
+    return this.source.poolStats?.() ?? null;
+  }
+
+  async countPendingProposals() {
+    const row = await this.db.get<{ n: number | string }>(
+      `SELECT COUNT(*) AS n FROM proposals WHERE status = 'pending'`,
+    );
+    return Number(row?.n ?? 0);
   }
 
   static async open(driver: SqlDriver): Promise<SqlKernel> {
@@ -121,6 +133,9 @@ export class SqlKernel implements KernelAdapter {
   }
   getCommand(commandId: string) {
     return reads.getCommand(this.db, commandId);
+  }
+  getRevertFacts(commandId: string) {
+    return reads.getRevertFacts(this.db, commandId);
   }
   listPageOverviews(input: { workspaceId: string; userId: string }) {
     return listPageOverviews(this.db, input);

@@ -1,3 +1,4 @@
+import type { PoolStats } from "./sql/driver";
 import type { ChangeFeed } from "./change-feed";
 import type { Block, Capability, Effect, PageOptions, PageOptionsPatch, ToolErrorCode } from "@mnote/contract";
 import type { BlockEditOperation, LocatedBlock } from "./block-edits";
@@ -18,6 +19,8 @@ export interface WorkspaceRecord {
   name: string;
   /** When true, page writes from agent tokens wait for a person's approval. */
   approvalRequired: boolean;
+  /** With `approvalRequired`, agents' artifacts (summaries, AI notes) wait for a person's approval too. */
+  holdArtifacts: boolean;
 }
 export interface PageRecord {
   id: string;
@@ -297,6 +300,8 @@ export interface AuditQuery {
   sessionId?: string;
   /** Only records with id greater than this (for live polling). */
   afterId?: number;
+  /** Only records of this tool (or operator action, e.g. `admin.workspace.policy`). */
+  toolName?: string;
   limit?: number;
 }
 
@@ -356,6 +361,10 @@ export interface KernelAdapter {
   rejectProposal(rejection: ProposalRejection): Promise<number | null>;
 
   // operator and panel reads
+  /** The database pool's connections and errors (PostgreSQL); null for an in-process database (metrics). */
+  poolStats(): PoolStats | null;
+  /** Proposals waiting for a person, in every workspace (metrics: one COUNT on the proposals index). */
+  countPendingProposals(): Promise<number>;
   listAudit(query: AuditQuery): Promise<AuditRecord[]>;
   getAudit(id: number): Promise<AuditRecord | null>;
   /**
@@ -371,6 +380,11 @@ export interface KernelAdapter {
    */
   getEditDecision(query: EditQuery): Promise<EditDecision | null>;
   getCommand(commandId: string): Promise<CommandRecord | null>;
+  /**
+   * What the revert rule needs of an applied command (issue 20): the audit record of the write that applied it,
+   * and whether a revert of it was applied since (a `page.revert` command keyed `revert_<commandId>_r…`).
+   */
+  getRevertFacts(commandId: string): Promise<{ write: AuditRecord | null; reverted: boolean }>;
   /** Every page of a workspace with the user's access facts and pending proposal count, in one read (title order). */
   listPageOverviews(input: { workspaceId: string; userId: string }): Promise<PageOverview[]>;
   /** The names of these users and tokens, in one read per kind; ids that name nothing are left out. */
@@ -440,6 +454,23 @@ export interface OperatorAudit {
   by?: string;
 }
 
+/** What the approval policy holds for a person's approval in one workspace. */
+export interface WorkspacePolicy {
+  /** Agent page writes wait for a person's approval. */
+  approvalRequired: boolean;
+  /** Agents' artifacts (summaries, AI notes) wait too, while `approvalRequired` is on. */
+  holdArtifacts: boolean;
+}
+
+/** Who changes a workspace's policy: a user id (the panel) or `operator:<login>` (the CLI), and the door. */
+export interface PolicyActor {
+  by: string;
+  via?: "panel" | "cli";
+}
+
+/** The audit record's tool name for a change of a workspace's policy. */
+export const WORKSPACE_POLICY_AUDIT = "admin.workspace.policy";
+
 export interface MemberRecord {
   userId: string;
   name: string;
@@ -478,7 +509,15 @@ export interface KernelAdmin {
   createWorkspace(
     input: { id?: string; name: string; ownerId: string; approvalRequired?: boolean } & OperatorAudit,
   ): Promise<WorkspaceRecord>;
-  setApprovalRequired(workspaceId: string, approvalRequired: boolean, audit?: OperatorAudit): Promise<void>;
+  /**
+   * The one way a workspace's approval policy changes (panel and CLI alike): who asks is required, and the
+   * change is audited (`admin.workspace.policy`: who, when, from, to, and the door it came through).
+   */
+  setWorkspacePolicy(
+    workspaceId: string,
+    change: Partial<WorkspacePolicy>,
+    who: PolicyActor,
+  ): Promise<{ from: WorkspacePolicy; to: WorkspacePolicy }>;
   /** Adds the member, or changes the role of one already there. Refuses to demote a workspace's last owner. */
   addMember(input: { workspaceId: string; userId: string; role: Role } & OperatorAudit): Promise<void>;
   /** Changes a member's role; refuses a user who is not a member, and demoting the last owner. */

@@ -15,3 +15,14 @@ export {
   type SharedWindowCounter,
 } from "./limiters";
 export { retryAfterSeconds } from "./retry-after";
+export {
+  type MetricsDoor,
+  metricsAnswer,
+  metricsTokenFromEnv,
+  METRICS_TOKEN_MIN_LENGTH,
+  mnoteMetrics,
+  type MnoteMetrics,
+  observeKernel,
+  recordToolCall,
+  toolLabel,
+} from "./metrics";

@@ -59,4 +59,20 @@ describe("AuthFailureLimiter", () => {
     );
     expect((await limiter.fail("x")).allowed).toBe(false);
   });
+
+  it("failedAttempt: at most perWindow failing attempts are answered as failures, the rest refused uncounted", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 1, max: 8 }), fc.integer({ min: 0, max: 40 }), async (perWindow, attempts) => {
+        let writes = 0;
+        const shared: SharedWindowCounter = async () => ++writes;
+        const limiter = new AuthFailureLimiter({ perWindow, windowMs: 60_000 }, shared, () => 0);
+        const decisions = [];
+        for (let i = 0; i < attempts; i++) decisions.push((await limiter.failedAttempt("x")).allowed);
+        expect(decisions.filter(Boolean)).toHaveLength(Math.min(perWindow, attempts));
+        expect(decisions.slice(0, Math.min(perWindow, attempts)).every(Boolean)).toBe(true);
+        // A refused attempt costs the shared counter no write.
+        expect(writes).toBe(Math.min(perWindow, attempts));
+      }),
+    );
+  });
 });

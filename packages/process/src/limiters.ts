@@ -84,10 +84,12 @@ interface FailureWindow {
 
 /**
  * Failed authentication, limited per client address (not per presented token: rotating fake
- * tokens must not buy fresh budgets). Fixed windows: `check` is free (memory only) and runs before
- * any work; `fail` counts one failure, locally and, when given, in the shared counter, so that an
- * address refused by one instance's count is refused by every instance after its next failure there.
- * Only failures cost a write; a client that authenticates costs nothing.
+ * tokens must not buy fresh budgets). Only failing attempts are limited: a door resolves the token
+ * first and asks `failedAttempt` only when it resolves to nothing, so a valid token is never refused
+ * for its address's failures (issue 20). Fixed windows: `check` is free (memory only); `fail` counts
+ * one failure, locally and, when given, in the shared counter, so that an address refused by one
+ * instance's count is refused by every instance after its next failure there. Only failures cost a
+ * write; a client that authenticates costs nothing.
  */
 export class AuthFailureLimiter {
   private readonly windows = new Map<string, FailureWindow>();
@@ -116,6 +118,19 @@ export class AuthFailureLimiter {
   /** May a request from `address` be authenticated at all? No I/O. */
   check(address: string): RateDecision {
     return this.refusal(this.current(address));
+  }
+
+  /**
+   * One failing attempt from `address` (its bearer resolved to no live token): refused (429) while the address
+   * is over its budget, and then not counted again (no write: a flood costs the shared counter nothing more);
+   * else counted, and answered as the failure it is (401). A request whose token resolves never comes here, so
+   * the failures of other clients at its address never refuse it (issue 20).
+   */
+  async failedAttempt(address: string): Promise<RateDecision> {
+    const now = this.check(address);
+    if (!now.allowed) return now;
+    await this.fail(address);
+    return { allowed: true };
   }
 
   /** Count one failed authentication from `address`; the decision for its next request. */

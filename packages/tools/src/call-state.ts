@@ -85,9 +85,19 @@ export function unverifiedClaims(raw: unknown): { unverifiedClaims: Record<strin
  * without one is recorded with no actor, page, session, run or trace (they are claims, and a
  * forged `actorId: user_ada` must not land in Ada's trail or on her page's proposals list).
  */
-export function callIdentity(call: CallState): CallIdentity {
+export function callIdentity(call: CallState, targetVerified = true): CallIdentity {
   const input = call.input;
   if (!call.token) return anonymousIdentity(call.tool.name);
+  // A caller refused because it may not read the page it named (issue 20): recorded as itself, under no workspace,
+  // page, session or run of the target; what it named is kept as unverified claims (the record's detail).
+  if (!targetVerified) {
+    return {
+      ...anonymousIdentity(call.tool.name),
+      actorId: call.token.userId,
+      tokenId: call.token.id,
+      holder: call.token.holder,
+    };
+  }
   return {
     toolName: call.tool.name,
     workspaceId: input?.workspaceId ?? echoField(call.raw, "workspaceId") ?? "",

@@ -208,7 +208,7 @@ describe.each(testKernels())("dry run ($name)", ({ open }) => {
 
     it("an agent's dry run is answered even where agent writes wait for approval", async () => {
       const w = await world();
-      await w.kernel.admin.setApprovalRequired(w.ids.ws, true);
+      await w.kernel.admin.setWorkspacePolicy(w.ids.ws, { approvalRequired: true }, { by: "test-setup" });
       const before = await snapshot(w);
       expectOk(
         await w.call(tool, w.envelope(tool, SAMPLE_ARGS[tool], { dryRun: true }), w.tokens.ownerAgent),

@@ -316,7 +316,7 @@ describe.each(testKernels())("page.save replace guard ($name)", ({ open }) => {
 describe("panel: page.edit proposals", () => {
   it("shows an agent's edit, applies part of it per operation, and reverts it", { timeout: 60_000 }, async () => {
     const w = await createWorld();
-    await w.kernel.admin.setApprovalRequired(w.ids.ws, true);
+    await w.kernel.admin.setWorkspacePolicy(w.ids.ws, { approvalRequired: true }, { by: "test-setup" });
     const panel = createCaller(
       createToolsContext({ kernel: w.kernel, authorization: `Bearer ${w.tokens.owner}`, door: "panel" }),
     ).panel;

@@ -92,14 +92,19 @@ export const adminCommands: Command[] = [
   },
   {
     words: ["admin", "workspace", "approval"],
-    usage: "mnote admin workspace approval --workspace ID --policy on|off",
-    help: "Turns the approval policy on or off: with it on, agent page writes wait for a person's approval in the panel.",
+    usage: "mnote admin workspace approval --workspace ID --policy on|off [--artifacts on|off]",
+    help: "Turns the approval policy on or off: with it on, agent page writes wait for a person's approval in the panel; with --artifacts on, agents' summaries and AI notes wait too.",
     async run({ args, kernel }) {
       const policy = required(args, "policy");
       if (policy !== "on" && policy !== "off") throw new UsageError("--policy must be on or off");
+      const artifacts = optional(args, "artifacts");
+      if (artifacts !== undefined && artifacts !== "on" && artifacts !== "off")
+        throw new UsageError("--artifacts must be on or off");
       const workspaceId = required(args, "workspace");
-      await (await kernel()).admin.setApprovalRequired(workspaceId, policy === "on", operator());
-      return { output: { workspaceId, approvalRequired: policy === "on" } };
+      const change = { approvalRequired: policy === "on", ...(artifacts ? { holdArtifacts: artifacts === "on" } : {}) };
+      const admin = (await kernel()).admin;
+      const { from, to } = await admin.setWorkspacePolicy(workspaceId, change, { ...operator(), via: "cli" });
+      return { output: { workspaceId, approvalRequired: to.approvalRequired, from, to } };
     },
   },
   {

@@ -64,7 +64,7 @@ export type Authentication =
  * a round-robin balancer can answer any request of a client (decision 0014). The session id still
  * scopes a client's calls (audit sessionId and runId, derived idempotency keys) but lives only in
  * the id itself. Every request passes, in order: Host and Origin checks (DNS rebinding), then
- * `authenticate` (the failed-authentication limit of its client address and the bearer token),
+ * `authenticate` (the bearer token; a failing one meets its client address's failed-authentication limit),
  * then the check that its session id belongs to that token. The session is never authentication:
  * each tool call runs with its request's token. GET (a server-to-client stream) and DELETE answer
  * 405: the server sends nothing unasked and keeps no session to end; the SDK clients (TypeScript,
@@ -110,26 +110,27 @@ export class McpHttpEndpoint {
   }
 
   /**
-   * The door's one authentication step: the client address's failed-authentication budget, then
-   * the bearer token. Kept apart from the MCP handling so a change of how tokens are resolved or
+   * The door's one authentication step: the bearer token, then, only for a token that resolves to
+   * nothing, the client address's failed-authentication budget (429 once used up, else 401). Kept apart from the MCP handling so a change of how tokens are resolved or
    * challenged touches only this function.
    */
   async authenticate(req: IncomingMessage): Promise<Authentication> {
-    const address = clientAddress(req, this.ctx.settings.trustedProxies);
-    const limited = this.ctx.authFailures?.check(address);
-    if (limited && !limited.allowed) {
-      const retryAfter = retryAfterSeconds(limited.retryAfterMs);
-      return {
-        ok: false,
-        refuse: (res) =>
-          rpcError(res, 429, -32000, "Too many failed authentications from this address; retry later", {
-            "retry-after": retryAfter,
-          }),
-      };
-    }
     const token = await resolveToken(this.ctx.kernel, req.headers.authorization);
     if (!token) {
-      await this.ctx.authFailures?.fail(address);
+      // Only a failing attempt meets the address's failed-authentication budget (issue 20): a valid token
+      // from an address full of other clients' failures is never refused for them.
+      const address = clientAddress(req, this.ctx.settings.trustedProxies);
+      const limited = (await this.ctx.authFailures?.failedAttempt(address)) ?? { allowed: true };
+      if (!limited.allowed) {
+        const retryAfter = retryAfterSeconds(limited.retryAfterMs);
+        return {
+          ok: false,
+          refuse: (res) =>
+            rpcError(res, 429, -32000, "Too many failed authentications from this address; retry later", {
+              "retry-after": retryAfter,
+            }),
+        };
+      }
       return {
         ok: false,
         refuse: (res) =>

@@ -13,7 +13,14 @@ import {
 import type { BridgeContext } from "../context";
 import { headerValue } from "../headers";
 import { type BridgeLogger, createLogger } from "../logging";
-import { AuthFailureLimiter, type Env, RateLimiter, type SharedWindowCounter } from "@mnote/process";
+import {
+  AuthFailureLimiter,
+  type Env,
+  metricsAnswer,
+  observeKernel,
+  RateLimiter,
+  type SharedWindowCounter,
+} from "@mnote/process";
 import { sendJson } from "./body";
 import { McpHttpEndpoint } from "./mcp-endpoint";
 import { handleToolCall, handleWhoami, toolListing } from "./tool-endpoint";
@@ -126,6 +133,8 @@ export async function startBridge(options: BridgeOptions): Promise<RunningBridge
     authFailures: settings.authFailureLimit ? new AuthFailureLimiter(settings.authFailureLimit, sharedCounter) : null,
   };
   let mcp: McpHttpEndpoint | null = null;
+  // What /metrics reads of the database when scraped, and the change feed's lag (only with metrics on).
+  if (settings.metricsToken) observeKernel(kernel);
 
   const route = async (req: IncomingMessage, res: ServerResponse) => {
     const path = (req.url ?? "/").split("?")[0]!;
@@ -142,6 +151,15 @@ export async function startBridge(options: BridgeOptions): Promise<RunningBridge
     }
     if ((path === "/livez" || path === "/readyz" || path === "/healthz") && req.method === "GET")
       return handleHealth(kernel, path, res);
+    if (path === "/metrics" && req.method === "GET") {
+      const answer = await metricsAnswer(settings.metricsToken, req.headers.authorization);
+      res.writeHead(answer.status, {
+        "content-type": answer.contentType,
+        "cache-control": "no-store",
+        ...answer.headers,
+      });
+      return res.end(answer.body);
+    }
     if (path === "/mcp") return mcp!.handle(req, res);
     if (path === "/v1/tools" && req.method === "GET") return sendJson(res, 200, toolListing());
     if (path === "/v1/whoami" && req.method === "GET") return handleWhoami(ctx, req, res);

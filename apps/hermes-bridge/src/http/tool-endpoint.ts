@@ -47,20 +47,31 @@ function resultText(req: IncomingMessage, output: OutputEnvelope): string {
     : JSON.stringify(output);
 }
 
-/**
- * The request's budget: refused while its client address has used up its failed authentications
- * (whatever token it presents now), else the per-token bucket.
- */
+/** The request's per-token budget (the failed-authentication limit is asked only of failing attempts). */
 function takeRate(ctx: BridgeContext, req: IncomingMessage): RateDecision {
   const address = clientAddress(req, ctx.settings.trustedProxies);
-  const failures = ctx.authFailures?.check(address);
-  if (failures && !failures.allowed) return failures;
   return ctx.limiter?.take(rateLimitKey(req.headers.authorization, address)) ?? { allowed: true };
 }
 
-/** Count a failed authentication against the request's client address. */
-function authenticationFailed(ctx: BridgeContext, req: IncomingMessage): Promise<unknown> {
-  return ctx.authFailures?.fail(clientAddress(req, ctx.settings.trustedProxies)) ?? Promise.resolve();
+/**
+ * A failing attempt (the bearer resolved to no live token) against its client address's budget: refused
+ * (429) once the address has used it up, else counted and answered 401. Never asked of a valid token.
+ */
+function authenticationFailed(ctx: BridgeContext, req: IncomingMessage): Promise<RateDecision> {
+  return ctx.authFailures?.failedAttempt(clientAddress(req, ctx.settings.trustedProxies)) ?? ALLOWED;
+}
+
+const ALLOWED: Promise<RateDecision> = Promise.resolve({ allowed: true });
+
+/**
+ * Is the address over its failed-authentication budget and this request's token no live token? Only then is
+ * the token resolved here, before the router: a guesser's refused attempts cost no audit write. A valid call
+ * from an address that is not over its budget pays one in-memory lookup.
+ */
+async function refusedAsGuess(ctx: BridgeContext, req: IncomingMessage): Promise<RateDecision> {
+  const limited = ctx.authFailures?.check(clientAddress(req, ctx.settings.trustedProxies));
+  if (!limited || limited.allowed) return { allowed: true };
+  return (await resolveToken(ctx.kernel, req.headers.authorization)) ? { allowed: true } : limited;
 }
 
 function retryAfter(decision: RateDecision): Record<string, string> {
@@ -93,6 +104,8 @@ export async function handleToolCall(ctx: BridgeContext, req: IncomingMessage, r
     return refuse("mnote_tool_payload_too_large", M.payloadTooLarge);
   }
   if (!rate.allowed) return refuse("mnote_tool_rate_limited", M.rateLimited, undefined, retryAfter(rate));
+  const guess = await refusedAsGuess(ctx, req);
+  if (!guess.allowed) return refuse("mnote_tool_rate_limited", M.authFailuresLimited, undefined, retryAfter(guess));
   if (!isJsonContentType(req.headers["content-type"])) {
     return refuse("mnote_tool_invalid_input", "content-type must be application/json");
   }
@@ -111,7 +124,11 @@ export async function handleToolCall(ctx: BridgeContext, req: IncomingMessage, r
     { kernel: ctx.kernel, logger: ctx.logger, toolsSettings: ctx.settings.tools },
     { transport: "http", name, envelope, authorization: req.headers.authorization ?? null, startedAt },
   );
-  if (output.error?.code === "mnote_tool_unauthenticated") await authenticationFailed(ctx, req);
+  if (output.error?.code === "mnote_tool_unauthenticated") {
+    // Counted; the address's budget was not used up when this attempt came in (refusedAsGuess), so it is
+    // answered as the failure it is; across instances at most one extra failure passes (AuthFailureLimiter).
+    await authenticationFailed(ctx, req);
+  }
   sendJson(res, httpStatusOf(output), resultText(req, output));
 }
 
@@ -126,7 +143,15 @@ export async function handleWhoami(ctx: BridgeContext, req: IncomingMessage, res
   }
   const token = await resolveToken(ctx.kernel, req.headers.authorization);
   if (!token) {
-    await authenticationFailed(ctx, req);
+    const failure = await authenticationFailed(ctx, req);
+    if (!failure.allowed) {
+      return sendJson(
+        res,
+        429,
+        { error: { code: "mnote_tool_rate_limited", message: M.authFailuresLimited } },
+        retryAfter(failure),
+      );
+    }
     return sendJson(
       res,
       401,

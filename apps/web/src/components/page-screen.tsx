@@ -11,6 +11,7 @@ import type { Me } from "~/trpc/types";
 import { AuditTrail } from "./audit-trail";
 import { BlockFocusContext, type BlockTarget } from "./block-focus";
 import { PageBody, type PageBodyHandle } from "./page-body";
+import { PolicyHistory } from "./policy-history";
 import { PageSuggestionsFor, SuggestionSwitcher, useShownProposal } from "./page-suggestions";
 import { Proposals } from "./proposals";
 import { ReviewProvider } from "./review-state";
@@ -174,6 +175,27 @@ function PageScreenBody({
               </span>
             )}
           </div>
+          {view.data.mayChangeApproval ? (
+            <label className="inline" data-testid="hold-artifacts">
+              <input
+                type="checkbox"
+                checked={workspace.holdArtifacts}
+                disabled={setApproval.isPending || !workspace.approvalRequired}
+                onChange={(e) =>
+                  setApproval.mutate({
+                    workspaceId,
+                    approvalRequired: workspace.approvalRequired,
+                    holdArtifacts: e.target.checked,
+                  })
+                }
+              />{" "}
+              Summaries and AI notes wait too
+            </label>
+          ) : (
+            workspace.approvalRequired &&
+            workspace.holdArtifacts && <span className="muted">Summaries and AI notes wait for approval too</span>
+          )}
+          {view.data.mayChangeApproval && <PolicyHistory workspaceId={workspaceId} />}
           <AskHermes pageRef={pageRef} canWrite={view.data.canWrite} />
           <ReviewShortcuts proposal={shown} pageRef={pageRef} />
           <PanelTabs tab={tab} onSelect={setTab} pending={pending} />

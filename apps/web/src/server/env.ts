@@ -3,7 +3,7 @@ import { DEFAULT_ALLOWED_TOOLSETS } from "@mnote/hermes-runs";
 import { type OidcConfig, oidcSettingsFromEnv } from "@mnote/identity";
 import { defaultDatabaseUrl } from "@mnote/kernel";
 import { type ToolsSettings, toolsSettingsFromEnv } from "@mnote/tools";
-import { ConfigReader, databaseSettingsFromEnv, type DatabaseSettings } from "@mnote/process";
+import { ConfigReader, databaseSettingsFromEnv, type DatabaseSettings, metricsTokenFromEnv } from "@mnote/process";
 
 /** The panel's whole configuration, read from the environment once and checked as one. */
 export interface PanelEnv {
@@ -21,6 +21,8 @@ export interface PanelEnv {
   hermes: HermesConnection | null;
   /** MNOTE_OIDC_*: sign-in through the team's identity provider; null when not configured. */
   oidc: OidcConfig | null;
+  /** MNOTE_METRICS_TOKEN: the bearer `GET /api/metrics` asks for; null: no metrics endpoint (404). */
+  metricsToken: string | null;
 }
 
 /** Where the panel's server reaches Hermes's API server, and the key it sends there (never to the browser). */
@@ -106,6 +108,7 @@ export function readPanelEnv(env: Record<string, string | undefined>): PanelEnv 
   const tools = toolsSettingsFromEnv(config);
   const hermes = readHermes(config);
   const oidc = oidcSettingsFromEnv(config);
+  const metricsToken = metricsTokenFromEnv(config);
   const database = databaseSettingsFromEnv(config, defaultDatabaseUrl(resolve(process.cwd(), "../..")));
   const allowedOrigins = list(config.raw("MNOTE_PANEL_ORIGINS"), (origin) => origin.replace(/\/+$/, ""));
   for (const origin of allowedOrigins) {
@@ -123,6 +126,7 @@ export function readPanelEnv(env: Record<string, string | undefined>): PanelEnv 
     tools,
     hermes,
     oidc,
+    metricsToken,
   };
 }
 

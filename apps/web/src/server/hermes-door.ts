@@ -11,6 +11,7 @@ import {
   type RunLine,
 } from "@mnote/hermes-runs";
 import type { AskRunRecord, KernelAdapter } from "@mnote/kernel";
+import { mnoteMetrics } from "@mnote/process";
 import { AppError, AskQuestionSchema, createCaller, createToolsContext, isAppError } from "@mnote/tools";
 import { z } from "zod";
 import { type HermesConnection, panelEnv } from "./env";
@@ -298,7 +299,13 @@ async function pumpRun(kernel: KernelAdapter, hermes: HermesClient, runId: strin
   let written = 0;
   let ended = false;
   /** Text so far, then the line: the order the person saw them in. */
+  let outcome: "completed" | "failed" | "cancelled" | "lost" = "lost";
   const push = (line: RunLine) => {
+    if (line.type === "completed" || line.type === "failed" || line.type === "cancelled" || line.type === "lost")
+      outcome = line.type;
+    else if (line.type === "status")
+      outcome =
+        line.status === "completed" || line.status === "failed" || line.status === "cancelled" ? line.status : "lost";
     if (text) pending.push({ type: "delta", text });
     text = "";
     pending.push(line);
@@ -355,6 +362,7 @@ async function pumpRun(kernel: KernelAdapter, hermes: HermesClient, runId: strin
     if (timer) clearTimeout(timer);
     await chain;
     await flush(true).catch((error) => console.error("[panel] run lines not written", error));
+    mnoteMetrics().hermesRuns.inc({ outcome });
   }
 }
 

@@ -1,5 +1,6 @@
 import "server-only";
 import { type KernelAdapter, openKernel } from "@mnote/kernel";
+import { observeKernel } from "@mnote/process";
 import { panelEnv } from "./env";
 
 /**
@@ -12,9 +13,16 @@ export function getKernel(): Promise<KernelAdapter> {
   const { database } = panelEnv();
   // A failed open (the database down when the first request came) is forgotten, so the next
   // request tries again instead of every request failing until the panel restarts.
-  shared.__mnoteKernel ??= openKernel(database.url, database.options).catch((error: unknown) => {
-    shared.__mnoteKernel = undefined;
-    throw error;
-  });
+  shared.__mnoteKernel ??= openKernel(database.url, database.options).then(
+    (kernel) => {
+      // With metrics on, the database-backed gauges and the change feed's lag (docs/operations.md).
+      if (panelEnv().metricsToken) observeKernel(kernel);
+      return kernel;
+    },
+    (error: unknown) => {
+      shared.__mnoteKernel = undefined;
+      throw error;
+    },
+  );
   return shared.__mnoteKernel;
 }

@@ -1,6 +1,6 @@
 import { LIMITS, TOOL_ERROR_MESSAGES, type ToolErrorCode } from "@mnote/contract";
 import type { KernelAdapter, TokenRecord } from "@mnote/kernel";
-import { type RateDecision, retryAfterSeconds } from "@mnote/process";
+import { mnoteMetrics, type RateDecision, recordToolCall, retryAfterSeconds, toolLabel } from "@mnote/process";
 import { appRouter, createToolsContext, resolveToken, type ToolsSettings } from "@mnote/tools";
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { PANEL_MAX_BATCH_CALLS } from "../trpc/limits";
@@ -46,10 +46,12 @@ const openStreams = new Map<string, number>();
 function countedStream(response: Response, key: string, ended: AbortController): Response {
   if (!response.body) return response;
   openStreams.set(key, (openStreams.get(key) ?? 0) + 1);
+  mnoteMetrics().liveStreams.inc();
   let released = false;
   const release = () => {
     if (released) return;
     released = true;
+    mnoteMetrics().liveStreams.dec();
     // The subscription waits for the next change; the abort ends it now instead of at that change.
     ended.abort();
     const left = (openStreams.get(key) ?? 1) - 1;
@@ -148,11 +150,22 @@ export interface DoorOptions {
   beforeLimit?: (limitKey: string) => Response | null;
 }
 
+/** The budget every request shares whose session cookie resolves to no live token. */
+export const FAILED_AUTHENTICATION_KEY = "failed-authentication";
+
+/** What a 429 says: a token's own budget, the failed authentications', or the calls without a session. */
+function refusalMessage(limitKey: string): string {
+  if (limitKey === FAILED_AUTHENTICATION_KEY) return "too many failed authentications; sign in again or retry later";
+  if (limitKey === "anonymous") return "too many calls without a session; retry later";
+  return TOOL_ERROR_MESSAGES.rateLimited;
+}
+
 /**
  * The one door of every panel route (`/api/trpc`, `/api/hermes/*`): a cross-site change is refused (Origin),
  * the token is read as the router reads it (`resolveToken`), the per-token rate limit is taken (requests
- * without a live token share one budget: a made-up cookie per request must not buy a fresh bucket each
- * time), and a POST's body is read with the bridge's cap.
+ * whose cookie resolves to no live token share one budget, the failed authentications': a made-up cookie per
+ * request must not buy a fresh bucket each time; a live token's budget is its own whatever others fail), and
+ * a POST's body is read with the bridge's cap.
  */
 export async function openPanelDoor(req: Request, options: DoorOptions): Promise<OpenedDoor | Response> {
   if (req.method !== "GET" && req.method !== "HEAD" && foreignOrigin(req, options.allowedOrigins ?? [])) {
@@ -174,14 +187,17 @@ export async function openPanelDoor(req: Request, options: DoorOptions): Promise
     console.error("[panel] the database is unavailable", error);
     return refuse(503, "mnote_tool_unavailable", TOOL_ERROR_MESSAGES.unavailable, { "retry-after": "1" });
   }
-  const limitKey = token ? `token:${token.id}` : "anonymous";
+  // Three budgets: a live token's own; a cookie that resolves to no live token (a failing attempt: made-up
+  // cookies share this one, so rotating them buys nothing); no cookie at all. A valid token is never refused
+  // for the failures of others (issue 20), and a flood of bad cookies does not starve the cookie-less calls.
+  const limitKey = token ? `token:${token.id}` : authorization ? FAILED_AUTHENTICATION_KEY : "anonymous";
   const early = options.beforeLimit?.(limitKey);
   if (early) return early;
   if (options.limiter) {
     for (let i = 0; i < (options.calls ?? 1); i++) {
       const decision = await options.limiter.take(limitKey);
       if (!decision.allowed) {
-        return refuse(429, "mnote_tool_rate_limited", TOOL_ERROR_MESSAGES.rateLimited, {
+        return refuse(429, "mnote_tool_rate_limited", refusalMessage(limitKey), {
           "retry-after": retryAfterSeconds(decision.retryAfterMs),
         });
       }
@@ -209,6 +225,20 @@ export async function openPanelDoor(req: Request, options: DoorOptions): Promise
  * the contract's refusal, `mnote.*` included).
  */
 export async function handlePanelApi(req: Request, options: PanelApiOptions): Promise<Response> {
+  const startedAt = performance.now();
+  const response = await answerPanelApi(req, options);
+  // The panel's door in the metrics: one procedure by its name (a made-up path is `unknown`), a batch as `batch`.
+  const path = new URL(req.url).pathname;
+  const names = path.slice(path.lastIndexOf("/") + 1).split(",");
+  const tool = names.length === 1 ? toolLabel(names[0]!, PROCEDURES) : "batch";
+  recordToolCall(tool, "panel", response.ok ? "ok" : `http_${response.status}`, (performance.now() - startedAt) / 1000);
+  return response;
+}
+
+/** Every procedure path of the router (`panel.page.view`, `mnote.page.get`, …): the metrics' bounded label set. */
+const PROCEDURES: ReadonlySet<string> = new Set(Object.keys(appRouter._def.procedures));
+
+async function answerPanelApi(req: Request, options: PanelApiOptions): Promise<Response> {
   const url = new URL(req.url);
   const stream = req.method === "GET" && STREAM_PROCEDURES.has(url.pathname.slice(url.pathname.lastIndexOf("/") + 1));
   const maxStreams = options.maxStreamsPerToken ?? PANEL_MAX_STREAMS_PER_TOKEN;

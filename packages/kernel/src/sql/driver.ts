@@ -36,6 +36,18 @@ export interface SqlDriver extends SqlExecutor {
   listen?(channel: string, handlers: ListenHandlers): Promise<ListenConnection>;
   /** The schema the tables live in when not the server's default (names the change channel). */
   readonly schema?: string | null;
+  /** A pooled driver (PostgreSQL): its connections now, and how many statements and connections failed so far. */
+  poolStats?(): PoolStats;
+}
+
+export interface PoolStats {
+  /** Connections open (idle or lent out). */
+  total: number;
+  idle: number;
+  /** Callers waiting for a connection. */
+  waiting: number;
+  /** Failed statements and connection errors since the driver opened (monotonic). */
+  errors: number;
 }
 
 export interface ListenHandlers {

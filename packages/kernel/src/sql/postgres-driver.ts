@@ -47,13 +47,22 @@ const int8AsNumber: pg.CustomTypesConfig = {
       : textParser(oid, format)) as pg.CustomTypesConfig["getTypeParser"],
 };
 
+/** Failed statements and connection errors of one driver, for its `poolStats` (metrics). */
+interface ErrorCount {
+  errors: number;
+}
+
 class ClientExecutor implements SqlExecutor {
-  constructor(private readonly client: pg.Pool | pg.PoolClient) {}
+  constructor(
+    private readonly client: pg.Pool | pg.PoolClient,
+    private readonly count: ErrorCount = { errors: 0 },
+  ) {}
 
   private async query<T>(sql: string, params: SqlValue[] | undefined) {
     try {
       return await this.client.query<T & pg.QueryResultRow>(toPostgresPlaceholders(sql), asParams(params));
     } catch (error) {
+      this.count.errors += 1;
       throw mapPostgresError(error);
     }
   }
@@ -130,14 +139,17 @@ export async function openPostgresDriver(url: string, options: PostgresOptions =
     idleTimeoutMillis: 10_000,
   });
   // An idle connection the server closed must not crash the process; the pool replaces it.
-  pool.on("error", () => undefined);
+  const count: ErrorCount = { errors: 0 };
+  pool.on("error", () => {
+    count.errors += 1;
+  });
   // pg-pool hands a released connection to the next waiter while pg is still parsing the chunk that finished the
   // last query, and the waiter's own listener comes a microtask later. A FATAL in that same chunk (pg_terminate_backend,
   // a shutdown) is then an `error` event nobody hears, which ends the process: seen under load in the database-fault
   // suite. So every connection keeps one listener for its whole life; the statement that next uses it fails, and the
   // transaction releases it as broken (below).
   pool.on("connect", (client) => client.on("error", () => undefined));
-  const direct = new ClientExecutor(pool);
+  const direct = new ClientExecutor(pool, count);
 
   async function attempt<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {
     const client = await pool.connect();
@@ -152,7 +164,7 @@ export async function openPostgresDriver(url: string, options: PostgresOptions =
     client.on("error", onConnectionLost);
     try {
       await client.query("BEGIN");
-      const result = await fn(new ClientExecutor(client));
+      const result = await fn(new ClientExecutor(client, count));
       const commit = await client.query("COMMIT");
       // COMMIT of a transaction that already failed answers ROLLBACK instead of raising: never report that as success.
       if (commit.command === "ROLLBACK") throw new Error("transaction was rolled back by the server");
@@ -209,6 +221,12 @@ export async function openPostgresDriver(url: string, options: PostgresOptions =
         },
       };
     },
+    poolStats: () => ({
+      total: pool.totalCount,
+      idle: pool.idleCount,
+      waiting: pool.waitingCount,
+      errors: count.errors,
+    }),
     all: (sql, params) => direct.all(sql, params),
     get: (sql, params) => direct.get(sql, params),
     insertReturning: (sql, params) => direct.get(sql, params),

@@ -1,4 +1,6 @@
-import type { DryRunResult } from "@mnote/contract";
+import { type DryRunResult, echoField } from "@mnote/contract";
+import type { KernelAdapter } from "@mnote/kernel";
+import { canReadPage } from "../access";
 import { type CallState, callFailure, callIdentity, type RouterAudit, unverifiedClaims } from "../call-state";
 import { AppError, isAppError } from "../app-error";
 import { proposalSummary } from "../proposal-summary";
@@ -50,8 +52,9 @@ async function recordAudit(
   const audit = call.audit;
   const preview = proposalPreview(audit);
   try {
+    const verified = await targetVerified(kernel, call, errorCode);
     await kernel.appendAudit({
-      identity: callIdentity(call),
+      identity: callIdentity(call, verified),
       effect: effect as "read",
       outcome: audit?.outcome ?? (errorCode ? "failed" : "ok"),
       errorCode: errorCode as null,
@@ -64,7 +67,7 @@ async function recordAudit(
         (audit?.detail?.preview as { baseRevision?: number } | undefined)?.baseRevision ??
         null,
       // A call without a valid token: what it claimed, marked as unverified, for an operator's eyes only.
-      detail: audit?.detail ?? (call.token ? null : unverifiedClaims(call.raw)),
+      detail: audit?.detail ?? (call.token && verified ? null : unverifiedClaims(call.raw)),
       // A proposal's index row carries a summary, so the panel's list never reads the full preview.
       summary: preview ? proposalSummary(preview) : null,
       durationMs: performance.now() - call.startedAt,
@@ -73,4 +76,19 @@ async function recordAudit(
     // The answer already stands; losing an audit line for a read is logged, not turned into a failure.
     console.error("[mnote] audit append failed", error);
   }
+}
+
+/**
+ * May the record name the workspace, page, session and run the call named? Always for a call that passed the
+ * checks; for a refused one only when its caller may read that page (issue 20: a stranger's refused call must not
+ * land in the page's trail, a conversation's calls or the change feed). The checks' facts decide; a call refused
+ * before they were read (a bad envelope) costs one read of the facts for the ids it sent.
+ */
+async function targetVerified(kernel: KernelAdapter, call: CallState, errorCode: string | null): Promise<boolean> {
+  if (!call.token || !errorCode) return true;
+  if (call.facts) return canReadPage(call.facts);
+  const workspaceId = echoField(call.raw, "workspaceId");
+  const documentId = echoField(call.raw, "documentId");
+  if (!workspaceId || !documentId) return false;
+  return canReadPage(await kernel.getAccessFacts({ workspaceId, documentId, userId: call.token.userId }));
 }

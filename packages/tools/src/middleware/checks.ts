@@ -184,13 +184,15 @@ export function checkIdempotency(_ctx: ToolsContext, call: CallState) {
 
 /**
  * The approval policy holds this call: an agent's real write to a page, in a workspace whose agent writes
- * wait for a person (decision 0006). Dry runs, artifacts and people's writes are never held.
+ * wait for a person (decision 0006), and an agent's artifact (summary, AI note) where the owners chose to hold
+ * artifacts too (issue 20, decision 0025). Dry runs and people's writes are never held.
  */
 export function isHeld(call: CallState): boolean {
+  const workspace = call.facts!.workspace!;
   return (
-    call.tool.holdsForApproval &&
+    (call.tool.holdsForApproval || (call.tool.access === "artifact_write" && workspace.holdArtifacts)) &&
     call.token!.holder === "agent" &&
-    call.facts!.workspace!.approvalRequired &&
+    workspace.approvalRequired &&
     call.input!.dryRun !== true
   );
 }

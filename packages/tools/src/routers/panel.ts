@@ -24,6 +24,7 @@ import { proposalsList } from "../procedures/panel/proposals-list";
 import { proposalsReject } from "../procedures/panel/proposals-reject";
 import { proposalsRerun } from "../procedures/panel/proposals-rerun";
 import { sessionMe } from "../procedures/panel/session-me";
+import { workspacePolicyHistory } from "../procedures/panel/workspace-policy-history";
 import { workspaceSetApproval } from "../procedures/panel/workspace-set-approval";
 
 /** The panel's procedures: never in an agent's tool list, open only to a person's token. One procedure per file. */
@@ -43,7 +44,7 @@ export const panelRouter = router({
   audit: router({ list: auditList }),
   command: router({ get: commandGet }),
   artifacts: router({ list: artifactsList }),
-  workspace: router({ setApproval: workspaceSetApproval }),
+  workspace: router({ setApproval: workspaceSetApproval, policyHistory: workspacePolicyHistory }),
   ask: router({ start: askStart, check: askCheck }),
   agents: router({ list: agentsList, create: agentsCreate, revoke: agentsRevoke }),
   members: router({ list: membersList, invite: membersInvite, setRole: membersSetRole, remove: membersRemove }),

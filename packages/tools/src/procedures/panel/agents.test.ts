@@ -46,7 +46,7 @@ describe("panel.agents", () => {
     // …is no session at the panel…
     expect(await code(panelAs(w, created.token).session.me())).toBe("FORBIDDEN");
     // …and its page writes wait for a person where the workspace asks for it.
-    await w.kernel.admin.setApprovalRequired(w.ids.ws, true);
+    await w.kernel.admin.setWorkspacePolicy(w.ids.ws, { approvalRequired: true }, { by: "test-setup" });
     const write = await w.call(
       "mnote.page.update_title",
       w.envelope("mnote.page.update_title", { title: "By the agent" }, scope),

@@ -1,11 +1,11 @@
 import { type Block, LIMITS } from "@mnote/contract";
-import type { AuditRecord, CallIdentity, DisplayNames } from "@mnote/kernel";
+import { type AuditRecord, type CallIdentity, type DisplayNames, revertKeyPrefix } from "@mnote/kernel";
 import { z } from "zod";
 import { PageRefSchema, panelProcedure, requirePage } from "./panel-procedure";
 import { loadNames, type Who, who } from "./people";
 import { proposalKeyOf } from "./proposals";
 import { revertToolSpec } from "./revert-tool";
-import { changesThePage, mayDecide } from "./rules";
+import { mayDecide, revertRefusal } from "./rules";
 
 const TraceFilterSchema = z.string().max(LIMITS.traceFieldLength).optional();
 export const AuditListInput = PageRefSchema.extend({
@@ -90,6 +90,16 @@ export const auditList = panelProcedure.input(AuditListInput).query(async ({ ctx
     ...onPage.map((r) => r.identity),
     ...onPage.flatMap((r) => proposerOf(r) ?? []),
   ]);
+  // Commands a revert applied since (in this window): keyed `revert_<commandId>_r<revision>`.
+  const reverted = new Set(
+    onPage.flatMap((r) =>
+      r.identity.toolName === revertToolSpec.name && r.effect === "write" && r.outcome === "ok" && r.idempotencyKey
+        ? [r.idempotencyKey]
+        : [],
+    ),
+  );
+  const wasReverted = (commandId: string | null | undefined) =>
+    !!commandId && [...reverted].some((key) => key.startsWith(revertKeyPrefix(commandId)));
   return onPage.map((record) => {
     const aiWrite = record.effect === "write" && (record.identity.holder === "agent" || approvesAgent(record));
     return {
@@ -99,11 +109,14 @@ export const auditList = panelProcedure.input(AuditListInput).query(async ({ ctx
       aiWrite,
       revertable:
         mayRevert &&
-        aiWrite &&
-        record.outcome === "ok" &&
-        record.commandId !== null &&
-        record.commandId !== undefined &&
-        changesThePage(record.identity.toolName),
+        record.effect === "write" &&
+        revertRefusal({
+          toolName: record.identity.toolName,
+          outcome: record.outcome,
+          commandId: record.commandId,
+          aiWrite,
+          reverted: wasReverted(record.commandId),
+        }) === null,
     };
   });
 });

@@ -1,9 +1,18 @@
 import { randomUUID } from "node:crypto";
 import { IdSchema, type OutputEnvelope } from "@mnote/contract";
+import { type AuditRecord, revertKeyPrefix } from "@mnote/kernel";
 import { callProposalTool } from "./decisions";
 import { PageRefSchema, panelProcedure, requirePage } from "./panel-procedure";
 import { revertToolSpec } from "./revert-tool";
+import { revertRefusal } from "./rules";
 import { AppError } from "../../app-error";
+
+/** An agent's own write, or a person's approval of an agent's proposal (its record names the proposer). */
+function isAiWrite(record: AuditRecord): boolean {
+  if (record.identity.holder === "agent") return true;
+  const proposer = record.detail?.proposer as { holder?: string } | undefined;
+  return proposer?.holder === "agent";
+}
 
 export const PageRevertInput = PageRefSchema.extend({ commandId: IdSchema });
 
@@ -20,7 +29,19 @@ export const pageRevert = panelProcedure
     const target = await ctx.kernel.getCommand(input.commandId);
     if (!target || target.identity.documentId !== page.id)
       throw new AppError("mnote_tool_not_found", "no such command on this page");
-    const idempotencyKey = `revert_${input.commandId}_r${page.revision}`;
+    // The server's own rule, the one the trail's `revertable` shows (rules.ts): what it forbids is refused here.
+    const { write, reverted } = await ctx.kernel.getRevertFacts(input.commandId);
+    const refusal = write
+      ? revertRefusal({
+          toolName: write.identity.toolName,
+          outcome: write.outcome,
+          commandId: write.commandId,
+          aiWrite: isAiWrite(write),
+          reverted,
+        })
+      : "only an applied write can be reverted";
+    if (refusal) throw new AppError("mnote_tool_invalid_input", refusal);
+    const idempotencyKey = `${revertKeyPrefix(input.commandId)}${page.revision}`;
     const envelope = await callProposalTool(ctx, revertToolSpec.name, {
       toolName: revertToolSpec.name,
       workspaceId: page.workspaceId,

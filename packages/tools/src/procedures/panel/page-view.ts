@@ -12,6 +12,11 @@ export const pageView = panelProcedure.input(PageRefSchema).query(async ({ ctx, 
     canWrite: canWritePage(facts),
     /** The person may switch the workspace's approval policy (its owners): the panel shows the switch. */
     mayChangeApproval: mayChangeApproval(role),
-    workspace: { id: workspace.id, name: workspace.name, approvalRequired: workspace.approvalRequired },
+    workspace: {
+      id: workspace.id,
+      name: workspace.name,
+      approvalRequired: workspace.approvalRequired,
+      holdArtifacts: workspace.holdArtifacts,
+    },
   };
 });

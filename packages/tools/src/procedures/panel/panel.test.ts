@@ -151,9 +151,8 @@ describe("panel: proposals, decisions and the audit trail", () => {
     const done = await panel.proposals.approve({ ...ref, proposalId: again.proposalId! });
     expect(done).toMatchObject({ ok: true, audit: { effect: "write" }, result: { revision: 3 } });
     expect((await panel.page.view(ref)).blocks.map((b) => b.id)).toEqual(["h1", "p1"]);
-    // A revert proposed at revision 2 no longer applies at 3: a new proposal, on the page as it is, would be needed.
-    const stale = await panel.page.revert({ ...ref, commandId });
-    expect(stale.envelope).toMatchObject({ ok: true, result: { baseRevision: 3 } });
+    // Once reverted, the write is not reverted again (issue 20: that was an empty proposal whose approval wrote a no-op).
+    await expect(panel.page.revert({ ...ref, commandId })).rejects.toThrow(/already reverted/);
     // Nobody reverts what is not on their page, and a viewer reverts nothing.
     await expect(panel.page.revert({ ...ref, commandId: "cmd_elsewhere" })).rejects.toThrow(/no such command/);
     await expect(panelAs(w, w.tokens.viewer).page.revert({ ...ref, commandId })).rejects.toThrow(/write permission/);
@@ -161,7 +160,7 @@ describe("panel: proposals, decisions and the audit trail", () => {
 
   it("holds agent page writes when the workspace asks for approval, and replays after approval", async () => {
     const w = await createWorld();
-    await w.kernel.admin.setApprovalRequired(w.ids.ws, true);
+    await w.kernel.admin.setWorkspacePolicy(w.ids.ws, { approvalRequired: true }, { by: "test-setup" });
     const panel = panelAs(w, w.tokens.owner);
     const ref = { workspaceId: w.ids.ws, documentId: w.ids.page };
     const envelope = w.envelope("mnote.page.update_title", { title: "Held title" });
@@ -259,7 +258,7 @@ describe("panel: who decides, and proposals whatever the audit volume", () => {
 
   it("keeps every pending proposal and held write after more than 1,000 other calls on the page, forged ones included", async () => {
     const w = await createWorld();
-    await w.kernel.admin.setApprovalRequired(w.ids.ws, true);
+    await w.kernel.admin.setWorkspacePolicy(w.ids.ws, { approvalRequired: true }, { by: "test-setup" });
     const panel = panelAs(w, w.tokens.owner);
     const ref = { workspaceId: w.ids.ws, documentId: w.ids.page };
     const dryRun = await agentDryRun(w, "mnote.page.save", {

@@ -18,7 +18,7 @@ const EDIT = {
 
 async function heldWorld() {
   const w = await createWorld();
-  await w.kernel.admin.setApprovalRequired(w.ids.ws, true);
+  await w.kernel.admin.setWorkspacePolicy(w.ids.ws, { approvalRequired: true }, { by: "test-setup" });
   const ref = { workspaceId: w.ids.ws, documentId: w.ids.page };
   const envelope = w.envelope("mnote.page.edit", EDIT, { idempotencyKey: "hermes_call_1", runId: "run_agent" });
   const agentCall = () => w.call("mnote.page.edit", envelope, w.tokens.ownerAgent);

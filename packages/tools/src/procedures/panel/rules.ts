@@ -2,7 +2,7 @@ import { TOOL_NAMES, type ToolName, type WriteToolName } from "@mnote/contract";
 import type { AccessFacts, TokenRecord } from "@mnote/kernel";
 import { hasAccess } from "../../access";
 import { contractToolSpec, type ToolSpec } from "../../tool-spec";
-import { revertToolSpec } from "./revert-tool";
+import { REVERT_TOOL_NAME, revertToolSpec } from "./revert-tool";
 
 /**
  * The server's rules for what a person may do with a proposal or an applied write (decision 0016). The
@@ -63,4 +63,30 @@ const CHANGES_THE_PAGE = {
 
 export function changesThePage(toolName: string): boolean {
   return (CHANGES_THE_PAGE as Record<string, boolean>)[toolName] === true;
+}
+
+/** What the revert rule decides on: the applied write's record, and what the server knows about it. */
+export interface RevertFacts {
+  toolName: string;
+  outcome: string;
+  commandId: string | null | undefined;
+  /** An agent's own write, or a person's approval of an agent's proposal. */
+  aiWrite: boolean;
+  /** A revert of this command was applied since. */
+  reverted: boolean;
+}
+
+/**
+ * The revert rule (issue 20): why this write may not be reverted, or null when it may. One rule for the trail's
+ * `revertable` and for `panel.page.revert` itself, so a client that ignores what the panel shows is refused the same.
+ */
+export function revertRefusal(facts: RevertFacts): string | null {
+  if (facts.toolName === REVERT_TOOL_NAME) return "a revert is not reverted: it is a person's own write";
+  if (facts.outcome !== "ok" || !facts.commandId) return "only an applied write can be reverted";
+  if (!changesThePage(facts.toolName)) {
+    return "an artifact (a summary, an AI note) is not part of the page's revisions and cannot be reverted";
+  }
+  if (!facts.aiWrite) return "only an AI write (an agent's, or an approved agent proposal) is reverted here";
+  if (facts.reverted) return "this write was already reverted";
+  return null;
 }
