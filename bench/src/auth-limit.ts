@@ -1,6 +1,6 @@
 import { startBridge, type RunningBridge } from "@mnote/hermes-bridge";
 import { fmtMs, fmtPct, median, percentile, roundOrder, sequential, table } from "./stats";
-import { discardingLogger } from "./transports";
+import { discardingLogger } from "./bridge";
 import { benchWorld, paragraphs } from "./world";
 
 export interface AuthLimitOptions {
