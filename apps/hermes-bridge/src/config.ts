@@ -42,6 +42,33 @@ export interface BridgeSettings {
   requestTimeoutMs: number;
   /** The router's settings (idempotency retention), passed to every call. */
   tools: ToolsSettings;
+  /** /mcp as an OAuth 2.1 protected resource (decision 0027); null: bearer tokens only, no metadata. */
+  oauth: BridgeOAuthSettings | null;
+}
+
+/** MNOTE_BRIDGE_OAUTH_ISSUER and MNOTE_BRIDGE_MCP_URL. */
+export interface BridgeOAuthSettings {
+  /** The authorization server (the panel's origin) named in the protected-resource metadata. */
+  authorizationServer: string;
+  /** This bridge's /mcp as clients reach it: the resource tokens are bound to; null: http://<listen address>/mcp. */
+  resource: string | null;
+}
+
+/** An http(s) URL without query or fragment; http is for a loopback address or a private network behind TLS. */
+function httpUrl(config: ConfigReader, name: string, example: string): string | null {
+  const value = config.raw(name)?.trim() || undefined;
+  if (value === undefined) return null;
+  let url: URL | null = null;
+  try {
+    url = new URL(value);
+  } catch {
+    url = null;
+  }
+  if (!url || (url.protocol !== "https:" && url.protocol !== "http:") || url.search || url.hash || url.username) {
+    config.problem(`${name}: ${JSON.stringify(value.slice(0, 100))} is not an http(s) URL like ${example}`);
+    return null;
+  }
+  return url.href;
 }
 
 /**
@@ -116,6 +143,11 @@ export function readBridgeSettings(config: ConfigReader): Partial<BridgeSettings
     if (config.raw(name) !== undefined) config.problem(`${name} is no longer used: /mcp keeps no sessions (unset it)`);
   }
   settings.tools = toolsSettingsFromEnv(config);
+  const issuer = httpUrl(config, "MNOTE_BRIDGE_OAUTH_ISSUER", "https://panel.example.com");
+  const resource = httpUrl(config, "MNOTE_BRIDGE_MCP_URL", "https://bridge.example.com/mcp");
+  if (resource && !issuer) config.problem("MNOTE_BRIDGE_MCP_URL needs MNOTE_BRIDGE_OAUTH_ISSUER (the panel's URL)");
+  // The issuer as the panel's metadata states it: its origin, no trailing slash (RFC 8414 compares it exactly).
+  if (issuer) settings.oauth = { authorizationServer: new URL(issuer).origin, resource };
   return settings;
 }
 
@@ -133,6 +165,7 @@ export function resolveSettings(options: Partial<BridgeSettings>, env: Env): Bri
     corsOrigins: [],
     headersTimeoutMs: DEFAULT_HEADERS_TIMEOUT_MS,
     requestTimeoutMs: DEFAULT_REQUEST_TIMEOUT_MS,
+    oauth: null,
     ...settingsFromEnv(env),
     ...defined,
   } as BridgeSettings;

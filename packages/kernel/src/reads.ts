@@ -148,7 +148,7 @@ async function lookupByIds<T>(
 
 export async function findTokenByHash(db: SqlExecutor, tokenHash: string) {
   const row = await db.get<TokenRow>(
-    `SELECT id, user_id, holder, scopes, label, expires_at, revoked_at FROM tokens WHERE token_hash = ?`,
+    `SELECT id, user_id, holder, scopes, label, expires_at, revoked_at, resource FROM tokens WHERE token_hash = ?`,
     [tokenHash],
   );
   return row ? toToken(row) : null;

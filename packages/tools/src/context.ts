@@ -5,6 +5,18 @@ import type { ConfigReader } from "@mnote/process";
 export interface ToolsSettings {
   /** How long an idempotency key keeps its stored result (MNOTE_IDEMPOTENCY_TTL_HOURS, default 24 h). */
   idempotencyTtlMs: number;
+  /** The panel's OAuth authorization server (decision 0027); absent or null everywhere else: its procedures refuse. */
+  oauth?: OAuthServerSettings | null;
+}
+
+/** What the authorization server issues for, and for how long. */
+export interface OAuthServerSettings {
+  /** The panel's origin: the issuer in its metadata (RFC 8414). */
+  issuer: string;
+  /** The bridges' /mcp URLs a token may be bound to (RFC 8707); the first is the default when a client names none. */
+  resources: string[];
+  accessTtlSeconds: number;
+  refreshTtlSeconds: number;
 }
 
 export const DEFAULT_SETTINGS: ToolsSettings = {
