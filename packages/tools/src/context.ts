@@ -58,6 +58,11 @@ export interface ToolsContext {
   /** An `Authorization` header value (`Bearer …`) or a bare token; null when the caller sent none. */
   authorization: string | null;
   door: Door;
+  /**
+   * The resource this door is (RFC 8707): the bridge's /mcp URL when it is an OAuth protected resource; absent or null
+   * elsewhere. A token an OAuth grant bound to a resource works only where the door is that resource.
+   */
+  resource?: string | null;
   settings: ToolsSettings;
   /**
    * Set only by the panel's decision procedures when a person's approval runs a proposal's tool: the write's
@@ -96,11 +101,13 @@ export function createToolsContext(input: {
   authorization?: string | null;
   door?: Door;
   settings?: Partial<ToolsSettings>;
+  resource?: string | null;
 }): ToolsContext {
   return {
     kernel: input.kernel,
     authorization: input.authorization ?? null,
     door: input.door ?? "agent",
+    resource: input.resource ?? null,
     settings: { ...DEFAULT_SETTINGS, ...input.settings },
   };
 }

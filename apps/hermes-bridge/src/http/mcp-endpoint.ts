@@ -254,7 +254,7 @@ export class McpHttpEndpoint {
     }
 
     await this.ready;
-    const findings: GateFindings = { whoami: auth.whoami, sessionId };
+    const findings: GateFindings = { whoami: auth.whoami, sessionId, resource: this.policy.oauth?.resource ?? null };
     const answer = await this.transport.exchange(body, {
       authInfo: { ...auth.authInfo, extra: { ...findings } },
       requestInfo: { headers: req.headers },

@@ -94,16 +94,22 @@ export async function handleRegister(req: Request, options: OAuthServerOptions):
       parsed.error.issues.map((issue) => `${issue.path.join(".") || "document"}: ${issue.message}`).join("; "),
     );
   const metadata = parsed.data;
-  const outcome = await (
-    await caller(options, null)
-  ).oauth.register({
-    clientName: metadata.client_name,
-    redirectUris: metadata.redirect_uris.map(String),
-    grantTypes: metadata.grant_types,
-    responseTypes: metadata.response_types,
-    tokenEndpointAuthMethod: metadata.token_endpoint_auth_method,
-    scope: metadata.scope,
-  });
+  let outcome;
+  try {
+    outcome = await (
+      await caller(options, null)
+    ).oauth.register({
+      clientName: metadata.client_name,
+      redirectUris: metadata.redirect_uris.map(String),
+      grantTypes: metadata.grant_types,
+      responseTypes: metadata.response_types,
+      tokenEndpointAuthMethod: metadata.token_endpoint_auth_method,
+      scope: metadata.scope,
+    });
+  } catch (error) {
+    // The router's input rules (sizes, counts): the contract's message, as the standard's error.
+    return oauthErrorResponse("invalid_client_metadata", error instanceof Error ? error.message : "invalid metadata");
+  }
   if (!outcome.ok) return oauthErrorResponse(outcome.error, outcome.description);
   const { client } = outcome;
   return json(201, {
@@ -126,17 +132,22 @@ export async function handleToken(req: Request, options: OAuthServerOptions): Pr
     return oauthErrorResponse("invalid_request", "the token request is application/x-www-form-urlencoded");
   const form = new URLSearchParams(await req.text());
   const field = (name: string) => form.get(name) ?? undefined;
-  const outcome = await (
-    await caller(options, null)
-  ).oauth.token({
-    grantType: field("grant_type"),
-    code: field("code"),
-    codeVerifier: field("code_verifier"),
-    redirectUri: field("redirect_uri"),
-    clientId: field("client_id"),
-    refreshToken: field("refresh_token"),
-    resource: field("resource"),
-  });
+  let outcome;
+  try {
+    outcome = await (
+      await caller(options, null)
+    ).oauth.token({
+      grantType: field("grant_type"),
+      code: field("code"),
+      codeVerifier: field("code_verifier"),
+      redirectUri: field("redirect_uri"),
+      clientId: field("client_id"),
+      refreshToken: field("refresh_token"),
+      resource: field("resource"),
+    });
+  } catch (error) {
+    return oauthErrorResponse("invalid_request", error instanceof Error ? error.message : "invalid token request");
+  }
   if (!outcome.ok) return oauthErrorResponse(outcome.error, outcome.description);
   const { tokens } = outcome;
   return json(200, {
