@@ -58,7 +58,7 @@ export interface BridgeOAuthSettings {
 function httpUrl(config: ConfigReader, name: string, example: string): string | null {
   const value = config.raw(name)?.trim() || undefined;
   if (value === undefined) return null;
-  let url: URL | null = null;
+  let url: URL | null;
   try {
     url = new URL(value);
   } catch {

@@ -578,9 +578,10 @@ describe("the MCP SDK client's OAuth flow, end to end", () => {
     // A tool call runs as the consenting person's agent.
     const got = await client.callTool({
       name: "mnote_page_get",
-      arguments: { workspaceId: "ws_x", documentId: "doc_x" },
+      arguments: pageRef,
     });
-    expect(JSON.stringify(got.content)).not.toContain("mnote_tool_unauthenticated");
+    expect(got.isError).toBeFalsy();
+    expect(JSON.stringify(got.content)).toContain("OAUTH-MARKER");
     await client.close();
 
     // Refresh: a new access secret and refresh token; the old access secret stops working.
