@@ -68,7 +68,7 @@ export function authorizationServerMetadata(settings: OAuthServerSettings): OAut
     token_endpoint_auth_methods_supported: ["none"],
     scopes_supported: [...CAPABILITIES],
     authorization_response_iss_parameter_supported: true,
-  } as OAuthMetadata;
+  };
 }
 
 export function handleMetadata(options: OAuthServerOptions): Response {
