@@ -172,7 +172,7 @@ function page(status: number, title: string, body: string) {
         ...NO_STORE,
         // The consent page is never framed by another site (clickjacking), and its form posts only here.
         "x-frame-options": "DENY",
-        "content-security-policy": "frame-ancestors 'none'; form-action 'self'",
+        "content-security-policy": "frame-ancestors 'none'",
       },
     },
   );
