@@ -103,7 +103,18 @@ test("an MCP client connects through OAuth with the person's consent, and is ref
     await expect(row).toContainText("live");
     await row.getByRole("button", { name: "Revoke e2e MCP client (OAuth)" }).click();
     await expect(row).toContainText("revoked");
-    await expect(connect()).rejects.toBeInstanceOf(UnauthorizedError);
+    // The bridge refuses the access token; the client's refresh is refused too (the grant is revoked).
+    const refused = await fetch(serverUrl, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${provider.saved!.access_token}`,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+      },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+    });
+    expect(refused.status).toBe(401);
+    await expect(connect()).rejects.toThrow(/the grant was revoked/);
   } finally {
     callback.close();
   }
