@@ -8,7 +8,7 @@ import type {
   OAuthClientMetadata,
   OAuthTokens,
 } from "@modelcontextprotocol/sdk/shared/auth.js";
-import { e2eState, expect, signIn, test } from "./support";
+import { DEMO_USER_IDS, e2eState, expect, test } from "./support";
 
 /**
  * Issue 23 item 4 in Chromium: an MCP client with no token (the MCP SDK's OAuth client, as Hermes's `auth: oauth`
@@ -83,8 +83,12 @@ test("an MCP client connects through OAuth with the person's consent, and is ref
     await expect(connect()).rejects.toBeInstanceOf(UnauthorizedError);
     expect(provider.client?.client_id).toMatch(/^oac_/);
 
-    await signIn(page, "ben", { fresh: true });
+    // Signed out, the consent page asks to sign in first, and the sign-in comes back to it.
     await page.goto(provider.authorizationUrl!.href);
+    await expect(page.getByRole("heading", { name: "Sign in to connect an agent" })).toBeVisible();
+    await page.getByRole("link", { name: "Sign in" }).click();
+    await page.getByLabel("User", { exact: true }).selectOption(DEMO_USER_IDS.ben);
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
     await expect(page.getByRole("heading", { name: "Connect e2e MCP client to mnote?" })).toBeVisible();
     await expect(page.getByTestId("oauth-workspaces").locator("li")).not.toHaveCount(0);
     await expect(page.getByTestId("oauth-scopes")).toContainText("page.write");

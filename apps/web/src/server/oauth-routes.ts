@@ -6,5 +6,10 @@ import type { OAuthServerOptions } from "./oauth-server";
 /** The authorization server's options in this process (panelEnv's MNOTE_OAUTH_*). */
 export function oauthOptions(): OAuthServerOptions {
   const env = panelEnv();
-  return { kernel: getKernel, toolsSettings: env.tools, allowedOrigins: env.allowedOrigins };
+  return {
+    kernel: getKernel,
+    toolsSettings: env.tools,
+    allowedOrigins: env.allowedOrigins,
+    secureCookies: env.secureCookies,
+  };
 }

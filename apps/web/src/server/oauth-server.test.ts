@@ -12,6 +12,7 @@ import type {
 import { captureLogger } from "@mnote/hermes-bridge/testing";
 import pkceChallenge from "pkce-challenge";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterSignInPath } from "./session-cookie";
 import {
   handleAuthorize,
   handleDecision,
@@ -235,6 +236,36 @@ describe("the authorization server's metadata (RFC 8414)", () => {
       code_challenge_methods_supported: ["S256"],
       token_endpoint_auth_methods_supported: ["none"],
     });
+  });
+});
+
+describe("a signed-out person", () => {
+  it("is asked to sign in, and the sign-in comes back to the same request's consent page", async () => {
+    const { body: client } = await register();
+    const pkce = await pkceChallenge();
+    const url = authorizeUrl({
+      response_type: "code",
+      client_id: client.client_id as string,
+      redirect_uri: REDIRECT,
+      code_challenge: pkce.code_challenge,
+      code_challenge_method: "S256",
+      state: "back",
+    });
+    const before = await count("oauth_requests");
+    const signedOut = await panelFetch(url);
+    expect(signedOut.status).toBe(401);
+    expect(await signedOut.text()).toContain('href="/signin"');
+    expect(await count("oauth_requests")).toBe(before);
+    const cookie = signedOut.headers.get("set-cookie")!;
+    expect(cookie).toMatch(/^mnote_oauth_resume=[A-Za-z0-9_-]+; Path=\/; Max-Age=600; HttpOnly; SameSite=Lax$/);
+    const next = afterSignInPath(cookie.split(";")[0]!);
+    expect(next).toMatch(/^\/oauth\/authorize\?resume=/);
+    const { html, request } = await consentPage(new URL(next, PANEL));
+    expect(html).toContain("Hermes Agent");
+    const back = new URL((await decide(request, "approve")).headers.get("location")!);
+    expect(back.searchParams.get("state")).toBe("back");
+    expect(afterSignInPath("mnote_session=x")).toBe("/");
+    expect(afterSignInPath("mnote_oauth_resume=<script>")).toBe("/");
   });
 });
 

@@ -3,7 +3,7 @@ import type { KernelAdapter } from "@mnote/kernel";
 import { createCaller, createToolsContext, type OAuthServerSettings, type ToolsSettings } from "@mnote/tools";
 import { OAuthClientMetadataSchema, type OAuthMetadata } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { foreignOrigin } from "./origin";
-import { tokenFromCookieHeader } from "./session-cookie";
+import { OAUTH_RESUME_COOKIE, oauthResumeCookieOptions, tokenFromCookieHeader } from "./session-cookie";
 
 /**
  * The panel as an OAuth 2.1 authorization server for the bridge's /mcp (issue 23 item 4, decision 0027), as plain
@@ -16,6 +16,8 @@ export interface OAuthServerOptions {
   toolsSettings: ToolsSettings;
   /** Origins allowed to post besides the panel's own (MNOTE_PANEL_ORIGINS). */
   allowedOrigins?: readonly string[];
+  /** MNOTE_SECURE_COOKIES: the resume cookie a signed-out consent page sets is Secure too. */
+  secureCookies?: boolean;
 }
 
 export const OAUTH_PATHS = {
@@ -198,7 +200,10 @@ const SCOPE_WORDS: Record<string, string> = {
 export async function handleAuthorize(req: Request, options: OAuthServerOptions): Promise<Response> {
   if (!settingsOf(options)) return errorPage(404, "not_found", "this panel is not an OAuth authorization server");
   const url = new URL(req.url);
-  const param = (name: string) => url.searchParams.get(name) ?? undefined;
+  // Back from signing in: the request the signed-out page kept (base64url of its query), checked again in full.
+  const resumed = url.searchParams.get("resume");
+  const query = resumed ? new URLSearchParams(Buffer.from(resumed, "base64url").toString("utf8")) : url.searchParams;
+  const param = (name: string) => query.get(name) ?? undefined;
   const session = tokenFromCookieHeader(req.headers.get("cookie"));
   const input = {
     responseType: param("response_type"),
@@ -214,12 +219,20 @@ export async function handleAuthorize(req: Request, options: OAuthServerOptions)
   try {
     outcome = await (await caller(options, session)).panel.oauth.open(input);
   } catch {
-    // No session, an expired one, or an agent's token: the person signs in and comes back to this address.
-    return page(
+    // No session, an expired one, or an agent's token: the request waits in a cookie while the person signs in, and
+    // the sign-in comes back here (afterSignInPath).
+    const keep = Buffer.from(query.toString(), "utf8").toString("base64url");
+    const response = page(
       401,
       "Sign in to connect an agent",
-      `<h1>Sign in to connect an agent</h1><p>An agent asks to act for you in mnote. <a href="/signin" target="_blank" rel="noopener">Sign in</a> in another tab, then <a href="${escapeHtml(url.pathname + url.search)}">reload this page</a> to decide.</p>`,
+      `<h1>Sign in to connect an agent</h1><p>An agent asks to act for you in mnote. <a href="/signin">Sign in</a>; you come back here to decide.</p>`,
     );
+    const cookie = oauthResumeCookieOptions(options.secureCookies ?? false);
+    response.headers.append(
+      "set-cookie",
+      `${OAUTH_RESUME_COOKIE}=${keep}; Path=${cookie.path}; Max-Age=${cookie.maxAge}; HttpOnly; SameSite=Lax${cookie.secure ? "; Secure" : ""}`,
+    );
+    return response;
   }
   if (outcome.kind === "error") return errorPage(400, outcome.error, outcome.description);
   if (outcome.kind === "redirect")
