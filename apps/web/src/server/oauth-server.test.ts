@@ -12,6 +12,7 @@ import type {
 import { captureLogger } from "@mnote/hermes-bridge/testing";
 import pkceChallenge from "pkce-challenge";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { RateLimiter } from "@mnote/process";
 import { afterSignInPath } from "./session-cookie";
 import {
   handleAuthorize,
@@ -276,6 +277,28 @@ describe("bad input is refused with the standard error and grants nothing", () =
       "invalid_client_metadata",
     );
     expect((await register({ redirect_uris: [] as unknown as string[] })).body.error).toBe("invalid_client_metadata");
+  });
+
+  it("registration and token requests: an oversized body is refused unread, a spent budget is 429", async () => {
+    const before = await count("oauth_clients");
+    const big = await register({ client_name: "x".repeat(20_000) });
+    expect([big.res.status, big.body.error]).toEqual([400, "invalid_client_metadata"]);
+    const limiter = new RateLimiter({ ratePerSecond: 0.001, burst: 1 });
+    const limitedOptions = { ...options, limiter };
+    const post = () =>
+      handleRegister(
+        new Request(`${PANEL}${OAUTH_PATHS.register}`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ redirect_uris: [REDIRECT] }),
+        }),
+        limitedOptions,
+      );
+    expect((await post()).status).toBe(201);
+    const refused = await post();
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get("retry-after")).not.toBeNull();
+    expect(await count("oauth_clients")).toBe(before + 1);
   });
 
   it("an unregistered client is answered on the page, never redirected, and opens no request", async () => {

@@ -3,6 +3,8 @@ import type { KernelAdapter } from "@mnote/kernel";
 import { createCaller, createToolsContext, type OAuthServerSettings, type ToolsSettings } from "@mnote/tools";
 import { OAuthClientMetadataSchema, type OAuthMetadata } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { foreignOrigin } from "./origin";
+import { BodyTooLarge, type PanelLimiter, readCappedBody } from "./panel-api";
+import { retryAfterSeconds } from "@mnote/process";
 import { OAUTH_RESUME_COOKIE, oauthResumeCookieOptions, tokenFromCookieHeader } from "./session-cookie";
 
 /**
@@ -18,6 +20,33 @@ export interface OAuthServerOptions {
   allowedOrigins?: readonly string[];
   /** MNOTE_SECURE_COOKIES: the resume cookie a signed-out consent page sets is Secure too. */
   secureCookies?: boolean;
+  /** The panel's rate limiter: registration and the token endpoint share one budget each (no token to key on). */
+  limiter?: PanelLimiter | null;
+}
+
+/** A registration document or a token request is small; anything bigger is refused unread. */
+export const OAUTH_BODY_LIMIT = 16 * 1024;
+
+/** The body as text, capped; null when over the cap or unreadable. */
+async function smallBody(req: Request): Promise<string | null> {
+  try {
+    return new TextDecoder().decode(await readCappedBody(req, OAUTH_BODY_LIMIT));
+  } catch (error) {
+    // Over the cap, or a body that cannot be read (the client went away): bad input either way, never a 500.
+    if (!(error instanceof BodyTooLarge)) console.warn("[panel] an OAuth request body could not be read");
+    return null;
+  }
+}
+
+/** A 429 when the endpoint's budget is spent (RFC 6585), else null. */
+async function limited(options: OAuthServerOptions, key: string): Promise<Response | null> {
+  const decision = await options.limiter?.take(key);
+  if (!decision || decision.allowed) return null;
+  return json(
+    429,
+    { error: "temporarily_unavailable", error_description: "too many requests; retry later" },
+    { "retry-after": retryAfterSeconds(decision.retryAfterMs) },
+  );
 }
 
 export const OAUTH_PATHS = {
@@ -83,9 +112,13 @@ export function handleMetadata(options: OAuthServerOptions): Response {
 export async function handleRegister(req: Request, options: OAuthServerOptions): Promise<Response> {
   if (!settingsOf(options)) return json(404, { error: "this panel is not an OAuth authorization server" });
   if (req.method !== "POST") return json(405, { error: "use POST" }, { allow: "POST" });
+  const busy = await limited(options, "oauth:register");
+  if (busy) return busy;
+  const text = await smallBody(req);
+  if (text === null) return oauthErrorResponse("invalid_client_metadata", "the document is over 16 KiB");
   let body: unknown;
   try {
-    body = JSON.parse(await req.text());
+    body = JSON.parse(text);
   } catch {
     return oauthErrorResponse("invalid_client_metadata", "the body is not a JSON client metadata document");
   }
@@ -132,7 +165,11 @@ export async function handleToken(req: Request, options: OAuthServerOptions): Pr
   if (req.method !== "POST") return json(405, { error: "use POST" }, { allow: "POST" });
   if (!(req.headers.get("content-type") ?? "").startsWith("application/x-www-form-urlencoded"))
     return oauthErrorResponse("invalid_request", "the token request is application/x-www-form-urlencoded");
-  const form = new URLSearchParams(await req.text());
+  const busy = await limited(options, "oauth:token");
+  if (busy) return busy;
+  const text = await smallBody(req);
+  if (text === null) return oauthErrorResponse("invalid_request", "the token request is over 16 KiB");
+  const form = new URLSearchParams(text);
   const field = (name: string) => form.get(name) ?? undefined;
   let outcome;
   try {
@@ -273,7 +310,9 @@ export async function handleDecision(req: Request, options: OAuthServerOptions):
   if (!settingsOf(options)) return errorPage(404, "not_found", "this panel is not an OAuth authorization server");
   if (foreignOrigin(req, options.allowedOrigins ?? []))
     return errorPage(403, "invalid_request", "cross-site consent refused: answer on mnote's own page");
-  const form = new URLSearchParams(await req.text());
+  const text = await smallBody(req);
+  if (text === null) return errorPage(413, "invalid_request", "the consent form is over 16 KiB");
+  const form = new URLSearchParams(text);
   const decision = form.get("decision");
   if (decision !== "approve" && decision !== "deny")
     return errorPage(400, "invalid_request", "the consent form's answer is approve or deny");
