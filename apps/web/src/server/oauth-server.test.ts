@@ -636,6 +636,13 @@ describe("the MCP SDK client's OAuth flow, end to end", () => {
     });
     expect(got.isError).toBeFalsy();
     expect(JSON.stringify(got.content)).toContain("OAUTH-MARKER");
+    // A write is an agent's: the workspace's approval policy holds it for the person.
+    const held = await client.callTool({
+      name: "mnote_page_update_title",
+      arguments: { ...pageRef, title: "Renamed" },
+    });
+    expect(JSON.stringify(held.content)).toContain("mnote_tool_approval_required");
+    expect((await kernel.admin.listPages(pageRef.workspaceId))[0]!.title).toBe("Field notes");
     await client.close();
 
     // Refresh: a new access secret and refresh token; the old access secret stops working.
