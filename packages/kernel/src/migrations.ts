@@ -182,6 +182,9 @@ const MIGRATIONS: Array<{ version: number; name: string; statements: (dialect: S
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS.at(-1)!.version;
 
+/** Every version, in order: not 1..LATEST, since the numbers reserved for work on other branches may be absent. */
+export const SCHEMA_VERSIONS: readonly number[] = MIGRATIONS.map((migration) => migration.version);
+
 /** Bring the database to the latest version; safe to call from many processes at once. */
 export async function migrate(driver: SqlDriver): Promise<{ applied: number[] }> {
   return driver.withMigrationLock(async () => {
