@@ -44,18 +44,23 @@ export async function startStack(options) {
   const bridgePort = options.bridgePort ?? (await freePort());
   const webPort = options.webPort ?? (await freePort());
   const env = { ...process.env, MNOTE_DATABASE_URL: options.databaseUrl, NEXT_TELEMETRY_DISABLED: "1" };
+  // MCP authorization (decision 0027): the panel is the authorization server of the bridge's /mcp.
+  const bridgeUrl = `http://${host}:${bridgePort}`;
+  const webUrl = `http://${host}:${webPort}`;
+  const bridgeEnv = { ...env, MNOTE_BRIDGE_OAUTH_ISSUER: webUrl };
+  const oauthEnv = { MNOTE_OAUTH_ISSUER: webUrl, MNOTE_OAUTH_RESOURCES: `${bridgeUrl}/mcp` };
   const stdio = options.quiet ? ["ignore", "ignore", "inherit"] : ["ignore", "inherit", "inherit"];
   const bridge = spawn(
     process.execPath,
     [join(ROOT, "apps/hermes-bridge/bin/mnote-bridge.mjs"), "serve", "--port", String(bridgePort), "--host", host],
-    { cwd: ROOT, env, stdio },
+    { cwd: ROOT, env: bridgeEnv, stdio },
   );
   const web = spawn(
     process.execPath,
     [join(ROOT, "apps/web/node_modules/next/dist/bin/next"), "start", "-p", String(webPort), "-H", host],
     {
       cwd: join(ROOT, "apps/web"),
-      env: { ...env, ...options.webEnv, MNOTE_DEV_SIGNIN_USERS: (options.devSignInUsers ?? []).join(",") },
+      env: { ...env, ...oauthEnv, ...options.webEnv, MNOTE_DEV_SIGNIN_USERS: (options.devSignInUsers ?? []).join(",") },
       stdio,
     },
   );
@@ -66,8 +71,6 @@ export async function startStack(options) {
     );
   };
   try {
-    const bridgeUrl = `http://${host}:${bridgePort}`;
-    const webUrl = `http://${host}:${webPort}`;
     await Promise.all([waitFor(`${bridgeUrl}/healthz`, bridge, "bridge"), waitFor(`${webUrl}/signin`, web, "panel")]);
     return { bridgeUrl, webUrl, stop };
   } catch (error) {

@@ -50,7 +50,7 @@ console.log(`
 mnote is running (database ${databaseUrl})
 
   Page-AI panel   ${stack.webUrl}    ${signIn}
-  Bridge          ${stack.bridgeUrl}  GET /v1/tools · POST /v1/tools/{name} · /mcp · /healthz  (agent tokens only)
+  Bridge          ${stack.bridgeUrl}  GET /v1/tools · POST /v1/tools/{name} · /mcp · /healthz  (agent tokens only; /mcp also by OAuth)
 ${demo ? demoHelp(demo) : `\nNo demo workspace, no sign-in picker: ${demoRun.json.error}\n`}
   Ask Hermes      ${await hermesStatus()}
 

@@ -8,6 +8,9 @@ const config: NextConfig = {
   // `pnpm typecheck` (run by npm test) checks types; the build need not do it twice.
   typescript: { ignoreBuildErrors: true },
   devIndicators: false,
+  // RFC 8414's well-known address of the authorization server's metadata (decision 0027); the route lives beside the
+  // other OAuth routes.
+  rewrites: async () => [{ source: "/.well-known/oauth-authorization-server", destination: "/oauth/metadata" }],
 };
 
 export default config;

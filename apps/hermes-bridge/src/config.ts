@@ -45,6 +45,33 @@ export interface BridgeSettings {
   tools: ToolsSettings;
   /** MNOTE_METRICS_TOKEN: the bearer `GET /metrics` asks for; null: no metrics endpoint (404). */
   metricsToken: string | null;
+  /** /mcp as an OAuth 2.1 protected resource (decision 0027); null: bearer tokens only, no metadata. */
+  oauth: BridgeOAuthSettings | null;
+}
+
+/** MNOTE_BRIDGE_OAUTH_ISSUER and MNOTE_BRIDGE_MCP_URL. */
+export interface BridgeOAuthSettings {
+  /** The authorization server (the panel's origin) named in the protected-resource metadata. */
+  authorizationServer: string;
+  /** This bridge's /mcp as clients reach it: the resource tokens are bound to; null: http://<listen address>/mcp. */
+  resource: string | null;
+}
+
+/** An http(s) URL without query or fragment; http is for a loopback address or a private network behind TLS. */
+function httpUrl(config: ConfigReader, name: string, example: string): string | null {
+  const value = config.raw(name)?.trim() || undefined;
+  if (value === undefined) return null;
+  let url: URL | null;
+  try {
+    url = new URL(value);
+  } catch {
+    url = null;
+  }
+  if (!url || (url.protocol !== "https:" && url.protocol !== "http:") || url.search || url.hash || url.username) {
+    config.problem(`${name}: ${JSON.stringify(value.slice(0, 100))} is not an http(s) URL like ${example}`);
+    return null;
+  }
+  return url.href;
 }
 
 /**
@@ -121,6 +148,11 @@ export function readBridgeSettings(config: ConfigReader): Partial<BridgeSettings
   settings.tools = toolsSettingsFromEnv(config);
   const metricsToken = metricsTokenFromEnv(config);
   if (metricsToken) settings.metricsToken = metricsToken;
+  const issuer = httpUrl(config, "MNOTE_BRIDGE_OAUTH_ISSUER", "https://panel.example.com");
+  const resource = httpUrl(config, "MNOTE_BRIDGE_MCP_URL", "https://bridge.example.com/mcp");
+  if (resource && !issuer) config.problem("MNOTE_BRIDGE_MCP_URL needs MNOTE_BRIDGE_OAUTH_ISSUER (the panel's URL)");
+  // The issuer as the panel's metadata states it: its origin, no trailing slash (RFC 8414 compares it exactly).
+  if (issuer) settings.oauth = { authorizationServer: new URL(issuer).origin, resource };
   return settings;
 }
 
@@ -139,6 +171,7 @@ export function resolveSettings(options: Partial<BridgeSettings>, env: Env): Bri
     headersTimeoutMs: DEFAULT_HEADERS_TIMEOUT_MS,
     requestTimeoutMs: DEFAULT_REQUEST_TIMEOUT_MS,
     metricsToken: null,
+    oauth: null,
     ...settingsFromEnv(env),
     ...defined,
   } as BridgeSettings;

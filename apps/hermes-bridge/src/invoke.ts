@@ -17,7 +17,15 @@ export interface InvokeDeps {
  */
 export async function invokeTool(
   deps: InvokeDeps,
-  call: { transport: Transport; name: string; envelope: unknown; authorization: string | null; startedAt?: number },
+  call: {
+    transport: Transport;
+    name: string;
+    envelope: unknown;
+    authorization: string | null;
+    startedAt?: number;
+    /** The resource the door is (the bridge's /mcp as an OAuth protected resource); null elsewhere. */
+    resource?: string | null;
+  },
 ): Promise<OutputEnvelope> {
   const startedAt = call.startedAt ?? performance.now();
   let output: OutputEnvelope;
@@ -28,6 +36,7 @@ export async function invokeTool(
       authorization: call.authorization,
       door: "agent",
       settings: deps.toolsSettings,
+      resource: call.resource ?? null,
     });
     output = await callTool(ctx, call.name, call.envelope);
   } catch (error) {

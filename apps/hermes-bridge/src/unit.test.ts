@@ -79,6 +79,24 @@ describe("settings", () => {
     expect(resolveSettings({}, {}).corsOrigins).toEqual([]);
     expect(() => settingsFromEnv({ MNOTE_BRIDGE_BODY_LIMIT: "lots" })).toThrow(/MNOTE_BRIDGE_BODY_LIMIT/);
   });
+
+  it("makes /mcp a protected resource only when the authorization server is named (decision 0027)", () => {
+    expect(resolveSettings({}, {}).oauth).toBeNull();
+    expect(settingsFromEnv({ MNOTE_BRIDGE_OAUTH_ISSUER: "https://panel.example.com/" }).oauth).toEqual({
+      authorizationServer: "https://panel.example.com",
+      resource: null,
+    });
+    expect(
+      settingsFromEnv({
+        MNOTE_BRIDGE_OAUTH_ISSUER: "https://panel.example.com",
+        MNOTE_BRIDGE_MCP_URL: "https://bridge.example.com/mcp",
+      }).oauth?.resource,
+    ).toBe("https://bridge.example.com/mcp");
+    expect(() => settingsFromEnv({ MNOTE_BRIDGE_MCP_URL: "https://bridge.example.com/mcp" })).toThrow(
+      /MNOTE_BRIDGE_OAUTH_ISSUER/,
+    );
+    expect(() => settingsFromEnv({ MNOTE_BRIDGE_OAUTH_ISSUER: "ftp://x" })).toThrow(/MNOTE_BRIDGE_OAUTH_ISSUER/);
+  });
 });
 
 describe("model arguments -> envelope", () => {

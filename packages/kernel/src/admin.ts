@@ -310,7 +310,11 @@ export function createAdmin(db: SqlDriver): KernelAdmin {
         last_used_at: string | null;
       }>(
         // Last use from the audit (index audit_by_token): the newest record of each of the user's tokens.
-        `SELECT t.id, t.user_id, t.holder, t.scopes, t.label, t.created_at, t.expires_at, t.revoked_at,
+        // An OAuth grant (decision 0027) lives as long as its unspent refresh token, not its hour-long access secret.
+        `SELECT t.id, t.user_id, t.holder, t.scopes, t.label, t.created_at, t.revoked_at,
+           CASE WHEN t.oauth_client_id IS NULL THEN t.expires_at ELSE
+             (SELECT MAX(r.expires_at) FROM oauth_refresh_tokens r WHERE r.token_id = t.id AND r.used_at IS NULL) END
+             AS expires_at,
            (SELECT MAX(a.at) FROM audit_log a WHERE a.token_id = t.id) AS last_used_at
          FROM tokens t WHERE t.user_id = ? ORDER BY t.created_at DESC, t.id`,
         [userId],

@@ -19,6 +19,9 @@ const KEY_ORDER: Record<BusinessTable, string> = {
   audit_log: "id",
   proposals: "audit_id",
   ask_sessions: "session_id",
+  oauth_clients: "client_id",
+  oauth_requests: "id",
+  oauth_refresh_tokens: "token_hash",
 };
 
 /** Stay under SQLite's oldest bound-parameter limit (999) in one multi-row INSERT. */

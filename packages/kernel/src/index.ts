@@ -35,3 +35,12 @@ export {
   undoBlockEdits,
 } from "./block-edits";
 export { normalizeEmail } from "./admin";
+export type {
+  KernelOAuth,
+  OAuthClientRecord,
+  OAuthDecision,
+  OAuthGrantError,
+  OAuthRequestInput,
+  OAuthTokenLifetimes,
+  OAuthTokenPair,
+} from "./oauth";

@@ -163,9 +163,34 @@ const MIGRATIONS: Array<{ version: number; name: string; statements: (dialect: S
     // writes. 0 (the default, and every existing workspace): page writes only.
     statements: () => [`ALTER TABLE workspaces ADD COLUMN hold_artifacts INTEGER NOT NULL DEFAULT 0`],
   },
+  {
+    version: 10,
+    name: "oauth authorization",
+    // Issue 23 item 4 (decision 0027): the panel is an OAuth 2.1 authorization server for the bridge's /mcp.
+    // A grant is one agent token (`tokens` row) bound to the resource it was issued for (RFC 8707); its access
+    // secret rotates with every refresh, so "Connect an agent" lists one row per grant and revoking it ends
+    // the grant. Clients register themselves (RFC 7591); an authorization request lives from the consent page
+    // to the code's redemption; refresh tokens are kept as hashes, each used once (reuse revokes the grant).
+    statements: () => [
+      `ALTER TABLE tokens ADD COLUMN resource TEXT`,
+      `ALTER TABLE tokens ADD COLUMN oauth_client_id TEXT`,
+      `CREATE TABLE oauth_clients (client_id TEXT PRIMARY KEY, client_name TEXT NOT NULL, redirect_uris TEXT NOT NULL,
+        scope TEXT, created_at TEXT NOT NULL)`,
+      `CREATE TABLE oauth_requests (id TEXT PRIMARY KEY, request_hash TEXT NOT NULL UNIQUE, code_hash TEXT UNIQUE,
+        session_token_id TEXT NOT NULL, user_id TEXT NOT NULL, client_id TEXT NOT NULL, redirect_uri TEXT NOT NULL,
+        code_challenge TEXT NOT NULL, resource TEXT NOT NULL, scopes TEXT NOT NULL, state TEXT,
+        created_at TEXT NOT NULL, expires_at TEXT NOT NULL, decided_at TEXT, redeemed_at TEXT, token_id TEXT)`,
+      `CREATE TABLE oauth_refresh_tokens (token_hash TEXT PRIMARY KEY, token_id TEXT NOT NULL,
+        created_at TEXT NOT NULL, expires_at TEXT NOT NULL, used_at TEXT)`,
+      `CREATE INDEX oauth_refresh_by_token ON oauth_refresh_tokens (token_id)`,
+    ],
+  },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS.at(-1)!.version;
+
+/** Every version, in order: not 1..LATEST, since the numbers reserved for work on other branches may be absent. */
+export const SCHEMA_VERSIONS: readonly number[] = MIGRATIONS.map((migration) => migration.version);
 
 /** Bring the database to the latest version; safe to call from many processes at once. */
 export async function migrate(driver: SqlDriver): Promise<{ applied: number[] }> {
@@ -208,4 +233,7 @@ export const BUSINESS_TABLES = [
   "audit_log",
   "proposals",
   "ask_sessions",
+  "oauth_clients",
+  "oauth_requests",
+  "oauth_refresh_tokens",
 ] as const;

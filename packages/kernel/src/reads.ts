@@ -72,7 +72,7 @@ const ACCESS_FACTS_SQL = `SELECT ${ACCESS_COLUMNS}
   FROM workspaces w ${accessJoins("?")}
   WHERE w.id = ?`;
 
-const CALL_FACTS_SQL = `SELECT t.id AS token_id, t.user_id, t.holder, t.scopes, t.label, t.expires_at, t.revoked_at, ${ACCESS_COLUMNS},
+const CALL_FACTS_SQL = `SELECT t.id AS token_id, t.user_id, t.holder, t.scopes, t.label, t.expires_at, t.revoked_at, t.resource, ${ACCESS_COLUMNS},
     i.fingerprint AS idem_fingerprint, i.command_id AS idem_command_id, i.result AS idem_result,
     i.created_at AS idem_created_at, i.expires_at AS idem_expires_at
   FROM tokens t
@@ -148,7 +148,7 @@ async function lookupByIds<T>(
 
 export async function findTokenByHash(db: SqlExecutor, tokenHash: string) {
   const row = await db.get<TokenRow>(
-    `SELECT id, user_id, holder, scopes, label, expires_at, revoked_at FROM tokens WHERE token_hash = ?`,
+    `SELECT id, user_id, holder, scopes, label, expires_at, revoked_at, resource FROM tokens WHERE token_hash = ?`,
     [tokenHash],
   );
   return row ? toToken(row) : null;

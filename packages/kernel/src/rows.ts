@@ -77,9 +77,11 @@ export interface TokenRow {
   label: string;
   expires_at: string | null;
   revoked_at: string | null;
+  resource?: string | null;
 }
 export function toToken(row: TokenRow): TokenRecord {
   return {
+    ...(row.resource ? { resource: row.resource } : {}),
     id: row.id,
     userId: row.user_id,
     holder: row.holder,

@@ -1,4 +1,5 @@
 import { createAdmin } from "./admin";
+import { createOAuth, type KernelOAuth } from "./oauth";
 import * as askRecords from "./ask-records";
 import { appendAudit, rejectProposal } from "./audit-records";
 import { KernelChangeFeed } from "./change-feed";
@@ -31,6 +32,7 @@ import { createWriteTransaction } from "./write-transaction";
 export class SqlKernel implements KernelAdapter {
   readonly admin;
   readonly ask: KernelAsk;
+  readonly oauth: KernelOAuth;
   private readonly write: (request: ExecuteRequest) => Promise<ExecuteOutcome>;
   /** Every committed change, announced by the write paths (decision 0017, change-feed.ts). */
   readonly changes: KernelChangeFeed;
@@ -42,6 +44,7 @@ export class SqlKernel implements KernelAdapter {
     // The feed's driver: what a transaction announces is emitted when it commits.
     this.db = this.changes.driver;
     this.admin = createAdmin(this.db);
+    this.oauth = createOAuth(this.db);
     const db = this.db;
     this.ask = {
       openSession: (input) => askRecords.openAskSession(db, input),

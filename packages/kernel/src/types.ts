@@ -1,5 +1,6 @@
 import type { PoolStats } from "./sql/driver";
 import type { ChangeFeed } from "./change-feed";
+import type { KernelOAuth } from "./oauth";
 import type { Block, Capability, Effect, PageOptions, PageOptionsPatch, ToolErrorCode } from "@mnote/contract";
 import type { BlockEditOperation, LocatedBlock } from "./block-edits";
 
@@ -40,6 +41,11 @@ export interface TokenRecord {
   label: string;
   expiresAt: string | null;
   revokedAt: string | null;
+  /**
+   * The resource an OAuth grant's token is bound to (RFC 8707, decision 0027), as `findTokenByHash` reads it;
+   * absent for tokens the CLI or the panel minted, which every agent door accepts.
+   */
+  resource?: string;
 }
 /** The facts an access decision needs, read in one go. */
 export interface AccessFacts {
@@ -400,6 +406,8 @@ export interface KernelAdapter {
 
   /** Questions asked from the panel: whose conversation, which page, and the runs any panel instance follows. */
   ask: KernelAsk;
+  /** The OAuth authorization server's records (decision 0027). */
+  oauth: KernelOAuth;
 
   // administration (operator CLI, demo data, tests)
   admin: KernelAdmin;

@@ -5,6 +5,18 @@ import type { ConfigReader } from "@mnote/process";
 export interface ToolsSettings {
   /** How long an idempotency key keeps its stored result (MNOTE_IDEMPOTENCY_TTL_HOURS, default 24 h). */
   idempotencyTtlMs: number;
+  /** The panel's OAuth authorization server (decision 0027); absent or null everywhere else: its procedures refuse. */
+  oauth?: OAuthServerSettings | null;
+}
+
+/** What the authorization server issues for, and for how long. */
+export interface OAuthServerSettings {
+  /** The panel's origin: the issuer in its metadata (RFC 8414). */
+  issuer: string;
+  /** The bridges' /mcp URLs a token may be bound to (RFC 8707); the first is the default when a client names none. */
+  resources: string[];
+  accessTtlSeconds: number;
+  refreshTtlSeconds: number;
 }
 
 export const DEFAULT_SETTINGS: ToolsSettings = {
@@ -46,6 +58,11 @@ export interface ToolsContext {
   /** An `Authorization` header value (`Bearer …`) or a bare token; null when the caller sent none. */
   authorization: string | null;
   door: Door;
+  /**
+   * The resource this door is (RFC 8707): the bridge's /mcp URL when it is an OAuth protected resource; absent or null
+   * elsewhere. A token an OAuth grant bound to a resource works only where the door is that resource.
+   */
+  resource?: string | null;
   settings: ToolsSettings;
   /**
    * Set only by the panel's decision procedures when a person's approval runs a proposal's tool: the write's
@@ -84,11 +101,13 @@ export function createToolsContext(input: {
   authorization?: string | null;
   door?: Door;
   settings?: Partial<ToolsSettings>;
+  resource?: string | null;
 }): ToolsContext {
   return {
     kernel: input.kernel,
     authorization: input.authorization ?? null,
     door: input.door ?? "agent",
+    resource: input.resource ?? null,
     settings: { ...DEFAULT_SETTINGS, ...input.settings },
   };
 }

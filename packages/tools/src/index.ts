@@ -10,6 +10,7 @@ export {
   type Door,
   toolsSettingsFromEnv,
   type ToolsContext,
+  type OAuthServerSettings,
   type ToolsSettings,
 } from "./context";
 export { payloadFingerprint, canonicalJson } from "./fingerprint";
@@ -21,3 +22,4 @@ export type { AuditRow, DecisionOnProposal } from "./procedures/panel/audit-list
 export type { PageListItem } from "./procedures/panel/pages-list";
 export { AskQuestionSchema } from "./procedures/panel/ask-start";
 export type { AgentTokenItem } from "./procedures/panel/agents";
+export { OAUTH_DEFAULTS, type OAuthErrorCode } from "./procedures/oauth/rules";

@@ -27,6 +27,38 @@ function rpcError(
 export interface OriginPolicy {
   allowedHosts: string[];
   allowedOrigins: string[];
+  /** /mcp as an OAuth protected resource (decision 0027); null: bearer tokens only. */
+  oauth?: ProtectedResource | null;
+}
+
+/** What the protected-resource metadata says (RFC 9728), resolved at start. */
+export interface ProtectedResource {
+  /** This endpoint's URL as clients reach it: the resource OAuth tokens are bound to (RFC 8707). */
+  resource: string;
+  /** The panel's origin, the authorization server's issuer. */
+  authorizationServer: string;
+}
+
+/** The two places the metadata is served: the root (named in the challenge) and RFC 9728's path-aware one. */
+export function protectedResourceMetadataPaths(resource: string): string[] {
+  const path = new URL(resource).pathname.replace(/\/+$/, "");
+  return ["/.well-known/oauth-protected-resource", ...(path ? [`/.well-known/oauth-protected-resource${path}`] : [])];
+}
+
+/** RFC 9728 protected-resource metadata of /mcp. */
+export function protectedResourceMetadata(oauth: ProtectedResource, scopes: readonly string[]) {
+  return {
+    resource: oauth.resource,
+    authorization_servers: [oauth.authorizationServer],
+    scopes_supported: [...scopes],
+    bearer_methods_supported: ["header"],
+    resource_name: "mnote",
+  };
+}
+
+/** Where a client finds the metadata: the origin of the resource (what the bridge is reached at) and the root path. */
+export function resourceMetadataUrl(oauth: ProtectedResource): string {
+  return `${new URL(oauth.resource).origin}/.well-known/oauth-protected-resource`;
 }
 
 const SESSION_ID = /^mcp_([A-Za-z0-9_-]{22})\.([0-9a-f]{32})$/;
@@ -116,7 +148,10 @@ export class McpHttpEndpoint {
    */
   async authenticate(req: IncomingMessage): Promise<Authentication> {
     const token = await resolveToken(this.ctx.kernel, req.headers.authorization);
-    if (!token) {
+    // A token an OAuth grant issued works only at the resource it was issued for (RFC 8707); a token the CLI or
+    // the panel minted names no resource and works at every agent door, as before.
+    const foreign = token?.resource !== undefined && token.resource !== this.policy.oauth?.resource;
+    if (!token || foreign) {
       // Only a failing attempt meets the address's failed-authentication budget (issue 20): a valid token
       // from an address full of other clients' failures is never refused for them.
       const address = clientAddress(req, this.ctx.settings.trustedProxies);
@@ -131,12 +166,25 @@ export class McpHttpEndpoint {
             }),
         };
       }
+      const challenge = this.challenge(
+        !req.headers.authorization
+          ? null
+          : foreign
+            ? "the token was issued for another resource"
+            : "the token is not valid, revoked or expired",
+      );
       return {
         ok: false,
         refuse: (res) =>
-          rpcError(res, 401, -32001, "Unauthorized: a valid mnote bearer token is required", {
-            "www-authenticate": 'Bearer realm="mnote"',
-          }),
+          rpcError(
+            res,
+            401,
+            -32001,
+            foreign
+              ? "Unauthorized: this token was issued for another resource"
+              : "Unauthorized: a valid mnote bearer token is required",
+            { "www-authenticate": challenge },
+          ),
       };
     }
     const secret = bearerSecret(req.headers.authorization)!;
@@ -146,6 +194,17 @@ export class McpHttpEndpoint {
       whoami: whoami(token),
       authInfo: { token: secret, clientId: token.id, scopes: [...token.scopes] },
     };
+  }
+
+  /**
+   * The 401's challenge (RFC 6750 §3, RFC 9728 §5.1): where the protected-resource metadata is, so an MCP client
+   * with no token can find the authorization server; `error="invalid_token"` when a token was sent and refused.
+   */
+  private challenge(problem: string | null): string {
+    const parts = ['Bearer realm="mnote"'];
+    if (this.policy.oauth) parts.push(`resource_metadata="${resourceMetadataUrl(this.policy.oauth)}"`);
+    if (problem) parts.push(`error="invalid_token"`, `error_description="${problem}"`);
+    return parts.join(", ");
   }
 
   private async post(req: IncomingMessage, res: ServerResponse, auth: Extract<Authentication, { ok: true }>) {
@@ -196,7 +255,7 @@ export class McpHttpEndpoint {
     }
 
     await this.ready;
-    const findings: GateFindings = { whoami: auth.whoami, sessionId };
+    const findings: GateFindings = { whoami: auth.whoami, sessionId, resource: this.policy.oauth?.resource ?? null };
     const answer = await this.transport.exchange(body, {
       authInfo: { ...auth.authInfo, extra: { ...findings } },
       requestInfo: { headers: req.headers },

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { KernelAdapter } from "@mnote/kernel";
-import { TOOL_ERROR_MESSAGES, TOOL_NAMES } from "@mnote/contract";
+import { CAPABILITIES, TOOL_ERROR_MESSAGES, TOOL_NAMES } from "@mnote/contract";
 import {
   type BridgeSettings,
   DEFAULT_HOST,
@@ -22,7 +22,12 @@ import {
   type SharedWindowCounter,
 } from "@mnote/process";
 import { sendJson } from "./body";
-import { McpHttpEndpoint } from "./mcp-endpoint";
+import {
+  McpHttpEndpoint,
+  type OriginPolicy,
+  protectedResourceMetadata,
+  protectedResourceMetadataPaths,
+} from "./mcp-endpoint";
 import { handleToolCall, handleWhoami, toolListing } from "./tool-endpoint";
 
 export interface BridgeOptions extends Partial<BridgeSettings> {
@@ -135,6 +140,7 @@ export async function startBridge(options: BridgeOptions): Promise<RunningBridge
   let mcp: McpHttpEndpoint | null = null;
   // What /metrics reads of the database when scraped, and the change feed's lag (only with metrics on).
   if (settings.metricsToken) observeKernel(kernel);
+  let mcpPolicy: OriginPolicy | null = null;
 
   const route = async (req: IncomingMessage, res: ServerResponse) => {
     const path = (req.url ?? "/").split("?")[0]!;
@@ -161,6 +167,12 @@ export async function startBridge(options: BridgeOptions): Promise<RunningBridge
       return res.end(answer.body);
     }
     if (path === "/mcp") return mcp!.handle(req, res);
+    if (path.startsWith("/.well-known/oauth-protected-resource") && req.method === "GET") {
+      const oauth = mcpPolicy?.oauth;
+      if (!oauth || !protectedResourceMetadataPaths(oauth.resource).includes(path))
+        return sendJson(res, 404, { error: "not found" });
+      return sendJson(res, 200, protectedResourceMetadata(oauth, CAPABILITIES), { "cache-control": "max-age=300" });
+    }
     if (path === "/v1/tools" && req.method === "GET") return sendJson(res, 200, toolListing());
     if (path === "/v1/whoami" && req.method === "GET") return handleWhoami(ctx, req, res);
     const call = /^\/v1\/tools\/([^/]+)$/.exec(path);
@@ -210,10 +222,19 @@ export async function startBridge(options: BridgeOptions): Promise<RunningBridge
     });
   });
   const address = server.address() as AddressInfo;
-  mcp = new McpHttpEndpoint(ctx, {
+  const urlHost = address.family === "IPv6" ? `[${address.address}]` : address.address;
+  const url = `http://${urlHost === "0.0.0.0" || urlHost === "[::]" ? "127.0.0.1" : urlHost}:${address.port}`;
+  mcpPolicy = {
     allowedHosts: (settings.allowedHosts ?? defaultAllowedHosts(host, address.port)).map((h) => h.toLowerCase()),
     allowedOrigins: settings.allowedOrigins ?? [...defaultAllowedOrigins(host, address.port), ...settings.corsOrigins],
-  });
+    oauth: settings.oauth
+      ? {
+          resource: settings.oauth.resource ?? `${url}/mcp`,
+          authorizationServer: settings.oauth.authorizationServer,
+        }
+      : null,
+  };
+  mcp = new McpHttpEndpoint(ctx, mcpPolicy);
   // Idempotency records past their retention window only ever block nothing; sweep them now and then.
   const purgeExpired = () =>
     kernel
@@ -225,8 +246,6 @@ export async function startBridge(options: BridgeOptions): Promise<RunningBridge
   // purgeExpired catches its own failure, so nothing is lost by not awaiting it.
   const sweep = setInterval(() => void purgeExpired(), IDEMPOTENCY_SWEEP_MS);
   sweep.unref();
-  const urlHost = address.family === "IPv6" ? `[${address.address}]` : address.address;
-  const url = `http://${urlHost === "0.0.0.0" || urlHost === "[::]" ? "127.0.0.1" : urlHost}:${address.port}`;
 
   let closing: Promise<void> | null = null;
   return {

@@ -142,7 +142,8 @@ export async function handleWhoami(ctx: BridgeContext, req: IncomingMessage, res
     return sendJson(res, 429, { error: { code: "mnote_tool_rate_limited", message: M.rateLimited } }, retryAfter(rate));
   }
   const token = await resolveToken(ctx.kernel, req.headers.authorization);
-  if (!token) {
+  // /v1 is no OAuth resource: a token an OAuth grant bound to /mcp is refused here (decision 0027).
+  if (!token || token.resource !== undefined) {
     const failure = await authenticationFailed(ctx, req);
     if (!failure.allowed) {
       return sendJson(

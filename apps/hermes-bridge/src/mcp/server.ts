@@ -43,6 +43,8 @@ export interface McpServerOptions {
 export interface GateFindings {
   whoami: WhoAmI;
   sessionId: string;
+  /** The resource /mcp is (decision 0027), so the router accepts the tokens bound to it; null without OAuth. */
+  resource: string | null;
 }
 
 function gateFindings(extra: { authInfo?: { extra?: Record<string, unknown> } }): Partial<GateFindings> {
@@ -159,7 +161,14 @@ export function createMcpServer(options: McpServerOptions): Server {
     });
     const output = await invokeTool(
       { kernel: options.kernel, logger, toolsSettings: options.toolsSettings },
-      { transport, name: canonicalToolName(name) ?? name, envelope, authorization, startedAt },
+      {
+        transport,
+        name: canonicalToolName(name) ?? name,
+        envelope,
+        authorization,
+        startedAt,
+        resource: gate.resource ?? null,
+      },
     );
     return toResult(output, form);
   });

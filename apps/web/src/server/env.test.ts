@@ -85,3 +85,24 @@ describe("panel configuration: sign-in through an identity provider", () => {
     expect(problems.join("\n")).toContain("MNOTE_OIDC_CLIENT_ID, MNOTE_OIDC_CLIENT_SECRET not set");
   });
 });
+
+describe("panel configuration: the OAuth authorization server (decision 0027)", () => {
+  it("is off without either variable and on with both", () => {
+    expect(readPanelEnv({}).tools.oauth).toBeNull();
+    expect(
+      readPanelEnv({
+        MNOTE_OAUTH_ISSUER: "https://panel.example.com/",
+        MNOTE_OAUTH_RESOURCES: "https://b.example.com/mcp",
+      }).tools.oauth,
+    ).toMatchObject({ issuer: "https://panel.example.com", resources: ["https://b.example.com/mcp"] });
+  });
+
+  it("refuses half a configuration and values that are not URLs or an origin", () => {
+    expect(problemsOf({ MNOTE_OAUTH_ISSUER: "https://panel.example.com" })).toEqual([
+      expect.stringContaining("MNOTE_OAUTH_RESOURCES"),
+    ]);
+    expect(
+      problemsOf({ MNOTE_OAUTH_ISSUER: "https://panel.example.com/sub", MNOTE_OAUTH_RESOURCES: "not a url" }),
+    ).toEqual([expect.stringContaining("MNOTE_OAUTH_ISSUER"), expect.stringContaining("MNOTE_OAUTH_RESOURCES")]);
+  });
+});

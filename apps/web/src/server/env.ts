@@ -2,7 +2,7 @@ import { resolve } from "node:path";
 import { DEFAULT_ALLOWED_TOOLSETS } from "@mnote/hermes-runs";
 import { type OidcConfig, oidcSettingsFromEnv } from "@mnote/identity";
 import { defaultDatabaseUrl } from "@mnote/kernel";
-import { type ToolsSettings, toolsSettingsFromEnv } from "@mnote/tools";
+import { OAUTH_DEFAULTS, type OAuthServerSettings, type ToolsSettings, toolsSettingsFromEnv } from "@mnote/tools";
 import { ConfigReader, databaseSettingsFromEnv, type DatabaseSettings, metricsTokenFromEnv } from "@mnote/process";
 
 /** The panel's whole configuration, read from the environment once and checked as one. */
@@ -15,7 +15,7 @@ export interface PanelEnv {
   allowedOrigins: string[];
   /** MNOTE_DEV_SIGNIN_USERS: the demo users the sign-in picker may sign in; empty means no picker. */
   devSignInUsers: string[];
-  /** MNOTE_IDEMPOTENCY_TTL_HOURS, the same rule as on the bridge and the CLI. */
+  /** MNOTE_IDEMPOTENCY_TTL_HOURS, the same rule as on the bridge and the CLI; MNOTE_OAUTH_* (its `oauth`). */
   tools: ToolsSettings;
   /** MNOTE_HERMES_URL + MNOTE_HERMES_API_KEY: Hermes's API server for "Ask Hermes"; null when not connected. */
   hermes: HermesConnection | null;
@@ -95,6 +95,52 @@ function readHermes(config: ConfigReader): HermesConnection | null {
   };
 }
 
+/**
+ * MNOTE_OAUTH_ISSUER (the panel's public origin) and MNOTE_OAUTH_RESOURCES (comma-separated: the bridges' /mcp URLs,
+ * each bridge's MNOTE_BRIDGE_MCP_URL): both, and the panel is the OAuth authorization server of those bridges
+ * (decision 0027); neither, and it is not.
+ */
+function readOAuth(config: ConfigReader): OAuthServerSettings | null {
+  const issuer = config.raw("MNOTE_OAUTH_ISSUER")?.trim() || undefined;
+  const resources = list(config.raw("MNOTE_OAUTH_RESOURCES"));
+  if (!issuer && resources.length === 0) return null;
+  if (!issuer || resources.length === 0) {
+    config.problem(
+      "set both MNOTE_OAUTH_ISSUER (the panel's URL) and MNOTE_OAUTH_RESOURCES (the bridges' /mcp URLs), or neither",
+    );
+    return null;
+  }
+  const good = (text: string) => {
+    try {
+      const url = new URL(text);
+      return (url.protocol === "https:" || url.protocol === "http:") && !url.search && !url.hash && !url.username;
+    } catch {
+      return false;
+    }
+  };
+  let ok = true;
+  if (!good(issuer) || new URL(issuer).pathname !== "/") {
+    config.problem(
+      `MNOTE_OAUTH_ISSUER: ${JSON.stringify(issuer.slice(0, 100))} is not an origin like https://panel.example.com`,
+    );
+    ok = false;
+  }
+  for (const resource of resources) {
+    if (!good(resource)) {
+      config.problem(
+        `MNOTE_OAUTH_RESOURCES: ${JSON.stringify(resource.slice(0, 100))} is not a URL like https://bridge.example.com/mcp`,
+      );
+      ok = false;
+    }
+  }
+  if (!ok) return null;
+  return {
+    issuer: new URL(issuer).origin,
+    resources: resources.map((resource) => new URL(resource).href),
+    ...OAUTH_DEFAULTS,
+  };
+}
+
 const list = (value: string | undefined, clean: (item: string) => string = (item) => item) =>
   (value ?? "")
     .split(",")
@@ -105,7 +151,7 @@ const list = (value: string | undefined, clean: (item: string) => string = (item
 export function readPanelEnv(env: Record<string, string | undefined>): PanelEnv {
   const config = new ConfigReader(env);
   const secure = config.oneOf("MNOTE_SECURE_COOKIES", ["0", "1"]);
-  const tools = toolsSettingsFromEnv(config);
+  const tools: ToolsSettings = { ...toolsSettingsFromEnv(config), oauth: readOAuth(config) };
   const hermes = readHermes(config);
   const oidc = oidcSettingsFromEnv(config);
   const metricsToken = metricsTokenFromEnv(config);

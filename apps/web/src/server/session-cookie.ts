@@ -26,6 +26,22 @@ export function tokenFromCookieHeader(cookieHeader: string | null): string | nul
  */
 export const OIDC_FLOW_COOKIE = "mnote_oidc_flow";
 
+/**
+ * An agent's authorization request a signed-out person opened (decision 0027): the consent page keeps its query here
+ * (base64url, 10 minutes), and the sign-in that follows sends the browser back to it instead of home.
+ */
+export const OAUTH_RESUME_COOKIE = "mnote_oauth_resume";
+
+export function oauthResumeCookieOptions(secure: boolean) {
+  return { httpOnly: true, sameSite: "lax" as const, path: "/", secure, maxAge: 600 };
+}
+
+/** Where a sign-in goes next: back to the consent page the cookie names, else home. */
+export function afterSignInPath(cookieHeader: string | null): string {
+  const match = /(?:^|;\s*)mnote_oauth_resume=([A-Za-z0-9_-]{1,8000})(?:;|$)/.exec(cookieHeader ?? "");
+  return match ? `/oauth/authorize?resume=${match[1]}` : "/";
+}
+
 export function oidcFlowCookieOptions(secure: boolean) {
   return { httpOnly: true, sameSite: "lax" as const, path: "/api/auth/oidc", secure, maxAge: 600 };
 }

@@ -8,6 +8,9 @@ import { getKernel } from "./kernel";
 import { SESSION_COOKIE } from "./session-cookie";
 
 export {
+  afterSignInPath,
+  OAUTH_RESUME_COOKIE,
+  oauthResumeCookieOptions,
   OIDC_FLOW_COOKIE,
   oidcFlowCookieOptions,
   SESSION_COOKIE,

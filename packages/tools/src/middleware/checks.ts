@@ -48,6 +48,9 @@ export async function authenticate(ctx: ToolsContext, call: CallState) {
     token = await ctx.kernel.findTokenByHash(tokenHash);
   }
   if (!isTokenLive(token, now)) return fail("mnote_tool_unauthenticated", M.unauthenticated);
+  // An OAuth grant's token works only at the resource it was issued for (RFC 8707, decision 0027).
+  if (token.resource !== undefined && token.resource !== (ctx.resource ?? null))
+    return fail("mnote_tool_unauthenticated", "this token was issued for another resource");
   call.token = token;
 }
 

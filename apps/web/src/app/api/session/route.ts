@@ -5,7 +5,15 @@ import { NextResponse } from "next/server";
 import { getKernel } from "~/server/kernel";
 import { panelEnv } from "~/server/env";
 import { foreignOrigin } from "~/server/origin";
-import { redirectTo, SESSION_COOKIE, sessionCookieOptions, tokenFromCookieHeader } from "~/server/session";
+import {
+  afterSignInPath,
+  OAUTH_RESUME_COOKIE,
+  oauthResumeCookieOptions,
+  redirectTo,
+  SESSION_COOKIE,
+  sessionCookieOptions,
+  tokenFromCookieHeader,
+} from "~/server/session";
 
 const crossSite = () => NextResponse.json({ error: "cross-origin request refused" }, { status: 403 });
 
@@ -19,7 +27,8 @@ export async function POST(req: Request) {
   if (!(await signedInPerson(kernel, token))) {
     return redirectTo("/signin?error=token");
   }
-  const response = redirectTo("/");
+  const response = redirectTo(afterSignInPath(req.headers.get("cookie")));
+  response.cookies.set(OAUTH_RESUME_COOKIE, "", { ...oauthResumeCookieOptions(panelEnv().secureCookies), maxAge: 0 });
   response.cookies.set(SESSION_COOKIE, token, sessionCookieOptions(panelEnv().secureCookies));
   return response;
 }

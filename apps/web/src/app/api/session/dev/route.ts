@@ -3,7 +3,14 @@ import { NextResponse } from "next/server";
 import { getKernel } from "~/server/kernel";
 import { panelEnv } from "~/server/env";
 import { foreignOrigin } from "~/server/origin";
-import { redirectTo, SESSION_COOKIE, sessionCookieOptions } from "~/server/session";
+import {
+  afterSignInPath,
+  OAUTH_RESUME_COOKIE,
+  oauthResumeCookieOptions,
+  redirectTo,
+  SESSION_COOKIE,
+  sessionCookieOptions,
+} from "~/server/session";
 
 /**
  * The demo's sign-in picker: issue a short-lived person token for one of the demo users.
@@ -24,7 +31,8 @@ export async function POST(req: Request) {
   const user = await kernel.admin.getUser(userId);
   if (!user) return redirectTo("/signin?error=user");
   const token = await openPanelSession(kernel, user.id, "dev");
-  const response = redirectTo("/");
+  const response = redirectTo(afterSignInPath(req.headers.get("cookie")));
+  response.cookies.set(OAUTH_RESUME_COOKIE, "", { ...oauthResumeCookieOptions(panelEnv().secureCookies), maxAge: 0 });
   response.cookies.set(SESSION_COOKIE, token, sessionCookieOptions(panelEnv().secureCookies));
   return response;
 }

@@ -7,6 +7,9 @@ import { relyingParty } from "~/server/oidc";
 import {
   OIDC_FLOW_COOKIE,
   oidcFlowCookieOptions,
+  afterSignInPath,
+  OAUTH_RESUME_COOKIE,
+  oauthResumeCookieOptions,
   redirectTo,
   SESSION_COOKIE,
   sessionCookieOptions,
@@ -43,7 +46,8 @@ export async function GET(req: Request) {
   const previous = jar.get(SESSION_COOKIE)?.value;
   if (previous) await closePanelSession(kernel, await kernel.findTokenByHash(hashToken(previous)));
   const token = await openPanelSession(kernel, person.user.id, "oidc");
-  const response = redirectTo("/");
+  const response = redirectTo(afterSignInPath(req.headers.get("cookie")));
+  response.cookies.set(OAUTH_RESUME_COOKIE, "", { ...oauthResumeCookieOptions(secureCookies), maxAge: 0 });
   response.cookies.set(OIDC_FLOW_COOKIE, "", { ...oidcFlowCookieOptions(secureCookies), maxAge: 0 });
   response.cookies.set(SESSION_COOKIE, token, sessionCookieOptions(secureCookies));
   return response;
