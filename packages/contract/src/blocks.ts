@@ -186,15 +186,28 @@ export type ParsedBlockInput = z.output<typeof BlockInputSchema>;
 const MARK_ORDER = new Map<string, number>(MARK_TYPES.map((type, i) => [type, i]));
 
 /**
- * The one stored form of a block: no empty `marks`, no `indent: 0`, marks in order of start then type.
+ * The one stored form of a block: no empty `marks`, no `indent: 0`, marks in order of start then type,
+ * no span across a line break (it is one span per line).
  * Two blocks that mean the same are then the same JSON (the diff compares blocks so).
  */
 export function canonicalBlock<B extends object>(block: B): B {
   const { marks: list, indent: level, ...rest } = block as { marks?: Mark[]; indent?: number };
   const out = rest as { marks?: Mark[]; indent?: number };
-  if (list && list.length > 0)
-    out.marks = [...list]
-      .map((mark) => (mark.type === "link" ? { ...mark } : { type: mark.type, start: mark.start, end: mark.end }))
+  const text = (block as { text?: string }).text ?? "";
+  // A span does not cross a line break (Markdown marks lines, not breaks): one span per line.
+  const trimmed = (list ?? []).flatMap((mark) => {
+    const pieces: Mark[] = [];
+    let start = mark.start;
+    while (start < mark.end) {
+      const stop = text.indexOf("\n", start);
+      const end = stop === -1 || stop >= mark.end ? mark.end : stop;
+      if (end > start) pieces.push(mark.type === "link" ? { ...mark, start, end } : { type: mark.type, start, end });
+      start = end + 1;
+    }
+    return pieces;
+  });
+  if (trimmed.length > 0)
+    out.marks = trimmed
       .sort((a, b) => a.start - b.start || MARK_ORDER.get(a.type)! - MARK_ORDER.get(b.type)! || a.end - b.end);
   if (level !== undefined && level > 0) out.indent = level;
   return out as B;

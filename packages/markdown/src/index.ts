@@ -1,0 +1,7 @@
+/**
+ * @mnote/markdown — blocks ⇄ GitHub-flavoured Markdown (decision 0026). The router turns a model's
+ * Markdown into blocks before planning a write, and a window of blocks into Markdown for
+ * `mnote.page.get format: "markdown"`. Parsing and serializing are micromark/mdast's.
+ */
+export { blocksToMarkdown, blocksToTree, CALLOUT_MARKER, idComment } from "./to-markdown";
+export { MarkdownRefused, markdownToBlocks } from "./from-markdown";
