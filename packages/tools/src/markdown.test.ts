@@ -115,7 +115,7 @@ describe.each(testKernels())("Markdown through the tools (decision 0026) ($name)
       { op: "replace", blockId: "l1", markdown: "- [x] nested" },
       { op: "insert", after: "l1", markdown: "  - child\n" },
     ];
-    const dry = expectOk<{ changes: { kind: string }[] }>(
+    const dry = expectOk<{ changes: { kind: string }[]; plan: string[] }>(
       await w.call(
         "mnote.page.edit",
         w.envelope("mnote.page.edit", { operations, baseRevision: revision }, { dryRun: true }),
@@ -123,6 +123,7 @@ describe.each(testKernels())("Markdown through the tools (decision 0026) ($name)
       "dry_run",
     );
     expect(dry.changes.map((change) => change.kind)).toEqual(["update", "update", "insert"]);
+    expect(dry.plan).toEqual(expect.arrayContaining(["block p: strikethrough added to 'Monday'"]));
     expectOk(
       await w.call("mnote.page.edit", w.envelope("mnote.page.edit", { operations, baseRevision: revision })),
       "write",
