@@ -7,9 +7,7 @@ import { blocksToMarkdown, MarkdownRefused, markdownToBlocks } from "./index";
 const fixtures = join(import.meta.dirname, "fixtures");
 /** Blocks as the router stores them: ids assigned in order where the Markdown had none. */
 const stored = (markdown: string): Block[] =>
-  markdownToBlocks(markdown).map((block, i) =>
-    canonicalBlock({ id: `b${i}`, ...BlockInputSchema.parse(block) }),
-  );
+  markdownToBlocks(markdown).map((block, i) => canonicalBlock({ id: `b${i}`, ...BlockInputSchema.parse(block) }));
 
 describe("Markdown → blocks (decision 0026)", () => {
   it("reads every construct of the subset", () => {

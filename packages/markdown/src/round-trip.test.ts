@@ -2,6 +2,7 @@ import { type Block, BlockSchema, canonicalBlock, type Mark, MARK_TYPES } from "
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { blocksToMarkdown, markdownToBlocks } from "./index";
+import { forgetInlineMarkdown, treeMarkdown } from "./to-markdown";
 
 /** Words with the characters Markdown gives meaning to, so escaping is exercised. */
 const word = fc.stringMatching(/^[a-zA-Z0-9*_`~[\]()<>!#&.:|\\-]{1,8}$/);
@@ -82,6 +83,30 @@ describe("blocks ⇄ Markdown round trip (decision 0026)", () => {
     fc.assert(
       fc.property(page, (blocks) => {
         expect(canonical(markdownToBlocks(blocksToMarkdown(blocks)))).toEqual(canonical(blocks));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("answers the same Markdown whether a block's inline Markdown was kept from before or worked out anew", () => {
+    fc.assert(
+      fc.property(page, (blocks) => {
+        const warm = blocksToMarkdown(blocks);
+        forgetInlineMarkdown();
+        expect(blocksToMarkdown(blocks)).toBe(warm);
+        // Worked out one block at a time (other neighbours in the pass) or all at once: the same.
+        forgetInlineMarkdown();
+        for (const block of blocks) blocksToMarkdown([block]);
+        expect(blocksToMarkdown(blocks)).toBe(warm);
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  it("writes what the library writes for the window's whole tree", () => {
+    fc.assert(
+      fc.property(page, (blocks) => {
+        expect(blocksToMarkdown(blocks)).toBe(treeMarkdown(blocks));
       }),
       { numRuns: 300 },
     );
