@@ -130,8 +130,7 @@ export async function runMarkdown(options: MarkdownOptions) {
         w.envelope("mnote.page.get", page1000, { ...read, format, ...(cursor ? { cursor } : {}) }),
       );
       assertOk(out, format);
-      cursor = ((out.result as { window: { nextCursor: string | null } }).window.nextCursor ?? undefined) as
-        string | undefined;
+      cursor = (out.result as { window: { nextCursor: string | null } }).window.nextCursor ?? undefined;
     } while (cursor);
   });
   const firstWindow = async (format: "blocks" | "markdown") => {

@@ -103,7 +103,7 @@ function withMarkRule<S extends z.ZodObject>(schema: S): S {
       for (const problem of markProblems(block.text ?? "", block.marks))
         ctx.addIssue({ code: "custom", path: problem.path, message: problem.message, input: block.marks });
     }),
-  ) as S;
+  );
 }
 
 /**
@@ -207,8 +207,9 @@ export function canonicalBlock<B extends object>(block: B): B {
     return pieces;
   });
   if (trimmed.length > 0)
-    out.marks = trimmed
-      .sort((a, b) => a.start - b.start || MARK_ORDER.get(a.type)! - MARK_ORDER.get(b.type)! || a.end - b.end);
+    out.marks = trimmed.sort(
+      (a, b) => a.start - b.start || MARK_ORDER.get(a.type)! - MARK_ORDER.get(b.type)! || a.end - b.end,
+    );
   if (level !== undefined && level > 0) out.indent = level;
   return out as B;
 }

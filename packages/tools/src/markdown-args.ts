@@ -67,7 +67,7 @@ function replaceFields(markdown: string, blockId: string, field: string): Record
 export function argsWithoutMarkdown(toolName: string, args: Record<string, unknown>): Record<string, unknown> {
   if (toolName === "mnote.page.save" && typeof args.markdown === "string") {
     const { markdown, ...rest } = args;
-    return { ...rest, content: blocksOfMarkdown(markdown as string, "args.markdown") };
+    return { ...rest, content: blocksOfMarkdown(markdown, "args.markdown") };
   }
   if (toolName === "mnote.page.edit" && Array.isArray(args.operations)) {
     const operations = args.operations as Record<string, unknown>[];
@@ -78,8 +78,8 @@ export function argsWithoutMarkdown(toolName: string, args: Record<string, unkno
         if (typeof operation.markdown !== "string") return operation;
         const { markdown, ...rest } = operation;
         const field = `args.operations[${index}].markdown`;
-        if (operation.op === "insert") return { ...rest, blocks: blocksOfMarkdown(markdown as string, field) };
-        return { ...rest, ...replaceFields(markdown as string, operation.blockId as string, field) };
+        if (operation.op === "insert") return { ...rest, blocks: blocksOfMarkdown(markdown, field) };
+        return { ...rest, ...replaceFields(markdown, operation.blockId as string, field) };
       }),
     };
   }
@@ -96,8 +96,9 @@ export function withKeptMarks(content: ParsedBlockInput[], current: readonly Blo
   const byId = new Map(current.map((block) => [block.id, block]));
   return content.map((block) => {
     if (!block.id || !MARKED_TYPES.has(block.type) || (block as { marks?: Mark[] }).marks !== undefined) return block;
-    const old = byId.get(block.id) as (Block & { marks?: Mark[] }) | undefined;
-    if (!old?.marks || old.text !== block.text) return block;
-    return { ...block, marks: old.marks } as ParsedBlockInput;
+    const old = byId.get(block.id);
+    const marks = old && "marks" in old ? old.marks : undefined;
+    if (!marks || old!.text !== block.text) return block;
+    return { ...block, marks } as ParsedBlockInput;
   });
 }

@@ -174,10 +174,7 @@ describe.each(testKernels())("Markdown through the tools (decision 0026) ($name)
       ],
     ];
     for (const [tool, args, message] of cases) {
-      const out = await w.call(
-        tool as "mnote.page.save",
-        w.envelope(tool as "mnote.page.save", { baseRevision: revision, ...args }),
-      );
+      const out = await w.call(tool, w.envelope(tool as "mnote.page.save", { baseRevision: revision, ...args }));
       expectFailure(out, "mnote_tool_invalid_input", message);
     }
     const after = await snapshot(w);

@@ -49,7 +49,7 @@ export function BlockEditor({
       case "numbered":
         return { ...base, ...nested, type };
       default:
-        return { ...base, type } as Block;
+        return { ...base, type };
     }
   };
   return (

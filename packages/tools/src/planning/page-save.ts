@@ -23,7 +23,7 @@ export function withIds(content: ParsedBlockInput[], key: string, onPage: Readon
     if (block.id) return canonicalBlock(block as Block);
     let id = derive(`${key}:${index}`);
     for (let salt = 1; onPage.has(id) || explicit.has(id); salt++) id = derive(`${key}:${index}:${salt}`);
-    return canonicalBlock({ ...block, id } as Block);
+    return canonicalBlock({ ...block, id });
   });
 }
 
