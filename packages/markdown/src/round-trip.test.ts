@@ -38,7 +38,7 @@ const id = fc.stringMatching(/^[A-Za-z0-9_-]{1,12}$/);
 const marked = (type: "paragraph" | "quote" | "callout", text = lines) =>
   text.chain((t) => marksFor(t).map((marks) => ({ type, text: t, marks })));
 const listItem = fc
-  .tuple(fc.constantFrom("bulleted", "numbered", "todo"), line, fc.boolean())
+  .tuple(fc.constantFrom("bulleted", "numbered", "todo"), fc.oneof(line, line, lines), fc.boolean())
   .chain(([type, text, checked]) =>
     marksFor(text).map((marks) => ({ type, text, marks, ...(type === "todo" ? { checked } : {}) })),
   );
