@@ -290,7 +290,7 @@ function listRun(run: Block[]): string {
     const marker = ordered ? `${list.count}.` : "-";
     list.inner = list.base + " ".repeat(marker.length + 1);
     const checkbox = block.type === "todo" ? (block.checked ? "[x] " : "[ ] ") : "";
-    const lines = (rawLine(block).value as string).split("\n");
+    const lines = (rawLine(block).value).split("\n");
     out.push(`${list.base}${marker} ${checkbox}${lines[0]}`);
     for (const line of lines.slice(1)) out.push(line ? `${list.inner}${line}` : "");
   }
