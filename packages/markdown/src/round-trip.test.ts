@@ -53,8 +53,8 @@ const blockBody = fc.oneof(
   listItem,
   fc.record({
     type: fc.constant("code"),
-    language: fc.constantFrom("", "ts", "py"),
-    text: fc.string({ maxLength: 40 }),
+    language: fc.constantFrom("", "ts", "py", "c++", "x y"),
+    text: fc.oneof(fc.string({ maxLength: 40 }), fc.constantFrom("a\n```\nb", "````", "`x`\n\ny", "\n", "")),
   }),
   fc.constant({ type: "divider", text: "" }),
   fc.constant({ type: "paragraph", text: "" }),

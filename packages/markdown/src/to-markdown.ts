@@ -290,7 +290,7 @@ function listRun(run: Block[]): string {
     const marker = ordered ? `${list.count}.` : "-";
     list.inner = list.base + " ".repeat(marker.length + 1);
     const checkbox = block.type === "todo" ? (block.checked ? "[x] " : "[ ] ") : "";
-    const lines = (rawLine(block).value).split("\n");
+    const lines = rawLine(block).value.split("\n");
     out.push(`${list.base}${marker} ${checkbox}${lines[0]}`);
     for (const line of lines.slice(1)) out.push(line ? `${list.inner}${line}` : "");
   }
@@ -337,6 +337,22 @@ export function blocksToMarkdown(blocks: readonly Block[]): string {
         while (j < blocks.length && isList(blocks[j]!)) j++;
         units.push(listRun(blocks.slice(i, j)));
         i = j;
+        continue;
+      }
+      if (block.type === "divider") {
+        units.push(`${idComment(block.id)}\n\n---`);
+        i++;
+        continue;
+      }
+      if (block.type === "code" && /^[A-Za-z0-9]*$/.test(block.language)) {
+        // As the library fences code: a run of backticks one longer than the longest inside, at least three.
+        let longest = 0;
+        for (const run of block.text.match(/`+/g) ?? []) longest = Math.max(longest, run.length);
+        const fence = "`".repeat(Math.max(longest + 1, 3));
+        units.push(
+          `${idComment(block.id)}\n\n${fence}${block.language}\n${block.text ? `${block.text}\n` : ""}${fence}`,
+        );
+        i++;
         continue;
       }
       const nodes = flow(block);
