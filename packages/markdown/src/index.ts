@@ -4,4 +4,6 @@
  * `mnote.page.get format: "markdown"`. Parsing and serializing are micromark/mdast's.
  */
 export { blocksToMarkdown, blocksToTree, CALLOUT_MARKER, idComment } from "./to-markdown";
+/** Empties the kept inline Markdown: for tests and for the benchmark's first-read timing. */
+export { forgetInlineMarkdown } from "./to-markdown";
 export { MarkdownRefused, markdownToBlocks } from "./from-markdown";
