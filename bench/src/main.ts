@@ -381,8 +381,9 @@ if (md) {
     "",
     "A formatted page (a heading every 20 blocks; paragraphs with a bold span and a link; nested bulleted items, " +
       "todos at indent 2 and code blocks every ten blocks). *Window*: `page.get` of a 1,000-block page with " +
-      '`format: "blocks"` vs `format: "markdown"` — the same blocks (the 32 KB budget picks them), serialized as one ' +
-      "mdast tree in one `mdast-util-to-markdown` pass. *Edit*: search, a 3-block window, `page.edit` of one paragraph, " +
+      '`format: "blocks"` vs `format: "markdown"` — the same blocks (the 32 KB budget picks them), their inline ' +
+      "Markdown worked out by `mdast-util-to-markdown` and kept, the window laid out as the library lays it out " +
+      "(decision 0026); the first-read row empties the kept inline Markdown before every Markdown call. *Edit*: search, a 3-block window, `page.edit` of one paragraph, " +
       "in the block form (`text`) and in Markdown (the window read as Markdown, the block's line sent back as " +
       "`markdown` with words added); bytes as in section 7. " +
       `${settings.markdown.rounds} rounds × ${settings.markdown.callsPerRound} calls per side, interleaved and rotated; ` +
