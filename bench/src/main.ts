@@ -23,6 +23,7 @@ import { runPush } from "./push";
 import { keptSections, sectionOf } from "./kept-sections";
 import { runSoak } from "./soak";
 import { runAuthLimit } from "./auth-limit";
+import { runMarkdown } from "./markdown";
 
 const SECTIONS = [
   "floor",
@@ -34,6 +35,7 @@ const SECTIONS = [
   "writes",
   "proposals",
   "edits",
+  "markdown",
   "push",
 ] as const;
 type Section = (typeof SECTIONS)[number];
@@ -71,6 +73,7 @@ const settings = quick
       writes: { rounds: 3, callsPerRound: 40 },
       proposals: { dryRuns: 30, calls: 5 },
       edits: { sizes: [100, 1000, 10_000], rounds: 3, callsPerRound: 30 },
+      markdown: { sizes: [100, 10_000], rounds: 3, callsPerRound: 10 },
       push: {
         samples: 30,
         postgresUrl: process.env.MNOTE_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test",
@@ -91,6 +94,7 @@ const settings = quick
       writes: { rounds: 9, callsPerRound: 100 },
       proposals: { dryRuns: 30, calls: 21 },
       edits: { sizes: [100, 1000, 10_000], rounds: 9, callsPerRound: 100 },
+      markdown: { sizes: [100, 10_000], rounds: 9, callsPerRound: 30 },
       push: {
         samples: 200,
         postgresUrl: process.env.MNOTE_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test",
@@ -399,6 +403,33 @@ if (edits) {
       "`page.edit` dry run on the smallest and the largest page the same way.",
     "",
     edits.markdown,
+    "",
+  );
+}
+
+const md = await section("markdown", () => runMarkdown(settings.markdown));
+if (md) {
+  const all = Object.values(md.pass).every(Boolean);
+  headline.push(
+    `- Markdown (issue 21): \`page.get format: "markdown"\` of a 1,000-block page's first window takes ` +
+      `${md.window.ratio.toFixed(2)}× the blocks form (≤ 1.5×); a one-paragraph edit in Markdown moves ` +
+      `${md.byteRatios.map((r) => `${r.toFixed(2)}×`).join(" / ")} the block form's bytes (≤ 1.2×); a Markdown dry run on ` +
+      `10,000 blocks takes ${md.dry.ratio.toFixed(2)}× the 1,000-block one (≤ 12×): **${all ? "PASS" : "FAIL"}**.`,
+  );
+  parts.push(
+    "## 7b. Markdown: the same window and the same edit in the Markdown form (decision 0026)",
+    "",
+    "A formatted page (a heading every 20 blocks; paragraphs with a bold span and a link; nested bulleted items, " +
+      "todos at indent 2 and code blocks every ten blocks). *Window*: `page.get` of a 1,000-block page with " +
+      '`format: "blocks"` vs `format: "markdown"` — the same blocks (the 32 KB budget picks them), their inline ' +
+      "Markdown worked out by `mdast-util-to-markdown` and kept, the window laid out as the library lays it out " +
+      "(decision 0026); the first-read row empties the kept inline Markdown before every Markdown call. *Edit*: search, a 3-block window, `page.edit` of one paragraph, " +
+      "in the block form (`text`) and in Markdown (the window read as Markdown, the block's line sent back as " +
+      "`markdown` with words added); bytes as in section 7. " +
+      `${settings.markdown.rounds} rounds × ${settings.markdown.callsPerRound} calls per side, interleaved and rotated; ` +
+      "ratios are medians of per-round ratios.",
+    "",
+    md.markdown,
     "",
   );
 }

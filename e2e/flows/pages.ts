@@ -115,6 +115,16 @@ export const FLOW_PAGES = {
       ...paragraphs("at", "Ask early, ask often."),
     ],
   },
+  formatting: {
+    id: "doc_e2e_formatting",
+    title: "Launch notes",
+    blocks: [
+      { id: "fm_p1", type: "paragraph", text: "Ship on Friday" },
+      { id: "fm_l1", type: "bulleted", text: "Copy" },
+      { id: "fm_l2", type: "bulleted", text: "Final read", indent: 1 },
+      { id: "fm_p2", type: "paragraph", text: "<img src=x onerror=alert(1)> see the docs" },
+    ],
+  },
   atSize: {
     id: "doc_e2e_at_size",
     title: "Thousand-block handbook",

@@ -84,6 +84,31 @@ describe("mnote CLI", () => {
     expect(audit.json[0]).toMatchObject({ effect: "write", commandId: save.json.audit.commandId });
   }, 30_000);
 
+  it("writes and reads Markdown through the router (decision 0026)", async () => {
+    const save = await mnote(
+      dir,
+      ["call", "--token", token],
+      envelope(
+        "mnote.page.save",
+        { markdown: "- Check **logs**\n  - [ ] then [alerts](https://example.com/alerts)\n", mode: "append" },
+        { idempotencyKey: "k_md", dryRun: false },
+      ),
+    );
+    expect(save.code).toBe(0);
+    const read = await mnote(dir, ["call", "--token", token], envelope("mnote.page.get", { format: "markdown" }));
+    expect(read.code).toBe(0);
+    expect(read.json.result.markdown).toMatch(
+      /^- Check \*\*logs\*\* <!-- mnote:id=\w+ -->\n {2}- \[ \] then \[alerts\]\(https:\/\/example\.com\/alerts\) <!-- mnote:id=\w+ -->\n$/m,
+    );
+    const blocks = await mnote(dir, ["call", "--token", token], envelope("mnote.page.get", {}));
+    expect(blocks.json.result.blocks.at(-1)).toMatchObject({
+      type: "todo",
+      text: "then alerts",
+      indent: 1,
+      marks: [{ type: "link", start: 5, end: 11, href: "https://example.com/alerts" }],
+    });
+  }, 30_000);
+
   it("prints the failure envelope and exits 1 when a tool call fails", async () => {
     const result = await mnote(dir, ["call", "--token", "mnt_wrong"], envelope("mnote.page.get", {}));
     expect(result.code).toBe(1);

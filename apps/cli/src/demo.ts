@@ -25,12 +25,33 @@ const planBlocks: Block[] = [
     id: "plan_p1",
     type: "paragraph",
     text: "We ship the page-AI panel so people can review every AI edit before it lands.",
+    // Formatting (decision 0026): a bold phrase and a link, stored as marks over the plain text.
+    marks: [
+      { type: "italic", start: 12, end: 25 },
+      { type: "bold", start: 40, end: 60 },
+    ],
   },
   { id: "plan_h2", type: "heading", level: 2, text: "Milestones" },
   { id: "plan_t1", type: "todo", checked: true, text: "Tool contract v1 agreed" },
   { id: "plan_t2", type: "todo", checked: false, text: "Bridge exposes the mnote tools to Hermes" },
   { id: "plan_t3", type: "todo", checked: false, text: "Panel shows diffs and the audit trail" },
   { id: "plan_q1", type: "quote", text: "Nothing the AI writes should surprise the page's owner." },
+  { id: "plan_h3", type: "heading", level: 2, text: "Rollout" },
+  {
+    id: "plan_b1",
+    type: "bulleted",
+    text: "Internal team first, with Hermes Agent",
+    marks: [{ type: "link", start: 26, end: 38, href: "https://github.com/NousResearch/hermes-agent" }],
+  },
+  {
+    id: "plan_b2",
+    type: "bulleted",
+    text: "Try the Markdown form: read with format: markdown",
+    indent: 1,
+    marks: [{ type: "code", start: 33, end: 49 }],
+  },
+  { id: "plan_b3", type: "todo", checked: false, text: "Approve the first formatted edit", indent: 2 },
+  { id: "plan_b4", type: "bulleted", text: "Then everyone" },
 ];
 
 export interface DemoCredentials {

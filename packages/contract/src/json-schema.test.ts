@@ -43,7 +43,11 @@ describe("agent-facing schemas", () => {
       schemas.map((s) => [s.name, s.parameters as { required: string[]; type: string; additionalProperties: boolean }]),
     );
     expect(byName["mnote.page.get"]!.required).toEqual(["workspaceId", "documentId"]);
-    expect(byName["mnote.page.save"]!.required).toEqual(["workspaceId", "documentId", "content"]);
+    // The seed requires content; issue 21 lets markdown stand in for it (exactly one, checked by the router).
+    expect(byName["mnote.page.save"]!.required).toEqual(["workspaceId", "documentId"]);
+    expect(Object.keys((byName["mnote.page.save"] as unknown as { properties: object }).properties)).toEqual(
+      expect.arrayContaining(["content", "markdown"]),
+    );
     expect(byName["mnote.page.update_title"]!.required).toEqual(["workspaceId", "documentId", "title"]);
     expect(byName["mnote.page.update_options"]!.required).toEqual(["workspaceId", "documentId", "options"]);
     expect(byName["mnote.artifact.create_summary"]!.required).toEqual(["workspaceId", "documentId", "summary"]);

@@ -27,6 +27,11 @@ export const LIMITS = {
   summaryLength: 20_000,
   aiNoteLength: 50_000,
   codeLanguageLength: 40,
+  /** Inline formatting spans on one block, and the length of one link target. */
+  marksPerBlock: 1_000,
+  hrefLength: 2_000,
+  /** One Markdown body a model sends (page.save, page.edit): characters, before it is parsed into blocks. */
+  markdownLength: 2_000_000,
   /** A question asked of Hermes from the panel: a question, not a document (Hermes reads the page with its tools). */
   askQuestionChars: 4_000,
   /** One HTTP request's body, on every door that reads one (bridge HTTP and MCP, panel API). */

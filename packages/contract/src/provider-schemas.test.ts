@@ -69,7 +69,10 @@ describe("model-argument schemas through every provider sanitizer Hermes ships",
         const items = (hermesProviderSchema(save, door, provider).properties as Record<string, Schema>).content!
           .items as Schema;
         const fields = items.properties as Record<string, Schema>;
-        expect(Object.keys(fields)).toEqual(["type", "id", "text", "level", "checked", "language"]);
+        expect(Object.keys(fields)).toEqual(["type", "id", "text", "marks", "level", "indent", "checked", "language"]);
+        expect(fields.indent).toMatchObject({ type: "integer", minimum: 0, maximum: 3 });
+        expect(fields.indent!.description).toContain("Only for types bulleted, numbered, todo.");
+        expect((fields.marks!.items as Schema).properties).toHaveProperty("href");
         expect(fields.type!.enum).toEqual(BLOCK_TYPES);
         expect(items.required).toEqual(["type"]);
         expect(fields.level).toMatchObject({
@@ -108,9 +111,9 @@ describe("model-argument schemas through every provider sanitizer Hermes ships",
       .items as Schema;
     const fields = items.properties as Record<string, Schema>;
     for (const type of BLOCK_TYPES) {
-      const variant = TOOLS["mnote.page.save"].args.shape.content.element.options.find(
-        (o) => o.shape.type.value === type,
-      )!;
+      const variant = TOOLS["mnote.page.save"].args.shape.content
+        .unwrap()
+        .element.options.find((o) => o.shape.type.value === type)!;
       for (const key of Object.keys(variant.shape)) expect(fields).toHaveProperty(key);
     }
   });

@@ -92,11 +92,13 @@ describe("withoutNullArgs", () => {
   });
 
   it("knows the nullable fields of each tool, and no envelope field", () => {
-    expect([...save.nullable]).toEqual(["baseRevision"]);
+    expect([...save.nullable]).toEqual(["content", "markdown", "baseRevision"]);
     expect([...save.properties.get("content")!.items!.nullable]).toEqual([
       "id",
       "text",
+      "marks",
       "level",
+      "indent",
       "checked",
       "language",
     ]);
@@ -107,6 +109,7 @@ describe("withoutNullArgs", () => {
       "protectEditing",
     ]);
     expect([...strictNullableArgs("mnote.page.get").nullable]).toEqual(["search", "startBlockId", "limit", "cursor"]);
+    expect([...save.properties.get("content")!.items!.properties.get("marks")!.items!.nullable]).toEqual(["href"]);
   });
 
   it("leaves an array over the schema's limit as it is: the schema refuses it without reading it", () => {

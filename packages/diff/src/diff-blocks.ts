@@ -1,4 +1,4 @@
-import type { Block, Change } from "@mnote/contract";
+import type { Block, Change, Mark } from "@mnote/contract";
 import { IdIndex } from "./id-index";
 import { longestIncreasingSubsequence } from "./lis";
 
@@ -93,9 +93,20 @@ function sameBlock(a: Block, b: Block): boolean {
   const right = b as Record<string, unknown>;
   let fields = 0;
   for (const key in left) {
-    if (left[key] !== right[key]) return false;
+    if (left[key] !== right[key] && !(key === "marks" && sameMarks(left[key], right[key]))) return false;
     fields++;
   }
   for (const _ in right) fields--;
   return fields === 0;
+}
+
+/** Two blocks' marks (arrays of spans, decision 0026) are the same when every span is. */
+export function sameMarks(a: unknown, b: unknown): boolean {
+  if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i] as Mark;
+    const y = b[i] as Mark;
+    if (x.type !== y.type || x.start !== y.start || x.end !== y.end || x.href !== y.href) return false;
+  }
+  return true;
 }

@@ -4,3 +4,5 @@ export { applySelectedChanges } from "./apply-selected";
 export { diffWords, type WordDiffOp, type WordDiffSegment } from "./diff-words";
 export { changePosition, reviewRows, type ReviewRow } from "./review-order";
 export { suggestedPage, type SuggestedRow } from "./suggested-page";
+export { indentChange, markChanges } from "./mark-changes";
+export { sameMarks } from "./diff-blocks";

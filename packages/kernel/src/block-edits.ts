@@ -1,4 +1,13 @@
-import { type Block, BlockSchema, type Change, type EditOperation } from "@mnote/contract";
+import {
+  type Block,
+  BlockSchema,
+  canonicalBlock,
+  type Change,
+  type EditOperation,
+  LIST_TYPES,
+  type Mark,
+  MARKED_TYPES,
+} from "@mnote/contract";
 
 /** An edit operation as the kernel runs it: inserted blocks carry their ids (assigned by the planner). */
 export type BlockEditOperation =
@@ -73,30 +82,46 @@ export function blockIdsNamed(operations: readonly BlockEditOperation[]): string
  * A `replace` operation applied to a block: the fields it names change, the rest stay. A new type
  * keeps the text and takes the new type's attributes (given, or their defaults); the result must be
  * a block the contract accepts, or the operation is refused.
+ *
+ * Formatting (decision 0026): `marks` given replace the block's marks (`[]` clears them); `marks` left
+ * out keep them while the text stays the same and drop them with new text (old offsets would mark the
+ * wrong characters). `indent` left out is kept while the block stays a list item.
  */
 export function replaceBlock(block: Block, operation: Extract<EditOperation, { op: "replace" }>, index: number): Block {
-  const { op: _op, blockId: _id, type, text, ...attributes } = operation;
+  const { op: _op, blockId: _id, markdown: _markdown, type, text, marks, indent, ...attributes } = operation;
   const typeChanges = type !== undefined && type !== block.type;
-  const kept = typeChanges ? {} : (({ id: _i, type: _t, text: _x, ...rest }) => rest)(block);
+  const {
+    id: _i,
+    type: _t,
+    text: _x,
+    marks: oldMarks,
+    indent: oldIndent,
+    ...oldAttributes
+  } = block as Block & { marks?: Mark[]; indent?: number };
+  const kept = typeChanges ? {} : oldAttributes;
+  const newType = type ?? block.type;
+  const newText = text ?? block.text;
+  const keptMarks = marks ?? (newText === block.text && MARKED_TYPES.has(newType) ? oldMarks : undefined);
+  const keptIndent = indent ?? (LIST_TYPES.has(newType) ? oldIndent : undefined);
   const defaults: Record<string, unknown> =
-    ({ heading: { level: 1 }, todo: { checked: false }, code: { language: "" } }[type ?? block.type] as Record<
-      string,
-      unknown
-    >) ?? {};
+    ({ heading: { level: 1 }, todo: { checked: false }, code: { language: "" } }[newType] as Record<string, unknown>) ??
+    {};
   const candidate = {
     ...defaults,
     ...kept,
     ...attributes,
+    ...(keptMarks !== undefined ? { marks: keptMarks } : {}),
+    ...(keptIndent !== undefined ? { indent: keptIndent } : {}),
     id: block.id,
-    type: type ?? block.type,
-    text: text ?? block.text,
+    type: newType,
+    text: newText,
   };
   const parsed = BlockSchema.safeParse(candidate);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     return reject(index, `replace of block ${block.id}: ${issue.path.join(".") || "block"}: ${issue.message}`);
   }
-  return parsed.data;
+  return canonicalBlock(parsed.data);
 }
 
 const sameBlock = (a: Block, b: Block) => JSON.stringify(a) === JSON.stringify(b);

@@ -1,4 +1,4 @@
-import { type Block, type Capability, DEFAULT_PAGE_OPTIONS, type PageOptions } from "@mnote/contract";
+import { type Block, canonicalBlock, type Capability, DEFAULT_PAGE_OPTIONS, type PageOptions } from "@mnote/contract";
 import type {
   ArtifactEdge,
   ArtifactNode,
@@ -48,9 +48,12 @@ export function toBlock(row: BlockRow): Block {
   if (row.attrs === "{}") return { id: row.id, type: row.type, text: row.text } as Block;
   return { id: row.id, type: row.type, text: row.text, ...(JSON.parse(row.attrs) as object) } as Block;
 }
-/** Per-type fields (level, checked, language) live in `attrs`, so adding a block type needs no migration. */
+/**
+ * Per-type fields (level, checked, language) and formatting (marks, indent: decision 0026) live in `attrs`,
+ * so adding a block type or a field needs no migration; a page stored before formatting reads as plain.
+ */
 export function blockAttrs(block: Block): string {
-  const { id: _id, type: _type, text: _text, ...attrs } = block;
+  const { id: _id, type: _type, text: _text, ...attrs } = canonicalBlock(block);
   return JSON.stringify(attrs);
 }
 

@@ -1,11 +1,4 @@
-import {
-  PAGE_CONTENT_IS_DATA,
-  TOOL_ERROR_MESSAGES as M,
-  TOOL_NAMES,
-  TOOLS,
-  type ToolInput,
-  toProviderName,
-} from "@mnote/contract";
+import { PAGE_CONTENT_IS_DATA, TOOL_ERROR_MESSAGES as M, TOOL_NAMES, TOOLS, toProviderName } from "@mnote/contract";
 import { describe, expect, it } from "vitest";
 import { expectEnvelopeShape, expectFailure, expectOk, useWorlds, WRITE_TOOLS } from "./test-contract";
 import { testKernels } from "./test-kernels";
@@ -130,9 +123,7 @@ describe.each(testKernels())("envelope ($name)", ({ open }) => {
 
   it("the seed's page.save success example: result {commandName, revision}, effect write", async () => {
     const w = await world();
-    const out = await w
-      .caller()
-      .mnote.page.save(w.envelope("mnote.page.save", SAMPLE_ARGS["mnote.page.save"]) as ToolInput<"mnote.page.save">);
+    const out = await w.caller().mnote.page.save(w.envelope("mnote.page.save", SAMPLE_ARGS["mnote.page.save"]));
     expect(out.result).toEqual({ commandName: "page.body.save", revision: 2 });
     expect(out.audit.effect).toBe("write");
   });

@@ -177,6 +177,37 @@ describe("MCP over Streamable HTTP", () => {
     expect((result.structuredContent as any).error.code).toBe("mnote_tool_not_found");
   });
 
+  it("writes and reads Markdown (decision 0026): page.save markdown, page.get format markdown", async () => {
+    const { client } = ownerSession;
+    const save = await client.callTool({
+      name: "mnote_page_save",
+      arguments: {
+        ...pageArgs(),
+        markdown: "Ship on **Friday** <!-- mnote:id=mcp_md -->\n\n- top\n  - nested [docs](https://example.com)\n",
+        mode: "append",
+      },
+    });
+    expect((save.structuredContent as any).ok, JSON.stringify(save.structuredContent)).toBe(true);
+    const read = await client.callTool({ name: "mnote_page_get", arguments: { ...pageArgs(), format: "markdown" } });
+    const markdown = (read.structuredContent as any).result.markdown as string;
+    expect(markdown).toContain("Ship on **Friday** <!-- mnote:id=mcp_md -->");
+    expect(markdown).toMatch(/\n {2}- nested \[docs\]\(https:\/\/example\.com\) <!-- mnote:id=\w+ -->\n/);
+    expect((await kernel.getBlocks(world.ids.page)).find((block) => block.id === "mcp_md")).toEqual({
+      id: "mcp_md",
+      type: "paragraph",
+      text: "Ship on Friday",
+      marks: [{ type: "bold", start: 8, end: 14 }],
+    });
+    const refused = await client.callTool({
+      name: "mnote_page_save",
+      arguments: { ...pageArgs(), markdown: "![x](https://example.com/x.png)", mode: "append" },
+    });
+    expect((refused.structuredContent as any).error).toMatchObject({
+      code: "mnote_tool_invalid_input",
+      message: "args.markdown: line 1: an image is not supported in mnote pages",
+    });
+  });
+
   it("invalid arguments are the router's invalid_input, not a protocol error", async () => {
     const { client } = ownerSession;
     const result = await client.callTool({

@@ -1,6 +1,6 @@
 "use client";
 
-import { type Block, BLOCK_TYPES, type BlockType } from "@mnote/contract";
+import { type Block, BLOCK_TYPES, type BlockType, LIST_TYPES, MARKED_TYPES } from "@mnote/contract";
 import { useEffect, useId, useRef, useState } from "react";
 
 /**
@@ -30,14 +30,24 @@ export function BlockEditor({
   useEffect(() => textRef.current?.focus(), []);
 
   const edited = (): Block => {
-    const base = { id: block.id, text };
+    // Formatting (decision 0026): the editor changes plain text; the marks stay while the text does (the
+    // page.edit replace rule), and a list item keeps its indent while it stays a list item.
+    const marks = "marks" in block && block.marks && text === block.text && MARKED_TYPES.has(type) ? block.marks : [];
+    const indent = "indent" in block && block.indent && LIST_TYPES.has(type) ? block.indent : 0;
+    const base = { id: block.id, text, ...(marks.length ? { marks } : {}) };
+    const nested = indent ? { indent } : {};
     switch (type) {
       case "heading":
         return { ...base, type, level };
       case "todo":
-        return { ...base, type, checked };
+        return { ...base, ...nested, type, checked };
       case "code":
-        return { ...base, type, language };
+        return { id: block.id, text, type, language };
+      case "divider":
+        return { id: block.id, text, type };
+      case "bulleted":
+      case "numbered":
+        return { ...base, ...nested, type };
       default:
         return { ...base, type };
     }

@@ -1,11 +1,11 @@
 "use client";
 
 import type { Block, Change, ToolWarning } from "@mnote/contract";
-import { diffWords, type ReviewRow, reviewRows } from "@mnote/diff";
+import { diffWords, indentChange, markChanges, type ReviewRow, reviewRows } from "@mnote/diff";
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { memo, useEffect, useMemo, useRef, useState } from "react";
 import { type BlockTarget, useFocusBlock } from "./block-focus";
-import { blockLabel } from "./blocks";
+import { blockLabel, FormattedText } from "./blocks";
 
 /** An attribute value as text: an object (a future attribute) as JSON, never "[object Object]". */
 const shown = (value: unknown) => (typeof value === "object" && value !== null ? JSON.stringify(value) : String(value));
@@ -35,31 +35,45 @@ function attributeChanges(before: Block, after: Block): { what: string; from: st
   if (before.type !== after.type) return [{ what: "type", from: blockLabel(before), to: blockLabel(after) }];
   const left = before as Record<string, unknown>;
   const right = after as Record<string, unknown>;
+  // Formatting (decision 0026) has its own words: see FormattingChanges; indent reads like a level change.
   const keys = new Set(
-    [...Object.keys(left), ...Object.keys(right)].filter((k) => k !== "text" && k !== "id" && k !== "type"),
+    [...Object.keys(left), ...Object.keys(right)].filter(
+      (k) => k !== "text" && k !== "id" && k !== "type" && k !== "marks" && k !== "indent",
+    ),
   );
-  return [...keys]
-    .filter((key) => left[key] !== right[key])
-    .map((key) =>
-      key === "checked"
-        ? { what: "todo", from: left[key] ? "☑ done" : "☐ not done", to: right[key] ? "☑ done" : "☐ not done" }
-        : key === "level"
-          ? { what: "heading level", from: String(left[key]), to: String(right[key]) }
-          : key === "language"
-            ? { what: "code language", from: shown(left[key] || "none"), to: shown(right[key] || "none") }
-            : { what: key, from: shown(left[key] ?? "—"), to: shown(right[key] ?? "—") },
-    );
+  const indent = indentChange(before, after);
+  const indentRow = indent ? [{ what: "list level", from: String(indent.from), to: String(indent.to) }] : [];
+  return [
+    ...indentRow,
+    ...[...keys]
+      .filter((key) => left[key] !== right[key])
+      .map((key) =>
+        key === "checked"
+          ? { what: "todo", from: left[key] ? "☑ done" : "☐ not done", to: right[key] ? "☑ done" : "☐ not done" }
+          : key === "level"
+            ? { what: "heading level", from: String(left[key]), to: String(right[key]) }
+            : key === "language"
+              ? { what: "code language", from: shown(left[key] || "none"), to: shown(right[key] || "none") }
+              : { what: key, from: shown(left[key] ?? "—"), to: shown(right[key] ?? "—") },
+      ),
+  ];
 }
 
 /** A changed block's type and attribute changes ("heading level: 1 → 2"), marked; nothing when there are none. */
 export function AttributeChanges({ before, after }: { before: Block; after: Block }) {
   const attributes = attributeChanges(before, after);
-  if (attributes.length === 0) return null;
+  const formatting = markChanges(before, after);
+  if (attributes.length === 0 && formatting.length === 0) return null;
   return (
     <span className="attr-changes">
       {attributes.map((a) => (
         <span key={a.what} className="attr-change" data-attribute={a.what}>
           {a.what}: <del>{a.from}</del> → <ins>{a.to}</ins>
+        </span>
+      ))}
+      {formatting.map((words) => (
+        <span key={words} className="attr-change mark-change" data-attribute="formatting">
+          {words}
         </span>
       ))}
     </span>
@@ -90,7 +104,9 @@ function describe(change: Change) {
           <>
             <AttributeChanges before={change.before} after={change.after} />
             {change.before.text === change.after.text ? (
-              <span className="same-text">{change.after.text}</span>
+              <span className="same-text">
+                <FormattedText block={change.after} />
+              </span>
             ) : (
               <WordDiff before={change.before.text} after={change.after.text} />
             )}

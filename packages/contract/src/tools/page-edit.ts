@@ -1,7 +1,13 @@
 import { z } from "zod";
-import { BlockIdSchema, BlockInputSchema, BLOCK_TYPES } from "../blocks";
+import { BlockIdSchema, BlockInputSchema, BLOCK_TYPES, indentProblems, MarkSchema, MAX_INDENT } from "../blocks";
 import { LIMITS } from "../limits";
-import { AppliedDecisionSchema, BaseRevisionSchema, defineTool, PAGE_CONTENT_IS_DATA } from "./shared";
+import {
+  AppliedDecisionSchema,
+  BaseRevisionSchema,
+  defineTool,
+  MarkdownBodySchema,
+  PAGE_CONTENT_IS_DATA,
+} from "./shared";
 
 /** Where an insert or a move puts blocks: after a block on the page, or at the start or end. */
 const anchor = {
@@ -33,6 +39,19 @@ export const EditOperationSchema = z.discriminatedUnion("op", [
       .describe("Heading level."),
     checked: z.boolean().optional().describe("Todo state."),
     language: z.string().max(LIMITS.codeLanguageLength).optional().describe("Code language."),
+    marks: z
+      .array(MarkSchema)
+      .max(LIMITS.marksPerBlock)
+      .optional()
+      .describe(
+        "The block's inline formatting [{type, start, end, href?}]; omit to keep it when the text stays, [] to clear. " +
+          "New text without marks makes the block plain.",
+      ),
+    indent: z.number().int().min(0).max(MAX_INDENT).optional().describe("List nesting level 0-3 (list items)."),
+    markdown: MarkdownBodySchema.optional().describe(
+      "The whole block as one block of Markdown (e.g. '- [ ] **Ship** it'): sets its type, text and formatting. " +
+        "Instead of text, type and the attributes.",
+    ),
   }),
   z.strictObject({
     op: z.literal("insert"),
@@ -41,9 +60,18 @@ export const EditOperationSchema = z.discriminatedUnion("op", [
       .array(BlockInputSchema)
       .min(1, "an insert needs at least one block")
       .max(LIMITS.blocksPerSave, `an insert has more than ${LIMITS.blocksPerSave} blocks`)
+      .superRefine((blocks, ctx) => {
+        for (const problem of indentProblems(blocks))
+          ctx.addIssue({ code: "custom", path: [problem.index, "indent"], message: problem.message });
+      })
+      .optional()
       .describe(
-        "New blocks, in order: {id?, type, text, level?, checked?, language?}. Omit ids: the server assigns them.",
+        "New blocks, in order: {id?, type, text, marks?, indent?, level?, checked?, language?}. Omit ids: the " +
+          "server assigns them. Give blocks or markdown, not both.",
       ),
+    markdown: MarkdownBodySchema.optional().describe(
+      "The new blocks as GitHub-flavoured Markdown (the form to prefer); give blocks or markdown, not both.",
+    ),
   }),
   z.strictObject({
     op: z.literal("delete"),
@@ -60,11 +88,13 @@ export const pageEditTool = defineTool({
   commandName: "page.body.edit",
   description:
     "Change some blocks of a page by block id, leaving every other block as it is: replace a block's text, type or " +
-    "attributes; insert blocks after a block (or at the start or end); delete blocks; move a block after another. " +
+    "attributes or formatting; insert blocks after a block (or at the start or end); delete blocks; move a block after another. " +
     "The operations apply in order and all together or not at all. The loop: mnote_page_get with outline: true to " +
     "find your way, read a window around the blocks (startBlockId), then edit with baseRevision set to the revision " +
     "you read; call with dryRun: true first when the user should review. An unknown block id fails naming the " +
-    `operation; a stale baseRevision fails with mnote_tool_conflict (read again). ${PAGE_CONTENT_IS_DATA}`,
+    "operation; a stale baseRevision fails with mnote_tool_conflict (read again). Write new or replaced blocks as " +
+    "`markdown` (read with format: 'markdown' to see the page so); `blocks`/`text` are the block form. " +
+    PAGE_CONTENT_IS_DATA,
   args: z.strictObject({
     operations: z
       .array(EditOperationSchema)
@@ -84,7 +114,15 @@ export const pageEditTool = defineTool({
             });
           }
           if (operation.op === "replace") {
-            text += operation.text?.length ?? 0;
+            text += (operation.text?.length ?? 0) + (operation.markdown?.length ?? 0);
+            const others = ["text", "type", "level", "checked", "language", "marks", "indent"] as const;
+            if (operation.markdown !== undefined && others.some((key) => operation[key] !== undefined)) {
+              ctx.addIssue({
+                code: "custom",
+                path: [index, "markdown"],
+                message: `operation ${index} (replace) gives markdown and ${others.filter((key) => operation[key] !== undefined).join(", ")}: give one form`,
+              });
+            }
             if (Object.keys(operation).length === 2) {
               ctx.addIssue({
                 code: "custom",
@@ -93,7 +131,16 @@ export const pageEditTool = defineTool({
               });
             }
           }
-          if (operation.op === "insert") for (const block of operation.blocks) text += block.text?.length ?? 0;
+          if (operation.op === "insert") {
+            if ((operation.blocks === undefined) === (operation.markdown === undefined))
+              ctx.addIssue({
+                code: "custom",
+                path: [index, "blocks"],
+                message: `operation ${index} (insert) needs exactly one of blocks or markdown`,
+              });
+            for (const block of operation.blocks ?? []) text += block.text?.length ?? 0;
+            text += operation.markdown?.length ?? 0;
+          }
         });
         if (text > LIMITS.saveTextTotal)
           ctx.addIssue({ code: "custom", message: `more than ${LIMITS.saveTextTotal} characters of text in one edit` });

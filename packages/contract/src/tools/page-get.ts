@@ -38,7 +38,8 @@ export const pageGetTool = defineTool({
   capability: "page.read",
   commandName: null,
   description:
-    "Read an mnote page: title, revision, a short body summary, page options and blocks. Any page answers within " +
+    "Read an mnote page: title, revision, a short body summary, page options and blocks (format: 'markdown' " +
+    "gives them as Markdown, the form to prefer before writing Markdown). Any page answers within " +
     `about ${LIMITS.readBudget / 1000} KB: a long page comes in windows, each with nextCursor to read on. ` +
     "To work on a long page: outline: true lists the headings with their block ids and how many blocks lie under each; " +
     "search: 'words' finds the blocks containing them; startBlockId (and limit) reads a window from a block. Edit with " +
@@ -67,6 +68,14 @@ export const pageGetTool = defineTool({
         `At most this many blocks (or headings, or matches); the ${LIMITS.readBudget / 1000} KB budget may stop earlier.`,
       ),
     cursor: z.string().max(400).optional().describe("nextCursor from the previous answer, to read on."),
+    format: z
+      .enum(["blocks", "markdown"])
+      .default("blocks")
+      .describe(
+        "blocks (default): the window as JSON blocks. markdown: the same window as GitHub-flavoured Markdown in " +
+          "`markdown`, each block followed by (or, for code and dividers, preceded by) its id as " +
+          "`<!-- mnote:id=… -->`; keep those comments when you send Markdown back.",
+      ),
   }),
   result: z.object({
     documentId: z.string(),
@@ -77,6 +86,10 @@ export const pageGetTool = defineTool({
     bodySummary: z.string().optional(),
     pageOptions: PageOptionsSchema.optional(),
     blocks: z.array(BlockSchema).optional(),
+    markdown: z
+      .string()
+      .optional()
+      .describe("With format: 'markdown', the window's blocks as Markdown (instead of blocks)."),
     outline: z.array(OutlineEntrySchema).optional(),
     matches: z.array(SearchMatchSchema).optional(),
     window: WindowSchema.optional(),

@@ -1,6 +1,14 @@
 import { z } from "zod";
 import { BlockSchema } from "../blocks";
 import type { Capability } from "../envelope";
+import { LIMITS } from "../limits";
+import { storable } from "../text";
+
+/** A Markdown body a model sends: parsed into blocks by the router (@mnote/markdown). */
+export const MarkdownBodySchema = storable(z.string()).max(
+  LIMITS.markdownLength,
+  `markdown is longer than ${LIMITS.markdownLength} characters`,
+);
 
 export const BaseRevisionSchema = z
   .number()

@@ -332,6 +332,58 @@ export function kernelConformanceSuite(name: string, openKernel: () => Promise<K
       expect(await kernel.getBlocks(doc)).toEqual(rich);
     });
 
+    it("keeps formatting and nesting (marks, indent), and a replace's text rule for marks (decision 0026)", async () => {
+      const formatted: Block[] = [
+        {
+          id: "p",
+          type: "paragraph",
+          text: "Ship on Friday, see docs",
+          marks: [
+            { type: "bold", start: 8, end: 14 },
+            { type: "link", start: 20, end: 24, href: "https://example.com/docs?a=1&b=2" },
+          ],
+        },
+        { id: "l0", type: "bulleted", text: "top" },
+        { id: "l1", type: "bulleted", text: "nested", indent: 1 },
+        {
+          id: "l2",
+          type: "todo",
+          checked: false,
+          text: "deeper",
+          indent: 2,
+          marks: [{ type: "code", start: 0, end: 6 }],
+        },
+      ];
+      await kernel.execute(request({ name: "page.body.save", mode: "replace", blocks: formatted }));
+      expect(await kernel.getBlocks(doc)).toEqual(formatted);
+      await kernel.execute(
+        request({
+          name: "page.body.edit",
+          operations: [
+            { op: "replace", blockId: "p", type: "quote" },
+            { op: "replace", blockId: "l1", text: "new words" },
+            { op: "replace", blockId: "l2", marks: [], type: "numbered" },
+          ],
+        }),
+      );
+      const after = await kernel.getBlocks(doc);
+      // Same text: the marks stay (the type changed); new text without marks: plain; [] clears; indent kept.
+      expect(after[0]).toEqual({ ...formatted[0], type: "quote" });
+      expect(after[2]).toEqual({ id: "l1", type: "bulleted", text: "new words", indent: 1 });
+      expect(after[3]).toEqual({ id: "l2", type: "numbered", text: "deeper", indent: 2 });
+      const refused = await kernel.execute(
+        request({
+          name: "page.body.edit",
+          operations: [
+            { op: "replace", blockId: "p", marks: [{ type: "link", start: 0, end: 4, href: "javascript:x" }] },
+          ],
+        }),
+      );
+      expect(refused).toMatchObject({ kind: "rejected" });
+      expect(JSON.stringify(refused)).toContain("marks.0.href");
+      expect(await kernel.getBlocks(doc)).toEqual(after);
+    });
+
     it("stores one command per write, traceable by id, with the idempotency record and audit", async () => {
       const outcome = await kernel.execute(request({ name: "page.head.updateTitle", title: "New" }));
       if (outcome.kind !== "applied") throw new Error(outcome.kind);

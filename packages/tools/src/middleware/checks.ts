@@ -5,6 +5,7 @@ import type { CallState, ParsedEnvelope } from "../call-state";
 import { bearerSecret, doorRefusal, type ToolsContext } from "../context";
 import { describeIssues, fail } from "../app-error";
 import { payloadFingerprint } from "../fingerprint";
+import { argsWithoutMarkdown } from "../markdown-args";
 import { mayBeAskSession } from "../ask-session";
 import { middleware } from "../trpc";
 
@@ -92,11 +93,28 @@ function parseEnvelope(call: CallState): NonNullable<CallState["parsed"]> {
   return call.parsed;
 }
 
-/** 2. The envelope and the tool's args, exactly as the contract describes them. */
+/** The characters of text in a save's content or an edit's operations (Markdown turned into blocks). */
+function textTotal(value: unknown): number {
+  if (!Array.isArray(value)) return 0;
+  let total = 0;
+  for (const item of value as { text?: unknown; blocks?: unknown }[]) {
+    if (typeof item.text === "string") total += item.text.length;
+    total += textTotal(item.blocks);
+  }
+  return total;
+}
+
+/**
+ * 2. The envelope and the tool's args, exactly as the contract describes them; Markdown args are turned
+ * into blocks here (after the token is known good), so every later step sees the block form.
+ */
 export function validateEnvelope(_ctx: ToolsContext, call: CallState) {
   const envelope = parseEnvelope(call);
   if (!envelope.ok) return fail("mnote_tool_invalid_input", envelope.problem);
-  call.input = envelope.input;
+  const args = argsWithoutMarkdown(call.tool.name, envelope.input.args);
+  call.input = args === envelope.input.args ? envelope.input : { ...envelope.input, args };
+  if (args !== envelope.input.args && textTotal(args.content ?? args.operations) > LIMITS.saveTextTotal)
+    return fail("mnote_tool_invalid_input", `args.markdown: more than ${LIMITS.saveTextTotal} characters of text`);
 }
 
 /** 3. The call's capability scope covers the tool and stays within the token's. */

@@ -31,14 +31,14 @@ export async function withInsertIds(
   const assign = () =>
     operations.map((operation, index): BlockEditOperation =>
       operation.op === "insert"
-        ? { ...operation, blocks: withIds(operation.blocks, `${key}:op${index}`, onPage) }
+        ? { ...operation, blocks: withIds(operation.blocks!, `${key}:op${index}`, onPage) }
         : operation,
     );
   const derived = (assigned: BlockEditOperation[]) =>
     assigned.flatMap((operation, index) => {
       const sent = operations[index]!;
       if (operation.op !== "insert" || sent.op !== "insert") return [];
-      return operation.blocks.filter((_block, i) => !sent.blocks[i]!.id).map((block) => block.id);
+      return operation.blocks.filter((_block, i) => !sent.blocks![i]!.id).map((block) => block.id);
     });
   let assigned = assign();
   for (;;) {

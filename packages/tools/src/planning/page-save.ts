@@ -1,7 +1,8 @@
-import { type Block, type Change, LIMITS, type ParsedBlockInput, type ToolArgs } from "@mnote/contract";
+import { type Block, canonicalBlock, type Change, LIMITS, type ParsedBlockInput, type ToolArgs } from "@mnote/contract";
 import { type PageRecord, sha256Hex } from "@mnote/kernel";
 import { diffBlocks, summarizeChanges } from "@mnote/diff";
 import { fail } from "../app-error";
+import { withKeptMarks } from "../markdown-args";
 import type { CheckedCall } from "../tool-procedure";
 import { nextRevisionStep, type Planner, writePlan } from "./write-plan";
 
@@ -19,10 +20,10 @@ export function withIds(content: ParsedBlockInput[], key: string, onPage: Readon
   const explicit = new Set(content.flatMap((block) => (block.id ? [block.id] : [])));
   const derive = (seed: string) => `b${sha256Hex(seed).slice(0, 15)}`;
   return content.map((block, index) => {
-    if (block.id) return block as Block;
+    if (block.id) return canonicalBlock(block as Block);
     let id = derive(`${key}:${index}`);
     for (let salt = 1; onPage.has(id) || explicit.has(id); salt++) id = derive(`${key}:${index}:${salt}`);
-    return { ...block, id };
+    return canonicalBlock({ ...block, id });
   });
 }
 
@@ -30,7 +31,11 @@ export const planPageSave: Planner = async ({ kernel, input, page, exact }) => {
   const args = input.args as ToolArgs<"mnote.page.save">;
   if (args.mode === "append") return planAppend(kernel, input.idempotencyKey!, args, page, exact);
   const current = await kernel.getBlocks(page.id);
-  const incoming = withIds(args.content, input.idempotencyKey!, new Set(current.map((block) => block.id)));
+  const incoming = withIds(
+    withKeptMarks(args.content!, current),
+    input.idempotencyKey!,
+    new Set(current.map((block) => block.id)),
+  );
   refuseRepeatedIds(incoming);
   const plan = planOf(args, incoming, current.length, diffBlocks(current, incoming), page);
   const deletes = plan.preview.changes.filter((change) => change.kind === "delete").length;
@@ -82,10 +87,10 @@ async function planAppend(
   page: PageRecord,
   exact: boolean,
 ) {
-  const named = new Set(args.content.flatMap((block) => (block.id ? [block.id] : [])));
+  const named = new Set(args.content!.flatMap((block) => (block.id ? [block.id] : [])));
   const onPage = new Set<string>();
   const asked = new Set<string>();
-  let incoming = withIds(args.content, key, onPage);
+  let incoming = withIds(args.content!, key, onPage);
   for (;;) {
     const unasked = incoming.map((block) => block.id).filter((id) => !asked.has(id) && (exact || named.has(id)));
     if (unasked.length === 0) break;
@@ -93,7 +98,7 @@ async function planAppend(
     const found = await kernel.findBlockIds(page.id, unasked);
     if (found.length === 0) break;
     for (const id of found) onPage.add(id);
-    incoming = withIds(args.content, key, onPage);
+    incoming = withIds(args.content!, key, onPage);
   }
   const seen = refuseRepeatedIds(incoming);
   if (incoming.some((block) => onPage.has(block.id))) {

@@ -1,4 +1,5 @@
-import type { DryRunPreview, ToolErrorCode } from "@mnote/contract";
+import type { Change, DryRunPreview, ToolErrorCode } from "@mnote/contract";
+import { indentChange, markChanges } from "@mnote/diff";
 import type { KernelCommand, PageRecord } from "@mnote/kernel";
 import type { CheckedCall } from "../tool-procedure";
 
@@ -33,6 +34,7 @@ export function writePlan(
       commandName: command.name,
       baseRevision: page.revision,
       ...preview,
+      plan: [...preview.plan, ...formattingSteps(preview.changes)],
       warnings: preview.warnings ?? [],
     },
     ...(refuse ? { refuse } : {}),
@@ -41,3 +43,23 @@ export function writePlan(
 
 /** The plan's line for a command that moves the page to its next revision. */
 export const nextRevisionStep = (page: PageRecord) => `page revision ${page.revision} → ${page.revision + 1}`;
+
+/** At most this many formatting lines in a plan; the changes carry the rest. */
+const FORMATTING_STEPS = 20;
+
+/**
+ * The formatting an update changes, in words (decision 0026): a mark-only change is a change a
+ * model and a person can read in the plan ("block p: bold added to 'Friday'", "block l: indent 0 → 1").
+ */
+function formattingSteps(changes: readonly Change[]): string[] {
+  const steps: string[] = [];
+  for (const change of changes) {
+    if (change.kind !== "update") continue;
+    for (const words of markChanges(change.before, change.after)) steps.push(`block ${change.after.id}: ${words}`);
+    const indent = indentChange(change.before, change.after);
+    if (indent) steps.push(`block ${change.after.id}: indent ${indent.from} → ${indent.to}`);
+    if (steps.length >= FORMATTING_STEPS) break;
+  }
+  if (steps.length > FORMATTING_STEPS) steps.length = FORMATTING_STEPS;
+  return steps;
+}

@@ -9,6 +9,7 @@ import {
   type ToolResult,
 } from "@mnote/contract";
 import type { KernelAdapter, LocatedBlock, PageRecord } from "@mnote/kernel";
+import { blocksToMarkdown } from "@mnote/markdown";
 import { successEnvelope } from "../call-state";
 import { fail } from "../app-error";
 import { contractToolSpec } from "../tool-spec";
@@ -93,6 +94,21 @@ function withinBudget<T>(entries: T[], used: number): T[] {
     size += entrySize;
   }
   return taken;
+}
+
+/**
+ * The window's blocks as Markdown (decision 0026): the same blocks the blocks form takes, serialized
+ * as one tree in one pass. Markdown is almost always shorter than the JSON of the blocks; when escaping
+ * makes it longer than the budget, blocks come off the end (at least one stays) and it is serialized again.
+ */
+function markdownWithinBudget(blocks: Block[], used: number): { text: string; count: number } {
+  let count = blocks.length;
+  for (;;) {
+    const text = blocksToMarkdown(blocks.slice(0, count));
+    const size = JSON.stringify(text).length;
+    if (count <= 1 || used + size <= LIMITS.readBudget) return { text, count };
+    count = Math.max(1, Math.min(count - 1, Math.floor((count * (LIMITS.readBudget - used)) / size)));
+  }
 }
 
 /** mnote.page.get — the page as the caller may see it, in windows of any page size, with the revision to base edits on. */
@@ -188,8 +204,14 @@ async function readWindow(
   if (kind === "blocks") {
     const window = await blockRows(kernel, page, from, limit, used, firstRows);
     rows = window.rows;
-    result.blocks = window.blocks;
-    taken = rows.slice(0, window.blocks.length);
+    if (args.format === "markdown") {
+      const markdown = markdownWithinBudget(window.blocks, used);
+      taken = rows.slice(0, markdown.count);
+      result.markdown = markdown.text;
+    } else {
+      taken = rows.slice(0, window.blocks.length);
+      result.blocks = window.blocks;
+    }
   } else if (kind === "outline") {
     // One row past the window: the next heading closes the last entry's count, and any row says there is more.
     rows = await kernel.getBlockWindow(page.id, { from, limit: limit + 1, only: { kind: "headings" } });

@@ -5,6 +5,7 @@ import { blockIdsNamed, type BlockEditOperation, type PageRecord, simulateBlockE
 import type { ToolsContext } from "../../context";
 import { keptOperations, withInsertIds } from "../../planning/page-edit";
 import { withIds } from "../../planning/page-save";
+import { withKeptMarks } from "../../markdown-args";
 import type { Proposal } from "./proposals";
 
 /**
@@ -43,7 +44,11 @@ export async function proposalArgs(
     content = changes.flatMap((change, i) => (kept(i) && change.kind === "insert" ? [change.block] : []));
   } else {
     const current = await ctx.kernel.getBlocks(page.id);
-    const proposed = withIds(args.content, proposal.idempotencyKey, new Set(current.map((block) => block.id)));
+    const proposed = withIds(
+      withKeptMarks(args.content, current),
+      proposal.idempotencyKey,
+      new Set(current.map((block) => block.id)),
+    );
     content = keep === null ? proposed : applySelectedChanges(current, proposed, (_change, i) => kept(i), changes);
   }
   return {

@@ -1,0 +1,372 @@
+import { randomBytes } from "node:crypto";
+import type { Block, Mark, MarkType } from "@mnote/contract";
+import type { BlockContent, Html, List, ListItem, Paragraph, PhrasingContent, Root, RootContent } from "mdast";
+import { gfmToMarkdown } from "mdast-util-gfm";
+import { type Options, toMarkdown } from "mdast-util-to-markdown";
+
+/** The comment that carries a block's id in Markdown (decision 0026). */
+export const idComment = (id: string) => `<!-- mnote:id=${id} -->`;
+/** How a callout starts in Markdown: GitHub's alert syntax. */
+export const CALLOUT_MARKER = "[!NOTE]";
+
+const OPTIONS: Options = {
+  extensions: [gfmToMarkdown()],
+  bullet: "-",
+  emphasis: "*",
+  strong: "*",
+  rule: "-",
+  fence: "`",
+  fences: true,
+  listItemIndent: "one",
+  incrementListMarker: true,
+};
+
+/** Outermost first: a link holds bold, bold holds italic, …; inline code is always innermost (a leaf). */
+const NESTING: readonly MarkType[] = ["link", "bold", "italic", "strike"];
+
+interface Segment {
+  text: string;
+  marks: Map<MarkType, Mark>;
+}
+
+/** Cuts the text where any mark starts or ends; each piece knows the marks over it. */
+function segments(text: string, marks: readonly Mark[]): Segment[] {
+  const cuts = new Set<number>([0, text.length]);
+  for (const mark of marks) {
+    cuts.add(Math.min(mark.start, text.length));
+    cuts.add(Math.min(mark.end, text.length));
+  }
+  const points = [...cuts].sort((a, b) => a - b);
+  const out: Segment[] = [];
+  for (let i = 0; i + 1 < points.length; i++) {
+    const from = points[i]!;
+    const to = points[i + 1]!;
+    const over = new Map<MarkType, Mark>();
+    for (const mark of marks) if (mark.start <= from && mark.end >= to) over.set(mark.type, mark);
+    out.push({ text: text.slice(from, to), marks: over });
+  }
+  return out;
+}
+
+/** Plain text with its newlines as hard breaks (a blank line would end the paragraph). */
+function textNodes(text: string): PhrasingContent[] {
+  const out: PhrasingContent[] = [];
+  text.split("\n").forEach((line, i) => {
+    if (i > 0) out.push({ type: "break" });
+    if (line) out.push({ type: "text", value: line });
+  });
+  return out;
+}
+
+/** Maximal runs of segments that share a mark (a link: the same target) become one node around the rest. */
+function nest(parts: Segment[], level: number): PhrasingContent[] {
+  if (level === NESTING.length) {
+    const out: PhrasingContent[] = [];
+    for (let i = 0; i < parts.length;) {
+      const code = parts[i]!.marks.has("code");
+      let j = i;
+      let text = "";
+      while (j < parts.length && parts[j]!.marks.has("code") === code) text += parts[j++]!.text;
+      if (code) out.push({ type: "inlineCode", value: text });
+      else out.push(...textNodes(text));
+      i = j;
+    }
+    return out;
+  }
+  const type = NESTING[level]!;
+  const key = (part: Segment) => {
+    const mark = part.marks.get(type);
+    return mark ? (mark.href ?? "") : null;
+  };
+  const out: PhrasingContent[] = [];
+  for (let i = 0; i < parts.length;) {
+    const k = key(parts[i]!);
+    let j = i + 1;
+    while (j < parts.length && key(parts[j]!) === k) j++;
+    const inner = nest(parts.slice(i, j), level + 1);
+    if (k === null) out.push(...inner);
+    else if (type === "link") out.push({ type: "link", url: k, children: inner });
+    else if (type === "bold") out.push({ type: "strong", children: inner });
+    else if (type === "italic") out.push({ type: "emphasis", children: inner });
+    else out.push({ type: "delete", children: inner });
+    i = j;
+  }
+  return out;
+}
+
+/** A block's text and marks as Markdown inline content. */
+export function phrasing(text: string, marks: readonly Mark[] = []): PhrasingContent[] {
+  if (!text) return [];
+  return nest(segments(text, marks), 0);
+}
+
+/**
+ * Serialized inline content (a block's text and marks as Markdown), by context and content. Serializing
+ * is mdast-util-to-markdown's `safe` escaping over dozens of patterns per text node: about 0.1 ms a
+ * block, ten times what the whole blocks-form read costs. A block's inline Markdown depends only on
+ * its text, marks and whether it is a heading, so it is worked out once (for all new ones of a window
+ * in one pass) and kept, and the window's tree holds it as raw nodes: the one serialization of the
+ * tree then lays out blocks, lists, quotes and fences without escaping again.
+ */
+const FRAGMENTS = new Map<string, string>();
+const FRAGMENT_CACHE_SIZE = 50_000;
+/** Cuts one pass's output into its fragments; random, so no page text can contain it unescaped. */
+const CUT = `<!-- mnote:cut:${randomBytes(8).toString("hex")} -->`;
+
+type InlineContext = "heading" | "paragraph";
+const inlineMarks = (block: Block): readonly Mark[] => ("marks" in block ? (block.marks ?? []) : []);
+const fragmentKey = (context: InlineContext, block: Block) => {
+  let key = `${context === "heading" ? "h" : "p"}${block.text}\u0000`;
+  for (const mark of inlineMarks(block)) key += `${mark.type} ${mark.start} ${mark.end} ${mark.href ?? ""}\u0000`;
+  return key;
+};
+
+/** Empties the kept inline Markdown (tests compare kept and fresh answers). */
+export function forgetInlineMarkdown() {
+  FRAGMENTS.clear();
+}
+
+/** The inline Markdown of every given block that has not been worked out yet, in one pass of the library. */
+function prepareFragments(items: readonly { context: InlineContext; block: Block; key: string }[]) {
+  const missing = new Map<string, { context: InlineContext; block: Block }>();
+  for (const item of items) {
+    if (FRAGMENTS.has(item.key) || missing.has(item.key)) continue;
+    if (!item.block.text) FRAGMENTS.set(item.key, "");
+    else missing.set(item.key, item);
+  }
+  if (missing.size === 0) return;
+  // Bounded: when full, start again (the next reads work their windows out anew).
+  if (FRAGMENTS.size + missing.size > FRAGMENT_CACHE_SIZE) FRAGMENTS.clear();
+  const children: RootContent[] = [];
+  for (const { context, block } of missing.values()) {
+    // An ATX heading is one line: a line break in a heading's text is written as a space.
+    const text = context === "heading" ? block.text.replace(/[\r\n]/g, " ") : block.text;
+    const inline = phrasing(text, inlineMarks(block));
+    children.push(
+      context === "heading" ? { type: "heading", depth: 1, children: inline } : { type: "paragraph", children: inline },
+      { type: "html", value: CUT },
+    );
+  }
+  const parts = toMarkdown({ type: "root", children }, OPTIONS).split(CUT);
+  let i = 0;
+  for (const [key, { context }] of missing) {
+    let part = parts[i++]!.replace(/^\n+/, "").replace(/\n+$/, "");
+    if (context === "heading") part = part.replace(/^# ?/, "");
+    FRAGMENTS.set(key, part);
+  }
+}
+
+/** Works out (or finds) the inline Markdown of every block with text, by block. */
+function fragmentsOf(blocks: readonly Block[]): Map<Block, string> {
+  const items: { context: InlineContext; block: Block; key: string }[] = [];
+  for (const block of blocks) {
+    if (block.type === "code" || block.type === "divider") continue;
+    const context: InlineContext = block.type === "heading" ? "heading" : "paragraph";
+    items.push({ context, block, key: fragmentKey(context, block) });
+  }
+  prepareFragments(items);
+  return new Map(items.map((item) => [item.block, FRAGMENTS.get(item.key)!]));
+}
+
+/** The fragments of the window being written (set by blocksToTree / blocksToMarkdown). */
+let current: Map<Block, string> = new Map();
+
+/** The block's inline Markdown and, at its end, its id comment, as one raw node (see FRAGMENTS). */
+function withId(block: Block, prefix = ""): Paragraph {
+  return { type: "paragraph", children: [rawLine(block, prefix)] };
+}
+
+function rawLine(block: Block, prefix = ""): Html {
+  const fragment = current.get(block) ?? "";
+  return { type: "html", value: `${prefix}${fragment}${fragment ? " " : ""}${idComment(block.id)}` };
+}
+
+/**
+ * In a quote or a callout, the raw line stands where its paragraph would: the same text comes out
+ * (the differential test says so) without the library's phrasing pass over it. Only `blocksToMarkdown` uses
+ * this; `treeMarkdown`, the reference, keeps the paragraphs.
+ */
+let flat = false;
+const content = (block: Block, prefix = ""): BlockContent => (flat ? rawLine(block, prefix) : withId(block, prefix));
+
+const isList = (block: Block) => block.type === "bulleted" || block.type === "numbered" || block.type === "todo";
+
+/**
+ * A run of list items as nested lists: an item one level deeper goes into the item before it.
+ * A jump of more than one level (the contract refuses it in what callers send) nests one level.
+ */
+function lists(run: Block[]): List[] {
+  const roots: List[] = [];
+  const open: List[] = [];
+  for (const block of run) {
+    const depth = Math.min("indent" in block ? (block.indent ?? 0) : 0, open.length);
+    const ordered = block.type === "numbered";
+    open.length = Math.min(open.length, depth + 1);
+    let list = open[depth];
+    if (!list || list.ordered !== ordered) {
+      list = { type: "list", ordered, spread: false, children: [], ...(ordered ? { start: 1 } : {}) };
+      if (depth === 0) roots.push(list);
+      else open[depth - 1]!.children.at(-1)!.children.push(list);
+      open[depth] = list;
+      open.length = depth + 1;
+    }
+    const item: ListItem = {
+      type: "listItem",
+      spread: false,
+      checked: block.type === "todo" ? block.checked : null,
+      // A list item keeps its paragraph: the task-list handler writes `[ ]` before a paragraph only, and a
+      // paragraph, not raw text, joins a nested list without a blank line.
+      children: [withId(block)],
+    };
+    list.children.push(item);
+  }
+  return roots;
+}
+
+function flow(block: Block): RootContent[] {
+  switch (block.type) {
+    case "paragraph":
+      return [withId(block)];
+    case "heading":
+      return [{ type: "heading", depth: block.level, children: withId(block).children }];
+    case "quote":
+      return [{ type: "blockquote", children: [content(block)] }];
+    case "callout":
+      return [
+        {
+          type: "blockquote",
+          children: [content(block, `${CALLOUT_MARKER}\n`)],
+        },
+      ];
+    case "code":
+      return [
+        { type: "html", value: idComment(block.id) },
+        { type: "code", lang: block.language || null, value: block.text },
+      ];
+    case "divider":
+      return [{ type: "html", value: idComment(block.id) }, { type: "thematicBreak" }];
+    default:
+      return [withId(block)];
+  }
+}
+
+/** The mdast tree of some blocks, in order: one tree for a whole window, serialized once. */
+export function blocksToTree(blocks: readonly Block[]): Root {
+  current = fragmentsOf(blocks);
+  const children: RootContent[] = [];
+  for (let i = 0; i < blocks.length;) {
+    if (isList(blocks[i]!)) {
+      let j = i;
+      while (j < blocks.length && isList(blocks[j]!)) j++;
+      children.push(...lists(blocks.slice(i, j)));
+      i = j;
+    } else children.push(...(flow(blocks[i++]!) as BlockContent[]));
+  }
+  return { type: "root", children };
+}
+
+/**
+ * A run of list items as the library lays out `lists(run)` (tight lists, `-` bullets, `1.` numbers counting
+ * up, markers followed by one space, content and nested lists indented by the marker's width, `[ ]`/`[x]`
+ * before a todo's text), from the items' inline Markdown. The differential property test holds it equal to
+ * the library's output.
+ */
+function listRun(run: Block[]): string {
+  const open: { ordered: boolean; count: number; base: string; inner: string }[] = [];
+  const out: string[] = [];
+  for (const block of run) {
+    const depth = Math.min("indent" in block ? (block.indent ?? 0) : 0, open.length);
+    const ordered = block.type === "numbered";
+    open.length = Math.min(open.length, depth + 1);
+    let list = open[depth];
+    if (!list || list.ordered !== ordered) {
+      // A new list at the top of the run after another one is a new top-level block: a blank line between.
+      if (depth === 0 && out.length > 0) out.push("");
+      list = { ordered, count: 0, base: depth === 0 ? "" : open[depth - 1]!.inner, inner: "" };
+      open[depth] = list;
+      open.length = depth + 1;
+    }
+    list.count++;
+    const marker = ordered ? `${list.count}.` : "-";
+    list.inner = list.base + " ".repeat(marker.length + 1);
+    const checkbox = block.type === "todo" ? (block.checked ? "[x] " : "[ ] ") : "";
+    const lines = rawLine(block).value.split("\n");
+    out.push(`${list.base}${marker} ${checkbox}${lines[0]}`);
+    for (const line of lines.slice(1)) out.push(line ? `${list.inner}${line}` : "");
+  }
+  return out.join("\n");
+}
+
+/** The library's serialization of the window's whole tree: what `blocksToMarkdown` answers (tests compare them). */
+export function treeMarkdown(blocks: readonly Block[]): string {
+  if (blocks.length === 0) return "";
+  return toMarkdown(blocksToTree(blocks), OPTIONS);
+}
+
+/**
+ * Blocks as GitHub-flavoured Markdown (decision 0026): each block's id follows it as
+ * `<!-- mnote:id=… -->` at the end of its first line, or, for code and dividers, on the line before it.
+ *
+ * The answer is the library's serialization of the window's tree (`treeMarkdown`), put together faster:
+ * a top-level paragraph or heading serializes to its inline Markdown (kept, see FRAGMENTS) and its id
+ * comment, and top-level blocks are joined by a blank line, so those are written directly; every other
+ * block (lists, quotes, callouts, code, dividers) goes through one pass of the library for the window.
+ * A property test holds the two equal.
+ */
+export function blocksToMarkdown(blocks: readonly Block[]): string {
+  if (blocks.length === 0) return "";
+  current = fragmentsOf(blocks);
+  flat = true;
+  const units: (string | null)[] = [];
+  const rest: RootContent[] = [];
+  for (let i = 0; i < blocks.length;) {
+    const block = blocks[i]!;
+    if (block.type === "paragraph") {
+      units.push((withId(block).children[0] as { value: string }).value);
+      i++;
+    } else if (block.type === "heading") {
+      const value = (withId(block).children[0] as { value: string }).value;
+      const head = value.charCodeAt(0);
+      units.push(
+        `${"#".repeat(block.level)} ${head === 9 || head === 32 ? `&#x${head.toString(16).toUpperCase()};${value.slice(1)}` : value}`,
+      );
+      i++;
+    } else {
+      let j = i + 1;
+      if (isList(block)) {
+        while (j < blocks.length && isList(blocks[j]!)) j++;
+        units.push(listRun(blocks.slice(i, j)));
+        i = j;
+        continue;
+      }
+      if (block.type === "divider") {
+        units.push(`${idComment(block.id)}\n\n---`);
+        i++;
+        continue;
+      }
+      if (block.type === "code" && /^[A-Za-z0-9]*$/.test(block.language)) {
+        // As the library fences code: a run of backticks one longer than the longest inside, at least three.
+        let longest = 0;
+        for (const run of block.text.match(/`+/g) ?? []) longest = Math.max(longest, run.length);
+        const fence = "`".repeat(Math.max(longest + 1, 3));
+        units.push(
+          `${idComment(block.id)}\n\n${fence}${block.language}\n${block.text ? `${block.text}\n` : ""}${fence}`,
+        );
+        i++;
+        continue;
+      }
+      const nodes = flow(block);
+      if (rest.length > 0) rest.push({ type: "html", value: CUT });
+      rest.push(...nodes);
+      units.push(null);
+      i = j;
+    }
+  }
+  flat = false;
+  if (rest.length > 0) {
+    const parts = toMarkdown({ type: "root", children: rest }, OPTIONS).split(`\n\n${CUT}\n\n`);
+    let k = 0;
+    for (let u = 0; u < units.length; u++) if (units[u] === null) units[u] = parts[k++]!.replace(/\n$/, "");
+  }
+  return `${units.join("\n\n")}\n`;
+}
