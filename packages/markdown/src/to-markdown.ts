@@ -29,6 +29,10 @@ interface Segment {
   marks: Map<MarkType, Mark>;
 }
 
+// Functions here are module-level rather than closures in the loops: the bridge runs under tsx, whose keepNames
+// wraps every closure it creates in a naming call, which was most of a window's time.
+const ascending = (a: number, b: number) => a - b;
+
 /** Cuts the text where any mark starts or ends; each piece knows the marks over it. */
 function segments(text: string, marks: readonly Mark[]): Segment[] {
   const cuts = new Set<number>([0, text.length]);
@@ -36,7 +40,7 @@ function segments(text: string, marks: readonly Mark[]): Segment[] {
     cuts.add(Math.min(mark.start, text.length));
     cuts.add(Math.min(mark.end, text.length));
   }
-  const points = [...cuts].sort((a, b) => a - b);
+  const points = [...cuts].sort(ascending);
   const out: Segment[] = [];
   for (let i = 0; i + 1 < points.length; i++) {
     const from = points[i]!;
@@ -51,11 +55,18 @@ function segments(text: string, marks: readonly Mark[]): Segment[] {
 /** Plain text with its newlines as hard breaks (a blank line would end the paragraph). */
 function textNodes(text: string): PhrasingContent[] {
   const out: PhrasingContent[] = [];
-  text.split("\n").forEach((line, i) => {
+  const lines = text.split("\n");
+  for (let i = 0; i < lines.length; i++) {
     if (i > 0) out.push({ type: "break" });
-    if (line) out.push({ type: "text", value: line });
-  });
+    if (lines[i]) out.push({ type: "text", value: lines[i]! });
+  }
   return out;
+}
+
+/** What a run of one mark type shares: the mark (a link: its target), or null outside it. */
+function markKey(part: Segment, type: MarkType): string | null {
+  const mark = part.marks.get(type);
+  return mark ? (mark.href ?? "") : null;
 }
 
 /** Maximal runs of segments that share a mark (a link: the same target) become one node around the rest. */
@@ -74,15 +85,11 @@ function nest(parts: Segment[], level: number): PhrasingContent[] {
     return out;
   }
   const type = NESTING[level]!;
-  const key = (part: Segment) => {
-    const mark = part.marks.get(type);
-    return mark ? (mark.href ?? "") : null;
-  };
   const out: PhrasingContent[] = [];
   for (let i = 0; i < parts.length;) {
-    const k = key(parts[i]!);
+    const k = markKey(parts[i]!, type);
     let j = i + 1;
-    while (j < parts.length && key(parts[j]!) === k) j++;
+    while (j < parts.length && markKey(parts[j]!, type) === k) j++;
     const inner = nest(parts.slice(i, j), level + 1);
     if (k === null) out.push(...inner);
     else if (type === "link") out.push({ type: "link", url: k, children: inner });
@@ -121,6 +128,73 @@ const fragmentKey = (context: InlineContext, block: Block) => {
   return key;
 };
 
+/**
+ * Inline content with nothing in it the library would escape, written directly: what most prose is, and the
+ * library's `safe` pass is the whole cost of a first read. The tests are the library's own unsafe patterns
+ * (mdast-util-to-markdown's `unsafe.js`; GFM's autolink literal, strikethrough and table rules) read conservatively:
+ * text with none of their characters, except those unsafe only at a line's start or beside a character refused here
+ * (`.` `-` `+` `)` `:` `(` `!` `"` `'`) and those the library escapes wherever they stand (`*` `` ` `` `~`, written
+ * with a backslash as it writes them); no space at either end; a mark (bold, italic, strike, code, link) only around
+ * one run of letters, digits and inner spaces, never beside another mark, a link only to a plain address. Anything
+ * else is the library's. A differential property test holds every answer equal to the library's.
+ */
+const TEXT_UNSAFE = /[\n\r\t\u007F#&<=>[\\\]_|@]|:\/|[Ww]{3}\./;
+/** Unsafe anywhere in text, so the library always writes them backslash-escaped (there is no backslash before them). */
+const ALWAYS_ESCAPED = /[*`~]/g;
+const LINE_START_UNSAFE = /^[\s.+:-]|^\d+[.)]/;
+const MARKED_TEXT = /^[\p{L}\p{N}](?:[\p{L}\p{N} ,'-]*[\p{L}\p{N}])?$/u;
+/** A link's text has no flanking rules: inner spaces at its ends are fine. */
+const LINK_TEXT = /^[\p{L}\p{N} ,'-]*[\p{L}\p{N}][\p{L}\p{N} ,'-]*$/u;
+const PLAIN_URL = /^(?:https?:\/\/)[A-Za-z0-9./_~%?=+-]+$/;
+
+const byStart = (a: Mark, b: Mark) => a.start - b.start;
+const DIRECT_DELIMITER: Partial<Record<MarkType, string>> = { bold: "**", italic: "*", strike: "~~", code: "`" };
+
+/** A run of unmarked text, or null when the library would escape it here (first/last: at the block's ends). */
+function directText(value: string, first: boolean, last: boolean, beforeLink: boolean): string | null {
+  if (TEXT_UNSAFE.test(value)) return null;
+  if (first && LINE_START_UNSAFE.test(value)) return null;
+  if (last && /\s$/.test(value)) return null;
+  // `!` before a link would make it an image.
+  if (beforeLink && value.endsWith("!")) return null;
+  return value.replace(ALWAYS_ESCAPED, "\\$&");
+}
+
+export function directInline(text: string, marks: readonly Mark[] = []): string | null {
+  if (!text) return null;
+  if (marks.length === 0) return directText(text, true, true, false);
+  const sorted = marks.length === 1 ? marks : [...marks].sort(byStart);
+  let out = "";
+  let at = 0;
+  for (const mark of sorted) {
+    // Overlapping marks nest, and marks side by side meet: both are the library's to write.
+    if (mark.start < at || mark.end <= mark.start || (mark.start === at && at > 0)) return null;
+    if (mark.start > at) {
+      const before = directText(text.slice(at, mark.start), at === 0, false, mark.type === "link");
+      if (before === null) return null;
+      out += before;
+    }
+    const inner = text.slice(mark.start, mark.end);
+    if (mark.type === "link") {
+      if (!PLAIN_URL.test(mark.href ?? "") || !LINK_TEXT.test(inner)) return null;
+      out += `[${inner}](${mark.href})`;
+    } else if (MARKED_TEXT.test(inner)) out += `${DIRECT_DELIMITER[mark.type]}${inner}${DIRECT_DELIMITER[mark.type]}`;
+    else return null;
+    at = mark.end;
+  }
+  if (at < text.length) {
+    const after = directText(text.slice(at), false, true, false);
+    if (after === null) return null;
+    out += after;
+  }
+  return out;
+}
+
+/** Plain text written as it is (see directInline), or null when the library must escape it. */
+export function plainInline(text: string): string | null {
+  return directInline(text);
+}
+
 /** Empties the kept inline Markdown (tests compare kept and fresh answers). */
 export function forgetInlineMarkdown() {
   FRAGMENTS.clear();
@@ -158,14 +232,21 @@ function prepareFragments(items: readonly { context: InlineContext; block: Block
 
 /** Works out (or finds) the inline Markdown of every block with text, by block. */
 function fragmentsOf(blocks: readonly Block[]): Map<Block, string> {
+  const inline = new Map<Block, string>();
   const items: { context: InlineContext; block: Block; key: string }[] = [];
   for (const block of blocks) {
     if (block.type === "code" || block.type === "divider") continue;
+    const text = directInline(block.text, inlineMarks(block));
+    if (text !== null) {
+      inline.set(block, text);
+      continue;
+    }
     const context: InlineContext = block.type === "heading" ? "heading" : "paragraph";
     items.push({ context, block, key: fragmentKey(context, block) });
   }
   prepareFragments(items);
-  return new Map(items.map((item) => [item.block, FRAGMENTS.get(item.key)!]));
+  for (const item of items) inline.set(item.block, FRAGMENTS.get(item.key)!);
+  return inline;
 }
 
 /** The fragments of the window being written (set by blocksToTree / blocksToMarkdown). */
