@@ -320,6 +320,61 @@ class PluginAgainstBridge(unittest.TestCase):
                     self.assertFalse(out["ok"])
                     self.assertEqual(out["error"]["code"], "mnote_tool_invalid_input")
 
+    # Markdown (decision 0026) ----------------------------------------------
+    def test_the_schemas_offer_markdown_reads_and_writes(self):
+        params = {tool["canonicalName"]: tool["parameters"] for tool in self.schemas["tools"]}
+        self.assertEqual(params["mnote.page.get"]["properties"]["format"]["enum"], ["blocks", "markdown"])
+        self.assertEqual(params["mnote.page.save"]["properties"]["markdown"]["type"], "string")
+        operation = params["mnote.page.edit"]["properties"]["operations"]["items"]
+        self.assertEqual(operation["properties"]["markdown"]["type"], "string")
+        # Registered with Hermes as generated: what the model is offered is what the file says.
+        registered = self.ctx.tools["mnote_page_get"]["schema"]["parameters"]["properties"]
+        self.assertIn("format", registered)
+
+    def test_a_markdown_read_and_write_go_through_the_bridge_as_hermes_results(self):
+        ids = self.world["ids"]
+        page = {"workspaceId": ids["ws"], "documentId": ids["page2"]}
+
+        def hermes(name: str, args: dict, call_id: str) -> dict:
+            with self.env():
+                text = self.hermes.call(name, {**page, **args}, session_id="sess-md", tool_call_id=call_id)
+            self.assertIsInstance(text, str)  # Hermes hands the model the string as it is
+            out = json.loads(text)
+            self.assertEqual(hermes_detects_failure(text), not out["ok"], text[:500])
+            return out
+
+        saved = hermes("mnote_page_save", {"markdown": "# Launch\n\nShip on Friday\n"}, "call_md_save")
+        self.assertTrue(saved["ok"], saved)
+        self.assertEqual(saved["toolName"], "mnote.page.save")
+        self.assertEqual(saved["audit"]["effect"], "write")
+
+        read = hermes("mnote_page_get", {"format": "markdown"}, "call_md_read")
+        self.assertTrue(read["ok"], read)
+        self.assertEqual(read["audit"]["effect"], "read")
+        markdown = read["result"]["markdown"]
+        lines = re.findall(r"(?m)^(.*) <!-- mnote:id=(\S+) -->$", markdown)
+        self.assertEqual([text for text, _ in lines], ["# Launch", "Ship on Friday"], markdown)
+        block_id = lines[1][1]
+
+        edited = hermes("mnote_page_edit", {"baseRevision": read["result"]["revision"], "operations": [
+            {"op": "replace", "blockId": block_id, "markdown": "Ship on **Friday**"}]}, "call_md_edit")
+        self.assertTrue(edited["ok"], edited)
+        self.assertEqual(edited["toolName"], "mnote.page.edit")
+
+        # Bold, not asterisks: the block form carries the mark, the Markdown form writes it back as Markdown.
+        blocks = hermes("mnote_page_get", {"includeBlocks": True}, "call_md_blocks")["result"]["blocks"]
+        [paragraph] = [block for block in blocks if block["id"] == block_id]
+        self.assertEqual(paragraph["text"], "Ship on Friday")
+        self.assertEqual(paragraph["marks"], [{"type": "bold", "start": 8, "end": 14}])
+        again = hermes("mnote_page_get", {"format": "markdown"}, "call_md_again")["result"]["markdown"]
+        self.assertIn(f"Ship on **Friday** <!-- mnote:id={block_id} -->", again)
+
+        # A Markdown write the contract refuses is an envelope Hermes sees as a failure, and writes nothing.
+        refused = hermes("mnote_page_edit", {"operations": [
+            {"op": "replace", "blockId": block_id, "markdown": "[x](javascript:alert(1))"}]}, "call_md_refused")
+        self.assertFalse(refused["ok"])
+        self.assertEqual(refused["error"]["code"], "mnote_tool_invalid_input")
+
     # unavailable -----------------------------------------------------------
     def assert_unavailable(self, url: str, **extra_env):
         handler = self.ctx.tools["mnote_page_get"]["handler"]
