@@ -113,6 +113,44 @@ test("Ada rejects Hermes's held edit with a reason and tells Hermes: the reason 
   expect(await blockTexts(page)).toEqual(["Plan", "Ship the panel", "Book the launch review"]);
 });
 
+test("Hermes reads the page as Markdown and proposes bold by Markdown: the held edit is a mark change, approved, rendered bold", async ({
+  page,
+}) => {
+  const deadline = FLOW_PAGES.askHermesMarkdown.id;
+  await signIn(page, "ada");
+  await openPage(page, deadline);
+  await expect(page.getByTestId("page-revision")).toHaveText("Revision 1");
+
+  await askHermes(page, "stress the deadline");
+  const run = page.getByTestId("ask-hermes-run");
+  const calls = run.getByTestId("ask-hermes-call");
+  await expect(calls).toHaveCount(2);
+  await expect(calls.nth(0)).toHaveAttribute("data-tool", "mnote_page_get");
+  await expect(calls.nth(0)).toHaveAttribute("data-status", "done");
+  await expect(calls.nth(1)).toHaveAttribute("data-tool", "mnote_page_edit");
+  await expect(calls.nth(1).getByTestId("ask-hermes-audit")).toHaveAttribute(
+    "data-error-code",
+    "mnote_tool_approval_required",
+  );
+  await expect(run.getByTestId("ask-hermes-answer")).toHaveText(
+    'I proposed making "Friday" bold in "Launch deadline"; it waits for your approval under Proposals.',
+  );
+  await expect(run).toHaveAttribute("data-phase", "completed");
+
+  // The Markdown Hermes sent is reviewed as what it changes: a bold mark on "Friday", not new text with asterisks.
+  const card = page.locator('[data-proposal-id][data-tool="mnote.page.edit"]');
+  await expect(card).toHaveCount(1);
+  await expect(card.locator('li.change[data-kind="update"]')).toHaveCount(1);
+  await expect(card.locator('.attr-change[data-attribute="formatting"]')).toHaveText("bold added to 'Friday'");
+  await expect(card).not.toContainText("**");
+  await card.getByRole("button", { name: "Approve", exact: true }).click();
+  await expect(page.getByTestId("page-revision")).toHaveText("Revision 2");
+  const blocks = page.getByTestId("page-blocks");
+  await expect(blocks.locator("strong")).toHaveText("Friday");
+  expect(await blockTexts(page)).toEqual(["Launch", "The copy is due on Friday"]);
+  await expect(blocks).not.toContainText("**");
+});
+
 test("Hermes's approval request for a tool that is not mnote's is denied by the panel, never offered", async ({
   page,
 }) => {

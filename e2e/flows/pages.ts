@@ -20,6 +20,11 @@ export const FLOW_PAGES = {
     title: "Team plan",
     blocks: [heading("tp", "Plan"), ...paragraphs("tp", "Ship the panel")],
   },
+  askHermesMarkdown: {
+    id: "doc_e2e_askdeadline",
+    title: "Launch deadline",
+    blocks: [heading("ad", "Launch"), ...paragraphs("ad", "The copy is due on Friday")],
+  },
   pageEdit: {
     id: "doc_e2e_runbook",
     title: "On-call runbook",

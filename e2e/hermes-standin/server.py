@@ -26,6 +26,9 @@ reaches the real bridge, router and database, and lands in the audit trail under
 Scripts, chosen by the question:
   "add a line ..."            read the page, then insert a line at its end (held for approval when the
                               workspace asks for it), and say so
+  "stress the deadline ..."   as models that write Markdown do: read the page with format: "markdown", then
+                              replace the block naming a weekday with the same Markdown line, the weekday
+                              made **bold** (an mnote_page_edit replace with `markdown`), and say so
   "... wait ..." / "slow"     say it is thinking, then wait (up to 60 s) until stopped
   "... dangerous ..."         run the terminal tool (not mnote's), which asks for Hermes's own approval
                               (approval.request, as tools/approval.py does for a dangerous command)
@@ -234,6 +237,8 @@ class StandIn:
             result = page["result"]
             texts = " ".join(block.get("text", "") for block in result.get("blocks", []))
             return f"The page is titled \"{result['title']}\" and says: {texts}"
+        if "stress" in question or "deadline" in question:
+            return self.stress_the_deadline(run, ref)
         page = self.call_tool(run, "mnote_page_get", {**ref, "includeBlocks": True})
         if not page.get("ok"):
             return f"I could not read the page: {page['error']['message']}"
@@ -254,6 +259,34 @@ class StandIn:
                 return f"I proposed adding \"{line}\" at the end of \"{result['title']}\"; it waits for your approval under Proposals."
             return f"mnote refused the edit: {edit['error']['message']}"
         return f"\"{result['title']}\" is at revision {result['revision']} with {len(result.get('blocks', []))} blocks."
+
+    WEEKDAY = re.compile(r"\b(Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)\b")
+
+    def stress_the_deadline(self, run: Run, ref: dict) -> str:
+        """Read the page as Markdown, and write the deadline's block back as Markdown with the weekday in bold."""
+        page = self.call_tool(run, "mnote_page_get", {**ref, "format": "markdown"})
+        run.api_calls += 1
+        if not page.get("ok"):
+            return f"I could not read the page: {page['error']['message']}"
+        result = page["result"]
+        # Each block's Markdown is followed by its id comment (code and dividers are preceded by it: not these).
+        lines = re.findall(r"(?m)^(.+?) <!-- mnote:id=(\S+) -->$", result["markdown"])
+        found = next(((line, block_id, m.group(1)) for line, block_id in lines
+                      for m in [self.WEEKDAY.search(line)] if m and f"**{m.group(1)}**" not in line), None)
+        if not found:
+            return f"\"{result['title']}\" names no weekday I could stress."
+        line, block_id, day = found
+        edit = self.call_tool(run, "mnote_page_edit", {
+            **ref,
+            "baseRevision": result["revision"],
+            "operations": [{"op": "replace", "blockId": block_id, "markdown": line.replace(day, f"**{day}**", 1)}],
+        })
+        run.api_calls += 1
+        if edit.get("ok"):
+            return f"I made \"{day}\" bold in \"{result['title']}\"."
+        if edit["error"]["code"] == "mnote_tool_approval_required":
+            return f"I proposed making \"{day}\" bold in \"{result['title']}\"; it waits for your approval under Proposals."
+        return f"mnote refused the edit: {edit['error']['message']}"
 
     def execute(self, run: Run):
         run.status["status"] = "running"
