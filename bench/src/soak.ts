@@ -15,6 +15,8 @@ interface Snapshot {
   calls: number;
   rss: number;
   heapUsed: number;
+  /** Memory outside the V8 heap that V8 knows of (Buffers, ArrayBuffers): the part of RSS a GC can free. */
+  external: number;
   fds: number;
 }
 
@@ -24,8 +26,8 @@ const openFds = () => readdirSync("/proc/self/fd").length;
 function snapshot(calls: number): Snapshot {
   globalThis.gc?.();
   globalThis.gc?.();
-  const { rss, heapUsed } = process.memoryUsage();
-  return { calls, rss, heapUsed, fds: openFds() };
+  const { rss, heapUsed, external } = process.memoryUsage();
+  return { calls, rss, heapUsed, external, fds: openFds() };
 }
 
 /**
@@ -65,20 +67,27 @@ export async function runSoak(options: SoakOptions) {
   await world.kernel.close();
   if (!baseline) throw new Error("soak: baselineAfter must be a multiple of 1,000 below calls");
 
-  const growth = (field: "rss" | "heapUsed") => end[field] / baseline[field] - 1;
+  const growth = (field: "rss" | "heapUsed" | "external") => end[field] / baseline[field] - 1;
   const pass = growth("rss") <= 0.1 && growth("heapUsed") <= 0.1 && end.fds <= baseline.fds;
   const pct = (x: number) => `${x >= 0 ? "+" : ""}${(x * 100).toFixed(1)}%`;
   const markdown = table(
-    ["after (calls per door)", "RSS", "V8 heap used", "open file descriptors"],
+    ["after (calls per door)", "RSS", "V8 heap used", "external (Buffers)", "open file descriptors"],
     [
       [
         baseline.calls.toLocaleString("en-US"),
         fmtBytes(baseline.rss),
         fmtBytes(baseline.heapUsed),
+        fmtBytes(baseline.external),
         String(baseline.fds),
       ],
-      [end.calls.toLocaleString("en-US"), fmtBytes(end.rss), fmtBytes(end.heapUsed), String(end.fds)],
-      ["growth", pct(growth("rss")), pct(growth("heapUsed")), String(end.fds - baseline.fds)],
+      [
+        end.calls.toLocaleString("en-US"),
+        fmtBytes(end.rss),
+        fmtBytes(end.heapUsed),
+        fmtBytes(end.external),
+        String(end.fds),
+      ],
+      ["growth", pct(growth("rss")), pct(growth("heapUsed")), pct(growth("external")), String(end.fds - baseline.fds)],
     ],
   );
   return {
