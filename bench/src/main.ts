@@ -238,7 +238,8 @@ if (soak) {
     `One bridge (\`startBridge\`, rate limit off) answers ${settings.soak.calls.toLocaleString("en-US")} MCP Streamable HTTP calls ` +
       `(one SDK 1.x client, \`abortIsolatingFetch\`) and ${settings.soak.calls.toLocaleString("en-US")} HTTP tool-endpoint calls (\`fetch\`), in alternating batches of ` +
       `1,000, ${settings.soak.concurrency} in flight, \`page.get\` of a 3-block page: every call runs the full router and writes its audit ` +
-      `record. Memory is the whole process (bridge and clients) after two forced GCs, taken after the first ` +
+      `record. The bridge runs in a child process of its own (the clients in the bench's), and each process's memory is ` +
+      `taken after two forced GCs, after the first ` +
       `${settings.soak.baselineAfter.toLocaleString("en-US")} calls per door and at the end; descriptors are \`/proc/self/fd\`. ` +
       `The run took ${soak.seconds.toFixed(0)} s.`,
     "",
