@@ -28,7 +28,7 @@ describe("AnswerWriter", () => {
             },
           } as JSONRPCMessage;
           const writer = new AnswerWriter();
-          writer.keep(requestId, text);
+          writer.keep(requestId, text, structured);
           const written = writer.serialize(message);
           expect(JSON.parse(written)).toEqual(JSON.parse(JSON.stringify(message)));
           // Used once: a later answer under the same id is serialized plainly.
@@ -40,12 +40,13 @@ describe("AnswerWriter", () => {
 
   it("splices the kept text itself, not a second serialization of the value", () => {
     const writer = new AnswerWriter();
-    writer.keep(7, '{"ok":true,"\\u0065rror":null}');
+    const value = { ok: true, error: null };
+    writer.keep(7, '{"ok":true,"\\u0065rror":null}', value);
     const written = writer.serialize(
       {
         jsonrpc: "2.0",
         id: 9,
-        result: { content: [], structuredContent: { ok: true, error: null } },
+        result: { content: [], structuredContent: { ...value } },
       },
       7,
     );
@@ -58,7 +59,7 @@ describe("AnswerWriter", () => {
     const writer = new AnswerWriter();
     const notification = { jsonrpc: "2.0", method: "notifications/initialized" } as JSONRPCMessage;
     expect(writer.serialize(notification)).toBe(JSON.stringify(notification));
-    writer.keep(1, '{"a":1}');
+    writer.keep(1, '{"a":1}', { a: 1 });
     const error = {
       jsonrpc: "2.0",
       id: 1,
@@ -67,6 +68,9 @@ describe("AnswerWriter", () => {
     expect(writer.serialize(error)).toBe(JSON.stringify(error));
     const plain = { jsonrpc: "2.0", id: 1, result: { content: [], structuredContent: { a: 2 } } } as JSONRPCMessage;
     // The error answer used up what was kept for id 1.
+    expect(writer.serialize(plain)).toBe(JSON.stringify(plain));
+    // Two requests under one id at once: the text kept last is not the value of the first answer, so it is not used.
+    writer.keep(1, '{"a":3}', { a: 3 });
     expect(writer.serialize(plain)).toBe(JSON.stringify(plain));
   });
 });

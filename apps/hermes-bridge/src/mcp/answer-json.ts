@@ -16,11 +16,11 @@ import {
  * content with its text, `isError`) is still the SDK's message serialized by `JSON.stringify`.
  */
 export class AnswerWriter {
-  private readonly structured = new Map<RequestId, string>();
+  private readonly structured = new Map<RequestId, { json: string; value: Record<string, unknown> }>();
 
-  /** `json` is JSON of the `structuredContent` the server will answer request `id` with. */
-  keep(id: RequestId, json: string) {
-    this.structured.set(id, json);
+  /** `json` is JSON of `value`, the `structuredContent` the server will answer request `id` with. */
+  keep(id: RequestId, json: string, value: Record<string, unknown>) {
+    this.structured.set(id, { json, value });
   }
 
   /**
@@ -30,12 +30,15 @@ export class AnswerWriter {
   serialize(message: JSONRPCMessage, keptAs?: RequestId): string {
     if (!isJSONRPCResultResponse(message) && !isJSONRPCErrorResponse(message)) return JSON.stringify(message);
     const id = keptAs ?? message.id;
-    const json = id === undefined ? undefined : this.structured.get(id);
-    if (json === undefined) return JSON.stringify(message);
+    const kept = id === undefined ? undefined : this.structured.get(id);
+    if (kept === undefined) return JSON.stringify(message);
     this.structured.delete(id!);
-    // An error answer (the SDK refused the result) has no structuredContent: forget the text, serialize plainly.
-    if (!isJSONRPCResultResponse(message) || message.result.structuredContent === undefined)
+    // An error answer (the SDK refused the result) has no structuredContent: forget the text, serialize plainly. So is
+    // an answer whose structuredContent is not the value the text was made from (a client that sent two requests
+    // under one id at once): the SDK's copy of the result keeps each field's value, so every field must be the same.
+    if (!isJSONRPCResultResponse(message) || !sameFields(message.result.structuredContent, kept.value))
       return JSON.stringify(message);
+    const json = kept.json;
     const { structuredContent: _serialized, ...rest } = message.result;
     const { result: _result, ...frame } = message;
     const restJson = JSON.stringify(rest);
@@ -48,6 +51,15 @@ export class AnswerWriter {
   forget(id: RequestId) {
     this.structured.delete(id);
   }
+}
+
+/** The same fields holding the same values (by identity): a shallow copy of `value`, or `value` itself. */
+function sameFields(copy: unknown, value: Record<string, unknown>): boolean {
+  if (copy === value) return true;
+  if (typeof copy !== "object" || copy === null) return false;
+  const keys = Object.keys(value);
+  if (Object.keys(copy).length !== keys.length) return false;
+  return keys.every((key) => Object.is((copy as Record<string, unknown>)[key], value[key]));
 }
 
 /** A server transport that writes its answers through an AnswerWriter (both of the bridge's). */

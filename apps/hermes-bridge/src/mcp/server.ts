@@ -121,7 +121,8 @@ export function createMcpServer(options: McpServerOptions): Server {
     const result = await callTool(request, extra);
     const json = structuredJson(result);
     const transport = server.transport;
-    if (json !== undefined && writesAnswers(transport)) transport.answers.keep(extra.requestId, json);
+    if (json !== undefined && writesAnswers(transport))
+      transport.answers.keep(extra.requestId, json, result.structuredContent!);
     return result;
   });
 
