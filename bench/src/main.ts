@@ -229,8 +229,8 @@ const soak = await section("soak", () => runSoak(settings.soak));
 if (soak) {
   const p = (x: number) => `${x >= 0 ? "+" : ""}${(x * 100).toFixed(1)}%`;
   headline.push(
-    `- Soak: ${settings.soak.calls.toLocaleString("en-US")} MCP HTTP and ${settings.soak.calls.toLocaleString("en-US")} HTTP tool calls through one bridge; ` +
-      `after a forced GC, RSS ${p(soak.rssGrowth)} and heap ${p(soak.heapGrowth)} over the first ${settings.soak.baselineAfter.toLocaleString("en-US")}, ` +
+    `- Soak: ${settings.soak.calls.toLocaleString("en-US")} MCP HTTP and ${settings.soak.calls.toLocaleString("en-US")} HTTP tool calls through one bridge in its own process; ` +
+      `after a forced GC, the bridge's RSS ${p(soak.rssGrowth)} and heap ${p(soak.heapGrowth)} over the first ${settings.soak.baselineAfter.toLocaleString("en-US")}, ` +
       `file descriptors ${soak.fdGrowth >= 0 ? "+" : ""}${soak.fdGrowth} (limit +10%, no growth): **${soak.pass ? "PASS" : "FAIL"}**.`,
   );
   parts.push(
