@@ -32,8 +32,20 @@ async function child() {
   const windowBlocks = (first.result as { window?: { count: number } } | null)?.window?.count ?? pageBlocks;
   const bridge = await startBenchBridge(world);
   const bare = await startBareServer(world.kernel, windowBlocks);
+  const { Session } = await import("node:inspector/promises");
+  const session = new Session();
+  session.connect();
   process.on("message", (message) => {
-    if (message === "cpu") {
+    if (message === "profile-start") {
+      void (async () => {
+        await session.post("Profiler.enable");
+        await session.post("Profiler.setSamplingInterval", { interval: 50 });
+        await session.post("Profiler.start");
+        process.send!({ started: true });
+      })();
+    } else if (message === "profile-stop") {
+      void session.post("Profiler.stop").then(({ profile }) => process.send!({ profile }));
+    } else if (message === "cpu") {
       const used = process.cpuUsage();
       process.send!({ cpu: used.user + used.system });
     } else if (message === "exit") {
@@ -52,15 +64,15 @@ async function child() {
   process.send!(ready);
 }
 
-function ask<T>(proc: ChildProcess, message: string): Promise<T> {
+export function ask<T>(proc: ChildProcess, message: string): Promise<T> {
   return new Promise((resolve) => {
     proc.once("message", (answer) => resolve(answer as T));
     proc.send(message);
   });
 }
 
-const PATHS = ["bare", "http", "mcpRaw", "mcpRawHermes", "mcpSdk"] as const;
-type SplitPath = (typeof PATHS)[number];
+export const PATHS = ["bare", "http", "mcpRaw", "mcpRawHermes", "mcpSdk"] as const;
+export type SplitPath = (typeof PATHS)[number];
 const LABELS: Record<SplitPath, string> = {
   bare: "bare `node:http` → kernel.getPage + the same window (baseline)",
   http: "HTTP tool endpoint",
@@ -75,7 +87,43 @@ const LABELS: Record<SplitPath, string> = {
  * move with the load, so compare rows of one run.
  */
 export async function runCpuSplit(options: { rounds: number; calls: number; pageBlocks: number }) {
-  const proc = fork(fileURLToPath(import.meta.url), ["child", String(options.pageBlocks)], {
+  const { proc, calls, close } = await startSplit(options.pageBlocks);
+  for (const path of PATHS) for (let i = 0; i < 50; i++) await calls[path]();
+  const server: Record<string, number[]> = {};
+  const client: Record<string, number[]> = {};
+  for (let round = 0; round < options.rounds; round++) {
+    for (const path of roundOrder(PATHS, round)) {
+      const before = (await ask<{ cpu: number }>(proc, "cpu")).cpu;
+      const mine = process.cpuUsage();
+      for (let i = 0; i < options.calls; i++) await calls[path]();
+      const used = process.cpuUsage(mine);
+      const after = (await ask<{ cpu: number }>(proc, "cpu")).cpu;
+      (server[path] ??= []).push((after - before) / options.calls);
+      (client[path] ??= []).push((used.user + used.system) / options.calls);
+    }
+  }
+  await close();
+  const total = (path: SplitPath) => median(server[path]!) + median(client[path]!);
+  const markdown = table(
+    ["path", "server µs per call", "client µs per call", "sum", "sum vs bare"],
+    PATHS.map((path) => [
+      LABELS[path],
+      median(server[path]!).toFixed(0),
+      median(client[path]!).toFixed(0),
+      total(path).toFixed(0),
+      fmtPct(total("bare") / total(path)),
+    ]),
+  );
+  return {
+    markdown,
+    server: Object.fromEntries(PATHS.map((p) => [p, median(server[p]!)])),
+    client: Object.fromEntries(PATHS.map((p) => [p, median(client[p]!)])),
+  };
+}
+
+/** The servers' child process and one call function per path; `close` ends both. */
+export async function startSplit(pageBlocks: number) {
+  const proc = fork(fileURLToPath(import.meta.url), ["child", String(pageBlocks)], {
     execArgv: ["--import", "tsx"],
     stdio: ["ignore", "ignore", "inherit", "ipc"],
   });
@@ -150,40 +198,13 @@ export async function runCpuSplit(options: { rounds: number; calls: number; page
       if (out.isError) throw new Error("cpu split: sdk call failed");
     },
   };
-  for (const path of PATHS) for (let i = 0; i < 50; i++) await calls[path]();
-  const server: Record<string, number[]> = {};
-  const client: Record<string, number[]> = {};
-  for (let round = 0; round < options.rounds; round++) {
-    for (const path of roundOrder(PATHS, round)) {
-      const before = (await ask<{ cpu: number }>(proc, "cpu")).cpu;
-      const mine = process.cpuUsage();
-      for (let i = 0; i < options.calls; i++) await calls[path]();
-      const used = process.cpuUsage(mine);
-      const after = (await ask<{ cpu: number }>(proc, "cpu")).cpu;
-      (server[path] ??= []).push((after - before) / options.calls);
-      (client[path] ??= []).push((used.user + used.system) / options.calls);
-    }
-  }
-  await sdk.close();
-  const exited = new Promise((resolve) => proc.once("exit", resolve));
-  proc.send("exit");
-  await exited;
-  const total = (path: SplitPath) => median(server[path]!) + median(client[path]!);
-  const markdown = table(
-    ["path", "server µs per call", "client µs per call", "sum", "sum vs bare"],
-    PATHS.map((path) => [
-      LABELS[path],
-      median(server[path]!).toFixed(0),
-      median(client[path]!).toFixed(0),
-      total(path).toFixed(0),
-      fmtPct(total("bare") / total(path)),
-    ]),
-  );
-  return {
-    markdown,
-    server: Object.fromEntries(PATHS.map((p) => [p, median(server[p]!)])),
-    client: Object.fromEntries(PATHS.map((p) => [p, median(client[p]!)])),
+  const close = async () => {
+    await sdk.close();
+    const exited = new Promise((resolve) => proc.once("exit", resolve));
+    proc.send("exit");
+    await exited;
   };
+  return { proc, calls, close };
 }
 
 if (process.argv[2] === "child") await child();
