@@ -453,7 +453,7 @@ const report = [
   "- Databases are SQLite files in a temp directory, opened by the production driver (`openSqliteDriver`: WAL, " +
     "`synchronous=NORMAL`, a writer and a reader connection). The bridge runs with its rate limit off; its pino log " +
     "lines are formatted and dropped.",
-  "- Source: `bench/src/*.ts`. `pnpm bench` is the full run; `--quick` is a smaller smoke run; `--only SECTION` runs one section.",
+  "- Source: `bench/src/*.ts`. `pnpm bench` is the full run; `--quick` is a smaller smoke run; `--only SECTION` runs one section. The soak (2b) runs 20,000 calls per door in the full run and the issue's 100,000 with `--only soak` (or `--soak-calls N`); `profile-mcp.ts` and `profile-bridge.ts` print V8 profiles of an MCP call (whole process, or the servers alone).",
   "",
   ...parts,
   ...keptSections(out),
