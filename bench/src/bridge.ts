@@ -1,3 +1,4 @@
+import { setMaxListeners } from "node:events";
 import { createLogger, startBridge } from "@mnote/hermes-bridge";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -18,6 +19,31 @@ export function startBenchBridge(world: Pick<BenchWorld, "kernel">) {
   });
 }
 
+/**
+ * `fetch` with a signal of its own per request, following the caller's (aborted with it) and let go when the
+ * request settles. The MCP SDK 1.x client passes one AbortSignal, its transport's, to every POST; Node's fetch
+ * (undici) adds an abort listener to that signal per request and removes it only when GC finalizes the request,
+ * so one long-lived client piles up thousands of listeners between collections: the MaxListenersExceededWarning
+ * past 1,500, a copy of the whole listener list on every later request (undici's `getEventListeners` check),
+ * and memory the soak line counted against the bridge. The same fix as samanhappy/mcphub#1062. The bench's
+ * clients use it so the numbers are the bridge's; the SDK client is otherwise unchanged.
+ */
+export const abortIsolatingFetch: typeof fetch = async (input, init) => {
+  const outer = init?.signal;
+  if (!outer) return fetch(input, init);
+  const own = new AbortController();
+  if (outer.aborted) own.abort(outer.reason);
+  const follow = () => own.abort(outer.reason);
+  // Now one listener per request in flight (16 at c=16), above the default warning limit of 10.
+  setMaxListeners(256, outer);
+  outer.addEventListener("abort", follow, { once: true });
+  try {
+    return await fetch(input, { ...init, signal: own.signal });
+  } finally {
+    outer.removeEventListener("abort", follow);
+  }
+};
+
 /** The MCP SDK's client over Streamable HTTP to the bridge's `/mcp`, as `authorization` (plus `headers`). */
 export async function mcpHttpClient(
   bridgeUrl: string,
@@ -29,6 +55,7 @@ export async function mcpHttpClient(
   await client.connect(
     new StreamableHTTPClientTransport(new URL(`${bridgeUrl}/mcp`), {
       requestInit: { headers: { Authorization: authorization, ...headers } },
+      fetch: abortIsolatingFetch,
     }),
   );
   return client;

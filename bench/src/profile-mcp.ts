@@ -2,6 +2,8 @@ import { Session } from "node:inspector/promises";
 import { httpPageGet, mcpHttpClient, startBenchBridge } from "./bridge";
 import { benchWorld, paragraphs } from "./world";
 
+/** The repository's root as it appears in a profile's script URLs, cut from the names printed. */
+const REPO_ROOT = new URL("../../", import.meta.url).href;
 const world = await benchWorld("prof");
 const page = await world.newPage(paragraphs(1000));
 const bridge = await startBenchBridge(world);
@@ -42,7 +44,7 @@ for (const id of samples) counts.set(id, (counts.get(id) ?? 0) + 1);
 for (const n of nodes) {
   const c = counts.get(n.id) ?? 0;
   if (!c) continue;
-  const url = n.callFrame.url.replace(/.*node_modules\/\.pnpm\/[^/]+\/node_modules\//, "").replace(/.*\/wt\/mcp\//, "");
+  const url = n.callFrame.url.replace(/.*node_modules\/\.pnpm\/[^/]+\/node_modules\//, "").replace(REPO_ROOT, "");
   const pkg = url.startsWith("node:")
     ? url
     : url

@@ -1,7 +1,9 @@
 import { readdirSync } from "node:fs";
 import { concurrent, fmtBytes, table } from "./stats";
-import { httpPageGet, mcpHttpClient, startBenchBridge } from "./bridge";
-import { benchWorld, paragraphs } from "./world";
+import { fork } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { mcpHttpClient, startBenchBridge } from "./bridge";
+import { ALL_SCOPES, benchWorld, paragraphs } from "./world";
 
 export interface SoakOptions {
   /** Calls per door in all (the issue: 100,000). */
@@ -15,6 +17,10 @@ interface Snapshot {
   calls: number;
   rss: number;
   heapUsed: number;
+  /** What V8 holds from the system for its heap (used or not): RSS can grow with it while `heapUsed` stays flat. */
+  heapTotal: number;
+  /** Memory outside the V8 heap that V8 knows of (Buffers, ArrayBuffers): the part of RSS a GC can free. */
+  external: number;
   fds: number;
 }
 
@@ -24,69 +30,148 @@ const openFds = () => readdirSync("/proc/self/fd").length;
 function snapshot(calls: number): Snapshot {
   globalThis.gc?.();
   globalThis.gc?.();
-  const { rss, heapUsed } = process.memoryUsage();
-  return { calls, rss, heapUsed, fds: openFds() };
+  const { rss, heapUsed, heapTotal, external } = process.memoryUsage();
+  return { calls, rss, heapUsed, heapTotal, external, fds: openFds() };
+}
+
+/** What the bridge's process tells the soak when it is ready. */
+interface Ready {
+  bridgeUrl: string;
+  token: string;
+  ws: string;
+  owner: string;
+  page: string;
+}
+
+/** The bridge's process: a world, a 3-block page and the bridge, nothing else; "snapshot" answers its memory. */
+async function bridgeProcess() {
+  const world = await benchWorld("soak");
+  const page = await world.newPage(paragraphs(3));
+  const bridge = await startBenchBridge(world);
+  process.on("message", (message: { snapshot?: number } | "exit") => {
+    if (message === "exit") {
+      void bridge
+        .close()
+        .then(() => world.kernel.close())
+        .then(() => process.exit(0));
+    } else if (message.snapshot !== undefined) process.send!(snapshot(message.snapshot));
+  });
+  const ready: Ready = { bridgeUrl: bridge.url, token: world.token, ws: world.ws, owner: world.owner, page };
+  process.send!(ready);
 }
 
 /**
  * The soak line (issues 20 and 24): one bridge answers `options.calls` MCP Streamable HTTP calls (the SDK client)
  * and as many HTTP tool-endpoint calls, in alternating batches of 1,000, `page.get` of a 3-block page (every call
- * runs the full router and writes its audit record). RSS, V8 heap after a forced GC and open file descriptors are
- * taken after `baselineAfter` calls per door and at the end; the end must be within 10% of the baseline.
+ * runs the full router and writes its audit record). The bridge runs in a child process of its own, so its memory
+ * is the bridge's and not the clients'. RSS, V8 heap after a forced GC and open file descriptors of both processes
+ * are taken after `baselineAfter` calls per door and at the end; the bridge's must stay within 10% of the baseline.
  */
 export async function runSoak(options: SoakOptions) {
-  const world = await benchWorld("soak");
-  const page = await world.newPage(paragraphs(3));
-  const bridge = await startBenchBridge(world);
-  const authorization = `Bearer ${world.token}`;
-  const mcp = await mcpHttpClient(bridge.url, authorization, {}, "mnote-bench-soak");
-  const modelArguments = { workspaceId: world.ws, documentId: page };
+  const child = fork(fileURLToPath(import.meta.url), ["soak-bridge"], {
+    execArgv: ["--expose-gc", "--import", "tsx"],
+    stdio: ["ignore", "ignore", "inherit", "ipc"],
+  });
+  const ready = await new Promise<Ready>((resolve, reject) => {
+    child.once("message", (message) => resolve(message as Ready));
+    child.once("error", reject);
+  });
+  const bridgeSnapshot = (calls: number) =>
+    new Promise<Snapshot>((resolve) => {
+      child.once("message", (message) => resolve(message as Snapshot));
+      child.send({ snapshot: calls });
+    });
+  const authorization = `Bearer ${ready.token}`;
+  const mcp = await mcpHttpClient(ready.bridgeUrl, authorization, {}, "mnote-bench-soak");
+  const modelArguments = { workspaceId: ready.ws, documentId: ready.page };
+  let n = 0;
   const doors = {
     mcp: async () => {
       const out = await mcp.callTool({ name: "mnote_page_get", arguments: modelArguments });
       if (out.isError || !(out.structuredContent as { ok: boolean }).ok) throw new Error("soak: mcp call failed");
     },
-    http: () => httpPageGet(bridge.url, world, page, authorization),
+    http: async () => {
+      n++;
+      const response = await fetch(`${ready.bridgeUrl}/v1/tools/mnote.page.get`, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization },
+        body: JSON.stringify({
+          toolName: "mnote.page.get",
+          workspaceId: ready.ws,
+          documentId: ready.page,
+          actorId: ready.owner,
+          sessionId: "bench_session",
+          runId: "bench_run",
+          toolCallId: `soak_call_${n}`,
+          traceId: `soak_trace_${n}`,
+          capabilityScope: ALL_SCOPES,
+          args: {},
+        }),
+      });
+      const body = (await response.json()) as { ok: boolean };
+      if (response.status !== 200 || !body.ok) throw new Error(`soak: http call failed: ${response.status}`);
+    },
   };
   const batch = 1000;
   const started = performance.now();
   let done = 0;
-  let baseline: Snapshot | null = null;
+  let baseline: { bridge: Snapshot; clients: Snapshot } | null = null;
   while (done < options.calls) {
     await concurrent(batch, options.concurrency, doors.mcp);
     await concurrent(batch, options.concurrency, doors.http);
     done += batch;
-    if (done === options.baselineAfter) baseline = snapshot(done);
+    if (done === options.baselineAfter) baseline = { bridge: await bridgeSnapshot(done), clients: snapshot(done) };
   }
-  const end = snapshot(done);
+  const end = { bridge: await bridgeSnapshot(done), clients: snapshot(done) };
   const seconds = (performance.now() - started) / 1000;
   await mcp.close();
-  await bridge.close();
-  await world.kernel.close();
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  child.send("exit");
+  await exited;
   if (!baseline) throw new Error("soak: baselineAfter must be a multiple of 1,000 below calls");
 
-  const growth = (field: "rss" | "heapUsed") => end[field] / baseline[field] - 1;
-  const pass = growth("rss") <= 0.1 && growth("heapUsed") <= 0.1 && end.fds <= baseline.fds;
+  const growth = (who: "bridge" | "clients", field: "rss" | "heapTotal" | "heapUsed" | "external") =>
+    end[who][field] / baseline[who][field] - 1;
+  const pass =
+    growth("bridge", "rss") <= 0.1 && growth("bridge", "heapUsed") <= 0.1 && end.bridge.fds <= baseline.bridge.fds;
   const pct = (x: number) => `${x >= 0 ? "+" : ""}${(x * 100).toFixed(1)}%`;
+  const row = (who: string, at: Snapshot) => [
+    who,
+    at.calls.toLocaleString("en-US"),
+    fmtBytes(at.rss),
+    fmtBytes(at.heapTotal),
+    fmtBytes(at.heapUsed),
+    fmtBytes(at.external),
+    String(at.fds),
+  ];
+  const growthRow = (who: "bridge" | "clients") => [
+    `${who === "bridge" ? "bridge" : "clients"}: growth`,
+    "",
+    pct(growth(who, "rss")),
+    pct(growth(who, "heapTotal")),
+    pct(growth(who, "heapUsed")),
+    pct(growth(who, "external")),
+    String(end[who].fds - baseline[who].fds),
+  ];
   const markdown = table(
-    ["after (calls per door)", "RSS", "V8 heap used", "open file descriptors"],
+    ["process", "after (calls per door)", "RSS", "V8 heap total", "V8 heap used", "external (Buffers)", "open fds"],
     [
-      [
-        baseline.calls.toLocaleString("en-US"),
-        fmtBytes(baseline.rss),
-        fmtBytes(baseline.heapUsed),
-        String(baseline.fds),
-      ],
-      [end.calls.toLocaleString("en-US"), fmtBytes(end.rss), fmtBytes(end.heapUsed), String(end.fds)],
-      ["growth", pct(growth("rss")), pct(growth("heapUsed")), String(end.fds - baseline.fds)],
+      row("bridge", baseline.bridge),
+      row("bridge", end.bridge),
+      growthRow("bridge"),
+      row("clients", baseline.clients),
+      row("clients", end.clients),
+      growthRow("clients"),
     ],
   );
   return {
     markdown,
     pass,
     seconds,
-    rssGrowth: growth("rss"),
-    heapGrowth: growth("heapUsed"),
-    fdGrowth: end.fds - baseline.fds,
+    rssGrowth: growth("bridge", "rss"),
+    heapGrowth: growth("bridge", "heapUsed"),
+    fdGrowth: end.bridge.fds - baseline.bridge.fds,
   };
 }
+
+if (process.argv[2] === "soak-bridge") await bridgeProcess();

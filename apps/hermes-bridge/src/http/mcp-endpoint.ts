@@ -267,7 +267,7 @@ export class McpHttpEndpoint {
       res.writeHead(202, headers);
       return res.end();
     }
-    sendJson(res, 200, answer.batch ? answer.messages : answer.messages[0], headers);
+    sendJson(res, 200, answer.json, headers);
   }
 
   async close() {

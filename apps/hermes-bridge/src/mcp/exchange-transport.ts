@@ -8,16 +8,18 @@ import {
   type MessageExtraInfo,
   type RequestId,
 } from "@modelcontextprotocol/sdk/types.js";
+import { AnswerWriter, type WritesAnswers } from "./answer-json";
 
-/** One HTTP POST's answer: the responses to its requests, or none (202) when it held only notifications. */
+/**
+ * One HTTP POST's answer: the responses to its requests as the JSON text of the body (one message, or an array for a
+ * batch), or none (202) when it held only notifications.
+ */
 export type ExchangeAnswer =
-  | { kind: "responses"; messages: JSONRPCMessage[]; batch: boolean }
-  | { kind: "accepted" }
-  | { kind: "invalid"; message: string };
+  { kind: "responses"; json: string } | { kind: "accepted" } | { kind: "invalid"; message: string };
 
 interface Pending {
   clientId: RequestId;
-  resolve: (message: JSONRPCMessage) => void;
+  resolve: (json: string) => void;
 }
 
 /**
@@ -32,24 +34,30 @@ interface Pending {
  * client, and any bridge process still answers any request (decision 0014).
  *
  * The framing stays the SDK's: messages are checked with its JSONRPCMessageSchema, dispatched,
- * validated and answered by its `Protocol`. This transport only correlates: two clients may both
+ * validated and answered by its `Protocol`, and its answers are written as JSON text (an AnswerWriter
+ * splices in a tool result's envelope text instead of serializing it again). This transport only correlates: two clients may both
  * send request id 1 at once, so each request travels under an id of this process's own and its
  * answer goes back under the client's id. Messages the server sends unasked (none today: it makes
  * no requests of the client over HTTP) are dropped, as a JSON answer has nowhere to put them.
  */
-export class ExchangeTransport implements Transport {
+export class ExchangeTransport implements Transport, WritesAnswers {
   onmessage?: Transport["onmessage"];
   onclose?: () => void;
   onerror?: (error: Error) => void;
   private nextId = 0;
   private readonly pending = new Map<number, Pending>();
+  /** Each answer is written as text here, its tool result's envelope serialized once (see AnswerWriter). */
+  readonly answers = new AnswerWriter();
 
   async start() {}
 
   async close() {
     for (const [id, entry] of this.pending) {
       this.pending.delete(id);
-      entry.resolve({ jsonrpc: "2.0", id: entry.clientId, error: { code: -32000, message: "Server closed" } });
+      this.answers.forget(id);
+      entry.resolve(
+        JSON.stringify({ jsonrpc: "2.0", id: entry.clientId, error: { code: -32000, message: "Server closed" } }),
+      );
     }
     this.onclose?.();
   }
@@ -60,7 +68,7 @@ export class ExchangeTransport implements Transport {
     const entry = typeof ownId === "number" ? this.pending.get(ownId) : undefined;
     if (!entry) return;
     this.pending.delete(ownId as number);
-    entry.resolve({ ...message, id: entry.clientId });
+    entry.resolve(this.answers.serialize({ ...message, id: entry.clientId }, ownId));
   }
 
   /** Serve one POST's parsed body (one message or a batch). */
@@ -73,7 +81,7 @@ export class ExchangeTransport implements Transport {
       if (!parsed.success) return { kind: "invalid", message: "Parse error: Invalid JSON-RPC message" };
       messages.push(parsed.data);
     }
-    const answers: Promise<JSONRPCMessage>[] = [];
+    const answers: Promise<string>[] = [];
     for (const message of messages) {
       if (!isJSONRPCRequest(message)) {
         // Notifications (initialized, cancelled) and stray responses: the server reads them, nothing is answered.
@@ -82,13 +90,14 @@ export class ExchangeTransport implements Transport {
       }
       const ownId = ++this.nextId;
       answers.push(
-        new Promise<JSONRPCMessage>((resolve) => {
+        new Promise<string>((resolve) => {
           this.pending.set(ownId, { clientId: message.id, resolve });
         }),
       );
       this.onmessage?.({ ...message, id: ownId }, extra);
     }
     if (!answers.length) return { kind: "accepted" };
-    return { kind: "responses", messages: await Promise.all(answers), batch };
+    const texts = await Promise.all(answers);
+    return { kind: "responses", json: batch ? `[${texts.join(",")}]` : texts[0]! };
   }
 }

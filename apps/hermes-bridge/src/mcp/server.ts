@@ -4,7 +4,12 @@ import type { KernelAdapter } from "@mnote/kernel";
 import { resolveToken, type ToolsSettings } from "@mnote/tools";
 import { type RateLimiter } from "@mnote/process";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { type CallToolResult, CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import {
+  type CallToolRequest,
+  type CallToolResult,
+  CallToolRequestSchema,
+  ListToolsRequestSchema,
+} from "@modelcontextprotocol/sdk/types.js";
 import { rateLimitKey, whoami, type WhoAmI } from "../auth";
 import { bridgeFailure } from "../bridge-failure";
 import { hermesSafeJson, parseResultForm, RESULT_FORM_HEADER, type ResultForm } from "../hermes/model-text";
@@ -14,6 +19,7 @@ import { invokeTool } from "../invoke";
 import { type BridgeLogger, createLogger, logToolCall } from "../logging";
 import { envelopeFromModelArguments, UNAUTHENTICATED_IDENTITY } from "../from-model-arguments";
 import { newTraceId, traceIdFromTraceparent } from "../trace";
+import { writesAnswers } from "./answer-json";
 import { takeCallerIds } from "./caller-ids";
 import { mcpToolList } from "./tools";
 
@@ -76,12 +82,19 @@ export function isOutage(output: OutputEnvelope): boolean {
  */
 export function toResult(output: OutputEnvelope, form: ResultForm): CallToolResult {
   const isError = isOutage(output);
+  if (form === "hermes" && !output.ok && !isError) return { content: [], structuredContent: output, isError };
   const text = { type: "text" as const, text: hermesSafeJson(output) };
-  if (form === "hermes") {
-    if (output.ok || isError) return { content: [text], isError };
-    return { content: [], structuredContent: output, isError };
-  }
+  if (form === "hermes") return { content: [text], isError };
   return { structuredContent: output, content: [text], isError };
+}
+
+/**
+ * The text of a result that is JSON of its `structuredContent` (the standard form: toResult writes both from one
+ * serialization), else undefined. The transport's AnswerWriter then writes that text as `structuredContent` too.
+ */
+function structuredJson(result: CallToolResult): string | undefined {
+  const [only, ...more] = result.content;
+  return result.structuredContent !== undefined && only?.type === "text" && more.length === 0 ? only.text : undefined;
 }
 
 /**
@@ -107,6 +120,18 @@ export function createMcpServer(options: McpServerOptions): Server {
   server.setRequestHandler(ListToolsRequestSchema, async (_request, extra) => ({ tools: tools[formOf(extra)] }));
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+    const result = await callTool(request, extra);
+    const json = structuredJson(result);
+    const transport = server.transport;
+    if (json !== undefined && writesAnswers(transport))
+      transport.answers.keep(extra.requestId, json, result.structuredContent!);
+    return result;
+  });
+
+  const callTool = async (
+    request: CallToolRequest,
+    extra: Parameters<Parameters<typeof server.setRequestHandler<typeof CallToolRequestSchema>>[1]>[1],
+  ): Promise<CallToolResult> => {
     const startedAt = performance.now();
     const headers = extra.requestInfo?.headers ?? {};
     const authorization =
@@ -171,7 +196,7 @@ export function createMcpServer(options: McpServerOptions): Server {
       },
     );
     return toResult(output, form);
-  });
+  };
 
   return server;
 }

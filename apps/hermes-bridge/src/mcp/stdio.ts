@@ -6,7 +6,27 @@ import type { ResultForm } from "../hermes/model-text";
 import type { BridgeLogger } from "../logging";
 import { resolveToken, type ToolsSettings } from "@mnote/tools";
 import { RateLimiter, type RateLimitSettings } from "@mnote/process";
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { AnswerWriter, type WritesAnswers } from "./answer-json";
 import { createMcpServer } from "./server";
+
+/** The SDK's stdio transport, its answers written by an AnswerWriter (a tool result's envelope serialized once). */
+class StdioAnswerTransport extends StdioServerTransport implements WritesAnswers {
+  readonly answers = new AnswerWriter();
+  constructor(
+    stdin: Readable,
+    private readonly out: Writable,
+  ) {
+    super(stdin, out);
+  }
+  override send(message: JSONRPCMessage): Promise<void> {
+    // As the SDK's send: one line of JSON, resolved once the stream takes it.
+    return new Promise((resolve) => {
+      if (this.out.write(`${this.answers.serialize(message)}\n`)) resolve();
+      else this.out.once("drain", resolve);
+    });
+  }
+}
 
 /**
  * `mnote-bridge mcp --stdio`: one MCP server on stdin/stdout for a client that spawns
@@ -41,7 +61,7 @@ export async function runStdio(input: {
     toolsSettings: input.toolsSettings,
   });
   const stdin = input.stdin ?? process.stdin;
-  const transport = new StdioServerTransport(stdin, input.stdout ?? process.stdout);
+  const transport = new StdioAnswerTransport(stdin, input.stdout ?? process.stdout);
   const closed = new Promise<void>((resolve) => {
     server.onclose = () => resolve();
   });

@@ -1,0 +1,210 @@
+import { fork, type ChildProcess } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { ALL_SCOPES } from "./world";
+import { fmtPct, median, roundOrder, table } from "./stats";
+
+/** What the child tells its parent once its bridge and baseline listen. */
+interface Ready {
+  bridgeUrl: string;
+  bareUrl: string;
+  token: string;
+  ws: string;
+  owner: string;
+  page: string;
+  windowBlocks: number;
+}
+
+/**
+ * The child: a world, the bridge and the bare baseline, nothing else, so its CPU time is the servers' alone. It
+ * answers "cpu" with its process.cpuUsage() total in µs.
+ */
+async function child() {
+  const { benchWorld, paragraphs } = await import("./world");
+  const { startBenchBridge } = await import("./bridge");
+  const { startBareServer } = await import("./transports");
+  const { createCaller, createToolsContext } = await import("@mnote/tools");
+  const world = await benchWorld("cpu-split");
+  const pageBlocks = Number(process.argv[3] ?? 1000);
+  const page = await world.newPage(paragraphs(pageBlocks));
+  const first = await createCaller(
+    createToolsContext({ kernel: world.kernel, authorization: `Bearer ${world.token}` }),
+  ).mnote.page.get(world.envelope("mnote.page.get", page, {}));
+  const windowBlocks = (first.result as { window?: { count: number } } | null)?.window?.count ?? pageBlocks;
+  const bridge = await startBenchBridge(world);
+  const bare = await startBareServer(world.kernel, windowBlocks);
+  const { Session } = await import("node:inspector/promises");
+  const session = new Session();
+  session.connect();
+  process.on("message", (message) => {
+    if (message === "profile-start") {
+      void (async () => {
+        await session.post("Profiler.enable");
+        await session.post("Profiler.setSamplingInterval", { interval: 50 });
+        await session.post("Profiler.start");
+        process.send!({ started: true });
+      })();
+    } else if (message === "profile-stop") {
+      void session.post("Profiler.stop").then(({ profile }) => process.send!({ profile }));
+    } else if (message === "cpu") {
+      const used = process.cpuUsage();
+      process.send!({ cpu: used.user + used.system });
+    } else if (message === "exit") {
+      void bridge.close().then(() => process.exit(0));
+    }
+  });
+  const ready: Ready = {
+    bridgeUrl: bridge.url,
+    bareUrl: bare.url,
+    token: world.token,
+    ws: world.ws,
+    owner: world.owner,
+    page,
+    windowBlocks,
+  };
+  process.send!(ready);
+}
+
+export function ask<T>(proc: ChildProcess, message: string): Promise<T> {
+  return new Promise((resolve) => {
+    proc.once("message", (answer) => resolve(answer as T));
+    proc.send(message);
+  });
+}
+
+export const PATHS = ["bare", "http", "mcpRaw", "mcpRawHermes", "mcpSdk"] as const;
+export type SplitPath = (typeof PATHS)[number];
+const LABELS: Record<SplitPath, string> = {
+  bare: "bare `node:http` → kernel.getPage + the same window (baseline)",
+  http: "HTTP tool endpoint",
+  mcpRaw: "MCP `/mcp`, standard form, JSON-RPC by plain `fetch`",
+  mcpRawHermes: "MCP `/mcp`, Hermes form, JSON-RPC by plain `fetch`",
+  mcpSdk: "MCP `/mcp`, standard form, SDK 1.x client",
+};
+
+/**
+ * Where a call's CPU goes, server against client: the bridge and the baseline run in a child process (its own
+ * `process.cpuUsage()`), the clients in this one; calls one at a time. On a loaded 2-core machine both columns
+ * move with the load, so compare rows of one run.
+ */
+export async function runCpuSplit(options: { rounds: number; calls: number; pageBlocks: number }) {
+  const { proc, calls, close } = await startSplit(options.pageBlocks);
+  for (const path of PATHS) for (let i = 0; i < 50; i++) await calls[path]();
+  const server: Record<string, number[]> = {};
+  const client: Record<string, number[]> = {};
+  for (let round = 0; round < options.rounds; round++) {
+    for (const path of roundOrder(PATHS, round)) {
+      const before = (await ask<{ cpu: number }>(proc, "cpu")).cpu;
+      const mine = process.cpuUsage();
+      for (let i = 0; i < options.calls; i++) await calls[path]();
+      const used = process.cpuUsage(mine);
+      const after = (await ask<{ cpu: number }>(proc, "cpu")).cpu;
+      (server[path] ??= []).push((after - before) / options.calls);
+      (client[path] ??= []).push((used.user + used.system) / options.calls);
+    }
+  }
+  await close();
+  const total = (path: SplitPath) => median(server[path]!) + median(client[path]!);
+  const markdown = table(
+    ["path", "server µs per call", "client µs per call", "sum", "sum vs bare"],
+    PATHS.map((path) => [
+      LABELS[path],
+      median(server[path]!).toFixed(0),
+      median(client[path]!).toFixed(0),
+      total(path).toFixed(0),
+      fmtPct(total("bare") / total(path)),
+    ]),
+  );
+  return {
+    markdown,
+    server: Object.fromEntries(PATHS.map((p) => [p, median(server[p]!)])),
+    client: Object.fromEntries(PATHS.map((p) => [p, median(client[p]!)])),
+  };
+}
+
+/** The servers' child process and one call function per path; `close` ends both. */
+export async function startSplit(pageBlocks: number) {
+  const proc = fork(fileURLToPath(import.meta.url), ["child", String(pageBlocks)], {
+    execArgv: ["--import", "tsx"],
+    stdio: ["ignore", "ignore", "inherit", "ipc"],
+  });
+  const ready = await new Promise<Ready>((resolve, reject) => {
+    proc.once("message", (message) => resolve(message as Ready));
+    proc.once("error", reject);
+  });
+  const { mcpHttpClient } = await import("./bridge");
+  const authorization = `Bearer ${ready.token}`;
+  const sdk = await mcpHttpClient(ready.bridgeUrl, authorization, {}, "mnote-bench-split");
+  const mcpHeaders: Record<string, string> = {
+    authorization,
+    "content-type": "application/json",
+    accept: "application/json, text/event-stream",
+  };
+  const initialized = await fetch(`${ready.bridgeUrl}/mcp`, {
+    method: "POST",
+    headers: mcpHeaders,
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "mnote-bench", version: "0" } },
+    }),
+  });
+  await initialized.text();
+  mcpHeaders["mcp-session-id"] = initialized.headers.get("mcp-session-id")!;
+  const modelArguments = { workspaceId: ready.ws, documentId: ready.page };
+  const toolsCall = JSON.stringify({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "tools/call",
+    params: { name: "mnote_page_get", arguments: modelArguments },
+  });
+  let n = 0;
+  const raw = async (headers: Record<string, string>) => {
+    const response = await fetch(`${ready.bridgeUrl}/mcp`, { method: "POST", headers, body: toolsCall });
+    const body = (await response.json()) as { result?: { isError?: boolean } };
+    if (!body.result || body.result.isError) throw new Error("cpu split: mcp call failed");
+  };
+  const calls: Record<SplitPath, () => Promise<void>> = {
+    bare: async () => {
+      const response = await fetch(ready.bareUrl, { method: "POST", body: JSON.stringify({ documentId: ready.page }) });
+      const body = (await response.json()) as { blocks: unknown[] };
+      if (body.blocks.length !== ready.windowBlocks) throw new Error("cpu split: bare call failed");
+    },
+    http: async () => {
+      n++;
+      const response = await fetch(`${ready.bridgeUrl}/v1/tools/mnote.page.get`, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization },
+        body: JSON.stringify({
+          toolName: "mnote.page.get",
+          workspaceId: ready.ws,
+          documentId: ready.page,
+          actorId: ready.owner,
+          sessionId: "bench_session",
+          runId: "bench_run",
+          toolCallId: `split_call_${n}`,
+          traceId: `split_trace_${n}`,
+          capabilityScope: ALL_SCOPES,
+          args: {},
+        }),
+      });
+      const body = (await response.json()) as { ok: boolean };
+      if (!body.ok) throw new Error("cpu split: http call failed");
+    },
+    mcpRaw: () => raw(mcpHeaders),
+    mcpRawHermes: () => raw({ ...mcpHeaders, "x-mnote-result-form": "hermes" }),
+    mcpSdk: async () => {
+      const out = await sdk.callTool({ name: "mnote_page_get", arguments: modelArguments });
+      if (out.isError) throw new Error("cpu split: sdk call failed");
+    },
+  };
+  const close = async () => {
+    await sdk.close();
+    const exited = new Promise((resolve) => proc.once("exit", resolve));
+    proc.send("exit");
+    await exited;
+  };
+  return { proc, calls, close };
+}
+
+if (process.argv[2] === "child") await child();
