@@ -2,28 +2,7 @@ import type { Block } from "@mnote/contract";
 import { describe, expect, it } from "vitest";
 import { expectFailure, expectOk, snapshot } from "./test-contract";
 import { testKernels } from "./test-kernels";
-import { createWorld, type World } from "./test-support";
-
-/** Replaces the main page body through the kernel (setup, not the subject). */
-async function withBody(w: World, blocks: Block[]) {
-  await w.kernel.execute({
-    identity: {
-      toolName: "setup",
-      workspaceId: w.ids.ws,
-      documentId: w.ids.page,
-      actorId: w.ids.owner,
-      tokenId: null,
-      holder: null,
-      sessionId: null,
-      runId: null,
-      toolCallId: null,
-      traceId: null,
-    },
-    command: { name: "page.body.save", mode: "replace", blocks },
-    idempotency: { key: `setup_${Math.random()}`, fingerprint: "setup", expiresAt: "2999-01-01T00:00:00.000Z" },
-  });
-  return (await w.kernel.getPage(w.ids.page))!.revision;
-}
+import { createWorld, withBody } from "./test-support";
 
 const formatted: Block[] = [
   { id: "h", type: "heading", level: 1, text: "Plan" },

@@ -5,7 +5,7 @@ import { createToolsContext } from "./context";
 import { createCaller } from "./root";
 import { expectFailure, expectOk, snapshot } from "./test-contract";
 import { testKernels } from "./test-kernels";
-import { createWorld, type World } from "./test-support";
+import { createWorld, withBody } from "./test-support";
 
 const paragraphs = (count: number, prefix = "p"): Block[] =>
   Array.from({ length: count }, (_, i) => ({
@@ -13,27 +13,6 @@ const paragraphs = (count: number, prefix = "p"): Block[] =>
     type: "paragraph",
     text: `Paragraph ${i} of the long page.`,
   }));
-
-/** Replaces the main page body through the kernel (setup, not the subject). */
-async function withBody(w: World, blocks: Block[]) {
-  await w.kernel.execute({
-    identity: {
-      toolName: "setup",
-      workspaceId: w.ids.ws,
-      documentId: w.ids.page,
-      actorId: w.ids.owner,
-      tokenId: null,
-      holder: null,
-      sessionId: null,
-      runId: null,
-      toolCallId: null,
-      traceId: null,
-    },
-    command: { name: "page.body.save", mode: "replace", blocks },
-    idempotency: { key: `setup_${Math.random()}`, fingerprint: "setup", expiresAt: "2999-01-01T00:00:00.000Z" },
-  });
-  return (await w.kernel.getPage(w.ids.page))!.revision;
-}
 
 /** The real kernel, with a record of which reads a call made. */
 function watched(kernel: KernelAdapter) {

@@ -151,3 +151,24 @@ export const SAMPLE_ARGS: Record<ToolName, Record<string, unknown>> = {
   "mnote.artifact.create_summary": { summary: "A summary" },
   "mnote.artifact.create_ai_note": { content: "A note" },
 };
+
+/** Replaces the main page body through the kernel (setup, not the subject). */
+export async function withBody(w: World, blocks: Block[]) {
+  await w.kernel.execute({
+    identity: {
+      toolName: "setup",
+      workspaceId: w.ids.ws,
+      documentId: w.ids.page,
+      actorId: w.ids.owner,
+      tokenId: null,
+      holder: null,
+      sessionId: null,
+      runId: null,
+      toolCallId: null,
+      traceId: null,
+    },
+    command: { name: "page.body.save", mode: "replace", blocks },
+    idempotency: { key: `setup_${Math.random()}`, fingerprint: "setup", expiresAt: "2999-01-01T00:00:00.000Z" },
+  });
+  return (await w.kernel.getPage(w.ids.page))!.revision;
+}

@@ -5,7 +5,13 @@ import { NextResponse } from "next/server";
 import { createCaller, createToolsContext } from "@mnote/tools";
 import { panelEnv } from "./env";
 import { getKernel } from "./kernel";
-import { SESSION_COOKIE } from "./session-cookie";
+import {
+  afterSignInPath,
+  OAUTH_RESUME_COOKIE,
+  oauthResumeCookieOptions,
+  SESSION_COOKIE,
+  sessionCookieOptions,
+} from "./session-cookie";
 
 export {
   afterSignInPath,
@@ -45,4 +51,16 @@ export function redirectTo(path: string) {
     `<!doctype html><html lang="en"><head><meta http-equiv="refresh" content="0;url=${href}"><title>mnote</title></head><body><a href="${href}">Continue</a></body></html>`,
     { status: 200, headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" } },
   );
+}
+
+/**
+ * The answer to every sign-in that worked (token, demo picker, identity provider): on to where the person was going
+ * (a consent page waiting in its cookie, else the panel), that cookie spent, the session's cookie set.
+ */
+export function signedInAnswer(req: Request, sessionToken: string) {
+  const { secureCookies } = panelEnv();
+  const response = redirectTo(afterSignInPath(req.headers.get("cookie")));
+  response.cookies.set(OAUTH_RESUME_COOKIE, "", { ...oauthResumeCookieOptions(secureCookies), maxAge: 0 });
+  response.cookies.set(SESSION_COOKIE, sessionToken, sessionCookieOptions(secureCookies));
+  return response;
 }

@@ -6,12 +6,10 @@ import { getKernel } from "~/server/kernel";
 import { panelEnv } from "~/server/env";
 import { foreignOrigin } from "~/server/origin";
 import {
-  afterSignInPath,
-  OAUTH_RESUME_COOKIE,
-  oauthResumeCookieOptions,
   redirectTo,
   SESSION_COOKIE,
   sessionCookieOptions,
+  signedInAnswer,
   tokenFromCookieHeader,
 } from "~/server/session";
 
@@ -27,10 +25,7 @@ export async function POST(req: Request) {
   if (!(await signedInPerson(kernel, token))) {
     return redirectTo("/signin?error=token");
   }
-  const response = redirectTo(afterSignInPath(req.headers.get("cookie")));
-  response.cookies.set(OAUTH_RESUME_COOKIE, "", { ...oauthResumeCookieOptions(panelEnv().secureCookies), maxAge: 0 });
-  response.cookies.set(SESSION_COOKIE, token, sessionCookieOptions(panelEnv().secureCookies));
-  return response;
+  return signedInAnswer(req, token);
 }
 
 /** Sign out; a session the panel opened (demo picker, identity provider) ends with its token. */

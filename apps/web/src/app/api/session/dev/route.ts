@@ -3,14 +3,7 @@ import { NextResponse } from "next/server";
 import { getKernel } from "~/server/kernel";
 import { panelEnv } from "~/server/env";
 import { foreignOrigin } from "~/server/origin";
-import {
-  afterSignInPath,
-  OAUTH_RESUME_COOKIE,
-  oauthResumeCookieOptions,
-  redirectTo,
-  SESSION_COOKIE,
-  sessionCookieOptions,
-} from "~/server/session";
+import { redirectTo, signedInAnswer } from "~/server/session";
 
 /**
  * The demo's sign-in picker: issue a short-lived person token for one of the demo users.
@@ -31,8 +24,5 @@ export async function POST(req: Request) {
   const user = await kernel.admin.getUser(userId);
   if (!user) return redirectTo("/signin?error=user");
   const token = await openPanelSession(kernel, user.id, "dev");
-  const response = redirectTo(afterSignInPath(req.headers.get("cookie")));
-  response.cookies.set(OAUTH_RESUME_COOKIE, "", { ...oauthResumeCookieOptions(panelEnv().secureCookies), maxAge: 0 });
-  response.cookies.set(SESSION_COOKIE, token, sessionCookieOptions(panelEnv().secureCookies));
-  return response;
+  return signedInAnswer(req, token);
 }

@@ -4,16 +4,7 @@ import { cookies } from "next/headers";
 import { panelEnv } from "~/server/env";
 import { getKernel } from "~/server/kernel";
 import { relyingParty } from "~/server/oidc";
-import {
-  OIDC_FLOW_COOKIE,
-  oidcFlowCookieOptions,
-  afterSignInPath,
-  OAUTH_RESUME_COOKIE,
-  oauthResumeCookieOptions,
-  redirectTo,
-  SESSION_COOKIE,
-  sessionCookieOptions,
-} from "~/server/session";
+import { OIDC_FLOW_COOKIE, oidcFlowCookieOptions, redirectTo, SESSION_COOKIE, signedInAnswer } from "~/server/session";
 
 /**
  * The provider sends the browser back here. The flow's cookie goes whatever happens (a callback works once);
@@ -46,9 +37,7 @@ export async function GET(req: Request) {
   const previous = jar.get(SESSION_COOKIE)?.value;
   if (previous) await closePanelSession(kernel, await kernel.findTokenByHash(hashToken(previous)));
   const token = await openPanelSession(kernel, person.user.id, "oidc");
-  const response = redirectTo(afterSignInPath(req.headers.get("cookie")));
-  response.cookies.set(OAUTH_RESUME_COOKIE, "", { ...oauthResumeCookieOptions(secureCookies), maxAge: 0 });
+  const response = signedInAnswer(req, token);
   response.cookies.set(OIDC_FLOW_COOKIE, "", { ...oidcFlowCookieOptions(secureCookies), maxAge: 0 });
-  response.cookies.set(SESSION_COOKIE, token, sessionCookieOptions(secureCookies));
   return response;
 }
