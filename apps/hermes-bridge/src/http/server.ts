@@ -30,6 +30,9 @@ import {
 } from "./mcp-endpoint";
 import { handleToolCall, handleWhoami, toolListing } from "./tool-endpoint";
 
+/** How long an idle keep-alive connection stays open (longer than common load balancers' 60 s idle timeout). */
+const KEEP_ALIVE_TIMEOUT_MS = 65_000;
+
 export interface BridgeOptions extends Partial<BridgeSettings> {
   kernel: KernelAdapter;
   /** Default 4100; 0 picks a free port. */
@@ -213,6 +216,10 @@ export async function startBridge(options: BridgeOptions): Promise<RunningBridge
       });
     },
   );
+  // An idle keep-alive socket stays open longer than clients keep theirs (httpx 5 s, undici from this header less
+  // 1 s), so a client never sends on a socket the bridge is closing: with Node's 5 s a client whose event loop
+  // stalled past the mark (an MCP client compiling its output validators on a busy machine) got ECONNRESET.
+  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
 
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);

@@ -109,6 +109,12 @@ describe("GET /v1/tools", () => {
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({ ok: true, tools: 7 });
   });
+
+  it("keeps an idle connection longer than clients keep theirs (no send on a socket the bridge is closing)", async () => {
+    const response = await fetch(`${bridge.url}/healthz`);
+    await response.body?.cancel();
+    expect(response.headers.get("keep-alive")).toBe("timeout=65");
+  });
 });
 
 describe("POST /v1/tools/{name}: the router's envelope, byte for byte", () => {
