@@ -2,7 +2,7 @@ import { setMaxListeners } from "node:events";
 import { createLogger, startBridge } from "@mnote/hermes-bridge";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { BenchWorld } from "./world";
+import { ALL_SCOPES, type BenchWorld } from "./world";
 
 /** A pino logger that formats every line (the bridge's real cost) and drops it (no terminal I/O in the numbers). */
 export const discardingLogger = () => createLogger({ destination: { write: () => undefined } });
@@ -61,12 +61,37 @@ export async function mcpHttpClient(
   return client;
 }
 
-/** One `mnote.page.get` through the bridge's HTTP tool endpoint; throws unless it answers 200 with ok. */
-export async function httpPageGet(bridgeUrl: string, world: BenchWorld, page: string, authorization: string) {
+/** The ids a bridge in another process answers for (soak, CPU split): its world's workspace, owner and page. */
+export interface RemotePage {
+  ws: string;
+  owner: string;
+  page: string;
+}
+
+let remoteCalls = 0;
+/** A `mnote.page.get` envelope for a page of another process's world, a new tool-call id each time. */
+export function remotePageGetEnvelope(remote: RemotePage) {
+  remoteCalls++;
+  return {
+    toolName: "mnote.page.get",
+    workspaceId: remote.ws,
+    documentId: remote.page,
+    actorId: remote.owner,
+    sessionId: "bench_session",
+    runId: "bench_run",
+    toolCallId: `remote_call_${remoteCalls}`,
+    traceId: `remote_trace_${remoteCalls}`,
+    capabilityScope: ALL_SCOPES,
+    args: {},
+  };
+}
+
+/** One `mnote.page.get` envelope through the bridge's HTTP tool endpoint; throws unless it answers 200 with ok. */
+export async function httpPageGet(bridgeUrl: string, envelope: unknown, authorization: string) {
   const response = await fetch(`${bridgeUrl}/v1/tools/mnote.page.get`, {
     method: "POST",
     headers: { "content-type": "application/json", authorization },
-    body: JSON.stringify(world.envelope("mnote.page.get", page, {})),
+    body: JSON.stringify(envelope),
   });
   const body = (await response.json()) as { ok: boolean };
   if (response.status !== 200 || !body.ok) throw new Error(`http call failed: ${response.status}`);

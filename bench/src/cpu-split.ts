@@ -1,6 +1,6 @@
 import { fork, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { ALL_SCOPES } from "./world";
+import { httpPageGet, remotePageGetEnvelope } from "./bridge";
 import { fmtPct, median, roundOrder, table } from "./stats";
 
 /** What the child tells its parent once its bridge and baseline listen. */
@@ -158,7 +158,6 @@ export async function startSplit(pageBlocks: number) {
     method: "tools/call",
     params: { name: "mnote_page_get", arguments: modelArguments },
   });
-  let n = 0;
   const raw = async (headers: Record<string, string>) => {
     const response = await fetch(`${ready.bridgeUrl}/mcp`, { method: "POST", headers, body: toolsCall });
     const body = (await response.json()) as { result?: { isError?: boolean } };
@@ -170,27 +169,7 @@ export async function startSplit(pageBlocks: number) {
       const body = (await response.json()) as { blocks: unknown[] };
       if (body.blocks.length !== ready.windowBlocks) throw new Error("cpu split: bare call failed");
     },
-    http: async () => {
-      n++;
-      const response = await fetch(`${ready.bridgeUrl}/v1/tools/mnote.page.get`, {
-        method: "POST",
-        headers: { "content-type": "application/json", authorization },
-        body: JSON.stringify({
-          toolName: "mnote.page.get",
-          workspaceId: ready.ws,
-          documentId: ready.page,
-          actorId: ready.owner,
-          sessionId: "bench_session",
-          runId: "bench_run",
-          toolCallId: `split_call_${n}`,
-          traceId: `split_trace_${n}`,
-          capabilityScope: ALL_SCOPES,
-          args: {},
-        }),
-      });
-      const body = (await response.json()) as { ok: boolean };
-      if (!body.ok) throw new Error("cpu split: http call failed");
-    },
+    http: () => httpPageGet(ready.bridgeUrl, remotePageGetEnvelope(ready), authorization),
     mcpRaw: () => raw(mcpHeaders),
     mcpRawHermes: () => raw({ ...mcpHeaders, "x-mnote-result-form": "hermes" }),
     mcpSdk: async () => {

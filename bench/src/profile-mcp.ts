@@ -15,7 +15,7 @@ const call = async () => {
     await client.callTool({ name: "mnote_page_get", arguments: args });
     return;
   }
-  await httpPageGet(bridge.url, world, page, `Bearer ${world.token}`);
+  await httpPageGet(bridge.url, world.envelope("mnote.page.get", page, {}), `Bearer ${world.token}`);
 };
 for (let i = 0; i < 200; i++) await call();
 const s = new Session();

@@ -2,8 +2,8 @@ import { readdirSync } from "node:fs";
 import { concurrent, fmtBytes, table } from "./stats";
 import { fork } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { mcpHttpClient, startBenchBridge } from "./bridge";
-import { ALL_SCOPES, benchWorld, paragraphs } from "./world";
+import { httpPageGet, mcpHttpClient, remotePageGetEnvelope, startBenchBridge } from "./bridge";
+import { benchWorld, paragraphs } from "./world";
 
 export interface SoakOptions {
   /** Calls per door in all (the issue: 100,000). */
@@ -84,33 +84,12 @@ export async function runSoak(options: SoakOptions) {
   const authorization = `Bearer ${ready.token}`;
   const mcp = await mcpHttpClient(ready.bridgeUrl, authorization, {}, "mnote-bench-soak");
   const modelArguments = { workspaceId: ready.ws, documentId: ready.page };
-  let n = 0;
   const doors = {
     mcp: async () => {
       const out = await mcp.callTool({ name: "mnote_page_get", arguments: modelArguments });
       if (out.isError || !(out.structuredContent as { ok: boolean }).ok) throw new Error("soak: mcp call failed");
     },
-    http: async () => {
-      n++;
-      const response = await fetch(`${ready.bridgeUrl}/v1/tools/mnote.page.get`, {
-        method: "POST",
-        headers: { "content-type": "application/json", authorization },
-        body: JSON.stringify({
-          toolName: "mnote.page.get",
-          workspaceId: ready.ws,
-          documentId: ready.page,
-          actorId: ready.owner,
-          sessionId: "bench_session",
-          runId: "bench_run",
-          toolCallId: `soak_call_${n}`,
-          traceId: `soak_trace_${n}`,
-          capabilityScope: ALL_SCOPES,
-          args: {},
-        }),
-      });
-      const body = (await response.json()) as { ok: boolean };
-      if (response.status !== 200 || !body.ok) throw new Error(`soak: http call failed: ${response.status}`);
-    },
+    http: () => httpPageGet(ready.bridgeUrl, remotePageGetEnvelope(ready), authorization),
   };
   const batch = 1000;
   const started = performance.now();

@@ -145,7 +145,7 @@ export async function runTransports(options: TransportOptions) {
       );
       if (!out.ok) throw new Error(`createCaller failed: ${out.error?.code}`);
     },
-    http: () => httpPageGet(bridge.url, world, page, authorization),
+    http: () => httpPageGet(bridge.url, world.envelope("mnote.page.get", page, {}), authorization),
     mcpHttp: async () => {
       const out = await mcpHttp.callTool({ name: "mnote_page_get", arguments: modelArguments });
       if (out.isError) throw new Error("mcp http call failed");
