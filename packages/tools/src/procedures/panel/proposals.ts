@@ -1,6 +1,5 @@
 import type { DryRunResult } from "@mnote/contract";
-import type { AccessFacts, DisplayNames, PageRecord, ProposalRecord } from "@mnote/kernel";
-import { createHash } from "node:crypto";
+import { type AccessFacts, type DisplayNames, type PageRecord, type ProposalRecord, sha256Hex } from "@mnote/kernel";
 import { canonicalJson } from "../../fingerprint";
 import type { PersonContext } from "./panel-procedure";
 import { loadNames, type Who, who } from "./people";
@@ -18,7 +17,7 @@ export type { ProposalSummary } from "../../proposal-summary";
 const DECISION_MARKS = { part: "~part~", edit: "~edit~" } as const;
 export function decisionKey(key: string, kind: keyof typeof DECISION_MARKS, payload: unknown) {
   const mark = DECISION_MARKS[kind];
-  const digest = createHash("sha256").update(canonicalJson(payload)).digest("hex").slice(0, 24);
+  const digest = sha256Hex(canonicalJson(payload)).slice(0, 24);
   return `${key.slice(0, 200 - mark.length - digest.length)}${mark}${digest}`;
 }
 /** The key of the proposal an edit came from: itself, or the proposal a partial or edited apply came from (older records). */
