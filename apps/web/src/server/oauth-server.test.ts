@@ -301,6 +301,42 @@ describe("bad input is refused with the standard error and grants nothing", () =
     expect(await count("oauth_clients")).toBe(before + 1);
   });
 
+  it("token requests: only failed ones spend the budget, and a good grant is answered when it is spent", async () => {
+    const good = await codeFor();
+    const limitedOptions = { ...options, limiter: new RateLimiter({ ratePerSecond: 0.001, burst: 2 }) };
+    const post = (fields: Record<string, string>) =>
+      handleToken(
+        new Request(`${PANEL}${OAUTH_PATHS.token}`, {
+          method: "POST",
+          headers: { "content-type": "application/x-www-form-urlencoded" },
+          body: new URLSearchParams(fields).toString(),
+        }),
+        limitedOptions,
+      );
+    const guess = (n: number) => post({ grant_type: "refresh_token", refresh_token: `made-up-${n}`, client_id: "x" });
+    const answers = [];
+    for (let n = 0; n < 4; n++) answers.push(await guess(n));
+    expect(answers.map((res) => res.status)).toEqual([401, 401, 429, 429]); // invalid_client, then spent
+    expect(answers[2]!.headers.get("retry-after")).not.toBeNull();
+    // The flood spent the budget; the client with a real code still gets its tokens, and then refreshes.
+    const exchange = await post({
+      grant_type: "authorization_code",
+      code: good.code,
+      code_verifier: good.verifier,
+      client_id: good.clientId,
+      redirect_uri: REDIRECT,
+    });
+    expect(exchange.status).toBe(200);
+    const tokens = (await exchange.json()) as Record<string, string>;
+    const refreshed = await post({
+      grant_type: "refresh_token",
+      refresh_token: tokens.refresh_token!,
+      client_id: good.clientId,
+    });
+    expect(refreshed.status).toBe(200);
+    expect((await guess(9)).status).toBe(429);
+  });
+
   it("an unregistered client is answered on the page, never redirected, and opens no request", async () => {
     const before = await count("oauth_requests");
     const { res, html } = await consentPage(

@@ -20,7 +20,11 @@ export interface OAuthServerOptions {
   allowedOrigins?: readonly string[];
   /** MNOTE_SECURE_COOKIES: the resume cookie a signed-out consent page sets is Secure too. */
   secureCookies?: boolean;
-  /** The panel's rate limiter: registration and the token endpoint share one budget each (no token to key on). */
+  /**
+   * The panel's rate limiter. Registration shares one budget (it is anonymous by design, RFC 7591); the token
+   * endpoint spends its budget on failed requests only, so a flood of made-up codes or refresh tokens never
+   * refuses a client whose grant is good (issue 20's rule for every door).
+   */
   limiter?: PanelLimiter | null;
 }
 
@@ -48,6 +52,9 @@ async function limited(options: OAuthServerOptions, key: string): Promise<Respon
     { "retry-after": retryAfterSeconds(decision.retryAfterMs) },
   );
 }
+
+/** The budget every failed token request shares (no client is known before its grant checks out). */
+export const TOKEN_FAILURES_KEY = "oauth:token:failed";
 
 export const OAUTH_PATHS = {
   metadata: "/.well-known/oauth-authorization-server",
@@ -165,10 +172,12 @@ export async function handleToken(req: Request, options: OAuthServerOptions): Pr
   if (req.method !== "POST") return json(405, { error: "use POST" }, { allow: "POST" });
   if (!(req.headers.get("content-type") ?? "").startsWith("application/x-www-form-urlencoded"))
     return oauthErrorResponse("invalid_request", "the token request is application/x-www-form-urlencoded");
-  const busy = await limited(options, "oauth:token");
-  if (busy) return busy;
+  // Only a failed request spends the budget, and only failed requests are refused once it is spent: a good
+  // code or refresh token is answered whatever others sent (each is single-use, so a client cannot loop on one).
+  const failed = async (error: string, description: string) =>
+    (await limited(options, TOKEN_FAILURES_KEY)) ?? oauthErrorResponse(error, description);
   const text = await smallBody(req);
-  if (text === null) return oauthErrorResponse("invalid_request", "the token request is over 16 KiB");
+  if (text === null) return failed("invalid_request", "the token request is over 16 KiB");
   const form = new URLSearchParams(text);
   const field = (name: string) => form.get(name) ?? undefined;
   let outcome;
@@ -185,9 +194,9 @@ export async function handleToken(req: Request, options: OAuthServerOptions): Pr
       resource: field("resource"),
     });
   } catch (error) {
-    return oauthErrorResponse("invalid_request", error instanceof Error ? error.message : "invalid token request");
+    return failed("invalid_request", error instanceof Error ? error.message : "invalid token request");
   }
-  if (!outcome.ok) return oauthErrorResponse(outcome.error, outcome.description);
+  if (!outcome.ok) return failed(outcome.error, outcome.description);
   const { tokens } = outcome;
   return json(200, {
     access_token: tokens.accessToken,
