@@ -101,6 +101,41 @@ function oauthSuite(name: string, open: () => Promise<KernelAdapter>) {
           });
     });
 
+    it("the sweep removes what can grant nothing and keeps every live grant working", async () => {
+      const live = await grant();
+      const abandoned = await kernel.oauth.registerClient({
+        clientName: "walked away",
+        redirectUris: ["http://127.0.0.1:9/callback"],
+        scope: null,
+      });
+      // Right away nothing is a day old: only refresh tokens past their expiry would go, and there are none.
+      expect(await kernel.oauth.purgeExpired(new Date())).toEqual({ refreshTokens: 0, requests: 0, clients: 0 });
+      // Two days on, the live grant refreshed meanwhile (its refresh token runs for a day from now).
+      const later = new Date(Date.now() + 2 * 86_400_000);
+      const rotated = await kernel.oauth.refresh({
+        refreshToken: live.pair.refreshToken,
+        clientId: live.client.clientId,
+        resource: null,
+        accessTtlSeconds: 3600,
+        refreshTtlSeconds: 3 * 86_400,
+      });
+      if ("error" in rotated) throw new Error(rotated.description);
+      const swept = await kernel.oauth.purgeExpired(later);
+      expect(await kernel.oauth.getClient(abandoned.clientId)).toBeNull();
+      expect(swept.clients).toBeGreaterThanOrEqual(1);
+      // The live grant's client and its redeemed request stay; its spent refresh token (expired by then) goes, and
+      // its current one still refreshes.
+      expect(await kernel.oauth.getClient(live.client.clientId)).not.toBeNull();
+      expect(swept.refreshTokens).toBeGreaterThanOrEqual(1);
+      const again = await kernel.oauth.refresh({
+        refreshToken: rotated.refreshToken,
+        clientId: live.client.clientId,
+        resource: null,
+        ...LIFETIMES,
+      });
+      expect(again).toMatchObject({ tokenId: live.pair.tokenId });
+    });
+
     it("a made-up code or refresh token finds nothing and writes nothing", async () => {
       const { client } = await grant();
       await fc.assert(

@@ -90,7 +90,17 @@ export interface KernelOAuth {
   ): Promise<OAuthTokenPair | OAuthGrantError>;
   /** The resource a token is bound to (RFC 8707), or null for a token minted by the CLI or the panel. */
   tokenResource(tokenId: string): Promise<string | null>;
+  /**
+   * Removes what can no longer grant or guard anything, as of `now`: refresh tokens past their expiry; consent
+   * requests a day past theirs whose grant keeps no refresh token (a redeemed one stays while its grant lives, so a
+   * code presented again still revokes it); registrations a day old that no request or token names. Registration is
+   * anonymous (RFC 7591), so without this a client that registers and walks away stays forever.
+   */
+  purgeExpired(now: Date): Promise<{ refreshTokens: number; requests: number; clients: number }>;
 }
+
+/** How long a spent or abandoned consent request, and a registration nothing uses, is kept. */
+export const OAUTH_LEFTOVER_GRACE_MS = 24 * 60 * 60 * 1000;
 
 interface ClientRow {
   client_id: string;
@@ -343,6 +353,30 @@ export function createOAuth(db: SqlDriver): KernelOAuth {
           scopes: JSON.parse(token.scopes) as Capability[],
           tokenId: row.token_id,
         };
+      });
+    },
+    async purgeExpired(at) {
+      const current = at.toISOString();
+      const cutoff = new Date(at.getTime() - OAUTH_LEFTOVER_GRACE_MS).toISOString();
+      return db.transaction(async (tx) => {
+        const refreshTokens = (await tx.run(`DELETE FROM oauth_refresh_tokens WHERE expires_at <= ?`, [current]))
+          .changes;
+        const requests = (
+          await tx.run(
+            `DELETE FROM oauth_requests WHERE expires_at <= ?
+               AND (token_id IS NULL OR token_id NOT IN (SELECT token_id FROM oauth_refresh_tokens))`,
+            [cutoff],
+          )
+        ).changes;
+        const clients = (
+          await tx.run(
+            `DELETE FROM oauth_clients WHERE created_at <= ?
+               AND client_id NOT IN (SELECT client_id FROM oauth_requests)
+               AND client_id NOT IN (SELECT oauth_client_id FROM tokens WHERE oauth_client_id IS NOT NULL)`,
+            [cutoff],
+          )
+        ).changes;
+        return { refreshTokens, requests, clients };
       });
     },
     async tokenResource(tokenId) {

@@ -76,7 +76,7 @@ function applyCors(settings: BridgeSettings, req: IncomingMessage, res: ServerRe
 }
 
 /** How often a bridge removes idempotency records past their retention window. */
-const IDEMPOTENCY_SWEEP_MS = 15 * 60 * 1000;
+const EXPIRED_RECORDS_SWEEP_MS = 15 * 60 * 1000;
 
 /** How long `/readyz` waits for the database's `SELECT 1`: a probe must answer quickly, whatever the database does. */
 const READINESS_TIMEOUT_MS = 2000;
@@ -242,16 +242,21 @@ export async function startBridge(options: BridgeOptions): Promise<RunningBridge
       : null,
   };
   mcp = new McpHttpEndpoint(ctx, mcpPolicy);
-  // Idempotency records past their retention window only ever block nothing; sweep them now and then.
-  const purgeExpired = () =>
-    kernel
-      .purgeExpiredIdempotency(new Date().toISOString())
-      .then((purged) => purged > 0 && logger.info({ purged }, "expired idempotency records removed"))
-      .catch((error: unknown) =>
-        logger.warn({ errorType: error instanceof Error ? error.name : typeof error }, "idempotency sweep failed"),
-      );
+  // Idempotency records past their retention window only ever block nothing, nor do expired OAuth leftovers
+  // (the panel issues them, the bridge is the process that always runs); sweep them now and then.
+  const purgeExpired = async () => {
+    try {
+      const now = new Date();
+      const purged = await kernel.purgeExpiredIdempotency(now.toISOString());
+      if (purged > 0) logger.info({ purged }, "expired idempotency records removed");
+      const oauth = await kernel.oauth.purgeExpired(now);
+      if (oauth.refreshTokens + oauth.requests + oauth.clients > 0) logger.info(oauth, "expired OAuth records removed");
+    } catch (error) {
+      logger.warn({ errorType: error instanceof Error ? error.name : typeof error }, "expired-record sweep failed");
+    }
+  };
   // purgeExpired catches its own failure, so nothing is lost by not awaiting it.
-  const sweep = setInterval(() => void purgeExpired(), IDEMPOTENCY_SWEEP_MS);
+  const sweep = setInterval(() => void purgeExpired(), EXPIRED_RECORDS_SWEEP_MS);
   sweep.unref();
 
   let closing: Promise<void> | null = null;
