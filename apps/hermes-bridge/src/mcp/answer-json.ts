@@ -3,7 +3,7 @@ import {
   isJSONRPCResultResponse,
   type JSONRPCMessage,
   type RequestId,
-} from "@modelcontextprotocol/sdk/types.js";
+} from "@modelcontextprotocol/server";
 
 /**
  * Writes the server's JSON-RPC answers as text, serializing each tool result's envelope once.
@@ -60,17 +60,4 @@ function sameFields(copy: unknown, value: Record<string, unknown>): boolean {
   const keys = Object.keys(value);
   if (Object.keys(copy).length !== keys.length) return false;
   return keys.every((key) => Object.is((copy as Record<string, unknown>)[key], value[key]));
-}
-
-/** A server transport that writes its answers through an AnswerWriter (both of the bridge's). */
-export interface WritesAnswers {
-  readonly answers: AnswerWriter;
-}
-
-export function writesAnswers(transport: unknown): transport is WritesAnswers {
-  return (
-    typeof transport === "object" &&
-    transport !== null &&
-    (transport as Partial<WritesAnswers>).answers instanceof AnswerWriter
-  );
 }

@@ -15,7 +15,7 @@ import { captureLogger, SAMPLE_ARGS, seedWorld, type SeededWorld } from "../test
 
 /**
  * The same suite for both generations of the MCP TypeScript SDK client (1.x, `@modelcontextprotocol/sdk`, and 2.x,
- * `@modelcontextprotocol/client`, in its default 2025-era handshake) on both transports: the tool list and its
+ * `@modelcontextprotocol/client`, in its default 2025-era handshake and negotiating the 2026-07-28 revision) on both transports: the tool list and its
  * annotations, every tool, a refusal that is a result, a replay, the Hermes result form; over HTTP also a client
  * whose requests alternate between two bridges on one database (stateless: any instance answers any request).
  */
@@ -32,7 +32,8 @@ interface McpClient {
 }
 
 type Transport = "http" | "stdio";
-type Generation = "1.x" | "2.x";
+/** "2.x 2026-07-28": the 2.x client negotiating (`versionNegotiation: "auto"`), which gets the 2026-07-28 revision. */
+type Generation = "1.x" | "2.x" | "2.x 2026-07-28";
 
 let dir: string;
 let databaseUrl: string;
@@ -98,7 +99,7 @@ async function connect(
     );
     client = c as unknown as McpClient;
   } else {
-    const c = new ClientV2(info);
+    const c = new ClientV2(info, generation === "2.x" ? {} : { versionNegotiation: { mode: "auto" } });
     await c.connect(
       transport === "http" ? new HttpV2(url, { requestInit: { headers }, ...fetchOption }) : new StdioV2(stdio),
     );
@@ -121,6 +122,8 @@ describe.each([
   ["1.x", "stdio"],
   ["2.x", "http"],
   ["2.x", "stdio"],
+  ["2.x 2026-07-28", "http"],
+  ["2.x 2026-07-28", "stdio"],
 ] as Array<[Generation, Transport]>)("MCP SDK client %s over %s", (generation, transport) => {
   let owner: McpClient;
   let viewer: McpClient;
@@ -130,6 +133,14 @@ describe.each([
       connect(generation, transport, world.tokens.owner, transport === "http" ? { served } : {}),
       connect(generation, transport, world.tokens.viewer),
     ]);
+  });
+
+  it("negotiates the revision its generation asks for", () => {
+    const version = (
+      owner as unknown as { getNegotiatedProtocolVersion?: () => string | undefined }
+    ).getNegotiatedProtocolVersion?.();
+    if (generation === "2.x 2026-07-28") expect(version).toBe("2026-07-28");
+    else if (generation === "2.x") expect(version).toBe("2025-11-25");
   });
 
   it("lists the seven tools; readOnlyHint only on reads, destructiveHint on page.save and page.edit, all idempotent", async () => {
@@ -198,33 +209,4 @@ describe.each([
     expect([refused.isError, refused.content]).toEqual([false, []]);
     expect((refused.structuredContent as Envelope).error?.code).toBe("mnote_tool_permission_denied");
   });
-});
-
-describe("a 2.x client that offers the 2026-07-28 revision first", () => {
-  // Over stdio too (checked by hand): there the client probes on a disposable sibling process and waits out its
-  // timeout before falling back (~25 s on a busy machine), too slow for the suite.
-  it.each(["http"] as Transport[])(
-    "over %s probes server/discover, falls back to initialize and works unchanged",
-    async (transport) => {
-      const env: Record<string, string> = {
-        ...(process.env as Record<string, string>),
-        MNOTE_DATABASE_URL: databaseUrl,
-        MNOTE_TOKEN: world.tokens.owner,
-      };
-      const client = new ClientV2(
-        { name: "generations-2.x-auto", version: "0.0.1" },
-        { versionNegotiation: { mode: "auto" } },
-      );
-      await client.connect(
-        transport === "http"
-          ? new HttpV2(new URL(`${bridges[0]!.url}/mcp`), {
-              requestInit: { headers: { authorization: `Bearer ${world.tokens.owner}` } },
-            })
-          : new StdioV2({ command: process.execPath, args: [BIN, "mcp", "--stdio"], env, stderr: "ignore" }),
-      );
-      clients.push(client);
-      const result = await client.callTool({ name: "mnote_page_get", arguments: pageArgs() });
-      expect((result.structuredContent as Envelope).ok).toBe(true);
-    },
-  );
 });

@@ -1,14 +1,14 @@
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
   isJSONRPCErrorResponse,
   isJSONRPCRequest,
   isJSONRPCResultResponse,
   type JSONRPCMessage,
-  JSONRPCMessageSchema,
   type MessageExtraInfo,
+  parseJSONRPCMessage,
   type RequestId,
-} from "@modelcontextprotocol/sdk/types.js";
-import { AnswerWriter, type WritesAnswers } from "./answer-json";
+  type Transport,
+} from "@modelcontextprotocol/server";
+import { AnswerWriter } from "./answer-json";
 
 /**
  * One HTTP POST's answer: the responses to its requests as the JSON text of the body (one message, or an array for a
@@ -33,14 +33,14 @@ interface Pending {
  * requests (the bridge answers `initialize` without remembering it), so one instance serves every
  * client, and any bridge process still answers any request (decision 0014).
  *
- * The framing stays the SDK's: messages are checked with its JSONRPCMessageSchema, dispatched,
+ * The framing stays the SDK's (2.x, `@modelcontextprotocol/server`): messages are checked with its `parseJSONRPCMessage`, dispatched,
  * validated and answered by its `Protocol`, and its answers are written as JSON text (an AnswerWriter
  * splices in a tool result's envelope text instead of serializing it again). This transport only correlates: two clients may both
  * send request id 1 at once, so each request travels under an id of this process's own and its
  * answer goes back under the client's id. Messages the server sends unasked (none today: it makes
  * no requests of the client over HTTP) are dropped, as a JSON answer has nowhere to put them.
  */
-export class ExchangeTransport implements Transport, WritesAnswers {
+export class ExchangeTransport implements Transport {
   onmessage?: Transport["onmessage"];
   onclose?: () => void;
   onerror?: (error: Error) => void;
@@ -77,9 +77,11 @@ export class ExchangeTransport implements Transport, WritesAnswers {
     const raw: unknown[] = batch ? body : [body];
     const messages: JSONRPCMessage[] = [];
     for (const item of raw) {
-      const parsed = JSONRPCMessageSchema.safeParse(item);
-      if (!parsed.success) return { kind: "invalid", message: "Parse error: Invalid JSON-RPC message" };
-      messages.push(parsed.data);
+      try {
+        messages.push(parseJSONRPCMessage(item));
+      } catch {
+        return { kind: "invalid", message: "Parse error: Invalid JSON-RPC message" };
+      }
     }
     const answers: Promise<string>[] = [];
     for (const message of messages) {
