@@ -20,6 +20,11 @@ import { ExchangeTransport } from "../mcp/exchange-transport";
 import { createMcpServer, type GateFindings } from "../mcp/server";
 import { BodyTooLarge, isJsonContentType, readBody, refuseUnread, sendJson } from "./body";
 
+/** `initialize`, checked by the SDK's guard only when the method says so (the guard parses the whole message). */
+function isInitialize(message: unknown): boolean {
+  return (message as { method?: unknown } | null)?.method === "initialize" && isInitializeRequest(message);
+}
+
 /** A JSON-RPC error answer outside any request (id null), as the SDK's transport writes them. */
 function rpcError(
   res: ServerResponse,
@@ -244,16 +249,20 @@ export class McpHttpEndpoint {
       return void req.socket.destroy();
     }
 
+    let sessionId = headerValue(req.headers["mcp-session-id"]);
     // A request in the 2026-07-28 revision's form (its `_meta` envelope names the revision) goes to the SDK's handler
-    // for that revision; every other request is the 2025 era's, answered by this process's one server.
-    const era = classifyInboundRequest({
-      httpMethod: "POST",
-      protocolVersionHeader: headerValue(req.headers["mcp-protocol-version"]),
-      mcpMethodHeader: headerValue(req.headers["mcp-method"]),
-      mcpNameHeader: headerValue(req.headers["mcp-name"]),
-      body,
-    });
-    if (era.kind !== "legacy") return this.postModern(req, res, auth, body);
+    // for that revision; every other request is the 2025 era's, answered by this process's one server. One that
+    // names a session is in a 2025-era session (the 2026-07-28 revision has none), so only the others are classified.
+    if (sessionId === undefined) {
+      const era = classifyInboundRequest({
+        httpMethod: "POST",
+        protocolVersionHeader: headerValue(req.headers["mcp-protocol-version"]),
+        mcpMethodHeader: headerValue(req.headers["mcp-method"]),
+        mcpNameHeader: headerValue(req.headers["mcp-name"]),
+        body,
+      });
+      if (era.kind !== "legacy") return this.postModern(req, res, auth, body);
+    }
 
     const accept = headerValue(req.headers.accept) ?? "";
     if (!accept.includes("application/json") || !accept.includes("text/event-stream")) {
@@ -264,8 +273,7 @@ export class McpHttpEndpoint {
         "Not Acceptable: Client must accept both application/json and text/event-stream",
       );
     }
-    const initializing = Array.isArray(body) ? body.some((m) => isInitializeRequest(m)) : isInitializeRequest(body);
-    let sessionId = headerValue(req.headers["mcp-session-id"]);
+    const initializing = Array.isArray(body) ? body.some(isInitialize) : isInitialize(body);
     if (initializing) {
       sessionId = newSessionId(auth.secret);
     } else if (!sessionId) {
@@ -302,7 +310,14 @@ export class McpHttpEndpoint {
       res.writeHead(202, headers);
       return res.end();
     }
-    sendJson(res, 200, answer.json, headers);
+    // The answer is already UTF-8 JSON (AnswerWriter): written as is, the headers as sendJson writes them.
+    res.writeHead(200, {
+      "content-type": "application/json; charset=utf-8",
+      "content-length": answer.json.length,
+      "cache-control": "no-store",
+      ...headers,
+    });
+    res.end(answer.json);
   }
 
   /**

@@ -1,25 +1,26 @@
 import {
-  isJSONRPCErrorResponse,
-  isJSONRPCRequest,
-  isJSONRPCResultResponse,
   type JSONRPCMessage,
   type MessageExtraInfo,
   parseJSONRPCMessage,
   type RequestId,
   type Transport,
 } from "@modelcontextprotocol/server";
-import { AnswerWriter } from "./answer-json";
+import { AnswerWriter, isAnswer, isRequest } from "./answer-json";
 
 /**
- * One HTTP POST's answer: the responses to its requests as the JSON text of the body (one message, or an array for a
+ * One HTTP POST's answer: the responses to its requests as the UTF-8 JSON of the body (one message, or an array for a
  * batch), or none (202) when it held only notifications.
  */
 export type ExchangeAnswer =
-  { kind: "responses"; json: string } | { kind: "accepted" } | { kind: "invalid"; message: string };
+  { kind: "responses"; json: Buffer } | { kind: "accepted" } | { kind: "invalid"; message: string };
+
+const OPEN_BATCH = Buffer.from("[");
+const COMMA = Buffer.from(",");
+const CLOSE_BATCH = Buffer.from("]");
 
 interface Pending {
   clientId: RequestId;
-  resolve: (json: string) => void;
+  resolve: (json: Buffer) => void;
 }
 
 /**
@@ -56,19 +57,21 @@ export class ExchangeTransport implements Transport {
       this.pending.delete(id);
       this.answers.forget(id);
       entry.resolve(
-        JSON.stringify({ jsonrpc: "2.0", id: entry.clientId, error: { code: -32000, message: "Server closed" } }),
+        Buffer.from(
+          JSON.stringify({ jsonrpc: "2.0", id: entry.clientId, error: { code: -32000, message: "Server closed" } }),
+        ),
       );
     }
     this.onclose?.();
   }
 
   async send(message: JSONRPCMessage) {
-    if (!isJSONRPCResultResponse(message) && !isJSONRPCErrorResponse(message)) return;
+    if (!isAnswer(message)) return;
     const ownId = message.id;
     const entry = typeof ownId === "number" ? this.pending.get(ownId) : undefined;
     if (!entry) return;
     this.pending.delete(ownId as number);
-    entry.resolve(this.answers.serialize({ ...message, id: entry.clientId }, ownId));
+    entry.resolve(this.answers.encode({ ...message, id: entry.clientId }, ownId));
   }
 
   /** Serve one POST's parsed body (one message or a batch). */
@@ -83,16 +86,16 @@ export class ExchangeTransport implements Transport {
         return { kind: "invalid", message: "Parse error: Invalid JSON-RPC message" };
       }
     }
-    const answers: Promise<string>[] = [];
+    const answers: Promise<Buffer>[] = [];
     for (const message of messages) {
-      if (!isJSONRPCRequest(message)) {
+      if (!isRequest(message)) {
         // Notifications (initialized, cancelled) and stray responses: the server reads them, nothing is answered.
         this.onmessage?.(message, extra);
         continue;
       }
       const ownId = ++this.nextId;
       answers.push(
-        new Promise<string>((resolve) => {
+        new Promise<Buffer>((resolve) => {
           this.pending.set(ownId, { clientId: message.id, resolve });
         }),
       );
@@ -100,6 +103,8 @@ export class ExchangeTransport implements Transport {
     }
     if (!answers.length) return { kind: "accepted" };
     const texts = await Promise.all(answers);
-    return { kind: "responses", json: batch ? `[${texts.join(",")}]` : texts[0]! };
+    if (!batch) return { kind: "responses", json: texts[0]! };
+    const parts = texts.flatMap((text, i) => (i ? [COMMA, text] : [text]));
+    return { kind: "responses", json: Buffer.concat([OPEN_BATCH, ...parts, CLOSE_BATCH]) };
   }
 }

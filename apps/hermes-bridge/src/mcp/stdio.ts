@@ -10,6 +10,8 @@ import { RateLimiter, type RateLimitSettings } from "@mnote/process";
 import { AnswerWriter } from "./answer-json";
 import { createMcpServer } from "./server";
 
+const NEWLINE = Buffer.from("\n");
+
 /**
  * The SDK's stdio transport, its answers written by an AnswerWriter (a tool result's envelope serialized once), and
  * a promise for its end (the SDK closes it when stdin ends, or when the connection is torn down).
@@ -29,7 +31,7 @@ class StdioAnswerTransport extends StdioServerTransport {
   override send(message: JSONRPCMessage): Promise<void> {
     // As the SDK's send: one line of JSON, resolved once the stream takes it.
     return new Promise((resolve) => {
-      if (this.out.write(`${this.answers.serialize(message)}\n`)) resolve();
+      if (this.out.write(Buffer.concat([this.answers.encode(message), NEWLINE]))) resolve();
       else this.out.once("drain", resolve);
     });
   }
