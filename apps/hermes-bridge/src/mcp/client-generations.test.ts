@@ -9,6 +9,7 @@ import { StdioClientTransport as StdioV2 } from "@modelcontextprotocol/client/st
 import { Client as ClientV1 } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport as StdioV1 } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport as HttpV1 } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startBridge, type RunningBridge } from "../http/server";
 import { captureLogger, SAMPLE_ARGS, seedWorld, type SeededWorld } from "../test-support";
@@ -76,7 +77,8 @@ async function connect(
   generation: Generation,
   transport: Transport,
   token: string,
-  options: { hermes?: boolean; served?: number[] } = {},
+  /** elicited: the client declares elicitation (form and URL) and records every elicitation the server asks for. */
+  options: { hermes?: boolean; served?: number[]; elicited?: unknown[] } = {},
 ): Promise<McpClient> {
   const headers: Record<string, string> = { authorization: `Bearer ${token}` };
   if (options.hermes) headers["x-mnote-result-form"] = "hermes";
@@ -92,14 +94,31 @@ async function connect(
   const fetchOption = options.served ? { fetch: roundRobinFetch(options.served) } : {};
   const info = { name: `generations-${generation}`, version: "0.0.1" };
   let client: McpClient;
+  const elicited = options.elicited;
+  const capabilities = elicited ? { capabilities: { elicitation: { form: {}, url: {} } } } : {};
   if (generation === "1.x") {
-    const c = new ClientV1(info);
+    const c = new ClientV1(info, capabilities);
+    if (elicited)
+      c.setRequestHandler(ElicitRequestSchema, (request) => {
+        elicited.push(request.params);
+        return { action: "decline" };
+      });
     await c.connect(
       transport === "http" ? new HttpV1(url, { requestInit: { headers }, ...fetchOption }) : new StdioV1(stdio),
     );
     client = c as unknown as McpClient;
   } else {
-    const c = new ClientV2(info, generation === "2.x" ? {} : { versionNegotiation: { mode: "auto" } });
+    const c = new ClientV2(info, {
+      ...capabilities,
+      ...(generation === "2.x" ? {} : { versionNegotiation: { mode: "auto" as const } }),
+    });
+    // On 2025-era connections an elicitation/create request; on 2026-07-28 the client fulfils an input_required
+    // result's elicitations through the same handler.
+    if (elicited)
+      c.setRequestHandler("elicitation/create", (request) => {
+        elicited.push(request.params);
+        return { action: "decline" };
+      });
     await c.connect(
       transport === "http" ? new HttpV2(url, { requestInit: { headers }, ...fetchOption }) : new StdioV2(stdio),
     );
@@ -208,5 +227,23 @@ describe.each([
     });
     expect([refused.isError, refused.content]).toEqual([false, []]);
     expect((refused.structuredContent as Envelope).error?.code).toBe("mnote_tool_permission_denied");
+  });
+
+  it("a held write answers mnote_tool_approval_required as its result to a client that takes URL elicitations, and asks it nothing (decision 0028)", async () => {
+    const elicited: unknown[] = [];
+    const client = await connect(generation, transport, world.tokens.owner, { elicited });
+    const result = await client.callTool({
+      name: "mnote_page_update_title",
+      arguments: {
+        workspaceId: world.ids.heldWs,
+        documentId: world.ids.heldPage,
+        title: `Held ${generation} ${transport}`,
+      },
+    });
+    expect(result.isError).toBe(false);
+    const output = result.structuredContent as Envelope;
+    expect([output.ok, output.error?.code]).toEqual([false, "mnote_tool_approval_required"]);
+    expect(JSON.parse((result.content as Array<{ text: string }>)[0]!.text)).toEqual(output);
+    expect(elicited).toEqual([]);
   });
 });
