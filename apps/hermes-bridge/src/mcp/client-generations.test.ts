@@ -78,10 +78,11 @@ async function connect(
   transport: Transport,
   token: string,
   /** elicited: the client declares elicitation (form and URL) and records every elicitation the server asks for. */
-  options: { hermes?: boolean; served?: number[]; elicited?: unknown[] } = {},
+  options: { hermes?: boolean; served?: number[]; elicited?: unknown[]; origin?: string } = {},
 ): Promise<McpClient> {
   const headers: Record<string, string> = { authorization: `Bearer ${token}` };
   if (options.hermes) headers["x-mnote-result-form"] = "hermes";
+  if (options.origin) headers.origin = options.origin;
   const env: Record<string, string> = {
     ...(process.env as Record<string, string>),
     MNOTE_DATABASE_URL: databaseUrl,
@@ -227,6 +228,12 @@ describe.each([
     });
     expect([refused.isError, refused.content]).toEqual([false, []]);
     expect((refused.structuredContent as Envelope).error?.code).toBe("mnote_tool_permission_denied");
+  });
+
+  it.runIf(transport === "http")("a foreign Origin is refused before anything is served, in every era", async () => {
+    await expect(connect(generation, transport, world.tokens.owner, { origin: "http://evil.example" })).rejects.toThrow(
+      /403|Forbidden|Origin/,
+    );
   });
 
   it("a held write answers mnote_tool_approval_required as its result to a client that takes URL elicitations, and asks it nothing (decision 0028)", async () => {
