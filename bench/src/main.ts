@@ -192,7 +192,7 @@ if (transports && split) {
   headline.push(
     `- Transports, \`page.get\` of a 1,000-block page, calls/s vs a bare \`node:http\` handler (c=1 / c=16): ` +
       `createCaller ${pct(s.createCaller.c1.vsBare)} / ${pct(s.createCaller.c16.vsBare)}, HTTP ${pct(s.http.c1.vsBare)} / ${pct(s.http.c16.vsBare)}, ` +
-      `MCP HTTP ${pct(s.mcpHttp.c1.vsBare)} / ${pct(s.mcpHttp.c16.vsBare)} (Hermes form ${pct(s.mcpHttpHermes.c1.vsBare)} / ${pct(s.mcpHttpHermes.c16.vsBare)}), MCP stdio ${pct(s.mcpStdio.c1.vsBare)} / ${pct(s.mcpStdio.c16.vsBare)}.`,
+      `MCP HTTP ${pct(s.mcpHttp.c1.vsBare)} / ${pct(s.mcpHttp.c16.vsBare)} (Hermes form ${pct(s.mcpHttpHermes.c1.vsBare)} / ${pct(s.mcpHttpHermes.c16.vsBare)}; 2026-07-28 revision ${pct(s.mcpHttp2026.c1.vsBare)} / ${pct(s.mcpHttp2026.c16.vsBare)}), MCP stdio ${pct(s.mcpStdio.c1.vsBare)} / ${pct(s.mcpStdio.c16.vsBare)}.`,
   );
   parts.push(
     "## 2. Transport overhead: `mnote.page.get` on a 1,000-block page",
@@ -229,17 +229,21 @@ if (transports && split) {
     "",
     "Profiled before issue 24 (`bench/src/profile-mcp.ts`, V8's sampling profiler over 1,000 `page.get` calls of the " +
       "standard form through the SDK client), a `/mcp` call spent its time building, per request, an SDK `Server` " +
-      "and a `StreamableHTTPServerTransport` (a Web `Request`/`Response` around the Node request). Now one `Server` per " +
-      "process answers every POST through an `ExchangeTransport` (decision 0024), and each answer is serialized once " +
-      "(the envelope's text is spliced in as `structuredContent`: 237 → 190 µs to build this answer). Measured alone, " +
-      "the SDK's checks of each message (JSON-RPC guards, `CallToolRequestSchema`, `CallToolResultSchema`) take " +
-      "0.4–5 µs each. What is left is in the split table: the Hermes form's answer is the HTTP endpoint's size, so its " +
-      "server time over the endpoint's is the MCP door itself: its own steps (a token lookup, the session-id HMAC, " +
-      "the initialize check) take about 25 µs, the rest is the envelope travelling as a JSON string (the Hermes-safe " +
-      "text, then the answer's `JSON.stringify` escaping every quote of it); the standard form adds the second copy of " +
-      "the envelope on both sides (67 KB against 32 KB: escaped as a string, encoded, written, decoded and parsed). " +
-      "Server-side, the profile of the bridge alone (`profile-bridge.ts`) puts a quarter to two fifths of its busy time in writing the " +
-      "answer (`sendJson`) and 4–12% in the garbage collector.",
+      "and a `StreamableHTTPServerTransport` (a Web `Request`/`Response` around the Node request). Now one `Server` " +
+      "(SDK 2.x, `@modelcontextprotocol/server`) per process answers every 2025-era POST through an `ExchangeTransport` " +
+      "(decisions 0024, 0028), each answer serialized once. The largest single cost after that was the answer's " +
+      "encoding (`profile-bridge.ts mcpRaw`, then timed in the bridge): the envelope holds one character beyond " +
+      "Latin-1 (the summary's ellipsis), which makes V8 build the answer's strings two-byte, and the first UTF-8 " +
+      "encoding of the 67 KB standard-form answer, a string joined from `JSON.stringify` parts, took 0.8–1.1 ms " +
+      "(0.1 ms once flattened; 60 µs for the Hermes form's 35 KB); a Node client then took 2.0 ms to decode and parse " +
+      "it, against 0.25 ms for the same JSON with that character escaped. The `AnswerWriter` now encodes each part " +
+      "alone and writes every character beyond ASCII as its `\\u` escape (same JSON value; what Python's `json.dumps` " +
+      "writes by default). Smaller: the SDK's zod guards on messages the SDK itself made (replaced by member checks), " +
+      "the era classification of requests that name a session (skipped: the 2026-07-28 revision has none). What is " +
+      "left of the door is the SDK's own validation of each `tools/call` (request twice, result once: about 200 µs " +
+      "sampled), and in the standard form the second copy of the envelope, which the client decodes and parses too. " +
+      "The 2026-07-28 row goes through the SDK's `createMcpHandler`, which builds a server and a Web `Request`/" +
+      "`Response` per request by design.",
     "",
   );
 }

@@ -5,7 +5,8 @@ import type { KernelAdapter } from "@mnote/kernel";
 import { createCaller, createToolsContext } from "@mnote/tools";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { httpPageGet, mcpHttpClient, startBenchBridge } from "./bridge";
+import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from "@modelcontextprotocol/client";
+import { abortIsolatingFetch, httpPageGet, mcpHttpClient, startBenchBridge } from "./bridge";
 import { concurrent, fmtMs, fmtPct, fmtRate, median, percentile, roundOrder, table } from "./stats";
 import { benchWorld, paragraphs } from "./world";
 
@@ -81,7 +82,7 @@ export interface TransportOptions {
   pageBlocks: number;
 }
 
-const VARIANTS = ["bare", "createCaller", "http", "mcpHttp", "mcpHttpHermes", "mcpStdio"] as const;
+const VARIANTS = ["bare", "createCaller", "http", "mcpHttp", "mcpHttpHermes", "mcpHttp2026", "mcpStdio"] as const;
 type Variant = (typeof VARIANTS)[number];
 const LABELS: Record<Variant, string> = {
   bare: "bare `node:http` → kernel.getPage + the same window of blocks (baseline)",
@@ -89,6 +90,7 @@ const LABELS: Record<Variant, string> = {
   http: "HTTP tool endpoint `POST /v1/tools/mnote.page.get`",
   mcpHttp: "MCP Streamable HTTP `/mcp` (SDK client)",
   mcpHttpHermes: "same, Hermes result form (`X-Mnote-Result-Form: hermes`: a success as text only)",
+  mcpHttp2026: "MCP Streamable HTTP `/mcp`, 2026-07-28 revision (SDK 2.x client negotiating; a server per request)",
   mcpStdio: "MCP stdio `mnote-bridge mcp --stdio` (SDK client, one process)",
 };
 
@@ -112,6 +114,14 @@ export async function runTransports(options: TransportOptions) {
   const authorization = `Bearer ${world.token}`;
   const mcpHttp = await mcpHttpClient(bridge.url, authorization);
   const mcpHttpHermes = await mcpHttpClient(bridge.url, authorization, { "X-Mnote-Result-Form": "hermes" });
+  const mcpHttp2026 = new ClientV2({ name: "mnote-bench", version: "0.0.0" }, { versionNegotiation: { mode: "auto" } });
+  await mcpHttp2026.connect(
+    new HttpV2(new URL(`${bridge.url}/mcp`), {
+      requestInit: { headers: { authorization } },
+      fetch: abortIsolatingFetch,
+    }),
+  );
+  if (mcpHttp2026.getNegotiatedProtocolVersion() !== "2026-07-28") throw new Error("2.x client did not negotiate 2026");
   const mcpStdio = await stdioClient(world.databaseUrl, world.token);
   // JSON-RPC by plain fetch, no SDK client: what the bridge alone costs this process (the CPU table below).
   const rawHeaders: Record<string, string> = {
@@ -153,6 +163,10 @@ export async function runTransports(options: TransportOptions) {
     mcpHttpHermes: async () => {
       const out = await mcpHttpHermes.callTool({ name: "mnote_page_get", arguments: modelArguments });
       if (out.isError) throw new Error("mcp http (hermes form) call failed");
+    },
+    mcpHttp2026: async () => {
+      const out = await mcpHttp2026.callTool({ name: "mnote_page_get", arguments: modelArguments });
+      if (out.isError) throw new Error("mcp http (2026-07-28) call failed");
     },
     mcpStdio: async () => {
       const out = await mcpStdio.callTool({ name: "mnote_page_get", arguments: modelArguments });
@@ -226,6 +240,7 @@ export async function runTransports(options: TransportOptions) {
   );
 
   await mcpHttpHermes.close();
+  await mcpHttp2026.close();
   await mcpStdio.close();
   await mcpHttp.close();
   await bridge.close();

@@ -454,7 +454,7 @@ describe("fuzz: MCP Streamable HTTP (SDK client, tools/call)", () => {
           `${tool} ${mutations.map(String).join(" + ")} → ${JSON.stringify(result.structuredContent).slice(0, 300)}`;
         await expectNothingWritten(what);
         // A refusal is an answer, not a tool error: Hermes locks a server out after three tool errors in a row.
-        expect(result.isError).toBe(false);
+        expect(result.isError, what()).toBe(false);
         expectContractFailure(result.structuredContent);
         expect(JSON.parse((result.content as Array<{ text: string }>)[0]!.text)).toEqual(result.structuredContent);
       }),

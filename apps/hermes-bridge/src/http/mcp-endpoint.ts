@@ -1,9 +1,16 @@
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
 import { hashToken } from "@mnote/kernel";
-import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types.js";
-import { isInitializeRequest, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
+import {
+  type AuthInfo,
+  classifyInboundRequest,
+  createMcpHandler,
+  isInitializeRequest,
+  type Server,
+  SUPPORTED_PROTOCOL_VERSIONS,
+} from "@modelcontextprotocol/server";
 import { retryAfterSeconds } from "@mnote/process";
 import { bearerSecret, resolveToken } from "@mnote/tools";
 import { clientAddress, whoami, type WhoAmI } from "../auth";
@@ -12,6 +19,11 @@ import { headerValue } from "../headers";
 import { ExchangeTransport } from "../mcp/exchange-transport";
 import { createMcpServer, type GateFindings } from "../mcp/server";
 import { BodyTooLarge, isJsonContentType, readBody, refuseUnread, sendJson } from "./body";
+
+/** `initialize`, checked by the SDK's guard only when the method says so (the guard parses the whole message). */
+function isInitialize(message: unknown): boolean {
+  return (message as { method?: unknown } | null)?.method === "initialize" && isInitializeRequest(message);
+}
 
 /** A JSON-RPC error answer outside any request (id null), as the SDK's transport writes them. */
 function rpcError(
@@ -101,23 +113,36 @@ export type Authentication =
  * each tool call runs with its request's token. GET (a server-to-client stream) and DELETE answer
  * 405: the server sends nothing unasked and keeps no session to end; the SDK clients (TypeScript,
  * and Python's, which Hermes uses) accept both.
+ *
+ * Two protocol eras, one door (SDK 2.x, decision 0028): a 2025-era request (initialize, then calls
+ * under the session id; Hermes's client, the SDK 1.x client, the 2.x client by default) is the one
+ * server's; a request in the 2026-07-28 form (no initialize, no session, its `_meta` envelope names
+ * the revision; the 2.x client negotiating) goes to the SDK's `createMcpHandler`, which answers
+ * `server/discover` and each request on a server of its own. Both run the same tools on the same router.
  */
 export class McpHttpEndpoint {
   private readonly transport = new ExchangeTransport();
   private readonly server: Server;
   private readonly ready: Promise<void>;
+  /** The 2026-07-28 revision: the SDK's handler, one server per request (that revision has no session to bind). */
+  private readonly modern: ReturnType<typeof createMcpHandler>;
 
   constructor(
     private readonly ctx: BridgeContext,
     private readonly policy: OriginPolicy,
   ) {
-    this.server = createMcpServer({
+    const serverOptions = {
       kernel: ctx.kernel,
       logger: ctx.logger,
       rateLimiter: ctx.limiter,
       toolsSettings: ctx.settings.tools,
-    });
+    };
+    this.server = createMcpServer({ ...serverOptions, answers: this.transport.answers });
     this.ready = this.server.connect(this.transport);
+    this.modern = createMcpHandler(() => createMcpServer(serverOptions), {
+      legacy: "reject",
+      onerror: (error) => ctx.logger.debug({ err: error.message, transport: "mcp-http" }, "mcp request refused"),
+    });
   }
 
   async handle(req: IncomingMessage, res: ServerResponse) {
@@ -208,15 +233,6 @@ export class McpHttpEndpoint {
   }
 
   private async post(req: IncomingMessage, res: ServerResponse, auth: Extract<Authentication, { ok: true }>) {
-    const accept = headerValue(req.headers.accept) ?? "";
-    if (!accept.includes("application/json") || !accept.includes("text/event-stream")) {
-      return rpcError(
-        res,
-        406,
-        -32000,
-        "Not Acceptable: Client must accept both application/json and text/event-stream",
-      );
-    }
     if (!isJsonContentType(headerValue(req.headers["content-type"]))) {
       return rpcError(res, 415, -32000, "Unsupported Media Type: Content-Type must be application/json");
     }
@@ -233,8 +249,31 @@ export class McpHttpEndpoint {
       return void req.socket.destroy();
     }
 
-    const initializing = Array.isArray(body) ? body.some((m) => isInitializeRequest(m)) : isInitializeRequest(body);
     let sessionId = headerValue(req.headers["mcp-session-id"]);
+    // A request in the 2026-07-28 revision's form (its `_meta` envelope names the revision) goes to the SDK's handler
+    // for that revision; every other request is the 2025 era's, answered by this process's one server. One that
+    // names a session is in a 2025-era session (the 2026-07-28 revision has none), so only the others are classified.
+    if (sessionId === undefined) {
+      const era = classifyInboundRequest({
+        httpMethod: "POST",
+        protocolVersionHeader: headerValue(req.headers["mcp-protocol-version"]),
+        mcpMethodHeader: headerValue(req.headers["mcp-method"]),
+        mcpNameHeader: headerValue(req.headers["mcp-name"]),
+        body,
+      });
+      if (era.kind !== "legacy") return this.postModern(req, res, auth, body);
+    }
+
+    const accept = headerValue(req.headers.accept) ?? "";
+    if (!accept.includes("application/json") || !accept.includes("text/event-stream")) {
+      return rpcError(
+        res,
+        406,
+        -32000,
+        "Not Acceptable: Client must accept both application/json and text/event-stream",
+      );
+    }
+    const initializing = Array.isArray(body) ? body.some(isInitialize) : isInitialize(body);
     if (initializing) {
       sessionId = newSessionId(auth.secret);
     } else if (!sessionId) {
@@ -255,10 +294,14 @@ export class McpHttpEndpoint {
     }
 
     await this.ready;
-    const findings: GateFindings = { whoami: auth.whoami, sessionId, resource: this.policy.oauth?.resource ?? null };
+    const findings: GateFindings = {
+      whoami: auth.whoami,
+      sessionId,
+      headers: req.headers,
+      resource: this.policy.oauth?.resource ?? null,
+    };
     const answer = await this.transport.exchange(body, {
       authInfo: { ...auth.authInfo, extra: { ...findings } },
-      requestInfo: { headers: req.headers },
     });
     if (answer.kind === "invalid") return rpcError(res, 400, -32700, answer.message);
     // The session id travels only in the header of initialize's answer; the client keeps it.
@@ -267,10 +310,52 @@ export class McpHttpEndpoint {
       res.writeHead(202, headers);
       return res.end();
     }
-    sendJson(res, 200, answer.json, headers);
+    // The answer is already UTF-8 JSON (AnswerWriter): written as is, the headers as sendJson writes them.
+    res.writeHead(200, {
+      "content-type": "application/json; charset=utf-8",
+      "content-length": answer.json.length,
+      "cache-control": "no-store",
+      ...headers,
+    });
+    res.end(answer.json);
+  }
+
+  /**
+   * A 2026-07-28 request: the SDK's handler validates its envelope and headers, answers `server/discover`, and runs
+   * the request on a server of its own. It is a Web `Request`/`Response` handler, so the Node request is wrapped (its
+   * body already parsed, handed over as is). No session: that revision has none, each request stands alone.
+   */
+  private async postModern(
+    req: IncomingMessage,
+    res: ServerResponse,
+    auth: Extract<Authentication, { ok: true }>,
+    body: unknown,
+  ) {
+    const headers = new Headers();
+    for (const [name, value] of Object.entries(req.headers)) {
+      if (value === undefined) continue;
+      for (const one of Array.isArray(value) ? value : [value]) headers.append(name, one);
+    }
+    const findings: GateFindings = {
+      whoami: auth.whoami,
+      sessionId: null,
+      headers: req.headers,
+      resource: this.policy.oauth?.resource ?? null,
+    };
+    const response = await this.modern.fetch(
+      new Request(`http://${req.headers.host}${req.url ?? "/mcp"}`, { method: "POST", headers }),
+      { authInfo: { ...auth.authInfo, extra: { ...findings } }, parsedBody: body },
+    );
+    const out: Record<string, string> = {};
+    response.headers.forEach((value, name) => (out[name] = value));
+    res.writeHead(response.status, out);
+    if (!response.body) return void res.end();
+    // Streamed, not buffered: an SSE answer (a subscriptions/listen stream) stays open until either side ends it.
+    await pipeline(Readable.fromWeb(response.body), res).catch(() => {});
   }
 
   async close() {
+    await this.modern.close();
     await this.server.close();
   }
 }

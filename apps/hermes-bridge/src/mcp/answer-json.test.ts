@@ -1,14 +1,15 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import type { JSONRPCMessage } from "@modelcontextprotocol/server";
 import { AnswerWriter } from "./answer-json";
 
-const json = fc.jsonValue();
-const record = fc.dictionary(fc.string(), json);
+// Any text, beyond Latin-1 and lone surrogates included: the answer is written as UTF-8 bytes.
+const json = fc.jsonValue({ stringUnit: "binary" });
+const record = fc.dictionary(fc.string({ unit: "binary" }), json);
 const id = fc.oneof(fc.integer(), fc.string());
 
 describe("AnswerWriter", () => {
-  it("writes a kept structuredContent text as the same JSON value JSON.stringify of the message gives", () => {
+  it("writes a kept structuredContent text as the same JSON value JSON.stringify of the message gives, in ASCII", () => {
     fc.assert(
       fc.property(
         id,
@@ -29,10 +30,13 @@ describe("AnswerWriter", () => {
           } as JSONRPCMessage;
           const writer = new AnswerWriter();
           writer.keep(requestId, text, structured);
-          const written = writer.serialize(message);
+          const bytes = writer.encode(message);
+          // ASCII: every character beyond it written as its \u escape.
+          expect(bytes.every((byte) => byte < 0x80)).toBe(true);
+          const written = bytes.toString("utf8");
           expect(JSON.parse(written)).toEqual(JSON.parse(JSON.stringify(message)));
           // Used once: a later answer under the same id is serialized plainly.
-          expect(writer.serialize(message)).toBe(JSON.stringify(message));
+          expect(JSON.parse(writer.encode(message).toString("utf8"))).toEqual(JSON.parse(JSON.stringify(message)));
         },
       ),
     );
@@ -42,35 +46,53 @@ describe("AnswerWriter", () => {
     const writer = new AnswerWriter();
     const value = { ok: true, error: null };
     writer.keep(7, '{"ok":true,"\\u0065rror":null}', value);
-    const written = writer.serialize(
-      {
-        jsonrpc: "2.0",
-        id: 9,
-        result: { content: [], structuredContent: { ...value } },
-      },
-      7,
-    );
+    const written = writer
+      .encode(
+        {
+          jsonrpc: "2.0",
+          id: 9,
+          result: { content: [], structuredContent: { ...value } },
+        },
+        7,
+      )
+      .toString("utf8");
     expect(written).toBe(
       '{"jsonrpc":"2.0","id":9,"result":{"content":[],"structuredContent":{"ok":true,"\\u0065rror":null}}}',
     );
   });
 
+  it("writes characters beyond ASCII, in the text and in structuredContent, as \\u escapes of the same characters", () => {
+    const writer = new AnswerWriter();
+    const value = { summary: "Grüße…", emoji: "😀" };
+    const text = JSON.stringify(value);
+    writer.keep(3, text, value);
+    const written = writer
+      .encode({ jsonrpc: "2.0", id: 3, result: { content: [{ type: "text", text }], structuredContent: value } })
+      .toString("latin1");
+    expect(written).toBe(
+      '{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"{\\"summary\\":\\"Gr\\u00fc\\u00dfe\\u2026\\",\\"emoji\\":\\"\\ud83d\\ude00\\"}"}],' +
+        '"structuredContent":{"summary":"Gr\\u00fc\\u00dfe\\u2026","emoji":"\\ud83d\\ude00"}}}',
+    );
+    expect(JSON.parse(written).result.structuredContent).toEqual(value);
+    expect(JSON.parse(JSON.parse(written).result.content[0].text)).toEqual(value);
+  });
+
   it("serializes plainly what it kept nothing for, an error answer, and notifications", () => {
     const writer = new AnswerWriter();
     const notification = { jsonrpc: "2.0", method: "notifications/initialized" } as JSONRPCMessage;
-    expect(writer.serialize(notification)).toBe(JSON.stringify(notification));
+    expect(writer.encode(notification).toString("utf8")).toBe(JSON.stringify(notification));
     writer.keep(1, '{"a":1}', { a: 1 });
     const error = {
       jsonrpc: "2.0",
       id: 1,
       error: { code: -32602, message: "Invalid tools/call result" },
     } as JSONRPCMessage;
-    expect(writer.serialize(error)).toBe(JSON.stringify(error));
+    expect(writer.encode(error).toString("utf8")).toBe(JSON.stringify(error));
     const plain = { jsonrpc: "2.0", id: 1, result: { content: [], structuredContent: { a: 2 } } } as JSONRPCMessage;
     // The error answer used up what was kept for id 1.
-    expect(writer.serialize(plain)).toBe(JSON.stringify(plain));
+    expect(writer.encode(plain).toString("utf8")).toBe(JSON.stringify(plain));
     // Two requests under one id at once: the text kept last is not the value of the first answer, so it is not used.
     writer.keep(1, '{"a":3}', { a: 3 });
-    expect(writer.serialize(plain)).toBe(JSON.stringify(plain));
+    expect(writer.encode(plain).toString("utf8")).toBe(JSON.stringify(plain));
   });
 });

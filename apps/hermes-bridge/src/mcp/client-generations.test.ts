@@ -9,13 +9,14 @@ import { StdioClientTransport as StdioV2 } from "@modelcontextprotocol/client/st
 import { Client as ClientV1 } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport as StdioV1 } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport as HttpV1 } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startBridge, type RunningBridge } from "../http/server";
 import { captureLogger, SAMPLE_ARGS, seedWorld, type SeededWorld } from "../test-support";
 
 /**
  * The same suite for both generations of the MCP TypeScript SDK client (1.x, `@modelcontextprotocol/sdk`, and 2.x,
- * `@modelcontextprotocol/client`, in its default 2025-era handshake) on both transports: the tool list and its
+ * `@modelcontextprotocol/client`, in its default 2025-era handshake and negotiating the 2026-07-28 revision) on both transports: the tool list and its
  * annotations, every tool, a refusal that is a result, a replay, the Hermes result form; over HTTP also a client
  * whose requests alternate between two bridges on one database (stateless: any instance answers any request).
  */
@@ -32,7 +33,8 @@ interface McpClient {
 }
 
 type Transport = "http" | "stdio";
-type Generation = "1.x" | "2.x";
+/** "2.x 2026-07-28": the 2.x client negotiating (`versionNegotiation: "auto"`), which gets the 2026-07-28 revision. */
+type Generation = "1.x" | "2.x" | "2.x 2026-07-28";
 
 let dir: string;
 let databaseUrl: string;
@@ -75,10 +77,12 @@ async function connect(
   generation: Generation,
   transport: Transport,
   token: string,
-  options: { hermes?: boolean; served?: number[] } = {},
+  /** elicited: the client declares elicitation (form and URL) and records every elicitation the server asks for. */
+  options: { hermes?: boolean; served?: number[]; elicited?: unknown[]; origin?: string } = {},
 ): Promise<McpClient> {
   const headers: Record<string, string> = { authorization: `Bearer ${token}` };
   if (options.hermes) headers["x-mnote-result-form"] = "hermes";
+  if (options.origin) headers.origin = options.origin;
   const env: Record<string, string> = {
     ...(process.env as Record<string, string>),
     MNOTE_DATABASE_URL: databaseUrl,
@@ -91,14 +95,31 @@ async function connect(
   const fetchOption = options.served ? { fetch: roundRobinFetch(options.served) } : {};
   const info = { name: `generations-${generation}`, version: "0.0.1" };
   let client: McpClient;
+  const elicited = options.elicited;
+  const capabilities = elicited ? { capabilities: { elicitation: { form: {}, url: {} } } } : {};
   if (generation === "1.x") {
-    const c = new ClientV1(info);
+    const c = new ClientV1(info, capabilities);
+    if (elicited)
+      c.setRequestHandler(ElicitRequestSchema, (request) => {
+        elicited.push(request.params);
+        return { action: "decline" };
+      });
     await c.connect(
       transport === "http" ? new HttpV1(url, { requestInit: { headers }, ...fetchOption }) : new StdioV1(stdio),
     );
     client = c as unknown as McpClient;
   } else {
-    const c = new ClientV2(info);
+    const c = new ClientV2(info, {
+      ...capabilities,
+      ...(generation === "2.x" ? {} : { versionNegotiation: { mode: "auto" as const } }),
+    });
+    // On 2025-era connections an elicitation/create request; on 2026-07-28 the client fulfils an input_required
+    // result's elicitations through the same handler.
+    if (elicited)
+      c.setRequestHandler("elicitation/create", (request) => {
+        elicited.push(request.params);
+        return { action: "decline" };
+      });
     await c.connect(
       transport === "http" ? new HttpV2(url, { requestInit: { headers }, ...fetchOption }) : new StdioV2(stdio),
     );
@@ -121,6 +142,8 @@ describe.each([
   ["1.x", "stdio"],
   ["2.x", "http"],
   ["2.x", "stdio"],
+  ["2.x 2026-07-28", "http"],
+  ["2.x 2026-07-28", "stdio"],
 ] as Array<[Generation, Transport]>)("MCP SDK client %s over %s", (generation, transport) => {
   let owner: McpClient;
   let viewer: McpClient;
@@ -130,6 +153,14 @@ describe.each([
       connect(generation, transport, world.tokens.owner, transport === "http" ? { served } : {}),
       connect(generation, transport, world.tokens.viewer),
     ]);
+  });
+
+  it("negotiates the revision its generation asks for", () => {
+    const version = (
+      owner as unknown as { getNegotiatedProtocolVersion?: () => string | undefined }
+    ).getNegotiatedProtocolVersion?.();
+    if (generation === "2.x 2026-07-28") expect(version).toBe("2026-07-28");
+    else if (generation === "2.x") expect(version).toBe("2025-11-25");
   });
 
   it("lists the seven tools; readOnlyHint only on reads, destructiveHint on page.save and page.edit, all idempotent", async () => {
@@ -198,33 +229,28 @@ describe.each([
     expect([refused.isError, refused.content]).toEqual([false, []]);
     expect((refused.structuredContent as Envelope).error?.code).toBe("mnote_tool_permission_denied");
   });
-});
 
-describe("a 2.x client that offers the 2026-07-28 revision first", () => {
-  // Over stdio too (checked by hand): there the client probes on a disposable sibling process and waits out its
-  // timeout before falling back (~25 s on a busy machine), too slow for the suite.
-  it.each(["http"] as Transport[])(
-    "over %s probes server/discover, falls back to initialize and works unchanged",
-    async (transport) => {
-      const env: Record<string, string> = {
-        ...(process.env as Record<string, string>),
-        MNOTE_DATABASE_URL: databaseUrl,
-        MNOTE_TOKEN: world.tokens.owner,
-      };
-      const client = new ClientV2(
-        { name: "generations-2.x-auto", version: "0.0.1" },
-        { versionNegotiation: { mode: "auto" } },
-      );
-      await client.connect(
-        transport === "http"
-          ? new HttpV2(new URL(`${bridges[0]!.url}/mcp`), {
-              requestInit: { headers: { authorization: `Bearer ${world.tokens.owner}` } },
-            })
-          : new StdioV2({ command: process.execPath, args: [BIN, "mcp", "--stdio"], env, stderr: "ignore" }),
-      );
-      clients.push(client);
-      const result = await client.callTool({ name: "mnote_page_get", arguments: pageArgs() });
-      expect((result.structuredContent as Envelope).ok).toBe(true);
-    },
-  );
+  it.runIf(transport === "http")("a foreign Origin is refused before anything is served, in every era", async () => {
+    await expect(connect(generation, transport, world.tokens.owner, { origin: "http://evil.example" })).rejects.toThrow(
+      /403|Forbidden|Origin/,
+    );
+  });
+
+  it("a held write answers mnote_tool_approval_required as its result to a client that takes URL elicitations, and asks it nothing (decision 0028)", async () => {
+    const elicited: unknown[] = [];
+    const client = await connect(generation, transport, world.tokens.owner, { elicited });
+    const result = await client.callTool({
+      name: "mnote_page_update_title",
+      arguments: {
+        workspaceId: world.ids.heldWs,
+        documentId: world.ids.heldPage,
+        title: `Held ${generation} ${transport}`,
+      },
+    });
+    expect(result.isError).toBe(false);
+    const output = result.structuredContent as Envelope;
+    expect([output.ok, output.error?.code]).toEqual([false, "mnote_tool_approval_required"]);
+    expect(JSON.parse((result.content as Array<{ text: string }>)[0]!.text)).toEqual(output);
+    expect(elicited).toEqual([]);
+  });
 });

@@ -1,25 +1,26 @@
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
-  isJSONRPCErrorResponse,
-  isJSONRPCRequest,
-  isJSONRPCResultResponse,
   type JSONRPCMessage,
-  JSONRPCMessageSchema,
   type MessageExtraInfo,
+  parseJSONRPCMessage,
   type RequestId,
-} from "@modelcontextprotocol/sdk/types.js";
-import { AnswerWriter, type WritesAnswers } from "./answer-json";
+  type Transport,
+} from "@modelcontextprotocol/server";
+import { AnswerWriter, isAnswer, isRequest } from "./answer-json";
 
 /**
- * One HTTP POST's answer: the responses to its requests as the JSON text of the body (one message, or an array for a
+ * One HTTP POST's answer: the responses to its requests as the UTF-8 JSON of the body (one message, or an array for a
  * batch), or none (202) when it held only notifications.
  */
 export type ExchangeAnswer =
-  { kind: "responses"; json: string } | { kind: "accepted" } | { kind: "invalid"; message: string };
+  { kind: "responses"; json: Buffer } | { kind: "accepted" } | { kind: "invalid"; message: string };
+
+const OPEN_BATCH = Buffer.from("[");
+const COMMA = Buffer.from(",");
+const CLOSE_BATCH = Buffer.from("]");
 
 interface Pending {
   clientId: RequestId;
-  resolve: (json: string) => void;
+  resolve: (json: Buffer) => void;
 }
 
 /**
@@ -33,14 +34,14 @@ interface Pending {
  * requests (the bridge answers `initialize` without remembering it), so one instance serves every
  * client, and any bridge process still answers any request (decision 0014).
  *
- * The framing stays the SDK's: messages are checked with its JSONRPCMessageSchema, dispatched,
+ * The framing stays the SDK's (2.x, `@modelcontextprotocol/server`): messages are checked with its `parseJSONRPCMessage`, dispatched,
  * validated and answered by its `Protocol`, and its answers are written as JSON text (an AnswerWriter
  * splices in a tool result's envelope text instead of serializing it again). This transport only correlates: two clients may both
  * send request id 1 at once, so each request travels under an id of this process's own and its
  * answer goes back under the client's id. Messages the server sends unasked (none today: it makes
  * no requests of the client over HTTP) are dropped, as a JSON answer has nowhere to put them.
  */
-export class ExchangeTransport implements Transport, WritesAnswers {
+export class ExchangeTransport implements Transport {
   onmessage?: Transport["onmessage"];
   onclose?: () => void;
   onerror?: (error: Error) => void;
@@ -56,19 +57,21 @@ export class ExchangeTransport implements Transport, WritesAnswers {
       this.pending.delete(id);
       this.answers.forget(id);
       entry.resolve(
-        JSON.stringify({ jsonrpc: "2.0", id: entry.clientId, error: { code: -32000, message: "Server closed" } }),
+        Buffer.from(
+          JSON.stringify({ jsonrpc: "2.0", id: entry.clientId, error: { code: -32000, message: "Server closed" } }),
+        ),
       );
     }
     this.onclose?.();
   }
 
   async send(message: JSONRPCMessage) {
-    if (!isJSONRPCResultResponse(message) && !isJSONRPCErrorResponse(message)) return;
+    if (!isAnswer(message)) return;
     const ownId = message.id;
     const entry = typeof ownId === "number" ? this.pending.get(ownId) : undefined;
     if (!entry) return;
     this.pending.delete(ownId as number);
-    entry.resolve(this.answers.serialize({ ...message, id: entry.clientId }, ownId));
+    entry.resolve(this.answers.encode({ ...message, id: entry.clientId }, ownId));
   }
 
   /** Serve one POST's parsed body (one message or a batch). */
@@ -77,20 +80,22 @@ export class ExchangeTransport implements Transport, WritesAnswers {
     const raw: unknown[] = batch ? body : [body];
     const messages: JSONRPCMessage[] = [];
     for (const item of raw) {
-      const parsed = JSONRPCMessageSchema.safeParse(item);
-      if (!parsed.success) return { kind: "invalid", message: "Parse error: Invalid JSON-RPC message" };
-      messages.push(parsed.data);
+      try {
+        messages.push(parseJSONRPCMessage(item));
+      } catch {
+        return { kind: "invalid", message: "Parse error: Invalid JSON-RPC message" };
+      }
     }
-    const answers: Promise<string>[] = [];
+    const answers: Promise<Buffer>[] = [];
     for (const message of messages) {
-      if (!isJSONRPCRequest(message)) {
+      if (!isRequest(message)) {
         // Notifications (initialized, cancelled) and stray responses: the server reads them, nothing is answered.
         this.onmessage?.(message, extra);
         continue;
       }
       const ownId = ++this.nextId;
       answers.push(
-        new Promise<string>((resolve) => {
+        new Promise<Buffer>((resolve) => {
           this.pending.set(ownId, { clientId: message.id, resolve });
         }),
       );
@@ -98,6 +103,8 @@ export class ExchangeTransport implements Transport, WritesAnswers {
     }
     if (!answers.length) return { kind: "accepted" };
     const texts = await Promise.all(answers);
-    return { kind: "responses", json: batch ? `[${texts.join(",")}]` : texts[0]! };
+    if (!batch) return { kind: "responses", json: texts[0]! };
+    const parts = texts.flatMap((text, i) => (i ? [COMMA, text] : [text]));
+    return { kind: "responses", json: Buffer.concat([OPEN_BATCH, ...parts, CLOSE_BATCH]) };
   }
 }

@@ -3,13 +3,7 @@ import { canonicalToolName, echoValue, type OutputEnvelope, TOOL_ERROR_MESSAGES 
 import type { KernelAdapter } from "@mnote/kernel";
 import { resolveToken, type ToolsSettings } from "@mnote/tools";
 import { type RateLimiter } from "@mnote/process";
-import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import {
-  type CallToolRequest,
-  type CallToolResult,
-  CallToolRequestSchema,
-  ListToolsRequestSchema,
-} from "@modelcontextprotocol/sdk/types.js";
+import { type CallToolRequest, type CallToolResult, Server, type ServerContext } from "@modelcontextprotocol/server";
 import { rateLimitKey, whoami, type WhoAmI } from "../auth";
 import { bridgeFailure } from "../bridge-failure";
 import { hermesSafeJson, parseResultForm, RESULT_FORM_HEADER, type ResultForm } from "../hermes/model-text";
@@ -19,7 +13,7 @@ import { invokeTool } from "../invoke";
 import { type BridgeLogger, createLogger, logToolCall } from "../logging";
 import { envelopeFromModelArguments, UNAUTHENTICATED_IDENTITY } from "../from-model-arguments";
 import { newTraceId, traceIdFromTraceparent } from "../trace";
-import { writesAnswers } from "./answer-json";
+import type { AnswerWriter } from "./answer-json";
 import { takeCallerIds } from "./caller-ids";
 import { mcpToolList } from "./tools";
 
@@ -43,18 +37,29 @@ export interface McpServerOptions {
   resultForm?: ResultForm;
   /** The process's validated router settings. */
   toolsSettings?: ToolsSettings;
+  /** Where the transport writes this server's answers: a standard-form result's envelope text is kept there once. */
+  answers?: AnswerWriter;
 }
 
-/** What the HTTP gate found for a request (`authInfo.extra`): who its token is, and its MCP session. */
+/** The request's headers, as the HTTP door saw them (stdio has none). */
+export type RequestHeaders = Record<string, string | string[] | undefined>;
+
+/**
+ * What the HTTP gate found for a request (`authInfo.extra`): who its token is, its MCP session, and its headers
+ * (the SDK 2.x context carries a Web `Request` only when the transport built one; the door builds none on the
+ * 2025-era path).
+ */
 export interface GateFindings {
   whoami: WhoAmI;
-  sessionId: string;
+  /** The 2025-era session id (decision 0014); null on a 2026-07-28 request, which has no session. */
+  sessionId: string | null;
+  headers: RequestHeaders;
   /** The resource /mcp is (decision 0027), so the router accepts the tokens bound to it; null without OAuth. */
   resource: string | null;
 }
 
-function gateFindings(extra: { authInfo?: { extra?: Record<string, unknown> } }): Partial<GateFindings> {
-  return (extra.authInfo?.extra as Partial<GateFindings> | undefined) ?? {};
+function gateFindings(ctx: ServerContext): Partial<GateFindings> {
+  return (ctx.http?.authInfo?.extra as Partial<GateFindings> | undefined) ?? {};
 }
 
 /**
@@ -109,43 +114,39 @@ export function createMcpServer(options: McpServerOptions): Server {
   const transport = options.authorization !== undefined ? "mcp-stdio" : "mcp-http";
   const fallbackSession = options.sessionId ?? `mcp_${randomUUID()}`;
   const tools = { standard: mcpToolList("standard"), hermes: mcpToolList("hermes") };
-  const formOf = (extra: { requestInfo?: { headers?: Record<string, string | string[] | undefined> } }) =>
-    options.resultForm ?? parseResultForm(extra.requestInfo?.headers?.[RESULT_FORM_HEADER]);
+  const formOf = (ctx: ServerContext) =>
+    options.resultForm ?? parseResultForm(gateFindings(ctx).headers?.[RESULT_FORM_HEADER]);
   const server = new Server(SERVER_INFO, {
     capabilities: { tools: {} },
     instructions:
       "mnote page tools. Read a page with mnote_page_get before editing; call write tools with dryRun: true first when the user should review the change.",
   });
 
-  server.setRequestHandler(ListToolsRequestSchema, async (_request, extra) => ({ tools: tools[formOf(extra)] }));
+  server.setRequestHandler("tools/list", (_request, ctx) => ({ tools: tools[formOf(ctx)] }));
 
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
-    const result = await callTool(request, extra);
+  server.setRequestHandler("tools/call", async (request, ctx): Promise<CallToolResult> => {
+    const result = await callTool(request, ctx);
     const json = structuredJson(result);
-    const transport = server.transport;
-    if (json !== undefined && writesAnswers(transport))
-      transport.answers.keep(extra.requestId, json, result.structuredContent!);
+    if (json !== undefined)
+      options.answers?.keep(ctx.mcpReq.id, json, result.structuredContent as Record<string, unknown>);
     return result;
   });
 
-  const callTool = async (
-    request: CallToolRequest,
-    extra: Parameters<Parameters<typeof server.setRequestHandler<typeof CallToolRequestSchema>>[1]>[1],
-  ): Promise<CallToolResult> => {
+  const callTool = async (request: CallToolRequest, ctx: ServerContext): Promise<CallToolResult> => {
     const startedAt = performance.now();
-    const headers = extra.requestInfo?.headers ?? {};
+    const gate = gateFindings(ctx);
+    const headers = gate.headers ?? {};
     const authorization =
       options.authorization !== undefined ? options.authorization : (headerValue(headers.authorization) ?? null);
     const meta = (request.params._meta ?? {}) as Record<string, unknown>;
-    const gate = gateFindings(extra);
-    const sessionId = gate.sessionId ?? extra.sessionId ?? fallbackSession;
+    const sessionId = gate.sessionId ?? fallbackSession;
     const traceId =
       traceIdFromTraceparent(meta.traceparent) ??
       echoValue(meta.traceId, "traceId") ??
       traceIdFromTraceparent(headers.traceparent) ??
       newTraceId();
     const name = request.params.name;
-    const form = formOf(extra);
+    const form = formOf(ctx);
     const caller = takeCallerIds(request.params.arguments ?? {});
     const modelArguments = caller.modelArguments;
     const ids = caller.ok ? caller.ids : null;
@@ -153,7 +154,7 @@ export function createMcpServer(options: McpServerOptions): Server {
       // The caller's own ids when it sends them (the Hermes plugin does), else the MCP session's.
       sessionId: ids?.sessionId ?? sessionId,
       runId: ids?.runId ?? echoValue(meta.runId, "runId") ?? ids?.sessionId ?? sessionId,
-      toolCallId: ids?.toolCallId ?? echoValue(String(extra.requestId), "toolCallId") ?? randomUUID(),
+      toolCallId: ids?.toolCallId ?? echoValue(String(ctx.mcpReq.id), "toolCallId") ?? randomUUID(),
       traceId,
     };
     const refuse = (code: "mnote_tool_rate_limited" | "mnote_tool_invalid_input", message: string) => {

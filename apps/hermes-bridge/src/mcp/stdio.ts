@@ -1,18 +1,27 @@
 import { randomUUID } from "node:crypto";
 import type { Readable, Writable } from "node:stream";
 import type { KernelAdapter } from "@mnote/kernel";
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import type { JSONRPCMessage } from "@modelcontextprotocol/server";
+import { serveStdio, StdioServerTransport } from "@modelcontextprotocol/server/stdio";
 import type { ResultForm } from "../hermes/model-text";
 import type { BridgeLogger } from "../logging";
 import { resolveToken, type ToolsSettings } from "@mnote/tools";
 import { RateLimiter, type RateLimitSettings } from "@mnote/process";
-import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import { AnswerWriter, type WritesAnswers } from "./answer-json";
+import { AnswerWriter } from "./answer-json";
 import { createMcpServer } from "./server";
 
-/** The SDK's stdio transport, its answers written by an AnswerWriter (a tool result's envelope serialized once). */
-class StdioAnswerTransport extends StdioServerTransport implements WritesAnswers {
+const NEWLINE = Buffer.from("\n");
+
+/**
+ * The SDK's stdio transport, its answers written by an AnswerWriter (a tool result's envelope serialized once), and
+ * a promise for its end (the SDK closes it when stdin ends, or when the connection is torn down).
+ */
+class StdioAnswerTransport extends StdioServerTransport {
   readonly answers = new AnswerWriter();
+  private ended!: () => void;
+  readonly closed = new Promise<void>((resolve) => {
+    this.ended = resolve;
+  });
   constructor(
     stdin: Readable,
     private readonly out: Writable,
@@ -22,9 +31,13 @@ class StdioAnswerTransport extends StdioServerTransport implements WritesAnswers
   override send(message: JSONRPCMessage): Promise<void> {
     // As the SDK's send: one line of JSON, resolved once the stream takes it.
     return new Promise((resolve) => {
-      if (this.out.write(`${this.answers.serialize(message)}\n`)) resolve();
+      if (this.out.write(Buffer.concat([this.answers.encode(message), NEWLINE]))) resolve();
       else this.out.once("drain", resolve);
     });
+  }
+  override async close() {
+    await super.close();
+    this.ended();
   }
 }
 
@@ -51,25 +64,25 @@ export async function runStdio(input: {
     // Start anyway: every call answers mnote_tool_unauthenticated, which the client can show.
     input.logger.warn({ sessionId }, "MNOTE_TOKEN is missing, unknown, revoked or expired; tool calls will be refused");
   }
-  const server = createMcpServer({
-    kernel: input.kernel,
-    logger: input.logger,
-    rateLimiter: input.rateLimit ? new RateLimiter(input.rateLimit) : null,
-    authorization,
-    sessionId,
-    resultForm: input.resultForm ?? "standard",
-    toolsSettings: input.toolsSettings,
-  });
   const stdin = input.stdin ?? process.stdin;
   const transport = new StdioAnswerTransport(stdin, input.stdout ?? process.stdout);
-  const closed = new Promise<void>((resolve) => {
-    server.onclose = () => resolve();
-  });
-  await server.connect(transport);
-  // The SDK transport does not notice the client going away; end the session when stdin ends.
-  const end = () => void server.close();
-  stdin.once("end", end);
-  stdin.once("close", end);
+  const rateLimiter = input.rateLimit ? new RateLimiter(input.rateLimit) : null;
+  // The SDK's stdio entry picks the connection's era from its opening message (initialize: 2025-era; a
+  // server/discover or a request with the 2026-07-28 envelope: that revision) and pins one server for it.
+  serveStdio(
+    () =>
+      createMcpServer({
+        kernel: input.kernel,
+        logger: input.logger,
+        rateLimiter,
+        authorization,
+        sessionId,
+        resultForm: input.resultForm ?? "standard",
+        toolsSettings: input.toolsSettings,
+        answers: transport.answers,
+      }),
+    { transport, onerror: (error) => input.logger.warn({ sessionId, err: error.message }, "mcp stdio error") },
+  );
   input.logger.info({ sessionId, transport: "mcp-stdio" }, "mcp stdio server ready");
-  return { closed };
+  return { closed: transport.closed };
 }

@@ -1,5 +1,5 @@
 import { allToolJsonSchemas } from "@mnote/contract";
-import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { Tool } from "@modelcontextprotocol/server";
 import type { ResultForm } from "../hermes/model-text";
 
 /**
@@ -16,7 +16,7 @@ export function mcpToolList(form: ResultForm = "standard"): Tool[] {
     name: tool.providerName,
     description: tool.description,
     inputSchema: tool.parameters as Tool["inputSchema"],
-    ...(form === "standard" ? { outputSchema: tool.outputSchema as Tool["outputSchema"] } : {}),
+    ...(form === "standard" ? { outputSchema: tool.outputSchema } : {}),
     annotations: { ...tool.annotations },
   }));
   cachedToolLists.set(form, list);
