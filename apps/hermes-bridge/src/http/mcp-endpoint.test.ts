@@ -113,4 +113,24 @@ describe("/mcp speaks what the Python SDK client expects, statelessly", () => {
     ).toBe(404);
     expect((await send("DELETE", session)).status).toBe(405);
   });
+
+  it("takes the handshake when its header names the newer revision, as Hermes on the mcp 2.x SDK sends it", async () => {
+    // Hermes seeds `mcp-protocol-version: <its SDK's LATEST_PROTOCOL_VERSION>` on every request (tools/mcp_tool.py
+    // `_run_http`), initialize included; on mcp 2.x that is 2026-07-28 while the body negotiates 2025-11-25.
+    const newer = { "mcp-protocol-version": "2026-07-28" };
+    const init = await send("POST", newer, {
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "mcp", version: "2.3.0" } },
+    });
+    expect(init.status).toBe(200);
+    expect(((await init.json()) as { result: { protocolVersion: string } }).result.protocolVersion).toBe("2025-11-25");
+    // After the handshake the SDK's transport sends the negotiated revision, as it does for any server.
+    const session = { "mcp-protocol-version": "2025-11-25", "mcp-session-id": init.headers.get("mcp-session-id")! };
+    expect((await send("POST", session, { jsonrpc: "2.0", method: "notifications/initialized" })).status).toBe(202);
+    const list = await send("POST", session, { jsonrpc: "2.0", id: 1, method: "tools/list", params: {} });
+    expect(list.status).toBe(200);
+    expect(((await list.json()) as { result: { tools: unknown[] } }).result.tools).toHaveLength(TOOL_NAMES.length);
+  });
 });

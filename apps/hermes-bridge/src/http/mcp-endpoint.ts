@@ -250,10 +250,15 @@ export class McpHttpEndpoint {
     }
 
     let sessionId = headerValue(req.headers["mcp-session-id"]);
+    const initializing = Array.isArray(body) ? body.some(isInitialize) : isInitialize(body);
     // A request in the 2026-07-28 revision's form (its `_meta` envelope names the revision) goes to the SDK's handler
     // for that revision; every other request is the 2025 era's, answered by this process's one server. One that
     // names a session is in a 2025-era session (the 2026-07-28 revision has none), so only the others are classified.
-    if (sessionId === undefined) {
+    // An `initialize` is the 2025 handshake whatever its MCP-Protocol-Version header says: the version is negotiated
+    // in its body. Hermes seeds that header with its MCP SDK's latest revision on every request, the handshake too
+    // (tools/mcp_tool.py `_run_http`; 2026-07-28 once it runs on mcp 2.x), and the SDK's classifier answers such a
+    // request 400 "headers and body disagree" — which would leave Hermes unable to connect at all.
+    if (sessionId === undefined && !initializing) {
       const era = classifyInboundRequest({
         httpMethod: "POST",
         protocolVersionHeader: headerValue(req.headers["mcp-protocol-version"]),
@@ -273,7 +278,6 @@ export class McpHttpEndpoint {
         "Not Acceptable: Client must accept both application/json and text/event-stream",
       );
     }
-    const initializing = Array.isArray(body) ? body.some(isInitialize) : isInitialize(body);
     if (initializing) {
       sessionId = newSessionId(auth.secret);
     } else if (!sessionId) {
