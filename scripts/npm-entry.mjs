@@ -40,16 +40,23 @@ const task = process.argv[2];
 pnpm("install", "--frozen-lockfile", "--reporter=append-only");
 if (task === "test") {
   run(process.execPath, [join(root, "scripts", "check-cycles.mjs")]);
-  // Lint (type-aware, per package, cached by turbo and ESLint) and the format check come before the long tests, so a
-  // floating promise or a process.env outside the config modules fails in a minute, not after the suites.
-  pnpm("run", "lint");
   pnpm("run", "format:check");
+  // Lint (type-aware, one ESLint process for the whole repository: one TypeScript project service, so each package's
+  // sources are parsed once, not once per package that imports them), the typecheck (one program for every Node
+  // package, plus the panel's, e2e's and bench's own) and every package's tests, in one turbo run on both cores.
+  // Lint is one core's work for a minute and a half: beside the tests rather than before them (a lint error is
+  // reported at the end of this step, with the rest). The panel's build (for the e2e flows; turbo caches it, so
+  // scripts/e2e.mjs finds it done) fills the cores while the last suites wait on their databases; the panel's
+  // typecheck follows it, so it always sees the route types the build writes (.next/types).
   pnpm(
     "exec",
     "turbo",
     "run",
+    "//#lint",
+    "typecheck:repo",
     "typecheck",
     "test",
+    "build",
     "--continue",
     "--concurrency=2",
     "--output-logs=new-only",

@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
+import { compiledEntry } from "@mnote/process/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createWorld, type World } from "./support";
 
@@ -36,6 +37,8 @@ type Ack =
   | { kind: "note"; commandId: string; nodeId: string; edgeId: string };
 
 let world: World;
+/** crash-writer.ts compiled once: 30 starts through tsx spent a CPU-second each on its loader before writing. */
+let writerEntry: string;
 const acknowledged: Ack[] = [];
 /** Writes acknowledged per run, for the summary line. */
 const perRun: number[] = [];
@@ -43,6 +46,7 @@ const INITIAL_BLOCKS = 2;
 
 beforeAll(async () => {
   console.log(`crash suite seed: ${SEED}`);
+  writerEntry = await compiledEntry(WRITER);
   world = await createWorld({ file: true });
   // The writer opens the file itself; the test only reads it between runs.
   await world.kernel.close();
@@ -53,7 +57,7 @@ afterAll(async () => {
 
 /** Start a writer and collect its acknowledged lines as they arrive. */
 function startWriter(run: number) {
-  const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", WRITER, world.path, String(run)], {
+  const child: ChildProcess = spawn(process.execPath, [writerEntry, world.path, String(run)], {
     cwd: PACKAGE_DIR,
     env: {
       ...process.env,

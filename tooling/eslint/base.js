@@ -2,9 +2,13 @@
 // typescript-eslint's project service (each file is checked with its own package's tsconfig, no list of projects to
 // keep in sync), formatting left to Prettier.
 import js from "@eslint/js";
+import { fileURLToPath } from "node:url";
 import { defineConfig } from "eslint/config";
 import globals from "globals";
 import tseslint from "typescript-eslint";
+
+/** The repository root (this file is tooling/eslint/base.js). */
+const REPOSITORY_ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
 /**
  * The modules allowed to read `process.env`, relative to the repository root. Each process validates its
@@ -95,7 +99,15 @@ export function baseConfig(root = "") {
       languageOptions: {
         parserOptions: {
           // Files outside every tsconfig (vitest/playwright/next configs) still get type information.
-          projectService: { allowDefaultProject: ["vitest.config.ts"] },
+          // One ESLint process lints every package (`pnpm lint`), so the default project holds every package's
+          // vitest.config.ts (13 small files, not the hundreds of sources the limit of 8 guards against).
+          projectService: {
+            allowDefaultProject: ["vitest.config.ts"],
+            maximumDefaultProjectFileMatchCount_THIS_WILL_SLOW_DOWN_LINTING: 20,
+          },
+          // Explicit, so that one ESLint process can lint several packages (`pnpm lint` at the root): each file's
+          // tsconfig and allowDefaultProject are found from its own package's directory.
+          tsconfigRootDir: `${REPOSITORY_ROOT}${prefix}`,
         },
       },
       rules: {

@@ -5,11 +5,11 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { TOOL_ERROR_MESSAGES as M } from "@mnote/contract";
 import { openKernel } from "@mnote/kernel";
 import { createCaller, createToolsContext } from "@mnote/tools";
-import { runCli } from "./test-support";
+import { BIN, runCli } from "./test-support";
 
-/** The CLI on this suite's own database file. */
-const mnote = (dir: string, argv: string[], stdin?: string) =>
-  runCli(dir, argv, { databaseUrl: `file:${join(dir, "db", "mnote.db")}`, stdin });
+/** The CLI on this suite's own database file (compiled once; `bin/mnote.mjs` through tsx itself where `real`). */
+const mnote = (dir: string, argv: string[], stdin?: string, real?: "bin/mnote.mjs") =>
+  runCli(dir, argv, { databaseUrl: `file:${join(dir, "db", "mnote.db")}`, stdin, ...(real ? { bin: BIN } : {}) });
 
 describe("mnote CLI", () => {
   const dir = mkdtempSync(join(tmpdir(), "mnote-cli-"));
@@ -19,7 +19,10 @@ describe("mnote CLI", () => {
   let token: string;
 
   beforeAll(async () => {
-    expect((await mnote(dir, ["init"])).json).toMatchObject({ ok: true, dialect: "sqlite" });
+    expect((await mnote(dir, ["init"], undefined, "bin/mnote.mjs")).json).toMatchObject({
+      ok: true,
+      dialect: "sqlite",
+    });
     owner = (await mnote(dir, ["admin", "user", "create", "--name", "Olga"])).json.id;
     workspace = (
       await mnote(dir, ["admin", "workspace", "create", "--name", "Ops", "--owner", owner, "--approval", "off"])
@@ -110,7 +113,7 @@ describe("mnote CLI", () => {
   }, 30_000);
 
   it("prints the failure envelope and exits 1 when a tool call fails", async () => {
-    const result = await mnote(dir, ["call", "--token", "mnt_wrong"], envelope("mnote.page.get", {}));
+    const result = await mnote(dir, ["call", "--token", "mnt_wrong"], envelope("mnote.page.get", {}), "bin/mnote.mjs");
     expect(result.code).toBe(1);
     expect(result.json).toMatchObject({ ok: false, error: { code: "mnote_tool_unauthenticated" } });
   }, 30_000);
@@ -210,7 +213,7 @@ describe("mnote CLI", () => {
       "god",
     ]);
     expect(badRole.code).toBe(2);
-    const badJson = await mnote(dir, ["call", "--token", token], "{not json");
+    const badJson = await mnote(dir, ["call", "--token", token], "{not json", "bin/mnote.mjs");
     expect(badJson.code).toBe(2);
   }, 30_000);
 

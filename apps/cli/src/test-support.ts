@@ -1,13 +1,23 @@
 import { execFile } from "node:child_process";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { compiledEntry } from "@mnote/process/testing";
 
 const run = promisify(execFile);
-const BIN = join(import.meta.dirname, "..", "bin", "mnote.mjs");
+export const BIN = join(import.meta.dirname, "..", "bin", "mnote.mjs");
 
-/** Runs the real CLI as an operator would: a child process in `dir`, JSON on stdout, an exit code. */
-export async function runCli(dir: string, argv: string[], options: { databaseUrl: string; stdin?: string }) {
-  const child = run(process.execPath, [BIN, ...argv], {
+/**
+ * Runs the CLI as an operator would: a child process in `dir`, JSON on stdout, an exit code. The process runs
+ * `bin/mnote.mjs` compiled once per test file (`compiledEntry`: the same sources, without tsx's start-up cost in
+ * each of a suite's thirty processes); `{ bin: BIN }` runs the file itself, through tsx, as `npm run mnote` does.
+ */
+export async function runCli(
+  dir: string,
+  argv: string[],
+  options: { databaseUrl: string; stdin?: string; bin?: string },
+) {
+  const bin = options.bin ?? (await compiledEntry(BIN));
+  const child = run(process.execPath, [bin, ...argv], {
     cwd: dir,
     env: { ...process.env, MNOTE_DATABASE_URL: options.databaseUrl, MNOTE_TOKEN: "" },
   });
