@@ -1,7 +1,6 @@
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { Readable } from "node:stream";
-import { pipeline } from "node:stream/promises";
+import { once } from "node:events";
 import { hashToken } from "@mnote/kernel";
 import {
   type AuthInfo,
@@ -355,7 +354,21 @@ export class McpHttpEndpoint {
     res.writeHead(response.status, out);
     if (!response.body) return void res.end();
     // Streamed, not buffered: an SSE answer (a subscriptions/listen stream) stays open until either side ends it.
-    await pipeline(Readable.fromWeb(response.body), res).catch(() => {});
+    // Read with the stream's own reader rather than `Readable.fromWeb`, whose parameter is node:stream/web's type:
+    // the panel type-checks this file with the DOM's ReadableStream, which is not assignable to it.
+    const reader = response.body.getReader();
+    res.once("close", () => void reader.cancel().catch(() => {}));
+    try {
+      for (;;) {
+        const { done, value } = (await reader.read()) as { done: boolean; value?: Uint8Array };
+        if (done) break;
+        if (!res.write(value)) await once(res, "drain");
+      }
+      res.end();
+    } catch {
+      // The client went away or the SDK's stream failed mid-answer: nothing more can be said on this response.
+      res.destroy();
+    }
   }
 
   async close() {
