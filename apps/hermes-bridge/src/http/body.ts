@@ -59,8 +59,11 @@ export function refuseUnread(req: IncomingMessage, res: ServerResponse) {
 }
 
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
-  // Encoded once: the length is the buffer's, and the socket writes the same bytes.
-  const bytes = Buffer.from(typeof body === "string" ? body : JSON.stringify(body), "utf8");
+  // Encoded once: the length is the buffer's, and the socket writes the same bytes (an answer already encoded, as the
+  // MCP door's AnswerWriter writes them, goes out as it is).
+  const bytes = Buffer.isBuffer(body)
+    ? body
+    : Buffer.from(typeof body === "string" ? body : JSON.stringify(body), "utf8");
   res.writeHead(status, {
     "content-type": "application/json; charset=utf-8",
     "content-length": bytes.length,

@@ -297,15 +297,7 @@ export class McpHttpEndpoint {
     }
 
     await this.ready;
-    const findings: GateFindings = {
-      whoami: auth.whoami,
-      sessionId,
-      headers: req.headers,
-      resource: this.policy.oauth?.resource ?? null,
-    };
-    const answer = await this.transport.exchange(body, {
-      authInfo: { ...auth.authInfo, extra: { ...findings } },
-    });
+    const answer = await this.transport.exchange(body, { authInfo: this.findings(req, auth, sessionId) });
     if (answer.kind === "invalid") return rpcError(res, 400, -32700, answer.message);
     // The session id travels only in the header of initialize's answer; the client keeps it.
     const headers: Record<string, string> = initializing ? { "mcp-session-id": sessionId } : {};
@@ -313,14 +305,18 @@ export class McpHttpEndpoint {
       res.writeHead(202, headers);
       return res.end();
     }
-    // The answer is already UTF-8 JSON (AnswerWriter): written as is, the headers as sendJson writes them.
-    res.writeHead(200, {
-      "content-type": "application/json; charset=utf-8",
-      "content-length": answer.json.length,
-      "cache-control": "no-store",
-      ...headers,
-    });
-    res.end(answer.json);
+    sendJson(res, 200, answer.json, headers);
+  }
+
+  /** What the gate found, for the server's handlers (`authInfo.extra`); `sessionId` null in the 2026-07-28 revision. */
+  private findings(req: IncomingMessage, auth: Extract<Authentication, { ok: true }>, sessionId: string | null) {
+    const findings: GateFindings = {
+      whoami: auth.whoami,
+      sessionId,
+      headers: req.headers,
+      resource: this.policy.oauth?.resource ?? null,
+    };
+    return { ...auth.authInfo, extra: { ...findings } };
   }
 
   /**
@@ -339,15 +335,9 @@ export class McpHttpEndpoint {
       if (value === undefined) continue;
       for (const one of Array.isArray(value) ? value : [value]) headers.append(name, one);
     }
-    const findings: GateFindings = {
-      whoami: auth.whoami,
-      sessionId: null,
-      headers: req.headers,
-      resource: this.policy.oauth?.resource ?? null,
-    };
     const response = await this.modern.fetch(
       new Request(`http://${req.headers.host}${req.url ?? "/mcp"}`, { method: "POST", headers }),
-      { authInfo: { ...auth.authInfo, extra: { ...findings } }, parsedBody: body },
+      { authInfo: this.findings(req, auth, null), parsedBody: body },
     );
     const out: Record<string, string> = {};
     response.headers.forEach((value, name) => (out[name] = value));

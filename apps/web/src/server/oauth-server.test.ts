@@ -101,14 +101,15 @@ async function decide(request: string | undefined, decision: string, token = ses
   });
 }
 
-async function tokenRequest(fields: Record<string, string | undefined>) {
+async function tokenRequest(fields: Record<string, string | undefined>, serverOptions = options) {
   const body = new URLSearchParams();
   for (const [k, v] of Object.entries(fields)) if (v !== undefined) body.set(k, v);
-  const res = await panelFetch(`${PANEL}${OAUTH_PATHS.token}`, {
+  const req = new Request(`${PANEL}${OAUTH_PATHS.token}`, {
     method: "POST",
     headers: { "content-type": "application/x-www-form-urlencoded" },
     body: body.toString(),
   });
+  const res = await handleToken(req, serverOptions);
   return { res, body: (await res.json()) as Record<string, string> };
 }
 
@@ -304,16 +305,9 @@ describe("bad input is refused with the standard error and grants nothing", () =
   it("token requests: only failed ones spend the budget, and a good grant is answered when it is spent", async () => {
     const good = await codeFor();
     const limitedOptions = { ...options, limiter: new RateLimiter({ ratePerSecond: 0.001, burst: 2 }) };
-    const post = (fields: Record<string, string>) =>
-      handleToken(
-        new Request(`${PANEL}${OAUTH_PATHS.token}`, {
-          method: "POST",
-          headers: { "content-type": "application/x-www-form-urlencoded" },
-          body: new URLSearchParams(fields).toString(),
-        }),
-        limitedOptions,
-      );
-    const guess = (n: number) => post({ grant_type: "refresh_token", refresh_token: `made-up-${n}`, client_id: "x" });
+    const post = (fields: Record<string, string>) => tokenRequest(fields, limitedOptions);
+    const guess = async (n: number) =>
+      (await post({ grant_type: "refresh_token", refresh_token: `made-up-${n}`, client_id: "x" })).res;
     const answers = [];
     for (let n = 0; n < 4; n++) answers.push(await guess(n));
     expect(answers.map((res) => res.status)).toEqual([401, 401, 429, 429]); // invalid_client, then spent
@@ -326,14 +320,13 @@ describe("bad input is refused with the standard error and grants nothing", () =
       client_id: good.clientId,
       redirect_uri: REDIRECT,
     });
-    expect(exchange.status).toBe(200);
-    const tokens = (await exchange.json()) as Record<string, string>;
+    expect(exchange.res.status).toBe(200);
     const refreshed = await post({
       grant_type: "refresh_token",
-      refresh_token: tokens.refresh_token!,
+      refresh_token: exchange.body.refresh_token!,
       client_id: good.clientId,
     });
-    expect(refreshed.status).toBe(200);
+    expect(refreshed.res.status).toBe(200);
     expect((await guess(9)).status).toBe(429);
   });
 
