@@ -55,29 +55,31 @@ const env = {
   NEXT_TELEMETRY_DISABLED: "1",
 };
 
-const build = spawnSync(
-  "npx",
-  [...PNPM, "exec", "turbo", "run", "build", "--filter=@mnote/web", "--output-logs=errors-only"],
-  {
-    cwd: root,
-    stdio: "inherit",
-    env,
-  },
-);
-if (build.status !== 0) {
-  console.error("e2e: building the panel failed");
-  process.exit(build.status ?? 1);
+// `--panel-built`: npm test has just built the panel (scripts/npm-entry.mjs) and runs the panel's typecheck beside
+// the flows; a turbo run here would restore .next from its cache while the flows' panel serves it.
+const panelBuilt = process.argv.includes("--panel-built");
+const playwrightArgs = process.argv.slice(2).filter((arg) => arg !== "--panel-built");
+if (!panelBuilt) {
+  const build = spawnSync(
+    "npx",
+    [...PNPM, "exec", "turbo", "run", "build", "--filter=@mnote/web", "--output-logs=errors-only"],
+    {
+      cwd: root,
+      stdio: "inherit",
+      env,
+    },
+  );
+  if (build.status !== 0) {
+    console.error("e2e: building the panel failed");
+    process.exit(build.status ?? 1);
+  }
 }
 
 console.log(`e2e: Playwright flows on ${chromium}`);
-const run = spawnSync(
-  "npx",
-  [...PNPM, "--filter", "@mnote/e2e", "exec", "playwright", "test", ...process.argv.slice(2)],
-  {
-    cwd: root,
-    stdio: "inherit",
-    env,
-  },
-);
+const run = spawnSync("npx", [...PNPM, "--filter", "@mnote/e2e", "exec", "playwright", "test", ...playwrightArgs], {
+  cwd: root,
+  stdio: "inherit",
+  env,
+});
 if (run.error) console.error(`e2e: could not start Playwright: ${run.error.message}`);
 process.exit(run.status ?? 1);

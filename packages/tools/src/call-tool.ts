@@ -20,19 +20,20 @@ type MnoteCaller = ReturnType<typeof createMnoteCaller>;
 /**
  * Each contract tool's procedure on a caller of the agent tools' router, named in full so a reader (or an editor's
  * "go to definition") follows a name to its procedure. Only the `mnote` sub-router: the app router holds the panel,
- * whose procedures call `callTool`. A tool added to the contract without an entry here does not compile.
+ * whose procedures call `callTool`. A tool added to the contract without an entry here does not compile. Each entry
+ * reaches into the caller only when its tool is called: every step into a tRPC caller builds a proxy.
  */
-const toolProcedures = (
-  caller: MnoteCaller,
-): { [Name in ToolName]: (input: ToolInput<Name>) => Promise<OutputEnvelope> } => ({
-  "mnote.page.get": caller.page.get,
-  "mnote.page.save": caller.page.save,
-  "mnote.page.edit": caller.page.edit,
-  "mnote.page.update_title": caller.page.update_title,
-  "mnote.page.update_options": caller.page.update_options,
-  "mnote.artifact.create_summary": caller.artifact.create_summary,
-  "mnote.artifact.create_ai_note": caller.artifact.create_ai_note,
-});
+const toolProcedures: {
+  [Name in ToolName]: (caller: MnoteCaller) => (input: ToolInput<Name>) => Promise<OutputEnvelope>;
+} = {
+  "mnote.page.get": (caller) => caller.page.get,
+  "mnote.page.save": (caller) => caller.page.save,
+  "mnote.page.edit": (caller) => caller.page.edit,
+  "mnote.page.update_title": (caller) => caller.page.update_title,
+  "mnote.page.update_options": (caller) => caller.page.update_options,
+  "mnote.artifact.create_summary": (caller) => caller.artifact.create_summary,
+  "mnote.artifact.create_ai_note": (caller) => caller.artifact.create_ai_note,
+};
 
 /**
  * Call a tool by name — canonical `mnote.page.get` or provider-safe `mnote_page_get` —
@@ -64,6 +65,6 @@ export async function callTool(
     });
   }
   // The envelope is checked by the procedure's own chain (it answers the contract's error), not by the type here.
-  const procedure = toolProcedures(createMnoteCaller(ctx))[toolName] as (input: unknown) => Promise<OutputEnvelope>;
+  const procedure = toolProcedures[toolName](createMnoteCaller(ctx)) as (input: unknown) => Promise<OutputEnvelope>;
   return procedure(envelope);
 }
