@@ -120,6 +120,8 @@ const ENVELOPE_FIELDS = [
 ];
 const ID_FIELDS = ["workspaceId", "documentId", "actorId", "sessionId", "runId", "toolCallId", "traceId"];
 
+const nonEmptyArray = (value: unknown) => Array.isArray(value) && value.length > 0;
+
 /** Set an own property, whatever its name (a plain assignment to `__proto__` would change the prototype). */
 function setOwn(target: Record<string, unknown>, key: string, value: unknown) {
   Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
@@ -188,8 +190,9 @@ const breaking: fc.Arbitrary<Mutation> = fc.oneof(
   fc.oneof(megabyteString, hugeArray, deepNesting(3_500), notAString).map((value) =>
     named<Mutation>(`the tool's own argument set to ${show(value)}`, (e, tool) => {
       const args = { ...(e.args as Record<string, unknown>) };
+      // An empty content array is a valid save (a page emptied), so an empty array goes in as a block's text.
       if (tool === "mnote.page.save")
-        args.content = Array.isArray(value) ? value : [{ type: "paragraph", text: value }];
+        args.content = nonEmptyArray(value) ? value : [{ type: "paragraph", text: value }];
       else if (tool === "mnote.page.update_title") args.title = typeof value === "string" ? value : [value];
       else if (tool === "mnote.artifact.create_summary") args.summary = typeof value === "string" ? value : [value];
       else if (tool === "mnote.artifact.create_ai_note") args.content = typeof value === "string" ? value : [value];
@@ -280,7 +283,7 @@ describe("fuzz: HTTP tool endpoint", () => {
         );
         expect(answer.status).toBeLessThan(500);
         expectContractFailure(answer.json, answer.status);
-        await expectNothingWritten();
+        await expectNothingWritten(() => `${tool} ${[...extra, ...mutations].map(String).join(" + ")}`);
       }),
       { numRuns: 150 },
     );
@@ -431,10 +434,11 @@ describe("fuzz: MCP Streamable HTTP (SDK client, tools/call)", () => {
         // the tool's own argument: every tool has one of these, all strictly typed
         for (const key of ["content", "title", "summary", "options", "includeBlocks"])
           if (key in a || key === "includeBlocks") {
+            // As above: an empty content array would be a valid save, so it goes in as a block's text.
             a[key] =
               typeof value === "string" && key !== "content"
                 ? [value]
-                : key === "content" && typeof value === "string"
+                : key === "content" && !nonEmptyArray(value)
                   ? [{ type: "paragraph", text: value }]
                   : value;
             return;
