@@ -68,7 +68,7 @@ if (task === "test") {
   //
   // The first: lint (type-aware, one ESLint process for the whole repository, so each package's sources are parsed
   // once), the typecheck (one program for the Node packages and bench, plus e2e's own) and every package's tests, in
-  // one turbo run.
+  // one turbo run, three tasks at a time: most suites spend much of their time waiting on a database or a child.
   const checksAndSuites = startPnpm(
     "exec",
     "turbo",
@@ -78,7 +78,7 @@ if (task === "test") {
     "typecheck",
     "test",
     "--continue",
-    "--concurrency=2",
+    "--concurrency=3",
     "--output-logs=new-only",
     "--log-order=grouped",
   );
