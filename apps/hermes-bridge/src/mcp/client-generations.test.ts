@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { TOOL_NAMES, toProviderName, TOOLS } from "@mnote/contract";
 import { type KernelAdapter, openKernel } from "@mnote/kernel";
+import { compiledEntry } from "@mnote/process/testing";
 import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from "@modelcontextprotocol/client";
 import { StdioClientTransport as StdioV2 } from "@modelcontextprotocol/client/stdio";
 import { Client as ClientV1 } from "@modelcontextprotocol/sdk/client/index.js";
@@ -21,6 +22,12 @@ import { captureLogger, SAMPLE_ARGS, seedWorld, type SeededWorld } from "../test
  * whose requests alternate between two bridges on one database (stateless: any instance answers any request).
  */
 const BIN = fileURLToPath(new URL("../../bin/mnote-bridge.mjs", import.meta.url));
+/**
+ * The stdio clients spawn `bin/mnote-bridge.mjs` compiled once (`compiledEntry`: the same sources and the same
+ * process, without tsx's loader, about a CPU-second per start, which twelve starts here paid twelve times).
+ * mcp-stdio.test.ts starts the file itself through tsx, as an MCP client's config does.
+ */
+let bin: string;
 
 interface McpClient {
   listTools(): Promise<{ tools: Array<{ name: string; annotations?: Record<string, unknown> }> }>;
@@ -44,6 +51,7 @@ const bridges: RunningBridge[] = [];
 const clients: McpClient[] = [];
 
 beforeAll(async () => {
+  bin = await compiledEntry(BIN);
   dir = mkdtempSync(join(tmpdir(), "mnote-bridge-generations-"));
   databaseUrl = `file:${join(dir, "mnote.db")}`;
   kernel = await openKernel(databaseUrl);
@@ -90,7 +98,7 @@ async function connect(
     MNOTE_BRIDGE_RATE_LIMIT_RPS: "0",
     ...(options.hermes ? { MNOTE_RESULT_FORM: "hermes" } : {}),
   };
-  const stdio = { command: process.execPath, args: [BIN, "mcp", "--stdio"], env, stderr: "ignore" as const };
+  const stdio = { command: process.execPath, args: [bin, "mcp", "--stdio"], env, stderr: "ignore" as const };
   const url = new URL(`${bridges[0]!.url}/mcp`);
   const fetchOption = options.served ? { fetch: roundRobinFetch(options.served) } : {};
   const info = { name: `generations-${generation}`, version: "0.0.1" };
