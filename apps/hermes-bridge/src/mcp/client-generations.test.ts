@@ -13,7 +13,7 @@ import { StreamableHTTPClientTransport as HttpV1 } from "@modelcontextprotocol/s
 import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startBridge, type RunningBridge } from "../http/server";
-import { captureLogger, SAMPLE_ARGS, seedWorld, type SeededWorld } from "../test-support";
+import { captureLogger, SAMPLE_ARGS, seedWorld, type SeededWorld, SCHEMA_VALIDATORS } from "../test-support";
 
 /**
  * The same suite for both generations of the MCP TypeScript SDK client (1.x, `@modelcontextprotocol/sdk`, and 2.x,
@@ -106,7 +106,7 @@ async function connect(
   const elicited = options.elicited;
   const capabilities = elicited ? { capabilities: { elicitation: { form: {}, url: {} } } } : {};
   if (generation === "1.x") {
-    const c = new ClientV1(info, capabilities);
+    const c = new ClientV1(info, { ...capabilities, jsonSchemaValidator: SCHEMA_VALIDATORS.v1 });
     if (elicited)
       c.setRequestHandler(ElicitRequestSchema, (request) => {
         elicited.push(request.params);
@@ -119,6 +119,7 @@ async function connect(
   } else {
     const c = new ClientV2(info, {
       ...capabilities,
+      jsonSchemaValidator: SCHEMA_VALIDATORS.v2,
       ...(generation === "2.x" ? {} : { versionNegotiation: { mode: "auto" as const } }),
     });
     // On 2025-era connections an elicitation/create request; on 2026-07-28 the client fulfils an input_required
@@ -155,11 +156,20 @@ describe.each([
 ] as Array<[Generation, Transport]>)("MCP SDK client %s over %s", (generation, transport) => {
   let owner: McpClient;
   let viewer: McpClient;
+  /** The viewer with the Hermes result form (X-Mnote-Result-Form, or MNOTE_RESULT_FORM over stdio). */
+  let hermes: McpClient;
+  /** The owner on a client that declares elicitation (form and URL) and records what it is asked. */
+  let elicitingOwner: McpClient;
+  const elicited: unknown[] = [];
   const served: number[] = [];
+  // All four clients connect at once: over stdio each is a bridge process of its own, started in parallel rather
+  // than one after another inside the cases that use them.
   beforeAll(async () => {
-    [owner, viewer] = await Promise.all([
+    [owner, viewer, hermes, elicitingOwner] = await Promise.all([
       connect(generation, transport, world.tokens.owner, transport === "http" ? { served } : {}),
       connect(generation, transport, world.tokens.viewer),
+      connect(generation, transport, world.tokens.viewer, { hermes: true }),
+      connect(generation, transport, world.tokens.owner, { elicited }),
     ]);
   });
 
@@ -226,7 +236,6 @@ describe.each([
   });
 
   it("the Hermes form: a success as text only, a refusal as structuredContent only", async () => {
-    const hermes = await connect(generation, transport, world.tokens.viewer, { hermes: true });
     const read = await hermes.callTool({ name: "mnote_page_get", arguments: pageArgs() });
     expect(read.structuredContent).toBeUndefined();
     expect(JSON.parse((read.content as Array<{ text: string }>)[0]!.text).ok).toBe(true);
@@ -245,9 +254,7 @@ describe.each([
   });
 
   it("a held write answers mnote_tool_approval_required as its result to a client that takes URL elicitations, and asks it nothing (decision 0028)", async () => {
-    const elicited: unknown[] = [];
-    const client = await connect(generation, transport, world.tokens.owner, { elicited });
-    const result = await client.callTool({
+    const result = await elicitingOwner.callTool({
       name: "mnote_page_update_title",
       arguments: {
         workspaceId: world.ids.heldWs,

@@ -9,7 +9,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hermesSafeJson } from "../hermes/model-text";
-import { routerCall, SAMPLE_ARGS, seedWorld, type SeededWorld } from "../test-support";
+import { routerCall, SAMPLE_ARGS, seedWorld, type SeededWorld, SCHEMA_VALIDATORS } from "../test-support";
 
 const BIN = fileURLToPath(new URL("../../bin/mnote-bridge.mjs", import.meta.url));
 let dir: string;
@@ -36,7 +36,10 @@ async function spawnClient(label: string, token: string | undefined, list = true
   });
   stderr[label] = "";
   transport.stderr?.on("data", (chunk: Buffer) => (stderr[label] += chunk.toString("utf8")));
-  const client = new Client({ name: "bridge-stdio-test", version: "0.0.1" });
+  const client = new Client(
+    { name: "bridge-stdio-test", version: "0.0.1" },
+    { jsonSchemaValidator: SCHEMA_VALIDATORS.v1 },
+  );
   await client.connect(transport);
   if (list) await client.listTools();
   clients.push(client);
