@@ -32,9 +32,8 @@ const pythonFiles = (dir: string): string[] =>
   );
 
 describe("the Hermes plugin on Python 3.11 to 3.14", () => {
-  // The suite's bridge (`serve`) and its two test scripts start from copies compiled once (compiledEntry: the same
-  // sources, without tsx's start-up cost in each process); `hermes install` runs bin/mnote-bridge.mjs itself
-  // (tests/support.py).
+  // The suite's bridge (`hermes install`, `serve`) and its two test scripts start from copies compiled once
+  // (compiledEntry: the same sources, without tsx's start-up cost in each process; tests/support.py).
   const env: Record<string, string> = { ...(process.env as Record<string, string>) };
   beforeAll(async () => {
     const compiled = await Promise.all(
@@ -42,7 +41,7 @@ describe("the Hermes plugin on Python 3.11 to 3.14", () => {
         compiledEntry(join(bridgeRoot, entry)),
       ),
     );
-    [env.MNOTE_TEST_SERVE_BIN, env.MNOTE_TEST_SEED_SCRIPT, env.MNOTE_TEST_REJECT_SCRIPT] = compiled as [
+    [env.MNOTE_TEST_BRIDGE_BIN, env.MNOTE_TEST_SEED_SCRIPT, env.MNOTE_TEST_REJECT_SCRIPT] = compiled as [
       string,
       string,
       string,
