@@ -5,7 +5,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bridgeFailure } from "./bridge-failure";
 import { type RunningBridge, startBridge } from "./http/server";
-import { captureLogger, createTestWorld, routerCall, type SeededWorld } from "./test-support";
+import { captureLogger, createTestWorld, routerCall, type SeededWorld, SCHEMA_VALIDATORS } from "./test-support";
 
 /**
  * One rule for the caller's ids a refused call repeats (packages/contract/src/echo.ts): the router, the
@@ -25,7 +25,7 @@ beforeAll(async () => {
   kernel = created.kernel;
   world = created;
   bridge = await startBridge({ kernel, port: 0, host: "127.0.0.1", logger: log.logger, rateLimit: null, env: {} });
-  client = new Client({ name: "doors-echo-test", version: "0.0.1" });
+  client = new Client({ name: "doors-echo-test", version: "0.0.1" }, { jsonSchemaValidator: SCHEMA_VALIDATORS.v1 });
   await client.connect(
     new StreamableHTTPClientTransport(new URL(`${bridge.url}/mcp`), {
       requestInit: { headers: { authorization: `Bearer ${world.tokens.owner}` } },

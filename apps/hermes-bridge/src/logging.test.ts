@@ -3,7 +3,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { startBridge, type RunningBridge } from "./http/server";
-import { captureLogger, createTestWorld, envelopeFor, type SeededWorld } from "./test-support";
+import { captureLogger, createTestWorld, envelopeFor, type SeededWorld, SCHEMA_VALIDATORS } from "./test-support";
 
 let kernel: KernelAdapter;
 let world: SeededWorld;
@@ -66,7 +66,7 @@ it("writes one line per call with ids and outcome, and never page text, args or 
   const transport = new StreamableHTTPClientTransport(new URL(`${bridge.url}/mcp`), {
     requestInit: { headers: { authorization: `Bearer ${world.tokens.editor}` } },
   });
-  const client = new Client({ name: "log-test", version: "0" });
+  const client = new Client({ name: "log-test", version: "0" }, { jsonSchemaValidator: SCHEMA_VALIDATORS.v1 });
   await client.connect(transport);
   await client.callTool({
     name: "mnote_artifact_create_ai_note",

@@ -10,7 +10,14 @@ import {
   type McpCallResult,
 } from "./hermes/hermes-wire";
 import { type RunningBridge, startBridge } from "./http/server";
-import { captureLogger, createTestWorld, envelopeFor, rejectInPanel, type SeededWorld } from "./test-support";
+import {
+  captureLogger,
+  createTestWorld,
+  envelopeFor,
+  rejectInPanel,
+  type SeededWorld,
+  SCHEMA_VALIDATORS,
+} from "./test-support";
 
 /**
  * Issue 22 at the bridge's doors: a person rejects a held agent write with a reason, and the agent's retry of
@@ -63,7 +70,7 @@ async function connect(form: "hermes" | "standard") {
   // on a busy machine, and a pooled socket the server closed meanwhile resets the next call.
   const headers: Record<string, string> = { authorization: `Bearer ${world.tokens.owner}`, connection: "close" };
   if (form === "hermes") headers["x-mnote-result-form"] = "hermes";
-  const client = new Client({ name: "rejected-test", version: "0.0.1" });
+  const client = new Client({ name: "rejected-test", version: "0.0.1" }, { jsonSchemaValidator: SCHEMA_VALIDATORS.v1 });
   await client.connect(new StreamableHTTPClientTransport(new URL(`${bridge.url}/mcp`), { requestInit: { headers } }));
   clients.push(client);
   return client;

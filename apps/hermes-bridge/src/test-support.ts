@@ -2,6 +2,8 @@ import { SAMPLE_ARGS } from "@mnote/tools/testing";
 import { type Block, type Capability, type ToolName, TOOLS } from "@mnote/contract";
 import { type KernelAdapter, openKernel } from "@mnote/kernel";
 import { callTool, createCaller, createToolsContext } from "@mnote/tools";
+import { AjvJsonSchemaValidator as AjvValidatorV2 } from "@modelcontextprotocol/client/validators/ajv";
+import { AjvJsonSchemaValidator as AjvValidatorV1 } from "@modelcontextprotocol/sdk/validation/ajv";
 import { createLogger } from "./logging";
 
 /**
@@ -138,3 +140,27 @@ export async function rejectInPanel(
 export function routerCall(kernel: KernelAdapter, token: string | null, name: string, envelope: unknown) {
   return callTool(createToolsContext({ kernel, authorization: token ? `Bearer ${token}` : null }), name, envelope);
 }
+
+/**
+ * Each SDK client's own default JSON Schema validator (its Ajv, as `new Client()` makes it), with what it compiles
+ * kept per schema for the test process: `{ jsonSchemaValidator: SCHEMA_VALIDATORS.v1 }` in a client's options.
+ * A client compiles every tool's outputSchema on tools/list and checks each structuredContent against it; the
+ * bridge's suite opens about sixty clients on the same seven schemas, and compiling them again for each was a
+ * quarter of the suite's CPU time. The check is the same Ajv's, of the same schema; only the compiling is shared.
+ */
+function compiledOncePerSchema<V extends { getValidator(schema: never): unknown }>(inner: V): V {
+  const compiled = new Map<string, unknown>();
+  return {
+    getValidator(schema: never) {
+      const key = JSON.stringify(schema);
+      if (!compiled.has(key)) compiled.set(key, inner.getValidator(schema));
+      return compiled.get(key);
+    },
+  } as V;
+}
+export const SCHEMA_VALIDATORS = {
+  /** For `@modelcontextprotocol/sdk`'s Client (1.x). */
+  v1: compiledOncePerSchema(new AjvValidatorV1()),
+  /** For `@modelcontextprotocol/client`'s Client (2.x). */
+  v2: compiledOncePerSchema(new AjvValidatorV2()),
+};

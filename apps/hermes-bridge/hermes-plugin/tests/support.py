@@ -18,12 +18,17 @@ from pathlib import Path
 
 BRIDGE_ROOT = Path(__file__).resolve().parents[2]
 BIN = BRIDGE_ROOT / "bin" / "mnote-bridge.mjs"
-SEED_TEST_WORLD = BRIDGE_ROOT / "scripts" / "seed-test-world.mjs"
-REJECT_TEST_PROPOSAL = BRIDGE_ROOT / "scripts" / "reject-test-proposal.mjs"
+# The vitest wrapper (src/hermes/python-versions.test.ts) hands these a copy of the same entry compiled once
+# (@mnote/process/testing's compiledEntry: the same sources, without tsx's start-up cost); run directly, they are
+# the files themselves.
+TEST_BIN = Path(os.environ.get("MNOTE_TEST_BRIDGE_BIN") or BIN)
+SEED_TEST_WORLD = Path(os.environ.get("MNOTE_TEST_SEED_SCRIPT") or BRIDGE_ROOT / "scripts" / "seed-test-world.mjs")
+REJECT_TEST_PROPOSAL = Path(os.environ.get("MNOTE_TEST_REJECT_SCRIPT")
+                            or BRIDGE_ROOT / "scripts" / "reject-test-proposal.mjs")
 NODE = os.environ.get("NODE") or shutil.which("node") or "node"
 
 
-def run_cli(args: list[str], env: dict, script: Path = BIN) -> str:
+def run_cli(args: list[str], env: dict, script: Path = TEST_BIN) -> str:
     done = subprocess.run([NODE, str(script), *args], env=env, cwd=BRIDGE_ROOT, capture_output=True, text=True, timeout=120)
     if done.returncode != 0:
         raise RuntimeError(f"{script.name} {' '.join(args)} failed: {done.stderr}")
@@ -182,7 +187,7 @@ class Bridge:
         self.install_output = run_cli(["hermes", "install", "--dir", str(self.plugin_dir)], self.env)
         self.world = json.loads(run_cli(["--database-url", self.env["MNOTE_DATABASE_URL"]], self.env, SEED_TEST_WORLD))
         self._log = self.log_path.open("w")
-        self.process = subprocess.Popen([NODE, str(BIN), "serve", "--port", "0", "--host", "127.0.0.1"],
+        self.process = subprocess.Popen([NODE, str(TEST_BIN), "serve", "--port", "0", "--host", "127.0.0.1"],
                                         env=self.env, cwd=BRIDGE_ROOT, stdout=self._log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:

@@ -2,7 +2,8 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { describe, expect, it } from "vitest";
+import { compiledEntry } from "@mnote/process/testing";
+import { beforeAll, describe, expect, it } from "vitest";
 
 /**
  * Issue 20 item 6: the Hermes plugin is standard library only and runs on Python 3.11 through 3.14. Its own
@@ -31,6 +32,22 @@ const pythonFiles = (dir: string): string[] =>
   );
 
 describe("the Hermes plugin on Python 3.11 to 3.14", () => {
+  // The suite's bridge (`hermes install`, `serve`) and its two test scripts start from copies compiled once
+  // (compiledEntry: the same sources, without tsx's start-up cost in each process; tests/support.py).
+  const env: Record<string, string> = { ...(process.env as Record<string, string>) };
+  beforeAll(async () => {
+    const compiled = await Promise.all(
+      ["bin/mnote-bridge.mjs", "scripts/seed-test-world.mjs", "scripts/reject-test-proposal.mjs"].map((entry) =>
+        compiledEntry(join(bridgeRoot, entry)),
+      ),
+    );
+    [env.MNOTE_TEST_BRIDGE_BIN, env.MNOTE_TEST_SEED_SCRIPT, env.MNOTE_TEST_REJECT_SCRIPT] = compiled as [
+      string,
+      string,
+      string,
+    ];
+  });
+
   for (const version of VERSIONS) {
     const python = interpreter(version);
     it.skipIf(!python)(
@@ -50,7 +67,7 @@ describe("the Hermes plugin on Python 3.11 to 3.14", () => {
             "-t",
             "hermes-plugin",
           ],
-          { cwd: bridgeRoot, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], timeout: 240_000 },
+          { cwd: bridgeRoot, env, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], timeout: 240_000 },
         );
         expect(output).toBe("");
       },

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { TOOL_NAMES, toProviderName, TOOLS } from "@mnote/contract";
 import { type KernelAdapter, openKernel } from "@mnote/kernel";
+import { compiledEntry } from "@mnote/process/testing";
 import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from "@modelcontextprotocol/client";
 import { StdioClientTransport as StdioV2 } from "@modelcontextprotocol/client/stdio";
 import { Client as ClientV1 } from "@modelcontextprotocol/sdk/client/index.js";
@@ -12,7 +13,7 @@ import { StreamableHTTPClientTransport as HttpV1 } from "@modelcontextprotocol/s
 import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startBridge, type RunningBridge } from "../http/server";
-import { captureLogger, SAMPLE_ARGS, seedWorld, type SeededWorld } from "../test-support";
+import { captureLogger, SAMPLE_ARGS, seedWorld, type SeededWorld, SCHEMA_VALIDATORS } from "../test-support";
 
 /**
  * The same suite for both generations of the MCP TypeScript SDK client (1.x, `@modelcontextprotocol/sdk`, and 2.x,
@@ -21,6 +22,12 @@ import { captureLogger, SAMPLE_ARGS, seedWorld, type SeededWorld } from "../test
  * whose requests alternate between two bridges on one database (stateless: any instance answers any request).
  */
 const BIN = fileURLToPath(new URL("../../bin/mnote-bridge.mjs", import.meta.url));
+/**
+ * The stdio clients spawn `bin/mnote-bridge.mjs` compiled once (`compiledEntry`: the same sources and the same
+ * process, without tsx's loader, about a CPU-second per start, which twelve starts here paid twelve times).
+ * mcp-stdio.test.ts starts the file itself through tsx, as an MCP client's config does.
+ */
+let bin: string;
 
 interface McpClient {
   listTools(): Promise<{ tools: Array<{ name: string; annotations?: Record<string, unknown> }> }>;
@@ -44,6 +51,7 @@ const bridges: RunningBridge[] = [];
 const clients: McpClient[] = [];
 
 beforeAll(async () => {
+  bin = await compiledEntry(BIN);
   dir = mkdtempSync(join(tmpdir(), "mnote-bridge-generations-"));
   databaseUrl = `file:${join(dir, "mnote.db")}`;
   kernel = await openKernel(databaseUrl);
@@ -90,7 +98,7 @@ async function connect(
     MNOTE_BRIDGE_RATE_LIMIT_RPS: "0",
     ...(options.hermes ? { MNOTE_RESULT_FORM: "hermes" } : {}),
   };
-  const stdio = { command: process.execPath, args: [BIN, "mcp", "--stdio"], env, stderr: "ignore" as const };
+  const stdio = { command: process.execPath, args: [bin, "mcp", "--stdio"], env, stderr: "ignore" as const };
   const url = new URL(`${bridges[0]!.url}/mcp`);
   const fetchOption = options.served ? { fetch: roundRobinFetch(options.served) } : {};
   const info = { name: `generations-${generation}`, version: "0.0.1" };
@@ -98,7 +106,7 @@ async function connect(
   const elicited = options.elicited;
   const capabilities = elicited ? { capabilities: { elicitation: { form: {}, url: {} } } } : {};
   if (generation === "1.x") {
-    const c = new ClientV1(info, capabilities);
+    const c = new ClientV1(info, { ...capabilities, jsonSchemaValidator: SCHEMA_VALIDATORS.v1 });
     if (elicited)
       c.setRequestHandler(ElicitRequestSchema, (request) => {
         elicited.push(request.params);
@@ -111,6 +119,7 @@ async function connect(
   } else {
     const c = new ClientV2(info, {
       ...capabilities,
+      jsonSchemaValidator: SCHEMA_VALIDATORS.v2,
       ...(generation === "2.x" ? {} : { versionNegotiation: { mode: "auto" as const } }),
     });
     // On 2025-era connections an elicitation/create request; on 2026-07-28 the client fulfils an input_required
@@ -147,11 +156,20 @@ describe.each([
 ] as Array<[Generation, Transport]>)("MCP SDK client %s over %s", (generation, transport) => {
   let owner: McpClient;
   let viewer: McpClient;
+  /** The viewer with the Hermes result form (X-Mnote-Result-Form, or MNOTE_RESULT_FORM over stdio). */
+  let hermes: McpClient;
+  /** The owner on a client that declares elicitation (form and URL) and records what it is asked. */
+  let elicitingOwner: McpClient;
+  const elicited: unknown[] = [];
   const served: number[] = [];
+  // All four clients connect at once: over stdio each is a bridge process of its own, started in parallel rather
+  // than one after another inside the cases that use them.
   beforeAll(async () => {
-    [owner, viewer] = await Promise.all([
+    [owner, viewer, hermes, elicitingOwner] = await Promise.all([
       connect(generation, transport, world.tokens.owner, transport === "http" ? { served } : {}),
       connect(generation, transport, world.tokens.viewer),
+      connect(generation, transport, world.tokens.viewer, { hermes: true }),
+      connect(generation, transport, world.tokens.owner, { elicited }),
     ]);
   });
 
@@ -218,7 +236,6 @@ describe.each([
   });
 
   it("the Hermes form: a success as text only, a refusal as structuredContent only", async () => {
-    const hermes = await connect(generation, transport, world.tokens.viewer, { hermes: true });
     const read = await hermes.callTool({ name: "mnote_page_get", arguments: pageArgs() });
     expect(read.structuredContent).toBeUndefined();
     expect(JSON.parse((read.content as Array<{ text: string }>)[0]!.text).ok).toBe(true);
@@ -237,9 +254,7 @@ describe.each([
   });
 
   it("a held write answers mnote_tool_approval_required as its result to a client that takes URL elicitations, and asks it nothing (decision 0028)", async () => {
-    const elicited: unknown[] = [];
-    const client = await connect(generation, transport, world.tokens.owner, { elicited });
-    const result = await client.callTool({
+    const result = await elicitingOwner.callTool({
       name: "mnote_page_update_title",
       arguments: {
         workspaceId: world.ids.heldWs,

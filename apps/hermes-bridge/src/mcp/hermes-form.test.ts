@@ -11,7 +11,14 @@ import {
   type McpCallResult,
 } from "../hermes/hermes-wire";
 import { startBridge, type RunningBridge } from "../http/server";
-import { captureLogger, createTestWorld, routerCall, SAMPLE_ARGS, type SeededWorld } from "../test-support";
+import {
+  captureLogger,
+  createTestWorld,
+  routerCall,
+  SAMPLE_ARGS,
+  type SeededWorld,
+  SCHEMA_VALIDATORS,
+} from "../test-support";
 import { createMcpServer } from "./server";
 
 /**
@@ -48,7 +55,10 @@ async function connect(form: "hermes" | "standard", token = world.tokens.owner, 
   const headers: Record<string, string> = { authorization: `Bearer ${token}` };
   if (form === "hermes") headers["x-mnote-result-form"] = "hermes";
   const transport = new StreamableHTTPClientTransport(new URL(`${bridge.url}/mcp`), { requestInit: { headers } });
-  const client = new Client({ name: "hermes-form-test", version: "0.0.1" });
+  const client = new Client(
+    { name: "hermes-form-test", version: "0.0.1" },
+    { jsonSchemaValidator: SCHEMA_VALIDATORS.v1 },
+  );
   await client.connect(transport);
   // listTools first, as Hermes does: the SDK client then checks structuredContent against each outputSchema.
   if (list) await client.listTools();
@@ -255,7 +265,10 @@ describe("stdio's result form (MNOTE_RESULT_FORM) and an outage", () => {
       resultForm: "hermes",
     });
     await server.connect(serverSide);
-    const client = new Client({ name: "stdio-form-test", version: "0.0.1" });
+    const client = new Client(
+      { name: "stdio-form-test", version: "0.0.1" },
+      { jsonSchemaValidator: SCHEMA_VALIDATORS.v1 },
+    );
     await client.connect(clientSide);
     clients.push(client);
     const { tools } = await client.listTools();
@@ -291,7 +304,10 @@ describe("stdio's result form (MNOTE_RESULT_FORM) and an outage", () => {
     });
     const [brokenClientSide, brokenServerSide] = InMemoryTransport.createLinkedPair();
     await broken.connect(brokenServerSide);
-    const brokenClient = new Client({ name: "stdio-form-test", version: "0.0.1" });
+    const brokenClient = new Client(
+      { name: "stdio-form-test", version: "0.0.1" },
+      { jsonSchemaValidator: SCHEMA_VALIDATORS.v1 },
+    );
     await brokenClient.connect(brokenClientSide);
     clients.push(brokenClient);
     const down = await call(brokenClient, "mnote_page_get", pageArgs());

@@ -6,7 +6,14 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hermesSafeJson } from "../hermes/model-text";
 import { startBridge, type RunningBridge } from "../http/server";
-import { captureLogger, createTestWorld, routerCall, SAMPLE_ARGS, type SeededWorld } from "../test-support";
+import {
+  captureLogger,
+  createTestWorld,
+  routerCall,
+  SAMPLE_ARGS,
+  type SeededWorld,
+  SCHEMA_VALIDATORS,
+} from "../test-support";
 
 let kernel: KernelAdapter;
 let world: SeededWorld;
@@ -36,7 +43,7 @@ async function connect(token: string, headers: Record<string, string> = {}, url 
   const transport = new StreamableHTTPClientTransport(new URL(url), {
     requestInit: { headers: { authorization: `Bearer ${token}`, ...headers } },
   });
-  const client = new Client({ name: "bridge-test", version: "0.0.1" });
+  const client = new Client({ name: "bridge-test", version: "0.0.1" }, { jsonSchemaValidator: SCHEMA_VALIDATORS.v1 });
   await client.connect(transport);
   // listTools first: the SDK client then validates structuredContent against each outputSchema.
   if (list) await client.listTools();

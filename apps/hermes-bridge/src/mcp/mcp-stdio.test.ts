@@ -4,11 +4,12 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { TOOL_NAMES, toolJsonSchema, toProviderName, type ToolName, TOOLS } from "@mnote/contract";
 import { type KernelAdapter, openKernel } from "@mnote/kernel";
+import { compiledEntry } from "@mnote/process/testing";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hermesSafeJson } from "../hermes/model-text";
-import { routerCall, SAMPLE_ARGS, seedWorld, type SeededWorld } from "../test-support";
+import { routerCall, SAMPLE_ARGS, seedWorld, type SeededWorld, SCHEMA_VALIDATORS } from "../test-support";
 
 const BIN = fileURLToPath(new URL("../../bin/mnote-bridge.mjs", import.meta.url));
 let dir: string;
@@ -18,20 +19,27 @@ let world: SeededWorld;
 const clients: Client[] = [];
 const stderr: Record<string, string> = {};
 
-/** Spawn `mnote-bridge mcp --stdio` as an MCP client would, with MNOTE_TOKEN set. */
-async function spawnClient(label: string, token: string | undefined, list = true) {
+/**
+ * Spawn `mnote-bridge mcp --stdio` as an MCP client would, with MNOTE_TOKEN set. `bin` is the entry compiled once
+ * (`compiledEntry`: the same sources, without tsx's start-up cost); the client without a token starts
+ * `bin/mnote-bridge.mjs` itself, through tsx, as an MCP client's config does.
+ */
+async function spawnClient(label: string, token: string | undefined, list = true, bin?: string) {
   const env: Record<string, string> = { ...(process.env as Record<string, string>), MNOTE_DATABASE_URL: databaseUrl };
   delete env.MNOTE_TOKEN;
   if (token) env.MNOTE_TOKEN = token;
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [BIN, "mcp", "--stdio"],
+    args: [bin ?? (await compiledEntry(BIN)), "mcp", "--stdio"],
     env,
     stderr: "pipe",
   });
   stderr[label] = "";
   transport.stderr?.on("data", (chunk: Buffer) => (stderr[label] += chunk.toString("utf8")));
-  const client = new Client({ name: "bridge-stdio-test", version: "0.0.1" });
+  const client = new Client(
+    { name: "bridge-stdio-test", version: "0.0.1" },
+    { jsonSchemaValidator: SCHEMA_VALIDATORS.v1 },
+  );
   await client.connect(transport);
   if (list) await client.listTools();
   clients.push(client);
@@ -144,7 +152,7 @@ describe("MCP over stdio (mnote-bridge mcp --stdio)", () => {
   }
 
   it("without MNOTE_TOKEN every call is the router's mnote_tool_unauthenticated", async () => {
-    const anonymous = await spawnClient("anonymous", undefined, false);
+    const anonymous = await spawnClient("anonymous", undefined, false, BIN);
     const result = await anonymous.callTool({
       name: "mnote_page_get",
       arguments: { workspaceId: world.ids.ws, documentId: world.ids.page },

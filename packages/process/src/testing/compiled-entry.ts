@@ -1,7 +1,9 @@
 import { randomBytes } from "node:crypto";
 import { mkdirSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { basename, join } from "node:path";
+import { basename, dirname, join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { build, type Plugin } from "esbuild";
 
 /**
@@ -10,7 +12,8 @@ import { build, type Plugin } from "esbuild";
  * thread and resolver hooks, about a CPU-second per process on this repository, which a suite of 30 processes pays
  * 30 times. The workspace's TypeScript is bundled; every package from node_modules stays external, imported from
  * the path it is installed at (native modules, WASM and package assets load as they do under tsx). `tsx/esm/api`'s
- * `register()` becomes a no-op: there is nothing left to compile. Each test process compiles its own copy.
+ * `register()` becomes a no-op: there is nothing left to compile. Each module keeps its own `import.meta.url`,
+ * `.dirname` and `.filename` (`ownImportMeta`). Each test process compiles its own copy.
  */
 const compiled = new Map<string, Promise<string>>();
 
@@ -50,6 +53,32 @@ const installedPackagesExternal: Plugin = {
   },
 };
 
+/**
+ * In a bundle every module's `import.meta.url` would be the bundle's: a path found next to a source file (the
+ * bridge's plugin sources) would point into the temporary directory, and a "run as a script" check
+ * (`process.argv[1] === fileURLToPath(import.meta.url)`) would be true inside the bundle, so a module's script
+ * block would run on every start (the bridge wrote `tool_schemas.json` into a directory named after its command,
+ * and the path to stdout, an MCP stdio channel). Each workspace module's `import.meta` fields become its own
+ * file's, as they are under tsx.
+ */
+const ownImportMeta: Plugin = {
+  name: "each module keeps its own import.meta.url",
+  setup(b) {
+    b.onLoad({ filter: /\.[cm]?[jt]sx?$/ }, async (args) => {
+      if (args.path.includes("/node_modules/")) return undefined;
+      const source = await readFile(args.path, "utf8");
+      if (!source.includes("import.meta")) return undefined;
+      const contents = source
+        .replaceAll(/\bimport\.meta\.url\b/g, JSON.stringify(pathToFileURL(args.path).href))
+        .replaceAll(/\bimport\.meta\.dirname\b/g, JSON.stringify(dirname(args.path)))
+        .replaceAll(/\bimport\.meta\.filename\b/g, JSON.stringify(args.path));
+      const extension = args.path.slice(args.path.lastIndexOf(".") + 1);
+      const loader = extension === "tsx" ? "tsx" : extension.endsWith("ts") ? "ts" : "js";
+      return { contents, loader };
+    });
+  },
+};
+
 async function compile(entry: string): Promise<string> {
   const dir = join(tmpdir(), `mnote-compiled-${process.pid}-${randomBytes(4).toString("hex")}`);
   mkdirSync(dir, { recursive: true });
@@ -63,7 +92,7 @@ async function compile(entry: string): Promise<string> {
     target: "node20",
     sourcemap: "inline",
     logLevel: "warning",
-    plugins: [noTsx, installedPackagesExternal],
+    plugins: [noTsx, installedPackagesExternal, ownImportMeta],
   });
   return outfile;
 }
