@@ -79,15 +79,9 @@ export async function startStack(options) {
   }
 }
 
-/** The CLI's entry: `bin/mnote.mjs`, which runs the TypeScript sources through tsx. */
-export const MNOTE_BIN = join(ROOT, "apps/cli/bin/mnote.mjs");
-
-/**
- * Run the mnote CLI and parse its JSON answer; a failed command throws. `bin`: another build of the same entry
- * (e2e's setup, which runs it 30 times, passes one compiled once).
- */
-export async function mnote(args, env = {}, bin = MNOTE_BIN) {
-  const { code, out } = await runMnote(args, env, bin);
+/** Run the mnote CLI and parse its JSON answer; a failed command throws. */
+export async function mnote(args, env = {}) {
+  const { code, out } = await runMnote(args, env);
   if (code !== 0) throw new Error(`mnote ${args.join(" ")} failed (${code}): ${out}`);
   return JSON.parse(out);
 }
@@ -98,8 +92,8 @@ export async function mnoteResult(args, env = {}) {
   return { code, json: JSON.parse(out) };
 }
 
-async function runMnote(args, env, bin = MNOTE_BIN) {
-  const child = spawn(process.execPath, [bin, ...args], {
+async function runMnote(args, env) {
+  const child = spawn(process.execPath, [join(ROOT, "apps/cli/bin/mnote.mjs"), ...args], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "inherit"],

@@ -64,10 +64,16 @@ class Provider implements OAuthClientProvider {
 test("an MCP client connects through OAuth with the person's consent, and is refused once revoked", async ({
   page,
 }) => {
-  // The client's loopback callback, as Hermes listens for it.
+  // The client's loopback callback, as Hermes listens for it. Only /callback counts: Chromium also asks the page's
+  // origin for /favicon.ico, sometimes before the poll below has seen the callback (2 where 1 was expected).
   const callbacks: URL[] = [];
   const callback = createServer((req, res) => {
-    callbacks.push(new URL(req.url ?? "/", "http://127.0.0.1"));
+    const url = new URL(req.url ?? "/", "http://127.0.0.1");
+    if (url.pathname !== "/callback") {
+      res.writeHead(404).end();
+      return;
+    }
+    callbacks.push(url);
     res.writeHead(200, { "content-type": "text/plain" }).end("You can close this tab.");
   });
   await new Promise<void>((resolve) => callback.listen(0, "127.0.0.1", resolve));

@@ -119,7 +119,8 @@ test("edit an inserted paragraph before accepting it: the page has the edited te
   await expect(card.locator("li.change[data-kind=insert]")).toContainText("We are closed on Friday.");
   await card.getByRole("button", { name: "Apply with your edits" }).click();
   await expect(page.getByTestId("decided")).toContainText("Applied with your edits");
-  expect(await blockTexts(page)).toEqual(["We answer within a day.", "We are closed on Friday."]);
+  // "Applied" is the decision's answer; the page's blocks follow with its next read.
+  await expect.poll(() => blockTexts(page)).toEqual(["We answer within a day.", "We are closed on Friday."]);
 
   await page.getByLabel("Show applied and rejected").check();
   await expect(card.getByTestId("proposal-status")).toHaveText("applied with Ada’s edits");
