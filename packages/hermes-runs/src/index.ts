@@ -8,3 +8,4 @@ export * from "./policy";
 export * from "./reduce-run";
 export * from "./toolsets";
 export * from "./match-records";
+export * from "./readiness";

@@ -3,10 +3,11 @@ import { TOOL_ERROR_HTTP_STATUS, TOOL_ERROR_MESSAGES, type ToolErrorCode } from 
 import {
   ApprovalPolicy,
   type AskEvent,
-  checkToolsets,
+  checkReadiness,
   HermesClient,
+  hermesFailureAnswer,
+  type HermesReadiness,
   HermesRefused,
-  HermesUnreachable,
   type NumberedRunLine,
   type RunLine,
 } from "@mnote/hermes-runs";
@@ -42,22 +43,8 @@ export const HERMES_NOT_CONFIGURED =
   "Hermes is not connected to this panel: set MNOTE_HERMES_URL and MNOTE_HERMES_API_KEY (README: Connecting Hermes to the panel) and restart it.";
 
 function hermesFailure(error: unknown): Response {
-  if (error instanceof HermesUnreachable)
-    return refuse("mnote_tool_unavailable", `${error.message} Nothing was sent; ask again when it is back.`, {}, 502);
-  if (error instanceof HermesRefused) {
-    const why =
-      error.status === 401
-        ? "Hermes refused the panel's key: MNOTE_HERMES_API_KEY must equal Hermes's API_SERVER_KEY."
-        : error.status === 429
-          ? "Hermes is busy with as many runs as it allows; try again in a moment."
-          : `Hermes answered ${error.status}: ${error.hermesMessage}`;
-    return refuse(
-      error.status === 429 ? "mnote_tool_rate_limited" : "mnote_tool_unavailable",
-      why,
-      error.status === 429 ? { "retry-after": "1" } : {},
-      error.status === 429 ? 429 : 502,
-    );
-  }
+  const answer = hermesFailureAnswer(error);
+  if (answer) return refuse(answer.code, answer.message, answer.headers, answer.status);
   console.error("[panel] Hermes call failed", error);
   return refuse("mnote_tool_unavailable", TOOL_ERROR_MESSAGES.unavailable);
 }
@@ -74,36 +61,15 @@ function routerRefusal(error: unknown): Response {
 /** How long a readiness check stands: `connected` is never older than this (issue 19: ≤ 30 s). */
 const READINESS_TTL_MS = 10_000;
 
-export interface HermesReadiness {
-  /** Hermes answered, took the key, and offers a run only the allowed toolsets. */
-  connected: boolean;
-  /** What to change when not (null when connected). */
-  help: string | null;
-  version: string | null;
-}
-
 const cache = globalThis as {
   __mnoteHermesReadiness?: { at: number; value: Promise<HermesReadiness>; url: string };
 };
 
-async function probe(hermes: HermesConnection): Promise<HermesReadiness> {
-  const client = new HermesClient({ url: hermes.url, apiKey: hermes.apiKey, timeoutMs: 5_000 });
-  let version: string | null = null;
-  try {
-    version = (await client.health()).version;
-    const verdict = checkToolsets(await client.toolsets(), hermes.allowedToolsets);
-    return verdict.ok ? { connected: true, help: null, version } : { connected: false, help: verdict.problem, version };
-  } catch (error) {
-    const help =
-      error instanceof HermesUnreachable
-        ? `${error.message} The box works again once it answers.`
-        : error instanceof HermesRefused && error.status === 401
-          ? "Hermes refused the panel's key: MNOTE_HERMES_API_KEY must equal Hermes's API_SERVER_KEY."
-          : error instanceof HermesRefused && error.status === 404
-            ? "Ask Hermes is off: this Hermes does not report its toolsets (GET /v1/toolsets; Hermes 0.18 or later), so the panel cannot check that a run gets only mnote's tools."
-            : `Ask Hermes is off: Hermes answered ${error instanceof HermesRefused ? error.status : "oddly"} when asked for its toolsets.`;
-    return { connected: false, help, version };
-  }
+function probe(hermes: HermesConnection): Promise<HermesReadiness> {
+  return checkReadiness(
+    new HermesClient({ url: hermes.url, apiKey: hermes.apiKey, timeoutMs: 5_000 }),
+    hermes.allowedToolsets,
+  );
 }
 
 /** Before a run the check is at most this old: a config.yaml changed to offer `terminal` stops the next runs. */

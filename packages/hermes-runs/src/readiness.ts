@@ -1,0 +1,77 @@
+import type { ToolErrorCode } from "@mnote/contract";
+import { type HermesClient, HermesRefused, HermesUnreachable } from "./client";
+import { checkToolsets } from "./toolsets";
+
+/** May the panel ask Hermes now, and if not, what to change (never Hermes's URL or key). */
+export interface HermesReadiness {
+  /** Hermes answered, took the key, and offers a run only the allowed toolsets. */
+  connected: boolean;
+  /** What to change when not (null when connected). */
+  help: string | null;
+  version: string | null;
+}
+
+/**
+ * Is Hermes there (`GET /health`), does it take the panel's key, and would a run of its API server get only the
+ * allowed toolsets (`GET /v1/toolsets`, decision 0021)? Each way of not being ready says what to change.
+ */
+export async function checkReadiness(
+  client: Pick<HermesClient, "health" | "toolsets">,
+  allowedToolsets: readonly string[],
+): Promise<HermesReadiness> {
+  let version: string | null = null;
+  try {
+    version = (await client.health()).version;
+    const verdict = checkToolsets(await client.toolsets(), allowedToolsets);
+    return verdict.ok ? { connected: true, help: null, version } : { connected: false, help: verdict.problem, version };
+  } catch (error) {
+    const help =
+      error instanceof HermesUnreachable
+        ? `${error.message} The box works again once it answers.`
+        : error instanceof HermesRefused && error.status === 401
+          ? WRONG_KEY
+          : error instanceof HermesRefused && error.status === 404
+            ? "Ask Hermes is off: this Hermes does not report its toolsets (GET /v1/toolsets; Hermes 0.18 or later), so the panel cannot check that a run gets only mnote's tools."
+            : `Ask Hermes is off: Hermes answered ${error instanceof HermesRefused ? error.status : "oddly"} when asked for its toolsets.`;
+    return { connected: false, help, version };
+  }
+}
+
+const WRONG_KEY = "Hermes refused the panel's key: MNOTE_HERMES_API_KEY must equal Hermes's API_SERVER_KEY.";
+
+/** The panel's answer to a call to Hermes that failed, in the contract's words. */
+export interface HermesFailureAnswer {
+  code: Extract<ToolErrorCode, "mnote_tool_unavailable" | "mnote_tool_rate_limited">;
+  message: string;
+  status: number;
+  headers: Record<string, string>;
+}
+
+/**
+ * A failed call to Hermes as the panel answers it: unreachable or refusing the key is the gateway's fault (502),
+ * Hermes busy with as many runs as it allows is the rate limit (429, retry in a second); null for an error that
+ * did not come from talking to Hermes.
+ */
+export function hermesFailureAnswer(error: unknown): HermesFailureAnswer | null {
+  if (error instanceof HermesUnreachable)
+    return {
+      code: "mnote_tool_unavailable",
+      message: `${error.message} Nothing was sent; ask again when it is back.`,
+      status: 502,
+      headers: {},
+    };
+  if (!(error instanceof HermesRefused)) return null;
+  if (error.status === 429)
+    return {
+      code: "mnote_tool_rate_limited",
+      message: "Hermes is busy with as many runs as it allows; try again in a moment.",
+      status: 429,
+      headers: { "retry-after": "1" },
+    };
+  return {
+    code: "mnote_tool_unavailable",
+    message: error.status === 401 ? WRONG_KEY : `Hermes answered ${error.status}: ${error.hermesMessage}`,
+    status: 502,
+    headers: {},
+  };
+}
