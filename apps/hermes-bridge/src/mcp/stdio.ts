@@ -29,9 +29,11 @@ class StdioAnswerTransport extends StdioServerTransport {
     super(stdin, out);
   }
   override send(message: JSONRPCMessage): Promise<void> {
-    // As the SDK's send: one line of JSON, resolved once the stream takes it.
+    // As the SDK's send: one line of JSON, resolved once the stream takes it. The line end is a write of its own
+    // (the two writes cannot be split: nothing runs between them), not a copy of the whole answer with it.
     return new Promise((resolve) => {
-      if (this.out.write(Buffer.concat([this.answers.encode(message), NEWLINE]))) resolve();
+      this.out.write(this.answers.encode(message));
+      if (this.out.write(NEWLINE)) resolve();
       else this.out.once("drain", resolve);
     });
   }
