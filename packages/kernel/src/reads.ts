@@ -57,7 +57,8 @@ interface IdempotencyColumns {
 /** The workspace (alias w), the member's role, the page and the member's grant on it. */
 const ACCESS_COLUMNS = `w.id, w.name, w.approval_required, w.hold_artifacts, m.role,
   p.id AS page_id, p.workspace_id AS page_workspace_id, p.title AS page_title, p.is_private AS page_is_private,
-  p.options AS page_options, p.revision AS page_revision, p.block_count AS page_block_count, g.access`;
+  p.options AS page_options, p.revision AS page_revision, p.block_count AS page_block_count,
+  p.created_at AS page_created_at, g.access`;
 
 /** Joins from workspace `w` to the user's membership, the page (`?`) and the user's grant; `user` is SQL for the user id. */
 function accessJoins(user: string) {
@@ -94,6 +95,7 @@ function toAccessFacts(row: AccessRow | undefined): AccessFacts {
           options: row.page_options!,
           revision: row.page_revision!,
           block_count: row.page_block_count!,
+          created_at: row.page_created_at!,
         });
   return { workspace: toWorkspace(row), role: row.role ?? null, page, grant: page ? (row.access ?? null) : null };
 }

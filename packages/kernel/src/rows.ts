@@ -22,8 +22,9 @@ export interface PageRow {
   options: string;
   revision: number;
   block_count: number;
+  created_at: string;
 }
-export const PAGE_COLUMNS = "id, workspace_id, title, is_private, options, revision, block_count";
+export const PAGE_COLUMNS = "id, workspace_id, title, is_private, options, revision, block_count, created_at";
 
 export function toPage(row: PageRow): PageRecord {
   return {
@@ -34,6 +35,7 @@ export function toPage(row: PageRow): PageRecord {
     options: { ...DEFAULT_PAGE_OPTIONS, ...(JSON.parse(row.options) as Partial<PageOptions>) },
     revision: Number(row.revision),
     blockCount: Number(row.block_count),
+    createdAt: String(row.created_at),
   };
 }
 

@@ -32,6 +32,11 @@ export interface PageRecord {
   revision: number;
   /** How many blocks the body has (kept on the page row by every body write). */
   blockCount: number;
+  /**
+   * When the page was created. With the revision it names one state of the body: ids of pages made by a seed can
+   * come back after a database is emptied, and a revision only counts within one page's life (the read cache keys on both).
+   */
+  createdAt: string;
 }
 export interface TokenRecord {
   id: string;
