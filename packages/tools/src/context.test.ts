@@ -17,4 +17,17 @@ describe("the router's settings", () => {
       ]);
     }
   });
+
+  it("MNOTE_READ_CACHE_MB: default 16 MB, 0 turns the read cache off, a bad value is a problem", () => {
+    const read = (value: string) => {
+      const config = new ConfigReader({ MNOTE_READ_CACHE_MB: value });
+      return { settings: toolsSettingsFromEnv(config), problems: config.problems };
+    };
+    expect(DEFAULT_SETTINGS.readCacheBytes).toBe(16 * 1024 * 1024);
+    expect(read("0").settings.readCacheBytes).toBe(0);
+    expect(read("64").settings.readCacheBytes).toBe(64 * 1024 * 1024);
+    for (const bad of ["abc", "-1", "5000"]) {
+      expect(read(bad).problems, bad).toEqual([expect.stringContaining("MNOTE_READ_CACHE_MB must be a number")]);
+    }
+  });
 });

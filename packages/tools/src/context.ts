@@ -1,10 +1,16 @@
 import type { Block } from "@mnote/contract";
 import type { AppliedPart, CallIdentity, KernelAdapter, TokenHolder } from "@mnote/kernel";
 import type { ConfigReader } from "@mnote/process";
+import { DEFAULT_READ_CACHE_BYTES } from "./read-cache";
 
 export interface ToolsSettings {
   /** How long an idempotency key keeps its stored result (MNOTE_IDEMPOTENCY_TTL_HOURS, default 24 h). */
   idempotencyTtlMs: number;
+  /**
+   * Bytes of page JSON the process keeps from `page.get` reads for the next read of the same page state
+   * (MNOTE_READ_CACHE_MB, default 16; 0 turns it off; decision 0029). Left out: the default.
+   */
+  readCacheBytes?: number;
   /** The panel's OAuth authorization server (decision 0027); absent or null everywhere else: its procedures refuse. */
   oauth?: OAuthServerSettings | null;
 }
@@ -21,16 +27,22 @@ export interface OAuthServerSettings {
 
 export const DEFAULT_SETTINGS: ToolsSettings = {
   idempotencyTtlMs: 24 * 3_600_000,
+  readCacheBytes: DEFAULT_READ_CACHE_BYTES,
 };
 
 /**
  * The router's settings from the environment, read once at a process's start and passed to
- * `createToolsContext`: MNOTE_IDEMPOTENCY_TTL_HOURS (0.01 to 8760 hours, default 24). A bad value
- * is a problem on `config` (the process refuses to start), never a failure of every later write.
+ * `createToolsContext`: MNOTE_IDEMPOTENCY_TTL_HOURS (0.01 to 8760 hours, default 24) and MNOTE_READ_CACHE_MB (0 to
+ * 4096, default 16). A bad value is a problem on `config` (the process refuses to start), never a failure of every
+ * later call.
  */
 export function toolsSettingsFromEnv(config: ConfigReader): ToolsSettings {
   const hours = config.number("MNOTE_IDEMPOTENCY_TTL_HOURS", { min: 0.01, max: 24 * 365, unit: "hours" });
-  return { idempotencyTtlMs: hours === undefined ? DEFAULT_SETTINGS.idempotencyTtlMs : Math.round(hours * 3_600_000) };
+  const cacheMb = config.number("MNOTE_READ_CACHE_MB", { min: 0, max: 4096, unit: "MB" });
+  return {
+    idempotencyTtlMs: hours === undefined ? DEFAULT_SETTINGS.idempotencyTtlMs : Math.round(hours * 3_600_000),
+    readCacheBytes: cacheMb === undefined ? DEFAULT_READ_CACHE_BYTES : Math.round(cacheMb * 1024 * 1024),
+  };
 }
 
 /**

@@ -1,5 +1,6 @@
 export { appRouter, createCaller, type AppRouter } from "./root";
 export { callTool } from "./call-tool";
+export { blocksJson } from "./read-cache";
 export { AppError, fail, isAppError, TRPC_CODE_OF } from "./app-error";
 export { resolveToken, signedInPerson } from "./resolve-token";
 export {

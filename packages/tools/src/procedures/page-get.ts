@@ -11,6 +11,7 @@ import {
 import type { KernelAdapter, LocatedBlock, PageRecord } from "@mnote/kernel";
 import { blocksToMarkdown } from "@mnote/markdown";
 import { successEnvelope } from "../call-state";
+import { type BlocksWindow, DEFAULT_READ_CACHE_BYTES, ReadCache, readCacheOf, windowOf } from "../read-cache";
 import { fail } from "../app-error";
 import { contractToolSpec } from "../tool-spec";
 import { checkedCall, toolProcedure } from "../tool-procedure";
@@ -101,7 +102,7 @@ function withinBudget<T>(entries: T[], used: number): T[] {
  * as one tree in one pass. Markdown is almost always shorter than the JSON of the blocks; when escaping
  * makes it longer than the budget, blocks come off the end (at least one stays) and it is serialized again.
  */
-function markdownWithinBudget(blocks: Block[], used: number): { text: string; count: number } {
+function markdownWithinBudget(blocks: readonly Block[], used: number): { text: string; count: number } {
   let count = blocks.length;
   for (;;) {
     const text = blocksToMarkdown(blocks.slice(0, count));
@@ -132,50 +133,88 @@ export const pageGet = toolProcedure<ToolInput<"mnote.page.get">>(pageGetMeta).q
     contentNotice: PAGE_CONTENT_IS_DATA,
   };
   if (args.includeOptions) result.pageOptions = page.options;
+  const reads = new PageReads(
+    kernel,
+    page,
+    readCacheOf(kernel, ctx.settings.readCacheBytes ?? DEFAULT_READ_CACHE_BYTES),
+  );
   const from = kind ? await startIndex(kernel, page, args, kind) : 0;
-  // A blocks window from the top starts with the rows the summary is made of: read them once for both.
-  const first =
-    args.includeBody || (kind === "blocks" && from === 0)
-      ? await kernel.getBlockWindow(page.id, { from: 0, limit: SUMMARY_BLOCKS })
-      : null;
-  if (args.includeBody) result.bodySummary = summarizeBlocks(first!.map((entry) => entry.block));
-  if (kind) await readWindow(kernel, page, args, kind, from, from === 0 ? first : null, result);
+  if (args.includeBody) result.bodySummary = await reads.summary();
+  if (kind) await readWindow(reads, page, args, kind, from, result);
   return successEnvelope(call, result, "read", null);
 });
 
 /**
+ * One call's reads of the page's body: the first rows are read at most once (the summary and a window from the top
+ * both start with them), and what was read of this state of the page before is taken from the read cache.
+ */
+class PageReads {
+  private first: Promise<LocatedBlock[]> | null = null;
+
+  constructor(
+    readonly kernel: KernelAdapter,
+    readonly page: PageRecord,
+    readonly cache: ReadCache | null,
+  ) {}
+
+  /** The first SUMMARY_BLOCKS rows of the page. */
+  firstRows(): Promise<LocatedBlock[]> {
+    return (this.first ??= this.kernel.getBlockWindow(this.page.id, { from: 0, limit: SUMMARY_BLOCKS }));
+  }
+
+  async summary(): Promise<string> {
+    const key = this.cache && ReadCache.key(this.page, "summary");
+    const kept = key === null ? undefined : this.cache!.get<string>(key);
+    if (kept !== undefined) return kept;
+    const summary = summarizeBlocks((await this.firstRows()).map((entry) => entry.block));
+    if (key !== null) this.cache!.set(key, summary);
+    return summary;
+  }
+
+  /** A blocks window (see blockRows), from the cache when this state of the page was read so before. */
+  async blocksWindow(from: number, limit: number, used: number): Promise<BlocksWindow> {
+    const key = this.cache && ReadCache.key(this.page, `blocks\u0000${from}\u0000${limit}\u0000${used}`);
+    const kept = key === null ? undefined : this.cache!.get<BlocksWindow>(key);
+    if (kept) return kept;
+    const window = await blockRows(this, from, limit, used);
+    if (key !== null) this.cache!.set(key, window);
+    return window;
+  }
+}
+
+/**
  * A blocks window and the rows read for it, plus one row past the window when there is one. Rows are read in chunks
  * sized from the blocks already seen, so a window the 32 KB budget ends after 240 short blocks reads about that many
- * rows, not `limit + 1` (500) to send half of them (the read was most of a page.get's database time).
+ * rows, not `limit + 1` (500) to send half of them (the read was most of a page.get's database time). Each block's
+ * JSON, made to measure it against the budget, is kept with the window for the answer's writer (decision 0029).
  */
-async function blockRows(
-  kernel: KernelAdapter,
-  page: PageRecord,
-  from: number,
-  limit: number,
-  used: number,
-  firstRows: LocatedBlock[] | null,
-): Promise<{ rows: LocatedBlock[]; blocks: Block[] }> {
+async function blockRows(reads: PageReads, from: number, limit: number, used: number): Promise<BlocksWindow> {
   const rows: LocatedBlock[] = [];
   const blocks: Block[] = [];
+  const json: string[] = [];
   let size = used;
   let full = false;
   let want = Math.min(SUMMARY_BLOCKS, limit + 1);
   let at = from;
-  // The page's first rows, when the caller already read them (see pageGet): more than the window can take is fine.
-  let preRead = firstRows;
+  // A window from the top starts with the page's first rows, read once for it and the summary: more than the
+  // window can take is fine.
+  let preRead = from === 0;
   while (!full && rows.length <= limit) {
     const asked = preRead ? SUMMARY_BLOCKS : want;
-    const read = preRead ?? (await kernel.getBlockWindow(page.id, { from: at, limit: want }));
-    preRead = null;
+    const read = preRead
+      ? await reads.firstRows()
+      : await reads.kernel.getBlockWindow(reads.page.id, { from: at, limit: want });
+    preRead = false;
     for (const row of read) {
       rows.push(row);
       if (full || blocks.length === limit) continue;
       // The same measure as withinBudget: the JSON the model receives, at least one block per window.
-      const entrySize = JSON.stringify(row.block).length + 1;
+      const text = JSON.stringify(row.block);
+      const entrySize = text.length + 1;
       if (blocks.length > 0 && size + entrySize > LIMITS.readBudget) full = true;
       else {
         blocks.push(row.block);
+        json.push(text);
         size += entrySize;
       }
     }
@@ -185,24 +224,24 @@ async function blockRows(
     const fits = Math.ceil(((LIMITS.readBudget - size) / Math.max(1, average)) * 1.1) + 1;
     want = Math.max(16, Math.min(fits, limit + 1 - rows.length));
   }
-  return { rows, blocks };
+  return windowOf(rows, blocks, json);
 }
 
 async function readWindow(
-  kernel: KernelAdapter,
+  reads: PageReads,
   page: PageRecord,
   args: GetArgs,
   kind: WindowKind,
   from: number,
-  firstRows: LocatedBlock[] | null,
   result: GetResult,
 ) {
+  const kernel = reads.kernel;
   const limit = args.limit ?? LIMITS.readWindowBlocks;
   const used = JSON.stringify(result).length + 200;
-  let rows: LocatedBlock[];
-  let taken: LocatedBlock[];
+  let rows: readonly LocatedBlock[];
+  let taken: readonly LocatedBlock[];
   if (kind === "blocks") {
-    const window = await blockRows(kernel, page, from, limit, used, firstRows);
+    const window = await reads.blocksWindow(from, limit, used);
     rows = window.rows;
     if (args.format === "markdown") {
       const markdown = markdownWithinBudget(window.blocks, used);
@@ -210,7 +249,7 @@ async function readWindow(
       result.markdown = markdown.text;
     } else {
       taken = rows.slice(0, window.blocks.length);
-      result.blocks = window.blocks;
+      result.blocks = window.blocks as Block[];
     }
   } else if (kind === "outline") {
     // One row past the window: the next heading closes the last entry's count, and any row says there is more.

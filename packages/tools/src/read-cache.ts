@@ -1,0 +1,110 @@
+import type { Block } from "@mnote/contract";
+import type { KernelAdapter, LocatedBlock, PageRecord } from "@mnote/kernel";
+
+/**
+ * A `page.get` blocks window as read and measured once: its rows (one past the window when the page goes on), the
+ * blocks the window sends, and each block's JSON as the read budget measured it.
+ */
+export interface BlocksWindow {
+  readonly rows: readonly LocatedBlock[];
+  readonly blocks: readonly Block[];
+  /** `JSON.stringify` of each of `blocks`, in order. */
+  readonly json: readonly string[];
+}
+
+/** The JSON of each block of a window's `blocks` array this process read, so a door writes it without serializing it again. */
+const windowJson = new WeakMap<readonly Block[], readonly string[]>();
+
+/**
+ * `JSON.stringify` of each block of `blocks` when it is the blocks array of a `page.get` answer (the same array,
+ * not a copy), else undefined. The answer's writers (decision 0029) splice these into the envelope's JSON: each
+ * block is serialized once per window read, not once to measure it and again to send it.
+ */
+export function blocksJson(blocks: unknown): readonly string[] | undefined {
+  return typeof blocks === "object" && blocks !== null ? windowJson.get(blocks as readonly Block[]) : undefined;
+}
+
+export function windowOf(rows: LocatedBlock[], blocks: Block[], json: string[]): BlocksWindow {
+  windowJson.set(blocks, json);
+  return { rows, blocks, json };
+}
+
+/** The default size of a process's read cache (MNOTE_READ_CACHE_MB), in bytes of the JSON it keeps. */
+export const DEFAULT_READ_CACHE_BYTES = 16 * 1024 * 1024;
+
+interface Entry {
+  value: BlocksWindow | string;
+  bytes: number;
+}
+
+/**
+ * What `page.get` read of one state of a page, kept for the next read of the same state (decision 0029): blocks
+ * windows and body summaries, least recently used out first, at most `maxBytes` of JSON in all.
+ *
+ * A state is the page's id, its creation time and its revision, as the call's checks just read them from the
+ * database. Every change of a page's body or head bumps its revision in the write's own transaction (the kernel's
+ * `execute`), and a revision only grows within one page's life, so a key names exactly one body: a read on
+ * another instance, after another process's write, asks for a key this cache has never held. Nothing is ever
+ * invalidated. Entries are frozen: one answer's blocks are every later answer's.
+ */
+export class ReadCache {
+  private readonly entries = new Map<string, Entry>();
+  private bytes = 0;
+
+  constructor(readonly maxBytes: number) {}
+
+  static key(page: PageRecord, part: string): string {
+    return `${page.id}\u0000${page.createdAt}\u0000${page.revision}\u0000${part}`;
+  }
+
+  get<T extends BlocksWindow | string>(key: string): T | undefined {
+    const entry = this.entries.get(key);
+    if (!entry) return undefined;
+    // Most recently used last: Map keeps insertion order, so the first entry is the one to drop.
+    this.entries.delete(key);
+    this.entries.set(key, entry);
+    return entry.value as T;
+  }
+
+  set(key: string, value: BlocksWindow | string) {
+    const bytes = typeof value === "string" ? value.length : value.json.reduce((sum, json) => sum + json.length, 0);
+    if (bytes > this.maxBytes) return;
+    const old = this.entries.get(key);
+    if (old) {
+      this.bytes -= old.bytes;
+      this.entries.delete(key);
+    }
+    if (typeof value !== "string") deepFreeze(value);
+    this.entries.set(key, { value, bytes });
+    this.bytes += bytes;
+    for (const [oldest, entry] of this.entries) {
+      if (this.bytes <= this.maxBytes) break;
+      this.entries.delete(oldest);
+      this.bytes -= entry.bytes;
+    }
+  }
+
+  get size() {
+    return { entries: this.entries.size, bytes: this.bytes };
+  }
+}
+
+function deepFreeze(value: unknown) {
+  if (typeof value !== "object" || value === null || Object.isFrozen(value)) return;
+  Object.freeze(value);
+  for (const member of Object.values(value)) deepFreeze(member);
+}
+
+/** One cache per kernel (one database): a kernel that is closed and let go takes its cache with it. */
+const caches = new WeakMap<KernelAdapter, ReadCache>();
+
+/** The kernel's read cache, or null when the process's settings turn it off (0 bytes). */
+export function readCacheOf(kernel: KernelAdapter, maxBytes: number): ReadCache | null {
+  if (maxBytes <= 0) return null;
+  let cache = caches.get(kernel);
+  if (!cache) {
+    cache = new ReadCache(maxBytes);
+    caches.set(kernel, cache);
+  }
+  return cache;
+}
