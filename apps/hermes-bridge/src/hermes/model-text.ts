@@ -1,34 +1,12 @@
 import type { OutputEnvelope } from "@mnote/contract";
+import { EnvelopeJson } from "../envelope-json";
 
 /**
- * `"error"` or `"failed"` (any case) in JSON text. In valid JSON the last quote of such a match is
- * always a string token's closing quote (a quote inside a string is escaped, and no token can start
- * right after a word of another), so each match is a token that ends in the word right after a quote:
- * the token is exactly that word, or it ends in an escaped quote and the word (`"say \"error"`).
- * Those are the only places the text spells either quoted word. One pass over the text, no tokenizing.
- */
-const QUOTED_WORD = /"(?:error|failed)"/gi;
-
-function escapeFirstLetter(match: string): string {
-  return `"\\u${match.charCodeAt(1).toString(16).padStart(4, "0")}${match.slice(2)}`;
-}
-
-/**
- * The output envelope as JSON text that Hermes Agent classifies by what it means.
- *
- * Hermes judges a tool result a failure when its first 500 characters contain `"error"`
- * or `"failed"` (agent/display.py `_detect_tool_failure`, agent/tool_guardrails.py), so
- * the contract's `"error": null` made every success read as a failure. For `ok: true`
- * the text here writes the first letter of each string token that would spell `"error"`
- * or `"failed"` as a `\u00XX` escape: `JSON.parse` gives back exactly the envelope
- * (`error: null` included), and neither quoted word appears in the text. A failure is
- * serialized plainly: it must stay a failure under both of Hermes's rules (the dict rule,
- * `data.get("error")` is the error object, and the substring rule).
+ * The output envelope as JSON text that Hermes Agent classifies by what it means: for a success, no string token
+ * spells `"error"` or `"failed"` (see EnvelopeJson, which writes it for every door).
  */
 export function hermesSafeJson(output: OutputEnvelope): string {
-  const text = JSON.stringify(output);
-  if (!output.ok) return text;
-  return text.replace(QUOTED_WORD, escapeFirstLetter);
+  return EnvelopeJson.of(output).safe;
 }
 
 /**

@@ -1,7 +1,13 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { JSONRPCMessage } from "@modelcontextprotocol/server";
+import type { CallToolResult, JSONRPCMessage } from "@modelcontextprotocol/server";
+import { EnvelopeJson } from "../envelope-json";
 import { AnswerWriter } from "./answer-json";
+
+/** What the server does: the result made of the envelope's JSON, handed to the writer with it. */
+function keep(writer: AnswerWriter, id: string | number, value: object, result: CallToolResult) {
+  writer.keep(id, EnvelopeJson.of(value as never), result);
+}
 
 // Any text, beyond Latin-1 and lone surrogates included: the answer is written as UTF-8 bytes.
 const json = fc.jsonValue({ stringUnit: "binary" });
@@ -17,7 +23,7 @@ describe("AnswerWriter", () => {
         fc.option(record, { nil: undefined }),
         fc.boolean(),
         (requestId, structured, meta, isError) => {
-          const text = JSON.stringify(structured);
+          const text = EnvelopeJson.of(structured as never).safe;
           const message = {
             jsonrpc: "2.0",
             id: requestId,
@@ -29,7 +35,7 @@ describe("AnswerWriter", () => {
             },
           } as JSONRPCMessage;
           const writer = new AnswerWriter();
-          writer.keep(requestId, text, structured);
+          keep(writer, requestId, structured, (message as unknown as { result: CallToolResult }).result);
           const bytes = writer.encode(message);
           // ASCII: every character beyond it written as its \u escape.
           expect(bytes.every((byte) => byte < 0x80)).toBe(true);
@@ -42,10 +48,10 @@ describe("AnswerWriter", () => {
     );
   });
 
-  it("splices the kept text itself, not a second serialization of the value", () => {
+  it("splices the envelope's own (Hermes-safe) JSON, not a second serialization of the value", () => {
     const writer = new AnswerWriter();
     const value = { ok: true, error: null };
-    writer.keep(7, '{"ok":true,"\\u0065rror":null}', value);
+    keep(writer, 7, value, { content: [], structuredContent: value });
     const written = writer
       .encode(
         {
@@ -65,7 +71,7 @@ describe("AnswerWriter", () => {
     const writer = new AnswerWriter();
     const value = { summary: "Grüße…", emoji: "😀" };
     const text = JSON.stringify(value);
-    writer.keep(3, text, value);
+    keep(writer, 3, value, { content: [{ type: "text", text }], structuredContent: value });
     const written = writer
       .encode({ jsonrpc: "2.0", id: 3, result: { content: [{ type: "text", text }], structuredContent: value } })
       .toString("latin1");
@@ -81,7 +87,7 @@ describe("AnswerWriter", () => {
     const writer = new AnswerWriter();
     const notification = { jsonrpc: "2.0", method: "notifications/initialized" } as JSONRPCMessage;
     expect(writer.encode(notification).toString("utf8")).toBe(JSON.stringify(notification));
-    writer.keep(1, '{"a":1}', { a: 1 });
+    keep(writer, 1, { a: 1 }, { content: [], structuredContent: { a: 1 } });
     const error = {
       jsonrpc: "2.0",
       id: 1,
@@ -92,7 +98,7 @@ describe("AnswerWriter", () => {
     // The error answer used up what was kept for id 1.
     expect(writer.encode(plain).toString("utf8")).toBe(JSON.stringify(plain));
     // Two requests under one id at once: the text kept last is not the value of the first answer, so it is not used.
-    writer.keep(1, '{"a":3}', { a: 3 });
+    keep(writer, 1, { a: 3 }, { content: [], structuredContent: { a: 3 } });
     expect(writer.encode(plain).toString("utf8")).toBe(JSON.stringify(plain));
   });
 });

@@ -1,10 +1,13 @@
+import { randomUUID } from "node:crypto";
 import type {
+  CallToolResult,
   JSONRPCErrorResponse,
   JSONRPCMessage,
   JSONRPCRequest,
   JSONRPCResultResponse,
   RequestId,
 } from "@modelcontextprotocol/server";
+import { asciiBytes, type EnvelopeJson } from "../envelope-json";
 
 /*
  * Which kind a message is, by its members. The messages these see were made by the SDK (its answers) or already
@@ -17,88 +20,90 @@ export const isAnswer = (message: JSONRPCMessage): message is JSONRPCResultRespo
 export const isRequest = (message: JSONRPCMessage): message is JSONRPCRequest => "method" in message && "id" in message;
 
 /**
- * Writes the server's JSON-RPC answers as UTF-8 bytes, serializing each tool result's envelope once.
+ * Writes the server's JSON-RPC answers as ASCII JSON bytes, serializing each tool result's envelope once.
  *
  * A standard-form `tools/call` result carries the envelope twice: as `structuredContent` and as the JSON text
- * beside it (decision 0024). The handler already made that text (`toResult`), and it is JSON of exactly the
- * `structuredContent` value, so it tells this writer (`keep`) and the answer puts the text in as `structuredContent`
- * instead of serializing the envelope a second time: the bytes a client parses are the same JSON value the SDK's
- * `JSON.stringify` of the message would give. Everything else of the message (the id, the content with its text,
- * `isError`) is still the SDK's message serialized by `JSON.stringify`.
+ * beside it (decision 0024). The handler hands this writer the envelope's JSON (`keep`, an EnvelopeJson) with the
+ * result it made of it; the answer then writes both copies from those pieces (decision 0029): the window's blocks,
+ * serialized once by the router and kept with the window, go out as bytes made once per window. Everything else of
+ * the message (the id, `isError`, anything the SDK added) is the SDK's message serialized by `JSON.stringify`, with
+ * a marker where each copy goes: the bytes a client parses are the same JSON value the SDK's `JSON.stringify` of the
+ * message would give.
  *
- * The answer is encoded piece by piece (`jsonBytes`), each piece a string as `JSON.stringify` made it, never one
- * string joined from them. V8 builds a large `JSON.stringify` result, and a joined
- * string, as a tree of parts; once any part holds a character beyond Latin-1 (an ellipsis, a dash, any non-Latin
- * letter on the page) the first read of the whole string, its UTF-8 encoding, costs about ten times its size in
- * encoding work: 0.8–1.1 ms for a 67 KB `page.get` answer against 0.1 ms for each part alone (docs/benchmarks.md,
- * section 2). `Buffer.concat` of the encoded parts is one copy.
+ * Every piece is encoded alone as ASCII (`asciiBytes`), never one string joined from them: V8 builds a joined string
+ * as a tree of parts, and once any part holds a character beyond Latin-1 (an ellipsis, a dash, any non-Latin letter
+ * on the page) the first read of the whole string, its UTF-8 encoding, cost 0.8–1.1 ms for a 67 KB `page.get`
+ * answer against 0.1 ms for each part alone (docs/benchmarks.md, section 2). `Buffer.concat` of the parts is one copy.
  */
 export class AnswerWriter {
-  private readonly structured = new Map<RequestId, { json: string; value: Record<string, unknown> }>();
+  private readonly kept = new Map<RequestId, { json: EnvelopeJson; result: CallToolResult }>();
 
-  /** `json` is JSON of `value`, the `structuredContent` the server will answer request `id` with. */
-  keep(id: RequestId, json: string, value: Record<string, unknown>) {
-    this.structured.set(id, { json, value });
+  /** `result` is what the server will answer request `id` with, made from the envelope whose JSON is `json`. */
+  keep(id: RequestId, json: EnvelopeJson, result: CallToolResult) {
+    this.kept.set(id, { json, result });
   }
 
   /**
-   * One message as UTF-8 JSON (without a line end). `keptAs`: the id the handler saw, when the transport renumbered
+   * One message as ASCII JSON (without a line end). `keptAs`: the id the handler saw, when the transport renumbered
    * the request (the message then already carries the client's id).
    */
   encode(message: JSONRPCMessage, keptAs?: RequestId): Buffer {
-    if (!isAnswer(message)) return jsonBytes(JSON.stringify(message));
+    if (!isAnswer(message)) return asciiBytes(JSON.stringify(message));
     const id = keptAs ?? message.id;
-    const kept = id === undefined ? undefined : this.structured.get(id);
-    if (kept === undefined) return jsonBytes(JSON.stringify(message));
-    this.structured.delete(id!);
-    // An error answer (the SDK refused the result) has no structuredContent: forget the text, serialize plainly. So is
-    // an answer whose structuredContent is not the value the text was made from (a client that sent two requests
-    // under one id at once): the SDK's copy of the result keeps each field's value, so every field must be the same.
-    if (!isResult(message) || !sameFields(message.result.structuredContent, kept.value))
-      return jsonBytes(JSON.stringify(message));
-    const { structuredContent: _serialized, ...rest } = message.result;
-    const { result: _result, ...frame } = message;
-    const frameJson = JSON.stringify(frame);
-    // `rest` holds the content, the text of the envelope with it: encoded as JSON.stringify wrote it, then cut before
-    // its closing brace (one byte) to add the kept text as structuredContent.
-    const restBytes = jsonBytes(JSON.stringify(rest));
-    const restOpen = restBytes.length > 2 ? restBytes.subarray(0, -1) : OPEN;
-    return Buffer.concat([
-      jsonBytes(frameJson.length > 2 ? `${frameJson.slice(0, -1)},"result":` : '{"result":'),
-      restOpen,
-      restOpen === OPEN ? STRUCTURED : COMMA_STRUCTURED,
-      jsonBytes(kept.json),
-      CLOSE,
-    ]);
+    const kept = id === undefined ? undefined : this.kept.get(id);
+    if (kept === undefined) return asciiBytes(JSON.stringify(message));
+    this.kept.delete(id!);
+    // An error answer (the SDK refused the result) has neither copy: serialize it plainly.
+    if (!isResult(message)) return asciiBytes(JSON.stringify(message));
+    const result = message.result as Partial<CallToolResult>;
+    // Each copy is spliced only where the message still holds exactly what the handler made (the SDK copies the
+    // result it validated, keeping each field's value): the text the envelope's JSON is, the envelope itself.
+    const [only, ...more] = Array.isArray(result.content) ? result.content : [];
+    const text = only?.type === "text" && more.length === 0 && only.text === textOf(kept.result) ? only : undefined;
+    const structured =
+      result.structuredContent !== undefined &&
+      sameFields(result.structuredContent, kept.result.structuredContent as Record<string, unknown> | undefined);
+    if (!text && !structured) return asciiBytes(JSON.stringify(message));
+    const shell: Record<string, unknown> = { ...result };
+    if (text) shell.content = [{ ...text, text: TEXT_SPLICE }];
+    if (structured) shell.structuredContent = STRUCTURED_SPLICE;
+    const frame = JSON.stringify({ ...message, result: shell });
+    const parts: Buffer[] = [];
+    let from = 0;
+    for (const [marker, pieces] of [
+      [`"${TEXT_SPLICE}"`, text ? [QUOTE, ...kept.json.asciiInStringBytes(), QUOTE] : null],
+      [`"${STRUCTURED_SPLICE}"`, structured ? kept.json.asciiBytes() : null],
+    ] as const) {
+      if (!pieces) continue;
+      const at = frame.indexOf(marker, from);
+      // The markers are this process's own random words: only a message that held one already is written plainly.
+      if (at < 0 || frame.indexOf(marker, at + marker.length) >= 0) return asciiBytes(JSON.stringify(message));
+      parts.push(asciiBytes(frame.slice(from, at)), ...pieces);
+      from = at + marker.length;
+    }
+    parts.push(asciiBytes(frame.slice(from)));
+    return Buffer.concat(parts);
   }
 
   /** A request the server will not answer (the transport closed): nothing to keep for it. */
   forget(id: RequestId) {
-    this.structured.delete(id);
+    this.kept.delete(id);
   }
 }
 
-const ANY_NON_ASCII = /[\u0080-\uffff]/;
-const NON_ASCII = /[\u0080-\uffff]/g;
-const escapeUnit = (unit: string) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, "0")}`;
+const textOf = (result: CallToolResult) => {
+  const [only] = result.content;
+  return only?.type === "text" ? only.text : undefined;
+};
 
-/**
- * JSON text as bytes, every character beyond ASCII written as its `\uXXXX` escape (as Python's `json.dumps` writes
- * by default): the same JSON value, in ASCII. A reader then decodes and parses a one-byte string; the same answer
- * with its characters as UTF-8 took a Node client 8× as long to decode and parse (2.0 ms against 0.25 ms for a 67 KB
- * `page.get` answer holding two ellipses; docs/benchmarks.md, section 2). Costs 4–6 bytes more per such character on
- * the wire. Only string contents can hold such a character, and an escape there reads back as the same character.
- */
-function jsonBytes(json: string): Buffer {
-  return Buffer.from(ANY_NON_ASCII.test(json) ? json.replace(NON_ASCII, escapeUnit) : json, "latin1");
-}
+/** Words JSON.stringify writes as they are, standing in for the two copies. Random per process. */
+const TEXT_SPLICE = `mnote-text-${randomUUID()}`;
+const STRUCTURED_SPLICE = `mnote-structured-${randomUUID()}`;
+const QUOTE = Buffer.from('"');
 
-const OPEN = Buffer.from("{");
-const STRUCTURED = Buffer.from('"structuredContent":');
-const COMMA_STRUCTURED = Buffer.from(',"structuredContent":');
-const CLOSE = Buffer.from("}}");
 /** The same fields holding the same values (by identity): a shallow copy of `value`, or `value` itself. */
-function sameFields(copy: unknown, value: Record<string, unknown>): boolean {
+function sameFields(copy: unknown, value: Record<string, unknown> | undefined): boolean {
+  if (value === undefined) return false;
   if (copy === value) return true;
   if (typeof copy !== "object" || copy === null) return false;
   const keys = Object.keys(value);

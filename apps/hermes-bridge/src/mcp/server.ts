@@ -6,7 +6,7 @@ import { type RateLimiter } from "@mnote/process";
 import { type CallToolRequest, type CallToolResult, Server, type ServerContext } from "@modelcontextprotocol/server";
 import { rateLimitKey, whoami, type WhoAmI } from "../auth";
 import { bridgeFailure } from "../bridge-failure";
-import { hermesSafeJson, parseResultForm, RESULT_FORM_HEADER, type ResultForm } from "../hermes/model-text";
+import { parseResultForm, RESULT_FORM_HEADER, type ResultForm } from "../hermes/model-text";
 import { idempotencyKeyForCall } from "../idempotency";
 import { headerValue } from "../headers";
 import { invokeTool } from "../invoke";
@@ -14,7 +14,9 @@ import { type BridgeLogger, createLogger, logToolCall } from "../logging";
 import { envelopeFromModelArguments, UNAUTHENTICATED_IDENTITY } from "../from-model-arguments";
 import { newTraceId, traceIdFromTraceparent } from "../trace";
 import type { AnswerWriter } from "./answer-json";
+import { EnvelopeJson } from "../envelope-json";
 import { takeCallerIds } from "./caller-ids";
+import type { ModernAnswer } from "./modern-answer";
 import { mcpToolList } from "./tools";
 
 export const SERVER_INFO = { name: "mnote", version: "0.1.0" };
@@ -37,8 +39,10 @@ export interface McpServerOptions {
   resultForm?: ResultForm;
   /** The process's validated router settings. */
   toolsSettings?: ToolsSettings;
-  /** Where the transport writes this server's answers: a standard-form result's envelope text is kept there once. */
+  /** Where the transport writes this server's answers: each tool result's envelope JSON is handed to it once. */
   answers?: AnswerWriter;
+  /** A 2026-07-28 request's server (one per request): its answer is written by this bridge's writer. */
+  modernAnswer?: ModernAnswer;
 }
 
 /** The request's headers, as the HTTP door saw them (stdio has none). */
@@ -56,6 +60,8 @@ export interface GateFindings {
   headers: RequestHeaders;
   /** The resource /mcp is (decision 0027), so the router accepts the tokens bound to it; null without OAuth. */
   resource: string | null;
+  /** A 2026-07-28 request: where its server's answer is written (see ModernAnswer). */
+  modernAnswer?: ModernAnswer;
 }
 
 function gateFindings(ctx: ServerContext): Partial<GateFindings> {
@@ -85,21 +91,12 @@ export function isOutage(output: OutputEnvelope): boolean {
  * JSON object, so its `"error"` key keeps it a failure for Hermes's classifier without
  * touching the breaker. Either way the model reads the envelope once.
  */
-export function toResult(output: OutputEnvelope, form: ResultForm): CallToolResult {
+export function toResult(output: OutputEnvelope, form: ResultForm, json = EnvelopeJson.of(output)): CallToolResult {
   const isError = isOutage(output);
   if (form === "hermes" && !output.ok && !isError) return { content: [], structuredContent: output, isError };
-  const text = { type: "text" as const, text: hermesSafeJson(output) };
+  const text = { type: "text" as const, text: json.safe };
   if (form === "hermes") return { content: [text], isError };
   return { structuredContent: output, content: [text], isError };
-}
-
-/**
- * The text of a result that is JSON of its `structuredContent` (the standard form: toResult writes both from one
- * serialization), else undefined. The transport's AnswerWriter then writes that text as `structuredContent` too.
- */
-function structuredJson(result: CallToolResult): string | undefined {
-  const [only, ...more] = result.content;
-  return result.structuredContent !== undefined && only?.type === "text" && more.length === 0 ? only.text : undefined;
 }
 
 /**
@@ -125,14 +122,19 @@ export function createMcpServer(options: McpServerOptions): Server {
   server.setRequestHandler("tools/list", (_request, ctx) => ({ tools: tools[formOf(ctx)] }));
 
   server.setRequestHandler("tools/call", async (request, ctx): Promise<CallToolResult> => {
-    const result = await callTool(request, ctx);
-    const json = structuredJson(result);
-    if (json !== undefined)
-      options.answers?.keep(ctx.mcpReq.id, json, result.structuredContent as Record<string, unknown>);
+    const { output, form } = await callTool(request, ctx);
+    // The envelope's JSON is written once: the result's text is made of it, and the transport's AnswerWriter writes
+    // the answer from the same pieces instead of serializing the envelope (and its text) again.
+    const json = EnvelopeJson.of(output);
+    const result = toResult(output, form, json);
+    (options.modernAnswer?.answers ?? options.answers)?.keep(ctx.mcpReq.id, json, result);
     return result;
   });
 
-  const callTool = async (request: CallToolRequest, ctx: ServerContext): Promise<CallToolResult> => {
+  const callTool = async (
+    request: CallToolRequest,
+    ctx: ServerContext,
+  ): Promise<{ output: OutputEnvelope; form: ResultForm }> => {
     const startedAt = performance.now();
     const gate = gateFindings(ctx);
     const headers = gate.headers ?? {};
@@ -160,7 +162,7 @@ export function createMcpServer(options: McpServerOptions): Server {
     const refuse = (code: "mnote_tool_rate_limited" | "mnote_tool_invalid_input", message: string) => {
       const output = bridgeFailure(name, { ...modelArguments, ...runtime }, code, message);
       logToolCall(logger, { transport, envelope: runtime, output, startedAt });
-      return toResult(output, form);
+      return { output, form };
     };
 
     if (options.rateLimiter) {
@@ -196,8 +198,8 @@ export function createMcpServer(options: McpServerOptions): Server {
         resource: gate.resource ?? null,
       },
     );
-    return toResult(output, form);
+    return { output, form };
   };
 
-  return server;
+  return options.modernAnswer ? options.modernAnswer.attach(server) : server;
 }
