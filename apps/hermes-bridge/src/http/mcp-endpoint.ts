@@ -16,6 +16,7 @@ import { clientAddress, whoami, type WhoAmI } from "../auth";
 import type { BridgeContext } from "../context";
 import { headerValue } from "../headers";
 import { ExchangeTransport } from "../mcp/exchange-transport";
+import { ModernAnswer } from "../mcp/modern-answer";
 import { createMcpServer, type GateFindings } from "../mcp/server";
 import { BodyTooLarge, isJsonContentType, readBody, refuseUnread, sendJson } from "./body";
 
@@ -138,10 +139,17 @@ export class McpHttpEndpoint {
     };
     this.server = createMcpServer({ ...serverOptions, answers: this.transport.answers });
     this.ready = this.server.connect(this.transport);
-    this.modern = createMcpHandler(() => createMcpServer(serverOptions), {
-      legacy: "reject",
-      onerror: (error) => ctx.logger.debug({ err: error.message, transport: "mcp-http" }, "mcp request refused"),
-    });
+    this.modern = createMcpHandler(
+      ({ authInfo }) =>
+        createMcpServer({
+          ...serverOptions,
+          modernAnswer: (authInfo?.extra as GateFindings | undefined)?.modernAnswer,
+        }),
+      {
+        legacy: "reject",
+        onerror: (error) => ctx.logger.debug({ err: error.message, transport: "mcp-http" }, "mcp request refused"),
+      },
+    );
   }
 
   async handle(req: IncomingMessage, res: ServerResponse) {
@@ -309,12 +317,18 @@ export class McpHttpEndpoint {
   }
 
   /** What the gate found, for the server's handlers (`authInfo.extra`); `sessionId` null in the 2026-07-28 revision. */
-  private findings(req: IncomingMessage, auth: Extract<Authentication, { ok: true }>, sessionId: string | null) {
+  private findings(
+    req: IncomingMessage,
+    auth: Extract<Authentication, { ok: true }>,
+    sessionId: string | null,
+    modernAnswer?: ModernAnswer,
+  ) {
     const findings: GateFindings = {
       whoami: auth.whoami,
       sessionId,
       headers: req.headers,
       resource: this.policy.oauth?.resource ?? null,
+      ...(modernAnswer ? { modernAnswer } : {}),
     };
     return { ...auth.authInfo, extra: { ...findings } };
   }
@@ -335,12 +349,19 @@ export class McpHttpEndpoint {
       if (value === undefined) continue;
       for (const one of Array.isArray(value) ? value : [value]) headers.append(name, one);
     }
+    const answer = new ModernAnswer();
     const response = await this.modern.fetch(
       new Request(`http://${req.headers.host}${req.url ?? "/mcp"}`, { method: "POST", headers }),
-      { authInfo: this.findings(req, auth, null), parsedBody: body },
+      { authInfo: this.findings(req, auth, null, answer), parsedBody: body },
     );
     const out: Record<string, string> = {};
     response.headers.forEach((value, name) => (out[name] = value));
+    const written = await answer.body(response);
+    if (written) {
+      out["content-length"] = String(written.length);
+      res.writeHead(response.status, out);
+      return void res.end(written);
+    }
     res.writeHead(response.status, out);
     if (!response.body) return void res.end();
     // Streamed, not buffered: an SSE answer (a subscriptions/listen stream) stays open until either side ends it.

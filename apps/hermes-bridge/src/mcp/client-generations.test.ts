@@ -86,7 +86,8 @@ async function connect(
   transport: Transport,
   token: string,
   /** elicited: the client declares elicitation (form and URL) and records every elicitation the server asks for. */
-  options: { hermes?: boolean; served?: number[]; elicited?: unknown[]; origin?: string } = {},
+  /** answers: over HTTP, the raw bytes of every JSON answer the client read. */
+  options: { hermes?: boolean; served?: number[]; elicited?: unknown[]; origin?: string; answers?: Buffer[] } = {},
 ): Promise<McpClient> {
   const headers: Record<string, string> = { authorization: `Bearer ${token}` };
   if (options.hermes) headers["x-mnote-result-form"] = "hermes";
@@ -100,7 +101,19 @@ async function connect(
   };
   const stdio = { command: process.execPath, args: [bin, "mcp", "--stdio"], env, stderr: "ignore" as const };
   const url = new URL(`${bridges[0]!.url}/mcp`);
-  const fetchOption = options.served ? { fetch: roundRobinFetch(options.served) } : {};
+  const answers = options.answers;
+  const fetchOption = options.served
+    ? { fetch: roundRobinFetch(options.served) }
+    : answers
+      ? {
+          fetch: (async (input, init) => {
+            const response = await fetch(input, init);
+            if (response.headers.get("content-type")?.startsWith("application/json"))
+              answers.push(Buffer.from(await response.clone().arrayBuffer()));
+            return response;
+          }) as typeof fetch,
+        }
+      : {};
   const info = { name: `generations-${generation}`, version: "0.0.1" };
   let client: McpClient;
   const elicited = options.elicited;
@@ -206,6 +219,42 @@ describe.each([
     }
     // Over HTTP the client's requests went to both bridges: neither kept anything the other needed.
     if (transport === "http") expect(served.every((count) => count > 1) && served.length === 2).toBe(true);
+  });
+
+  it("a page.get read twice is one envelope, as structuredContent and as its text; over HTTP in ASCII bytes", async () => {
+    const documentId = `gen_${generation.replace(/\W/g, "")}_${transport}`;
+    await kernel.admin.createPage({
+      id: documentId,
+      workspaceId: world.ids.ws,
+      title: "Grüße…",
+      blocks: [
+        { id: "c1", type: "paragraph", text: '日本語のページ, an "error" word and a failed one' },
+        { id: "c2", type: "paragraph", text: `😀 ${"long text ".repeat(40)}` },
+      ],
+      createdBy: world.ids.owner,
+    });
+    const answers: Buffer[] = [];
+    const reader = await connect(generation, transport, world.tokens.owner, { answers });
+    const args = { workspaceId: world.ids.ws, documentId };
+    const expected = (await reader.callTool({ name: "mnote_page_get", arguments: args })).structuredContent as {
+      result: unknown;
+    };
+    // Twice: the second read of the same page state is the read cache's, written from what the first made of it.
+    for (let i = 0; i < 2; i++) {
+      const result = await reader.callTool({ name: "mnote_page_get", arguments: args });
+      const output = result.structuredContent as { ok: boolean; result: unknown };
+      expect(output.ok).toBe(true);
+      expect(output.result).toEqual(expected.result);
+      expect(output.result).toMatchObject({
+        title: "Grüße…",
+        blocks: [{ text: expect.stringContaining("日本語") }, {}],
+      });
+      expect(JSON.parse((result.content as Array<{ text: string }>)[0]!.text)).toEqual(output);
+    }
+    if (transport === "http") {
+      expect(answers.length).toBeGreaterThanOrEqual(3);
+      for (const bytes of answers) expect(bytes.every((byte) => byte < 0x80)).toBe(true);
+    }
   });
 
   it("a refusal is a result the model reads (not isError, which would count toward Hermes's breaker)", async () => {
