@@ -144,5 +144,31 @@ describe.skipIf(!server.available)("two bridge processes on one PostgreSQL behin
       valid.push(answer.status);
     }
     expect(valid).toEqual([200, 200, 200, 200]);
+
+    // 4. Issue 24: each process keeps what it read of a page state (decision 0029). A read on either process after
+    // the other one's edit shows the edit: the cache is keyed by the revision the call's own checks read.
+    const texts = async () => {
+      const read = await client!.callTool({ name: "mnote_page_get", arguments: page });
+      const result = (read.structuredContent as { result: { revision: number; blocks: Array<{ text: string }> } })
+        .result;
+      return { revision: result.revision, texts: result.blocks.map((block) => block.text) };
+    };
+    const expected: string[] = [];
+    for (let i = 0; i < 6; i++) {
+      const edit = await client.callTool({
+        name: "mnote_page_edit",
+        arguments: {
+          ...page,
+          operations: [{ op: "insert", at: "end", blocks: [{ type: "paragraph", text: `line ${i}` }] }],
+          idempotencyKey: `rr_edit_${i}`,
+        },
+      });
+      expect((edit.structuredContent as { ok: boolean }).ok).toBe(true);
+      expected.push(`line ${i}`);
+      // Twice: one read lands on each process, one of which read the page before the other process's edit.
+      const [first, second] = [await texts(), await texts()];
+      expect(first.texts).toEqual(expected);
+      expect(second).toEqual(first);
+    }
   }, 180_000);
 });
