@@ -8,16 +8,20 @@ import { ALL_SCOPES, type BenchWorld } from "./world";
 export const discardingLogger = () => createLogger({ destination: { write: () => undefined } });
 
 /** The bridge every bench line measures: in this process, on a free port, rate limit off, log lines dropped. */
-export function startBenchBridge(world: Pick<BenchWorld, "kernel">) {
+/** A bridge on the world's kernel, rate limit off, log lines formatted and dropped; `env`: its configuration. */
+export function startBenchBridge(world: Pick<BenchWorld, "kernel">, env: Record<string, string> = {}) {
   return startBridge({
     kernel: world.kernel,
     port: 0,
     host: "127.0.0.1",
     logger: discardingLogger(),
     rateLimit: null,
-    env: {},
+    env,
   });
 }
+
+/** The configuration of a bridge that keeps nothing from one read for the next (decision 0029). */
+export const READ_CACHE_OFF = { MNOTE_READ_CACHE_MB: "0" };
 
 /**
  * `fetch` with a signal of its own per request, following the caller's (aborted with it) and let go when the

@@ -6,7 +6,7 @@ import { createCaller, createToolsContext } from "@mnote/tools";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from "@modelcontextprotocol/client";
-import { abortIsolatingFetch, httpPageGet, mcpHttpClient, startBenchBridge } from "./bridge";
+import { abortIsolatingFetch, httpPageGet, mcpHttpClient, READ_CACHE_OFF, startBenchBridge } from "./bridge";
 import { concurrent, fmtMs, fmtPct, fmtRate, median, percentile, roundOrder, table } from "./stats";
 import { benchWorld, paragraphs } from "./world";
 
@@ -21,11 +21,15 @@ export function stdioEnv(databaseUrl: string, token: string): Record<string, str
   return { ...env, MNOTE_DATABASE_URL: databaseUrl, MNOTE_TOKEN: token, MNOTE_BRIDGE_RATE_LIMIT_RPS: "0" };
 }
 
-export async function stdioClient(databaseUrl: string, token: string): Promise<Client> {
+export async function stdioClient(
+  databaseUrl: string,
+  token: string,
+  env: Record<string, string> = {},
+): Promise<Client> {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [BRIDGE_BIN, "mcp", "--stdio"],
-    env: stdioEnv(databaseUrl, token),
+    env: { ...stdioEnv(databaseUrl, token), ...env },
     stderr: "ignore",
   });
   const client = new Client({ name: "mnote-bench", version: "0.0.0" });
@@ -82,7 +86,19 @@ export interface TransportOptions {
   pageBlocks: number;
 }
 
-const VARIANTS = ["bare", "createCaller", "http", "mcpHttp", "mcpHttpHermes", "mcpHttp2026", "mcpStdio"] as const;
+const VARIANTS = [
+  "bare",
+  "createCaller",
+  "http",
+  "mcpHttp",
+  "mcpHttpHermes",
+  "mcpHttp2026",
+  "mcpStdio",
+  "httpUncached",
+  "mcpHttpUncached",
+  "mcpHttp2026Uncached",
+  "mcpStdioUncached",
+] as const;
 type Variant = (typeof VARIANTS)[number];
 const LABELS: Record<Variant, string> = {
   bare: "bare `node:http` → kernel.getPage + the same window of blocks (baseline)",
@@ -92,6 +108,10 @@ const LABELS: Record<Variant, string> = {
   mcpHttpHermes: "same, Hermes result form (`X-Mnote-Result-Form: hermes`: a success as text only)",
   mcpHttp2026: "MCP Streamable HTTP `/mcp`, 2026-07-28 revision (SDK 2.x client negotiating; a server per request)",
   mcpStdio: "MCP stdio `mnote-bridge mcp --stdio` (SDK client, one process)",
+  httpUncached: "HTTP tool endpoint, read cache off (`MNOTE_READ_CACHE_MB=0`: every call reads the page's rows)",
+  mcpHttpUncached: "MCP Streamable HTTP `/mcp` (SDK client), read cache off",
+  mcpHttp2026Uncached: "MCP Streamable HTTP `/mcp`, 2026-07-28 revision, read cache off",
+  mcpStdioUncached: "MCP stdio, read cache off",
 };
 
 interface Sample {
@@ -111,18 +131,24 @@ export async function runTransports(options: TransportOptions) {
   const windowBlocks = (first.result as { window?: { count: number } } | null)?.window?.count ?? options.pageBlocks;
   const bare = await startBareServer(world.kernel, windowBlocks);
   const bridge = await startBenchBridge(world);
+  // The same bridge keeping nothing from one read for the next: what a read of a page state no call read before costs.
+  const uncached = await startBenchBridge(world, READ_CACHE_OFF);
   const authorization = `Bearer ${world.token}`;
   const mcpHttp = await mcpHttpClient(bridge.url, authorization);
+  const mcpHttpUncached = await mcpHttpClient(uncached.url, authorization);
   const mcpHttpHermes = await mcpHttpClient(bridge.url, authorization, { "X-Mnote-Result-Form": "hermes" });
-  const mcpHttp2026 = new ClientV2({ name: "mnote-bench", version: "0.0.0" }, { versionNegotiation: { mode: "auto" } });
-  await mcpHttp2026.connect(
-    new HttpV2(new URL(`${bridge.url}/mcp`), {
-      requestInit: { headers: { authorization } },
-      fetch: abortIsolatingFetch,
-    }),
-  );
-  if (mcpHttp2026.getNegotiatedProtocolVersion() !== "2026-07-28") throw new Error("2.x client did not negotiate 2026");
+  const client2026 = async (url: string) => {
+    const client = new ClientV2({ name: "mnote-bench", version: "0.0.0" }, { versionNegotiation: { mode: "auto" } });
+    await client.connect(
+      new HttpV2(new URL(`${url}/mcp`), { requestInit: { headers: { authorization } }, fetch: abortIsolatingFetch }),
+    );
+    if (client.getNegotiatedProtocolVersion() !== "2026-07-28") throw new Error("2.x client did not negotiate 2026");
+    return client;
+  };
+  const mcpHttp2026 = await client2026(bridge.url);
+  const mcpHttp2026Uncached = await client2026(uncached.url);
   const mcpStdio = await stdioClient(world.databaseUrl, world.token);
+  const mcpStdioUncached = await stdioClient(world.databaseUrl, world.token, READ_CACHE_OFF);
   // JSON-RPC by plain fetch, no SDK client: what the bridge alone costs this process (the CPU table below).
   const rawHeaders: Record<string, string> = {
     authorization,
@@ -171,6 +197,19 @@ export async function runTransports(options: TransportOptions) {
     mcpStdio: async () => {
       const out = await mcpStdio.callTool({ name: "mnote_page_get", arguments: modelArguments });
       if (out.isError) throw new Error("mcp stdio call failed");
+    },
+    httpUncached: () => httpPageGet(uncached.url, world.envelope("mnote.page.get", page, {}), authorization),
+    mcpHttpUncached: async () => {
+      const out = await mcpHttpUncached.callTool({ name: "mnote_page_get", arguments: modelArguments });
+      if (out.isError) throw new Error("mcp http (read cache off) call failed");
+    },
+    mcpHttp2026Uncached: async () => {
+      const out = await mcpHttp2026Uncached.callTool({ name: "mnote_page_get", arguments: modelArguments });
+      if (out.isError) throw new Error("mcp http (2026-07-28, read cache off) call failed");
+    },
+    mcpStdioUncached: async () => {
+      const out = await mcpStdioUncached.callTool({ name: "mnote_page_get", arguments: modelArguments });
+      if (out.isError) throw new Error("mcp stdio (read cache off) call failed");
     },
   };
 
@@ -241,9 +280,13 @@ export async function runTransports(options: TransportOptions) {
 
   await mcpHttpHermes.close();
   await mcpHttp2026.close();
+  await mcpHttp2026Uncached.close();
   await mcpStdio.close();
+  await mcpStdioUncached.close();
   await mcpHttp.close();
+  await mcpHttpUncached.close();
   await bridge.close();
+  await uncached.close();
   await new Promise<void>((resolve) => bare.server.close(() => resolve()));
   bare.server.closeAllConnections();
   await world.kernel.close();
