@@ -29,12 +29,12 @@ describe("EnvelopeJson of a page.get answer (its window's blocks written from th
           blocks,
           createdBy: world.ids.owner,
         });
-        const output = (await routerCall(
+        const output = await routerCall(
           world.kernel,
           world.tokens.owner,
           "mnote.page.get",
           envelopeFor(world, "mnote.page.get", {}, { documentId }),
-        ));
+        );
         expect(output.ok).toBe(true);
         // The fast path is taken: the window's blocks come with the JSON the router measured them by.
         expect(blocksJson((output.result as { blocks: unknown }).blocks)).toBeDefined();
@@ -57,22 +57,22 @@ describe("EnvelopeJson of a page.get answer (its window's blocks written from th
   });
 
   it("writes a failure plainly (it must stay a failure to Hermes) and an envelope without a window whole", async () => {
-    const denied = (await routerCall(
+    const denied = await routerCall(
       world.kernel,
       world.tokens.stranger,
       "mnote.page.get",
       envelopeFor(world, "mnote.page.get"),
-    ));
+    );
     expect(denied.ok).toBe(false);
     const json = EnvelopeJson.of(denied);
     expect(json.safe).toBe(JSON.stringify(denied));
     expect(hermesDetectsFailure(json.safe)).toBe(true);
-    const headOnly = (await routerCall(
+    const headOnly = await routerCall(
       world.kernel,
       world.tokens.owner,
       "mnote.page.get",
       envelopeFor(world, "mnote.page.get", { includeBlocks: false }),
-    ));
+    );
     expect(EnvelopeJson.of(headOnly).plain).toBe(JSON.stringify(headOnly));
     expect(JSON.parse(Buffer.concat(EnvelopeJson.of(headOnly).asciiBytes()).toString("latin1"))).toStrictEqual(
       JSON.parse(JSON.stringify(headOnly)),
