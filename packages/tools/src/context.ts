@@ -7,7 +7,7 @@ export interface ToolsSettings {
   /** How long an idempotency key keeps its stored result (MNOTE_IDEMPOTENCY_TTL_HOURS, default 24 h). */
   idempotencyTtlMs: number;
   /**
-   * Bytes of page JSON the process keeps from `page.get` reads for the next read of the same page state
+   * Memory the process may give to what `page.get` read, for the next read of the same page state
    * (MNOTE_READ_CACHE_MB, default 16; 0 turns it off; decision 0029). Left out: the default.
    */
   readCacheBytes?: number;

@@ -40,8 +40,8 @@ describe("ReadCache", () => {
     expect(ReadCache.key(page(1), "x")).toBe(ReadCache.key(page(1), "x"));
   });
 
-  it("keeps at most maxBytes of JSON, the least recently used out first; what it keeps is frozen", () => {
-    const cache = new ReadCache(150);
+  it("keeps at most about maxBytes of memory (8 bytes per JSON character), the least recently used out first; what it keeps is frozen", () => {
+    const cache = new ReadCache(150 * 8);
     const a = windowOfTexts("a".repeat(20));
     const b = windowOfTexts("b".repeat(20));
     const c = windowOfTexts("c".repeat(20));
@@ -49,7 +49,7 @@ describe("ReadCache", () => {
     cache.set("b", b);
     expect(cache.get("a")).toBe(a); // a is now the most recently used
     cache.set("c", c);
-    expect(cache.size.bytes).toBeLessThanOrEqual(150);
+    expect(cache.size.bytes).toBeLessThanOrEqual(150 * 8);
     expect(cache.get("b")).toBeUndefined();
     expect(cache.get("a")).toBe(a);
     expect(cache.get("c")).toBe(c);
