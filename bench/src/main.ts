@@ -189,10 +189,16 @@ const split = transports
   : null;
 if (transports && split) {
   const s = transports.summary;
+  const mcpRows = ["mcpHttp", "mcpHttpHermes", "mcpHttp2026", "mcpStdio"] as const;
+  const met = mcpRows.every((row) => s[row].c1.vsBare >= 0.6 && s[row].c16.vsBare >= 0.6);
+  const both = (row: keyof typeof s) => `${pct(s[row].c1.vsBare)} / ${pct(s[row].c16.vsBare)}`;
   headline.push(
     `- Transports, \`page.get\` of a 1,000-block page, calls/s vs a bare \`node:http\` handler (c=1 / c=16): ` +
-      `createCaller ${pct(s.createCaller.c1.vsBare)} / ${pct(s.createCaller.c16.vsBare)}, HTTP ${pct(s.http.c1.vsBare)} / ${pct(s.http.c16.vsBare)}, ` +
-      `MCP HTTP ${pct(s.mcpHttp.c1.vsBare)} / ${pct(s.mcpHttp.c16.vsBare)} (Hermes form ${pct(s.mcpHttpHermes.c1.vsBare)} / ${pct(s.mcpHttpHermes.c16.vsBare)}; 2026-07-28 revision ${pct(s.mcpHttp2026.c1.vsBare)} / ${pct(s.mcpHttp2026.c16.vsBare)}), MCP stdio ${pct(s.mcpStdio.c1.vsBare)} / ${pct(s.mcpStdio.c16.vsBare)}.`,
+      `createCaller ${both("createCaller")}, HTTP ${both("http")}, MCP HTTP ${both("mcpHttp")} (Hermes form ` +
+      `${both("mcpHttpHermes")}; 2026-07-28 revision ${both("mcpHttp2026")}), MCP stdio ${both("mcpStdio")}. ` +
+      `Goal ≥ 60% for every MCP row at both: **${met ? "PASS" : "FAIL"}**. With the read cache off (every call ` +
+      `reads the page's rows, decision 0029): HTTP ${both("httpUncached")}, MCP HTTP ${both("mcpHttpUncached")}, ` +
+      `2026-07-28 ${both("mcpHttp2026Uncached")}, stdio ${both("mcpStdioUncached")}.`,
   );
   parts.push(
     "## 2. Transport overhead: `mnote.page.get` on a 1,000-block page",
@@ -227,23 +233,26 @@ if (transports && split) {
     "",
     split.markdown,
     "",
-    "Profiled before issue 24 (`bench/src/profile-mcp.ts`, V8's sampling profiler over 1,000 `page.get` calls of the " +
-      "standard form through the SDK client), a `/mcp` call spent its time building, per request, an SDK `Server` " +
-      "and a `StreamableHTTPServerTransport` (a Web `Request`/`Response` around the Node request). Now one `Server` " +
-      "(SDK 2.x, `@modelcontextprotocol/server`) per process answers every 2025-era POST through an `ExchangeTransport` " +
-      "(decisions 0024, 0028), each answer serialized once. The largest single cost after that was the answer's " +
-      "encoding (`profile-bridge.ts mcpRaw`, then timed in the bridge): the envelope holds one character beyond " +
-      "Latin-1 (the summary's ellipsis), which makes V8 build the answer's strings two-byte, and the first UTF-8 " +
-      "encoding of the 67 KB standard-form answer, a string joined from `JSON.stringify` parts, took 0.8–1.1 ms " +
-      "(0.1 ms once flattened; 60 µs for the Hermes form's 35 KB); a Node client then took 2.0 ms to decode and parse " +
-      "it, against 0.25 ms for the same JSON with that character escaped. The `AnswerWriter` now encodes each part " +
-      "alone and writes every character beyond ASCII as its `\\u` escape (same JSON value; what Python's `json.dumps` " +
-      "writes by default). Smaller: the SDK's zod guards on messages the SDK itself made (replaced by member checks), " +
-      "the era classification of requests that name a session (skipped: the 2026-07-28 revision has none). What is " +
-      "left of the door is the SDK's own validation of each `tools/call` (request twice, result once: about 200 µs " +
-      "sampled), and in the standard form the second copy of the envelope, which the client decodes and parses too. " +
-      "The 2026-07-28 row goes through the SDK's `createMcpHandler`, which builds a server and a Web `Request`/" +
-      "`Response` per request by design.",
+    "Where the time went, and what issue 24 changed (decisions 0024, 0028, 0029; `bench/src/profile-bridge.ts`, " +
+      "V8's sampling profile of the servers in a process of their own). First, building an SDK `Server` and a Web " +
+      "`Request`/`Response` per request: now one `Server` (SDK 2.x) per process answers every 2025-era POST through " +
+      "an `ExchangeTransport`. Then the answer's encoding: the envelope holds characters beyond Latin-1 (the " +
+      "summary's ellipsis), which made the 67 KB answer a two-byte string, 0.8–1.1 ms to UTF-8-encode and 2.0 ms " +
+      "for a Node client to decode and parse; answers are now ASCII, every such character a `\\u` escape (same JSON " +
+      "value). Then, with the bare handler at 965 µs of server time per call and the MCP door at 2,321: each block " +
+      "of the window serialized twice (once to measure it against the read budget, once in the answer, with two " +
+      "regex passes and a string escape over the whole envelope: about 500 µs), and the window's rows read on every " +
+      "call though the page had not changed. Now the envelope's JSON is written once for every door (`EnvelopeJson`): " +
+      "the blocks are joined from the JSON the budget measured, and what is made of one window (plain, Hermes-safe, " +
+      "ASCII, inside a string) is made once and kept with it; and `page.get` keeps what it read of a page state for " +
+      "the next read of the same state (the read cache, keyed by the revision the call's own checks read, so another " +
+      "instance's write is never answered stale). A read the cache serves costs the server about what the bare " +
+      "handler's read does: the token, the checks' one read, the audit record, the envelope's small frame and the " +
+      "SDK. In the 2026-07-28 revision the SDK's per-request transport answered with `Response.json` (the message " +
+      "serialized again, as UTF-8): its `tools/call` results are now written by the same answer writer, the SDK " +
+      "keeping the exchange, the status and the headers (`ModernAnswer`). The rows with the read cache off are what " +
+      "a first read of a page state costs (after every write): the window's SQL, the same rows the bare handler " +
+      "reads, is then most of the difference. The CPU tables above are with the read cache on.",
     "",
   );
 }
