@@ -46,8 +46,7 @@ export class EnvelopeJson {
   get safe(): string {
     if (this.cachedSafe !== undefined) return this.cachedSafe;
     if (!this.success) return (this.cachedSafe = this.plain);
-    const head = hermesSafe(this.head);
-    return (this.cachedSafe = this.window ? head + this.window.safe + hermesSafe(this.tail) : head);
+    return (this.cachedSafe = this.window ? this.safeHead() + this.window.safe + this.safeTail() : this.safeHead());
   }
 
   /** `safe` as ASCII bytes (every character beyond ASCII as its `\u` escape), in pieces to be written in order. */
@@ -66,11 +65,13 @@ export class EnvelopeJson {
     ];
   }
 
+  private cachedSafeHead?: string;
+  private cachedSafeTail?: string;
   private safeHead() {
-    return this.success ? hermesSafe(this.head) : this.head;
+    return (this.cachedSafeHead ??= this.success ? hermesSafe(this.head) : this.head);
   }
   private safeTail() {
-    return this.success ? hermesSafe(this.tail) : this.tail;
+    return (this.cachedSafeTail ??= this.success ? hermesSafe(this.tail) : this.tail);
   }
 }
 

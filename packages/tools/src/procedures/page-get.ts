@@ -162,23 +162,24 @@ class PageReads {
     return (this.first ??= this.kernel.getBlockWindow(this.page.id, { from: 0, limit: SUMMARY_BLOCKS }));
   }
 
-  async summary(): Promise<string> {
-    const key = this.cache && ReadCache.key(this.page, "summary");
-    const kept = key === null ? undefined : this.cache!.get<string>(key);
-    if (kept !== undefined) return kept;
-    const summary = summarizeBlocks((await this.firstRows()).map((entry) => entry.block));
-    if (key !== null) this.cache!.set(key, summary);
-    return summary;
+  summary(): Promise<string> {
+    return this.kept("summary", async () => summarizeBlocks((await this.firstRows()).map((entry) => entry.block)));
   }
 
-  /** A blocks window (see blockRows), from the cache when this state of the page was read so before. */
-  async blocksWindow(from: number, limit: number, used: number): Promise<BlocksWindow> {
-    const key = this.cache && ReadCache.key(this.page, `blocks\u0000${from}\u0000${limit}\u0000${used}`);
-    const kept = key === null ? undefined : this.cache!.get<BlocksWindow>(key);
-    if (kept) return kept;
-    const window = await blockRows(this, from, limit, used);
-    if (key !== null) this.cache!.set(key, window);
-    return window;
+  /** A blocks window (see blockRows). */
+  blocksWindow(from: number, limit: number, used: number): Promise<BlocksWindow> {
+    return this.kept(`blocks\u0000${from}\u0000${limit}\u0000${used}`, () => blockRows(this, from, limit, used));
+  }
+
+  /** What `read` reads of this page state, from the cache when this state was read so before. */
+  private async kept<T extends BlocksWindow | string>(part: string, read: () => Promise<T>): Promise<T> {
+    if (!this.cache) return read();
+    const key = ReadCache.key(this.page, part);
+    const kept = this.cache.get<T>(key);
+    if (kept !== undefined) return kept;
+    const value = await read();
+    this.cache.set(key, value);
+    return value;
   }
 }
 
