@@ -71,13 +71,14 @@ export function ask<T>(proc: ChildProcess, message: string): Promise<T> {
   });
 }
 
-export const PATHS = ["bare", "http", "mcpRaw", "mcpRawHermes", "mcpSdk"] as const;
+export const PATHS = ["bare", "http", "mcpRaw", "mcpRawHermes", "mcpRaw2026", "mcpSdk"] as const;
 export type SplitPath = (typeof PATHS)[number];
 const LABELS: Record<SplitPath, string> = {
   bare: "bare `node:http` → kernel.getPage + the same window (baseline)",
   http: "HTTP tool endpoint",
   mcpRaw: "MCP `/mcp`, standard form, JSON-RPC by plain `fetch`",
   mcpRawHermes: "MCP `/mcp`, Hermes form, JSON-RPC by plain `fetch`",
+  mcpRaw2026: "MCP `/mcp`, 2026-07-28 revision, JSON-RPC by plain `fetch`",
   mcpSdk: "MCP `/mcp`, standard form, SDK 1.x client",
 };
 
@@ -158,8 +159,30 @@ export async function startSplit(pageBlocks: number) {
     method: "tools/call",
     params: { name: "mnote_page_get", arguments: modelArguments },
   });
-  const raw = async (headers: Record<string, string>) => {
-    const response = await fetch(`${ready.bridgeUrl}/mcp`, { method: "POST", headers, body: toolsCall });
+  // A 2026-07-28 request as the SDK 2.x client sends it: no session, the revision and the client in `_meta`, the
+  // method and tool name in headers too.
+  const modernCall = JSON.stringify({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "tools/call",
+    params: {
+      name: "mnote_page_get",
+      arguments: modelArguments,
+      _meta: {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": { name: "mnote-bench", version: "0" },
+        "io.modelcontextprotocol/clientCapabilities": {},
+      },
+    },
+  });
+  const { "mcp-session-id": _session, ...modernHeaders } = mcpHeaders;
+  Object.assign(modernHeaders, {
+    "mcp-method": "tools/call",
+    "mcp-name": "mnote_page_get",
+    "mcp-protocol-version": "2026-07-28",
+  });
+  const raw = async (headers: Record<string, string>, payload = toolsCall) => {
+    const response = await fetch(`${ready.bridgeUrl}/mcp`, { method: "POST", headers, body: payload });
     const body = (await response.json()) as { result?: { isError?: boolean } };
     if (!body.result || body.result.isError) throw new Error("cpu split: mcp call failed");
   };
@@ -172,6 +195,7 @@ export async function startSplit(pageBlocks: number) {
     http: () => httpPageGet(ready.bridgeUrl, remotePageGetEnvelope(ready), authorization),
     mcpRaw: () => raw(mcpHeaders),
     mcpRawHermes: () => raw({ ...mcpHeaders, "x-mnote-result-form": "hermes" }),
+    mcpRaw2026: () => raw(modernHeaders, modernCall),
     mcpSdk: async () => {
       const out = await sdk.callTool({ name: "mnote_page_get", arguments: modelArguments });
       if (out.isError) throw new Error("cpu split: sdk call failed");
