@@ -133,4 +133,66 @@ describe("/mcp speaks what the Python SDK client expects, statelessly", () => {
     expect(list.status).toBe(200);
     expect(((await list.json()) as { result: { tools: unknown[] } }).result.tools).toHaveLength(TOOL_NAMES.length);
   });
+
+  /** A 2026-07-28 request as the SDK 2.x client sends it: no session; the revision and the client in `_meta`. */
+  const modern = (method: string, params: Record<string, unknown>, headers: Record<string, string> = {}) =>
+    send(
+      "POST",
+      {
+        "mcp-protocol-version": "2026-07-28",
+        "mcp-method": method,
+        ...(typeof params.name === "string" ? { "mcp-name": params.name } : {}),
+        ...headers,
+      },
+      {
+        jsonrpc: "2.0",
+        id: 7,
+        method,
+        params: {
+          ...params,
+          _meta: {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientInfo": { name: "raw", version: "0" },
+            "io.modelcontextprotocol/clientCapabilities": {},
+          },
+        },
+      },
+    );
+
+  it("2026-07-28: a result is the bridge's writer's (ASCII, the envelope twice, one value); the SDK's refusals are its own", async () => {
+    const page = await kernel.admin.createPage({
+      id: "doc_modern_raw",
+      workspaceId: world.ids.ws,
+      title: "Grüße…",
+      blocks: [{ id: "m1", type: "paragraph", text: "日本語のページ" }],
+      createdBy: world.ids.owner,
+    });
+    const args = { workspaceId: world.ids.ws, documentId: page.id };
+    for (let i = 0; i < 2; i++) {
+      const answer = await modern("tools/call", { name: "mnote_page_get", arguments: args });
+      expect(answer.status).toBe(200);
+      expect(answer.headers.get("content-type")).toMatch(/^application\/json/);
+      const bytes = Buffer.from(await answer.arrayBuffer());
+      expect(Number(answer.headers.get("content-length"))).toBe(bytes.length);
+      expect(bytes.every((byte) => byte < 0x80)).toBe(true);
+      const message = JSON.parse(bytes.toString("latin1")) as {
+        id: number;
+        result: { structuredContent: { ok: boolean }; content: Array<{ text: string }>; isError: boolean };
+      };
+      expect(message.id).toBe(7);
+      expect(message.result.structuredContent).toMatchObject({ ok: true, result: { title: "Grüße…" } });
+      expect(JSON.parse(message.result.content[0]!.text)).toEqual(message.result.structuredContent);
+      // Nothing of the stand-in the SDK's transport was handed is left in the answer.
+      expect(bytes.toString("latin1")).not.toContain("mnote-answer-");
+    }
+    // server/discover is a result too: the SDK's server answers it, this writer writes it.
+    const discover = await modern("server/discover", {});
+    expect(discover.status).toBe(200);
+    const discovered = (await discover.json()) as { result: { serverInfo?: { name: string } } };
+    expect(JSON.stringify(discovered)).toContain('"mnote"');
+    // A request whose Mcp-Name header disagrees with its body: the SDK's 400, as it wrote it.
+    const mismatched = await modern("tools/call", { name: "mnote_page_get", arguments: args }, { "mcp-name": "other" });
+    expect(mismatched.status).toBe(400);
+    expect(((await mismatched.json()) as { error?: { code: number } }).error?.code).toEqual(expect.any(Number));
+  });
 });
