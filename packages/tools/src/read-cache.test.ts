@@ -10,7 +10,7 @@ import { createToolsContext } from "./context";
 import { blocksJson, ReadCache, windowOf } from "./read-cache";
 import { expectOk } from "./test-contract";
 import { testKernels } from "./test-kernels";
-import { createWorld, withBody } from "./test-support";
+import { countingRows, createWorld, withBody } from "./test-support";
 
 const page = (revision: number, createdAt = "2026-12-02T00:00:00.000Z"): PageRecord => ({
   id: "doc",
@@ -64,23 +64,6 @@ describe("ReadCache", () => {
     expect(blocksJson([...a.blocks])).toBeUndefined();
   });
 });
-
-/** The real kernel, counting the rows each getBlockWindow answered (the cache is per kernel object: this one's). */
-function countingRows(kernel: KernelAdapter) {
-  const counter = { rows: 0 };
-  const proxy = new Proxy(kernel, {
-    get(target, property, receiver) {
-      const value = Reflect.get(target, property, receiver) as unknown;
-      if (property !== "getBlockWindow" || typeof value !== "function") return value;
-      return async (...args: unknown[]) => {
-        const rows: unknown[] = await (value as (...a: unknown[]) => Promise<unknown[]>).apply(target, args);
-        counter.rows += rows.length;
-        return rows;
-      };
-    },
-  });
-  return { kernel: proxy, counter };
-}
 
 describe.each(testKernels())("page.get reads through the read cache on $name", ({ open }) => {
   it("a second read of one page state reads no rows and answers the same; a write's new state is read", async () => {

@@ -172,3 +172,23 @@ export async function withBody(w: World, blocks: Block[]) {
   });
   return (await w.kernel.getPage(w.ids.page))!.revision;
 }
+
+/**
+ * The real kernel, counting the rows each getBlockWindow answered. A read cache is per kernel object, so reads through
+ * this one are cached apart from the kernel's own.
+ */
+export function countingRows(kernel: KernelAdapter) {
+  const counter = { rows: 0 };
+  const proxy = new Proxy(kernel, {
+    get(target, property, receiver) {
+      const value = Reflect.get(target, property, receiver) as unknown;
+      if (property !== "getBlockWindow" || typeof value !== "function") return value;
+      return async (...args: unknown[]) => {
+        const rows: unknown[] = await (value as (...a: unknown[]) => Promise<unknown[]>).apply(target, args);
+        counter.rows += rows.length;
+        return rows;
+      };
+    },
+  });
+  return { kernel: proxy, counter };
+}

@@ -1,31 +1,14 @@
 import { type Block, LIMITS } from "@mnote/contract";
-import { type KernelAdapter, openSqliteDriver, SqlKernel } from "@mnote/kernel";
+import { openSqliteDriver, SqlKernel } from "@mnote/kernel";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { expectOk } from "../test-contract";
-import { createWorld } from "../test-support";
+import { countingRows, createWorld } from "../test-support";
 
 interface Window {
   blocks: Block[];
   bodySummary?: string;
   window: { start: number; count: number; totalBlocks: number; nextCursor: string | null };
-}
-
-/** The real kernel, counting the rows each getBlockWindow answered. */
-function countingRows(kernel: KernelAdapter) {
-  const counter = { rows: 0 };
-  const proxy = new Proxy(kernel, {
-    get(target, property, receiver) {
-      const value = Reflect.get(target, property, receiver) as unknown;
-      if (property !== "getBlockWindow" || typeof value !== "function") return value;
-      return async (...args: unknown[]) => {
-        const rows: unknown[] = await (value as (...a: unknown[]) => Promise<unknown[]>).apply(target, args);
-        counter.rows += rows.length;
-        return rows;
-      };
-    },
-  });
-  return { kernel: proxy, counter };
 }
 
 const sqlite = () => SqlKernel.open(openSqliteDriver(":memory:"));
