@@ -1,0 +1,3 @@
+import { baseConfig } from "@mnote/eslint-config/base";
+
+export default baseConfig("packages/oauth");
