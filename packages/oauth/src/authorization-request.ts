@@ -48,7 +48,7 @@ export function authorizationParams(query: URLSearchParams): { ok: true; params:
 export function authorizationQuery(params: AuthorizationParams): URLSearchParams {
   const query = new URLSearchParams();
   for (const [key, name] of Object.entries(QUERY_NAMES) as Array<[keyof AuthorizationParams, string]>)
-    if (params[key] !== undefined) query.set(name, params[key]!);
+    if (params[key] !== undefined) query.set(name, params[key]);
   return query;
 }
 

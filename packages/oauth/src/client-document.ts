@@ -167,7 +167,7 @@ export class ClientDocuments implements ClientDocumentSource {
     if (!checked.ok) return checked;
     const policy = new CachePolicy(
       { url: clientId, method: "GET", headers: { accept: "application/json" } },
-      { status: fetched.status, headers: fetched.headers as Record<string, string> },
+      { status: fetched.status, headers: fetched.headers },
       { shared: true },
     );
     const keepMs = policy.storable() ? Math.min(policy.timeToLive(), this.options.maxCacheSeconds * 1000) : 0;
