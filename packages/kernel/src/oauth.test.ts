@@ -25,7 +25,8 @@ function oauthSuite(name: string, open: () => Promise<KernelAdapter>) {
     });
     afterAll(async () => kernel?.close());
 
-    async function grant() {
+    /** A registered client and an approved request's code, not yet redeemed. */
+    async function approvedCode() {
       const client = await kernel.oauth.registerClient({
         clientName: "Hermes Agent",
         redirectUris: ["http://127.0.0.1:9/callback"],
@@ -49,8 +50,13 @@ function oauthSuite(name: string, open: () => Promise<KernelAdapter>) {
         codeTtlSeconds: 300,
       });
       if (!decision.ok || !decision.approved) throw new Error("no code");
+      return { client, code: decision.code };
+    }
+
+    async function grant() {
+      const { client, code } = await approvedCode();
       const pair = await kernel.oauth.redeemCode({
-        code: decision.code,
+        code,
         check: () => null,
         label: "Hermes",
         ...LIFETIMES,
@@ -76,6 +82,30 @@ function oauthSuite(name: string, open: () => Promise<KernelAdapter>) {
       expect(listed).toHaveLength(1);
       expect(Date.parse(listed[0]!.expiresAt!)).toBeGreaterThan(Date.now() + 3600_000);
       expect(await kernel.oauth.tokenResource(pair.tokenId)).toBe(RESOURCE);
+    });
+
+    it("a code its presenter cannot prove is theirs stays good for its owner, and does not revoke what it made", async () => {
+      const { code } = await approvedCode();
+      const wrongVerifier = { error: "invalid_grant" as const, description: "the PKCE code_verifier does not match" };
+      const before = await kernel.admin.tableSnapshot();
+      expect(await kernel.oauth.redeemCode({ code, check: () => wrongVerifier, label: "x", ...LIFETIMES })).toEqual(
+        wrongVerifier,
+      );
+      expect(await kernel.admin.tableSnapshot()).toEqual(before);
+      const pair = await kernel.oauth.redeemCode({ code, check: () => null, label: "Hermes", ...LIFETIMES });
+      if ("error" in pair) throw new Error(pair.description);
+      // After it was redeemed, a stranger's replay is refused and the owner's grant lives on.
+      expect(await kernel.oauth.redeemCode({ code, check: () => wrongVerifier, label: "x", ...LIFETIMES })).toEqual(
+        wrongVerifier,
+      );
+      expect(await kernel.findTokenByHash(hashToken(pair.accessToken))).toMatchObject({ revokedAt: null });
+      // The owner's own replay (it passes the check) is the RFC's reuse: the grant is revoked.
+      expect(await kernel.oauth.redeemCode({ code, check: () => null, label: "x", ...LIFETIMES })).toMatchObject({
+        error: "invalid_grant",
+      });
+      expect(await kernel.findTokenByHash(hashToken(pair.accessToken))).toMatchObject({
+        revokedAt: expect.any(String),
+      });
     });
 
     it("two refreshes with one refresh token at once: one wins at most, and the grant ends revoked", async () => {

@@ -67,7 +67,9 @@ export interface KernelOAuth {
   }): Promise<OAuthDecision>;
   /**
    * Redeems a code, once. `check` sees the request (client, redirect URI, PKCE challenge, resource) and answers a
-   * refusal or null; the code is spent either way. A code presented again revokes the grant it made (RFC 6749 §4.1.2).
+   * refusal or null. A request `check` refuses changes nothing: the code stays good for its own client and verifier,
+   * so a thief holding a stolen code but not the verifier cannot spend it (decision 0027). A code presented again by
+   * a request that passes `check` revokes the grant it made (RFC 6749 §4.1.2).
    */
   redeemCode(
     input: {
@@ -262,13 +264,8 @@ export function createOAuth(db: SqlDriver): KernelOAuth {
           [hashToken(code)],
         );
         if (!row) return { error: "invalid_grant", description: "the authorization code is not valid" };
-        if (row.redeemed_at) {
-          if (row.token_id) await revokeGrant(tx, row.token_id, "authorization code used twice");
-          return { error: "invalid_grant", description: "the authorization code was already used" };
-        }
-        // Spent whatever happens next: a code gets one try.
-        await tx.run(`UPDATE oauth_requests SET redeemed_at = ? WHERE id = ?`, [now(), row.id]);
-        if (row.expires_at <= now()) return { error: "invalid_grant", description: "the authorization code expired" };
+        // Whoever cannot prove the code is theirs (client, redirect URI, PKCE verifier, resource) changes nothing:
+        // neither spends the code nor, once it was redeemed, revokes the grant it made.
         const refusal = await check({
           clientId: row.client_id,
           redirectUri: row.redirect_uri,
@@ -276,6 +273,12 @@ export function createOAuth(db: SqlDriver): KernelOAuth {
           resource: row.resource,
         });
         if (refusal) return refusal;
+        if (row.redeemed_at) {
+          if (row.token_id) await revokeGrant(tx, row.token_id, "authorization code used twice");
+          return { error: "invalid_grant", description: "the authorization code was already used" };
+        }
+        if (row.expires_at <= now()) return { error: "invalid_grant", description: "the authorization code expired" };
+        await tx.run(`UPDATE oauth_requests SET redeemed_at = ? WHERE id = ?`, [now(), row.id]);
         const accessToken = newTokenSecret();
         const tokenId = newId("tok");
         const scopes = JSON.parse(row.scopes) as Capability[];
