@@ -1,5 +1,6 @@
 import type { Block } from "@mnote/contract";
 import type { AppliedPart, CallIdentity, KernelAdapter, TokenHolder } from "@mnote/kernel";
+import type { OAuthServerSettings } from "@mnote/oauth";
 import type { ConfigReader } from "@mnote/process";
 import { DEFAULT_READ_CACHE_BYTES } from "./read-cache";
 
@@ -13,16 +14,6 @@ export interface ToolsSettings {
   readCacheBytes?: number;
   /** The panel's OAuth authorization server (decision 0027); absent or null everywhere else: its procedures refuse. */
   oauth?: OAuthServerSettings | null;
-}
-
-/** What the authorization server issues for, and for how long. */
-export interface OAuthServerSettings {
-  /** The panel's origin: the issuer in its metadata (RFC 8414). */
-  issuer: string;
-  /** The bridges' /mcp URLs a token may be bound to (RFC 8707); the first is the default when a client names none. */
-  resources: string[];
-  accessTtlSeconds: number;
-  refreshTtlSeconds: number;
 }
 
 export const DEFAULT_SETTINGS: ToolsSettings = {

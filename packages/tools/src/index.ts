@@ -11,7 +11,6 @@ export {
   type Door,
   toolsSettingsFromEnv,
   type ToolsContext,
-  type OAuthServerSettings,
   type ToolsSettings,
 } from "./context";
 export { payloadFingerprint, canonicalJson } from "./fingerprint";
@@ -23,4 +22,6 @@ export type { AuditRow, DecisionOnProposal } from "./procedures/panel/audit-list
 export type { PageListItem } from "./procedures/panel/pages-list";
 export { AskQuestionSchema } from "./procedures/panel/ask-start";
 export type { AgentTokenItem } from "./procedures/panel/agents";
-export { OAUTH_DEFAULTS, type OAuthErrorCode } from "./procedures/oauth/rules";
+export { createOAuthCaller, type OAuthRouter } from "./routers/oauth";
+export type { ConsentClient } from "./procedures/oauth/clients";
+export type { ConsentRefusal } from "./procedures/oauth/oauth-consent-decide";

@@ -1,12 +1,11 @@
 import { mnoteRouter } from "./routers/mnote";
 import { panelRouter } from "./routers/panel";
-import { oauthRouter } from "./routers/oauth";
 import { createCallerFactory, router } from "./trpc";
 
+/** Every procedure the panel's `/api/trpc` serves; the OAuth endpoints have their own router (routers/oauth.ts). */
 export const appRouter = router({
   mnote: mnoteRouter,
   panel: panelRouter,
-  oauth: oauthRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -2,8 +2,6 @@ import { router } from "../trpc";
 import { agentsCreate } from "../procedures/panel/agents-create";
 import { agentsList } from "../procedures/panel/agents-list";
 import { agentsRevoke } from "../procedures/panel/agents-revoke";
-import { oauthDecide } from "../procedures/panel/oauth-decide";
-import { oauthOpen } from "../procedures/panel/oauth-open";
 import { artifactsList } from "../procedures/panel/artifacts-list";
 import { membersInvite } from "../procedures/panel/members-invite";
 import { membersList } from "../procedures/panel/members-list";
@@ -49,6 +47,5 @@ export const panelRouter = router({
   workspace: router({ setApproval: workspaceSetApproval, policyHistory: workspacePolicyHistory }),
   ask: router({ start: askStart, check: askCheck }),
   agents: router({ list: agentsList, create: agentsCreate, revoke: agentsRevoke }),
-  oauth: router({ open: oauthOpen, decide: oauthDecide }),
   members: router({ list: membersList, invite: membersInvite, setRole: membersSetRole, remove: membersRemove }),
 });

@@ -1,86 +1,84 @@
-import { verifyChallenge } from "pkce-challenge";
 import type { OAuthGrantError } from "@mnote/kernel";
-import { z } from "zod";
-import { publicProcedure } from "../../trpc";
-import { appErrors } from "../panel/app-errors";
-import { normalizeResource, oauthError, oauthSettings, resourceFor } from "./rules";
-
-const text = z.string().max(2000).optional();
-
-/** The token request's form fields (RFC 6749 §4.1.3 and §6, RFC 7636 §4.5, RFC 8707 §2.2). */
-export const OAuthTokenInput = z.object({
-  grantType: text,
-  code: text,
-  codeVerifier: text,
-  redirectUri: text,
-  clientId: text,
-  refreshToken: text,
-  resource: text,
-});
-
-/** RFC 7636 §4.1: 43 to 128 unreserved characters. */
-const VERIFIER = /^[A-Za-z0-9\-._~]{43,128}$/;
+import {
+  clientIdUrlProblem,
+  CODE_VERIFIER,
+  isClientIdUrl,
+  normalizeResource,
+  oauthError,
+  resourceFor,
+  TokenParamsSchema,
+  verifierMatches,
+} from "@mnote/oauth";
+import { findClient } from "./clients";
+import { oauthProcedure } from "./oauth-procedure";
 
 /**
  * oauth.token — the token endpoint: an authorization code with its PKCE verifier, or a refresh token, for an
- * hour-long agent token bound to the resource. Every refusal is the standard error, and grants nothing.
+ * hour-long agent token bound to the resource. Every refusal is the standard error and changes nothing: a code whose
+ * presenter fails its checks stays good for its own client and verifier (decision 0027).
  */
-export const oauthToken = publicProcedure
-  .use(appErrors)
-  .input(OAuthTokenInput)
-  .mutation(async ({ ctx, input }) => {
-    const settings = oauthSettings(ctx);
-    const lifetimes = { accessTtlSeconds: settings.accessTtlSeconds, refreshTtlSeconds: settings.refreshTtlSeconds };
-    if (!input.clientId) return oauthError("invalid_request", "client_id is required");
-    const client = await ctx.kernel.oauth.getClient(input.clientId);
-    if (!client) return oauthError("invalid_client", "no client is registered with this client_id");
+export const oauthToken = oauthProcedure.input(TokenParamsSchema).mutation(async ({ ctx, input }) => {
+  const lifetimes = { accessTtlSeconds: ctx.oauth.accessTtlSeconds, refreshTtlSeconds: ctx.oauth.refreshTtlSeconds };
+  if (!input.clientId) return oauthError("invalid_request", "client_id is required");
 
-    if (input.grantType === "authorization_code") {
-      if (!input.code) return oauthError("invalid_request", "code is required");
-      if (!input.codeVerifier || !VERIFIER.test(input.codeVerifier))
-        return oauthError("invalid_request", "code_verifier is required: 43 to 128 characters of [A-Za-z0-9-._~]");
-      if (input.resource && !resourceFor(settings, input.resource))
-        return oauthError("invalid_target", "this server issues no tokens for that resource");
-      const verifier = input.codeVerifier;
-      const outcome = await ctx.kernel.oauth.redeemCode({
-        code: input.code,
-        label: `${client.clientName} (OAuth)`,
-        ...lifetimes,
-        check: async (request): Promise<OAuthGrantError | null> => {
-          if (request.clientId !== client.clientId)
-            return { error: "invalid_grant", description: "the code was issued to another client" };
-          if (input.redirectUri !== undefined && input.redirectUri !== request.redirectUri)
-            return { error: "invalid_grant", description: "redirect_uri differs from the authorization request's" };
-          if (!(await verifyChallenge(verifier, request.codeChallenge)))
-            return { error: "invalid_grant", description: "the PKCE code_verifier does not match the code_challenge" };
-          if (input.resource && normalizeResource(input.resource) !== normalizeResource(request.resource))
-            return { error: "invalid_target", description: "the code was issued for another resource" };
-          return null;
-        },
-      });
-      if ("error" in outcome) return oauthError(outcome.error, outcome.description);
-      return { ok: true as const, tokens: outcome };
+  if (input.grantType === "authorization_code") {
+    const found = await findClient(ctx, input.clientId);
+    if (!found.ok) return found;
+    const { client } = found;
+    if (!input.code) return oauthError("invalid_request", "code is required");
+    if (!input.codeVerifier || !CODE_VERIFIER.test(input.codeVerifier))
+      return oauthError("invalid_request", "code_verifier is required: 43 to 128 characters of [A-Za-z0-9-._~]");
+    if (input.resource && !resourceFor(ctx.oauth, input.resource))
+      return oauthError("invalid_target", "this server issues no tokens for that resource");
+    const verifier = input.codeVerifier;
+    const outcome = await ctx.kernel.oauth.redeemCode({
+      code: input.code,
+      label: `${client.clientName} (OAuth)`,
+      ...lifetimes,
+      check: (request): OAuthGrantError | null => {
+        if (request.clientId !== client.clientId)
+          return { error: "invalid_grant", description: "the code was issued to another client" };
+        if (input.redirectUri !== undefined && input.redirectUri !== request.redirectUri)
+          return { error: "invalid_grant", description: "redirect_uri differs from the authorization request's" };
+        if (!verifierMatches(verifier, request.codeChallenge))
+          return { error: "invalid_grant", description: "the PKCE code_verifier does not match the code_challenge" };
+        if (input.resource && normalizeResource(input.resource) !== normalizeResource(request.resource))
+          return { error: "invalid_target", description: "the code was issued for another resource" };
+        return null;
+      },
+    });
+    if ("error" in outcome) return oauthError(outcome.error, outcome.description);
+    return { ok: true as const, tokens: outcome };
+  }
+
+  if (input.grantType === "refresh_token") {
+    // The grant names its client: a registered one must still exist; a document's URL is compared as it is, with no
+    // fetch (an unreachable document must not end a live grant, and refreshing proves nothing a fetch would add).
+    if (isClientIdUrl(input.clientId)) {
+      const problem = clientIdUrlProblem(input.clientId, true);
+      if (problem) return oauthError("invalid_client", problem);
+    } else {
+      const found = await findClient(ctx, input.clientId);
+      if (!found.ok) return found;
     }
-
-    if (input.grantType === "refresh_token") {
-      if (!input.refreshToken) return oauthError("invalid_request", "refresh_token is required");
-      let resource: string | null = null;
-      if (input.resource) {
-        resource = resourceFor(settings, input.resource);
-        if (!resource) return oauthError("invalid_target", "this server issues no tokens for that resource");
-      }
-      const outcome = await ctx.kernel.oauth.refresh({
-        refreshToken: input.refreshToken,
-        clientId: client.clientId,
-        resource,
-        ...lifetimes,
-      });
-      if ("error" in outcome) return oauthError(outcome.error, outcome.description);
-      return { ok: true as const, tokens: outcome };
+    if (!input.refreshToken) return oauthError("invalid_request", "refresh_token is required");
+    let resource: string | null = null;
+    if (input.resource) {
+      resource = resourceFor(ctx.oauth, input.resource);
+      if (!resource) return oauthError("invalid_target", "this server issues no tokens for that resource");
     }
+    const outcome = await ctx.kernel.oauth.refresh({
+      refreshToken: input.refreshToken,
+      clientId: input.clientId,
+      resource,
+      ...lifetimes,
+    });
+    if ("error" in outcome) return oauthError(outcome.error, outcome.description);
+    return { ok: true as const, tokens: outcome };
+  }
 
-    return oauthError(
-      "unsupported_grant_type",
-      input.grantType ? "grant types are authorization_code and refresh_token" : "grant_type is required",
-    );
-  });
+  return oauthError(
+    "unsupported_grant_type",
+    input.grantType ? "grant types are authorization_code and refresh_token" : "grant_type is required",
+  );
+});
