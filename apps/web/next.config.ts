@@ -11,6 +11,18 @@ const config: NextConfig = {
   // RFC 8414's well-known address of the authorization server's metadata (decision 0027); the route lives beside the
   // other OAuth routes.
   rewrites: async () => [{ source: "/.well-known/oauth-authorization-server", destination: "/oauth/metadata" }],
+  // The consent page and its answers are never framed by another site (clickjacking a person's Allow), and the
+  // request in their address (state, code_challenge) goes to no other site as a Referer.
+  headers: async () => [
+    {
+      source: "/oauth/:path*",
+      headers: [
+        { key: "x-frame-options", value: "DENY" },
+        { key: "content-security-policy", value: "frame-ancestors 'none'" },
+        { key: "referrer-policy", value: "no-referrer" },
+      ],
+    },
+  ],
 };
 
 export default config;

@@ -180,6 +180,27 @@ describe("the bridge's door: agent tokens only", () => {
   });
 });
 
+describe("the OAuth endpoints have one entrance each (issue 31)", () => {
+  it("/api/trpc serves no oauth.* procedure: a 20 KB registration or a token request there is not found, nothing stored", async () => {
+    const before = await businessSnapshot(world.kernel);
+    const clientsBefore = (await world.kernel.admin.tableSnapshot()).oauth_clients!.length;
+    // Both spellings of the redirect URIs (the RFC's, and the one the router's procedure took over /api/trpc before).
+    const redirect = ["http://127.0.0.1:5/callback"];
+    const document = { redirect_uris: redirect, redirectUris: redirect, padding: "x".repeat(20_000) };
+    for (const [path, input] of [
+      ["oauth.register", document],
+      ["oauth.token", { grantType: "refresh_token", clientId: "x", refreshToken: "y" }],
+      ["oauth.consent.open", { clientId: "x" }],
+      ["panel.oauth.open", { clientId: "x" }],
+    ] as const) {
+      const res = await handlePanelApi(panelPost(path, input, { cookie: world.personTokens.owner }), panelOptions());
+      expect(res.status, path).toBe(404);
+    }
+    expect((await world.kernel.admin.tableSnapshot()).oauth_clients!.length).toBe(clientsBefore);
+    expect(await businessSnapshot(world.kernel)).toEqual(before);
+  });
+});
+
 describe("the panel refuses cross-site changes", () => {
   const cookie = () => world.personTokens.owner;
   const setApproval = (origin: string | null, allowedOrigins: string[] = []) =>

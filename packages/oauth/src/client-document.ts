@@ -272,5 +272,6 @@ export function checkDocument(clientId: string, body: string): { ok: true; clien
   if (typeof fields.client_name !== "string" || !fields.client_name.trim()) return refuse("it has no client_name");
   const checked = checkClientMetadata(document);
   if (!checked.ok) return refuse(checked.description);
-  return { ok: true, client: { clientId, kind: "document", ...checked.metadata } };
+  const { clientName, redirectUris, scope } = checked.metadata;
+  return { ok: true, client: { clientId, kind: "document", clientName, redirectUris, scope } };
 }

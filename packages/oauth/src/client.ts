@@ -5,7 +5,7 @@ import type { ClientMetadata } from "./client-metadata";
  * read from the `document` its client_id names (its id is that URL). Either way anonymous: anyone can register, and
  * anyone can publish a document naming any redirect URI, so neither kind is trusted to be sent anywhere unasked.
  */
-export interface OAuthClient extends ClientMetadata {
+export interface OAuthClient extends Omit<ClientMetadata, "grantTypes"> {
   clientId: string;
   kind: "registered" | "document";
 }

@@ -19,7 +19,6 @@ const CLIENT: OAuthClient = {
   kind: "registered",
   clientName: "Hermes Agent",
   redirectUris: ["http://127.0.0.1:5/callback"],
-  grantTypes: ["authorization_code", "refresh_token"],
   scope: null,
 };
 const GOOD = {

@@ -11,6 +11,7 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
 } from "@modelcontextprotocol/server";
 import { retryAfterSeconds } from "@mnote/process";
+import { type ProtectedResource, resourceMetadataUrl } from "@mnote/oauth";
 import { bearerSecret, resolveToken } from "@mnote/tools";
 import { clientAddress, whoami, type WhoAmI } from "../auth";
 import type { BridgeContext } from "../context";
@@ -41,36 +42,6 @@ export interface OriginPolicy {
   allowedOrigins: string[];
   /** /mcp as an OAuth protected resource (decision 0027); null: bearer tokens only. */
   oauth?: ProtectedResource | null;
-}
-
-/** What the protected-resource metadata says (RFC 9728), resolved at start. */
-export interface ProtectedResource {
-  /** This endpoint's URL as clients reach it: the resource OAuth tokens are bound to (RFC 8707). */
-  resource: string;
-  /** The panel's origin, the authorization server's issuer. */
-  authorizationServer: string;
-}
-
-/** The two places the metadata is served: the root (named in the challenge) and RFC 9728's path-aware one. */
-export function protectedResourceMetadataPaths(resource: string): string[] {
-  const path = new URL(resource).pathname.replace(/\/+$/, "");
-  return ["/.well-known/oauth-protected-resource", ...(path ? [`/.well-known/oauth-protected-resource${path}`] : [])];
-}
-
-/** RFC 9728 protected-resource metadata of /mcp. */
-export function protectedResourceMetadata(oauth: ProtectedResource, scopes: readonly string[]) {
-  return {
-    resource: oauth.resource,
-    authorization_servers: [oauth.authorizationServer],
-    scopes_supported: [...scopes],
-    bearer_methods_supported: ["header"],
-    resource_name: "mnote",
-  };
-}
-
-/** Where a client finds the metadata: the origin of the resource (what the bridge is reached at) and the root path. */
-export function resourceMetadataUrl(oauth: ProtectedResource): string {
-  return `${new URL(oauth.resource).origin}/.well-known/oauth-protected-resource`;
 }
 
 const SESSION_ID = /^mcp_([A-Za-z0-9_-]{22})\.([0-9a-f]{32})$/;

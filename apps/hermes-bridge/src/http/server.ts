@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { KernelAdapter } from "@mnote/kernel";
-import { CAPABILITIES, TOOL_ERROR_MESSAGES, TOOL_NAMES } from "@mnote/contract";
+import { TOOL_ERROR_MESSAGES, TOOL_NAMES } from "@mnote/contract";
 import {
   type BridgeSettings,
   DEFAULT_HOST,
@@ -22,12 +22,8 @@ import {
   type SharedWindowCounter,
 } from "@mnote/process";
 import { sendJson } from "./body";
-import {
-  McpHttpEndpoint,
-  type OriginPolicy,
-  protectedResourceMetadata,
-  protectedResourceMetadataPaths,
-} from "./mcp-endpoint";
+import { McpHttpEndpoint, type OriginPolicy } from "./mcp-endpoint";
+import { protectedResourceMetadata, protectedResourceMetadataPaths } from "@mnote/oauth";
 import { handleToolCall, handleWhoami, toolListing } from "./tool-endpoint";
 
 /** How long an idle keep-alive connection stays open (longer than common load balancers' 60 s idle timeout). */
@@ -174,7 +170,7 @@ export async function startBridge(options: BridgeOptions): Promise<RunningBridge
       const oauth = mcpPolicy?.oauth;
       if (!oauth || !protectedResourceMetadataPaths(oauth.resource).includes(path))
         return sendJson(res, 404, { error: "not found" });
-      return sendJson(res, 200, protectedResourceMetadata(oauth, CAPABILITIES), { "cache-control": "max-age=300" });
+      return sendJson(res, 200, protectedResourceMetadata(oauth), { "cache-control": "max-age=300" });
     }
     if (path === "/v1/tools" && req.method === "GET") return sendJson(res, 200, toolListing());
     if (path === "/v1/whoami" && req.method === "GET") return handleWhoami(ctx, req, res);

@@ -1,3 +1,4 @@
+import { ClientDocuments } from "@mnote/oauth";
 import { ConfigError } from "@mnote/process";
 import { describe, expect, it } from "vitest";
 import { readPanelEnv } from "./env";
@@ -95,6 +96,26 @@ describe("panel configuration: the OAuth authorization server (decision 0027)", 
         MNOTE_OAUTH_RESOURCES: "https://b.example.com/mcp",
       }).tools.oauth,
     ).toMatchObject({ issuer: "https://panel.example.com", resources: ["https://b.example.com/mcp"] });
+  });
+
+  it("reads clients' metadata documents unless told not to; from loopback only when told so (development)", async () => {
+    const both = {
+      MNOTE_OAUTH_ISSUER: "https://panel.example.com",
+      MNOTE_OAUTH_RESOURCES: "https://b.example.com/mcp",
+    };
+    expect(readPanelEnv(both).tools.oauth?.clientDocuments).toBeInstanceOf(ClientDocuments);
+    expect(readPanelEnv({ ...both, MNOTE_OAUTH_CLIENT_DOCUMENTS: "off" }).tools.oauth?.clientDocuments).toBeNull();
+    const loopbackUrl = "http://127.0.0.1:1/client.json";
+    const production = readPanelEnv(both).tools.oauth!.clientDocuments!;
+    expect(await production.read(loopbackUrl)).toMatchObject({ description: expect.stringContaining("https") });
+    const development = readPanelEnv({ ...both, MNOTE_OAUTH_CLIENT_DOCUMENTS: "loopback" }).tools.oauth!;
+    // Allowed to try: port 1 answers nothing, so the refusal is about reaching it, not about the address.
+    expect(await development.clientDocuments!.read(loopbackUrl)).toMatchObject({
+      description: expect.stringContaining("could not be reached"),
+    });
+    expect(problemsOf({ ...both, MNOTE_OAUTH_CLIENT_DOCUMENTS: "yes" })).toEqual([
+      expect.stringContaining("MNOTE_OAUTH_CLIENT_DOCUMENTS"),
+    ]);
   });
 
   it("refuses half a configuration and values that are not URLs or an origin", () => {

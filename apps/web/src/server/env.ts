@@ -2,8 +2,15 @@ import { resolve } from "node:path";
 import { DEFAULT_ALLOWED_TOOLSETS } from "@mnote/hermes-runs";
 import { type OidcConfig, oidcSettingsFromEnv } from "@mnote/identity";
 import { defaultDatabaseUrl } from "@mnote/kernel";
-import { OAUTH_DEFAULTS, type OAuthServerSettings, type ToolsSettings, toolsSettingsFromEnv } from "@mnote/tools";
-import { ConfigReader, databaseSettingsFromEnv, type DatabaseSettings, metricsTokenFromEnv } from "@mnote/process";
+import { ClientDocuments, OAUTH_DEFAULTS, type OAuthServerSettings } from "@mnote/oauth";
+import { type ToolsSettings, toolsSettingsFromEnv } from "@mnote/tools";
+import {
+  ConfigReader,
+  databaseSettingsFromEnv,
+  type DatabaseSettings,
+  metricsTokenFromEnv,
+  RateLimiter,
+} from "@mnote/process";
 
 /** The panel's whole configuration, read from the environment once and checked as one. */
 export interface PanelEnv {
@@ -96,13 +103,22 @@ function readHermes(config: ConfigReader): HermesConnection | null {
 }
 
 /**
+ * Network fetches of client metadata documents this panel makes, whatever clients present (cached documents cost
+ * none): enough for people connecting agents, not enough to make the panel a scanner.
+ */
+const CLIENT_DOCUMENT_FETCHES = { ratePerSecond: 1, burst: 20 };
+
+/**
  * MNOTE_OAUTH_ISSUER (the panel's public origin) and MNOTE_OAUTH_RESOURCES (comma-separated: the bridges' /mcp URLs,
  * each bridge's MNOTE_BRIDGE_MCP_URL): both, and the panel is the OAuth authorization server of those bridges
- * (decision 0027); neither, and it is not.
+ * (decision 0027); neither, and it is not. MNOTE_OAUTH_CLIENT_DOCUMENTS: `on` (the default) reads clients' metadata
+ * documents from public https addresses, `off` takes registered clients only, `loopback` (development only) also
+ * reads them from this machine, over http too.
  */
 function readOAuth(config: ConfigReader): OAuthServerSettings | null {
   const issuer = config.raw("MNOTE_OAUTH_ISSUER")?.trim() || undefined;
   const resources = list(config.raw("MNOTE_OAUTH_RESOURCES"));
+  const documents = config.oneOf("MNOTE_OAUTH_CLIENT_DOCUMENTS", ["on", "off", "loopback"]) ?? "on";
   if (!issuer && resources.length === 0) return null;
   if (!issuer || resources.length === 0) {
     config.problem(
@@ -138,6 +154,13 @@ function readOAuth(config: ConfigReader): OAuthServerSettings | null {
     issuer: new URL(issuer).origin,
     resources: resources.map((resource) => new URL(resource).href),
     ...OAUTH_DEFAULTS,
+    clientDocuments:
+      documents === "off"
+        ? null
+        : new ClientDocuments({
+            allowLoopback: documents === "loopback",
+            limiter: new RateLimiter(CLIENT_DOCUMENT_FETCHES),
+          }),
   };
 }
 

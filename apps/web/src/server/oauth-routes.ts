@@ -1,7 +1,7 @@
 import "server-only";
 import { panelEnv } from "./env";
 import { getKernel } from "./kernel";
-import type { OAuthServerOptions } from "./oauth-server";
+import type { OAuthServerOptions } from "./oauth-endpoints";
 import { panelLimiter } from "./rate-limit";
 
 /** The authorization server's options in this process (panelEnv's MNOTE_OAUTH_*). */

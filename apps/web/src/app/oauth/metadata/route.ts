@@ -1,4 +1,4 @@
-import { handleMetadata } from "~/server/oauth-server";
+import { handleMetadata } from "~/server/oauth-endpoints";
 import { oauthOptions } from "~/server/oauth-routes";
 
 export const dynamic = "force-dynamic";

@@ -1,4 +1,4 @@
-import { handleRegister } from "~/server/oauth-server";
+import { handleRegister } from "~/server/oauth-endpoints";
 import { oauthOptions } from "~/server/oauth-routes";
 
 export const dynamic = "force-dynamic";

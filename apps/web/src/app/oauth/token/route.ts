@@ -1,4 +1,4 @@
-import { handleToken } from "~/server/oauth-server";
+import { handleToken } from "~/server/oauth-endpoints";
 import { oauthOptions } from "~/server/oauth-routes";
 
 export const dynamic = "force-dynamic";

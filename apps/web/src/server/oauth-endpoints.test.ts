@@ -1,39 +1,56 @@
+import { randomBytes } from "node:crypto";
 import { type KernelAdapter, openKernel } from "@mnote/kernel";
 import { startBridge, type RunningBridge } from "@mnote/hermes-bridge";
-import { createCaller, createToolsContext, OAUTH_DEFAULTS, type ToolsSettings } from "@mnote/tools";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { auth, type OAuthClientProvider, UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type {
-  OAuthClientInformationMixed,
-  OAuthClientMetadata,
-  OAuthTokens,
-} from "@modelcontextprotocol/sdk/shared/auth.js";
 import { captureLogger } from "@mnote/hermes-bridge/testing";
-import pkceChallenge from "pkce-challenge";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { RateLimiter } from "@mnote/process";
-import { afterSignInPath } from "./session-cookie";
 import {
-  handleAuthorize,
+  authorizationParams,
+  ClientDocuments,
+  OAUTH_DEFAULTS,
+  OAUTH_PATHS,
+  s256Challenge,
+  type AuthorizationParams,
+} from "@mnote/oauth";
+import { type DocumentServer, hermesClientDocument, serveClientDocuments, TEST_CA } from "@mnote/oauth/testing";
+import { RateLimiter } from "@mnote/process";
+import { createCaller, createToolsContext, type ToolsSettings } from "@mnote/tools";
+import {
+  auth,
+  Client,
+  type OAuthClientInformationMixed,
+  type OAuthClientMetadata,
+  type OAuthClientProvider,
+  type OAuthDiscoveryState,
+  type OAuthTokens,
+  StreamableHTTPClientTransport,
+  UnauthorizedError,
+} from "@modelcontextprotocol/client";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
   handleDecision,
   handleMetadata,
   handleRegister,
+  handleSignInToContinue,
   handleToken,
-  OAUTH_PATHS,
+  oauthCaller,
   type OAuthServerOptions,
-} from "./oauth-server";
+} from "./oauth-endpoints";
+import { afterSignInPath } from "./session-cookie";
 
 /**
  * The panel's authorization server (decision 0027) against a real bridge: the panel's handlers answer at PANEL in
- * this process (the SDK client's fetch goes to them), the bridge listens on a loopback port, both on one kernel.
+ * this process (the SDK client's fetch goes to them), the bridge listens on a loopback port, both on one kernel. The
+ * consent page is a page of the panel: here its question is asked as the page asks it (`consent.open`), and its forms
+ * are posted to their handlers.
  */
-const PANEL = "http://panel.test";
+const PANEL = "http://127.0.0.1:9";
 const REDIRECT = "http://127.0.0.1:53123/callback";
+const DECISION = "/oauth/authorize/decision";
+const SIGN_IN = "/oauth/authorize/sign-in";
 
 let kernel: KernelAdapter;
 let bridge: RunningBridge;
 let otherBridge: RunningBridge;
+let documents: DocumentServer;
 let options: OAuthServerOptions;
 let resource: string;
 let session: string;
@@ -47,8 +64,8 @@ async function panelFetch(input: string | URL | Request, init?: RequestInit): Pr
   if (path === OAUTH_PATHS.metadata) return handleMetadata(options);
   if (path === OAUTH_PATHS.register) return handleRegister(req, options);
   if (path === OAUTH_PATHS.token) return handleToken(req, options);
-  if (path === OAUTH_PATHS.authorize)
-    return req.method === "POST" ? handleDecision(req, options) : handleAuthorize(req, options);
+  if (path === DECISION) return handleDecision(req, options);
+  if (path === SIGN_IN) return handleSignInToContinue(req, options);
   return new Response("not found", { status: 404 });
 }
 
@@ -62,8 +79,13 @@ async function count(table: string) {
   return (await kernel.admin.tableSnapshot())[table]!.length;
 }
 
+function pkce() {
+  const verifier = randomBytes(32).toString("base64url");
+  return { verifier, challenge: s256Challenge(verifier) };
+}
+
 /** Registers a client (RFC 7591) the way Hermes does: public, loopback callback, both grants. */
-async function register(metadata: Partial<OAuthClientMetadata> = {}) {
+async function register(metadata: Partial<OAuthClientMetadata> | Record<string, unknown> = {}) {
   const res = await panelFetch(`${PANEL}${OAUTH_PATHS.register}`, {
     method: "POST",
     headers: { "content-type": "application/json" },
@@ -85,18 +107,24 @@ function authorizeUrl(params: Record<string, string | undefined>) {
   return url;
 }
 
-/** The consent page, as the signed-in person's browser gets it; its form's request secret. */
-async function consentPage(url: URL, token = session) {
-  const res = await panelFetch(url, { headers: cookie(token) });
-  const html = await res.text();
-  return { res, html, request: /name="request" value="([^"]+)"/.exec(html)?.[1] };
+function paramsOf(url: URL): AuthorizationParams {
+  const parsed = authorizationParams(url.searchParams);
+  if (!parsed.ok) throw new Error(parsed.description);
+  return parsed.params;
 }
 
+/** The consent page's question, as the page asks it for the signed-in person. */
+async function consentPage(url: URL, token = session) {
+  const answer = await (await oauthCaller(options, token)).consent.open(paramsOf(url));
+  return { answer, request: answer.ok ? answer.requestSecret : undefined };
+}
+
+/** The consent form, posted from the page. */
 async function decide(request: string | undefined, decision: string, token = session, origin = PANEL) {
   const body = new URLSearchParams({ decision, ...(request ? { request } : {}) });
-  return panelFetch(`${PANEL}${OAUTH_PATHS.authorize}`, {
+  return panelFetch(`${PANEL}${DECISION}`, {
     method: "POST",
-    headers: { "content-type": "application/x-www-form-urlencoded", origin, ...cookie(token) },
+    headers: { "content-type": "application/x-www-form-urlencoded", origin, host: "127.0.0.1:9", ...cookie(token) },
     body: body.toString(),
   });
 }
@@ -116,13 +144,13 @@ async function tokenRequest(fields: Record<string, string | undefined>, serverOp
 /** A whole grant by hand: register, consent, code; answers what the token request needs. */
 async function codeFor(extra: Record<string, string> = {}) {
   const { body: client } = await register();
-  const pkce = await pkceChallenge();
+  const { verifier, challenge } = pkce();
   const { request } = await consentPage(
     authorizeUrl({
       response_type: "code",
       client_id: client.client_id as string,
       redirect_uri: REDIRECT,
-      code_challenge: pkce.code_challenge,
+      code_challenge: challenge,
       code_challenge_method: "S256",
       state: "st-1",
       resource,
@@ -131,11 +159,7 @@ async function codeFor(extra: Record<string, string> = {}) {
   );
   const answer = await decide(request, "approve");
   const location = new URL(answer.headers.get("location")!);
-  return {
-    clientId: client.client_id as string,
-    code: location.searchParams.get("code")!,
-    verifier: pkce.code_verifier,
-  };
+  return { clientId: client.client_id as string, code: location.searchParams.get("code")!, verifier };
 }
 
 async function listTools(accessToken: string, bridgeUrl = bridge.url) {
@@ -157,6 +181,7 @@ async function listTools(accessToken: string, bridgeUrl = bridge.url) {
 
 beforeAll(async () => {
   kernel = await openKernel(":memory:");
+  documents = await serveClientDocuments({}, { host: "client.test" });
   const owner = await kernel.admin.createUser({ name: "Olga Owner", email: "olga@example.com" });
   const other = await kernel.admin.createUser({ name: "Otto Other" });
   ownerId = owner.id;
@@ -185,7 +210,17 @@ beforeAll(async () => {
   resource = `${bridge.url}/mcp`;
   const toolsSettings: ToolsSettings = {
     idempotencyTtlMs: 3_600_000,
-    oauth: { issuer: PANEL, resources: [resource, `${otherBridge.url}/mcp`], ...OAUTH_DEFAULTS },
+    oauth: {
+      issuer: PANEL,
+      resources: [resource, `${otherBridge.url}/mcp`],
+      ...OAUTH_DEFAULTS,
+      // client.test resolves to the loopback document server: only the development switch reads from there.
+      clientDocuments: new ClientDocuments({
+        allowLoopback: true,
+        ca: TEST_CA,
+        resolveHost: async () => [{ address: "127.0.0.1", family: 4 }],
+      }),
+    },
   };
   options = { kernel: async () => kernel, toolsSettings };
 });
@@ -193,6 +228,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await bridge?.close();
   await otherBridge?.close();
+  await documents?.close();
   await kernel?.close();
 });
 
@@ -227,7 +263,7 @@ describe("the bridge's /mcp is a protected resource (RFC 9728)", () => {
 });
 
 describe("the authorization server's metadata (RFC 8414)", () => {
-  it("offers the code flow with PKCE S256 only, public clients and registration", async () => {
+  it("offers the code flow with PKCE S256 only, public clients, registration, documents and RFC 9207's iss", async () => {
     const metadata = (await handleMetadata(options).json()) as Record<string, unknown>;
     expect(metadata).toMatchObject({
       issuer: PANEL,
@@ -237,47 +273,87 @@ describe("the authorization server's metadata (RFC 8414)", () => {
       response_types_supported: ["code"],
       code_challenge_methods_supported: ["S256"],
       token_endpoint_auth_methods_supported: ["none"],
+      client_id_metadata_document_supported: true,
+      authorization_response_iss_parameter_supported: true,
     });
   });
 });
 
 describe("a signed-out person", () => {
-  it("is asked to sign in, and the sign-in comes back to the same request's consent page", async () => {
+  it("signs in to a vetted request only, and the sign-in comes back to the same request's consent page", async () => {
     const { body: client } = await register();
-    const pkce = await pkceChallenge();
     const url = authorizeUrl({
       response_type: "code",
       client_id: client.client_id as string,
       redirect_uri: REDIRECT,
-      code_challenge: pkce.code_challenge,
+      code_challenge: pkce().challenge,
       code_challenge_method: "S256",
       state: "back",
     });
     const before = await count("oauth_requests");
-    const signedOut = await panelFetch(url);
-    expect(signedOut.status).toBe(401);
-    expect(await signedOut.text()).toContain('href="/signin"');
+    // What the signed-out page shows: who asks and where the answer goes, asked without a session.
+    expect(await (await oauthCaller(options, null)).authorize(paramsOf(url))).toMatchObject({
+      ok: true,
+      client: { name: "Hermes Agent", redirectUri: REDIRECT, kind: "registered" },
+    });
+    const signIn = await panelFetch(`${PANEL}${SIGN_IN}`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", origin: PANEL, host: "127.0.0.1:9" },
+      body: new URLSearchParams({ request: url.searchParams.toString() }).toString(),
+    });
+    expect([signIn.status, signIn.headers.get("location")]).toEqual([303, `${PANEL}/signin`]);
     expect(await count("oauth_requests")).toBe(before);
-    const cookie = signedOut.headers.get("set-cookie")!;
-    expect(cookie).toMatch(/^mnote_oauth_resume=[A-Za-z0-9_-]+; Path=\/; Max-Age=600; HttpOnly; SameSite=Lax$/);
-    const next = afterSignInPath(cookie.split(";")[0]!);
+    const setCookie = signIn.headers.get("set-cookie")!;
+    expect(setCookie).toMatch(
+      /^mnote_oauth_resume=[A-Za-z0-9_-]+; Path=\/; (Expires=[^;]+; )?Max-Age=600; HttpOnly; SameSite=lax$/i,
+    );
+    const next = afterSignInPath(setCookie.split(";")[0]!);
     expect(next).toMatch(/^\/oauth\/authorize\?resume=/);
-    const { html, request } = await consentPage(new URL(next, PANEL));
-    expect(html).toContain("Hermes Agent");
+    const resumed = new URLSearchParams(Buffer.from(next.split("resume=")[1]!, "base64url").toString("utf8"));
+    const { answer, request } = await consentPage(authorizeUrl(Object.fromEntries(resumed)));
+    expect(answer).toMatchObject({ ok: true, client: { name: "Hermes Agent" } });
     const back = new URL((await decide(request, "approve")).headers.get("location")!);
     expect(back.searchParams.get("state")).toBe("back");
     expect(afterSignInPath("mnote_session=x")).toBe("/");
     expect(afterSignInPath("mnote_oauth_resume=<script>")).toBe("/");
   });
+
+  it("keeps no request that fails a check: no resume cookie, no redirect anywhere but the panel's page (issue 31)", async () => {
+    const { body: evil } = await register({ redirect_uris: ["https://evil.example/phish"] });
+    const bad = new URLSearchParams({
+      response_type: "token",
+      client_id: evil.client_id as string,
+      redirect_uri: "https://evil.example/phish",
+    });
+    const signIn = await panelFetch(`${PANEL}${SIGN_IN}`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", origin: PANEL, host: "127.0.0.1:9" },
+      body: new URLSearchParams({ request: bad.toString() }).toString(),
+    });
+    expect(signIn.status).toBe(303);
+    expect(signIn.headers.get("location")).toBe(`${PANEL}/oauth/authorize?${bad.toString()}`);
+    expect(signIn.headers.get("set-cookie")).toBeNull();
+    const crossSite = await panelFetch(`${PANEL}${SIGN_IN}`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", origin: "https://evil.example" },
+      body: new URLSearchParams({ request: bad.toString() }).toString(),
+    });
+    expect(crossSite.headers.get("set-cookie")).toBeNull();
+  });
 });
 
 describe("bad input is refused with the standard error and grants nothing", () => {
-  it("registration: a redirect URI that is not https or loopback, a confidential client", async () => {
+  it("registration: a redirect URI that is not https or loopback, a confidential client, no redirect URI", async () => {
     expect((await register({ redirect_uris: ["http://evil.example.com/cb"] })).body.error).toBe("invalid_redirect_uri");
     expect((await register({ token_endpoint_auth_method: "client_secret_basic" })).body.error).toBe(
       "invalid_client_metadata",
     );
-    expect((await register({ redirect_uris: [] as unknown as string[] })).body.error).toBe("invalid_client_metadata");
+    expect((await register({ redirect_uris: [] as unknown as string[] })).body.error).toBe("invalid_redirect_uri");
+    const notJson = await panelFetch(`${PANEL}${OAUTH_PATHS.register}`, { method: "POST", body: "{" });
+    expect([notJson.status, ((await notJson.json()) as { error: string }).error]).toEqual([
+      400,
+      "invalid_client_metadata",
+    ]);
   });
 
   it("registration and token requests: an oversized body is refused unread, a spent budget is 429", async () => {
@@ -330,125 +406,87 @@ describe("bad input is refused with the standard error and grants nothing", () =
     expect((await guess(9)).status).toBe(429);
   });
 
-  it("an unregistered client is answered on the page, never redirected, and opens no request", async () => {
-    const before = await count("oauth_requests");
-    const { res, html } = await consentPage(
-      authorizeUrl({
-        response_type: "code",
-        client_id: "oac_nobody",
-        redirect_uri: REDIRECT,
-        code_challenge: "x".repeat(43),
-        code_challenge_method: "S256",
-      }),
-    );
-    expect(res.status).toBe(400);
-    expect(res.headers.get("location")).toBeNull();
-    expect(html).toContain("invalid_client");
-    expect(await count("oauth_requests")).toBe(before);
-  });
-
-  it("a redirect URI the client did not register is answered on the page, never redirected", async () => {
-    const { body: client } = await register();
-    const before = await count("oauth_requests");
-    const { res, html } = await consentPage(
-      authorizeUrl({
-        response_type: "code",
-        client_id: client.client_id as string,
-        redirect_uri: "http://127.0.0.1:9/evil",
-        code_challenge: "x".repeat(43),
-        code_challenge_method: "S256",
-      }),
-    );
-    expect(res.status).toBe(400);
-    expect(res.headers.get("location")).toBeNull();
-    expect(html).toContain("redirect_uri");
-    expect(await count("oauth_requests")).toBe(before);
-  });
-
-  it("plain PKCE, no PKCE, and a resource this server does not issue for go back to the client as errors", async () => {
-    const { body: client } = await register();
-    const base = { response_type: "code", client_id: client.client_id as string, redirect_uri: REDIRECT, state: "s1" };
+  it("a bad authorization request is answered on the panel's page, never sent to the client (RFC 9700 §4.11.2)", async () => {
+    const { body: client } = await register({ redirect_uris: [REDIRECT, "https://evil.example/phish"] });
+    const base = { response_type: "code", client_id: client.client_id as string, state: "s1" };
+    const s256 = { code_challenge: pkce().challenge, code_challenge_method: "S256" };
     const before = await count("oauth_requests");
     const cases: Array<[Record<string, string>, string]> = [
-      [{ code_challenge: "x".repeat(43), code_challenge_method: "plain" }, "invalid_request"],
-      [{}, "invalid_request"],
-      [
-        { code_challenge: "x".repeat(43), code_challenge_method: "S256", resource: "http://127.0.0.1:1/mcp" },
-        "invalid_target",
-      ],
-      [{ code_challenge: "x".repeat(43), code_challenge_method: "S256", scope: "admin" }, "invalid_scope"],
+      [{ ...s256, response_type: "token", redirect_uri: "https://evil.example/phish" }, "unsupported_response_type"],
+      [{ code_challenge: "x".repeat(43), code_challenge_method: "plain", redirect_uri: REDIRECT }, "invalid_request"],
+      [{ redirect_uri: REDIRECT }, "invalid_request"],
+      [{ ...s256, redirect_uri: REDIRECT, resource: "http://127.0.0.1:1/mcp" }, "invalid_target"],
+      [{ ...s256, redirect_uri: REDIRECT, scope: "admin" }, "invalid_scope"],
+      [{ ...s256, redirect_uri: "http://127.0.0.1:9/evil" }, "invalid_request"],
+      [{ ...s256, client_id: "oac_nobody", redirect_uri: REDIRECT }, "invalid_client"],
     ];
     for (const [extra, error] of cases) {
-      const { res } = await consentPage(authorizeUrl({ ...base, ...extra }));
-      expect(res.status).toBe(302);
-      const location = new URL(res.headers.get("location")!);
-      expect(`${location.origin}${location.pathname}`).toBe(REDIRECT);
-      expect(location.searchParams.get("error")).toBe(error);
-      expect(location.searchParams.get("state")).toBe("s1");
-      expect(location.searchParams.get("code")).toBeNull();
+      const { answer } = await consentPage(authorizeUrl({ ...base, ...extra }));
+      expect(answer).toEqual({ ok: false, error, description: expect.any(String) });
     }
     expect(await count("oauth_requests")).toBe(before);
   });
 
   it("consent: a missing, replayed or another session's request secret, or a cross-site post, is refused", async () => {
     const { body: client } = await register();
-    const pkce = await pkceChallenge();
     const url = authorizeUrl({
       response_type: "code",
       client_id: client.client_id as string,
       redirect_uri: REDIRECT,
-      code_challenge: pkce.code_challenge,
+      code_challenge: pkce().challenge,
       code_challenge_method: "S256",
       resource,
     });
     const { request } = await consentPage(url);
     expect(request).toBeDefined();
-    const missing = await decide(undefined, "approve");
-    expect([missing.status, missing.headers.get("location")]).toEqual([400, null]);
+    const refused = (res: Response) => [res.status, res.headers.get("location")];
+    expect(refused(await decide(undefined, "approve"))).toEqual([
+      303,
+      `${PANEL}/oauth/authorize/refused?reason=missing`,
+    ]);
     const crossSite = await decide(request, "approve", session, "http://evil.example.com");
-    expect([crossSite.status, crossSite.headers.get("location")]).toEqual([403, null]);
-    const foreign = await decide(request, "approve", otherSession);
-    expect([foreign.status, foreign.headers.get("location")]).toEqual([400, null]);
+    expect(crossSite.headers.get("location")).toBe("/oauth/authorize/refused?reason=cross_site");
+    expect(refused(await decide(request, "approve", otherSession))).toEqual([
+      303,
+      `${PANEL}/oauth/authorize/refused?reason=foreign_session`,
+    ]);
     const tokensBefore = await count("tokens");
     const first = await decide(request, "approve");
-    expect(first.status).toBe(303);
-    const replayed = await decide(request, "approve");
-    expect([replayed.status, replayed.headers.get("location")]).toEqual([400, null]);
-    expect(await replayed.text()).toContain("already answered");
+    expect(new URL(first.headers.get("location")!).origin).toBe("http://127.0.0.1:53123");
+    expect(refused(await decide(request, "approve"))).toEqual([303, `${PANEL}/oauth/authorize/refused?reason=used`]);
     expect(await count("tokens")).toBe(tokensBefore);
   });
 
   it("a denial sends access_denied back and no code", async () => {
     const { body: client } = await register();
-    const pkce = await pkceChallenge();
     const { request } = await consentPage(
       authorizeUrl({
         response_type: "code",
         client_id: client.client_id as string,
         redirect_uri: REDIRECT,
-        code_challenge: pkce.code_challenge,
+        code_challenge: pkce().challenge,
         code_challenge_method: "S256",
         state: "z",
       }),
     );
     const location = new URL((await decide(request, "deny")).headers.get("location")!);
     expect(location.searchParams.get("error")).toBe("access_denied");
+    expect(location.searchParams.get("iss")).toBe(PANEL);
     expect(location.searchParams.get("code")).toBeNull();
   });
 
-  it("token: a PKCE verifier that does not match spends the code and grants nothing", async () => {
-    const { clientId, code } = await codeFor();
+  it("token: a stolen code presented with the wrong verifier grants nothing and stays good for its client", async () => {
+    const { clientId, code, verifier } = await codeFor();
     const tokensBefore = await count("tokens");
-    const wrong = (await pkceChallenge()).code_verifier;
-    const { res, body } = await tokenRequest({
-      grant_type: "authorization_code",
-      code,
-      code_verifier: wrong,
-      client_id: clientId,
-      redirect_uri: REDIRECT,
-    });
-    expect([res.status, body.error]).toEqual([400, "invalid_grant"]);
+    const fields = { grant_type: "authorization_code", code, client_id: clientId, redirect_uri: REDIRECT };
+    const thief = await tokenRequest({ ...fields, code_verifier: pkce().verifier });
+    expect([thief.res.status, thief.body.error]).toEqual([400, "invalid_grant"]);
     expect(await count("tokens")).toBe(tokensBefore);
+    const rightful = await tokenRequest({ ...fields, code_verifier: verifier });
+    expect(rightful.res.status).toBe(200);
+    // The thief tries again after the redemption: refused, and the rightful grant lives on.
+    expect((await tokenRequest({ ...fields, code_verifier: pkce().verifier })).body.error).toBe("invalid_grant");
+    expect((await listTools(rightful.body.access_token!)).status).toBe(200);
   });
 
   it("token: an unregistered client, another client's code, another redirect URI, another resource", async () => {
@@ -468,45 +506,47 @@ describe("bad input is refused with the standard error and grants nothing", () =
       client_id: other.client_id as string,
     });
     expect(foreign.body.error).toBe("invalid_grant");
-    // The code was spent by that try: even the right client gets nothing now.
-    const spent = await tokenRequest({
+    const redirect = await tokenRequest({
+      grant_type: "authorization_code",
+      code,
+      code_verifier: verifier,
+      client_id: clientId,
+      redirect_uri: "http://127.0.0.1:1/other",
+    });
+    expect(redirect.body.error).toBe("invalid_grant");
+    const target = await tokenRequest({
+      grant_type: "authorization_code",
+      code,
+      code_verifier: verifier,
+      client_id: clientId,
+      resource: `${otherBridge.url}/mcp`,
+    });
+    expect(target.body.error).toBe("invalid_target");
+    const elsewhere = await tokenRequest({
+      grant_type: "authorization_code",
+      code,
+      code_verifier: verifier,
+      client_id: clientId,
+      resource: "http://127.0.0.1:1/mcp",
+    });
+    expect(elsewhere.body.error).toBe("invalid_target"); // refused before the code is looked at
+    // None of those spent the code: its own client, with its verifier, still redeems it.
+    const own = await tokenRequest({
       grant_type: "authorization_code",
       code,
       code_verifier: verifier,
       client_id: clientId,
       redirect_uri: REDIRECT,
     });
-    expect(spent.body.error).toBe("invalid_grant");
-
-    const second = await codeFor();
-    const redirect = await tokenRequest({
-      grant_type: "authorization_code",
-      code: second.code,
-      code_verifier: second.verifier,
-      client_id: second.clientId,
-      redirect_uri: "http://127.0.0.1:1/other",
-    });
-    expect(redirect.body.error).toBe("invalid_grant");
-
-    const third = await codeFor();
-    const target = await tokenRequest({
-      grant_type: "authorization_code",
-      code: third.code,
-      code_verifier: third.verifier,
-      client_id: third.clientId,
-      resource: `${otherBridge.url}/mcp`,
-    });
-    expect(target.body.error).toBe("invalid_target");
-    const elsewhere = await tokenRequest({
-      grant_type: "authorization_code",
-      code: third.code,
-      code_verifier: third.verifier,
-      client_id: third.clientId,
-      resource: "http://127.0.0.1:1/mcp",
-    });
-    expect(elsewhere.body.error).toBe("invalid_target"); // refused before the code is looked at
+    expect(own.res.status).toBe(200);
     const bad = await tokenRequest({ grant_type: "password", client_id: clientId });
     expect(bad.body.error).toBe("unsupported_grant_type");
+    const twice = await panelFetch(`${PANEL}${OAUTH_PATHS.token}`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: "grant_type=authorization_code&code=a&code=b",
+    });
+    expect(((await twice.json()) as { error: string }).error).toBe("invalid_request");
   });
 
   it("a token bound to one bridge is refused by another (RFC 8707)", async () => {
@@ -558,7 +598,7 @@ describe("bad input is refused with the standard error and grants nothing", () =
     expect(after.body.error).toBe("invalid_grant");
   });
 
-  it("a code presented twice revokes the grant it made", async () => {
+  it("a code presented twice by its own client revokes the grant it made", async () => {
     const { clientId, code, verifier } = await codeFor();
     const fields = {
       grant_type: "authorization_code",
@@ -574,20 +614,31 @@ describe("bad input is refused with the standard error and grants nothing", () =
   });
 });
 
-/** The MCP TypeScript SDK's OAuth client, driven as an MCP client with no token would be. */
+/**
+ * The MCP TypeScript SDK 2.x's OAuth client, driven as an MCP client with no token would be. With `clientMetadataUrl`
+ * it identifies itself by its metadata document when the server offers that, as Hermes 0.21 does (its Python mcp 2.0
+ * provider gets `client_metadata_url`, tools/mcp_oauth.py at NousResearch/hermes-agent@00067189); without, it
+ * registers (RFC 7591), as Hermes 0.18/0.19 do.
+ */
 class TestProvider implements OAuthClientProvider {
   client?: OAuthClientInformationMixed;
   saved?: OAuthTokens;
   verifier = "";
+  discovery?: OAuthDiscoveryState;
   authorizationUrl?: URL;
   readonly expectedState = `state-${Math.random().toString(36).slice(2)}`;
+  constructor(
+    readonly clientMetadataUrl?: string,
+    private readonly redirect = REDIRECT,
+    private readonly name = "SDK test agent",
+  ) {}
   get redirectUrl() {
-    return REDIRECT;
+    return this.redirect;
   }
   get clientMetadata(): OAuthClientMetadata {
     return {
-      client_name: "SDK test agent",
-      redirect_uris: [REDIRECT],
+      client_name: this.name,
+      redirect_uris: [this.redirect],
       grant_types: ["authorization_code", "refresh_token"],
       response_types: ["code"],
       token_endpoint_auth_method: "none",
@@ -617,6 +668,23 @@ class TestProvider implements OAuthClientProvider {
   codeVerifier() {
     return this.verifier;
   }
+  saveDiscoveryState(state: OAuthDiscoveryState) {
+    this.discovery = state;
+  }
+  discoveryState() {
+    return this.discovery;
+  }
+}
+
+/** The person reads the consent page the client sent them to and allows; answers the callback's parameters. */
+async function allow(provider: TestProvider) {
+  const { answer, request } = await consentPage(provider.authorizationUrl!);
+  if (!answer.ok) throw new Error(answer.description);
+  const response = await decide(request, "approve");
+  expect(response.status).toBe(303);
+  const back = new URL(response.headers.get("location")!);
+  expect(back.searchParams.get("state")).toBe(provider.expectedState);
+  return { answer, back };
 }
 
 describe("the MCP SDK client's OAuth flow, end to end", () => {
@@ -637,18 +705,17 @@ describe("the MCP SDK client's OAuth flow, end to end", () => {
     expect(url.searchParams.get("resource")).toBe(resource);
 
     // The person, signed in to the panel, reads the consent page and allows.
-    const { html, request } = await consentPage(url);
-    expect(html).toContain("SDK test agent");
-    expect(html).toContain("Research");
-    expect(html).toContain("page.write");
-    const answer = await decide(request, "approve");
-    expect(answer.status).toBe(303);
-    const back = new URL(answer.headers.get("location")!);
-    expect(back.searchParams.get("state")).toBe(provider.expectedState);
+    const { answer, back } = await allow(provider);
+    expect(answer).toMatchObject({
+      client: { name: "SDK test agent" },
+      workspaces: [{ name: "Research" }],
+      scopes: expect.arrayContaining(["page.write"]),
+    });
+    // The SDK checks RFC 9207's iss before redeeming the code: without it, it refuses (the server advertises it).
+    const code = back.searchParams.get("code")!;
+    await expect(auth(provider, { serverUrl, authorizationCode: code, fetchFn })).rejects.toThrow(/iss/i);
     expect(back.searchParams.get("iss")).toBe(PANEL);
-    expect(await auth(provider, { serverUrl, authorizationCode: back.searchParams.get("code")!, fetchFn })).toBe(
-      "AUTHORIZED",
-    );
+    expect(await auth(provider, { serverUrl, authorizationCode: code, iss: PANEL, fetchFn })).toBe("AUTHORIZED");
 
     const client = await connect();
     const { tools } = await client.listTools();
@@ -659,10 +726,7 @@ describe("the MCP SDK client's OAuth flow, end to end", () => {
     });
     expect(v1.status).toBe(401);
     // A tool call runs as the consenting person's agent.
-    const got = await client.callTool({
-      name: "mnote_page_get",
-      arguments: pageRef,
-    });
+    const got = await client.callTool({ name: "mnote_page_get", arguments: pageRef });
     expect(got.isError).toBeFalsy();
     expect(JSON.stringify(got.content)).toContain("OAUTH-MARKER");
     // A write is an agent's: the workspace's approval policy holds it for the person.
@@ -680,9 +744,6 @@ describe("the MCP SDK client's OAuth flow, end to end", () => {
     expect(provider.saved!.access_token).not.toBe(before.access_token);
     expect(provider.saved!.refresh_token).not.toBe(before.refresh_token);
     expect((await listTools(before.access_token)).status).toBe(401);
-    const refreshed = await connect();
-    expect((await refreshed.listTools()).tools.length).toBeGreaterThan(0);
-    await refreshed.close();
 
     // "Connect an agent" lists the grant as one of the person's agent tokens, and revoking it there ends it.
     const panel = createCaller(createToolsContext({ kernel, authorization: session, door: "panel" }));
@@ -696,5 +757,39 @@ describe("the MCP SDK client's OAuth flow, end to end", () => {
       client_id: provider.client!.client_id,
     });
     expect(body.error).toBe("invalid_grant");
+  });
+
+  it("identifies itself by its metadata document when the server offers that, as Hermes 0.21 does (CIMD)", async () => {
+    const path = "/hermes-agent/docs/oauth/client-metadata.json";
+    const clientId = documents.url(path);
+    documents.set(path, { body: hermesClientDocument(clientId), headers: { "cache-control": "max-age=600" } });
+    const provider = new TestProvider(clientId, "http://127.0.0.1:27890/callback", "Hermes Agent");
+    const serverUrl = new URL(`${bridge.url}/mcp`);
+    const registrations = await count("oauth_clients");
+    const connect = async () => {
+      const client = new Client({ name: "hermes-cimd-test", version: "1.0.0" });
+      await client.connect(new StreamableHTTPClientTransport(serverUrl, { authProvider: provider, fetch: fetchFn }));
+      return client;
+    };
+    await expect(connect()).rejects.toBeInstanceOf(UnauthorizedError);
+    // No registration: the client_id is the document's URL.
+    expect(provider.client?.client_id).toBe(clientId);
+    expect(provider.authorizationUrl!.searchParams.get("client_id")).toBe(clientId);
+    expect(await count("oauth_clients")).toBe(registrations);
+    const { answer, back } = await allow(provider);
+    expect(answer).toMatchObject({ client: { id: clientId, name: "Hermes Agent", kind: "document" } });
+    expect(
+      await auth(provider, {
+        serverUrl,
+        authorizationCode: back.searchParams.get("code")!,
+        iss: back.searchParams.get("iss") ?? undefined,
+        fetchFn,
+      }),
+    ).toBe("AUTHORIZED");
+    const client = await connect();
+    expect((await client.listTools()).tools.map((tool) => tool.name)).toContain("mnote_page_get");
+    await client.close();
+    const panel = createCaller(createToolsContext({ kernel, authorization: session, door: "panel" }));
+    expect((await panel.panel.agents.list()).some((token) => token.label === "Hermes Agent (OAuth)")).toBe(true);
   });
 });
