@@ -7,6 +7,7 @@ import { createInterface } from "node:readline";
 import { pathToFileURL } from "node:url";
 import { freePort, ROOT, startStack } from "../scripts/stack.mjs";
 import { startTestIdp } from "@mnote/identity/test-idp";
+import { TEST_CA_PATH } from "@mnote/oauth/testing";
 import { compiledEntry } from "@mnote/process/testing";
 import { startHermesStandIn } from "./hermes-standin/start";
 import { FLOW_PAGES } from "./flows/pages";
@@ -80,6 +81,10 @@ export default async function globalSetup() {
       MNOTE_OIDC_ISSUER: idp.issuer,
       MNOTE_OIDC_CLIENT_ID: idp.clientId,
       MNOTE_OIDC_CLIENT_SECRET: idp.clientSecret,
+      // Client ID metadata documents served by the flows themselves, over https on loopback with the test
+      // certificate: development's switch, never production's (decision 0027).
+      MNOTE_OAUTH_CLIENT_DOCUMENTS: "loopback",
+      NODE_EXTRA_CA_CERTS: TEST_CA_PATH,
     },
   });
   const [stack, demo] = await Promise.all([stackStarting, seed().finally(cli.stop)]).catch(async (error) => {
