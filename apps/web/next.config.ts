@@ -12,14 +12,16 @@ const config: NextConfig = {
   // other OAuth routes.
   rewrites: async () => [{ source: "/.well-known/oauth-authorization-server", destination: "/oauth/metadata" }],
   // The consent page and its answers are never framed by another site (clickjacking a person's Allow), and the
-  // request in their address (state, code_challenge) goes to no other site as a Referer.
+  // request in their address (state, code_challenge) goes to no other site as a Referer. `same-origin`, not
+  // `no-referrer`: under no-referrer a browser sends `Origin: null` with the page's own form posts, which the
+  // cross-site check must refuse.
   headers: async () => [
     {
       source: "/oauth/:path*",
       headers: [
         { key: "x-frame-options", value: "DENY" },
         { key: "content-security-policy", value: "frame-ancestors 'none'" },
-        { key: "referrer-policy", value: "no-referrer" },
+        { key: "referrer-policy", value: "same-origin" },
       ],
     },
   ],
