@@ -1,78 +1,15 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { auth, type OAuthClientProvider, UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type {
-  OAuthClientInformationMixed,
-  OAuthClientMetadata,
-  OAuthTokens,
-} from "@modelcontextprotocol/sdk/shared/auth.js";
-import {
-  auth as modernAuth,
-  Client as ModernClient,
-  type OAuthClientInformationMixed as ModernClientInformation,
-  type OAuthClientMetadata as ModernClientMetadata,
-  type OAuthClientProvider as ModernProvider,
-  type OAuthDiscoveryState,
-  type OAuthTokens as ModernTokens,
-  StreamableHTTPClientTransport as ModernTransport,
-  UnauthorizedError as ModernUnauthorized,
-} from "@modelcontextprotocol/client";
-import { hermesClientDocument, serveClientDocuments } from "@mnote/oauth/testing";
+import { auth, Client, StreamableHTTPClientTransport, UnauthorizedError } from "@modelcontextprotocol/client";
+import { hermesClientDocument, serveClientDocuments, TestOAuthClient } from "@mnote/oauth/testing";
 import { DEMO_USER_IDS, e2eState, expect, test } from "./support";
 
 /**
- * Issue 23 item 4 in Chromium: an MCP client with no token (the MCP SDK 1.x's OAuth client, as Hermes 0.18/0.19's
- * `auth: oauth` is) discovers the panel from the bridge's 401, registers, sends the person to the consent page, gets a token
+ * Issue 23 item 4 in Chromium: an MCP client with no token (the MCP SDK's OAuth client, registering itself as Hermes
+ * 0.18/0.19's `auth: oauth` does) discovers the panel from the bridge's 401, registers, sends the person to the consent page, gets a token
  * bound to the bridge's /mcp, lists tools as the person's agent, and is refused once the person revokes the grant
  * on "Connect an agent".
  */
-class Provider implements OAuthClientProvider {
-  client?: OAuthClientInformationMixed;
-  saved?: OAuthTokens;
-  verifier = "";
-  authorizationUrl?: URL;
-  readonly expectedState = `st-${Math.random().toString(36).slice(2)}`;
-  constructor(private readonly redirect: string) {}
-  get redirectUrl() {
-    return this.redirect;
-  }
-  get clientMetadata(): OAuthClientMetadata {
-    return {
-      client_name: "e2e MCP client",
-      redirect_uris: [this.redirect],
-      grant_types: ["authorization_code", "refresh_token"],
-      response_types: ["code"],
-      token_endpoint_auth_method: "none",
-    };
-  }
-  state() {
-    return this.expectedState;
-  }
-  clientInformation() {
-    return this.client;
-  }
-  saveClientInformation(info: OAuthClientInformationMixed) {
-    this.client = info;
-  }
-  tokens() {
-    return this.saved;
-  }
-  saveTokens(tokens: OAuthTokens) {
-    this.saved = tokens;
-  }
-  redirectToAuthorization(url: URL) {
-    this.authorizationUrl = url;
-  }
-  saveCodeVerifier(verifier: string) {
-    this.verifier = verifier;
-  }
-  codeVerifier() {
-    return this.verifier;
-  }
-}
-
 test("an MCP client connects through OAuth with the person's consent, and is refused once revoked", async ({
   page,
 }) => {
@@ -91,7 +28,10 @@ test("an MCP client connects through OAuth with the person's consent, and is ref
   await new Promise<void>((resolve) => callback.listen(0, "127.0.0.1", resolve));
   try {
     const port = (callback.address() as AddressInfo).port;
-    const provider = new Provider(`http://127.0.0.1:${port}/callback`);
+    const provider = new TestOAuthClient({
+      redirectUrl: `http://127.0.0.1:${port}/callback`,
+      clientName: "e2e MCP client",
+    });
     const serverUrl = new URL(`${e2eState().bridgeUrl}/mcp`);
     const connect = async () => {
       const client = new Client({ name: "e2e-oauth", version: "1.0.0" });
@@ -116,7 +56,13 @@ test("an MCP client connects through OAuth with the person's consent, and is ref
     await expect.poll(() => callbacks.length).toBe(1);
     const back = callbacks[0]!;
     expect(back.searchParams.get("state")).toBe(provider.expectedState);
-    expect(await auth(provider, { serverUrl, authorizationCode: back.searchParams.get("code")! })).toBe("AUTHORIZED");
+    expect(
+      await auth(provider, {
+        serverUrl,
+        authorizationCode: back.searchParams.get("code")!,
+        iss: back.searchParams.get("iss") ?? undefined,
+      }),
+    ).toBe("AUTHORIZED");
 
     const client = await connect();
     expect((await client.listTools()).tools.map((tool) => tool.name)).toContain("mnote_page_get");
@@ -190,61 +136,6 @@ test("a bad authorization request is shown on the panel and sends the browser no
  * (served here over https on loopback, which the e2e stack's panel may read: MNOTE_OAUTH_CLIENT_DOCUMENTS=loopback,
  * the test certificate in NODE_EXTRA_CA_CERTS), and the person consents to the name the document gives.
  */
-class DocumentProvider implements ModernProvider {
-  client?: ModernClientInformation;
-  saved?: ModernTokens;
-  verifier = "";
-  discovery?: OAuthDiscoveryState;
-  authorizationUrl?: URL;
-  readonly expectedState = `st-${Math.random().toString(36).slice(2)}`;
-  constructor(
-    readonly clientMetadataUrl: string,
-    private readonly redirect: string,
-  ) {}
-  get redirectUrl() {
-    return this.redirect;
-  }
-  get clientMetadata(): ModernClientMetadata {
-    return {
-      client_name: "Hermes Agent",
-      redirect_uris: [this.redirect],
-      grant_types: ["authorization_code", "refresh_token"],
-      response_types: ["code"],
-      token_endpoint_auth_method: "none",
-    };
-  }
-  state() {
-    return this.expectedState;
-  }
-  clientInformation() {
-    return this.client;
-  }
-  saveClientInformation(info: ModernClientInformation) {
-    this.client = info;
-  }
-  tokens() {
-    return this.saved;
-  }
-  saveTokens(tokens: ModernTokens) {
-    this.saved = tokens;
-  }
-  redirectToAuthorization(url: URL) {
-    this.authorizationUrl = url;
-  }
-  saveCodeVerifier(verifier: string) {
-    this.verifier = verifier;
-  }
-  codeVerifier() {
-    return this.verifier;
-  }
-  saveDiscoveryState(state: OAuthDiscoveryState) {
-    this.discovery = state;
-  }
-  discoveryState() {
-    return this.discovery;
-  }
-}
-
 test("an MCP client known by its metadata document connects with the person's consent (CIMD)", async ({ page }) => {
   const callbacks: URL[] = [];
   const callback = createServer((req, res) => {
@@ -261,14 +152,18 @@ test("an MCP client known by its metadata document connects with the person's co
     const clientId = documents.url(path);
     // Hermes's document lists its five fixed callback ports; this one lists the test's own.
     documents.set(path, { body: { ...hermesClientDocument(clientId), redirect_uris: [redirect] } });
-    const provider = new DocumentProvider(clientId, redirect);
+    const provider = new TestOAuthClient({
+      redirectUrl: redirect,
+      clientName: "Hermes Agent",
+      clientMetadataUrl: clientId,
+    });
     const serverUrl = new URL(`${e2eState().bridgeUrl}/mcp`);
     const connect = async () => {
-      const client = new ModernClient({ name: "e2e-cimd", version: "1.0.0" });
-      await client.connect(new ModernTransport(serverUrl, { authProvider: provider }));
+      const client = new Client({ name: "e2e-cimd", version: "1.0.0" });
+      await client.connect(new StreamableHTTPClientTransport(serverUrl, { authProvider: provider }));
       return client;
     };
-    await expect(connect()).rejects.toBeInstanceOf(ModernUnauthorized);
+    await expect(connect()).rejects.toBeInstanceOf(UnauthorizedError);
     expect(provider.authorizationUrl!.searchParams.get("client_id")).toBe(clientId);
 
     await page.goto("/signin");
@@ -284,7 +179,7 @@ test("an MCP client known by its metadata document connects with the person's co
     expect(back.searchParams.get("state")).toBe(provider.expectedState);
     expect(back.searchParams.get("iss")).toBe(e2eState().webUrl);
     expect(
-      await modernAuth(provider, {
+      await auth(provider, {
         serverUrl,
         authorizationCode: back.searchParams.get("code")!,
         iss: back.searchParams.get("iss")!,

@@ -2,6 +2,13 @@ import { readFileSync } from "node:fs";
 import http from "node:http";
 import https from "node:https";
 import type { AddressInfo } from "node:net";
+import type {
+  OAuthClientInformationMixed,
+  OAuthClientMetadata,
+  OAuthClientProvider,
+  OAuthDiscoveryState,
+  OAuthTokens,
+} from "@modelcontextprotocol/client";
 
 /**
  * A certificate authority for tests only: a self-signed certificate (and its key, which guards nothing) for
@@ -95,4 +102,71 @@ export function hermesClientDocument(clientId: string, ports: readonly number[] 
     token_endpoint_auth_method: "none",
     redirect_uris: ports.flatMap((port) => [`http://127.0.0.1:${port}/callback`, `http://localhost:${port}/callback`]),
   };
+}
+
+/**
+ * An MCP client's OAuth side as tests drive it (the MCP TypeScript SDK 2.x's `OAuthClientProvider`): it records what
+ * the SDK hands it and, instead of opening a browser, keeps the authorization URL for the test to visit. With
+ * `clientMetadataUrl` it identifies itself by that document where the server offers documents — as Hermes 0.21 hands
+ * its Python SDK `client_metadata_url` (tools/mcp_oauth.py at NousResearch/hermes-agent@00067189); without, it
+ * registers (RFC 7591), as Hermes 0.18/0.19 do.
+ */
+export class TestOAuthClient implements OAuthClientProvider {
+  client?: OAuthClientInformationMixed;
+  saved?: OAuthTokens;
+  verifier = "";
+  discovery?: OAuthDiscoveryState;
+  authorizationUrl?: URL;
+  readonly expectedState = `state-${Math.random().toString(36).slice(2)}`;
+  readonly clientMetadataUrl?: string;
+  private readonly redirect: string;
+  private readonly name: string;
+
+  constructor(options: { redirectUrl: string; clientName: string; clientMetadataUrl?: string }) {
+    this.redirect = options.redirectUrl;
+    this.name = options.clientName;
+    this.clientMetadataUrl = options.clientMetadataUrl;
+  }
+  get redirectUrl() {
+    return this.redirect;
+  }
+  get clientMetadata(): OAuthClientMetadata {
+    return {
+      client_name: this.name,
+      redirect_uris: [this.redirect],
+      grant_types: ["authorization_code", "refresh_token"],
+      response_types: ["code"],
+      token_endpoint_auth_method: "none",
+    };
+  }
+  state() {
+    return this.expectedState;
+  }
+  clientInformation() {
+    return this.client;
+  }
+  saveClientInformation(info: OAuthClientInformationMixed) {
+    this.client = info;
+  }
+  tokens() {
+    return this.saved;
+  }
+  saveTokens(tokens: OAuthTokens) {
+    this.saved = tokens;
+  }
+  redirectToAuthorization(url: URL) {
+    this.authorizationUrl = url;
+  }
+  saveCodeVerifier(verifier: string) {
+    this.verifier = verifier;
+  }
+  codeVerifier() {
+    return this.verifier;
+  }
+  saveDiscoveryState(state: OAuthDiscoveryState) {
+    this.discovery = state;
+  }
+  discoveryState() {
+    return this.discovery;
+  }
 }

@@ -10,17 +10,19 @@ import {
   s256Challenge,
   type AuthorizationParams,
 } from "@mnote/oauth";
-import { type DocumentServer, hermesClientDocument, serveClientDocuments, TEST_CA } from "@mnote/oauth/testing";
+import {
+  type DocumentServer,
+  hermesClientDocument,
+  serveClientDocuments,
+  TEST_CA,
+  TestOAuthClient,
+} from "@mnote/oauth/testing";
 import { RateLimiter } from "@mnote/process";
 import { createCaller, createToolsContext, type ToolsSettings } from "@mnote/tools";
 import {
   auth,
   Client,
-  type OAuthClientInformationMixed,
   type OAuthClientMetadata,
-  type OAuthClientProvider,
-  type OAuthDiscoveryState,
-  type OAuthTokens,
   StreamableHTTPClientTransport,
   UnauthorizedError,
 } from "@modelcontextprotocol/client";
@@ -614,70 +616,8 @@ describe("bad input is refused with the standard error and grants nothing", () =
   });
 });
 
-/**
- * The MCP TypeScript SDK 2.x's OAuth client, driven as an MCP client with no token would be. With `clientMetadataUrl`
- * it identifies itself by its metadata document when the server offers that, as Hermes 0.21 does (its Python mcp 2.0
- * provider gets `client_metadata_url`, tools/mcp_oauth.py at NousResearch/hermes-agent@00067189); without, it
- * registers (RFC 7591), as Hermes 0.18/0.19 do.
- */
-class TestProvider implements OAuthClientProvider {
-  client?: OAuthClientInformationMixed;
-  saved?: OAuthTokens;
-  verifier = "";
-  discovery?: OAuthDiscoveryState;
-  authorizationUrl?: URL;
-  readonly expectedState = `state-${Math.random().toString(36).slice(2)}`;
-  constructor(
-    readonly clientMetadataUrl?: string,
-    private readonly redirect = REDIRECT,
-    private readonly name = "SDK test agent",
-  ) {}
-  get redirectUrl() {
-    return this.redirect;
-  }
-  get clientMetadata(): OAuthClientMetadata {
-    return {
-      client_name: this.name,
-      redirect_uris: [this.redirect],
-      grant_types: ["authorization_code", "refresh_token"],
-      response_types: ["code"],
-      token_endpoint_auth_method: "none",
-    };
-  }
-  state() {
-    return this.expectedState;
-  }
-  clientInformation() {
-    return this.client;
-  }
-  saveClientInformation(info: OAuthClientInformationMixed) {
-    this.client = info;
-  }
-  tokens() {
-    return this.saved;
-  }
-  saveTokens(tokens: OAuthTokens) {
-    this.saved = tokens;
-  }
-  redirectToAuthorization(url: URL) {
-    this.authorizationUrl = url;
-  }
-  saveCodeVerifier(verifier: string) {
-    this.verifier = verifier;
-  }
-  codeVerifier() {
-    return this.verifier;
-  }
-  saveDiscoveryState(state: OAuthDiscoveryState) {
-    this.discovery = state;
-  }
-  discoveryState() {
-    return this.discovery;
-  }
-}
-
 /** The person reads the consent page the client sent them to and allows; answers the callback's parameters. */
-async function allow(provider: TestProvider) {
+async function allow(provider: TestOAuthClient) {
   const { answer, request } = await consentPage(provider.authorizationUrl!);
   if (!answer.ok) throw new Error(answer.description);
   const response = await decide(request, "approve");
@@ -687,9 +627,13 @@ async function allow(provider: TestProvider) {
   return { answer, back };
 }
 
+/**
+ * The MCP TypeScript SDK 2.x's OAuth client (`TestOAuthClient` records what it is handed): with a metadata document
+ * URL as Hermes 0.21, by registration as older clients.
+ */
 describe("the MCP SDK client's OAuth flow, end to end", () => {
   it("discovers, registers, gets consent, calls tools as the person's agent, refreshes, and is refused once revoked", async () => {
-    const provider = new TestProvider();
+    const provider = new TestOAuthClient({ redirectUrl: REDIRECT, clientName: "SDK test agent" });
     const serverUrl = new URL(`${bridge.url}/mcp`);
     const connect = async () => {
       const client = new Client({ name: "sdk-oauth-test", version: "1.0.0" });
@@ -763,7 +707,11 @@ describe("the MCP SDK client's OAuth flow, end to end", () => {
     const path = "/hermes-agent/docs/oauth/client-metadata.json";
     const clientId = documents.url(path);
     documents.set(path, { body: hermesClientDocument(clientId), headers: { "cache-control": "max-age=600" } });
-    const provider = new TestProvider(clientId, "http://127.0.0.1:27890/callback", "Hermes Agent");
+    const provider = new TestOAuthClient({
+      redirectUrl: "http://127.0.0.1:27890/callback",
+      clientName: "Hermes Agent",
+      clientMetadataUrl: clientId,
+    });
     const serverUrl = new URL(`${bridge.url}/mcp`);
     const registrations = await count("oauth_clients");
     const connect = async () => {
