@@ -35,8 +35,19 @@ const QUERY_NAMES: Record<keyof AuthorizationParams, string> = {
 
 /** The request's parameters from its query; a parameter sent twice is refused (RFC 6749 §3.1). */
 export function authorizationParams(query: URLSearchParams): { ok: true; params: AuthorizationParams } | OAuthError {
-  const params: AuthorizationParams = {};
-  for (const [key, name] of Object.entries(QUERY_NAMES) as Array<[keyof AuthorizationParams, string]>) {
+  return paramsOnce(query, QUERY_NAMES);
+}
+
+/**
+ * The named parameters of a query or form, each taken once: "Request and response parameters MUST NOT be included
+ * more than once" (RFC 6749 §3.1), so a second value is refused rather than one of them picked.
+ */
+export function paramsOnce<K extends string>(
+  query: URLSearchParams,
+  names: Record<K, string>,
+): { ok: true; params: Partial<Record<K, string>> } | OAuthError {
+  const params: Partial<Record<K, string>> = {};
+  for (const [key, name] of Object.entries(names) as Array<[K, string]>) {
     const values = query.getAll(name);
     if (values.length > 1) return oauthError("invalid_request", `${name} is sent more than once`);
     if (values.length === 1) params[key] = values[0];

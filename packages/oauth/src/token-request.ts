@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { oauthError, type OAuthError } from "./errors";
+import { paramsOnce } from "./authorization-request";
+import type { OAuthError } from "./errors";
 
 const text = z.string().max(2000).optional();
 
@@ -27,11 +28,5 @@ const FIELD_NAMES: Record<keyof TokenParams, string> = {
 
 /** The fields of a form-encoded token request; a field sent twice is refused (RFC 6749 §3.2). */
 export function tokenParams(form: URLSearchParams): { ok: true; params: TokenParams } | OAuthError {
-  const params: TokenParams = {};
-  for (const [key, name] of Object.entries(FIELD_NAMES) as Array<[keyof TokenParams, string]>) {
-    const values = form.getAll(name);
-    if (values.length > 1) return oauthError("invalid_request", `${name} is sent more than once`);
-    if (values.length === 1) params[key] = values[0];
-  }
-  return { ok: true, params };
+  return paramsOnce(form, FIELD_NAMES);
 }

@@ -143,25 +143,28 @@ async function tokenRequest(fields: Record<string, string | undefined>, serverOp
   return { res, body: (await res.json()) as Record<string, string> };
 }
 
-/** A whole grant by hand: register, consent, code; answers what the token request needs. */
-async function codeFor(extra: Record<string, string> = {}) {
+/** A registered client and a good authorization request of it (PKCE S256 to REDIRECT), with `extra` parameters. */
+async function goodRequest(extra: Record<string, string> = {}) {
   const { body: client } = await register();
   const { verifier, challenge } = pkce();
-  const { request } = await consentPage(
-    authorizeUrl({
-      response_type: "code",
-      client_id: client.client_id as string,
-      redirect_uri: REDIRECT,
-      code_challenge: challenge,
-      code_challenge_method: "S256",
-      state: "st-1",
-      resource,
-      ...extra,
-    }),
-  );
+  const url = authorizeUrl({
+    response_type: "code",
+    client_id: client.client_id as string,
+    redirect_uri: REDIRECT,
+    code_challenge: challenge,
+    code_challenge_method: "S256",
+    ...extra,
+  });
+  return { clientId: client.client_id as string, url, verifier };
+}
+
+/** A whole grant by hand: register, consent, code; answers what the token request needs. */
+async function codeFor(extra: Record<string, string> = {}) {
+  const { clientId, url, verifier } = await goodRequest({ state: "st-1", resource, ...extra });
+  const { request } = await consentPage(url);
   const answer = await decide(request, "approve");
   const location = new URL(answer.headers.get("location")!);
-  return { clientId: client.client_id as string, code: location.searchParams.get("code")!, verifier };
+  return { clientId, code: location.searchParams.get("code")!, verifier };
 }
 
 async function listTools(accessToken: string, bridgeUrl = bridge.url) {
@@ -283,15 +286,7 @@ describe("the authorization server's metadata (RFC 8414)", () => {
 
 describe("a signed-out person", () => {
   it("signs in to a vetted request only, and the sign-in comes back to the same request's consent page", async () => {
-    const { body: client } = await register();
-    const url = authorizeUrl({
-      response_type: "code",
-      client_id: client.client_id as string,
-      redirect_uri: REDIRECT,
-      code_challenge: pkce().challenge,
-      code_challenge_method: "S256",
-      state: "back",
-    });
+    const { url } = await goodRequest({ state: "back" });
     const before = await count("oauth_requests");
     // What the signed-out page shows: who asks and where the answer goes, asked without a session.
     expect(await (await oauthCaller(options, null)).authorize(paramsOf(url))).toMatchObject({
@@ -430,15 +425,7 @@ describe("bad input is refused with the standard error and grants nothing", () =
   });
 
   it("consent: a missing, replayed or another session's request secret, or a cross-site post, is refused", async () => {
-    const { body: client } = await register();
-    const url = authorizeUrl({
-      response_type: "code",
-      client_id: client.client_id as string,
-      redirect_uri: REDIRECT,
-      code_challenge: pkce().challenge,
-      code_challenge_method: "S256",
-      resource,
-    });
+    const { url } = await goodRequest({ resource });
     const { request } = await consentPage(url);
     expect(request).toBeDefined();
     const refused = (res: Response) => [res.status, res.headers.get("location")];
@@ -460,17 +447,7 @@ describe("bad input is refused with the standard error and grants nothing", () =
   });
 
   it("a denial sends access_denied back and no code", async () => {
-    const { body: client } = await register();
-    const { request } = await consentPage(
-      authorizeUrl({
-        response_type: "code",
-        client_id: client.client_id as string,
-        redirect_uri: REDIRECT,
-        code_challenge: pkce().challenge,
-        code_challenge_method: "S256",
-        state: "z",
-      }),
-    );
+    const { request } = await consentPage((await goodRequest({ state: "z" })).url);
     const location = new URL((await decide(request, "deny")).headers.get("location")!);
     expect(location.searchParams.get("error")).toBe("access_denied");
     expect(location.searchParams.get("iss")).toBe(PANEL);
