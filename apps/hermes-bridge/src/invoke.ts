@@ -1,11 +1,11 @@
 import { type OutputEnvelope, TOOL_ERROR_MESSAGES } from "@mnote/contract";
-import type { KernelAdapter } from "@mnote/kernel";
+import type { SqlKernel } from "@mnote/kernel";
 import { callTool, createToolsContext, type ToolsSettings } from "@mnote/tools";
 import { bridgeFailure, httpStatusOf } from "./bridge-failure";
 import { type BridgeLogger, logToolCall, type Transport } from "./logging";
 
 export interface InvokeDeps {
-  kernel: KernelAdapter;
+  kernel: SqlKernel;
   logger: BridgeLogger;
   /** The process's validated router settings (read once at start); defaults when left out. */
   toolsSettings?: ToolsSettings;

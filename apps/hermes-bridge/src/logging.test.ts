@@ -1,11 +1,11 @@
-import type { KernelAdapter } from "@mnote/kernel";
+import type { SqlKernel } from "@mnote/kernel";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { startBridge, type RunningBridge } from "./http/server";
 import { captureLogger, createTestWorld, envelopeFor, type SeededWorld, SCHEMA_VALIDATORS } from "./test-support";
 
-let kernel: KernelAdapter;
+let kernel: SqlKernel;
 let world: SeededWorld;
 let bridge: RunningBridge;
 const log = captureLogger();

@@ -1,5 +1,5 @@
 import type { Block } from "@mnote/contract";
-import type { AppliedPart, CallIdentity, KernelAdapter, TokenHolder } from "@mnote/kernel";
+import type { AppliedPart, CallIdentity, SqlKernel, TokenHolder } from "@mnote/kernel";
 import type { ConfigReader } from "@mnote/process";
 import { DEFAULT_READ_CACHE_BYTES } from "./read-cache";
 
@@ -66,7 +66,7 @@ export function doorRefusal(door: Door, holder: TokenHolder): string | null {
 
 /** What every call needs: the kernel, the credential the transport received, and the door it came through. */
 export interface ToolsContext {
-  kernel: KernelAdapter;
+  kernel: SqlKernel;
   /** An `Authorization` header value (`Bearer …`) or a bare token; null when the caller sent none. */
   authorization: string | null;
   door: Door;
@@ -109,7 +109,7 @@ export function bearerSecret(authorization: string | null | undefined): string |
 
 /** `door` defaults to `agent`, the stricter one: only the panel's own server says `panel`. */
 export function createToolsContext(input: {
-  kernel: KernelAdapter;
+  kernel: SqlKernel;
   authorization?: string | null;
   door?: Door;
   settings?: Partial<ToolsSettings>;

@@ -9,7 +9,7 @@ import {
   WRITE_TOOL_NAMES,
   type WriteToolName,
 } from "@mnote/contract";
-import type { AuditRecord, KernelAdapter } from "@mnote/kernel";
+import type { AuditRecord, SqlKernel } from "@mnote/kernel";
 import { afterEach, beforeAll, expect } from "vitest";
 import { createWorld, type World } from "./test-support";
 
@@ -31,7 +31,7 @@ export const ARTIFACT_WRITE_TOOLS = WRITE_TOOLS.filter((name) => TOOLS[name].cap
 export const KERNEL_WARMUP_MS = 120_000;
 
 /** Fresh worlds on one kernel, closed after each test. */
-export function useWorlds(open: () => Promise<KernelAdapter>) {
+export function useWorlds(open: () => Promise<SqlKernel>) {
   const opened: World[] = [];
   beforeAll(async () => {
     await (await open()).close();

@@ -1,7 +1,7 @@
 import { copyFileSync, existsSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type KernelAdapter, SqlKernel, openSqliteDriver } from "@mnote/kernel";
+import { SqlKernel, openSqliteDriver } from "@mnote/kernel";
 import {
   ensurePgliteTemplateSync,
   openTestPgliteKernel,
@@ -17,7 +17,7 @@ await sharedPglite();
 
 export interface TestKernel {
   name: string;
-  open: () => Promise<KernelAdapter>;
+  open: () => Promise<SqlKernel>;
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { ToolInput, ToolName } from "@mnote/contract";
-import type { KernelAdapter, PageRecord } from "@mnote/kernel";
+import type { SqlKernel, PageRecord } from "@mnote/kernel";
 import type { CallState, ParsedEnvelope } from "./call-state";
 import type { ToolsContext } from "./context";
 import { checkCall } from "./middleware/checks";
@@ -23,7 +23,7 @@ export function toolProcedure<Input = ToolInput<ToolName>>(spec: ToolSpec) {
 
 /** What a checked call hands to a tool's own code. */
 export interface CheckedCall {
-  kernel: KernelAdapter;
+  kernel: SqlKernel;
   call: CallState;
   input: ParsedEnvelope;
   page: PageRecord;

@@ -1,4 +1,4 @@
-import { type KernelAdapter, openKernel } from "@mnote/kernel";
+import { type SqlKernel, openKernel } from "@mnote/kernel";
 import { startBridge, type RunningBridge } from "@mnote/hermes-bridge";
 import { createCaller, createToolsContext, OAUTH_DEFAULTS, type ToolsSettings } from "@mnote/tools";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -31,7 +31,7 @@ import {
 const PANEL = "http://panel.test";
 const REDIRECT = "http://127.0.0.1:53123/callback";
 
-let kernel: KernelAdapter;
+let kernel: SqlKernel;
 let bridge: RunningBridge;
 let otherBridge: RunningBridge;
 let options: OAuthServerOptions;

@@ -1,5 +1,5 @@
 import { CAPABILITIES } from "@mnote/contract";
-import type { KernelAdapter } from "@mnote/kernel";
+import type { SqlKernel } from "@mnote/kernel";
 import { createCaller, createToolsContext, type OAuthServerSettings, type ToolsSettings } from "@mnote/tools";
 import { OAuthClientMetadataSchema, type OAuthMetadata } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { foreignOrigin } from "./origin";
@@ -13,7 +13,7 @@ import { OAUTH_RESUME_COOKIE, oauthResumeCookieOptions, tokenFromCookieHeader } 
  * Every decision is the router's (`oauth.*`, `panel.oauth.*`); this module speaks HTTP, forms and JSON.
  */
 export interface OAuthServerOptions {
-  kernel: () => Promise<KernelAdapter>;
+  kernel: () => Promise<SqlKernel>;
   /** The router's settings with `oauth` set (panelEnv().tools). */
   toolsSettings: ToolsSettings;
   /** Origins allowed to post besides the panel's own (MNOTE_PANEL_ORIGINS). */

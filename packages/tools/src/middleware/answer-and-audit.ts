@@ -1,5 +1,5 @@
 import { type DryRunResult, echoField } from "@mnote/contract";
-import type { KernelAdapter } from "@mnote/kernel";
+import type { SqlKernel } from "@mnote/kernel";
 import { canReadPage } from "../access";
 import { type CallState, callFailure, callIdentity, type RouterAudit, unverifiedClaims } from "../call-state";
 import { AppError, isAppError } from "../app-error";
@@ -84,7 +84,7 @@ async function recordAudit(
  * land in the page's trail, a conversation's calls or the change feed). The checks' facts decide; a call refused
  * before they were read (a bad envelope) costs one read of the facts for the ids it sent.
  */
-async function targetVerified(kernel: KernelAdapter, call: CallState, errorCode: string | null): Promise<boolean> {
+async function targetVerified(kernel: SqlKernel, call: CallState, errorCode: string | null): Promise<boolean> {
   if (!call.token || !errorCode) return true;
   if (call.facts) return canReadPage(call.facts);
   const workspaceId = echoField(call.raw, "workspaceId");

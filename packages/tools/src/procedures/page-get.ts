@@ -8,7 +8,7 @@ import {
   type ToolInput,
   type ToolResult,
 } from "@mnote/contract";
-import type { KernelAdapter, LocatedBlock, PageRecord } from "@mnote/kernel";
+import type { SqlKernel, LocatedBlock, PageRecord } from "@mnote/kernel";
 import { blocksToMarkdown } from "@mnote/markdown";
 import { successEnvelope } from "../call-state";
 import { type BlocksWindow, DEFAULT_READ_CACHE_BYTES, ReadCache, readCacheOf, windowOf } from "../read-cache";
@@ -55,12 +55,12 @@ function decodeCursor(text: string, kind: WindowKind): Cursor {
   );
 }
 
-async function indexOf(kernel: KernelAdapter, page: PageRecord, id: string): Promise<number | null> {
+async function indexOf(kernel: SqlKernel, page: PageRecord, id: string): Promise<number | null> {
   const [found] = await kernel.findBlocks(page.id, [id]);
   return found ? found.index : null;
 }
 
-async function startIndex(kernel: KernelAdapter, page: PageRecord, args: GetArgs, kind: WindowKind): Promise<number> {
+async function startIndex(kernel: SqlKernel, page: PageRecord, args: GetArgs, kind: WindowKind): Promise<number> {
   if (args.cursor !== undefined) {
     const cursor = decodeCursor(args.cursor, kind);
     return (await indexOf(kernel, page, cursor.b)) ?? Math.min(cursor.i, page.blockCount);
@@ -152,7 +152,7 @@ class PageReads {
   private first: Promise<LocatedBlock[]> | null = null;
 
   constructor(
-    readonly kernel: KernelAdapter,
+    readonly kernel: SqlKernel,
     readonly page: PageRecord,
     readonly cache: ReadCache | null,
   ) {}

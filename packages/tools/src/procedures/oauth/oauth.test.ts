@@ -1,4 +1,4 @@
-import { openKernel, type KernelAdapter } from "@mnote/kernel";
+import { openKernel, type SqlKernel } from "@mnote/kernel";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCaller } from "../../root";
 import { createToolsContext, type ToolsSettings } from "../../context";
@@ -10,7 +10,7 @@ const SETTINGS: ToolsSettings = {
   oauth: { issuer: "http://panel.test", resources: ["http://127.0.0.1:4100/mcp"], ...OAUTH_DEFAULTS },
 };
 
-let kernel: KernelAdapter;
+let kernel: SqlKernel;
 let person: string;
 let agent: string;
 beforeAll(async () => {
