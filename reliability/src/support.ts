@@ -15,7 +15,7 @@ import {
   TOOLS,
 } from "@mnote/contract";
 import { startBridge, type RunningBridge } from "@mnote/hermes-bridge";
-import { openSqliteDriver, SqlKernel } from "@mnote/kernel";
+import { type Clock, openSqliteDriver, SqlKernel } from "@mnote/kernel";
 import { callTool, createToolsContext } from "@mnote/tools";
 import { expect } from "vitest";
 
@@ -30,14 +30,14 @@ import { expect } from "vitest";
  * Every user has an agent token (`tokens`, for the bridge, MCP and the CLI) and a person token
  * (`personTokens`, for the panel) with all three scopes.
  */
-export async function createWorld(options: { file?: boolean } = {}) {
+export async function createWorld(options: { file?: boolean; clock?: Clock } = {}) {
   let dir: string | null = null;
   let path = ":memory:";
   if (options.file) {
     dir = mkdtempSync(join(tmpdir(), "mnote-reliability-"));
     path = join(dir, "mnote.db");
   }
-  const kernel = await SqlKernel.open(openSqliteDriver(path));
+  const kernel = await SqlKernel.open(openSqliteDriver(path), { clock: options.clock });
   const { admin } = kernel;
   const suffix = Math.random().toString(36).slice(2, 8);
   const SECRET = `SECRET-${suffix}-c0ffee`;

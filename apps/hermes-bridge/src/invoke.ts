@@ -37,6 +37,8 @@ export async function invokeTool(
       door: "agent",
       settings: deps.toolsSettings,
       resource: call.resource ?? null,
+      // The router's own failures (an unexpected error, a lost audit line) land in the bridge's JSON lines.
+      logger: deps.logger,
     });
     output = await callTool(ctx, call.name, call.envelope);
   } catch (error) {

@@ -1,4 +1,5 @@
 import { createAdmin } from "./admin";
+import { type Clock, systemClock } from "./clock";
 import { createOAuth, type KernelOAuth } from "./oauth";
 import * as askRecords from "./ask-records";
 import { appendAudit, rejectProposal } from "./audit-records";
@@ -22,6 +23,12 @@ import type {
   ProposalRejection,
 } from "./types";
 import { createWriteTransaction } from "./write-transaction";
+
+/** How a kernel is opened besides its driver. */
+export interface KernelOptions {
+  /** Where the kernel takes the time from (clock.ts); the wall clock unless a test moves its own. */
+  clock?: Clock;
+}
 
 /**
  * The only door to mnote data: the tools router calls it; nothing else writes. Every method is async so a
@@ -47,26 +54,31 @@ export class SqlKernel {
    */
   readonly changes: KernelChangeFeed;
   private readonly db: SqlDriver;
+  /** Where every time the kernel writes comes from; the tools context reads it from here (clock.ts). */
+  readonly clock: Clock;
 
-  constructor(private readonly source: SqlDriver) {
-    const driver = source;
-    this.changes = new KernelChangeFeed(driver);
+  constructor(
+    private readonly source: SqlDriver,
+    options: KernelOptions = {},
+  ) {
+    const clock = (this.clock = options.clock ?? systemClock);
+    this.changes = new KernelChangeFeed(source, clock);
     // The feed's driver: what a transaction announces is emitted when it commits.
     this.db = this.changes.driver;
-    this.admin = createAdmin(this.db);
-    this.oauth = createOAuth(this.db);
+    this.admin = createAdmin(this.db, clock);
+    this.oauth = createOAuth(this.db, clock);
     const db = this.db;
     this.ask = {
-      openSession: (input) => askRecords.openAskSession(db, input),
+      openSession: (input) => askRecords.openAskSession(db, clock, input),
       getSession: (sessionId) => askRecords.getAskSession(db, sessionId),
-      recordRun: (run) => askRecords.recordAskRun(db, run),
+      recordRun: (run) => askRecords.recordAskRun(db, clock, run),
       getRun: (runId) => askRecords.getAskRun(db, runId),
       findRunByKey: (userId, startKey) => askRecords.findAskRunByKey(db, userId, startKey),
       latestRun: (sessionId) => askRecords.latestAskRun(db, sessionId),
-      appendRunLines: (runId, lines, ended) => askRecords.appendAskRunLines(db, runId, lines, ended),
+      appendRunLines: (runId, lines, ended) => askRecords.appendAskRunLines(db, clock, runId, lines, ended),
       listRunLines: (runId, after, limit) => askRecords.listAskRunLines(db, runId, after, limit),
     };
-    this.write = createWriteTransaction(this.db, this.changes.announce);
+    this.write = createWriteTransaction(this.db, this.changes.announce, clock);
   }
 
   get dialect(): "sqlite" | "postgres" {
@@ -86,9 +98,9 @@ export class SqlKernel {
     return Number(row?.n ?? 0);
   }
 
-  static async open(driver: SqlDriver): Promise<SqlKernel> {
-    await migrate(driver);
-    return new SqlKernel(driver);
+  static async open(driver: SqlDriver, options: KernelOptions = {}): Promise<SqlKernel> {
+    await migrate(driver, options.clock);
+    return new SqlKernel(driver, options);
   }
 
   async close(): Promise<void> {
@@ -192,7 +204,7 @@ export class SqlKernel {
   }
 
   appendAudit(record: AuditInput) {
-    return appendAudit(this.db, record, this.changes.announce);
+    return appendAudit(this.db, record, this.changes.announce, this.clock);
   }
 
   /**
@@ -200,7 +212,7 @@ export class SqlKernel {
    * queued behind writes to the page: the audit id, or null when it was no longer pending (nothing written).
    */
   rejectProposal(rejection: ProposalRejection) {
-    return rejectProposal(this.db, rejection, this.changes.announce);
+    return rejectProposal(this.db, rejection, this.changes.announce, this.clock);
   }
 
   async purgeExpiredIdempotency(now: string) {
@@ -217,7 +229,7 @@ export class SqlKernel {
     const expires = new Date(windowStart.getTime() + windowMs).toISOString();
     return this.db.transaction(async (tx) => {
       // Windows that ended are worth nothing; the index makes this a no-op most of the time.
-      await tx.run(`DELETE FROM rate_windows WHERE expires_at <= ?`, [new Date().toISOString()]);
+      await tx.run(`DELETE FROM rate_windows WHERE expires_at <= ?`, [this.clock.now().toISOString()]);
       const row = await tx.get<{ count: number | string }>(
         `INSERT INTO rate_windows (key, window_start, count, expires_at) VALUES (?, ?, 1, ?)
          ON CONFLICT (key, window_start) DO UPDATE SET count = rate_windows.count + 1 RETURNING count`,

@@ -58,7 +58,7 @@ export async function callTool(
         errorCode: "mnote_tool_not_found",
         detail: unverifiedClaims(envelope),
       })
-      .catch((error: unknown) => console.error("[mnote] audit append failed", error));
+      .catch((error: unknown) => ctx.logger.error({ tool: shownName, err: error }, "audit append failed"));
     return failureEnvelope(shownName, echoEnvelopeIds(envelope), {
       code: "mnote_tool_not_found",
       message: TOOL_ERROR_MESSAGES.unknownTool(String(name)),

@@ -15,7 +15,7 @@ export async function resolveToken(
   const secret = bearerSecret(authorization);
   if (!secret) return null;
   const token = await kernel.findTokenByHash(hashToken(secret));
-  return isTokenLive(token) ? token : null;
+  return isTokenLive(token, kernel.clock.now().toISOString()) ? token : null;
 }
 
 /**

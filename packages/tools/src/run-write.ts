@@ -57,7 +57,7 @@ export async function runWrite<Result>(
       idempotency: {
         key: input.idempotencyKey!,
         fingerprint: call.fingerprint!,
-        expiresAt: new Date(Date.now() + ctx.settings.idempotencyTtlMs).toISOString(),
+        expiresAt: new Date(ctx.clock.now().getTime() + ctx.settings.idempotencyTtlMs).toISOString(),
       },
       auditDetail: { diff: planned.preview.diff, ...decisionDetail(ctx) },
       ...(ctx.decision ? { settles: settlement(ctx.decision) } : {}),

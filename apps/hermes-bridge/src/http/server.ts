@@ -245,7 +245,7 @@ export async function startBridge(options: BridgeOptions): Promise<RunningBridge
   // (the panel issues them, the bridge is the process that always runs); sweep them now and then.
   const purgeExpired = async () => {
     try {
-      const now = new Date();
+      const now = kernel.clock.now();
       const purged = await kernel.purgeExpiredIdempotency(now.toISOString());
       if (purged > 0) logger.info({ purged }, "expired idempotency records removed");
       const oauth = await kernel.oauth.purgeExpired(now);

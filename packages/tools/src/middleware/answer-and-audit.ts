@@ -6,6 +6,7 @@ import { AppError, isAppError } from "../app-error";
 import { proposalSummary } from "../proposal-summary";
 import { middleware } from "../trpc";
 import type { ToolSpec } from "../tool-spec";
+import type { ToolsContext } from "../context";
 
 /**
  * The outermost link, and the tools' one mapping of `AppError`. Whatever happens below, the caller gets an output envelope,
@@ -22,16 +23,16 @@ export const envelopeAndAudit = middleware(async ({ ctx, meta, getRawInput, next
       audit: { effect: string; commandId: string | null };
       error: { code: string } | null;
     };
-    await recordAudit(ctx.kernel, call, envelope.audit.effect, envelope.audit.commandId, envelope.error?.code ?? null);
+    await recordAudit(ctx, call, envelope.audit.effect, envelope.audit.commandId, envelope.error?.code ?? null);
     return result;
   }
   // A rule's AppError becomes its failure envelope; anything unexpected (a database gone away) is logged here and
   // answered without its internals.
   const expected = isAppError(result.error);
-  if (!expected) console.error(`[mnote] ${tool.name} failed unexpectedly`, result.error.cause ?? result.error);
+  if (!expected) ctx.logger.error({ tool: tool.name, err: result.error.cause ?? result.error }, "tool failed unexpectedly");
   const failure = expected ? AppError.from(result.error) : AppError.from(null);
   const envelope = callFailure(call, failure.code, failure.message);
-  await recordAudit(ctx.kernel, call, "none", null, failure.code);
+  await recordAudit(ctx, call, "none", null, failure.code);
   return { ...result, ok: true as const, data: envelope };
 });
 
@@ -41,7 +42,7 @@ const proposalPreview = (audit: RouterAudit | undefined) =>
     : null;
 
 async function recordAudit(
-  kernel: Parameters<Parameters<typeof middleware>[0]>[0]["ctx"]["kernel"],
+  { kernel, logger }: ToolsContext,
   call: CallState,
   effect: string,
   commandId: string | null,
@@ -74,7 +75,7 @@ async function recordAudit(
     });
   } catch (error) {
     // The answer already stands; losing an audit line for a read is logged, not turned into a failure.
-    console.error("[mnote] audit append failed", error);
+    logger.error({ tool: call.tool.name, err: error }, "audit append failed");
   }
 }
 

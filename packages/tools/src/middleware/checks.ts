@@ -32,7 +32,7 @@ export async function authenticate(ctx: ToolsContext, call: CallState) {
   if (!secret) return fail("mnote_tool_unauthenticated", M.unauthenticated);
   const tokenHash = hashToken(secret);
   const envelope = parseEnvelope(call);
-  const now = new Date().toISOString();
+  const now = ctx.clock.now().toISOString();
   let token: TokenRecord | null;
   if (envelope.ok) {
     const { input } = envelope;
