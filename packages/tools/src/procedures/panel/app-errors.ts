@@ -11,6 +11,7 @@ export const appErrors = middleware(async ({ ctx, next, path }) => {
   const result = await next();
   if (result.ok) return result;
   const expected = isAppError(result.error) || result.error.code !== "INTERNAL_SERVER_ERROR";
-  if (!expected) ctx.logger.error({ path, err: result.error.cause ?? result.error }, "panel procedure failed unexpectedly");
+  if (!expected)
+    ctx.logger.error({ path, err: result.error.cause ?? result.error }, "panel procedure failed unexpectedly");
   throw toTRPCError(AppError.from(expected ? result.error : null));
 });
