@@ -30,30 +30,41 @@ const worlds: Record<"this" | "other", BenchWorld> = {
   this: await benchWorld("compare-this"),
   other: await otherWorld("compare-other"),
 };
-/** µs per write; the same loops as section 1 of `pnpm bench`. */
-const floorRun = (count: number) => 1e6 / timeFloorWrites(floor, count).rate;
-const routerRun = async (world: BenchWorld, count: number) => 1e6 / (await timeRouterAppends(world, count)).rate;
+/** Wall and CPU µs per write; the same loops as section 1 of `pnpm bench`. */
+interface Cost {
+  wall: number;
+  cpu: number;
+}
+const costOf = (sample: { rate: number; cpuUs: number }): Cost => ({ wall: 1e6 / sample.rate, cpu: sample.cpuUs });
+const floorRun = (count: number) => costOf(timeFloorWrites(floor, count));
+const routerRun = async (world: BenchWorld, count: number) => costOf(await timeRouterAppends(world, count));
 
 floorRun(500);
 await routerRun(worlds.this, 500);
 await routerRun(worlds.other, 500);
-const samples: Array<Record<"floor" | "this" | "other", number>> = [];
+const samples: Array<Record<"floor" | "this" | "other", Cost>> = [];
 for (let round = 0; round < rounds; round++) {
-  const sample = {} as Record<"floor" | "this" | "other", number>;
+  const sample = {} as Record<"floor" | "this" | "other", Cost>;
   for (const variant of roundOrder(["floor", "this", "other"] as const, round)) {
     sample[variant] = variant === "floor" ? floorRun(WRITES) : await routerRun(worlds[variant], WRITES);
   }
   samples.push(sample);
 }
 const med = (pick: (s: (typeof samples)[number]) => number) => median(samples.map(pick));
-console.log(`floor                 ${med((s) => s.floor).toFixed(0)} µs/write`);
 console.log(
-  `this checkout         ${med((s) => s.this).toFixed(0)} µs/write, ${fmtPct(med((s) => s.floor / s.this))} of the floor's rate`,
+  `floor                 ${med((s) => s.floor.wall).toFixed(0)} µs/write (CPU ${med((s) => s.floor.cpu).toFixed(0)})`,
 );
+for (const [name, pick] of [
+  ["this checkout", (s: (typeof samples)[number]) => s.this],
+  [other, (s: (typeof samples)[number]) => s.other],
+] as const) {
+  console.log(
+    `${name}\n                      ${med((s) => pick(s).wall).toFixed(0)} µs/write (CPU ${med((s) => pick(s).cpu).toFixed(0)}), ` +
+      `${fmtPct(med((s) => s.floor.wall / pick(s).wall))} of the floor's rate`,
+  );
+}
 console.log(
-  `${other}\n                      ${med((s) => s.other).toFixed(0)} µs/write, ${fmtPct(med((s) => s.floor / s.other))} of the floor's rate`,
-);
-console.log(
-  `time per write, this / other: ${med((s) => s.this / s.other).toFixed(3)} (median of ${rounds} per-round ratios)`,
+  `time per write, this / other: ${med((s) => s.this.wall / s.other.wall).toFixed(3)}; CPU time per write: ` +
+    `${med((s) => s.this.cpu / s.other.cpu).toFixed(3)} (medians of ${rounds} per-round ratios)`,
 );
 process.exit(0);

@@ -143,8 +143,8 @@ if (floor && breakdown) {
       "of one block leaves: the page row (revision, block count, updated_at), the block, the command row, the idempotency " +
       "row and the audit row, with the kernel's pragmas (WAL, `synchronous=NORMAL`, foreign keys) on its own database file. " +
       'The router side is `callTool(createToolsContext({ kernel, authorization }), "mnote.page.save", envelope)` (the ' +
-      "`createCaller` proxy the bridge uses) with a fresh idempotency key per call, all checks (token, envelope, scope, " +
-      "membership, page write, idempotency, revision) and the audit record written inside the write's transaction. Both " +
+      "`createCaller` proxy the bridge uses) with a fresh idempotency key per call, all checks (token, door, envelope, scope, " +
+      "membership, page write, the asking person, idempotency, approval, revision) and the audit record written inside the write's transaction. Both " +
       `sides write to pages of the same short size (a fresh 20-block page every 10 appends, made before the clock starts). ` +
       `${settings.floor.rounds} rounds × ${settings.floor.writesPerRound} writes per side, sides interleaved and rotated each round. ` +
       "Both sides add about ten WAL frames per commit, so SQLite checkpoints (and fsyncs) about every 90 commits: a round of " +
@@ -164,8 +164,8 @@ if (floor && breakdown) {
       "token, the caller's membership, page and grant, and the key's stored result, in one join) and, inside it, the locked " +
       "page row and the key again (the guard against a concurrent writer; the first read is only the fast path). A plain " +
       "append asks nothing about its block ids: they are derived from the key, and the insert itself finds the rare clash " +
-      "(then the call plans again, exactly). The JavaScript share is tRPC (four hops: input, envelope and audit, the checks, " +
-      "the procedure; each copies its options objects), zod parsing the envelope, two SHA-256 hashes (token, payload " +
+      "(then the call plans again, exactly). The JavaScript share is tRPC (two hops: the input and the " +
+      "procedure, whose resolver runs the checks, the planner and the answer as plain functions; decision 0007), zod parsing the envelope, two SHA-256 hashes (token, payload " +
       "fingerprint) and one per derived block id, the plan, and the envelope.",
     "",
     "How the ratio moved (each step measured side by side against the step before, `src/compare.ts`): 41% at the first " +

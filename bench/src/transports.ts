@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
-import type { KernelAdapter } from "@mnote/kernel";
+import type { SqlKernel } from "@mnote/kernel";
 import { createCaller, createToolsContext } from "@mnote/tools";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -57,7 +57,7 @@ function readJson(req: IncomingMessage): Promise<unknown> {
  * It answers the same blocks `mnote.page.get` does: the first window (the tool answers at most 32 KB per call).
  */
 export async function startBareServer(
-  kernel: KernelAdapter,
+  kernel: SqlKernel,
   windowBlocks: number,
 ): Promise<{ url: string; server: Server }> {
   const server = createServer((req, res) => {

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Block, Capability, ToolName } from "@mnote/contract";
-import { type KernelAdapter, openSqliteDriver, SqlKernel } from "@mnote/kernel";
+import { openSqliteDriver, SqlKernel } from "@mnote/kernel";
 import { callTool, createToolsContext } from "@mnote/tools";
 
 export const ALL_SCOPES: Capability[] = ["page.read", "page.write", "artifact.write"];
@@ -87,7 +87,7 @@ export async function benchWorld(label: string) {
     dir,
     path,
     databaseUrl: `file:${path}`,
-    kernel: kernel as KernelAdapter,
+    kernel,
     owner,
     ws,
     token,

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { type Capability, TOOL_ERROR_MESSAGES as M, TOOL_NAMES, type ToolName, TOOLS } from "@mnote/contract";
 import type { RunningBridge } from "@mnote/hermes-bridge";
+import { ManualClock } from "@mnote/kernel";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { businessSnapshot, createWorld, expectContractFailure, postTool, startTestBridge, type World } from "./support";
 
@@ -15,8 +16,10 @@ let revoked: string;
 let expired: string;
 let readOnly: string;
 
+const clock = new ManualClock();
+
 beforeAll(async () => {
-  world = await createWorld();
+  world = await createWorld({ clock });
   bridge = await startTestBridge(world.kernel);
   const { admin } = world.kernel;
   const r = await admin.createToken({ userId: world.ids.owner, holder: "agent", scopes: world.ALL });
@@ -25,8 +28,8 @@ beforeAll(async () => {
   expired = (await admin.createToken({ userId: world.ids.owner, holder: "agent", scopes: world.ALL, ttlSeconds: 1 }))
     .token;
   readOnly = (await admin.createToken({ userId: world.ids.owner, holder: "agent", scopes: ["page.read"] })).token;
-  // Let the one-second token run out.
-  await new Promise((resolve) => setTimeout(resolve, 1_200));
+  // The one-second token runs out.
+  clock.advance(1_200);
 });
 afterAll(async () => {
   await bridge?.close();

@@ -1,5 +1,5 @@
 import { TOOL_NAMES } from "@mnote/contract";
-import { type KernelAdapter, openPostgresDriver, type SqlDriver, SqlKernel } from "@mnote/kernel";
+import { openPostgresDriver, type SqlDriver, SqlKernel } from "@mnote/kernel";
 import { inCi } from "@mnote/kernel/conformance";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findPostgresBinaries, type PrivatePostgres, startPrivatePostgres } from "./db-fault-postgres";
@@ -58,7 +58,7 @@ interface Intent {
 describe.skipIf("missing" in binaries)("database faults: the bridge survives a lost PostgreSQL", () => {
   let server: PrivatePostgres;
   let driver: SqlDriver;
-  let kernel: KernelAdapter;
+  let kernel: SqlKernel;
   let bridge: BridgeProcess | undefined;
   const ids = { owner: "owner_dbf", ws: "ws_dbf", page: "doc_dbf", token: "" };
 

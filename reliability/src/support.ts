@@ -15,7 +15,7 @@ import {
   TOOLS,
 } from "@mnote/contract";
 import { startBridge, type RunningBridge } from "@mnote/hermes-bridge";
-import { type KernelAdapter, openSqliteDriver, SqlKernel } from "@mnote/kernel";
+import { type Clock, openSqliteDriver, SqlKernel } from "@mnote/kernel";
 import { callTool, createToolsContext } from "@mnote/tools";
 import { expect } from "vitest";
 
@@ -30,14 +30,14 @@ import { expect } from "vitest";
  * Every user has an agent token (`tokens`, for the bridge, MCP and the CLI) and a person token
  * (`personTokens`, for the panel) with all three scopes.
  */
-export async function createWorld(options: { file?: boolean } = {}) {
+export async function createWorld(options: { file?: boolean; clock?: Clock } = {}) {
   let dir: string | null = null;
   let path = ":memory:";
   if (options.file) {
     dir = mkdtempSync(join(tmpdir(), "mnote-reliability-"));
     path = join(dir, "mnote.db");
   }
-  const kernel = await SqlKernel.open(openSqliteDriver(path));
+  const kernel = await SqlKernel.open(openSqliteDriver(path), { clock: options.clock });
   const { admin } = kernel;
   const suffix = Math.random().toString(36).slice(2, 8);
   const SECRET = `SECRET-${suffix}-c0ffee`;
@@ -153,7 +153,7 @@ export async function createWorld(options: { file?: boolean } = {}) {
     );
 
   return {
-    kernel: kernel as KernelAdapter,
+    kernel,
     path,
     ids,
     tokens,
@@ -182,7 +182,7 @@ export { captureLogger };
  * A real bridge on 127.0.0.1, port 0, rate limit and failed-authentication limit off (the suites
  * send far more than 20 calls a second, and hundreds of bad tokens from one address on purpose).
  */
-export function startTestBridge(kernel: KernelAdapter, logger = captureLogger().logger): Promise<RunningBridge> {
+export function startTestBridge(kernel: SqlKernel, logger = captureLogger().logger): Promise<RunningBridge> {
   return startBridge({ kernel, port: 0, host: "127.0.0.1", logger, rateLimit: null, authFailureLimit: null, env: {} });
 }
 
@@ -218,7 +218,7 @@ export async function postTool(
 }
 
 /** Every business table but the audit log and its proposals index: what "nothing was written" compares. */
-export async function businessSnapshot(kernel: KernelAdapter) {
+export async function businessSnapshot(kernel: SqlKernel) {
   const { audit_log: _audit, proposals: _proposals, ...rest } = await kernel.admin.tableSnapshot();
   return rest;
 }

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import type { Block, Capability } from "@mnote/contract";
-import type { KernelAdapter } from "@mnote/kernel";
+import type { SqlKernel } from "@mnote/kernel";
 import { resolveToken } from "@mnote/tools";
 
 /** Known names (Ada owns the demo workspace, Ben edits, Cy views, Dee is elsewhere), so the README, the panel's sign-in picker and the e2e tests can refer to them. */
@@ -66,7 +66,7 @@ export class DemoRefused extends Error {}
  * (an empty database included): every real database has users of its own. No marker to
  * forge or lose, and it reads the same on SQLite and PostgreSQL.
  */
-export async function isDemoDatabase(kernel: KernelAdapter): Promise<boolean> {
+export async function isDemoDatabase(kernel: SqlKernel): Promise<boolean> {
   const demoIds = new Set<string>(Object.values(DEMO.users).map((user) => user.id));
   return (await kernel.admin.listUsers()).every((user) => demoIds.has(user.id));
 }
@@ -76,7 +76,7 @@ export async function isDemoDatabase(kernel: KernelAdapter): Promise<boolean> {
  * per demo user in a local file beside the database so restarts reuse them.
  */
 export async function ensureDemo(
-  kernel: KernelAdapter,
+  kernel: SqlKernel,
   credentialsFile: string,
   options: { force?: boolean } = {},
 ): Promise<DemoCredentials> {

@@ -1,11 +1,11 @@
-import type { KernelAdapter } from "@mnote/kernel";
+import type { SqlKernel } from "@mnote/kernel";
 import type { BridgeSettings } from "./config";
 import type { BridgeLogger } from "./logging";
 import type { AuthFailureLimiter, RateLimiter } from "@mnote/process";
 
 /** What every request handler of the HTTP server shares. */
 export interface BridgeContext {
-  kernel: KernelAdapter;
+  kernel: SqlKernel;
   logger: BridgeLogger;
   settings: BridgeSettings;
   limiter: RateLimiter | null;

@@ -1,5 +1,5 @@
 import { echoEnvelopeIds, type OutputEnvelope } from "@mnote/contract";
-import type { KernelAdapter } from "@mnote/kernel";
+import type { SqlKernel } from "@mnote/kernel";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -14,7 +14,7 @@ import { captureLogger, createTestWorld, routerCall, type SeededWorld, SCHEMA_VA
  * echoed ids of up to 256 characters where the envelope allows 128, and only the bridge checked that
  * they were printable.
  */
-let kernel: KernelAdapter;
+let kernel: SqlKernel;
 let world: SeededWorld;
 let bridge: RunningBridge;
 let client: Client;

@@ -1,11 +1,11 @@
 import { type OutputEnvelope, TOOL_ERROR_MESSAGES } from "@mnote/contract";
-import type { KernelAdapter } from "@mnote/kernel";
+import type { SqlKernel } from "@mnote/kernel";
 import { callTool, createToolsContext, type ToolsSettings } from "@mnote/tools";
 import { bridgeFailure, httpStatusOf } from "./bridge-failure";
 import { type BridgeLogger, logToolCall, type Transport } from "./logging";
 
 export interface InvokeDeps {
-  kernel: KernelAdapter;
+  kernel: SqlKernel;
   logger: BridgeLogger;
   /** The process's validated router settings (read once at start); defaults when left out. */
   toolsSettings?: ToolsSettings;
@@ -37,6 +37,8 @@ export async function invokeTool(
       door: "agent",
       settings: deps.toolsSettings,
       resource: call.resource ?? null,
+      // The router's own failures (an unexpected error, a lost audit line) land in the bridge's JSON lines.
+      logger: deps.logger,
     });
     output = await callTool(ctx, call.name, call.envelope);
   } catch (error) {

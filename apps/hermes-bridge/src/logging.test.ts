@@ -1,11 +1,11 @@
-import type { KernelAdapter } from "@mnote/kernel";
+import type { SqlKernel } from "@mnote/kernel";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { startBridge, type RunningBridge } from "./http/server";
 import { captureLogger, createTestWorld, envelopeFor, type SeededWorld, SCHEMA_VALIDATORS } from "./test-support";
 
-let kernel: KernelAdapter;
+let kernel: SqlKernel;
 let world: SeededWorld;
 let bridge: RunningBridge;
 const log = captureLogger();
@@ -110,4 +110,28 @@ it("writes one line per call with ids and outcome, and never page text, args or 
   expect(text).not.toContain(world.secret); // neither the page text read nor the text written
   expect(text).not.toContain("First paragraph");
   expect(text).not.toMatch(/"args"|"content"|"result"|authorization/i);
+});
+
+it("the router's own failures reach the bridge's log lines, not the console", async () => {
+  const broken = await createTestWorld();
+  const brokenLog = captureLogger();
+  const server = await startBridge({ kernel: broken.kernel, port: 0, logger: brokenLog.logger, env: {} });
+  try {
+    // The database goes away under a running bridge: the call is answered "unavailable", and the router says why.
+    await broken.kernel.close();
+    const answer = await fetch(`${server.url}/v1/tools/mnote_page_get`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${broken.tokens.owner}` },
+      body: JSON.stringify(envelopeFor(broken, "mnote.page.get")),
+    });
+    expect(((await answer.json()) as { error: { code: string } }).error.code).toBe("mnote_tool_unavailable");
+    const records = brokenLog.records();
+    const failure = records.find((r) => r.msg === "tool failed unexpectedly");
+    expect(failure).toMatchObject({ level: 50, tool: "mnote.page.get", err: { type: expect.any(String) } });
+    expect(records.find((r) => r.msg === "audit append failed")).toMatchObject({ tool: "mnote.page.get" });
+    expect(records.find((r) => r.msg === "tool call")).toMatchObject({ errorCode: "mnote_tool_unavailable" });
+    expect(brokenLog.lines.join("\n")).not.toContain(broken.tokens.owner);
+  } finally {
+    await server.close();
+  }
 });

@@ -1,5 +1,5 @@
 import { TOOL_ERROR_MESSAGES as M, toProviderName } from "@mnote/contract";
-import type { KernelAdapter } from "@mnote/kernel";
+import type { SqlKernel } from "@mnote/kernel";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -25,7 +25,7 @@ import {
  * standard and the Hermes result forms. For Hermes (fixtures in ./hermes/hermes-wire.ts, from its own code) it
  * is a failure the model reads, and never a strike of its MCP breaker.
  */
-let kernel: KernelAdapter;
+let kernel: SqlKernel;
 let world: SeededWorld;
 let bridge: RunningBridge;
 const log = captureLogger();

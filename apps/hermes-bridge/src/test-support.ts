@@ -1,6 +1,6 @@
 import { SAMPLE_ARGS } from "@mnote/tools/testing";
 import { type Block, type Capability, type ToolName, TOOLS } from "@mnote/contract";
-import { type KernelAdapter, openKernel } from "@mnote/kernel";
+import { type SqlKernel, openKernel } from "@mnote/kernel";
 import { callTool, createCaller, createToolsContext } from "@mnote/tools";
 import { AjvJsonSchemaValidator as AjvValidatorV2 } from "@modelcontextprotocol/client/validators/ajv";
 import { AjvJsonSchemaValidator as AjvValidatorV1 } from "@modelcontextprotocol/sdk/validation/ajv";
@@ -13,7 +13,7 @@ import { createLogger } from "./logging";
  * look for, and tokens. Not @mnote/tools' test world: these tests need agent tokens
  * (a second, a revoked and a read-only one) and the marker in the page's own text.
  */
-export async function seedWorld(kernel: KernelAdapter) {
+export async function seedWorld(kernel: SqlKernel) {
   const { admin } = kernel;
   const suffix = Math.random().toString(36).slice(2, 8);
   const user = async (name: string) => (await admin.createUser({ id: `${name}_${suffix}`, name })).id;
@@ -123,7 +123,7 @@ export function envelopeFor(
  * process (the panel's door, a person's token): what the agent's retry then answers with. Test only.
  */
 export async function rejectInPanel(
-  kernel: KernelAdapter,
+  kernel: SqlKernel,
   personToken: string,
   ref: { workspaceId: string; documentId: string },
   reason: string,
@@ -137,7 +137,7 @@ export async function rejectInPanel(
 }
 
 /** The router's answer for an envelope, called in process exactly as the bridge calls it. */
-export function routerCall(kernel: KernelAdapter, token: string | null, name: string, envelope: unknown) {
+export function routerCall(kernel: SqlKernel, token: string | null, name: string, envelope: unknown) {
   return callTool(createToolsContext({ kernel, authorization: token ? `Bearer ${token}` : null }), name, envelope);
 }
 

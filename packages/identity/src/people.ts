@@ -1,4 +1,4 @@
-import type { KernelAdapter, TokenRecord, UserRecord } from "@mnote/kernel";
+import type { SqlKernel, TokenRecord, UserRecord } from "@mnote/kernel";
 import type { VerifiedIdentity } from "./oidc";
 
 /** Why a verified identity is no one in mnote; the sign-in page says each, and nothing is created. */
@@ -12,7 +12,7 @@ export type PersonOutcome = { ok: true; user: UserRecord; created: boolean } | {
  * turned on auto-provisioning: then it becomes a new user in no workspace (an owner adds them to one).
  */
 export async function personForIdentity(
-  kernel: KernelAdapter,
+  kernel: SqlKernel,
   identity: VerifiedIdentity,
   options: { autoProvision: boolean },
 ): Promise<PersonOutcome> {
@@ -43,7 +43,7 @@ export const PANEL_SESSION_TTL_SECONDS = 12 * 3600;
  * pasted is theirs, not the session's, and sign-out leaves it alone.
  */
 export async function openPanelSession(
-  kernel: KernelAdapter,
+  kernel: SqlKernel,
   userId: string,
   how: keyof typeof PANEL_SESSION_LABELS,
 ): Promise<string> {
@@ -58,7 +58,7 @@ export async function openPanelSession(
 }
 
 /** Sign-out: a session the panel opened ends with its token; an operator's pasted token stays theirs. */
-export async function closePanelSession(kernel: KernelAdapter, token: TokenRecord | null): Promise<boolean> {
+export async function closePanelSession(kernel: SqlKernel, token: TokenRecord | null): Promise<boolean> {
   if (!token || !(Object.values(PANEL_SESSION_LABELS) as string[]).includes(token.label)) return false;
   await kernel.admin.revokeToken(token.id);
   return true;

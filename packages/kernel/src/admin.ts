@@ -1,4 +1,5 @@
 import { DEFAULT_PAGE_OPTIONS, EmailSchema } from "@mnote/contract";
+import { type Clock, isoAfter } from "./clock";
 import { hashToken, newId, newTokenSecret } from "./ids";
 import { BUSINESS_TABLES } from "./migrations";
 import { insertBlocks } from "./page-state";
@@ -39,8 +40,8 @@ export function normalizeEmail(email: string | null | undefined): string | null 
  * Operator actions: set-up data, not tool calls, so they carry no command. When an operator makes them (`by` is
  * given, as the CLI does), each one writes its audit record (`admin.*`) in the same transaction as the change.
  */
-export function createAdmin(db: SqlDriver): KernelAdmin {
-  const now = () => new Date().toISOString();
+export function createAdmin(db: SqlDriver, clock: Clock): KernelAdmin {
+  const now = () => clock.now().toISOString();
 
   // The record names the workspace, never a page: a page's audit trail in the panel is its tool calls, and an
   // operator's change is not one of them (the page id, when there is one, is in the detail).
@@ -246,10 +247,7 @@ export function createAdmin(db: SqlDriver): KernelAdmin {
         scopes: [...new Set(scopes)],
         label,
         // null means "never expires"; 0 means "already expired", not "forever".
-        expiresAt:
-          ttlSeconds === null || ttlSeconds === undefined
-            ? null
-            : new Date(Date.now() + ttlSeconds * 1000).toISOString(),
+        expiresAt: ttlSeconds === null || ttlSeconds === undefined ? null : isoAfter(clock, ttlSeconds * 1000),
         revokedAt: null,
       };
       await db.transaction(async (tx) => {

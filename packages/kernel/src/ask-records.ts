@@ -3,6 +3,7 @@
  * runs of it any panel instance may follow, stop and answer — with the lines of each run, bounded, so a
  * reload or another instance reads the run from where it was.
  */
+import type { Clock } from "./clock";
 import type { SqlDriver } from "./sql/driver";
 import type { AskRunRecord, AskRunStart, AskSessionRecord } from "./types";
 
@@ -55,12 +56,13 @@ export const ASK_RUN_LINES_GRACE_MS = 5 * 60 * 1000;
  */
 export async function openAskSession(
   db: SqlDriver,
+  clock: Clock,
   input: Omit<AskSessionRecord, "createdAt">,
 ): Promise<AskSessionRecord> {
   await db.run(
     `INSERT INTO ask_sessions (session_id, user_id, workspace_id, document_id, created_at) VALUES (?, ?, ?, ?, ?)
      ON CONFLICT (session_id) DO NOTHING`,
-    [input.sessionId, input.userId, input.workspaceId, input.documentId, new Date().toISOString()],
+    [input.sessionId, input.userId, input.workspaceId, input.documentId, clock.now().toISOString()],
   );
   return (await getAskSession(db, input.sessionId))!;
 }
@@ -76,8 +78,8 @@ export async function findAskRunByKey(db: SqlDriver, userId: string, startKey: s
   return row ? toRun(row) : null;
 }
 
-export async function recordAskRun(db: SqlDriver, run: AskRunStart): Promise<void> {
-  const now = new Date();
+export async function recordAskRun(db: SqlDriver, clock: Clock, run: AskRunStart): Promise<void> {
+  const now = clock.now();
   const expired = new Date(now.getTime() - ASK_RUN_TTL_MS).toISOString();
   await db.transaction(async (tx) => {
     // Runs older than Hermes keeps their status go, with their lines; an ended run's lines go after a grace
@@ -117,6 +119,7 @@ export async function getAskRun(db: SqlDriver, runId: string): Promise<AskRunRec
  */
 export async function appendAskRunLines(
   db: SqlDriver,
+  clock: Clock,
   runId: string,
   lines: readonly string[],
   ended: boolean,
@@ -132,7 +135,7 @@ export async function appendAskRunLines(
       await tx.run(`INSERT INTO ask_run_events (run_id, seq, line) VALUES (?, ?, ?)`, [runId, seq, line]);
     }
     await tx.run(`UPDATE ask_runs SET pumped_at = ?${ended ? `, status = 'ended'` : ""} WHERE run_id = ?`, [
-      new Date().toISOString(),
+      clock.now().toISOString(),
       runId,
     ]);
     return seq;

@@ -3,6 +3,7 @@
  * same transaction as its audit record; a person's rejection is recorded and marked in one transaction.
  */
 import type { Announce } from "./change-feed";
+import type { Clock } from "./clock";
 import { identityValues, IDENTITY_COLUMNS, placeholders } from "./rows";
 import type { SqlDriver, SqlExecutor, SqlValue } from "./sql/driver";
 import type { AuditInput, ProposalRejection, ProposalSettlement } from "./types";
@@ -75,8 +76,8 @@ async function announced(
 }
 
 /** Appends `record` (and indexes the edit it proposes), announcing it on the change feed (decision 0017). */
-export function appendAudit(db: SqlDriver, record: AuditInput, announce: Announce): Promise<number> {
-  const at = new Date().toISOString();
+export function appendAudit(db: SqlDriver, record: AuditInput, announce: Announce, clock: Clock): Promise<number> {
+  const at = clock.now().toISOString();
   const edit = editOf(record);
   if (!edit) return insertAudit(db, record, at).then((id) => announced(db, announce, record, id, "audit"));
   return db.transaction(async (tx) => {
@@ -124,10 +125,11 @@ export function rejectProposal(
   db: SqlDriver,
   rejection: ProposalRejection,
   announce: Announce,
+  clock: Clock,
 ): Promise<number | null> {
   const { record } = rejection;
   const { documentId } = record.identity;
-  const at = new Date().toISOString();
+  const at = clock.now().toISOString();
   return db.transaction(async (tx) => {
     if (db.forUpdate) await tx.get(`SELECT id FROM pages WHERE id = ?${db.forUpdate}`, [documentId]);
     const edit = await pendingEdit(tx, rejection.proposalId, documentId);

@@ -27,36 +27,54 @@ interface Pair {
   close(): Promise<void>;
 }
 
-/** Collects changes; `next` waits for one matching `match` (a real wait on a real database, bounded). */
+/**
+ * Collects changes; `next` waits for one matching `match`: woken by each change heard (a real wait on a real
+ * database), failing after `timeoutMs` when none came.
+ */
 function collect(kernel: SqlKernel) {
   const heard: PageChange[] = [];
-  const waiters: Array<() => void> = [];
+  /** Each answers whether the change it waited for has come (and is then dropped). */
+  let waiters: Array<() => boolean> = [];
   const stop = kernel.changes.subscribe((change) => {
     heard.push(change);
-    for (const wake of waiters.splice(0)) wake();
+    waiters = waiters.filter((woken) => !woken());
   });
-  async function next(match: (change: PageChange) => boolean, timeoutMs = 5_000): Promise<PageChange> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const found = heard.find(match);
-      if (found) return found;
-      if (Date.now() > deadline)
-        throw new Error(`no matching change within ${timeoutMs} ms; heard ${JSON.stringify(heard)}`);
-      await new Promise<void>((resolve) => {
-        waiters.push(resolve);
-        setTimeout(resolve, 50);
-      });
-    }
+  function next(match: (change: PageChange) => boolean, timeoutMs = 5_000): Promise<PageChange> {
+    const found = heard.find(match);
+    if (found) return Promise.resolve(found);
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        waiters = waiters.filter((waiter) => waiter !== woken);
+        reject(new Error(`no matching change within ${timeoutMs} ms; heard ${JSON.stringify(heard)}`));
+      }, timeoutMs);
+      const woken = () => {
+        const change = heard.find(match);
+        if (!change) return false;
+        clearTimeout(timer);
+        resolve(change);
+        return true;
+      };
+      waiters.push(woken);
+    });
   }
   return { heard, next, stop };
 }
 
-async function waitConnected(kernel: SqlKernel, timeoutMs = 5_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!kernel.changes.connected) {
-    if (Date.now() > deadline) throw new Error("the change feed did not connect");
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+/** Resolves once `connected` reports true (at once if it does), woken by the feed's own connection events. */
+function waitConnected(kernel: SqlKernel, timeoutMs = 5_000): Promise<void> {
+  if (kernel.changes.connected) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      off();
+      reject(new Error("the change feed did not connect"));
+    }, timeoutMs);
+    const off = kernel.changes.onConnectionChange((connected) => {
+      if (!connected) return;
+      clearTimeout(timer);
+      off();
+      resolve();
+    });
+  });
 }
 
 function changeFeedSuite(name: string, openPair: () => Promise<Pair>) {
@@ -167,10 +185,13 @@ function changeFeedSuite(name: string, openPair: () => Promise<Pair>) {
           }),
         ).rejects.toThrow("roll back");
         const committed = { workspaceId: ws, documentId: doc, kind: "audit" as const, auditId: -2 };
+        const later = { workspaceId: ws, documentId: doc, kind: "audit" as const, auditId: -3 };
         await writer.changes.driver.transaction(async (tx) => {
           await writer.changes.announce(tx, committed);
-          // Still inside the transaction: nobody may have heard of it yet.
-          await new Promise((resolve) => setTimeout(resolve, 50));
+          // Still inside the transaction: nobody may have heard of it yet. A change announced outside it, after it,
+          // is heard first: changes arrive in the order they commit, so -2 would have come before -3 had it leaked.
+          await writer.changes.announce(writer.changes.driver, later);
+          await listener.next((c) => c.auditId === -3);
           expect(listener.heard.filter((c) => c.auditId === -2)).toEqual([]);
         });
         // The committed one arrives; the rolled-back one, announced first, never did.
@@ -369,17 +390,19 @@ describe.skipIf(!server.available)(`PostgreSQL server${server.available ? "" : "
     it("comes back after the server kills it, and changes flow again", async () => {
       const heard = collect(b);
       const states: boolean[] = [];
-      const offState = b.changes.onConnectionChange((connected) => states.push(connected));
+      let cameBack!: () => void;
+      const back = new Promise<void>((resolve) => (cameBack = resolve));
+      const offState = b.changes.onConnectionChange((connected) => {
+        states.push(connected);
+        if (connected && states.includes(false)) cameBack();
+      });
       try {
         await waitConnected(b);
         const [pid] = await listenPids(other);
         expect(pid).toBeDefined();
         await admin.query(`SELECT pg_terminate_backend($1)`, [pid]);
-        const deadline = Date.now() + 10_000;
-        while (!(states.includes(false) && b.changes.connected)) {
-          if (Date.now() > deadline) throw new Error(`did not reconnect; states ${JSON.stringify(states)}`);
-          await new Promise((resolve) => setTimeout(resolve, 25));
-        }
+        // Lost, then back after the feed's own retry delay (LISTEN_RETRY_MS): its events say when, nothing polls.
+        await back;
         expect(states).toEqual([false, true]);
         const id = await a.appendAudit({
           identity: {

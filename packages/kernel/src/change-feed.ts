@@ -1,4 +1,5 @@
 import { EventEmitter } from "node:events";
+import type { Clock } from "./clock";
 import type { ListenConnection, SqlDriver, SqlExecutor } from "./sql/driver";
 
 /**
@@ -130,7 +131,10 @@ export class KernelChangeFeed implements ChangeFeed {
   /** The newest audit id the SQLite tail has seen; null until it first looks. */
   private tailFrom: number | null = null;
 
-  constructor(private readonly inner: SqlDriver) {
+  constructor(
+    private readonly inner: SqlDriver,
+    private readonly clock: Clock,
+  ) {
     // Any number of panel subscriptions share one emitter; Node's leak warning at 10 would be noise.
     this.emitter.setMaxListeners(0);
     this.channel = inner.listen ? changeChannel(inner.schema) : null;
@@ -177,7 +181,7 @@ export class KernelChangeFeed implements ChangeFeed {
    * handed out) it is delivered on commit; on the driver itself the statement before it already committed.
    */
   readonly announce: Announce = async (db, announced) => {
-    const change: PageChange = { ...announced, announcedAt: Date.now() };
+    const change: PageChange = { ...announced, announcedAt: this.clock.now().getTime() };
     if (this.channel !== null) {
       await db.run(`SELECT pg_notify(?, ?)`, [this.channel, JSON.stringify(change)]);
       return;

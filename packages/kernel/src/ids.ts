@@ -25,11 +25,8 @@ export function hashToken(token: string): string {
   return sha256Hex(token);
 }
 
-/** A token may be used: not revoked and, if it has an expiry, not yet expired (`now` as an ISO string). */
-export function isTokenLive(
-  token: TokenRecord | null | undefined,
-  now = new Date().toISOString(),
-): token is TokenRecord {
+/** A token may be used: not revoked and, if it has an expiry, not yet expired (`now`: the clock's, as an ISO string). */
+export function isTokenLive(token: TokenRecord | null | undefined, now: string): token is TokenRecord {
   return Boolean(token && !token.revokedAt && (!token.expiresAt || token.expiresAt > now));
 }
 

@@ -1,5 +1,6 @@
 export * from "./types";
-export { SqlKernel } from "./sql-kernel";
+export { type KernelOptions, SqlKernel } from "./sql-kernel";
+export { type Clock, ManualClock, systemClock } from "./clock";
 export {
   type ChangeFeed,
   changeChannel,

@@ -1,3 +1,4 @@
+import { type Clock, systemClock } from "./clock";
 import type { SqlDriver } from "./sql/driver";
 
 /**
@@ -193,7 +194,7 @@ export const LATEST_SCHEMA_VERSION = MIGRATIONS.at(-1)!.version;
 export const SCHEMA_VERSIONS: readonly number[] = MIGRATIONS.map((migration) => migration.version);
 
 /** Bring the database to the latest version; safe to call from many processes at once. */
-export async function migrate(driver: SqlDriver): Promise<{ applied: number[] }> {
+export async function migrate(driver: SqlDriver, clock: Clock = systemClock): Promise<{ applied: number[] }> {
   return driver.withMigrationLock(async () => {
     await driver.exec(
       `CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`,
@@ -207,7 +208,7 @@ export async function migrate(driver: SqlDriver): Promise<{ applied: number[] }>
         await tx.run(`INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)`, [
           migration.version,
           migration.name,
-          new Date().toISOString(),
+          clock.now().toISOString(),
         ]);
         return true;
       });

@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hashToken } from "./ids";
 import { openKernel } from "./open";
-import type { KernelAdapter } from "./types";
+import type { SqlKernel } from "./sql-kernel";
 import { openTestPostgresKernel, postgresAvailability } from "./test-databases";
 
 /**
@@ -12,9 +12,9 @@ import { openTestPostgresKernel, postgresAvailability } from "./test-databases";
 const LIFETIMES = { accessTtlSeconds: 3600, refreshTtlSeconds: 86_400 };
 const RESOURCE = "http://127.0.0.1:4100/mcp";
 
-function oauthSuite(name: string, open: () => Promise<KernelAdapter>) {
+function oauthSuite(name: string, open: () => Promise<SqlKernel>) {
   describe(name, () => {
-    let kernel: KernelAdapter;
+    let kernel: SqlKernel;
     let userId: string;
     let sessionId: string;
     beforeAll(async () => {

@@ -1,3 +1,4 @@
+import { type Clock, isoAfter } from "./clock";
 import { hashToken, newId, newTokenSecret } from "./ids";
 import type { SqlDriver, SqlExecutor } from "./sql/driver";
 import type { Capability } from "@mnote/contract";
@@ -120,14 +121,13 @@ const toClient = (row: ClientRow): OAuthClientRecord => ({
   createdAt: row.created_at,
 });
 
-const later = (seconds: number) => new Date(Date.now() + seconds * 1000).toISOString();
-
 /**
  * The authorization server's records (decision 0027). Every secret it hands out (request, code, access and
  * refresh token) is a fresh `newTokenSecret` stored only as `hashToken`, as agent tokens are.
  */
-export function createOAuth(db: SqlDriver): KernelOAuth {
-  const now = () => new Date().toISOString();
+export function createOAuth(db: SqlDriver, clock: Clock): KernelOAuth {
+  const now = () => clock.now().toISOString();
+  const later = (seconds: number) => isoAfter(clock, seconds * 1000);
 
   async function audit(tx: SqlExecutor, action: string, by: string, detail: Record<string, unknown>) {
     await tx.run(

@@ -1,4 +1,5 @@
 import { resolve } from "node:path";
+import type { Clock } from "./clock";
 import { SqlKernel } from "./sql-kernel";
 import { openSqliteDriver } from "./sql/sqlite-driver";
 import type { SqlDriver } from "./sql/driver";
@@ -19,6 +20,8 @@ export const DEFAULT_DATABASE_URL = defaultDatabaseUrl();
 export interface OpenOptions {
   /** For `postgres://` URLs: pool size and statement timeout (MNOTE_PG_POOL_MAX, MNOTE_PG_STATEMENT_TIMEOUT_MS). */
   postgres?: Pick<PostgresOptions, "poolMax" | "statementTimeoutMs">;
+  /** Where the kernel takes the time from (clock.ts); the wall clock unless a test moves its own. */
+  clock?: Clock;
 }
 
 /**
@@ -60,5 +63,5 @@ export async function openPgliteDriver(options?: PgliteOptions): Promise<SqlDriv
 
 /** Open (and migrate) the kernel named by a database URL. */
 export async function openKernel(url?: string, options?: OpenOptions): Promise<SqlKernel> {
-  return SqlKernel.open(await openDriver(url, options));
+  return SqlKernel.open(await openDriver(url, options), { clock: options?.clock });
 }

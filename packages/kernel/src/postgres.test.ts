@@ -144,13 +144,19 @@ describe.skipIf(!server.available)(`real PostgreSQL${server.available ? "" : " (
       await watcher.connect();
       try {
         const busy = Array.from({ length: 8 }, () => driver.get(`SELECT pg_sleep(0.2)`));
-        await new Promise((r) => setTimeout(r, 100));
-        const seen = await watcher.query(
-          `SELECT COUNT(*)::int AS n FROM pg_stat_activity WHERE application_name = $1`,
-          [applicationName],
-        );
+        const sessions = async (only = "") =>
+          (
+            await watcher.query<{ n: number }>(
+              `SELECT COUNT(*)::int AS n FROM pg_stat_activity WHERE application_name = $1${only}`,
+              [applicationName],
+            )
+          ).rows[0]!.n;
+        // Wait (on the server's own view, not a timer) until the pool's connections both run a query; the other six
+        // queries wait for them, so no third connection may exist while they do.
+        await expect.poll(() => sessions(` AND state = 'active'`), { timeout: 10_000 }).toBeGreaterThanOrEqual(2);
+        const seen = await sessions();
         await Promise.all(busy);
-        expect(seen.rows[0].n).toBe(2);
+        expect(seen).toBe(2);
       } finally {
         await watcher.end();
       }

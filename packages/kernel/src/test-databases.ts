@@ -10,7 +10,7 @@ import { BUSINESS_TABLES, migrate } from "./migrations";
 import type { SqlDriver } from "./sql/driver";
 import { openPgliteDriver } from "./sql/pglite-driver";
 import { openPostgresDriver, type PostgresOptions } from "./sql/postgres-driver";
-import { SqlKernel } from "./sql-kernel";
+import { type KernelOptions, SqlKernel } from "./sql-kernel";
 
 /**
  * Databases for tests, shared by the kernel's own tests and the tools contract
@@ -177,8 +177,8 @@ export async function openTestPostgresDriver(options?: PostgresOptions): Promise
   return openPostgresDriver(state.url, { schema: freshSchemaName(), dropSchemaOnClose: true, poolMax: 4, ...options });
 }
 
-export async function openTestPostgresKernel(): Promise<SqlKernel> {
-  return SqlKernel.open(await openTestPostgresDriver());
+export async function openTestPostgresKernel(options?: KernelOptions): Promise<SqlKernel> {
+  return SqlKernel.open(await openTestPostgresDriver(), options);
 }
 
 /** Where the fresh PGlite data directory is kept between test processes (one file per PGlite version). */
@@ -249,6 +249,6 @@ export function openTestPgliteDriver(): Promise<SqlDriver> {
   return pgliteSchemas();
 }
 
-export async function openTestPgliteKernel(): Promise<SqlKernel> {
-  return SqlKernel.open(await openTestPgliteDriver());
+export async function openTestPgliteKernel(options?: KernelOptions): Promise<SqlKernel> {
+  return SqlKernel.open(await openTestPgliteDriver(), options);
 }

@@ -1,8 +1,5 @@
-import type { PoolStats } from "./sql/driver";
-import type { ChangeFeed } from "./change-feed";
-import type { KernelOAuth } from "./oauth";
 import type { Block, Capability, Effect, PageOptions, PageOptionsPatch, ToolErrorCode } from "@mnote/contract";
-import type { BlockEditOperation, LocatedBlock } from "./block-edits";
+import type { BlockEditOperation } from "./block-edits";
 
 export type Role = "owner" | "editor" | "viewer";
 export type PageAccess = "read" | "write";
@@ -326,96 +323,6 @@ export interface PageState {
   title: string;
   options: PageOptions;
   blocks: Block[];
-}
-
-/**
- * The only door to mnote data. The tools router calls it; nothing else writes.
- * Every method is async so a networked database can implement it too.
- */
-export interface KernelAdapter {
-  readonly dialect: "sqlite" | "postgres";
-  /** Committed changes, this process's and (PostgreSQL) every instance's: what the panel pushes (change-feed.ts). */
-  readonly changes: ChangeFeed;
-  close(): Promise<void>;
-  /** One trivial statement on the database (`SELECT 1`): rejects when it cannot answer. For readiness probes. */
-  ping(): Promise<void>;
-
-  // identity and access facts
-  findTokenByHash(tokenHash: string): Promise<TokenRecord | null>;
-  getAccessFacts(input: { workspaceId: string; documentId: string; userId: string }): Promise<AccessFacts>;
-  /** The token, its user's access and idempotency record in one read: a tool call's checks, before any write. */
-  getCallFacts(input: CallFactsQuery): Promise<CallFacts>;
-
-  // reads
-  getPage(documentId: string): Promise<PageRecord | null>;
-  getBlocks(documentId: string): Promise<Block[]>;
-  /** Which of `ids` are on the page (in no particular order): an append's plan asks about its new ids only. */
-  findBlockIds(documentId: string, ids: readonly string[]): Promise<string[]>;
-  /** The blocks of `ids` that are on the page, with their positions (in no particular order): what an edit names. */
-  findBlocks(documentId: string, ids: readonly string[]): Promise<LocatedBlock[]>;
-  /**
-   * Part of a page in position order, from position `from`, at most `limit` entries: every block, only
-   * the headings, or only the blocks whose text contains `search` (case-insensitive). Reads no other rows.
-   */
-  getBlockWindow(documentId: string, query: BlockWindowQuery): Promise<LocatedBlock[]>;
-  getSummary(documentId: string): Promise<ArtifactNode | null>;
-  /** The page as it was just before a command ran, rebuilt from the command log. */
-  getPageStateBefore(commandId: string): Promise<{ documentId: string; revision: number; state: PageState } | null>;
-
-  // writes
-  execute(request: ExecuteRequest): Promise<ExecuteOutcome>;
-  appendAudit(record: AuditInput): Promise<number>;
-  /**
-   * Rejects a pending proposal (and pending repeats of its edit) with its audit record, in one transaction
-   * queued behind writes to the page: the audit id, or null when it was no longer pending (nothing written).
-   */
-  rejectProposal(rejection: ProposalRejection): Promise<number | null>;
-
-  // operator and panel reads
-  /** The database pool's connections and errors (PostgreSQL); null for an in-process database (metrics). */
-  poolStats(): PoolStats | null;
-  /** Proposals waiting for a person, in every workspace (metrics: one COUNT on the proposals index). */
-  countPendingProposals(): Promise<number>;
-  listAudit(query: AuditQuery): Promise<AuditRecord[]>;
-  getAudit(id: number): Promise<AuditRecord | null>;
-  /**
-   * The page's pending proposals (newest first, at most MAX_PENDING_PROPOSALS) and then its newest decided
-   * ones, from the proposals index: never the previews, and no matter how many other audit records the page has.
-   */
-  listProposals(query: ProposalQuery): Promise<ProposalRecord[]>;
-  /** One proposal's index row, by the id of its audit record. */
-  getProposal(auditId: number): Promise<ProposalRecord | null>;
-  /**
-   * The newest proposal of this edit by this actor that was held or decided (a pending dry run is not an
-   * answer), with the applied result when applied: what a retry of a held agent write answers.
-   */
-  getEditDecision(query: EditQuery): Promise<EditDecision | null>;
-  getCommand(commandId: string): Promise<CommandRecord | null>;
-  /**
-   * What the revert rule needs of an applied command (issue 20): the audit record of the write that applied it,
-   * and whether a revert of it was applied since (a `page.revert` command keyed `revert_<commandId>_r…`).
-   */
-  getRevertFacts(commandId: string): Promise<{ write: AuditRecord | null; reverted: boolean }>;
-  /** Every page of a workspace with the user's access facts and pending proposal count, in one read (title order). */
-  listPageOverviews(input: { workspaceId: string; userId: string }): Promise<PageOverview[]>;
-  /** The names of these users and tokens, in one read per kind; ids that name nothing are left out. */
-  getDisplayNames(input: { userIds: readonly string[]; tokenIds: readonly string[] }): Promise<DisplayNames>;
-  listArtifacts(documentId: string): Promise<{ nodes: ArtifactNode[]; edges: ArtifactEdge[] }>;
-  purgeExpiredIdempotency(now: string): Promise<number>;
-  /**
-   * Add one to `key`'s counter for the fixed window starting at `windowStart` and return the new
-   * count: a limit every instance on this database shares (failed authentication per address).
-   * One upsert per call, so callers use it for rare events, not for every request.
-   */
-  countInWindow?(key: string, windowStart: Date, windowMs: number): Promise<number>;
-
-  /** Questions asked from the panel: whose conversation, which page, and the runs any panel instance follows. */
-  ask: KernelAsk;
-  /** The OAuth authorization server's records (decision 0027). */
-  oauth: KernelOAuth;
-
-  // administration (operator CLI, demo data, tests)
-  admin: KernelAdmin;
 }
 
 /** A conversation asked from the panel: one person, one page (decision 0021). */

@@ -5,6 +5,7 @@
 import { BlockIdTaken, applyCommand, CommandRejected } from "./command-appliers";
 import { AUDIT_INSERT, auditValues, PROPOSALS_APPLY, settleProposal } from "./audit-records";
 import type { Announce } from "./change-feed";
+import type { Clock } from "./clock";
 import { EditRejected } from "./block-edits";
 import { newId } from "./ids";
 import { identityValues, IDENTITY_COLUMNS, PAGE_COLUMNS, type PageRow, placeholders, toPage } from "./rows";
@@ -24,10 +25,11 @@ const COMMAND_INSERT = `INSERT INTO commands (id, name, ${IDENTITY_COLUMNS}, pay
 export function createWriteTransaction(
   db: SqlDriver,
   announce: Announce,
+  clock: Clock,
 ): (request: ExecuteRequest) => Promise<ExecuteOutcome> {
   // Reads the page row a write is about to change, locking it where the database has row locks.
   const lockPageSql = `SELECT ${PAGE_COLUMNS} FROM pages WHERE id = ? AND workspace_id = ?${db.forUpdate}`;
-  return (request) => execute(db, lockPageSql, request, announce);
+  return (request) => execute(db, lockPageSql, request, announce, clock);
 }
 
 async function execute(
@@ -35,10 +37,11 @@ async function execute(
   lockPageSql: string,
   request: ExecuteRequest,
   announce: Announce,
+  clock: Clock,
 ): Promise<ExecuteOutcome> {
   for (let attempt = 0; ; attempt++) {
     try {
-      return await db.transaction((tx) => executeIn(tx, lockPageSql, request, announce));
+      return await db.transaction((tx) => executeIn(tx, lockPageSql, request, announce, clock.now().toISOString()));
     } catch (error) {
       if (error instanceof CommandRejected || error instanceof EditRejected)
         return { kind: "rejected", message: error.message };
@@ -55,9 +58,9 @@ async function executeIn(
   lockPageSql: string,
   request: ExecuteRequest,
   announce: Announce,
+  now: string,
 ): Promise<ExecuteOutcome> {
   const { identity, command, idempotency } = request;
-  const now = new Date().toISOString();
   // Lock the page row first: every write to one page queues here, so revision checks cannot race.
   const pageRow = await tx.get<PageRow>(lockPageSql, [identity.documentId, identity.workspaceId]);
   if (!pageRow) return { kind: "page_missing" };

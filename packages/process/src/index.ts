@@ -14,6 +14,7 @@ export {
   type RateLimitSettings,
   type SharedWindowCounter,
 } from "./limiters";
+export { consoleLogger, type Logger } from "./logger";
 export { retryAfterSeconds } from "./retry-after";
 export {
   type MetricsDoor,

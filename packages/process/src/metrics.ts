@@ -1,5 +1,5 @@
 import { timingSafeEqual } from "node:crypto";
-import type { KernelAdapter, PageChange } from "@mnote/kernel";
+import type { SqlKernel, PageChange } from "@mnote/kernel";
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { ConfigReader } from "./config";
 
@@ -81,9 +81,7 @@ export function recordToolCall(tool: string, door: MetricsDoor, outcome: string,
  * The metrics that read the database when scraped (held proposals pending, the pool) and the change feed's lag,
  * for `kernel`. Once per kernel; the pool metrics only for a pooled database (PostgreSQL).
  */
-export function observeKernel(
-  kernel: KernelAdapter & { changes?: { subscribe(l: (c: PageChange) => void): unknown } },
-) {
+export function observeKernel(kernel: SqlKernel & { changes?: { subscribe(l: (c: PageChange) => void): unknown } }) {
   const metrics = mnoteMetrics();
   shared.__mnoteMetricsKernels ??= new WeakSet();
   if (shared.__mnoteMetricsKernels.has(kernel)) return;

@@ -1,60 +1,150 @@
-import type { AccessFacts, AuditOutcome, CallIdentity, IdempotencyRecord, TokenRecord } from "@mnote/kernel";
-import {
-  echoEnvelopeIds,
-  echoField,
-  type EchoedField,
-  type Effect,
-  type EnvelopeIds,
-  failureEnvelope,
-  type OutputEnvelope,
-  type ParsedToolInput,
-  type ToolErrorCode,
-  type ToolName,
-} from "@mnote/contract";
-import type { ToolSpec } from "./tool-spec";
+import type {
+  AccessFacts,
+  CallIdentity,
+  IdempotencyRecord,
+  PageRecord,
+  ProposalRecord,
+  Role,
+  TokenRecord,
+  WorkspaceRecord,
+} from "@mnote/kernel";
+import { echoEnvelopeIds, echoField, type EchoedField, type EnvelopeIds } from "@mnote/contract";
+import type { ParsedEnvelope, ToolRules, ToolSpec } from "./tool-spec";
 
-/** The envelope once it passed validation (the args typed per tool by the procedures). */
-export type ParsedEnvelope = Omit<ParsedToolInput<ToolName>, "args"> & { args: Record<string, unknown> };
-
-/**
- * What the checks learn about one call as it moves down the chain. The outermost
- * middleware reads it to write the envelope and the audit record, whichever check
- * ended the call.
+/*
+ * The states of one tool call as the checks (middleware/checks.ts) learn about it. Each check takes one state and
+ * answers a narrower one, never changing the one it got: a field a later step relies on is there by type, not by
+ * the order the steps happen to run in (as t3's `protectedProcedure` narrows `session`). Reads end at
+ * `CheckedCall`, writes at `CheckedWrite`.
  */
-export interface CallState {
-  tool: ToolSpec;
-  startedAt: number;
-  raw: unknown;
-  token?: TokenRecord;
-  /** The envelope checked against the contract (step 1 needs its ids, step 2 gives the verdict). */
-  parsed?: { ok: true; input: ParsedEnvelope } | { ok: false; problem: string };
-  input?: ParsedEnvelope;
-  facts?: AccessFacts;
-  /** The person a panel conversation was asked by: the call acts for them (checkAskedFor). */
-  askedBy?: string;
-  fingerprint?: string;
-  /** The caller's unexpired result for this write's idempotency key, read with the token. */
-  storedResult?: IdempotencyRecord | null;
-  /**
-   * A write whose key already holds a result for this payload, or a held write a person has since applied:
-   * answer with it (not on a dry run).
-   */
-  replay?: Pick<IdempotencyRecord, "commandId" | "result"> | null;
-  /** The command an earlier call with this key applied; a dry run warns about it. */
-  alreadyApplied?: string | null;
-  /**
-   * How the call's one audit record is written, decided once by whoever knows. Unset: the outermost middleware
-   * writes a plain record (ok, or failed with the error's code). An outcome: the middleware writes that outcome and
-   * its detail. `"kernel"`: the kernel already wrote it inside the applied command's own transaction, so the change
-   * and its record are one; there is nothing left to write.
-   */
-  audit?: RouterAudit | "kernel";
+
+/** Before any check: which tool, what the caller sent, when it started. */
+export interface CallStart<Input extends ParsedEnvelope> {
+  readonly tool: ToolSpec<Input>;
+  readonly raw: unknown;
+  readonly startedAt: number;
 }
 
-/** An audit record the router writes itself: how the call ended, and what the record keeps of it. */
-export interface RouterAudit {
-  outcome: AuditOutcome;
-  detail?: Record<string, unknown> | null;
+/**
+ * The envelope as step 1 parsed it against the tool's schema (step 2 gives the verdict) and, when it parsed, what
+ * was read for its ids in the same statement as the token.
+ */
+export type EnvelopeReading<Input extends ParsedEnvelope> =
+  | {
+      readonly ok: true;
+      readonly input: Input;
+      readonly facts: AccessFacts;
+      /** The caller's unexpired result for this write's idempotency key; null for a read. */
+      readonly stored: IdempotencyRecord | null;
+    }
+  | { readonly ok: false; readonly problem: string };
+
+/** 1. A live token issued by mnote (for this door's resource). */
+export interface Authenticated<Input extends ParsedEnvelope> extends CallStart<Input> {
+  readonly token: TokenRecord;
+  readonly envelope: EnvelopeReading<Input>;
+}
+
+/** 2. The envelope and args are the contract's (Markdown args turned into blocks), and the facts for its ids read. */
+export interface Validated<Input extends ParsedEnvelope> extends CallStart<Input> {
+  readonly token: TokenRecord;
+  readonly input: Input;
+  readonly facts: AccessFacts;
+  readonly stored: IdempotencyRecord | null;
+}
+
+/** 4. A member of the workspace. */
+export interface Member<Input extends ParsedEnvelope> extends Validated<Input> {
+  readonly facts: AccessFacts & { readonly workspace: WorkspaceRecord; readonly role: Role };
+}
+
+/** 5. The page exists and the member has the access the tool needs on it. */
+export interface Permitted<Input extends ParsedEnvelope> extends Member<Input> {
+  readonly facts: Member<Input>["facts"] & { readonly page: PageRecord };
+}
+
+/**
+ * 5b. Whom the call acts for. A read is fully checked here: its code runs on this.
+ * `asker`: the person who asked, when the call belongs to a conversation asked from the panel (decision 0021), with
+ * their access to the page the call names (null when the conversation is about another page).
+ */
+export interface CheckedCall<Input extends ParsedEnvelope = ParsedEnvelope> extends Permitted<Input> {
+  readonly asker: { readonly userId: string; readonly access: AccessFacts | null } | null;
+}
+
+/** What a write's own checks learn (step 6): its key, its payload, what an earlier call with the key left. */
+export interface WriteFacts {
+  readonly key: string;
+  readonly dryRun: boolean;
+  /** The payload's fingerprint (baseRevision left out: it is a precondition, not payload). */
+  readonly fingerprint: string;
+  /** The caller's unexpired result for this key, read with the token in step 1. */
+  readonly stored: IdempotencyRecord | null;
+  /** The approval policy holds this write for a person (decision 0006): an agent's real write, never a dry run. */
+  readonly held: boolean;
+}
+
+/** 6. A write, keyed. */
+export interface Keyed<Input extends ParsedEnvelope> extends CheckedCall<Input> {
+  readonly write: WriteFacts;
+}
+
+/** A person's decision on the proposal an earlier, held call of this same write left (issue 22). */
+export interface HeldDecision {
+  readonly proposal: ProposalRecord;
+  /** The applied command's result; null unless applied. */
+  readonly result: Record<string, unknown> | null;
+  /** The decider's name as the agent is told it. */
+  readonly decidedBy: string;
+}
+
+/** 6b. A write fully checked (step 7 adds nothing): what `runWrite` runs on. */
+export interface CheckedWrite<Input extends ParsedEnvelope = ParsedEnvelope> extends Keyed<Input> {
+  /** Found only for a repeat of a write the policy holds. */
+  readonly decision: HeldDecision | null;
+  /**
+   * What the write answers instead of running: the key's stored result for this payload, or the result of the held
+   * write a person has since applied. Never on a dry run (it warns instead).
+   */
+  readonly replay: { readonly commandId: string; readonly result: Record<string, unknown> } | null;
+}
+
+/**
+ * What the checks had learned of a call when it ended, however far they got: every state above is one. A refused
+ * call's answer and audit record say as much as this knows, and no more.
+ */
+export interface CallKnown {
+  readonly tool: ToolRules;
+  readonly raw: unknown;
+  readonly startedAt: number;
+  readonly token?: TokenRecord;
+  readonly envelope?: EnvelopeReading<ParsedEnvelope>;
+  readonly input?: ParsedEnvelope;
+  readonly facts?: AccessFacts;
+  readonly asker?: CheckedCall["asker"];
+  readonly write?: WriteFacts;
+  readonly decision?: HeldDecision | null;
+}
+
+/** The one mutable thing about a call: how far its checks got. Only `checkRead` and `checkWrite` move it on. */
+export interface CallProgress {
+  known: CallKnown;
+}
+
+/** The args' `baseRevision`, when the caller named one: a precondition every write may carry (contract §4). */
+export function baseRevisionOf(args: unknown): number | null {
+  if (typeof args !== "object" || args === null || !("baseRevision" in args)) return null;
+  return typeof args.baseRevision === "number" ? args.baseRevision : null;
+}
+
+/**
+ * The args as an idempotency key's payload: `baseRevision` is a precondition, not payload. The panel adds the
+ * proposal's base revision when it applies, and the agent's retry without it must still replay.
+ */
+export function payloadOf(args: unknown): unknown {
+  if (typeof args !== "object" || args === null || !("baseRevision" in args)) return args;
+  const { baseRevision: _precondition, ...payload } = args;
+  return payload;
 }
 
 /**
@@ -85,31 +175,26 @@ export function unverifiedClaims(raw: unknown): { unverifiedClaims: Record<strin
  * without one is recorded with no actor, page, session, run or trace (they are claims, and a
  * forged `actorId: user_ada` must not land in Ada's trail or on her page's proposals list).
  */
-export function callIdentity(call: CallState, targetVerified = true): CallIdentity {
-  const input = call.input;
-  if (!call.token) return anonymousIdentity(call.tool.name);
+export function callIdentity(call: CallKnown, targetVerified = true): CallIdentity {
+  const { input, token } = call;
+  if (!token) return anonymousIdentity(call.tool.name);
   // A caller refused because it may not read the page it named (issue 20): recorded as itself, under no workspace,
   // page, session or run of the target; what it named is kept as unverified claims (the record's detail).
   if (!targetVerified) {
-    return {
-      ...anonymousIdentity(call.tool.name),
-      actorId: call.token.userId,
-      tokenId: call.token.id,
-      holder: call.token.holder,
-    };
+    return { ...anonymousIdentity(call.tool.name), actorId: token.userId, tokenId: token.id, holder: token.holder };
   }
   return {
     toolName: call.tool.name,
     workspaceId: input?.workspaceId ?? echoField(call.raw, "workspaceId") ?? "",
     documentId: input?.documentId ?? echoField(call.raw, "documentId") ?? "",
-    actorId: call.token.userId,
-    tokenId: call.token.id,
-    holder: call.token.holder,
+    actorId: token.userId,
+    tokenId: token.id,
+    holder: token.holder,
     sessionId: input?.sessionId ?? echoField(call.raw, "sessionId"),
     runId: input?.runId ?? echoField(call.raw, "runId"),
     toolCallId: input?.toolCallId ?? echoField(call.raw, "toolCallId"),
     traceId: input?.traceId ?? echoField(call.raw, "traceId"),
-    askedBy: call.askedBy ?? null,
+    askedBy: call.asker?.userId ?? null,
   };
 }
 
@@ -134,8 +219,8 @@ export function anonymousIdentity(toolName: string): CallIdentity {
 }
 
 /** The ids the answer repeats: the validated envelope's, else what the caller sent as far as the contract lets it be echoed. */
-function envelopeIds(call: CallState): EnvelopeIds {
-  const input = call.input;
+export function envelopeIds(call: CallKnown): EnvelopeIds {
+  const { input } = call;
   if (!input) return echoEnvelopeIds(call.raw);
   return {
     toolCallId: input.toolCallId,
@@ -143,26 +228,4 @@ function envelopeIds(call: CallState): EnvelopeIds {
     workspaceId: input.workspaceId,
     documentId: input.documentId,
   };
-}
-
-export function successEnvelope<R>(
-  call: CallState,
-  result: R,
-  effect: Effect,
-  commandId: string | null,
-): OutputEnvelope<R> {
-  const ids = envelopeIds(call);
-  return {
-    ok: true,
-    toolName: call.tool.name,
-    toolCallId: ids.toolCallId,
-    traceId: ids.traceId,
-    result,
-    audit: { effect, commandId, workspaceId: ids.workspaceId, documentId: ids.documentId },
-    error: null,
-  };
-}
-
-export function callFailure(call: CallState, code: ToolErrorCode, message: string): OutputEnvelope<never> {
-  return failureEnvelope(call.tool.name, envelopeIds(call), { code, message });
 }

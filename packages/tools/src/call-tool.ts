@@ -12,7 +12,7 @@ import { anonymousIdentity, unverifiedClaims } from "./call-state";
 import { createToolsContext, type ToolsContext } from "./context";
 import { mnoteRouter } from "./routers/mnote";
 import { createCallerFactory } from "./trpc";
-import type { KernelAdapter } from "@mnote/kernel";
+import type { SqlKernel } from "@mnote/kernel";
 
 const createMnoteCaller = createCallerFactory(mnoteRouter);
 type MnoteCaller = ReturnType<typeof createMnoteCaller>;
@@ -40,7 +40,7 @@ const toolProcedures: {
  * through the router. The bridge, the CLI and the tests use this one door.
  */
 export async function callTool(
-  context: ToolsContext | { kernel: KernelAdapter; authorization: string | null },
+  context: ToolsContext | { kernel: SqlKernel; authorization: string | null },
   name: string,
   envelope: unknown,
 ): Promise<OutputEnvelope> {
@@ -58,7 +58,7 @@ export async function callTool(
         errorCode: "mnote_tool_not_found",
         detail: unverifiedClaims(envelope),
       })
-      .catch((error: unknown) => console.error("[mnote] audit append failed", error));
+      .catch((error: unknown) => ctx.logger.error({ tool: shownName, err: error }, "audit append failed"));
     return failureEnvelope(shownName, echoEnvelopeIds(envelope), {
       code: "mnote_tool_not_found",
       message: TOOL_ERROR_MESSAGES.unknownTool(String(name)),

@@ -1,7 +1,7 @@
 import type { Block } from "@mnote/contract";
-import type { AppliedPart, CallIdentity, KernelAdapter, TokenHolder } from "@mnote/kernel";
+import type { AppliedPart, CallIdentity, Clock, SqlKernel, TokenHolder } from "@mnote/kernel";
 import type { OAuthServerSettings } from "@mnote/oauth";
-import type { ConfigReader } from "@mnote/process";
+import { type ConfigReader, consoleLogger, type Logger } from "@mnote/process";
 import { DEFAULT_READ_CACHE_BYTES } from "./read-cache";
 
 export interface ToolsSettings {
@@ -55,9 +55,16 @@ export function doorRefusal(door: Door, holder: TokenHolder): string | null {
     : "person tokens are for the panel; give agents an agent token: mnote admin token create --holder agent";
 }
 
-/** What every call needs: the kernel, the credential the transport received, and the door it came through. */
+/**
+ * What every call needs: the kernel, the credential the transport received, the door it came through, and where
+ * its time comes from and its failures go.
+ */
 export interface ToolsContext {
-  kernel: KernelAdapter;
+  kernel: SqlKernel;
+  /** The kernel's clock (`kernel.clock`): the checks and the kernel agree on what time it is. */
+  clock: Clock;
+  /** Where the router writes what it cannot answer with (an unexpected error, a lost audit line). */
+  logger: Logger;
   /** An `Authorization` header value (`Bearer …`) or a bare token; null when the caller sent none. */
   authorization: string | null;
   door: Door;
@@ -98,16 +105,23 @@ export function bearerSecret(authorization: string | null | undefined): string |
   return secret ? secret : null;
 }
 
-/** `door` defaults to `agent`, the stricter one: only the panel's own server says `panel`. */
+/**
+ * `door` defaults to `agent`, the stricter one: only the panel's own server says `panel`. The clock is always the
+ * kernel's (one per process, so a key's expiry and the time a write records cannot disagree); the logger is the
+ * process's (the bridge's pino logger), else the console.
+ */
 export function createToolsContext(input: {
-  kernel: KernelAdapter;
+  kernel: SqlKernel;
   authorization?: string | null;
   door?: Door;
   settings?: Partial<ToolsSettings>;
   resource?: string | null;
+  logger?: Logger;
 }): ToolsContext {
   return {
     kernel: input.kernel,
+    clock: input.kernel.clock,
+    logger: input.logger ?? consoleLogger,
     authorization: input.authorization ?? null,
     door: input.door ?? "agent",
     resource: input.resource ?? null,

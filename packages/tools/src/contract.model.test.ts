@@ -13,7 +13,7 @@ import {
   type ToolName,
   type WriteToolName,
 } from "@mnote/contract";
-import { applyBlockEdits, type BlockEditOperation, EditRejected, type KernelAdapter } from "@mnote/kernel";
+import { applyBlockEdits, type BlockEditOperation, EditRejected, type SqlKernel } from "@mnote/kernel";
 import { deletesTooMany } from "./planning/page-save";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -393,7 +393,7 @@ function spoilInput(w: World, tool: ToolName, actor: Actor, spoil: number): unkn
   }
 }
 
-async function runSequence(open: () => Promise<KernelAdapter>, steps: Step[]) {
+async function runSequence(open: () => Promise<SqlKernel>, steps: Step[]) {
   const w = await createWorld(open);
   const model: Model = {
     revision: 1,

@@ -1,4 +1,5 @@
 import { TOOL_ERROR_MESSAGES as M, type OutputEnvelope, type WriteToolName } from "@mnote/contract";
+import { ManualClock } from "@mnote/kernel";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_SETTINGS } from "./context";
 import {
@@ -35,7 +36,6 @@ const EQUIVALENT_ARGS: Record<WriteToolName, Record<string, unknown>> = {
 };
 
 const isPageTool = (tool: WriteToolName) => PAGE_WRITE_TOOLS.includes(tool);
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function countCommands(w: World) {
   return (await snapshot(w)).commands!.length;
@@ -243,7 +243,8 @@ describe.each(testKernels())("idempotency ($name)", ({ open }) => {
     });
 
     it("retention: once idempotencyTtlMs has passed, the key runs again (and may carry a new payload)", async () => {
-      const w = await world();
+      const clock = new ManualClock();
+      const w = await world({ clock });
       const settings = { idempotencyTtlMs: 5 };
       const first = await w.call(
         tool,
@@ -254,7 +255,7 @@ describe.each(testKernels())("idempotency ($name)", ({ open }) => {
       expectOk(first, "write");
       const row = (await snapshot(w)).idempotency![0] as { created_at: string; expires_at: string };
       expect(Date.parse(row.expires_at) - Date.parse(row.created_at)).toBeLessThan(1000);
-      await sleep(20);
+      clock.advance(20);
       const second = await w.call(
         tool,
         w.envelope(tool, SAMPLE_ARGS[tool], { idempotencyKey: "short" }),
@@ -263,7 +264,7 @@ describe.each(testKernels())("idempotency ($name)", ({ open }) => {
       );
       expectOk(second, "write");
       expect(second.audit.commandId).not.toBe(first.audit.commandId);
-      await sleep(20);
+      clock.advance(20);
       const third = await w.call(
         tool,
         w.envelope(tool, OTHER_WRITE_ARGS[tool], { idempotencyKey: "short" }),

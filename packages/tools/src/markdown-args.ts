@@ -62,9 +62,16 @@ function replaceFields(markdown: string, blockId: string, field: string): Record
 /**
  * The args with any Markdown form turned into the block form (`markdown` → `content` for page.save,
  * → `blocks` or the replace fields for page.edit). Everything after this (idempotency, planning,
- * proposals) sees blocks only: one path for both forms.
+ * proposals) sees blocks only: one path for both forms. The args come back as the same tool's args: both forms
+ * are spellings its schema accepts, and the blocks were checked against the block schema as they were made.
  */
-export function argsWithoutMarkdown(toolName: string, args: Record<string, unknown>): Record<string, unknown> {
+export function argsWithoutMarkdown<Args>(toolName: string, args: Args): Args {
+  if (typeof args !== "object" || args === null) return args;
+  const blockForm = blockFormOf(toolName, args as Record<string, unknown>);
+  return blockForm === args ? args : (blockForm as Args);
+}
+
+function blockFormOf(toolName: string, args: Record<string, unknown>): Record<string, unknown> {
   if (toolName === "mnote.page.save" && typeof args.markdown === "string") {
     const { markdown, ...rest } = args;
     return { ...rest, content: blocksOfMarkdown(markdown, "args.markdown") };

@@ -1,5 +1,5 @@
 import type { Block, DryRunResult } from "@mnote/contract";
-import type { KernelAdapter } from "@mnote/kernel";
+import type { SqlKernel } from "@mnote/kernel";
 import { describe, expect, it } from "vitest";
 import { createToolsContext } from "./context";
 import { createCaller } from "./root";
@@ -15,7 +15,7 @@ const paragraphs = (count: number, prefix = "p"): Block[] =>
   }));
 
 /** The real kernel, with a record of which reads a call made. */
-function watched(kernel: KernelAdapter) {
+function watched(kernel: SqlKernel) {
   const reads: Array<{ method: string; ids?: readonly string[] }> = [];
   const proxy = new Proxy(kernel, {
     get(target, property, receiver) {

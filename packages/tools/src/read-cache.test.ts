@@ -2,7 +2,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Block } from "@mnote/contract";
-import { type KernelAdapter, type LocatedBlock, openSqliteDriver, type PageRecord, SqlKernel } from "@mnote/kernel";
+import { type LocatedBlock, openSqliteDriver, type PageRecord, SqlKernel } from "@mnote/kernel";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { callTool } from "./call-tool";
@@ -107,7 +107,7 @@ describe.each(testKernels())("page.get reads through the read cache on $name", (
 });
 
 describe("page.get through two processes' caches on one database (SQLite file, two kernels)", () => {
-  const kernels: KernelAdapter[] = [];
+  const kernels: SqlKernel[] = [];
   afterAll(async () => {
     for (const kernel of kernels) await kernel.close();
   });
@@ -118,8 +118,8 @@ describe("page.get through two processes' caches on one database (SQLite file, t
     const second = await SqlKernel.open(openSqliteDriver(file));
     kernels.push(first.kernel, second);
     // The second process's view of the same world: its kernel, the first world's ids and tokens.
-    const on = (kernel: KernelAdapter) => ({ ...first, kernel });
-    const read = (kernel: KernelAdapter, args: Record<string, unknown>, settings?: { readCacheBytes: number }) =>
+    const on = (kernel: SqlKernel) => ({ ...first, kernel });
+    const read = (kernel: SqlKernel, args: Record<string, unknown>, settings?: { readCacheBytes: number }) =>
       callTool(
         createToolsContext({ kernel, authorization: `Bearer ${first.tokens.owner}`, door: "panel", settings }),
         "mnote.page.get",

@@ -1,5 +1,5 @@
 import type { Block } from "@mnote/contract";
-import type { KernelAdapter, LocatedBlock, PageRecord } from "@mnote/kernel";
+import type { SqlKernel, LocatedBlock, PageRecord } from "@mnote/kernel";
 
 /**
  * A `page.get` blocks window as read and measured once: its rows (one past the window when the page goes on), the
@@ -105,10 +105,10 @@ function deepFreeze(value: unknown) {
 }
 
 /** One cache per kernel (one database): a kernel that is closed and let go takes its cache with it. */
-const caches = new WeakMap<KernelAdapter, ReadCache>();
+const caches = new WeakMap<SqlKernel, ReadCache>();
 
 /** The kernel's read cache, or null when the process's settings turn it off (0 bytes). */
-export function readCacheOf(kernel: KernelAdapter, maxBytes: number): ReadCache | null {
+export function readCacheOf(kernel: SqlKernel, maxBytes: number): ReadCache | null {
   if (maxBytes <= 0) return null;
   let cache = caches.get(kernel);
   if (!cache) {

@@ -1,4 +1,4 @@
-import { openSqliteDriver, SqlKernel } from "@mnote/kernel";
+import { ManualClock, openSqliteDriver, SqlKernel } from "@mnote/kernel";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resolveToken, signedInPerson } from "./resolve-token";
 
@@ -8,7 +8,8 @@ describe("who a token is, where no tool runs (the panel's sign-in, the bridge's 
   let personId: string;
 
   beforeAll(async () => {
-    kernel = await SqlKernel.open(openSqliteDriver(":memory:"));
+    const clock = new ManualClock();
+    kernel = await SqlKernel.open(openSqliteDriver(":memory:"), { clock });
     const user = (await kernel.admin.createUser({ name: "Ada" })).id;
     const issue = async (holder: "person" | "agent", ttlSeconds?: number) =>
       kernel.admin.createToken({ userId: user, holder, scopes: ["page.read"], ttlSeconds });
@@ -21,8 +22,9 @@ describe("who a token is, where no tool runs (the panel's sign-in, the bridge's 
     tokens.revoked = revoked.token;
     const expired = await issue("person", 1);
     tokens.expired = expired.token;
-    await new Promise((resolve) => setTimeout(resolve, 1_100));
-  }, 15_000);
+    // The one-second token runs out.
+    clock.advance(1_100);
+  });
   afterAll(() => kernel.close());
 
   it("a live token, bare or as a Bearer value, is resolved; revoked, expired, unknown and empty are nobody", async () => {

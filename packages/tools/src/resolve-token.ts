@@ -1,4 +1,4 @@
-import { hashToken, isTokenLive, type KernelAdapter, type TokenRecord } from "@mnote/kernel";
+import { hashToken, isTokenLive, type SqlKernel, type TokenRecord } from "@mnote/kernel";
 import { bearerSecret, doorRefusal } from "./context";
 
 /**
@@ -9,13 +9,13 @@ import { bearerSecret, doorRefusal } from "./context";
  * stdio token check, the panel's rate-limit key, the demo's saved tokens.
  */
 export async function resolveToken(
-  kernel: KernelAdapter,
+  kernel: SqlKernel,
   authorization: string | null | undefined,
 ): Promise<TokenRecord | null> {
   const secret = bearerSecret(authorization);
   if (!secret) return null;
   const token = await kernel.findTokenByHash(hashToken(secret));
-  return isTokenLive(token) ? token : null;
+  return isTokenLive(token, kernel.clock.now().toISOString()) ? token : null;
 }
 
 /**
@@ -23,7 +23,7 @@ export async function resolveToken(
  * The panel's sign-in and its procedures ask this one question.
  */
 export async function signedInPerson(
-  kernel: KernelAdapter,
+  kernel: SqlKernel,
   authorization: string | null | undefined,
 ): Promise<TokenRecord | null> {
   const token = await resolveToken(kernel, authorization);

@@ -1,80 +1,69 @@
-import {
-  type DryRunResult,
-  PAGE_CONTENT_IS_DATA,
-  TOOL_ERROR_MESSAGES as M,
-  type OutputEnvelope,
-} from "@mnote/contract";
-import { type CallState, callIdentity, successEnvelope } from "./call-state";
+import { type DryRunResult, PAGE_CONTENT_IS_DATA, TOOL_ERROR_MESSAGES as M } from "@mnote/contract";
 import type { ProposalSettlement } from "@mnote/kernel";
-import type { PanelDecision, ToolsContext } from "./context";
 import { fail } from "./app-error";
-import { isHeld } from "./middleware/checks";
-import type { Planner, WritePlan } from "./planning/write-plan";
-import { checkedCall } from "./tool-procedure";
+import { baseRevisionOf, callIdentity, type CheckedWrite } from "./call-state";
+import type { PanelDecision, ToolsContext } from "./context";
+import type { ToolEnding } from "./middleware/answer-and-audit";
+import type { Planner, Planning, WritePlan } from "./planning/write-plan";
+import type { ParsedEnvelope } from "./tool-spec";
 
 /**
- * The last step of every write tool: a dry run records the proposal and returns
- * it; a held agent write records it and waits for a person; anything else is one
- * kernel command.
+ * The last step of every write tool: a replay answers what the key already holds; a dry run records the proposal
+ * and returns it; a held agent write records it and waits for a person; anything else is one kernel command.
  */
-export async function runWrite<Result>(
-  ctx: ToolsContext & { call: CallState },
-  planner: Planner,
-): Promise<OutputEnvelope<Result | DryRunResult>> {
-  const { call } = ctx;
-  const input = call.input!;
-  if (call.replay) {
-    call.audit = { outcome: "replayed" };
-    return successEnvelope(call, call.replay.result as Result, "write", call.replay.commandId);
-  }
-  const held = isHeld(call);
-  const checked = checkedCall(ctx, input.dryRun || held);
-  let plan = await planner(checked);
-  if (call.alreadyApplied) {
+export async function runWrite<Result, Args>(
+  ctx: ToolsContext,
+  call: CheckedWrite<ParsedEnvelope<Args>>,
+  planner: Planner<Args>,
+): Promise<ToolEnding<Result | DryRunResult>> {
+  const { input, write } = call;
+  // The kernel stores a command's result as the tool's result; the contract suites check it against the schema.
+  if (call.replay) return { kind: "replayed", result: call.replay.result as Result, commandId: call.replay.commandId };
+  const planning: Planning<Args> = {
+    kernel: ctx.kernel,
+    input,
+    key: write.key,
+    page: call.facts.page,
+    exact: write.dryRun || write.held,
+  };
+  let plan = await planner(planning);
+  const alreadyApplied = write.stored?.commandId;
+  if (alreadyApplied) {
     plan.preview.warnings.push({
       code: "already_applied",
-      message: `this idempotency key was already applied as command ${call.alreadyApplied}; applying again replays that result`,
+      message: `this idempotency key was already applied as command ${alreadyApplied}; applying again replays that result`,
     });
   }
   // The proposal keeps exactly what the dry run answered, the notice that its page text is data included.
   const preview: DryRunResult = { ...plan.preview, contentNotice: PAGE_CONTENT_IS_DATA };
-  const proposal = { args: input.args, preview };
-  if (input.dryRun) {
-    call.audit = { outcome: "proposal", detail: proposal };
-    return successEnvelope(call, preview, "dry_run", null);
-  }
+  if (write.dryRun) return { kind: "proposed", result: preview, args: input.args, preview };
   if (plan.refuse) return fail(plan.refuse.code, plan.refuse.message);
-  if (held) {
-    call.audit = { outcome: "held_for_approval", detail: proposal };
-    return fail("mnote_tool_approval_required", M.approvalRequired(input.idempotencyKey!));
-  }
+  if (write.held) return { kind: "held", args: input.args, preview, key: write.key };
 
   const execute = (planned: WritePlan) =>
     ctx.kernel.execute({
       identity: callIdentity(call),
       command: planned.command,
-      baseRevision: input.args.baseRevision as number | undefined,
+      baseRevision: baseRevisionOf(input.args) ?? undefined,
       idempotency: {
-        key: input.idempotencyKey!,
-        fingerprint: call.fingerprint!,
-        expiresAt: new Date(Date.now() + ctx.settings.idempotencyTtlMs).toISOString(),
+        key: write.key,
+        fingerprint: write.fingerprint,
+        expiresAt: new Date(ctx.clock.now().getTime() + ctx.settings.idempotencyTtlMs).toISOString(),
       },
       auditDetail: { diff: planned.preview.diff, ...decisionDetail(ctx) },
       ...(ctx.decision ? { settles: settlement(ctx.decision) } : {}),
     });
   let outcome = await execute(plan);
-  if (outcome.kind === "block_id_taken" && !checked.exact) {
+  if (outcome.kind === "block_id_taken" && !planning.exact) {
     // The plan skipped a check the kernel then failed; plan again against the page as it is.
-    plan = await planner({ ...checked, exact: true });
+    plan = await planner({ ...planning, exact: true });
     outcome = await execute(plan);
   }
   switch (outcome.kind) {
     case "applied":
-      call.audit = "kernel";
-      return successEnvelope(call, outcome.result as Result, "write", outcome.commandId);
+      return { kind: "applied", result: outcome.result as Result, commandId: outcome.commandId };
     case "replayed":
-      call.audit = { outcome: "replayed" };
-      return successEnvelope(call, outcome.result as Result, "write", outcome.commandId);
+      return { kind: "replayed", result: outcome.result as Result, commandId: outcome.commandId };
     case "idempotency_conflict":
       return fail("mnote_tool_idempotency_conflict", M.idempotencyConflict);
     case "revision_conflict":

@@ -9,7 +9,7 @@ import {
   WRITE_TOOL_NAMES,
   type WriteToolName,
 } from "@mnote/contract";
-import type { AuditRecord, KernelAdapter } from "@mnote/kernel";
+import type { AuditRecord, KernelOptions, SqlKernel } from "@mnote/kernel";
 import { afterEach, beforeAll, expect } from "vitest";
 import { createWorld, type World } from "./test-support";
 
@@ -31,7 +31,7 @@ export const ARTIFACT_WRITE_TOOLS = WRITE_TOOLS.filter((name) => TOOLS[name].cap
 export const KERNEL_WARMUP_MS = 120_000;
 
 /** Fresh worlds on one kernel, closed after each test. */
-export function useWorlds(open: () => Promise<KernelAdapter>) {
+export function useWorlds(open: (options?: KernelOptions) => Promise<SqlKernel>) {
   const opened: World[] = [];
   beforeAll(async () => {
     await (await open()).close();
@@ -39,8 +39,9 @@ export function useWorlds(open: () => Promise<KernelAdapter>) {
   afterEach(async () => {
     await Promise.all(opened.splice(0).map((world) => world.kernel.close()));
   });
-  return async () => {
-    const world = await createWorld(open);
+  /** A fresh world; `options.clock` for a test that passes time. */
+  return async (options?: KernelOptions) => {
+    const world = await createWorld(() => open(options));
     opened.push(world);
     return world;
   };

@@ -1,7 +1,7 @@
 import { copyFileSync, existsSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type KernelAdapter, SqlKernel, openSqliteDriver } from "@mnote/kernel";
+import { type KernelOptions, SqlKernel, openSqliteDriver } from "@mnote/kernel";
 import {
   ensurePgliteTemplateSync,
   openTestPgliteKernel,
@@ -17,7 +17,8 @@ await sharedPglite();
 
 export interface TestKernel {
   name: string;
-  open: () => Promise<KernelAdapter>;
+  /** `options.clock`: a test that passes time moves its own clock (`ManualClock`). */
+  open: (options?: KernelOptions) => Promise<SqlKernel>;
 }
 
 /**
@@ -31,7 +32,7 @@ export function testKernels(): TestKernel[] {
   return [
     {
       name: "SQLite file (WAL, two connections)",
-      open: async () => SqlKernel.open(openSqliteDriver(await freshMigratedSqliteFile())),
+      open: async (options) => SqlKernel.open(openSqliteDriver(await freshMigratedSqliteFile()), options),
     },
     ...postgresKernels(),
   ];

@@ -1,5 +1,5 @@
 import type { Block, Capability, InputEnvelope, ToolName } from "@mnote/contract";
-import { type KernelAdapter, SqlKernel, openSqliteDriver } from "@mnote/kernel";
+import { SqlKernel, openSqliteDriver } from "@mnote/kernel";
 import { callTool } from "./call-tool";
 import { bearerSecret, createToolsContext, type Door, type ToolsSettings } from "./context";
 import { createCaller } from "./root";
@@ -9,7 +9,7 @@ import { createCaller } from "./root";
  * granted reader of the private page, a stranger, and tokens for each.
  */
 export async function createWorld(
-  openKernel: () => Promise<KernelAdapter> = () => SqlKernel.open(openSqliteDriver(":memory:")),
+  openKernel: () => Promise<SqlKernel> = () => SqlKernel.open(openSqliteDriver(":memory:")),
 ) {
   const kernel = await openKernel();
   const { admin } = kernel;
@@ -177,7 +177,7 @@ export async function withBody(w: World, blocks: Block[]) {
  * The real kernel, counting the rows each getBlockWindow answered. A read cache is per kernel object, so reads through
  * this one are cached apart from the kernel's own.
  */
-export function countingRows(kernel: KernelAdapter) {
+export function countingRows(kernel: SqlKernel) {
   const counter = { rows: 0 };
   const proxy = new Proxy(kernel, {
     get(target, property, receiver) {

@@ -1,40 +1,78 @@
-import type { ToolInput, ToolName } from "@mnote/contract";
-import type { KernelAdapter, PageRecord } from "@mnote/kernel";
-import type { CallState, ParsedEnvelope } from "./call-state";
+import type { DryRunResult, ToolInput, ToolName, ToolResult } from "@mnote/contract";
+import type { CallProgress, CallStart, CheckedCall, CheckedWrite } from "./call-state";
 import type { ToolsContext } from "./context";
-import { checkCall } from "./middleware/checks";
-import { envelopeAndAudit } from "./middleware/answer-and-audit";
-import type { ToolSpec } from "./tool-spec";
+import { checkRead, checkWrite } from "./middleware/checks";
+import { answerCall, refusalOf, type ToolEnding } from "./middleware/answer-and-audit";
+import { type ContractToolInput, contractToolSpec, type ParsedEnvelope, type ToolSpec } from "./tool-spec";
 import { publicProcedure } from "./trpc";
 
+/** A tool's own code: it runs on the fully checked call and says how the call ended. */
+export type ToolRun<Call, Result> = (call: Call, ctx: ToolsContext) => Promise<ToolEnding<Result>>;
+
 /**
- * The typed input a client sends. Validation is not done by tRPC's input parser
- * (it would answer a tRPC error); `validateEnvelope` does it and answers the contract's.
+ * The typed input a client sends. Validation is not done by tRPC's input parser (it would answer a tRPC error);
+ * the checks do it against the tool's schema and answer the contract's error.
  */
-const envelopeInput =
-  <Input>() =>
+const sentInput =
+  <Sent>() =>
   (raw: unknown) =>
-    raw as Input;
+    raw as Sent;
 
-/** A procedure with the whole chain of checks in front of it. */
-export function toolProcedure<Input = ToolInput<ToolName>>(spec: ToolSpec) {
-  return publicProcedure.meta({ tool: spec }).input(envelopeInput<Input>()).use(envelopeAndAudit).use(checkCall);
+/**
+ * Runs one tool call from start to answer: the checks (each answers a narrower state of the call), the tool's own
+ * code on the fully checked call, then the answer and its one audit record, however the call ended. A plain async
+ * function inside the procedure, not tRPC middlewares: each tRPC hop copies its options and context several times
+ * (decision 0007).
+ */
+async function runTool<Input extends ParsedEnvelope, Call, Result>(
+  ctx: ToolsContext,
+  tool: ToolSpec<Input>,
+  raw: unknown,
+  check: (ctx: ToolsContext, start: CallStart<Input>, progress: CallProgress) => Promise<Call>,
+  run: ToolRun<Call, Result>,
+) {
+  const start: CallStart<Input> = { tool, raw, startedAt: performance.now() };
+  const progress: CallProgress = { known: start };
+  let ending: ToolEnding<Result>;
+  try {
+    ending = await run(await check(ctx, start, progress), ctx);
+  } catch (error) {
+    ending = refusalOf(ctx, tool.name, error);
+  }
+  return answerCall(ctx, progress.known, ending);
 }
 
-/** What a checked call hands to a tool's own code. */
-export interface CheckedCall {
-  kernel: KernelAdapter;
-  call: CallState;
-  input: ParsedEnvelope;
-  page: PageRecord;
-  /**
-   * The plan will be shown to a person (a dry run, a write held for approval), so it must be exact.
-   * Otherwise a planner may skip a check the kernel makes anyway while writing (an append's derived
-   * block ids): if the kernel refuses, `runWrite` plans again with this set.
-   */
-  exact: boolean;
+function proceduresOf<Input extends ParsedEnvelope, Sent, Result>(tool: ToolSpec<Input, Sent>) {
+  const procedure = publicProcedure.input(sentInput<Sent>());
+  return {
+    /** A read tool: every check of a read in front of `run`, which gets the args its schema parsed. */
+    query: (run: ToolRun<CheckedCall<Input>, Result>) =>
+      procedure.query(({ ctx, input }) => runTool(ctx, tool, input, checkRead, run)),
+    /**
+     * A write tool: a read's checks and a write's own (idempotency, approval policy, revision) in front of `run`.
+     * Its result is the tool's, or the preview of a dry run.
+     */
+    mutation: (run: ToolRun<CheckedWrite<Input>, Result | DryRunResult>) =>
+      procedure.mutation(({ ctx, input }) => runTool(ctx, tool, input, checkWrite, run)),
+  };
 }
 
-export function checkedCall(ctx: ToolsContext & { call: CallState }, exact = true): CheckedCall {
-  return { kernel: ctx.kernel, call: ctx.call, input: ctx.call.input!, page: ctx.call.facts!.page!, exact };
+/** What `toolProcedure` answers: a tRPC procedure with the tool's checks in front, as a query or a mutation. */
+export type ToolProcedures<Input extends ParsedEnvelope, Sent, Result> = ReturnType<
+  typeof proceduresOf<Input, Sent, Result>
+>;
+
+/**
+ * A tool's procedure: `toolProcedure("mnote.page.save").mutation((call, ctx) => …)`. The contract's tools by
+ * name, their results typed as the contract's; the panel's revert by its spec, with its result type. The tool's code
+ * is handed the call fully checked, with the args its schema parsed, typed: no cast between schema and planner.
+ */
+export function toolProcedure<N extends ToolName>(
+  name: N,
+): ToolProcedures<ContractToolInput[N], ToolInput<N>, ToolResult<N>>;
+export function toolProcedure<Input extends ParsedEnvelope, Sent, Result>(
+  tool: ToolSpec<Input, Sent>,
+): ToolProcedures<Input, Sent, Result>;
+export function toolProcedure(tool: ToolName | ToolSpec) {
+  return proceduresOf(typeof tool === "string" ? contractToolSpec(tool) : tool);
 }

@@ -1,21 +1,38 @@
-import { type Capability, TOOLS, type ToolName, toolInputSchema } from "@mnote/contract";
+import {
+  type Capability,
+  type InputEnvelope,
+  type ParsedToolInput,
+  TOOLS,
+  type ToolInput,
+  type ToolName,
+  toolInputSchema,
+} from "@mnote/contract";
 import type { z } from "zod";
 
 /** Which page permission a call needs after membership is established. */
 export type AccessNeed = "page_read" | "page_write" | "artifact_write";
 
-/**
- * What the middleware chain needs to know about a procedure. The agent tools (`TOOL_NAMES`)
- * come from the contract; the panel's revert is the one extra write, built the same way.
- */
-export interface ToolSpec {
+/** A tool's input envelope once its schema parsed it: the contract's envelope fields, and the tool's own args. */
+export type ParsedEnvelope<Args = unknown> = Omit<InputEnvelope, "args"> & { args: Args };
+
+/** What the checks need to know about a tool, whatever its input. */
+export interface ToolRules {
   name: string;
   kind: "read" | "write";
   capability: Capability;
   access: AccessNeed;
-  inputSchema: z.ZodType;
   /** Page writes from agent tokens wait for a person when the workspace asks for approval. */
   holdsForApproval: boolean;
+}
+
+/**
+ * A tool as its procedure is built from it: its rules, and the schema of its whole input envelope, which says both
+ * what a client sends (`Sent`, the typed client's input) and what the tool's code receives (`Input`, args typed).
+ * The agent tools (`TOOL_NAMES`) come from the contract (`contractToolSpec`); the panel's revert is the one extra
+ * write, built the same way.
+ */
+export interface ToolSpec<Input extends ParsedEnvelope = ParsedEnvelope, Sent = unknown> extends ToolRules {
+  inputSchema: z.ZodType<Input, Sent>;
 }
 
 function accessFor(name: ToolName): AccessNeed {
@@ -24,14 +41,45 @@ function accessFor(name: ToolName): AccessNeed {
   return tool.capability === "artifact.write" ? "artifact_write" : "page_write";
 }
 
-export function contractToolSpec(name: ToolName): ToolSpec {
+/** Each contract tool's input as its schema parses it: the envelope with its args typed as `ToolArgs<N>`. */
+export type ContractToolInput = { [N in ToolName]: ParsedToolInput<N> };
+
+function specOf<Input extends ParsedEnvelope, Sent>(
+  name: ToolName,
+  inputSchema: z.ZodType<Input, Sent>,
+): ToolSpec<Input, Sent> {
   const tool = TOOLS[name];
   return {
     name,
     kind: tool.kind,
     capability: tool.capability,
     access: accessFor(name),
-    inputSchema: toolInputSchema(name),
+    inputSchema,
     holdsForApproval: accessFor(name) === "page_write",
   };
+}
+
+/**
+ * Every contract tool's spec, built once. Typed tool by tool (the schema's parsed input is that tool's), so a tool
+ * added to the contract without its spec here does not compile.
+ */
+const CONTRACT_TOOL_SPECS: { [N in ToolName]: ToolSpec<ContractToolInput[N], ToolInput<N>> } = {
+  "mnote.page.get": specOf("mnote.page.get", toolInputSchema("mnote.page.get")),
+  "mnote.page.save": specOf("mnote.page.save", toolInputSchema("mnote.page.save")),
+  "mnote.page.edit": specOf("mnote.page.edit", toolInputSchema("mnote.page.edit")),
+  "mnote.page.update_title": specOf("mnote.page.update_title", toolInputSchema("mnote.page.update_title")),
+  "mnote.page.update_options": specOf("mnote.page.update_options", toolInputSchema("mnote.page.update_options")),
+  "mnote.artifact.create_summary": specOf(
+    "mnote.artifact.create_summary",
+    toolInputSchema("mnote.artifact.create_summary"),
+  ),
+  "mnote.artifact.create_ai_note": specOf(
+    "mnote.artifact.create_ai_note",
+    toolInputSchema("mnote.artifact.create_ai_note"),
+  ),
+};
+
+/** A contract tool's spec: its rules, and a schema that parses its input as `ContractToolInput[N]`. */
+export function contractToolSpec<N extends ToolName>(name: N): ToolSpec<ContractToolInput[N], ToolInput<N>> {
+  return CONTRACT_TOOL_SPECS[name];
 }

@@ -1,6 +1,6 @@
 import { TOOL_NAMES } from "@mnote/contract";
 import type { IncomingMessage } from "node:http";
-import type { KernelAdapter } from "@mnote/kernel";
+import type { SqlKernel } from "@mnote/kernel";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { clientAddress } from "../auth";
@@ -56,7 +56,7 @@ describe("clientAddress", () => {
  * here, so its requests are replayed as it sends them.
  */
 describe("/mcp speaks what the Python SDK client expects, statelessly", () => {
-  let kernel: KernelAdapter;
+  let kernel: SqlKernel;
   let world: SeededWorld;
   let bridge: RunningBridge;
   beforeAll(async () => {

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { KernelAdapter } from "@mnote/kernel";
+import type { SqlKernel } from "@mnote/kernel";
 import { TOOL_ERROR_MESSAGES, TOOL_NAMES } from "@mnote/contract";
 import {
   type BridgeSettings,
@@ -30,7 +30,7 @@ import { handleToolCall, handleWhoami, toolListing } from "./tool-endpoint";
 const KEEP_ALIVE_TIMEOUT_MS = 65_000;
 
 export interface BridgeOptions extends Partial<BridgeSettings> {
-  kernel: KernelAdapter;
+  kernel: SqlKernel;
   /** Default 4100; 0 picks a free port. */
   port?: number;
   /** Default 127.0.0.1. */
@@ -83,7 +83,7 @@ const UNAVAILABLE = { code: "mnote_tool_unavailable", message: TOOL_ERROR_MESSAG
  * Readiness: the database answers a trivial statement within `READINESS_TIMEOUT_MS`.
  * A timed-out probe is abandoned, not cancelled; it ends with the driver's own timeouts.
  */
-async function databaseAnswers(kernel: KernelAdapter): Promise<boolean> {
+async function databaseAnswers(kernel: SqlKernel): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
   const timedOut = new Promise<false>((resolve) => {
     timer = setTimeout(() => resolve(false), READINESS_TIMEOUT_MS);
@@ -106,7 +106,7 @@ async function databaseAnswers(kernel: KernelAdapter): Promise<boolean> {
  * its database (send it traffic only while this is 200). `/healthz` is `/readyz`, so a load
  * balancer's health check stops routing to an instance whose database is gone.
  */
-async function handleHealth(kernel: KernelAdapter, path: string, res: ServerResponse) {
+async function handleHealth(kernel: SqlKernel, path: string, res: ServerResponse) {
   if (path === "/livez") return sendJson(res, 200, { ok: true, tools: TOOL_NAMES.length });
   if (await databaseAnswers(kernel)) return sendJson(res, 200, { ok: true, tools: TOOL_NAMES.length });
   sendJson(res, 503, { ok: false, tools: TOOL_NAMES.length, error: UNAVAILABLE }, { "retry-after": "1" });
@@ -127,8 +127,7 @@ export async function startBridge(options: BridgeOptions): Promise<RunningBridge
     ...overrides
   } = options;
   const settings = resolveSettings(overrides, env ?? {});
-  const sharedCounter =
-    failureCounter !== undefined ? failureCounter : kernel.countInWindow ? kernel.countInWindow.bind(kernel) : null;
+  const sharedCounter = failureCounter !== undefined ? failureCounter : kernel.countInWindow.bind(kernel);
   const ctx: BridgeContext = {
     kernel,
     logger,
@@ -242,7 +241,7 @@ export async function startBridge(options: BridgeOptions): Promise<RunningBridge
   // (the panel issues them, the bridge is the process that always runs); sweep them now and then.
   const purgeExpired = async () => {
     try {
-      const now = new Date();
+      const now = kernel.clock.now();
       const purged = await kernel.purgeExpiredIdempotency(now.toISOString());
       if (purged > 0) logger.info({ purged }, "expired idempotency records removed");
       const oauth = await kernel.oauth.purgeExpired(now);

@@ -1,5 +1,5 @@
 import { TOOL_ERROR_HTTP_STATUS, TOOL_NAMES, toolJsonSchema, toProviderName, type ToolName } from "@mnote/contract";
-import type { KernelAdapter } from "@mnote/kernel";
+import type { SqlKernel } from "@mnote/kernel";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hermesDetectsFailure } from "../hermes/hermes-wire";
 import { hermesSafeJson } from "../hermes/model-text";
@@ -13,7 +13,7 @@ import {
   type SeededWorld,
 } from "../test-support";
 
-let kernel: KernelAdapter;
+let kernel: SqlKernel;
 let world: SeededWorld;
 let bridge: RunningBridge;
 const log = captureLogger();

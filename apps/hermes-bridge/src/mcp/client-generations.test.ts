@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { TOOL_NAMES, toProviderName, TOOLS } from "@mnote/contract";
-import { type KernelAdapter, openKernel } from "@mnote/kernel";
+import { type SqlKernel, openKernel } from "@mnote/kernel";
 import { compiledEntry } from "@mnote/process/testing";
 import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from "@modelcontextprotocol/client";
 import { StdioClientTransport as StdioV2 } from "@modelcontextprotocol/client/stdio";
@@ -45,7 +45,7 @@ type Generation = "1.x" | "2.x" | "2.x 2026-07-28";
 
 let dir: string;
 let databaseUrl: string;
-let kernel: KernelAdapter;
+let kernel: SqlKernel;
 let world: SeededWorld;
 const bridges: RunningBridge[] = [];
 const clients: McpClient[] = [];

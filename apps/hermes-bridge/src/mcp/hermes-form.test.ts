@@ -1,5 +1,5 @@
 import { toolJsonSchema, toProviderName, TOOL_NAMES } from "@mnote/contract";
-import type { KernelAdapter } from "@mnote/kernel";
+import type { SqlKernel } from "@mnote/kernel";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
@@ -27,7 +27,7 @@ import { createMcpServer } from "./server";
  * real bridge, with the Hermes result form (X-Mnote-Result-Form: hermes, or
  * MNOTE_RESULT_FORM=hermes for stdio) and without it.
  */
-let kernel: KernelAdapter;
+let kernel: SqlKernel;
 let world: SeededWorld;
 let bridge: RunningBridge;
 let approvalPage: { ws: string; page: string };

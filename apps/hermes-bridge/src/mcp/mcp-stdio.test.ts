@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { TOOL_NAMES, toolJsonSchema, toProviderName, type ToolName, TOOLS } from "@mnote/contract";
-import { type KernelAdapter, openKernel } from "@mnote/kernel";
+import { type SqlKernel, openKernel } from "@mnote/kernel";
 import { compiledEntry } from "@mnote/process/testing";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -14,7 +14,7 @@ import { routerCall, SAMPLE_ARGS, seedWorld, type SeededWorld, SCHEMA_VALIDATORS
 const BIN = fileURLToPath(new URL("../../bin/mnote-bridge.mjs", import.meta.url));
 let dir: string;
 let databaseUrl: string;
-let kernel: KernelAdapter;
+let kernel: SqlKernel;
 let world: SeededWorld;
 const clients: Client[] = [];
 const stderr: Record<string, string> = {};

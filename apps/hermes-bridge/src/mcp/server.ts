@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { canonicalToolName, echoValue, type OutputEnvelope, TOOL_ERROR_MESSAGES } from "@mnote/contract";
-import type { KernelAdapter } from "@mnote/kernel";
+import type { SqlKernel } from "@mnote/kernel";
 import { resolveToken, type ToolsSettings } from "@mnote/tools";
 import { type RateLimiter } from "@mnote/process";
 import { type CallToolRequest, type CallToolResult, Server, type ServerContext } from "@modelcontextprotocol/server";
@@ -22,7 +22,7 @@ import { mcpToolList } from "./tools";
 export const SERVER_INFO = { name: "mnote", version: "0.1.0" };
 
 export interface McpServerOptions {
-  kernel: KernelAdapter;
+  kernel: SqlKernel;
   logger?: BridgeLogger;
   rateLimiter?: RateLimiter | null;
   /**

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Readable, Writable } from "node:stream";
-import type { KernelAdapter } from "@mnote/kernel";
+import type { SqlKernel } from "@mnote/kernel";
 import type { JSONRPCMessage } from "@modelcontextprotocol/server";
 import { serveStdio, StdioServerTransport } from "@modelcontextprotocol/server/stdio";
 import type { ResultForm } from "../hermes/model-text";
@@ -49,7 +49,7 @@ class StdioAnswerTransport extends StdioServerTransport {
  * call still goes through the router's checks with it. Logs must go to stderr.
  */
 export async function runStdio(input: {
-  kernel: KernelAdapter;
+  kernel: SqlKernel;
   logger: BridgeLogger;
   token: string | undefined;
   rateLimit: RateLimitSettings | null;

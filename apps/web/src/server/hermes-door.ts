@@ -11,7 +11,7 @@ import {
   type NumberedRunLine,
   type RunLine,
 } from "@mnote/hermes-runs";
-import type { AskRunRecord, KernelAdapter } from "@mnote/kernel";
+import type { AskRunRecord, SqlKernel } from "@mnote/kernel";
 import { mnoteMetrics } from "@mnote/process";
 import { AppError, AskQuestionSchema, createCaller, createToolsContext, isAppError } from "@mnote/tools";
 import { z } from "zod";
@@ -100,7 +100,7 @@ export interface AskDoor {
   caller: ReturnType<typeof createCaller>;
   /** The signed-in person, if the cookie holds a live token (the router still decides everything). */
   userId: string | null;
-  kernel: KernelAdapter;
+  kernel: SqlKernel;
   hermes: HermesClient;
   body: unknown;
 }
@@ -258,7 +258,7 @@ const FLUSH_MS = 150;
  * to the database, where every instance's readers find them. Approval requests that are not for an mnote
  * tool are answered `deny` here, on the server, and recorded as such; the rest are relayed with once/deny.
  */
-async function pumpRun(kernel: KernelAdapter, hermes: HermesClient, runId: string): Promise<void> {
+async function pumpRun(kernel: SqlKernel, hermes: HermesClient, runId: string): Promise<void> {
   const policy = new ApprovalPolicy();
   let pending: RunLine[] = [];
   let text = "";
@@ -372,7 +372,7 @@ async function ownRun(door: AskDoor, runId: string): Promise<AskRunRecord | Resp
 }
 
 /** How an ended run ended, from its last lines (Hermes's outcome, the panel's `lost`). */
-async function endOf(kernel: KernelAdapter, runId: string): Promise<RunLine | null> {
+async function endOf(kernel: SqlKernel, runId: string): Promise<RunLine | null> {
   let last: RunLine | null = null;
   for (let after = 0; ;) {
     const lines = await kernel.ask.listRunLines(runId, after, 500);

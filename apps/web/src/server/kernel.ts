@@ -1,5 +1,5 @@
 import "server-only";
-import { type KernelAdapter, openKernel } from "@mnote/kernel";
+import { type SqlKernel, openKernel } from "@mnote/kernel";
 import { observeKernel } from "@mnote/process";
 import { panelEnv } from "./env";
 
@@ -7,9 +7,9 @@ import { panelEnv } from "./env";
  * One kernel per server process, shared by route handlers and server components
  * (kept on globalThis so Next's separate route bundles and dev reloads reuse it).
  */
-const shared = globalThis as { __mnoteKernel?: Promise<KernelAdapter> };
+const shared = globalThis as { __mnoteKernel?: Promise<SqlKernel> };
 
-export function getKernel(): Promise<KernelAdapter> {
+export function getKernel(): Promise<SqlKernel> {
   const { database } = panelEnv();
   // A failed open (the database down when the first request came) is forgotten, so the next
   // request tries again instead of every request failing until the panel restarts.

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { type KernelAdapter, openKernel } from "@mnote/kernel";
+import { type SqlKernel, openKernel } from "@mnote/kernel";
 import { startBridge, type RunningBridge } from "@mnote/hermes-bridge";
 import { captureLogger } from "@mnote/hermes-bridge/testing";
 import {
@@ -49,7 +49,7 @@ const REDIRECT = "http://127.0.0.1:53123/callback";
 const DECISION = "/oauth/authorize/decision";
 const SIGN_IN = "/oauth/authorize/sign-in";
 
-let kernel: KernelAdapter;
+let kernel: SqlKernel;
 let bridge: RunningBridge;
 let otherBridge: RunningBridge;
 let documents: DocumentServer;

@@ -1,4 +1,4 @@
-import type { KernelAdapter } from "@mnote/kernel";
+import type { SqlKernel } from "@mnote/kernel";
 import {
   authorizationParams,
   authorizationQuery,
@@ -22,7 +22,7 @@ import { OAUTH_RESUME_COOKIE, oauthResumeCookieOptions, tokenFromCookieHeader } 
  * `handleSignInToContinue`.
  */
 export interface OAuthServerOptions {
-  kernel: () => Promise<KernelAdapter>;
+  kernel: () => Promise<SqlKernel>;
   /** The router's settings with `oauth` set (panelEnv().tools). */
   toolsSettings: ToolsSettings;
   /** Origins allowed to post besides the panel's own (MNOTE_PANEL_ORIGINS). */

@@ -1,5 +1,5 @@
 import { LIMITS, TOOL_ERROR_MESSAGES, type ToolErrorCode } from "@mnote/contract";
-import type { KernelAdapter, TokenRecord } from "@mnote/kernel";
+import type { SqlKernel, TokenRecord } from "@mnote/kernel";
 import { mnoteMetrics, type RateDecision, recordToolCall, retryAfterSeconds, toolLabel } from "@mnote/process";
 import { appRouter, createToolsContext, resolveToken, type ToolsSettings } from "@mnote/tools";
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
@@ -16,7 +16,7 @@ export interface PanelLimiter {
 }
 
 export interface PanelApiOptions {
-  kernel: () => Promise<KernelAdapter>;
+  kernel: () => Promise<SqlKernel>;
   /** null: no rate limit (tests that send many calls). */
   limiter: PanelLimiter | null;
   /** Bytes; the bridge's limit by default. */
@@ -128,7 +128,7 @@ function callsIn(url: URL): number {
 
 /** What the panel's door found out before any procedure runs. */
 export interface OpenedDoor {
-  kernel: KernelAdapter;
+  kernel: SqlKernel;
   /** The session cookie as an Authorization value (null: none); the router reads the token from it. */
   authorization: string | null;
   /** The live token, if any. */
@@ -140,7 +140,7 @@ export interface OpenedDoor {
 }
 
 export interface DoorOptions {
-  kernel: () => Promise<KernelAdapter>;
+  kernel: () => Promise<SqlKernel>;
   limiter: PanelLimiter | null;
   allowedOrigins?: readonly string[];
   bodyLimit?: number;
@@ -176,7 +176,7 @@ export async function openPanelDoor(req: Request, options: DoorOptions): Promise
     );
   }
   const authorization = tokenFromCookieHeader(req.headers.get("cookie"));
-  let kernel: KernelAdapter;
+  let kernel: SqlKernel;
   let token: TokenRecord | null;
   try {
     kernel = await options.kernel();

@@ -1,15 +1,16 @@
 import type { Block } from "@mnote/contract";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { hashToken } from "../ids";
-import type { CallIdentity, ExecuteRequest, KernelAdapter, KernelCommand } from "../types";
+import type { SqlKernel } from "../sql-kernel";
+import type { CallIdentity, ExecuteRequest, KernelCommand } from "../types";
 
 /**
- * The behaviour every KernelAdapter must have. Each implementation (SQLite,
+ * The behaviour the kernel must have on every database. Each driver (SQLite,
  * PostgreSQL, PGlite) runs this same suite with its own factory.
  */
-export function kernelConformanceSuite(name: string, openKernel: () => Promise<KernelAdapter>) {
+export function kernelConformanceSuite(name: string, openKernel: () => Promise<SqlKernel>) {
   describe(`kernel conformance: ${name}`, () => {
-    let kernel: KernelAdapter;
+    let kernel: SqlKernel;
     let ws: string;
     let doc: string;
     let owner: string;
@@ -442,14 +443,14 @@ export function kernelConformanceSuite(name: string, openKernel: () => Promise<K
       const minute = 60_000;
       const now = Math.floor(Date.now() / minute) * minute;
       const counts = await Promise.all(
-        Array.from({ length: 12 }, () => kernel.countInWindow!("auth_failure:10.0.0.1", new Date(now), minute)),
+        Array.from({ length: 12 }, () => kernel.countInWindow("auth_failure:10.0.0.1", new Date(now), minute)),
       );
       expect(counts.sort((a, b) => a - b)).toEqual(Array.from({ length: 12 }, (_, i) => i + 1));
-      expect(await kernel.countInWindow!("auth_failure:10.0.0.2", new Date(now), minute)).toBe(1);
-      expect(await kernel.countInWindow!("auth_failure:10.0.0.1", new Date(now + minute), minute)).toBe(1);
+      expect(await kernel.countInWindow("auth_failure:10.0.0.2", new Date(now), minute)).toBe(1);
+      expect(await kernel.countInWindow("auth_failure:10.0.0.1", new Date(now + minute), minute)).toBe(1);
       // A window that ended long ago is removed by the next count, so it starts over.
-      expect(await kernel.countInWindow!("old", new Date(now - 10 * minute), minute)).toBe(1);
-      expect(await kernel.countInWindow!("old", new Date(now - 10 * minute), minute)).toBe(1);
+      expect(await kernel.countInWindow("old", new Date(now - 10 * minute), minute)).toBe(1);
+      expect(await kernel.countInWindow("old", new Date(now - 10 * minute), minute)).toBe(1);
       expect(await kernel.admin.tableSnapshot()).toEqual(before);
     });
 

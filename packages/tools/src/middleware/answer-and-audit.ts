@@ -1,81 +1,166 @@
-import { type DryRunResult, echoField } from "@mnote/contract";
-import type { KernelAdapter } from "@mnote/kernel";
+import {
+  type DryRunResult,
+  echoField,
+  type Effect,
+  failureEnvelope,
+  type OutputEnvelope,
+  TOOL_ERROR_MESSAGES as M,
+} from "@mnote/contract";
+import type { AuditInput } from "@mnote/kernel";
 import { canReadPage } from "../access";
-import { type CallState, callFailure, callIdentity, type RouterAudit, unverifiedClaims } from "../call-state";
 import { AppError, isAppError } from "../app-error";
+import { baseRevisionOf, type CallKnown, callIdentity, envelopeIds, unverifiedClaims } from "../call-state";
+import type { ToolsContext } from "../context";
 import { proposalSummary } from "../proposal-summary";
-import { middleware } from "../trpc";
-import type { ToolSpec } from "../tool-spec";
 
 /**
- * The outermost link, and the tools' one mapping of `AppError`. Whatever happens below, the caller gets an output envelope,
- * and every call leaves exactly one audit record: the kernel writes it inside a
- * write's transaction, this middleware writes it for everything else.
+ * How a tool call ended, as the tool's code (or a check's refusal) says it. The caller's answer follows from it,
+ * and so does who writes the call's one audit record: `answerCall` decides both, in one place.
+ * - `read`: answered with its result; the router records it (`ok`).
+ * - `proposed`: a dry run, answered with its preview; the router records the proposal (args and preview).
+ * - `held`: a write the approval policy holds, answered `mnote_tool_approval_required`; the router records the
+ *   proposal a person decides on (`held_for_approval`).
+ * - `applied`: a command ran; the kernel wrote the record inside the command's transaction, so the change and its
+ *   record are one. Nothing is left to write.
+ * - `replayed`: the result an earlier call with this key (or a person's approval of it) left; the router records it.
+ * - `refused`: a contract error; the router records it (`failed`).
  */
-export const envelopeAndAudit = middleware(async ({ ctx, meta, getRawInput, next }) => {
-  const tool = meta?.tool as ToolSpec;
-  const call: CallState = { tool, startedAt: performance.now(), raw: await getRawInput().catch(() => undefined) };
-  const result = await next({ ctx: { call } });
-  if (result.ok) {
-    const envelope = result.data as {
-      ok: boolean;
-      audit: { effect: string; commandId: string | null };
-      error: { code: string } | null;
-    };
-    await recordAudit(ctx.kernel, call, envelope.audit.effect, envelope.audit.commandId, envelope.error?.code ?? null);
-    return result;
+export type ToolEnding<Result> =
+  | { kind: "read"; result: Result }
+  /** `result` is the preview itself (a write tool's result type is `Result | DryRunResult`). */
+  | { kind: "proposed"; result: Result; args: unknown; preview: DryRunResult }
+  | { kind: "held"; args: unknown; preview: DryRunResult; key: string }
+  | { kind: "applied"; result: Result; commandId: string }
+  | { kind: "replayed"; result: Result; commandId: string }
+  | { kind: "refused"; error: AppError };
+
+/**
+ * A failure thrown anywhere in the call as its ending: a rule's `AppError` (a check's, a planner's) as it is;
+ * anything else (a database gone away) is logged and answered without its internals.
+ */
+export function refusalOf(ctx: ToolsContext, toolName: string, error: unknown): ToolEnding<never> {
+  if (isAppError(error)) return { kind: "refused", error: AppError.from(error) };
+  ctx.logger.error({ tool: toolName, err: error }, "tool failed unexpectedly");
+  return { kind: "refused", error: AppError.from(null) };
+}
+
+/**
+ * The call's answer, and its one audit record: every call leaves exactly one, whichever check or step ended it.
+ * `known` is what the checks learned before the call ended; a refused call's record says no more than that.
+ */
+export async function answerCall<Result>(
+  ctx: ToolsContext,
+  known: CallKnown,
+  ending: ToolEnding<Result>,
+): Promise<OutputEnvelope<Result>> {
+  const envelope = envelopeOf(known, ending);
+  if (ending.kind !== "applied") await recordCall(ctx, known, ending, envelope.audit.effect);
+  return envelope;
+}
+
+function envelopeOf<Result>(known: CallKnown, ending: ToolEnding<Result>): OutputEnvelope<Result> {
+  const ids = envelopeIds(known);
+  const name = known.tool.name;
+  switch (ending.kind) {
+    case "refused":
+      return failureEnvelope(name, ids, { code: ending.error.code, message: ending.error.message });
+    case "held":
+      return failureEnvelope(name, ids, {
+        code: "mnote_tool_approval_required",
+        message: M.approvalRequired(ending.key),
+      });
+    case "proposed":
+      return success(name, ids, ending.result, "dry_run", null);
+    case "read":
+      return success(name, ids, ending.result, "read", null);
+    case "applied":
+    case "replayed":
+      return success(name, ids, ending.result, "write", ending.commandId);
   }
-  // A rule's AppError becomes its failure envelope; anything unexpected (a database gone away) is logged here and
-  // answered without its internals.
-  const expected = isAppError(result.error);
-  if (!expected) console.error(`[mnote] ${tool.name} failed unexpectedly`, result.error.cause ?? result.error);
-  const failure = expected ? AppError.from(result.error) : AppError.from(null);
-  const envelope = callFailure(call, failure.code, failure.message);
-  await recordAudit(ctx.kernel, call, "none", null, failure.code);
-  return { ...result, ok: true as const, data: envelope };
-});
+}
 
-const proposalPreview = (audit: RouterAudit | undefined) =>
-  audit?.outcome === "proposal" || audit?.outcome === "held_for_approval"
-    ? ((audit.detail?.preview as DryRunResult | undefined) ?? null)
-    : null;
-
-async function recordAudit(
-  kernel: Parameters<Parameters<typeof middleware>[0]>[0]["ctx"]["kernel"],
-  call: CallState,
-  effect: string,
+function success<Result>(
+  toolName: string,
+  ids: ReturnType<typeof envelopeIds>,
+  result: Result,
+  effect: Effect,
   commandId: string | null,
-  errorCode: string | null,
+): OutputEnvelope<Result> {
+  return {
+    ok: true,
+    toolName,
+    toolCallId: ids.toolCallId,
+    traceId: ids.traceId,
+    result,
+    audit: { effect, commandId, workspaceId: ids.workspaceId, documentId: ids.documentId },
+    error: null,
+  };
+}
+
+/** The router's record of a call the kernel did not already record. */
+async function recordCall(
+  ctx: ToolsContext,
+  known: CallKnown,
+  ending: Exclude<ToolEnding<unknown>, { kind: "applied" }>,
+  effect: Effect,
 ) {
-  // An applied command's record was written with the command, in its transaction.
-  if (call.audit === "kernel") return;
-  const audit = call.audit;
-  const preview = proposalPreview(audit);
   try {
-    const verified = await targetVerified(kernel, call, errorCode);
-    await kernel.appendAudit({
-      identity: callIdentity(call, verified),
-      effect: effect as "read",
-      outcome: audit?.outcome ?? (errorCode ? "failed" : "ok"),
-      errorCode: errorCode as null,
-      commandId,
-      idempotencyKey: call.input?.idempotencyKey ?? null,
-      payloadFingerprint: call.fingerprint ?? null,
+    const errorCode =
+      ending.kind === "refused" ? ending.error.code : ending.kind === "held" ? "mnote_tool_approval_required" : null;
+    const verified = await targetVerified(ctx, known, errorCode !== null);
+    const proposal = ending.kind === "proposed" || ending.kind === "held" ? ending : null;
+    const record: AuditInput = {
+      identity: callIdentity(known, verified),
+      effect,
+      outcome: outcomeOf(ending),
+      errorCode,
+      commandId: ending.kind === "replayed" ? ending.commandId : null,
+      idempotencyKey: known.input?.idempotencyKey ?? null,
+      payloadFingerprint: known.write?.fingerprint ?? null,
       // A proposal made without a base revision still records the one its diff was computed on.
-      baseRevision:
-        (call.input?.args.baseRevision as number | undefined) ??
-        (audit?.detail?.preview as { baseRevision?: number } | undefined)?.baseRevision ??
-        null,
-      // A call without a valid token: what it claimed, marked as unverified, for an operator's eyes only.
-      detail: audit?.detail ?? (call.token && verified ? null : unverifiedClaims(call.raw)),
+      baseRevision: baseRevisionOf(known.input?.args) ?? proposal?.preview.baseRevision ?? null,
+      detail: proposal ? { args: proposal.args, preview: proposal.preview } : refusalDetail(known, ending, verified),
       // A proposal's index row carries a summary, so the panel's list never reads the full preview.
-      summary: preview ? proposalSummary(preview) : null,
-      durationMs: performance.now() - call.startedAt,
-    });
+      summary: proposal ? proposalSummary(proposal.preview) : null,
+      durationMs: performance.now() - known.startedAt,
+    };
+    await ctx.kernel.appendAudit(record);
   } catch (error) {
     // The answer already stands; losing an audit line for a read is logged, not turned into a failure.
-    console.error("[mnote] audit append failed", error);
+    ctx.logger.error({ tool: known.tool.name, err: error }, "audit append failed");
   }
+}
+
+function outcomeOf(ending: Exclude<ToolEnding<unknown>, { kind: "applied" }>): AuditInput["outcome"] {
+  switch (ending.kind) {
+    case "read":
+      return "ok";
+    case "proposed":
+      return "proposal";
+    case "held":
+      return "held_for_approval";
+    case "replayed":
+      return "replayed";
+    case "refused":
+      return "failed";
+  }
+}
+
+/**
+ * What a refused (or replayed, or read) call's record keeps besides its identity: for a repeat of a held write, the
+ * decision it was answered with; for a call without a valid token, or refused on a page its caller may not read,
+ * the ids it claimed, marked as unverified, for an operator's eyes only.
+ */
+function refusalDetail(
+  known: CallKnown,
+  ending: ToolEnding<unknown>,
+  verified: boolean,
+): Record<string, unknown> | null {
+  const decided = known.decision?.proposal;
+  if (ending.kind === "refused" && decided && decided.status !== "applied") {
+    return { proposalId: decided.auditId, decision: decided.status };
+  }
+  return known.token && verified ? null : unverifiedClaims(known.raw);
 }
 
 /**
@@ -84,11 +169,12 @@ async function recordAudit(
  * land in the page's trail, a conversation's calls or the change feed). The checks' facts decide; a call refused
  * before they were read (a bad envelope) costs one read of the facts for the ids it sent.
  */
-async function targetVerified(kernel: KernelAdapter, call: CallState, errorCode: string | null): Promise<boolean> {
-  if (!call.token || !errorCode) return true;
-  if (call.facts) return canReadPage(call.facts);
-  const workspaceId = echoField(call.raw, "workspaceId");
-  const documentId = echoField(call.raw, "documentId");
+async function targetVerified(ctx: ToolsContext, known: CallKnown, failed: boolean): Promise<boolean> {
+  if (!known.token || !failed) return true;
+  const facts = known.facts ?? (known.envelope?.ok ? known.envelope.facts : null);
+  if (facts) return canReadPage(facts);
+  const workspaceId = echoField(known.raw, "workspaceId");
+  const documentId = echoField(known.raw, "documentId");
   if (!workspaceId || !documentId) return false;
-  return canReadPage(await kernel.getAccessFacts({ workspaceId, documentId, userId: call.token.userId }));
+  return canReadPage(await ctx.kernel.getAccessFacts({ workspaceId, documentId, userId: known.token.userId }));
 }

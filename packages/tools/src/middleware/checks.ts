@@ -1,23 +1,36 @@
 import { type AppliedDecision, canonicalToolName, LIMITS, TOOL_ERROR_MESSAGES as M } from "@mnote/contract";
 import { hashToken, isTokenLive, type ProposalRecord, type TokenRecord } from "@mnote/kernel";
 import { canReadPage, hasAccess } from "../access";
-import type { CallState, ParsedEnvelope } from "../call-state";
+import {
+  type Authenticated,
+  baseRevisionOf,
+  type CallProgress,
+  type CallStart,
+  type CheckedCall,
+  type CheckedWrite,
+  type EnvelopeReading,
+  type HeldDecision,
+  type Keyed,
+  type Member,
+  payloadOf,
+  type Permitted,
+  type Validated,
+} from "../call-state";
 import { bearerSecret, doorRefusal, type ToolsContext } from "../context";
 import { describeIssues, fail } from "../app-error";
 import { payloadFingerprint } from "../fingerprint";
 import { argsWithoutMarkdown } from "../markdown-args";
 import { mayBeAskSession } from "../ask-session";
-import { middleware } from "../trpc";
+import type { AccessNeed, ParsedEnvelope } from "../tool-spec";
 
 /**
- * The checks every tool call passes, in order. Each one either ends the call with a
- * contract error or adds what it learned to `call` for the next.
+ * The checks every tool call passes, in order (`checkRead`, `checkWrite`). Each one either ends the call with a
+ * contract error or answers a narrower state of the call for the next (call-state.ts).
  *
- * They are plain functions run by one tRPC middleware, not one middleware each: every
- * tRPC hop copies its options and context objects several times over, and nine hops
- * cost a write more than its SQL reads did (docs/decisions/0007).
+ * They are plain functions, run by the tool's procedure itself (tool-procedure.ts), not one tRPC middleware each:
+ * every tRPC hop copies its options and context objects several times over, and nine hops cost a write more than
+ * its SQL reads did (docs/decisions/0007).
  */
-type Check = (ctx: ToolsContext, call: CallState) => Promise<void> | void;
 
 /**
  * 1. Login: a bearer token issued by mnote, not revoked, not expired.
@@ -27,32 +40,37 @@ type Check = (ctx: ToolsContext, call: CallState) => Promise<void> | void;
  * envelope's ids, so the envelope is parsed here; step 2 gives the verdict on it. A call with a bad
  * envelope still hears "unauthenticated" first when its token is no good.
  */
-export async function authenticate(ctx: ToolsContext, call: CallState) {
+export async function authenticate<I extends ParsedEnvelope>(
+  ctx: ToolsContext,
+  call: CallStart<I>,
+): Promise<Authenticated<I>> {
   const secret = bearerSecret(ctx.authorization);
   if (!secret) return fail("mnote_tool_unauthenticated", M.unauthenticated);
   const tokenHash = hashToken(secret);
-  const envelope = parseEnvelope(call);
-  const now = new Date().toISOString();
+  const parsed = parseEnvelope(call);
+  const now = ctx.clock.now().toISOString();
   let token: TokenRecord | null;
-  if (envelope.ok) {
-    const { input } = envelope;
+  let envelope: EnvelopeReading<I>;
+  if (parsed.ok) {
+    const { input } = parsed;
+    const key = call.tool.kind === "write" ? input.idempotencyKey : undefined;
     const facts = await ctx.kernel.getCallFacts({
       tokenHash,
       workspaceId: input.workspaceId,
       documentId: input.documentId,
-      idempotency: call.tool.kind === "write" ? { toolName: call.tool.name, key: input.idempotencyKey!, now } : null,
+      idempotency: key === undefined ? null : { toolName: call.tool.name, key, now },
     });
     token = facts.token;
-    call.facts = facts.access;
-    call.storedResult = facts.idempotency;
+    envelope = { ok: true, input, facts: facts.access, stored: facts.idempotency };
   } else {
     token = await ctx.kernel.findTokenByHash(tokenHash);
+    envelope = parsed;
   }
   if (!isTokenLive(token, now)) return fail("mnote_tool_unauthenticated", M.unauthenticated);
   // An OAuth grant's token works only at the resource it was issued for (RFC 8707, decision 0027).
   if (token.resource !== undefined && token.resource !== (ctx.resource ?? null))
     return fail("mnote_tool_unauthenticated", "this token was issued for another resource");
-  call.token = token;
+  return { ...call, token, envelope };
 }
 
 /**
@@ -60,46 +78,47 @@ export async function authenticate(ctx: ToolsContext, call: CallState) {
  * (bridge, MCP, CLI). So an agent cannot borrow the panel to skip the approval policy,
  * and a person's token handed to an agent does not write past it either.
  */
-export function checkDoor(ctx: ToolsContext, call: CallState) {
-  const refusal = doorRefusal(ctx.door, call.token!.holder);
-  if (refusal) return fail("mnote_tool_permission_denied", refusal);
+export function checkDoor(ctx: ToolsContext, call: Authenticated<ParsedEnvelope>): void {
+  const refusal = doorRefusal(ctx.door, call.token.holder);
+  if (refusal) fail("mnote_tool_permission_denied", refusal);
 }
 
-/** The envelope and the tool's args checked against the contract; parsed once per call. */
-function parseEnvelope(call: CallState): NonNullable<CallState["parsed"]> {
-  call.parsed ??= (() => {
-    if (!call.raw || typeof call.raw !== "object" || Array.isArray(call.raw)) {
-      return { ok: false, problem: "input: must be the tool input envelope (a JSON object)" } as const;
-    }
-    const parsed = call.tool.inputSchema.safeParse(call.raw);
-    if (!parsed.success) return { ok: false, problem: describeIssues(parsed.error) } as const;
-    const input = parsed.data as ParsedEnvelope;
-    if (canonicalToolName(input.toolName) !== call.tool.name && input.toolName !== call.tool.name) {
-      return { ok: false, problem: `toolName: expected ${call.tool.name}` } as const;
-    }
-    const content = input.args.content;
-    if (Array.isArray(content)) {
-      // The envelope schema has checked the blocks; Array.isArray only says `any[]`.
-      const total = (content as { text?: string }[]).reduce((sum, block) => sum + (block.text?.length ?? 0), 0);
-      if (total > LIMITS.saveTextTotal) {
-        return {
-          ok: false,
-          problem: `args.content: more than ${LIMITS.saveTextTotal} characters of text in one save`,
-        } as const;
-      }
-    }
-    return { ok: true, input } as const;
-  })();
-  return call.parsed;
+/** The envelope and the tool's args checked against the contract (step 1 reads with it, step 2 judges it). */
+function parseEnvelope<I extends ParsedEnvelope>(
+  call: CallStart<I>,
+): { ok: true; input: I } | { ok: false; problem: string } {
+  if (!call.raw || typeof call.raw !== "object" || Array.isArray(call.raw)) {
+    return { ok: false, problem: "input: must be the tool input envelope (a JSON object)" };
+  }
+  const parsed = call.tool.inputSchema.safeParse(call.raw);
+  if (!parsed.success) return { ok: false, problem: describeIssues(parsed.error) };
+  const input = parsed.data;
+  if (canonicalToolName(input.toolName) !== call.tool.name && input.toolName !== call.tool.name) {
+    return { ok: false, problem: `toolName: expected ${call.tool.name}` };
+  }
+  if (textTotal(contentArg(input.args)) > LIMITS.saveTextTotal) {
+    return { ok: false, problem: `args.content: more than ${LIMITS.saveTextTotal} characters of text in one save` };
+  }
+  return { ok: true, input };
 }
 
-/** The characters of text in a save's content or an edit's operations (Markdown turned into blocks). */
+/** A save's blocks (`content`), whatever the tool's args. */
+const contentArg = (args: unknown): unknown =>
+  typeof args === "object" && args !== null && "content" in args ? args.content : undefined;
+
+/** A save's content or an edit's operations: what holds a write's text. */
+const contentOf = (args: unknown): unknown =>
+  contentArg(args) ?? (typeof args === "object" && args !== null && "operations" in args ? args.operations : undefined);
+
+/** The characters of text in a save's content or an edit's operations (the block form, blocks nested in operations). */
 function textTotal(value: unknown): number {
   if (!Array.isArray(value)) return 0;
   let total = 0;
-  for (const item of value as { text?: unknown; blocks?: unknown }[]) {
-    if (typeof item.text === "string") total += item.text.length;
-    total += textTotal(item.blocks);
+  const items: readonly unknown[] = value;
+  for (const item of items) {
+    if (typeof item !== "object" || item === null) continue;
+    if ("text" in item && typeof item.text === "string") total += item.text.length;
+    if ("blocks" in item) total += textTotal(item.blocks);
   }
   return total;
 }
@@ -108,142 +127,169 @@ function textTotal(value: unknown): number {
  * 2. The envelope and the tool's args, exactly as the contract describes them; Markdown args are turned
  * into blocks here (after the token is known good), so every later step sees the block form.
  */
-export function validateEnvelope(_ctx: ToolsContext, call: CallState) {
-  const envelope = parseEnvelope(call);
+export function validateEnvelope<I extends ParsedEnvelope>(call: Authenticated<I>): Validated<I> {
+  const { envelope } = call;
   if (!envelope.ok) return fail("mnote_tool_invalid_input", envelope.problem);
   const args = argsWithoutMarkdown(call.tool.name, envelope.input.args);
-  call.input = args === envelope.input.args ? envelope.input : { ...envelope.input, args };
-  if (args !== envelope.input.args && textTotal(args.content ?? args.operations) > LIMITS.saveTextTotal)
-    return fail("mnote_tool_invalid_input", `args.markdown: more than ${LIMITS.saveTextTotal} characters of text`);
+  if (args !== envelope.input.args && textTotal(contentOf(args)) > LIMITS.saveTextTotal)
+    fail("mnote_tool_invalid_input", `args.markdown: more than ${LIMITS.saveTextTotal} characters of text`);
+  return {
+    tool: call.tool,
+    raw: call.raw,
+    startedAt: call.startedAt,
+    token: call.token,
+    input: args === envelope.input.args ? envelope.input : { ...envelope.input, args },
+    facts: envelope.facts,
+    stored: envelope.stored,
+  };
 }
 
 /** 3. The call's capability scope covers the tool and stays within the token's. */
-export function checkCapabilityScope(_ctx: ToolsContext, call: CallState) {
-  const { input, token, tool } = call;
-  if (input!.actorId !== token!.userId) return fail("mnote_tool_unauthenticated", M.actorMismatch);
-  if (input!.capabilityScope.some((scope) => !token!.scopes.includes(scope))) {
-    return fail("mnote_tool_permission_denied", M.scopeExceedsToken);
+export function checkCapabilityScope({ input, token, tool }: Validated<ParsedEnvelope>): void {
+  if (input.actorId !== token.userId) fail("mnote_tool_unauthenticated", M.actorMismatch);
+  if (input.capabilityScope.some((scope) => !token.scopes.includes(scope))) {
+    fail("mnote_tool_permission_denied", M.scopeExceedsToken);
   }
-  if (!input!.capabilityScope.includes(tool.capability)) {
-    return fail("mnote_tool_permission_denied", M.scopeMissing(tool.capability));
+  if (!input.capabilityScope.includes(tool.capability)) {
+    fail("mnote_tool_permission_denied", M.scopeMissing(tool.capability));
   }
 }
 
 /** 4. Workspace membership. A stranger learns nothing: same answer as a missing page. */
-export function checkMembership(_ctx: ToolsContext, call: CallState) {
-  const facts = call.facts!;
-  if (!facts.workspace || !facts.role) return fail("mnote_tool_permission_denied", M.pageUnreadable);
+export function checkMembership<I extends ParsedEnvelope>(call: Validated<I>): Member<I> {
+  const { workspace, role } = call.facts;
+  if (!workspace || !role) return fail("mnote_tool_permission_denied", M.pageUnreadable);
+  return { ...call, facts: { ...call.facts, workspace, role } };
+}
+
+/** Refuses `facts` that do not give `need` on a readable page: unreadable and missing pages answer alike. */
+function requireAccess(facts: Parameters<typeof hasAccess>[0], need: AccessNeed): void {
+  if (!canReadPage(facts)) fail("mnote_tool_permission_denied", M.pageUnreadable);
+  if (!hasAccess(facts, need)) {
+    fail("mnote_tool_permission_denied", need === "artifact_write" ? M.artifactWriteDenied : M.pageWriteDenied);
+  }
 }
 
 /** 5. Page read, page write or artifact write. Unreadable and missing pages answer alike. */
-export async function checkPagePermission(ctx: ToolsContext, call: CallState) {
-  const facts = call.facts!;
-  if (!canReadPage(facts)) return fail("mnote_tool_permission_denied", M.pageUnreadable);
-  if (!hasAccess(facts, call.tool.access)) {
-    return fail(
-      "mnote_tool_permission_denied",
-      call.tool.access === "artifact_write" ? M.artifactWriteDenied : M.pageWriteDenied,
-    );
-  }
+export function checkPagePermission<I extends ParsedEnvelope>(call: Member<I>): Permitted<I> {
+  const { page } = call.facts;
+  if (!page) return fail("mnote_tool_permission_denied", M.pageUnreadable);
+  requireAccess(call.facts, call.tool.access);
+  return { ...call, facts: { ...call.facts, page } };
 }
 
 /**
- * 5b. A call of a conversation asked from the panel acts as the person who asked (decision 0021): the
- * conversation's person must have the access too (the intersection with the token's, never more than
- * either), and only the page it was asked about answers — another page, or another workspace, is refused
- * exactly as a missing page is. A session id the panel did not record (made up, or Hermes's own) changes
- * nothing: the token alone decides, as without it. Ids that cannot be a panel conversation cost no read.
+ * 5b. Whom the call acts for (decision 0021): a call of a conversation asked from the panel acts as the person who
+ * asked. A session id the panel did not record (made up, or Hermes's own) changes nothing: the token alone decides,
+ * as without it. Ids that cannot be a panel conversation cost no read.
  */
-export async function checkAskedFor(ctx: ToolsContext, call: CallState) {
-  const input = call.input!;
-  if (!mayBeAskSession(input.sessionId)) return;
+export async function findAskedFor<I extends ParsedEnvelope>(
+  ctx: ToolsContext,
+  call: Permitted<I>,
+): Promise<CheckedCall<I>> {
+  const { input } = call;
+  if (!mayBeAskSession(input.sessionId)) return { ...call, asker: null };
   const session = await ctx.kernel.ask.getSession(input.sessionId);
-  if (!session) return;
-  // Recorded as acting for the person whatever the outcome: a refused call of theirs is theirs too.
-  call.askedBy = session.userId;
-  if (session.workspaceId !== input.workspaceId || session.documentId !== input.documentId) {
-    return fail("mnote_tool_permission_denied", M.pageUnreadable);
-  }
-  const person = await ctx.kernel.getAccessFacts({
-    workspaceId: session.workspaceId,
-    documentId: session.documentId,
-    userId: session.userId,
-  });
-  if (!canReadPage(person)) return fail("mnote_tool_permission_denied", M.pageUnreadable);
-  if (!hasAccess(person, call.tool.access)) {
-    return fail(
-      "mnote_tool_permission_denied",
-      call.tool.access === "artifact_write" ? M.artifactWriteDenied : M.pageWriteDenied,
-    );
-  }
+  if (!session) return { ...call, asker: null };
+  const samePage = session.workspaceId === input.workspaceId && session.documentId === input.documentId;
+  const access = samePage
+    ? await ctx.kernel.getAccessFacts({
+        workspaceId: session.workspaceId,
+        documentId: session.documentId,
+        userId: session.userId,
+      })
+    : null;
+  return { ...call, asker: { userId: session.userId, access } };
 }
 
 /**
- * 6. Idempotency, before the revision check: a retry of a write that already
- * landed must get its stored result, not a conflict with the revision it created.
+ * 5c. The person who asked must have the access too (the intersection with the token's, never more than either),
+ * and only the page they asked about answers: another page, or another workspace, is refused exactly as a missing
+ * page is. The call is recorded as acting for them whatever the outcome: a refused call of theirs is theirs too.
  */
-export function checkIdempotency(_ctx: ToolsContext, call: CallState) {
-  const input = call.input!;
-  if (call.tool.kind !== "write") return;
-  // baseRevision is a precondition, not payload: the panel adds the proposal's base
-  // revision when it applies, and the agent's retry without it must still replay.
-  const { baseRevision: _precondition, ...payload } = input.args;
-  call.fingerprint = payloadFingerprint({
-    toolName: call.tool.name,
+export function checkAskedFor({ asker, tool }: CheckedCall): void {
+  if (!asker) return;
+  if (!asker.access) return fail("mnote_tool_permission_denied", M.pageUnreadable);
+  requireAccess(asker.access, tool.access);
+}
+
+/**
+ * 6. A write's key and payload, and whether the approval policy holds it: an agent's real write to a page, in a
+ * workspace whose agent writes wait for a person (decision 0006), and an agent's artifact (summary, AI note) where
+ * the owners chose to hold artifacts too (issue 20, decision 0025). Dry runs and people's writes are never held.
+ */
+export function keyWrite<I extends ParsedEnvelope>(call: CheckedCall<I>): Keyed<I> {
+  const { input, tool, token, facts } = call;
+  const { idempotencyKey: key, dryRun } = input;
+  // Every write tool's schema requires both (contract §4): a write without them never gets past step 2.
+  if (key === undefined || dryRun === undefined)
+    return fail("mnote_tool_invalid_input", "a write names its idempotencyKey and says whether it is a dryRun");
+  const fingerprint = payloadFingerprint({
+    toolName: tool.name,
     workspaceId: input.workspaceId,
     documentId: input.documentId,
-    args: payload,
+    args: payloadOf(input.args),
   });
-  // Read with the token in step 1, for the token's user, who is the actor by step 3.
-  const record = call.storedResult ?? null;
-  if (record && record.fingerprint !== call.fingerprint) {
-    return fail("mnote_tool_idempotency_conflict", M.idempotencyConflict);
-  }
-  call.replay = record && !input.dryRun ? record : null;
-  call.alreadyApplied = record?.commandId ?? null;
+  const held =
+    (tool.holdsForApproval || (tool.access === "artifact_write" && facts.workspace.holdArtifacts)) &&
+    token.holder === "agent" &&
+    facts.workspace.approvalRequired &&
+    !dryRun;
+  return { ...call, write: { key, dryRun, fingerprint, stored: call.stored, held } };
 }
 
 /**
- * The approval policy holds this call: an agent's real write to a page, in a workspace whose agent writes
- * wait for a person (decision 0006), and an agent's artifact (summary, AI note) where the owners chose to hold
- * artifacts too (issue 20, decision 0025). Dry runs and people's writes are never held.
+ * 6a. Idempotency, before the revision check: a retry of a write that already landed must get its stored result,
+ * not a conflict with the revision it created. The stored result was read with the token in step 1, for the
+ * token's user, who is the actor by step 3.
  */
-export function isHeld(call: CallState): boolean {
-  const workspace = call.facts!.workspace!;
-  return (
-    (call.tool.holdsForApproval || (call.tool.access === "artifact_write" && workspace.holdArtifacts)) &&
-    call.token!.holder === "agent" &&
-    workspace.approvalRequired &&
-    call.input!.dryRun !== true
-  );
+export function checkIdempotency({ write }: Keyed<ParsedEnvelope>): void {
+  if (write.stored && write.stored.fingerprint !== write.fingerprint) {
+    fail("mnote_tool_idempotency_conflict", M.idempotencyConflict);
+  }
 }
 
 /**
  * 6b. A repeat of a held agent write (same key, same payload) answers the person's decision on it instead
- * of being held again (issue 22): still pending → approval required again, with no second proposal;
- * rejected → `mnote_tool_rejected` with who decided and why; applied → the applied result, saying how it
- * differs when a person applied only part of it or edited it. Before the revision check: the page has moved
- * since, by the approved write itself. Reads only for calls the policy holds.
+ * of being held again (issue 22). Before the revision check: the page has moved since, by the approved write
+ * itself. Reads only for calls the policy holds and the key has no result for.
  */
-export async function checkHeldDecision(ctx: ToolsContext, call: CallState) {
-  if (call.replay || !isHeld(call)) return;
-  const input = call.input!;
+export async function findHeldDecision<I extends ParsedEnvelope>(
+  ctx: ToolsContext,
+  call: Keyed<I>,
+): Promise<CheckedWrite<I>> {
+  const { write } = call;
+  const stored =
+    write.stored && !write.dryRun ? { commandId: write.stored.commandId, result: write.stored.result } : null;
+  if (stored || !write.held) return { ...call, decision: null, replay: stored };
   const found = await ctx.kernel.getEditDecision({
-    documentId: input.documentId,
+    documentId: call.input.documentId,
     toolName: call.tool.name,
-    key: input.idempotencyKey!,
-    fingerprint: call.fingerprint!,
-    actorId: call.token!.userId,
+    key: write.key,
+    fingerprint: write.fingerprint,
+    actorId: call.token.userId,
   });
-  if (!found) return;
+  if (!found) return { ...call, decision: null, replay: null };
   const { proposal, result } = found;
-  call.audit = { outcome: "failed", detail: { proposalId: proposal.auditId, decision: proposal.status } };
-  if (proposal.status === "pending")
-    return fail("mnote_tool_approval_required", M.approvalRequired(input.idempotencyKey!));
-  const decidedBy = await nameOf(ctx, proposal.decidedBy);
-  if (proposal.status === "rejected") return fail("mnote_tool_rejected", M.rejected(decidedBy, proposal.reason));
-  call.audit = undefined;
-  call.replay = { commandId: proposal.commandId!, result: { ...result, ...appliedDecision(proposal, decidedBy) } };
+  const decision: HeldDecision = { proposal, result, decidedBy: await nameOf(ctx, proposal.decidedBy) };
+  const appliedAs = proposal.status === "applied" ? proposal.commandId : null;
+  const replay =
+    appliedAs === null
+      ? null
+      : { commandId: appliedAs, result: { ...result, ...appliedDecision(proposal, decision.decidedBy) } };
+  return { ...call, decision, replay };
+}
+
+/**
+ * 6c. The decision, when it is not to apply: still pending → approval required again, with no second proposal;
+ * rejected → `mnote_tool_rejected` with who decided and why. (Applied → the applied result, as a replay, saying how
+ * it differs when a person applied only part of it or edited it.)
+ */
+export function checkHeldDecision({ decision, write }: CheckedWrite<ParsedEnvelope>): void {
+  if (!decision) return;
+  const { proposal } = decision;
+  if (proposal.status === "pending") fail("mnote_tool_approval_required", M.approvalRequired(write.key));
+  if (proposal.status === "rejected") fail("mnote_tool_rejected", M.rejected(decision.decidedBy, proposal.reason));
 }
 
 /** A decider's name as the agent is told it (a person of the page's workspace); "a person" if they are gone. */
@@ -279,35 +325,41 @@ function appliedDecision(proposal: ProposalRecord, decidedBy: string): { decisio
   return {};
 }
 
-/** 7. The base revision, when the caller named one, is still the page's revision. */
-export function checkRevision(_ctx: ToolsContext, call: CallState) {
-  const baseRevision = call.input!.args.baseRevision;
-  if (!call.replay && typeof baseRevision === "number" && baseRevision !== call.facts!.page!.revision) {
-    return fail("mnote_tool_conflict", M.conflict);
-  }
+/** 7. The base revision, when the caller named one, is still the page's revision (a replay answers regardless). */
+export function checkRevision({ input, facts, replay }: CheckedWrite<ParsedEnvelope>): void {
+  const baseRevision = baseRevisionOf(input.args);
+  if (!replay && baseRevision !== null && baseRevision !== facts.page.revision) fail("mnote_tool_conflict", M.conflict);
 }
 
-/** In this order: each check may rely on what the ones before it put on `call`. */
-export const CALL_CHECKS: readonly Check[] = [
-  authenticate,
-  checkDoor,
-  validateEnvelope,
-  checkCapabilityScope,
-  checkMembership,
-  checkPagePermission,
-  checkAskedFor,
-  checkIdempotency,
-  checkHeldDecision,
-  checkRevision,
-];
+/**
+ * Every check in front of a read, in order; the first to fail ends the call. `progress` is told each state that
+ * knows more, so a refused call's record says as much as was learned before it was refused.
+ */
+export async function checkRead<I extends ParsedEnvelope>(
+  ctx: ToolsContext,
+  start: CallStart<I>,
+  progress: CallProgress,
+): Promise<CheckedCall<I>> {
+  const authenticated = (progress.known = await authenticate(ctx, start));
+  checkDoor(ctx, authenticated);
+  const valid = (progress.known = validateEnvelope(authenticated));
+  checkCapabilityScope(valid);
+  const permitted = checkPagePermission(checkMembership(valid));
+  const checked = (progress.known = await findAskedFor(ctx, permitted));
+  checkAskedFor(checked);
+  return checked;
+}
 
-/** Runs every check in front of a tool's own code; the first to fail ends the call. */
-export const checkCall = middleware(async ({ ctx, next }) => {
-  const { call } = ctx as typeof ctx & { call: CallState };
-  for (const check of CALL_CHECKS) {
-    // Only the first check reads; awaiting the others' plain results would cost a microtask each.
-    const pending = check(ctx, call);
-    if (pending) await pending;
-  }
-  return next();
-});
+/** Every check in front of a write: a read's, then the write's own (idempotency, approval, revision). */
+export async function checkWrite<I extends ParsedEnvelope>(
+  ctx: ToolsContext,
+  start: CallStart<I>,
+  progress: CallProgress,
+): Promise<CheckedWrite<I>> {
+  const keyed = (progress.known = keyWrite(await checkRead(ctx, start, progress)));
+  checkIdempotency(keyed);
+  const checked = (progress.known = await findHeldDecision(ctx, keyed));
+  checkHeldDecision(checked);
+  checkRevision(checked);
+  return checked;
+}

@@ -5,10 +5,10 @@ import {
   EditRejected,
   type PageRecord,
   simulateBlockEdits,
+  type SqlKernel,
 } from "@mnote/kernel";
 import { summarizeChanges } from "@mnote/diff";
 import { fail } from "../app-error";
-import type { CheckedCall } from "../tool-procedure";
 import { withIds } from "./page-save";
 import { nextRevisionStep, type Planner, writePlan } from "./write-plan";
 
@@ -21,7 +21,7 @@ type EditArgs = ToolArgs<"mnote.page.edit">;
  * is derived again, salted.
  */
 export async function withInsertIds(
-  kernel: CheckedCall["kernel"],
+  kernel: SqlKernel,
   page: PageRecord,
   operations: EditArgs["operations"],
   key: string,
@@ -72,9 +72,8 @@ function requestedDiff(operations: BlockEditOperation[]): DiffSummaryOp[] {
  * with the kernel's own `simulateBlockEdits`; a plain write leaves that to the kernel, which refuses
  * an operation naming a missing block with the same message, in the same transaction as the write.
  */
-export const planPageEdit: Planner = async ({ kernel, input, page, exact }) => {
-  const args = input.args as EditArgs;
-  const operations = await withInsertIds(kernel, page, args.operations, input.idempotencyKey!);
+export const planPageEdit: Planner<EditArgs> = async ({ kernel, input, key, page, exact }) => {
+  const operations = await withInsertIds(kernel, page, input.args.operations, key);
   let changes: Change[] = [];
   let diff = requestedDiff(operations);
   let blockCount = page.blockCount;

@@ -1,9 +1,8 @@
 import { type Block, canonicalBlock, type Change, LIMITS, type ParsedBlockInput, type ToolArgs } from "@mnote/contract";
-import { type PageRecord, sha256Hex } from "@mnote/kernel";
+import { type PageRecord, sha256Hex, type SqlKernel } from "@mnote/kernel";
 import { diffBlocks, summarizeChanges } from "@mnote/diff";
 import { fail } from "../app-error";
 import { withKeptMarks } from "../markdown-args";
-import type { CheckedCall } from "../tool-procedure";
 import { nextRevisionStep, type Planner, writePlan } from "./write-plan";
 
 /**
@@ -20,22 +19,18 @@ export function withIds(content: ParsedBlockInput[], key: string, onPage: Readon
   const explicit = new Set(content.flatMap((block) => (block.id ? [block.id] : [])));
   const derive = (seed: string) => `b${sha256Hex(seed).slice(0, 15)}`;
   return content.map((block, index) => {
-    if (block.id) return canonicalBlock(block as Block);
+    if (block.id) return canonicalBlock({ ...block, id: block.id });
     let id = derive(`${key}:${index}`);
     for (let salt = 1; onPage.has(id) || explicit.has(id); salt++) id = derive(`${key}:${index}:${salt}`);
     return canonicalBlock({ ...block, id });
   });
 }
 
-export const planPageSave: Planner = async ({ kernel, input, page, exact }) => {
-  const args = input.args as ToolArgs<"mnote.page.save">;
-  if (args.mode === "append") return planAppend(kernel, input.idempotencyKey!, args, page, exact);
+export const planPageSave: Planner<ToolArgs<"mnote.page.save">> = async ({ kernel, input, key, page, exact }) => {
+  const args = input.args;
+  if (args.mode === "append") return planAppend(kernel, key, args, page, exact);
   const current = await kernel.getBlocks(page.id);
-  const incoming = withIds(
-    withKeptMarks(args.content!, current),
-    input.idempotencyKey!,
-    new Set(current.map((block) => block.id)),
-  );
+  const incoming = withIds(withKeptMarks(args.content!, current), key, new Set(current.map((block) => block.id)));
   refuseRepeatedIds(incoming);
   const plan = planOf(args, incoming, current.length, diffBlocks(current, incoming), page);
   const deletes = plan.preview.changes.filter((change) => change.kind === "delete").length;
@@ -81,7 +76,7 @@ function refuseRepeatedIds(incoming: Block[]): Set<string> {
  * again exactly. A plain agent append then reads nothing before its write.
  */
 async function planAppend(
-  kernel: CheckedCall["kernel"],
+  kernel: SqlKernel,
   key: string,
   args: ToolArgs<"mnote.page.save">,
   page: PageRecord,

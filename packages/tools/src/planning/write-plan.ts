@@ -1,7 +1,7 @@
 import type { Change, DryRunPreview, ToolErrorCode } from "@mnote/contract";
 import { indentChange, markChanges } from "@mnote/diff";
-import type { KernelCommand, PageRecord } from "@mnote/kernel";
-import type { CheckedCall } from "../tool-procedure";
+import type { KernelCommand, PageRecord, SqlKernel } from "@mnote/kernel";
+import type { ParsedEnvelope } from "../tool-spec";
 
 /** What a write tool works out before anything is written: the command, and the dry run a person would see. */
 export interface WritePlan {
@@ -11,7 +11,22 @@ export interface WritePlan {
   refuse?: { code: ToolErrorCode; message: string };
 }
 
-export type Planner = (checked: CheckedCall) => Promise<WritePlan>;
+/** What a planner works from: a checked write's envelope (its args as the tool's schema parsed them) and page. */
+export interface Planning<Args> {
+  kernel: SqlKernel;
+  input: ParsedEnvelope<Args>;
+  /** The write's idempotency key: derived block ids come from it, so a dry run and its write agree. */
+  key: string;
+  page: PageRecord;
+  /**
+   * The plan will be shown to a person (a dry run, a write held for approval), so it must be exact.
+   * Otherwise a planner may skip a check the kernel makes anyway while writing (an append's derived
+   * block ids): if the kernel refuses, `runWrite` plans again with this set.
+   */
+  exact: boolean;
+}
+
+export type Planner<Args> = (planning: Planning<Args>) => Promise<WritePlan>;
 
 /** What a planner works out for the dry run; the rest of it comes from the command and the page. */
 export type PlanPreview = Pick<DryRunPreview, "plan" | "diff" | "changes"> & { warnings?: DryRunPreview["warnings"] };

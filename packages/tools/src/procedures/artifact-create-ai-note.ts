@@ -1,13 +1,10 @@
-import { artifactCreateAiNoteTool, type ToolArgs, type ToolInput, type ToolResult } from "@mnote/contract";
-import { contractToolSpec } from "../tool-spec";
+import type { ToolArgs } from "@mnote/contract";
 import { type Planner, writePlan } from "../planning/write-plan";
 import { runWrite } from "../run-write";
 import { toolProcedure } from "../tool-procedure";
 
-export const artifactCreateAiNoteMeta = contractToolSpec(artifactCreateAiNoteTool.name);
-
-export const planCreateAiNote: Planner = async ({ input, page }) => {
-  const { content } = input.args as ToolArgs<"mnote.artifact.create_ai_note">;
+export const planCreateAiNote: Planner<ToolArgs<"mnote.artifact.create_ai_note">> = async ({ input, page }) => {
+  const { content } = input.args;
   return writePlan(
     page,
     { name: "artifact.aiNote.create", content },
@@ -20,6 +17,6 @@ export const planCreateAiNote: Planner = async ({ input, page }) => {
 };
 
 /** mnote.artifact.create_ai_note — a new AI note on the page, one per idempotency key. */
-export const artifactCreateAiNote = toolProcedure<ToolInput<"mnote.artifact.create_ai_note">>(
-  artifactCreateAiNoteMeta,
-).mutation(({ ctx }) => runWrite<ToolResult<"mnote.artifact.create_ai_note">>(ctx, planCreateAiNote));
+export const artifactCreateAiNote = toolProcedure("mnote.artifact.create_ai_note").mutation((call, ctx) =>
+  runWrite(ctx, call, planCreateAiNote),
+);

@@ -1,13 +1,14 @@
-import { artifactCreateSummaryTool, type ToolArgs, type ToolInput, type ToolResult } from "@mnote/contract";
-import { contractToolSpec } from "../tool-spec";
+import type { ToolArgs } from "@mnote/contract";
 import { type Planner, writePlan } from "../planning/write-plan";
 import { runWrite } from "../run-write";
 import { toolProcedure } from "../tool-procedure";
 
-export const artifactCreateSummaryMeta = contractToolSpec(artifactCreateSummaryTool.name);
-
-export const planCreateSummary: Planner = async ({ kernel, input, page }) => {
-  const { summary } = input.args as ToolArgs<"mnote.artifact.create_summary">;
+export const planCreateSummary: Planner<ToolArgs<"mnote.artifact.create_summary">> = async ({
+  kernel,
+  input,
+  page,
+}) => {
+  const { summary } = input.args;
   const existing = await kernel.getSummary(page.id);
   return writePlan(
     page,
@@ -24,6 +25,6 @@ export const planCreateSummary: Planner = async ({ kernel, input, page }) => {
 };
 
 /** mnote.artifact.create_summary — the page's one summary node and its edge, created or updated. */
-export const artifactCreateSummary = toolProcedure<ToolInput<"mnote.artifact.create_summary">>(
-  artifactCreateSummaryMeta,
-).mutation(({ ctx }) => runWrite<ToolResult<"mnote.artifact.create_summary">>(ctx, planCreateSummary));
+export const artifactCreateSummary = toolProcedure("mnote.artifact.create_summary").mutation((call, ctx) =>
+  runWrite(ctx, call, planCreateSummary),
+);

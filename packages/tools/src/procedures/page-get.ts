@@ -2,21 +2,15 @@ import {
   type Block,
   LIMITS,
   PAGE_CONTENT_IS_DATA,
-  pageGetTool,
   summarizeBlocks,
   type ToolArgs,
-  type ToolInput,
   type ToolResult,
 } from "@mnote/contract";
-import type { KernelAdapter, LocatedBlock, PageRecord } from "@mnote/kernel";
+import type { SqlKernel, LocatedBlock, PageRecord } from "@mnote/kernel";
 import { blocksToMarkdown } from "@mnote/markdown";
-import { successEnvelope } from "../call-state";
 import { type BlocksWindow, DEFAULT_READ_CACHE_BYTES, ReadCache, readCacheOf, windowOf } from "../read-cache";
 import { fail } from "../app-error";
-import { contractToolSpec } from "../tool-spec";
-import { checkedCall, toolProcedure } from "../tool-procedure";
-
-export const pageGetMeta = contractToolSpec(pageGetTool.name);
+import { toolProcedure } from "../tool-procedure";
 
 type GetArgs = ToolArgs<"mnote.page.get">;
 type GetResult = ToolResult<"mnote.page.get">;
@@ -55,12 +49,12 @@ function decodeCursor(text: string, kind: WindowKind): Cursor {
   );
 }
 
-async function indexOf(kernel: KernelAdapter, page: PageRecord, id: string): Promise<number | null> {
+async function indexOf(kernel: SqlKernel, page: PageRecord, id: string): Promise<number | null> {
   const [found] = await kernel.findBlocks(page.id, [id]);
   return found ? found.index : null;
 }
 
-async function startIndex(kernel: KernelAdapter, page: PageRecord, args: GetArgs, kind: WindowKind): Promise<number> {
+async function startIndex(kernel: SqlKernel, page: PageRecord, args: GetArgs, kind: WindowKind): Promise<number> {
   if (args.cursor !== undefined) {
     const cursor = decodeCursor(args.cursor, kind);
     return (await indexOf(kernel, page, cursor.b)) ?? Math.min(cursor.i, page.blockCount);
@@ -113,9 +107,10 @@ function markdownWithinBudget(blocks: readonly Block[], used: number): { text: s
 }
 
 /** mnote.page.get — the page as the caller may see it, in windows of any page size, with the revision to base edits on. */
-export const pageGet = toolProcedure<ToolInput<"mnote.page.get">>(pageGetMeta).query(async ({ ctx }) => {
-  const { kernel, call, input, page } = checkedCall(ctx);
-  const args = input.args as GetArgs;
+export const pageGet = toolProcedure("mnote.page.get").query(async (call, ctx) => {
+  const { kernel } = ctx;
+  const { page } = call.facts;
+  const args = call.input.args;
   if (args.outline && args.search !== undefined)
     fail("mnote_tool_invalid_input", "args: ask for outline or search, not both");
   const kind: WindowKind | null = args.outline
@@ -141,7 +136,7 @@ export const pageGet = toolProcedure<ToolInput<"mnote.page.get">>(pageGetMeta).q
   const from = kind ? await startIndex(kernel, page, args, kind) : 0;
   if (args.includeBody) result.bodySummary = await reads.summary();
   if (kind) await readWindow(reads, page, args, kind, from, result);
-  return successEnvelope(call, result, "read", null);
+  return { kind: "read", result };
 });
 
 /**
@@ -152,7 +147,7 @@ class PageReads {
   private first: Promise<LocatedBlock[]> | null = null;
 
   constructor(
-    readonly kernel: KernelAdapter,
+    readonly kernel: SqlKernel,
     readonly page: PageRecord,
     readonly cache: ReadCache | null,
   ) {}

@@ -1,21 +1,10 @@
-import {
-  isWiredOption,
-  type PageOptionKey,
-  pageUpdateOptionsTool,
-  type ToolArgs,
-  type ToolInput,
-  type ToolResult,
-  type ToolWarning,
-} from "@mnote/contract";
-import { contractToolSpec } from "../tool-spec";
+import { isWiredOption, type PageOptionKey, type ToolArgs, type ToolWarning } from "@mnote/contract";
 import { nextRevisionStep, type Planner, writePlan } from "../planning/write-plan";
 import { runWrite } from "../run-write";
 import { toolProcedure } from "../tool-procedure";
 
-export const pageUpdateOptionsMeta = contractToolSpec(pageUpdateOptionsTool.name);
-
-export const planUpdateOptions: Planner = async ({ input, page }) => {
-  const { options } = input.args as ToolArgs<"mnote.page.update_options">;
+export const planUpdateOptions: Planner<ToolArgs<"mnote.page.update_options">> = async ({ input, page }) => {
+  const { options } = input.args;
   const keys = Object.keys(options) as PageOptionKey[];
   const notWired = keys.filter((key) => !isWiredOption(key));
   const warnings: ToolWarning[] = notWired.map((key) => ({
@@ -45,6 +34,6 @@ export const planUpdateOptions: Planner = async ({ input, page }) => {
 };
 
 /** mnote.page.update_options — change wired page options; planned ones only in a dry run, with a warning. */
-export const pageUpdateOptions = toolProcedure<ToolInput<"mnote.page.update_options">>(pageUpdateOptionsMeta).mutation(
-  ({ ctx }) => runWrite<ToolResult<"mnote.page.update_options">>(ctx, planUpdateOptions),
+export const pageUpdateOptions = toolProcedure("mnote.page.update_options").mutation((call, ctx) =>
+  runWrite(ctx, call, planUpdateOptions),
 );

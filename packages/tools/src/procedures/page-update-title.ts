@@ -1,13 +1,10 @@
-import { pageUpdateTitleTool, type ToolArgs, type ToolInput, type ToolResult } from "@mnote/contract";
-import { contractToolSpec } from "../tool-spec";
+import type { ToolArgs } from "@mnote/contract";
 import { nextRevisionStep, type Planner, writePlan } from "../planning/write-plan";
 import { runWrite } from "../run-write";
 import { toolProcedure } from "../tool-procedure";
 
-export const pageUpdateTitleMeta = contractToolSpec(pageUpdateTitleTool.name);
-
-export const planUpdateTitle: Planner = async ({ input, page }) => {
-  const { title } = input.args as ToolArgs<"mnote.page.update_title">;
+export const planUpdateTitle: Planner<ToolArgs<"mnote.page.update_title">> = async ({ input, page }) => {
+  const { title } = input.args;
   return writePlan(
     page,
     { name: "page.head.updateTitle", title },
@@ -20,6 +17,6 @@ export const planUpdateTitle: Planner = async ({ input, page }) => {
 };
 
 /** mnote.page.update_title — rename a page (trimmed, 1–200 characters). */
-export const pageUpdateTitle = toolProcedure<ToolInput<"mnote.page.update_title">>(pageUpdateTitleMeta).mutation(
-  ({ ctx }) => runWrite<ToolResult<"mnote.page.update_title">>(ctx, planUpdateTitle),
+export const pageUpdateTitle = toolProcedure("mnote.page.update_title").mutation((call, ctx) =>
+  runWrite(ctx, call, planUpdateTitle),
 );

@@ -1,4 +1,4 @@
-import type { KernelAdapter } from "@mnote/kernel";
+import type { SqlKernel } from "@mnote/kernel";
 import {
   type AuthorizationParams,
   checkAuthorizationRequest,
@@ -11,7 +11,7 @@ import {
 } from "@mnote/oauth";
 
 interface OAuthContext {
-  kernel: KernelAdapter;
+  kernel: SqlKernel;
   oauth: OAuthServerSettings;
 }
 

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { openKernel, type KernelAdapter } from "@mnote/kernel";
+import { openKernel, type SqlKernel } from "@mnote/kernel";
 import { ClientDocuments, OAUTH_DEFAULTS, s256Challenge, type OAuthServerSettings } from "@mnote/oauth";
 import { type DocumentServer, hermesClientDocument, serveClientDocuments, TEST_CA } from "@mnote/oauth/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -11,7 +11,7 @@ import { createToolsContext, type ToolsSettings } from "../../context";
 const RESOURCE = "http://127.0.0.1:4100/mcp";
 const REDIRECT = "http://127.0.0.1:27890/callback";
 
-let kernel: KernelAdapter;
+let kernel: SqlKernel;
 let documents: DocumentServer;
 let person: string;
 let reader: string;

@@ -29,7 +29,7 @@ export type AgentTokenItem = Pick<
 export const personAudit = (ctx: PersonContext) => ({ by: ctx.token.userId });
 
 export async function agentTokensOf(ctx: PersonContext): Promise<AgentTokenItem[]> {
-  const now = new Date().toISOString();
+  const now = ctx.clock.now().toISOString();
   return (await ctx.kernel.admin.listTokens(ctx.token.userId))
     .filter((token) => token.holder === "agent")
     .map(({ id, label, scopes, createdAt, expiresAt, revokedAt, lastUsedAt }) => ({

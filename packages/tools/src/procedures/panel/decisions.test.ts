@@ -1,4 +1,4 @@
-import type { KernelAdapter } from "@mnote/kernel";
+import type { SqlKernel } from "@mnote/kernel";
 import { describe, expect, it } from "vitest";
 import { createWorld, type World } from "../../test-support";
 import { agentDryRun, panelAs } from "./test-panel";
@@ -24,11 +24,11 @@ const THREE_CHANGES = {
 };
 
 /** The world's kernel, with `before` run at the start of every `execute`: something happening between the cut and the write. */
-function kernelWithRace(w: World, before: () => Promise<void>): KernelAdapter {
+function kernelWithRace(w: World, before: () => Promise<void>): SqlKernel {
   return new Proxy(w.kernel, {
     get(target, property, receiver) {
       if (property !== "execute") return Reflect.get(target, property, receiver) as unknown;
-      return async (request: Parameters<KernelAdapter["execute"]>[0]) => {
+      return async (request: Parameters<SqlKernel["execute"]>[0]) => {
         await before();
         return target.execute(request);
       };

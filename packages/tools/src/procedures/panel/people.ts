@@ -1,4 +1,4 @@
-import type { CallIdentity, DisplayNames, KernelAdapter } from "@mnote/kernel";
+import type { CallIdentity, DisplayNames, SqlKernel } from "@mnote/kernel";
 
 /**
  * Who did something, as the panel shows it (issue 13: people, not ids): the user's name and, for an
@@ -17,7 +17,7 @@ export interface Who {
 type Named = Pick<CallIdentity, "actorId" | "holder" | "tokenId">;
 
 /** The names behind a list's identities, in one kernel read for all of them. */
-export function loadNames(kernel: KernelAdapter, identities: Iterable<Named>): Promise<DisplayNames> {
+export function loadNames(kernel: SqlKernel, identities: Iterable<Named>): Promise<DisplayNames> {
   const userIds: string[] = [];
   const tokenIds: string[] = [];
   for (const identity of identities) {

@@ -1,5 +1,6 @@
-import { AppError } from "../../app-error";
-import type { Block, ToolArgs } from "@mnote/contract";
+import { AppError, describeIssues, fail } from "../../app-error";
+import { type Block, TOOLS } from "@mnote/contract";
+import type { z } from "zod";
 import { applySelectedChanges } from "@mnote/diff";
 import { blockIdsNamed, type BlockEditOperation, type PageRecord, simulateBlockEdits } from "@mnote/kernel";
 import type { ToolsContext } from "../../context";
@@ -23,7 +24,7 @@ export async function proposalArgs(
 ): Promise<Record<string, unknown>> {
   const kept = (i: number) => keep === null || keep.has(i);
   if (proposal.toolName === "mnote.page.edit") {
-    const args = proposal.args as ToolArgs<"mnote.page.edit">;
+    const args = storedArgs(TOOLS["mnote.page.edit"].args, proposal.args);
     let operations = await withInsertIds(ctx.kernel, page, args.operations, proposal.idempotencyKey);
     if (keep !== null) {
       // Which operation made each change: worked out again on the (unchanged) page, reading only the blocks it names.
@@ -37,7 +38,8 @@ export async function proposalArgs(
     }
     return { operations: withEditedOperations(operations, edits) };
   }
-  const args = proposal.args as { content: Block[]; mode: "replace" | "append"; allowDeletes?: boolean };
+  const args = storedArgs(TOOLS["mnote.page.save"].args, proposal.args);
+  if (!args.content) return fail("mnote_tool_invalid_input", "the proposal's args hold no blocks");
   const changes = proposal.preview.changes;
   let content: Block[];
   if (args.mode === "append") {
@@ -56,6 +58,16 @@ export async function proposalArgs(
     mode: args.mode,
     allowDeletes: args.allowDeletes ?? false,
   };
+}
+
+/**
+ * A proposal's args as its audit record kept them, parsed again by the tool's schema: stored data is checked like
+ * any other input before a person's decision acts on it.
+ */
+function storedArgs<Args extends z.ZodType>(schema: Args, args: unknown): z.output<Args> {
+  const parsed = schema.safeParse(args);
+  if (!parsed.success) return fail("mnote_tool_invalid_input", `the proposal's args: ${describeIssues(parsed.error)}`);
+  return parsed.data;
 }
 
 /**

@@ -28,7 +28,7 @@ const inputSchema = InputEnvelopeSchema.extend({ args, idempotencyKey: Idempoten
 export const REVERT_TOOL_NAME = "panel.page.revert";
 export type PanelToolName = typeof REVERT_TOOL_NAME;
 
-export const revertToolSpec: ToolSpec = {
+export const revertToolSpec: ToolSpec<z.output<typeof inputSchema>, RevertToolInput> = {
   name: REVERT_TOOL_NAME,
   kind: "write",
   capability: "page.write",
@@ -39,8 +39,15 @@ export const revertToolSpec: ToolSpec = {
 
 export type RevertToolInput = z.input<typeof inputSchema>;
 
-export const planPageRevert: Planner = async ({ kernel, input, page }) => {
-  const { commandId } = input.args as z.output<typeof args>;
+/** What an applied revert answers (the kernel's result of a `page.revert` command). */
+export interface RevertResult {
+  commandName: "page.revert";
+  revision: number;
+  targetCommandId: string;
+}
+
+export const planPageRevert: Planner<z.output<typeof args>> = async ({ kernel, input, page }) => {
+  const { commandId } = input.args;
   const target = await kernel.getCommand(commandId);
   if (!target || target.identity.documentId !== page.id) {
     return fail("mnote_tool_invalid_input", "args.commandId: no such command on this page");
@@ -82,6 +89,6 @@ export const planPageRevert: Planner = async ({ kernel, input, page }) => {
 };
 
 /** The revert as a tool procedure: not on any router a client reaches; `panel.page.revert` and approvals call it. */
-export const revertTool = toolProcedure<RevertToolInput>(revertToolSpec).mutation(({ ctx }) =>
-  runWrite<{ commandName: "page.revert"; revision: number; targetCommandId: string }>(ctx, planPageRevert),
-);
+export const revertTool = toolProcedure<z.output<typeof inputSchema>, RevertToolInput, RevertResult>(
+  revertToolSpec,
+).mutation((call, ctx) => runWrite(ctx, call, planPageRevert));

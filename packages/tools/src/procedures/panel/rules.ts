@@ -1,7 +1,7 @@
 import { TOOL_NAMES, type ToolName, type WriteToolName } from "@mnote/contract";
 import type { AccessFacts, TokenRecord } from "@mnote/kernel";
 import { hasAccess } from "../../access";
-import { contractToolSpec, type ToolSpec } from "../../tool-spec";
+import { contractToolSpec, type ToolRules } from "../../tool-spec";
 import { REVERT_TOOL_NAME, revertToolSpec } from "./revert-tool";
 
 /**
@@ -12,7 +12,7 @@ import { REVERT_TOOL_NAME, revertToolSpec } from "./revert-tool";
 export const isToolName = (name: string): name is ToolName => (TOOL_NAMES as string[]).includes(name);
 
 /** The checks a proposal's tool puts in front of a decision on it: its capability and page access. */
-export function proposalToolSpec(toolName: string): ToolSpec | null {
+export function proposalToolSpec(toolName: string): ToolRules | null {
   if (isToolName(toolName)) return contractToolSpec(toolName);
   if (toolName === revertToolSpec.name) return revertToolSpec;
   return null;

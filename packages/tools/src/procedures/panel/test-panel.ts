@@ -1,11 +1,11 @@
 import { expect } from "vitest";
-import type { KernelAdapter } from "@mnote/kernel";
+import type { SqlKernel } from "@mnote/kernel";
 import { createToolsContext } from "../../context";
 import { createCaller } from "../../root";
 import type { World } from "../../test-support";
 
 /** The panel's procedures as a person's session sees them, over `kernel` (the world's, unless a test wraps it). */
-export const panelAs = (world: World, token: string, kernel: KernelAdapter = world.kernel) =>
+export const panelAs = (world: World, token: string, kernel: SqlKernel = world.kernel) =>
   createCaller(createToolsContext({ kernel, authorization: `Bearer ${token}`, door: "panel" })).panel;
 
 /** An agent's dry run on the world's page, on run `run_agent` unless `overrides` say otherwise. */
