@@ -17,6 +17,13 @@ export {
 export { consoleLogger, type Logger } from "./logger";
 export { retryAfterSeconds } from "./retry-after";
 export {
+  DEFAULT_HOUSEKEEPING,
+  housekeepingScheduler,
+  type HousekeepingSettings,
+  housekeepingSettingsFromEnv,
+} from "./housekeeping";
+export { type ScheduledJob, Scheduler, type SchedulerOptions } from "./scheduler";
+export {
   type MetricsDoor,
   metricsAnswer,
   metricsTokenFromEnv,

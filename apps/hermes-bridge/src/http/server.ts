@@ -16,6 +16,8 @@ import { type BridgeLogger, createLogger } from "../logging";
 import {
   AuthFailureLimiter,
   type Env,
+  housekeepingScheduler,
+  type HousekeepingSettings,
   metricsAnswer,
   observeKernel,
   RateLimiter,
@@ -47,6 +49,8 @@ export interface BridgeOptions extends Partial<BridgeSettings> {
    * counter when it has one, so several bridges on one database share the per-address budget.
    */
   failureCounter?: SharedWindowCounter | null;
+  /** The sweeps this bridge runs (process/housekeeping.ts); default every 10 minutes; null: none (a test's own). */
+  housekeeping?: HousekeepingSettings | null;
 }
 
 export interface RunningBridge {
@@ -70,9 +74,6 @@ function applyCors(settings: BridgeSettings, req: IncomingMessage, res: ServerRe
   res.setHeader("access-control-expose-headers", "mcp-session-id, retry-after");
   return true;
 }
-
-/** How often a bridge removes idempotency records past their retention window. */
-const EXPIRED_RECORDS_SWEEP_MS = 15 * 60 * 1000;
 
 /** How long `/readyz` waits for the database's `SELECT 1`: a probe must answer quickly, whatever the database does. */
 const READINESS_TIMEOUT_MS = 2000;
@@ -124,6 +125,7 @@ export async function startBridge(options: BridgeOptions): Promise<RunningBridge
     logger = createLogger(),
     env,
     failureCounter,
+    housekeeping: housekeepingSettings,
     ...overrides
   } = options;
   const settings = resolveSettings(overrides, env ?? {});
@@ -237,22 +239,11 @@ export async function startBridge(options: BridgeOptions): Promise<RunningBridge
       : null,
   };
   mcp = new McpHttpEndpoint(ctx, mcpPolicy);
-  // Idempotency records past their retention window only ever block nothing, nor do expired OAuth leftovers
-  // (the panel issues them, the bridge is the process that always runs); sweep them now and then.
-  const purgeExpired = async () => {
-    try {
-      const now = kernel.clock.now();
-      const purged = await kernel.purgeExpiredIdempotency(now.toISOString());
-      if (purged > 0) logger.info({ purged }, "expired idempotency records removed");
-      const oauth = await kernel.oauth.purgeExpired(now);
-      if (oauth.refreshTokens + oauth.requests + oauth.clients > 0) logger.info(oauth, "expired OAuth records removed");
-    } catch (error) {
-      logger.warn({ errorType: error instanceof Error ? error.name : typeof error }, "expired-record sweep failed");
-    }
-  };
-  // purgeExpired catches its own failure, so nothing is lost by not awaiting it.
-  const sweep = setInterval(() => void purgeExpired(), EXPIRED_RECORDS_SWEEP_MS);
-  sweep.unref();
+  // Retention and expired records (process/housekeeping.ts): every bridge runs the sweeps at start and on a timer;
+  // on PostgreSQL the kernel lets one instance at a time do each.
+  const housekeeping =
+    housekeepingSettings === null ? null : housekeepingScheduler(kernel, logger, housekeepingSettings);
+  housekeeping?.start();
 
   let closing: Promise<void> | null = null;
   return {
@@ -262,7 +253,7 @@ export async function startBridge(options: BridgeOptions): Promise<RunningBridge
     server,
     close() {
       closing ??= (async () => {
-        clearInterval(sweep);
+        await housekeeping?.stop();
         await mcp.close();
         await new Promise<void>((resolve) => {
           server.close(() => resolve());

@@ -8,6 +8,8 @@ import {
   ConfigReader,
   databaseSettingsFromEnv,
   type DatabaseSettings,
+  type HousekeepingSettings,
+  housekeepingSettingsFromEnv,
   metricsTokenFromEnv,
   RateLimiter,
 } from "@mnote/process";
@@ -30,6 +32,8 @@ export interface PanelEnv {
   oidc: OidcConfig | null;
   /** MNOTE_METRICS_TOKEN: the bearer `GET /api/metrics` asks for; null: no metrics endpoint (404). */
   metricsToken: string | null;
+  /** MNOTE_HOUSEKEEPING_INTERVAL_SECONDS and the retention settings: the sweeps the panel's server runs too. */
+  housekeeping: HousekeepingSettings;
 }
 
 /** Where the panel's server reaches Hermes's API server, and the key it sends there (never to the browser). */
@@ -178,6 +182,7 @@ export function readPanelEnv(env: Record<string, string | undefined>): PanelEnv 
   const hermes = readHermes(config);
   const oidc = oidcSettingsFromEnv(config);
   const metricsToken = metricsTokenFromEnv(config);
+  const housekeeping = housekeepingSettingsFromEnv(config);
   const database = databaseSettingsFromEnv(config, defaultDatabaseUrl(resolve(process.cwd(), "../..")));
   const allowedOrigins = list(config.raw("MNOTE_PANEL_ORIGINS"), (origin) => origin.replace(/\/+$/, ""));
   for (const origin of allowedOrigins) {
@@ -196,6 +201,7 @@ export function readPanelEnv(env: Record<string, string | undefined>): PanelEnv 
     hermes,
     oidc,
     metricsToken,
+    housekeeping,
   };
 }
 
