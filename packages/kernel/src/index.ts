@@ -45,3 +45,5 @@ export type {
   OAuthTokenLifetimes,
   OAuthTokenPair,
 } from "./oauth";
+export type { AuditRetention, AuditSweep, ExpiredSweep, KernelHousekeeping } from "./retention";
+export { auditMonth } from "./audit-partitions";

@@ -4,11 +4,13 @@ import { createOAuth, type KernelOAuth } from "./oauth";
 import * as askRecords from "./ask-records";
 import { appendAudit, rejectProposal } from "./audit-records";
 import { KernelChangeFeed } from "./change-feed";
+import { ensureMonthPartitions } from "./audit-partitions";
 import { migrate } from "./migrations";
+import { createHousekeeping, type KernelHousekeeping } from "./retention";
 import { getDisplayNames, listPageOverviews } from "./panel-reads";
 import { readBlocks } from "./page-state";
 import * as reads from "./reads";
-import type { PoolStats, SqlDriver } from "./sql/driver";
+import { inSession, type PoolStats, type SqlDriver } from "./sql/driver";
 import type {
   AuditInput,
   AuditQuery,
@@ -47,6 +49,8 @@ export class SqlKernel {
   readonly ask: KernelAsk;
   /** The OAuth authorization server's records (decision 0027). */
   readonly oauth: KernelOAuth;
+  /** Retention and expired records (retention.ts, decision 0035): what the processes' scheduler runs. */
+  readonly housekeeping: KernelHousekeeping;
   private readonly write: (request: ExecuteRequest) => Promise<ExecuteOutcome>;
   /**
    * Committed changes, this process's and (PostgreSQL) every instance's: what the panel pushes (decision 0017,
@@ -67,6 +71,7 @@ export class SqlKernel {
     this.db = this.changes.driver;
     this.admin = createAdmin(this.db, clock);
     this.oauth = createOAuth(this.db, clock);
+    this.housekeeping = createHousekeeping(this.db, clock, this.oauth);
     const db = this.db;
     this.ask = {
       openSession: (input) => askRecords.openAskSession(db, clock, input),
@@ -100,6 +105,10 @@ export class SqlKernel {
 
   static async open(driver: SqlDriver, options: KernelOptions = {}): Promise<SqlKernel> {
     await migrate(driver, options.clock);
+    // PostgreSQL: this month's audit partition and the next two exist before the first record is written.
+    await inSession(driver, (session) =>
+      ensureMonthPartitions(session, driver.dialect, (options.clock ?? systemClock).now()),
+    );
     return new SqlKernel(driver, options);
   }
 
