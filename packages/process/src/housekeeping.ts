@@ -7,20 +7,45 @@ import { Scheduler } from "./scheduler";
 export interface HousekeepingSettings {
   /** How often each sweep runs (clock time); MNOTE_HOUSEKEEPING_INTERVAL_SECONDS, default 10 minutes. */
   intervalMs: number;
+  /** MNOTE_AUDIT_RETENTION_DAYS (default 365): audit records older than this go, unless still needed (retention.ts). */
+  auditDays: number;
+  /** MNOTE_AUDIT_READ_RETENTION_DAYS (default: the audit retention, never more): reads may go sooner. */
+  readDays: number;
+  /** MNOTE_HOUSEKEEPING_BATCH (default 5000): rows a statement of a sweep removes at most. */
+  batchSize: number;
 }
 
-export const DEFAULT_HOUSEKEEPING: HousekeepingSettings = { intervalMs: 10 * 60_000 };
+export const DEFAULT_HOUSEKEEPING: HousekeepingSettings = {
+  intervalMs: 10 * 60_000,
+  auditDays: 365,
+  readDays: 365,
+  batchSize: 5000,
+};
 
-/** MNOTE_HOUSEKEEPING_INTERVAL_SECONDS (10 to 86,400); problems go on `config`. */
+/** The MNOTE_HOUSEKEEPING_* and MNOTE_AUDIT_*_RETENTION_DAYS variables; problems go on `config`. */
 export function housekeepingSettingsFromEnv(config: ConfigReader): HousekeepingSettings {
   const seconds = config.number("MNOTE_HOUSEKEEPING_INTERVAL_SECONDS", { min: 10, max: 86_400, unit: "seconds" });
-  return { intervalMs: seconds === undefined ? DEFAULT_HOUSEKEEPING.intervalMs : seconds * 1000 };
+  const days = { min: 1, max: 36_500, integer: true, unit: "days" };
+  const auditDays = config.number("MNOTE_AUDIT_RETENTION_DAYS", days) ?? DEFAULT_HOUSEKEEPING.auditDays;
+  const readDays = config.number("MNOTE_AUDIT_READ_RETENTION_DAYS", days) ?? auditDays;
+  if (readDays > auditDays)
+    config.problem(
+      `MNOTE_AUDIT_READ_RETENTION_DAYS (${readDays}) may not be longer than MNOTE_AUDIT_RETENTION_DAYS (${auditDays})`,
+    );
+  const batchSize = config.number("MNOTE_HOUSEKEEPING_BATCH", { min: 100, max: 100_000, integer: true, unit: "rows" });
+  return {
+    intervalMs: seconds === undefined ? DEFAULT_HOUSEKEEPING.intervalMs : seconds * 1000,
+    auditDays,
+    readDays: Math.min(readDays, auditDays),
+    batchSize: batchSize ?? DEFAULT_HOUSEKEEPING.batchSize,
+  };
 }
 
 /**
  * The scheduler every long-running process (the bridge's `serve`, the panel's server) starts beside its kernel,
  * with mnote's sweeps registered on the kernel's clock. A lane that adds a sweep registers it here, so every
  * process runs it. The caller starts it (`start()`) and stops it before closing the kernel (`await stop()`).
+ * Each sweep takes the kernel's lock itself (PostgreSQL: one instance at a time; the others report `skipped`).
  */
 export function housekeepingScheduler(
   kernel: SqlKernel,
@@ -28,11 +53,16 @@ export function housekeepingScheduler(
   settings: HousekeepingSettings = DEFAULT_HOUSEKEEPING,
 ): Scheduler {
   const scheduler = new Scheduler({ clock: kernel.clock, logger });
-  // Idempotency records past their retention window only ever block nothing, nor do expired OAuth leftovers.
-  scheduler.register("expired-records", settings.intervalMs, async (now) => {
-    const idempotency = await kernel.purgeExpiredIdempotency(now.toISOString());
-    const oauth = await kernel.oauth.purgeExpired(now);
-    return { idempotency, ...oauth };
-  });
+  scheduler.register("audit-retention", settings.intervalMs, (now) =>
+    kernel.housekeeping.sweepAudit(now, {
+      days: settings.auditDays,
+      readDays: settings.readDays,
+      batchSize: settings.batchSize,
+    }),
+  );
+  // Idempotency records past their TTL, ended tokens (kept as long as the trail may name them) and OAuth leftovers.
+  scheduler.register("expired-records", settings.intervalMs, (now) =>
+    kernel.housekeeping.sweepExpired(now, { tokenGraceDays: settings.auditDays, batchSize: settings.batchSize }),
+  );
   return scheduler;
 }
