@@ -9,6 +9,7 @@ import { demoCommand } from "./commands/demo";
 import { initCommand } from "./commands/init";
 import { inspectCommands } from "./commands/inspect";
 import { migrateDataCommand } from "./commands/migrate-data";
+import { auditExportCommand } from "./commands/audit-export";
 
 export const COMMANDS: Command[] = [
   initCommand,
@@ -16,6 +17,7 @@ export const COMMANDS: Command[] = [
   demoCommand,
   callCommand,
   ...inspectCommands,
+  auditExportCommand,
   migrateDataCommand,
 ];
 
@@ -67,11 +69,12 @@ export async function main(argv: string[], io: CliIo = PROCESS_IO): Promise<numb
     const open = async () => (kernel ??= await openKernel(config.database.url, config.database.options));
     const { output, exitCode = 0 } = await command.run({
       args: parseArgs(argv.slice(command.words.length)),
+      argv: argv.slice(command.words.length),
       kernel: open,
       io,
       config,
     });
-    io.stdout(`${JSON.stringify(output, null, 2)}\n`);
+    if (output !== undefined) io.stdout(`${JSON.stringify(output, null, 2)}\n`);
     return exitCode;
   } catch (error) {
     if (error instanceof ConfigError) {

@@ -75,8 +75,11 @@ const AUDIT_COLUMNS = `at TEXT NOT NULL, tool_name TEXT NOT NULL, effect TEXT NO
  * online, the CHECK proves the partition's bound, so nothing here reads the rows.
  */
 export function auditMonthsStatements(dialect: SqlDriver["dialect"]): string[] {
+  // Where each stream of audit records to an operator's endpoint stopped (not business data: never copied).
+  const streams = `CREATE TABLE audit_streams (target TEXT PRIMARY KEY, after_id BIGINT NOT NULL, updated_at TEXT NOT NULL)`;
   if (dialect === "sqlite")
     return [
+      streams,
       `ALTER TABLE audit_log ADD COLUMN month INTEGER`,
       `DROP INDEX audit_by_command`,
       `CREATE INDEX audit_by_command ON audit_log (command_id) WHERE command_id IS NOT NULL`,
@@ -104,6 +107,7 @@ export function auditMonthsStatements(dialect: SqlDriver["dialect"]): string[] {
     `ALTER TABLE audit_log ATTACH PARTITION audit_log_before_months FOR VALUES IN (NULL)`,
     `CREATE TABLE audit_log_kept PARTITION OF audit_log FOR VALUES IN (${KEPT_MONTH})`,
     `CREATE TABLE audit_log_other PARTITION OF audit_log DEFAULT`,
+    streams,
   ];
 }
 

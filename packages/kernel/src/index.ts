@@ -47,3 +47,4 @@ export type {
 } from "./oauth";
 export type { AuditRetention, AuditSweep, ExpiredSweep, KernelHousekeeping } from "./retention";
 export { auditMonth } from "./audit-partitions";
+export type { AuditExportQuery } from "./audit-export";

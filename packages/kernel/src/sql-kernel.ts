@@ -4,6 +4,7 @@ import { createOAuth, type KernelOAuth } from "./oauth";
 import * as askRecords from "./ask-records";
 import { appendAudit, rejectProposal } from "./audit-records";
 import { KernelChangeFeed } from "./change-feed";
+import { type AuditExportQuery, getStreamCursor, listAuditForExport, setStreamCursor } from "./audit-export";
 import { ensureMonthPartitions } from "./audit-partitions";
 import { migrate } from "./migrations";
 import { createHousekeeping, type KernelHousekeeping } from "./retention";
@@ -181,6 +182,18 @@ export class SqlKernel {
   }
   listAudit(query: AuditQuery) {
     return reads.listAudit(this.db, query);
+  }
+  /** Audit records of a time range, oldest first from a cursor (the export and the stream to an operator's SIEM). */
+  listAuditForExport(query: AuditExportQuery) {
+    return listAuditForExport(this.db, query);
+  }
+  /** The last record id the stream to `target` delivered (0: none yet). */
+  getStreamCursor(target: string) {
+    return getStreamCursor(this.db, target);
+  }
+  /** The stream to `target` delivered every record up to `afterId` (a cursor never moves back). */
+  setStreamCursor(target: string, afterId: number) {
+    return setStreamCursor(this.db, target, afterId, this.clock.now().toISOString());
   }
   getAudit(id: number) {
     return reads.getAudit(this.db, id);

@@ -13,6 +13,11 @@ export interface HousekeepingSettings {
   readDays: number;
   /** MNOTE_HOUSEKEEPING_BATCH (default 5000): rows a statement of a sweep removes at most. */
   batchSize: number;
+  /**
+   * MNOTE_AUDIT_STREAM_URL (`file:PATH` or an http(s) URL) and MNOTE_AUDIT_STREAM_TOKEN: where the audit records are
+   * pushed as they come (`@mnote/tools` audit-stream.ts); null: nowhere.
+   */
+  stream: { url: string; token: string | null } | null;
 }
 
 export const DEFAULT_HOUSEKEEPING: HousekeepingSettings = {
@@ -20,6 +25,7 @@ export const DEFAULT_HOUSEKEEPING: HousekeepingSettings = {
   auditDays: 365,
   readDays: 365,
   batchSize: 5000,
+  stream: null,
 };
 
 /** The MNOTE_HOUSEKEEPING_* and MNOTE_AUDIT_*_RETENTION_DAYS variables; problems go on `config`. */
@@ -33,7 +39,15 @@ export function housekeepingSettingsFromEnv(config: ConfigReader): HousekeepingS
       `MNOTE_AUDIT_READ_RETENTION_DAYS (${readDays}) may not be longer than MNOTE_AUDIT_RETENTION_DAYS (${auditDays})`,
     );
   const batchSize = config.number("MNOTE_HOUSEKEEPING_BATCH", { min: 100, max: 100_000, integer: true, unit: "rows" });
+  const streamUrl = config.raw("MNOTE_AUDIT_STREAM_URL");
+  if (streamUrl !== undefined && !/^(file:.+|https?:\/\/[^\s]+)$/.test(streamUrl))
+    config.problem(
+      `MNOTE_AUDIT_STREAM_URL must be file:PATH or an http(s) URL, got ${JSON.stringify(streamUrl.slice(0, 40))}`,
+    );
+  const stream =
+    streamUrl === undefined ? null : { url: streamUrl, token: config.raw("MNOTE_AUDIT_STREAM_TOKEN") ?? null };
   return {
+    stream,
     intervalMs: seconds === undefined ? DEFAULT_HOUSEKEEPING.intervalMs : seconds * 1000,
     auditDays,
     readDays: Math.min(readDays, auditDays),

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { SqlKernel } from "@mnote/kernel";
+import { startHousekeeping } from "@mnote/tools";
 import { TOOL_ERROR_MESSAGES, TOOL_NAMES } from "@mnote/contract";
 import {
   type BridgeSettings,
@@ -16,7 +17,7 @@ import { type BridgeLogger, createLogger } from "../logging";
 import {
   AuthFailureLimiter,
   type Env,
-  housekeepingScheduler,
+  DEFAULT_HOUSEKEEPING,
   type HousekeepingSettings,
   metricsAnswer,
   observeKernel,
@@ -239,11 +240,12 @@ export async function startBridge(options: BridgeOptions): Promise<RunningBridge
       : null,
   };
   mcp = new McpHttpEndpoint(ctx, mcpPolicy);
-  // Retention and expired records (process/housekeeping.ts): every bridge runs the sweeps at start and on a timer;
+  // Retention, expired records and the audit stream (tools/audit-stream.ts): every bridge runs them at start and on a timer;
   // on PostgreSQL the kernel lets one instance at a time do each.
   const housekeeping =
-    housekeepingSettings === null ? null : housekeepingScheduler(kernel, logger, housekeepingSettings);
-  housekeeping?.start();
+    housekeepingSettings === null
+      ? null
+      : startHousekeeping(kernel, logger, housekeepingSettings ?? DEFAULT_HOUSEKEEPING);
 
   let closing: Promise<void> | null = null;
   return {

@@ -1,6 +1,7 @@
 import "server-only";
 import { type SqlKernel, openKernel } from "@mnote/kernel";
-import { consoleLogger, housekeepingScheduler, observeKernel } from "@mnote/process";
+import { consoleLogger, observeKernel } from "@mnote/process";
+import { startHousekeeping } from "@mnote/tools";
 import { panelEnv } from "./env";
 
 /**
@@ -17,9 +18,9 @@ export function getKernel(): Promise<SqlKernel> {
     (kernel) => {
       // With metrics on, the database-backed gauges and the change feed's lag (docs/operations.md).
       if (panelEnv().metricsToken) observeKernel(kernel);
-      // Retention and expired records, as on every bridge (process/housekeeping.ts); the timer does not keep the
+      // Retention, expired records and the audit stream, as on every bridge (tools/audit-stream.ts); the timer does not keep the
       // process alive, and the kernel lives as long as the process, so nothing stops it.
-      housekeepingScheduler(kernel, consoleLogger, panelEnv().housekeeping).start();
+      startHousekeeping(kernel, consoleLogger, panelEnv().housekeeping);
       return kernel;
     },
     (error: unknown) => {
