@@ -30,9 +30,9 @@ export interface AuditRetention {
   days: number;
   /** Reads may go sooner (MNOTE_AUDIT_READ_RETENTION_DAYS, at most `days`); default `days`. */
   readDays?: number;
-  /** Rows per statement; default 5000. */
+  /** Rows per statement; default 1000. */
   batchSize?: number;
-  /** Statements per run at most (the rest waits for the next run); default 200. */
+  /** Statements per run at most (the rest waits for the next run); default 1000. */
   maxBatches?: number;
 }
 
@@ -72,6 +72,13 @@ export interface KernelHousekeeping {
 }
 
 const DAY_MS = 86_400_000;
+
+/**
+ * A turn of the event loop between two batches. SQLite's driver answers in microtasks only, so without it a sweep of
+ * a million rows would hold the process — and every tool call waiting in it — until its last batch; with it, the
+ * calls queued meanwhile run between batches (docs/benchmarks.md section 9 measures their p99).
+ */
+const yieldToCalls = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
  * What retention may never remove (see the module comment); `a` is the audit_log row. One rule, used by the
@@ -127,8 +134,8 @@ export function createHousekeeping(db: SqlDriver, _clock: Clock, oauth: KernelOA
     async sweepAudit(now, retention) {
       const result = await exclusively(db, "audit", async (session) => {
         const sweep = emptyAudit();
-        const batchSize = retention.batchSize ?? 5000;
-        let budget = retention.maxBatches ?? 200;
+        const batchSize = retention.batchSize ?? 1000;
+        let budget = retention.maxBatches ?? 1000;
         const cutoff = new Date(now.getTime() - retention.days * DAY_MS).toISOString();
         const readDays = Math.min(retention.readDays ?? retention.days, retention.days);
         const readCutoff = new Date(now.getTime() - readDays * DAY_MS).toISOString();
@@ -158,6 +165,7 @@ export function createHousekeeping(db: SqlDriver, _clock: Clock, oauth: KernelOA
           budget -= 1;
           sweep.removed += await deleteRange(db, session, { after, last, cutoff, readCutoff });
           after = last;
+          await yieldToCalls();
           // A page that holds a record inside retention reached the present: the ids after it are newer still.
           if (past.length < page.length || page.length < batchSize) break;
         }
@@ -168,7 +176,7 @@ export function createHousekeeping(db: SqlDriver, _clock: Clock, oauth: KernelOA
     },
 
     async sweepExpired(now, options) {
-      const batchSize = options.batchSize ?? 5000;
+      const batchSize = options.batchSize ?? 1000;
       const result = await exclusively(db, "expired", async (session) => {
         const current = now.toISOString();
         const tokenCutoff = new Date(now.getTime() - options.tokenGraceDays * DAY_MS).toISOString();
@@ -214,6 +222,7 @@ async function inBatches(session: SqlExecutor, sql: string, params: (string | nu
     const { changes } = await session.run(sql, params);
     total += changes;
     if (changes < batchSize) return total;
+    await yieldToCalls();
   }
 }
 
@@ -271,6 +280,7 @@ async function dropMonth(db: SqlDriver, session: SqlExecutor, month: number, bat
     );
     moved += changes;
     if (changes < batchSize) break;
+    await yieldToCalls();
   }
   const name = monthPartition(month);
   try {

@@ -11,7 +11,7 @@ export interface HousekeepingSettings {
   auditDays: number;
   /** MNOTE_AUDIT_READ_RETENTION_DAYS (default: the audit retention, never more): reads may go sooner. */
   readDays: number;
-  /** MNOTE_HOUSEKEEPING_BATCH (default 5000): rows a statement of a sweep removes at most. */
+  /** MNOTE_HOUSEKEEPING_BATCH (default 1000): rows a statement of a sweep removes at most. */
   batchSize: number;
   /**
    * MNOTE_AUDIT_STREAM_URL (`file:PATH` or an http(s) URL) and MNOTE_AUDIT_STREAM_TOKEN: where the audit records are
@@ -24,7 +24,7 @@ export const DEFAULT_HOUSEKEEPING: HousekeepingSettings = {
   intervalMs: 10 * 60_000,
   auditDays: 365,
   readDays: 365,
-  batchSize: 5000,
+  batchSize: 1000,
   stream: null,
 };
 
