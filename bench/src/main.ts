@@ -549,7 +549,7 @@ if (audit) {
       "the ratio is the median of per-round ratios. *Sweep*: " +
       `${settings.audit.sweepRows.toLocaleString("en-US")} records two years old loaded with SQL, then ${settings.audit.callers} ` +
       "callers loop on `page.get` (each call reads the page and appends its own audit record): their latencies for 3 s " +
-      "without a sweep, then during `sweepAudit` with a process's defaults (batches of 1,000 rows, a turn of the event loop " +
+      "without a sweep, then during `sweepAudit` with a process's defaults (batches of 250 rows on SQLite and 1,000 on PostgreSQL, a turn of the event loop " +
       "between batches, runs until nothing is left; 365 days' retention). On PostgreSQL once as a month's partition (dropped whole) and once as rows of the table " +
       "from before version 12 (deleted row by row, as on SQLite).",
     "",

@@ -30,7 +30,7 @@ export interface AuditRetention {
   days: number;
   /** Reads may go sooner (MNOTE_AUDIT_READ_RETENTION_DAYS, at most `days`); default `days`. */
   readDays?: number;
-  /** Rows per statement; default 1000. */
+  /** Rows per statement; default 250 on SQLite (a batch holds the one writer: ~5 ms), 1000 on PostgreSQL. */
   batchSize?: number;
   /** Statements per run at most (the rest waits for the next run); default 1000. */
   maxBatches?: number;
@@ -78,6 +78,13 @@ const DAY_MS = 86_400_000;
  * a million rows would hold the process — and every tool call waiting in it — until its last batch; with it, the
  * calls queued meanwhile run between batches (docs/benchmarks.md section 9 measures their p99).
  */
+/**
+ * Rows per statement unless the operator says (MNOTE_HOUSEKEEPING_BATCH). On SQLite a batch holds the one writer, and
+ * every call of the process waits behind it: 1,000 rows (~19 ms) put the calls' p99 at 2.7× without a sweep (section
+ * 9 of docs/benchmarks.md), so 250. PostgreSQL's calls wait for no batch but its row locks.
+ */
+const defaultBatch = (db: SqlDriver) => (db.dialect === "sqlite" ? 250 : 1000);
+
 const yieldToCalls = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
@@ -134,7 +141,7 @@ export function createHousekeeping(db: SqlDriver, _clock: Clock, oauth: KernelOA
     async sweepAudit(now, retention) {
       const result = await exclusively(db, "audit", async (session) => {
         const sweep = emptyAudit();
-        const batchSize = retention.batchSize ?? 1000;
+        const batchSize = retention.batchSize ?? defaultBatch(db);
         let budget = retention.maxBatches ?? 1000;
         const cutoff = new Date(now.getTime() - retention.days * DAY_MS).toISOString();
         const readDays = Math.min(retention.readDays ?? retention.days, retention.days);
@@ -176,7 +183,7 @@ export function createHousekeeping(db: SqlDriver, _clock: Clock, oauth: KernelOA
     },
 
     async sweepExpired(now, options) {
-      const batchSize = options.batchSize ?? 1000;
+      const batchSize = options.batchSize ?? defaultBatch(db);
       const result = await exclusively(db, "expired", async (session) => {
         const current = now.toISOString();
         const tokenCutoff = new Date(now.getTime() - options.tokenGraceDays * DAY_MS).toISOString();

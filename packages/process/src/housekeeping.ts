@@ -11,8 +11,8 @@ export interface HousekeepingSettings {
   auditDays: number;
   /** MNOTE_AUDIT_READ_RETENTION_DAYS (default: the audit retention, never more): reads may go sooner. */
   readDays: number;
-  /** MNOTE_HOUSEKEEPING_BATCH (default 1000): rows a statement of a sweep removes at most. */
-  batchSize: number;
+  /** MNOTE_HOUSEKEEPING_BATCH: rows a statement of a sweep removes at most; unset, the kernel's (250 SQLite, 1000 PostgreSQL). */
+  batchSize?: number;
   /**
    * MNOTE_AUDIT_STREAM_URL (`file:PATH` or an http(s) URL) and MNOTE_AUDIT_STREAM_TOKEN: where the audit records are
    * pushed as they come (`@mnote/tools` audit-stream.ts); null: nowhere.
@@ -24,7 +24,6 @@ export const DEFAULT_HOUSEKEEPING: HousekeepingSettings = {
   intervalMs: 10 * 60_000,
   auditDays: 365,
   readDays: 365,
-  batchSize: 1000,
   stream: null,
 };
 
@@ -51,7 +50,7 @@ export function housekeepingSettingsFromEnv(config: ConfigReader): HousekeepingS
     intervalMs: seconds === undefined ? DEFAULT_HOUSEKEEPING.intervalMs : seconds * 1000,
     auditDays,
     readDays: Math.min(readDays, auditDays),
-    batchSize: batchSize ?? DEFAULT_HOUSEKEEPING.batchSize,
+    ...(batchSize === undefined ? {} : { batchSize }),
   };
 }
 
