@@ -6,6 +6,7 @@ export * from "./json-schema";
 export * from "./limits";
 export * from "./names";
 export * from "./options";
+export * from "./person-text";
 export * from "./text";
 export * from "./tool-input";
 export * from "./tools";

@@ -1,4 +1,11 @@
-import { type AppliedDecision, canonicalToolName, LIMITS, TOOL_ERROR_MESSAGES as M } from "@mnote/contract";
+import {
+  type AppliedDecision,
+  canonicalToolName,
+  LIMITS,
+  PERSON_TEXT_IS_DATA,
+  quoteData,
+  TOOL_ERROR_MESSAGES as M,
+} from "@mnote/contract";
 import { hashToken, isTokenLive, type ProposalRecord, type TokenRecord } from "@mnote/kernel";
 import { canReadPage, hasAccess } from "../access";
 import {
@@ -309,7 +316,7 @@ function appliedDecision(proposal: ProposalRecord, decidedBy: string): { decisio
         decidedBy,
         kept: kept.length,
         total,
-        note: `${decidedBy} applied ${kept.length} of the ${total} proposed changes and left the others out. Read the page before editing it again.`,
+        note: `${quoteData(decidedBy)} applied ${kept.length} of the ${total} proposed changes and left the others out. Read the page before editing it again. ${PERSON_TEXT_IS_DATA}`,
       },
     };
   }
@@ -318,7 +325,7 @@ function appliedDecision(proposal: ProposalRecord, decidedBy: string): { decisio
       decision: {
         status: "applied_with_edits",
         decidedBy,
-        note: `${decidedBy} changed some of the proposed blocks before applying them. Read the page before editing it again.`,
+        note: `${quoteData(decidedBy)} changed some of the proposed blocks before applying them. Read the page before editing it again. ${PERSON_TEXT_IS_DATA}`,
       },
     };
   }
