@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { storable } from "./text";
 
 /**
  * A user's email as mnote stores and compares it: trimmed, an address zod accepts (ASCII only), at most 254
@@ -9,8 +10,7 @@ import { z } from "zod";
  * (KELVIN SIGN U+212A lower-cases to "k", so "\u212Aate@example.com" became kate@example.com, issue 31). The check
  * runs on exactly what was sent, so only ASCII is ever folded, and ASCII folding is one-to-one per letter.
  */
-export const EmailSchema = z
-  .string()
+export const EmailSchema = storable(z.string())
   .trim()
   .max(254)
   .pipe(z.email())

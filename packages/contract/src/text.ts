@@ -20,14 +20,24 @@ export function unstorableText(value: string): string | null {
   return null;
 }
 
+/**
+ * The storable-text rule as a zod check: one object, so a test can see which string schemas carry it
+ * (`hasStorableRule`) and fail on any that a caller can fill without it.
+ */
+const STORABLE_CHECK = z.superRefine((value: string, ctx) => {
+  const problem = unstorableText(value);
+  if (problem) ctx.addIssue({ code: "custom", message: problem, input: value });
+});
+
 /** Adds the storable-text rule to a string schema (every text a caller can send goes through it). */
-export function storable<S extends z.ZodString>(schema: S) {
-  return schema.check(
-    z.superRefine((value: string, ctx) => {
-      const problem = unstorableText(value);
-      if (problem) ctx.addIssue({ code: "custom", message: problem, input: value });
-    }),
-  );
+export function storable<S extends z.ZodString | z.ZodStringFormat>(schema: S): S {
+  return schema.check(STORABLE_CHECK) as S;
+}
+
+/** Whether a string schema carries the storable-text rule (zod keeps checks when `.min()`, `.trim()`… are chained). */
+export function hasStorableRule(schema: z.ZodType): boolean {
+  const checks = (schema._zod.def as { checks?: unknown[] }).checks ?? [];
+  return checks.includes(STORABLE_CHECK);
 }
 
 /** No control characters: ids end up in logs and headers. */

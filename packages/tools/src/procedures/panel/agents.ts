@@ -17,7 +17,7 @@ export const AgentTokenCreateInput = z.object({
   expiresInDays: z.number().int().min(1).max(AGENT_TOKEN_MAX_DAYS),
 });
 
-export const AgentTokenRefInput = z.object({ tokenId: z.string().min(1).max(100) });
+export const AgentTokenRefInput = z.object({ tokenId: storable(z.string()).min(1).max(100) });
 
 /** What the panel lists of an agent token: never its secret (the kernel keeps only a hash). */
 export type AgentTokenItem = Pick<

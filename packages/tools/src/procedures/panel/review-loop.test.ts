@@ -259,3 +259,20 @@ describe("a decider's name and reason reach the agent as quoted data (issue 31, 
     expect(decision.note).toContain(PERSON_TEXT_IS_DATA);
   });
 });
+
+describe("a rejection reason is storable text (issue 31, finding 5)", () => {
+  it.each([
+    ["a NUL", "no\u0000thanks"],
+    ["a lone surrogate", "no\uD800thanks"],
+  ])("%s is refused as bad input, and nothing is written", async (_what, reason) => {
+    const { w, ref, proposalId } = await heldWorld();
+    const before = await w.kernel.admin.tableSnapshot();
+    await expect(panelAs(w, w.tokens.owner).proposals.reject({ ...ref, proposalId, reason })).rejects.toMatchObject({
+      code: "UNPROCESSABLE_CONTENT",
+      message: expect.stringContaining("reason"),
+    });
+    const after = await w.kernel.admin.tableSnapshot();
+    expect(after.proposals).toEqual(before.proposals);
+    expect(after.audit_log).toEqual(before.audit_log);
+  });
+});
