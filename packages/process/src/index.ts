@@ -18,6 +18,7 @@ export { consoleLogger, type Logger } from "./logger";
 export { retryAfterSeconds } from "./retry-after";
 export {
   type MetricsDoor,
+  type MetricsFailureBudget,
   metricsAnswer,
   metricsTokenFromEnv,
   METRICS_TOKEN_MIN_LENGTH,

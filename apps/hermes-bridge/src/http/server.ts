@@ -21,6 +21,7 @@ import {
   RateLimiter,
   type SharedWindowCounter,
 } from "@mnote/process";
+import { clientAddress } from "../auth";
 import { sendJson } from "./body";
 import { McpHttpEndpoint, type OriginPolicy } from "./mcp-endpoint";
 import { protectedResourceMetadata, protectedResourceMetadataPaths } from "@mnote/oauth";
@@ -156,7 +157,11 @@ export async function startBridge(options: BridgeOptions): Promise<RunningBridge
     if ((path === "/livez" || path === "/readyz" || path === "/healthz") && req.method === "GET")
       return handleHealth(kernel, path, res);
     if (path === "/metrics" && req.method === "GET") {
-      const answer = await metricsAnswer(settings.metricsToken, req.headers.authorization);
+      // A wrong bearer spends the same per-address failed-authentication budget as the tool and MCP doors.
+      const address = clientAddress(req, settings.trustedProxies);
+      const answer = await metricsAnswer(settings.metricsToken, req.headers.authorization, () =>
+        ctx.authFailures ? ctx.authFailures.failedAttempt(address) : { allowed: true },
+      );
       res.writeHead(answer.status, {
         "content-type": answer.contentType,
         "cache-control": "no-store",

@@ -406,6 +406,45 @@ describe("rate limit and CORS", () => {
     }
   });
 
+  it("/metrics: wrong bearers spend the address's failed-authentication budget (429), the right one still answers", async () => {
+    const metricsToken = "metrics-token-long-enough-1234";
+    const limited = await startBridge({
+      kernel,
+      port: 0,
+      logger: log.logger,
+      metricsToken,
+      authFailureLimit: { perWindow: 3, windowMs: 60_000 },
+      env: {},
+    });
+    try {
+      const scrape = (bearer: string) =>
+        fetch(`${limited.url}/metrics`, { headers: { authorization: `Bearer ${bearer}` } });
+      const statuses = [];
+      for (let i = 0; i < 5; i++) statuses.push((await scrape(`guess-${i}`)).status);
+      expect(statuses).toEqual([401, 401, 401, 429, 429]);
+      expect((await scrape("guess")).headers.get("retry-after")).toMatch(/^\d+$/);
+      // The same budget as the tool door: a made-up tool token from this address is refused too.
+      const call = await fetch(`${limited.url}/v1/tools/mnote_page_get`, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: "Bearer made-up" },
+        body: JSON.stringify(envelopeFor(world, "mnote.page.get")),
+      });
+      expect(call.status).toBe(429);
+      expect((await scrape(metricsToken)).status).toBe(200);
+      expect(
+        (
+          await fetch(`${limited.url}/v1/tools/mnote_page_get`, {
+            method: "POST",
+            headers: { "content-type": "application/json", authorization: `Bearer ${world.tokens.owner}` },
+            body: JSON.stringify(envelopeFor(world, "mnote.page.get")),
+          })
+        ).status,
+      ).toBe(200);
+    } finally {
+      await limited.close();
+    }
+  });
+
   it("sends no CORS headers unless configured", async () => {
     const response = await fetch(`${bridge.url}/v1/tools`, { headers: { origin: "http://app.example" } });
     expect(response.headers.get("access-control-allow-origin")).toBeNull();
