@@ -58,3 +58,31 @@ export function safeId(value: unknown, max = 256): string | null {
     ? value
     : null;
 }
+
+/** The longest display name mnote keeps (it is shown on Members, proposals, the trail and in the agent's message). */
+export const DISPLAY_NAME_MAX = 100;
+
+/**
+ * Characters a name never needs and that would change what people or models see: C0/C1 controls (NUL, line breaks,
+ * escape sequences), bidirectional overrides and isolates (which reorder what is shown), and lone surrogates.
+ */
+const NAME_UNWANTED =
+  // eslint-disable-next-line no-control-regex -- removing control characters is the point of this pattern
+  /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/**
+ * A display name taken from outside mnote (an identity provider's `name` claim): unwanted characters removed
+ * (NAME_UNWANTED), white space collapsed to single spaces, cut at DISPLAY_NAME_MAX code points. Null when
+ * nothing is left or it is no string: the caller then names the person otherwise (by email).
+ */
+export function cleanDisplayName(value: unknown): string | null {
+  if (typeof value !== "string") return null;
+  // Look at a bounded prefix only: a 200,000-character claim costs no more than a short one.
+  const cleaned = value
+    .slice(0, DISPLAY_NAME_MAX * 8)
+    .replace(NAME_UNWANTED, " ")
+    .replace(/\s+/g, " ")
+    .trim();
+  const name = Array.from(cleaned).slice(0, DISPLAY_NAME_MAX).join("").trim();
+  return name && !unstorableText(name) ? name : null;
+}
