@@ -1,7 +1,7 @@
 import { encodeFlow, SignInRefused } from "@mnote/identity";
 import { NextResponse } from "next/server";
 import { panelEnv } from "~/server/env";
-import { redirectUriFor, relyingParty } from "~/server/oidc";
+import { oidcRedirectUri, relyingParty } from "~/server/oidc";
 import { foreignOrigin } from "~/server/origin";
 import { OIDC_FLOW_COOKIE, oidcFlowCookieOptions, redirectTo } from "~/server/session";
 
@@ -13,7 +13,7 @@ export async function POST(req: Request) {
   if (foreignOrigin(req, panelEnv().allowedOrigins))
     return NextResponse.json({ error: "cross-origin request refused" }, { status: 403 });
   try {
-    const { url, flow } = await rp.start(redirectUriFor(req));
+    const { url, flow } = await rp.start(oidcRedirectUri());
     const response = NextResponse.redirect(url, 303);
     response.headers.set("cache-control", "no-store");
     response.cookies.set(OIDC_FLOW_COOKIE, encodeFlow(flow), oidcFlowCookieOptions(panelEnv().secureCookies));
