@@ -8,6 +8,9 @@ import { contentSecurityPolicy, newNonce } from "~/server/security-headers";
  * static: next.config.ts.
  */
 export function proxy(request: NextRequest) {
+  // NODE_ENV is no setting of the panel's: Next fixes it at build time (`next dev` is development), and React's
+  // development build needs eval for its error overlay.
+  // eslint-disable-next-line no-restricted-properties -- see above
   const policy = contentSecurityPolicy(newNonce(), process.env.NODE_ENV === "development");
   const headers = new Headers(request.headers);
   headers.set("content-security-policy", policy);
