@@ -37,7 +37,20 @@ test("an owner invites by email, the person accepts, and the owner manages them 
   await expect(page.locator("main")).not.toContainText(morgan.id);
 
   // Morgan signs in (with a person token an operator gave them) and accepts.
-  const { token } = (await mnote(["admin", "token", "create", "--user", morgan.id, "--holder", "person"], env)) as {
+  const { token } = (await mnote(
+    [
+      "admin",
+      "token",
+      "create",
+      "--user",
+      morgan.id,
+      "--holder",
+      "person",
+      "--scopes",
+      "page.read,page.write,artifact.write",
+    ],
+    env,
+  )) as {
     token: string;
   };
   const morganContext = await browser.newContext({ baseURL: e2eState().webUrl });
