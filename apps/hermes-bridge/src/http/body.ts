@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { ToolErrorCode } from "@mnote/contract";
 
 export class BodyTooLarge extends Error {
   constructor() {
@@ -71,6 +72,21 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
     ...headers,
   });
   res.end(bytes);
+}
+
+/**
+ * The bridge's one refusal shape outside an envelope (a route that does not exist, a wrong method, a rate limit before
+ * any tool runs, a database gone): `{ error: { code, message } }`, the contract's code and words. The panel answers
+ * the same shape (apps/web/src/server/refusal.ts).
+ */
+export function sendRefusal(
+  res: ServerResponse,
+  status: number,
+  code: ToolErrorCode,
+  message: string,
+  headers: Record<string, string> = {},
+) {
+  sendJson(res, status, { error: { code, message } }, headers);
 }
 
 /** `application/json`, optionally with parameters (`; charset=utf-8`). */

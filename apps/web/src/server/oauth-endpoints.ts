@@ -9,7 +9,8 @@ import {
   tokenParams,
 } from "@mnote/oauth";
 import { retryAfterSeconds } from "@mnote/process";
-import { createOAuthCaller, createToolsContext, type ToolsSettings } from "@mnote/tools";
+import { createOAuthCaller, type ToolsSettings } from "@mnote/tools";
+import { createPanelContext } from "./context";
 import { NextResponse } from "next/server";
 import { foreignOrigin } from "./origin";
 import { BodyTooLarge, type PanelLimiter, readCappedBody } from "./panel-api";
@@ -47,12 +48,7 @@ export const REGISTRATION_KEY = "oauth:register";
 /** The OAuth router as the caller behind `authorization` (a session cookie's token, or none). */
 export async function oauthCaller(options: OAuthServerOptions, authorization: string | null) {
   return createOAuthCaller(
-    createToolsContext({
-      kernel: await options.kernel(),
-      authorization,
-      door: "panel",
-      settings: options.toolsSettings,
-    }),
+    createPanelContext({ kernel: await options.kernel(), authorization, settings: options.toolsSettings }),
   );
 }
 

@@ -1,10 +1,12 @@
-import { LIMITS, TOOL_ERROR_MESSAGES, type ToolErrorCode } from "@mnote/contract";
+import { LIMITS, TOOL_ERROR_MESSAGES } from "@mnote/contract";
 import type { SqlKernel, TokenRecord } from "@mnote/kernel";
 import { mnoteMetrics, type RateDecision, recordToolCall, retryAfterSeconds, toolLabel } from "@mnote/process";
-import { appRouter, createToolsContext, resolveToken, type ToolsSettings } from "@mnote/tools";
+import { appRouter, resolveToken, type ToolsSettings } from "@mnote/tools";
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { PANEL_MAX_BATCH_CALLS } from "../trpc/limits";
+import { createPanelContext } from "./context";
 import { foreignOrigin } from "./origin";
+import { crossOriginRefusal, refuse } from "./refusal";
 import { tokenFromCookieHeader } from "./session-cookie";
 
 /**
@@ -80,13 +82,8 @@ function countedStream(response: Response, key: string, ended: AbortController):
   return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
 }
 
-/** A refusal before any procedure runs, in the contract's words (the panel reads `error.message`). */
-export function refuse(status: number, code: ToolErrorCode, message: string, headers: Record<string, string> = {}) {
-  return new Response(JSON.stringify({ error: { code, message } }), {
-    status,
-    headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", ...headers },
-  });
-}
+// A refusal before any procedure runs: the panel's one shape (refusal.ts), re-exported for the Hermes routes.
+export { refuse };
 
 export class BodyTooLarge extends Error {}
 
@@ -169,11 +166,7 @@ function refusalMessage(limitKey: string): string {
  */
 export async function openPanelDoor(req: Request, options: DoorOptions): Promise<OpenedDoor | Response> {
   if (req.method !== "GET" && req.method !== "HEAD" && foreignOrigin(req, options.allowedOrigins ?? [])) {
-    return refuse(
-      403,
-      "mnote_tool_permission_denied",
-      "cross-origin request refused: the panel accepts changes only from its own pages",
-    );
+    return crossOriginRefusal();
   }
   const authorization = tokenFromCookieHeader(req.headers.get("cookie"));
   let kernel: SqlKernel;
@@ -273,8 +266,7 @@ async function answerPanelApi(req: Request, options: PanelApiOptions): Promise<R
     req: request,
     router: appRouter,
     maxBatchSize: PANEL_MAX_BATCH_CALLS,
-    createContext: async () =>
-      createToolsContext({ kernel, authorization: token, door: "panel", settings: options.toolsSettings }),
+    createContext: async () => createPanelContext({ kernel, authorization: token, settings: options.toolsSettings }),
     onError: ({ error, path }) => {
       if (error.code === "INTERNAL_SERVER_ERROR") console.error(`[panel] ${path} failed`, error.cause ?? error);
     },
