@@ -1,5 +1,5 @@
 import "server-only";
-import { TOOL_ERROR_HTTP_STATUS, TOOL_ERROR_MESSAGES, type ToolErrorCode } from "@mnote/contract";
+import { describeIssues, TOOL_ERROR_HTTP_STATUS, TOOL_ERROR_MESSAGES, type ToolErrorCode } from "@mnote/contract";
 import {
   ApprovalPolicy,
   type AskEvent,
@@ -139,14 +139,7 @@ export async function openAskDoor(req: Request): Promise<AskDoor | Response> {
   };
 }
 
-const invalid = (error: z.ZodError) =>
-  refuse(
-    "mnote_tool_invalid_input",
-    error.issues
-      .map((issue) => `${issue.path.join(".") || "body"}: ${issue.message}`)
-      .join("; ")
-      .slice(0, 500),
-  );
+const invalid = (error: z.ZodError) => refuse("mnote_tool_invalid_input", describeIssues(error, { root: "body" }));
 
 const json = (body: unknown, status = 200) => Response.json(body, { status, headers: { "cache-control": "no-store" } });
 

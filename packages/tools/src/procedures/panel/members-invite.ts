@@ -1,4 +1,4 @@
-import { fail } from "../../app-error";
+import { AppError } from "../../app-error";
 import { asPanelRefusal, MemberInviteInput, requireOwner } from "./members";
 import { panelProcedure } from "./panel-procedure";
 
@@ -10,7 +10,7 @@ export const membersInvite = panelProcedure.input(MemberInviteInput).mutation(as
   await requireOwner(ctx, input.workspaceId);
   const user = await ctx.kernel.admin.findUserByEmail(input.email);
   if (!user)
-    return fail(
+    throw new AppError(
       "mnote_tool_not_found",
       `no mnote user has the email ${input.email}; an operator adds people (mnote admin user create --email)`,
     );
