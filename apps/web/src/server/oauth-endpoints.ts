@@ -13,7 +13,8 @@ import { createOAuthCaller, type ToolsSettings } from "@mnote/tools";
 import { createPanelContext } from "./context";
 import { NextResponse } from "next/server";
 import { foreignOrigin } from "./origin";
-import { BodyTooLarge, type PanelLimiter, readCappedBody } from "./panel-api";
+import { BodyTooLarge } from "@mnote/process";
+import { type PanelLimiter, readRequestBody } from "./panel-api";
 import { OAUTH_RESUME_COOKIE, oauthResumeCookieOptions, tokenFromCookieHeader } from "./session-cookie";
 
 /**
@@ -55,7 +56,7 @@ export async function oauthCaller(options: OAuthServerOptions, authorization: st
 /** The body as text, capped; null when over the cap or unreadable. */
 async function smallBody(req: Request): Promise<string | null> {
   try {
-    return new TextDecoder().decode(await readCappedBody(req, OAUTH_BODY_LIMIT));
+    return new TextDecoder().decode(await readRequestBody(req, OAUTH_BODY_LIMIT));
   } catch (error) {
     // Over the cap, or a body that cannot be read (the client went away): bad input either way, never a 500.
     if (!(error instanceof BodyTooLarge)) console.warn("[panel] an OAuth request body could not be read");

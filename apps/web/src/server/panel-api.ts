@@ -1,6 +1,14 @@
 import { LIMITS, TOOL_ERROR_MESSAGES } from "@mnote/contract";
 import type { SqlKernel, TokenRecord } from "@mnote/kernel";
-import { mnoteMetrics, type RateDecision, recordToolCall, retryAfterSeconds, toolLabel } from "@mnote/process";
+import {
+  BodyTooLarge,
+  mnoteMetrics,
+  type RateDecision,
+  readCappedBody,
+  recordToolCall,
+  retryAfterSeconds,
+  toolLabel,
+} from "@mnote/process";
 import { appRouter, resolveToken, type ToolsSettings } from "@mnote/tools";
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { PANEL_MAX_BATCH_CALLS } from "../trpc/limits";
@@ -85,36 +93,9 @@ function countedStream(response: Response, key: string, ended: AbortController):
 // A refusal before any procedure runs: the panel's one shape (refusal.ts), re-exported for the Hermes routes.
 export { refuse };
 
-export class BodyTooLarge extends Error {}
-
-/**
- * The body, read with a cap: a declared Content-Length over the limit is refused before a
- * byte is read, a stream that grows past it is cancelled at that chunk.
- */
-export async function readCappedBody(req: Request, limit: number): Promise<Uint8Array<ArrayBuffer>> {
-  const declared = Number(req.headers.get("content-length"));
-  if (Number.isFinite(declared) && declared > limit) throw new BodyTooLarge();
-  if (!req.body) return new Uint8Array(new ArrayBuffer(0));
-  const reader = req.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel().catch(() => undefined);
-      throw new BodyTooLarge();
-    }
-    chunks.push(value);
-  }
-  const body = new Uint8Array(new ArrayBuffer(size));
-  let at = 0;
-  for (const chunk of chunks) {
-    body.set(chunk, at);
-    at += chunk.byteLength;
-  }
-  return body;
+/** The body of a fetch `Request` under the cap: the one reader of every door (`@mnote/process`). */
+export function readRequestBody(req: Request, limit: number): Promise<Uint8Array<ArrayBuffer>> {
+  return readCappedBody(req.body, req.headers.get("content-length"), limit);
 }
 
 /** How many procedures one request calls: a batch names them comma-separated in the path. */
@@ -199,7 +180,7 @@ export async function openPanelDoor(req: Request, options: DoorOptions): Promise
   let body = new Uint8Array(new ArrayBuffer(0));
   if (req.method === "POST") {
     try {
-      body = await readCappedBody(req, options.bodyLimit ?? LIMITS.requestBodyBytes);
+      body = await readRequestBody(req, options.bodyLimit ?? LIMITS.requestBodyBytes);
     } catch (error) {
       if (error instanceof BodyTooLarge) {
         return refuse(413, "mnote_tool_payload_too_large", TOOL_ERROR_MESSAGES.payloadTooLarge, {
