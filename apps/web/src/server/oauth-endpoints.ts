@@ -75,7 +75,10 @@ async function limited(options: OAuthServerOptions, key: string): Promise<Respon
   );
 }
 
-const notServer = () => oauthJson(404, { error: "this panel is not an OAuth authorization server" });
+// The OAuth door's one refusal shape is RFC 6749's `{ error, error_description }`, these two included.
+const notServer = () =>
+  oauthJson(404, { error: "invalid_request", error_description: "this panel is not an OAuth authorization server" });
+const usePost = () => oauthJson(405, { error: "invalid_request", error_description: "use POST" }, { allow: "POST" });
 
 /** GET /.well-known/oauth-authorization-server (RFC 8414). */
 export function handleMetadata(options: OAuthServerOptions): Response {
@@ -87,7 +90,7 @@ export function handleMetadata(options: OAuthServerOptions): Response {
 /** POST /oauth/register — RFC 7591, for clients that predate client ID metadata documents. */
 export async function handleRegister(req: Request, options: OAuthServerOptions): Promise<Response> {
   if (!options.toolsSettings.oauth) return notServer();
-  if (req.method !== "POST") return oauthJson(405, { error: "use POST" }, { allow: "POST" });
+  if (req.method !== "POST") return usePost();
   const busy = await limited(options, REGISTRATION_KEY);
   if (busy) return busy;
   const text = await smallBody(req);
@@ -120,7 +123,7 @@ export async function handleRegister(req: Request, options: OAuthServerOptions):
 /** POST /oauth/token — form-encoded (RFC 6749 §3.2); the answer is never cached. */
 export async function handleToken(req: Request, options: OAuthServerOptions): Promise<Response> {
   if (!options.toolsSettings.oauth) return notServer();
-  if (req.method !== "POST") return oauthJson(405, { error: "use POST" }, { allow: "POST" });
+  if (req.method !== "POST") return usePost();
   // Only a failed request spends the budget, and only failed requests are refused once it is spent: a good code or
   // refresh token is answered whatever others sent (each is single-use, so a client cannot loop on one).
   const failed = async (problem: { error: string; description: string }) =>
