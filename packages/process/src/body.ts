@@ -13,7 +13,10 @@ interface WebBody {
 
 /** The chunks of either kind of body; leaving early cancels a web stream, leaves a Node request paused. */
 async function* chunksOf(body: AsyncIterable<Uint8Array> | WebBody): AsyncGenerator<Uint8Array> {
-  if (!("getReader" in body)) return yield* body;
+  if (!("getReader" in body)) {
+    yield* body;
+    return;
+  }
   const reader = body.getReader();
   let finished = false;
   try {

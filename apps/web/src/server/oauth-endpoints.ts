@@ -8,12 +8,11 @@ import {
   oauthJson,
   tokenParams,
 } from "@mnote/oauth";
-import { retryAfterSeconds } from "@mnote/process";
+import { BodyTooLarge, retryAfterSeconds } from "@mnote/process";
 import { createOAuthCaller, type ToolsSettings } from "@mnote/tools";
 import { createPanelContext } from "./context";
 import { NextResponse } from "next/server";
 import { foreignOrigin } from "./origin";
-import { BodyTooLarge } from "@mnote/process";
 import { type PanelLimiter, readRequestBody } from "./panel-api";
 import { OAUTH_RESUME_COOKIE, oauthResumeCookieOptions, tokenFromCookieHeader } from "./session-cookie";
 

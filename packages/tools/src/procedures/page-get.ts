@@ -66,7 +66,7 @@ async function startIndex(kernel: SqlKernel, page: PageRecord, args: GetArgs, ki
         "mnote_tool_invalid_input",
         `args.startBlockId: block ${args.startBlockId} is not on the page`,
       );
-    return index!;
+    return index;
   }
   return 0;
 }

@@ -1,6 +1,5 @@
-import { describeIssues } from "@mnote/contract";
 import { AppError } from "../../app-error";
-import { type Block, TOOLS } from "@mnote/contract";
+import { type Block, describeIssues, TOOLS } from "@mnote/contract";
 import type { z } from "zod";
 import { applySelectedChanges } from "@mnote/diff";
 import { blockIdsNamed, type BlockEditOperation, type PageRecord, simulateBlockEdits } from "@mnote/kernel";
