@@ -1,12 +1,12 @@
 // @vitest-environment happy-dom
-import { appRouter, createToolsContext } from "@mnote/tools";
+import type { appRouter } from "@mnote/tools";
 import { createWorld } from "@mnote/tools/testing";
 import { cleanup, fireEvent, screen, within } from "@testing-library/react";
-import { createTRPCClient, TRPCClientError, unstable_localLink } from "@trpc/client";
+import { TRPCClientError } from "@trpc/client";
 import { afterEach, describe, expect, it } from "vitest";
 import { Proposals, refusalOf, refusalOutcome } from "./proposals";
 import { ReviewProvider } from "./review-state";
-import { renderPanelView } from "./test-render";
+import { panelClient, renderPanelView } from "./test-render";
 
 afterEach(cleanup);
 
@@ -88,15 +88,7 @@ describe("Proposals: a refused decision is said one way, whichever door it came 
     ];
     const dryRun = w.envelope("mnote.page.save", { content }, { dryRun: true });
     expect((await w.call("mnote.page.save", dryRun, `Bearer ${w.tokens.ownerAgent}`)).ok).toBe(true);
-    const client = createTRPCClient<typeof appRouter>({
-      links: [
-        unstable_localLink({
-          router: appRouter,
-          createContext: async () =>
-            createToolsContext({ kernel: w.kernel, authorization: `Bearer ${w.tokens.owner}`, door: "panel" }),
-        }),
-      ],
-    });
+    const client = panelClient(w, w.tokens.owner);
     const [proposal] = await client.panel.proposals.list.query(pageRef);
     const write = w.envelope("mnote.page.update_title", { title: "Moved meanwhile" });
     expect((await w.call("mnote.page.update_title", write, `Bearer ${w.tokens.ownerAgent}`)).ok).toBe(true);
