@@ -2,6 +2,7 @@ export * from "./blocks";
 export * from "./echo";
 export * from "./envelope";
 export * from "./errors";
+export * from "./issues";
 export * from "./json-schema";
 export * from "./limits";
 export * from "./names";

@@ -15,6 +15,7 @@ export {
   type SharedWindowCounter,
 } from "./limiters";
 export { consoleLogger, type Logger } from "./logger";
+export { BodyTooLarge, readCappedBody } from "./body";
 export { retryAfterSeconds } from "./retry-after";
 export {
   type MetricsDoor,

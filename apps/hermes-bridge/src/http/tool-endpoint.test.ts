@@ -321,6 +321,28 @@ describe("POST /v1/tools/{name}: refusals", () => {
   it("GET on a tool is 405", async () => {
     const response = await fetch(`${bridge.url}/v1/tools/mnote_page_get`);
     expect(response.status).toBe(405);
+    expect(await response.json()).toEqual({ error: { code: "mnote_tool_invalid_input", message: "use POST" } });
+  });
+
+  it("every refusal outside an envelope has the one shape { error: { code, message } }", async () => {
+    const answers = [
+      [await fetch(`${bridge.url}/nowhere`), 404, "mnote_tool_not_found"],
+      [await fetch(`${bridge.url}/.well-known/oauth-protected-resource/mcp`), 404, "mnote_tool_not_found"],
+      [await fetch(`${bridge.url}/v1/tools/mnote_page_get`), 405, "mnote_tool_invalid_input"],
+      [await fetch(`${bridge.url}/v1/whoami`), 401, "mnote_tool_unauthenticated"],
+      [
+        await fetch(`${bridge.url}/v1/tools`, { method: "OPTIONS", headers: { origin: "http://app.example" } }),
+        405,
+        "mnote_tool_permission_denied",
+      ],
+    ] as const;
+    for (const [response, status, code] of answers) {
+      expect(response.status).toBe(status);
+      const body = (await response.json()) as { error: { code: string; message: string } };
+      expect(Object.keys(body)).toEqual(["error"]);
+      expect(body.error.code).toBe(code);
+      expect(typeof body.error.message).toBe("string");
+    }
   });
 });
 

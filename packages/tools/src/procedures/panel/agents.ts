@@ -1,6 +1,6 @@
 import { CAPABILITIES, CapabilitySchema, storable } from "@mnote/contract";
 import type { TokenListing } from "@mnote/kernel";
-import { fail } from "../../app-error";
+import { AppError } from "../../app-error";
 import { z } from "zod";
 import type { PersonContext } from "./panel-procedure";
 
@@ -51,6 +51,6 @@ export function scopesBeyondSession(ctx: PersonContext, scopes: readonly string[
 
 export async function requireOwnAgentToken(ctx: PersonContext, tokenId: string): Promise<AgentTokenItem> {
   const token = (await agentTokensOf(ctx)).find((item) => item.id === tokenId);
-  if (!token) return fail("mnote_tool_not_found", "no agent token of yours has this id");
+  if (!token) throw new AppError("mnote_tool_not_found", "no agent token of yours has this id");
   return token;
 }
