@@ -24,8 +24,6 @@ export interface Command {
    */
   run(input: {
     args: ParsedArgs;
-    /** The words after the command's own, for a command that parses them itself (node:util parseArgs). */
-    argv: string[];
     kernel: () => Promise<SqlKernel>;
     io: CliIo;
     /** The CLI's configuration, read from the environment and checked once at start. */

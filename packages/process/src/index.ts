@@ -15,6 +15,7 @@ export {
   type SharedWindowCounter,
 } from "./limiters";
 export { consoleLogger, type Logger } from "./logger";
+export { BodyTooLarge, readCappedBody } from "./body";
 export { retryAfterSeconds } from "./retry-after";
 export {
   DEFAULT_HOUSEKEEPING,
@@ -25,6 +26,7 @@ export {
 export { type ScheduledJob, Scheduler, type SchedulerOptions } from "./scheduler";
 export {
   type MetricsDoor,
+  type MetricsFailureBudget,
   metricsAnswer,
   metricsTokenFromEnv,
   METRICS_TOKEN_MIN_LENGTH,

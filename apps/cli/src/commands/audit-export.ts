@@ -1,29 +1,7 @@
 import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
-import { parseArgs as parseFlags } from "node:util";
 import { AppError, createOperatorCaller, createToolsContext } from "@mnote/tools";
-import { UsageError } from "../args";
+import { optional, required, UsageError } from "../args";
 import type { Command } from "../command";
-
-/** Reads the flags of `mnote audit export` (node:util parseArgs: an unknown or repeated flag is a usage error). */
-function flags(argv: string[]) {
-  try {
-    return parseFlags({
-      args: argv,
-      strict: true,
-      allowPositionals: false,
-      options: {
-        since: { type: "string" },
-        until: { type: "string" },
-        workspace: { type: "string" },
-        cursor: { type: "string" },
-        "cursor-file": { type: "string" },
-        "page-size": { type: "string" },
-      },
-    }).values;
-  } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error));
-  }
-}
 
 /** Written beside and renamed over: a crash leaves the old cursor or the new one, never half a file. */
 function saveCursor(path: string, cursor: string) {
@@ -38,24 +16,28 @@ export const auditExportCommand: Command = {
   help:
     "The audit records of [since, until) as newline-delimited JSON on stdout, oldest first (ids only grow: de-duplicate by id). " +
     "Resumable: the summary on stderr names the cursor to continue from, and --cursor-file keeps it for you (read at start, saved after each page).",
-  async run({ argv, kernel, io }) {
-    const values = flags(argv);
-    if (!values.since || !values.until) throw new UsageError("--since and --until are required");
-    if (values.cursor !== undefined && values["cursor-file"] !== undefined)
+  async run({ args, kernel, io }) {
+    // The options come from the usage line through node:util's parser (args.ts): an unknown one is a usage error.
+    const since = required(args, "since");
+    const until = required(args, "until");
+    const workspace = optional(args, "workspace");
+    const cursorFile = optional(args, "cursor-file");
+    if (optional(args, "cursor") !== undefined && cursorFile !== undefined)
       throw new UsageError("give --cursor or --cursor-file, not both");
-    const pageSize = values["page-size"] === undefined ? 1000 : Number(values["page-size"]);
-    const cursorFile = values["cursor-file"];
+    const size = optional(args, "page-size");
+    const pageSize = size === undefined ? 1000 : Number(size);
     let cursor =
-      values.cursor ?? (cursorFile && existsSync(cursorFile) ? readFileSync(cursorFile, "utf8").trim() : undefined);
+      optional(args, "cursor") ??
+      (cursorFile && existsSync(cursorFile) ? readFileSync(cursorFile, "utf8").trim() : undefined);
     // The operator router, in process: the CLI reads the trail the way every door does, through the router.
     const caller = createOperatorCaller(createToolsContext({ kernel: await kernel() }));
     let exported = 0;
     try {
       for (;;) {
         const page = await caller.audit.export({
-          since: values.since,
-          until: values.until,
-          workspaceId: values.workspace,
+          since,
+          until,
+          workspaceId: workspace,
           cursor: cursor || undefined,
           limit: pageSize,
         });

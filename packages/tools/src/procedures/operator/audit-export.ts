@@ -1,6 +1,6 @@
 import type { AuditRecord } from "@mnote/kernel";
 import { z } from "zod";
-import { fail } from "../../app-error";
+import { AppError } from "../../app-error";
 import { publicProcedure } from "../../trpc";
 import { appErrors } from "../panel/app-errors";
 
@@ -83,7 +83,7 @@ export const auditExport = publicProcedure
   .use(appErrors)
   .input(AuditExportInput)
   .query(async ({ ctx, input }): Promise<{ records: ExportedAuditRecord[]; cursor: string | null }> => {
-    if (input.since >= input.until) fail("mnote_tool_invalid_input", "--since must be before --until");
+    if (input.since >= input.until) throw new AppError("mnote_tool_invalid_input", "--since must be before --until");
     const records = await ctx.kernel.listAuditForExport({
       since: input.since,
       until: input.until,
