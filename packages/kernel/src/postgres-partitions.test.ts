@@ -45,7 +45,7 @@ describe.skipIf(!server.available)("PostgreSQL audit partitions", () => {
     const applied = await migrate(driver);
     writing = false;
     await writer;
-    expect(applied.applied).toEqual([12]);
+    expect(applied.applied).toContain(12);
     expect(written).toBeGreaterThan(0);
     const after = await driver.get<{ n: number }>(`SELECT COUNT(*) AS n FROM audit_log`);
     expect(after?.n).toBe(before!.n + written);
