@@ -77,6 +77,7 @@ export class SqlKernel {
       latestRun: (sessionId) => askRecords.latestAskRun(db, sessionId),
       appendRunLines: (runId, lines, ended) => askRecords.appendAskRunLines(db, clock, runId, lines, ended),
       listRunLines: (runId, after, limit) => askRecords.listAskRunLines(db, runId, after, limit),
+      sweepRuns: (options) => askRecords.sweepAskRuns(db, clock, options),
     };
     this.write = createWriteTransaction(this.db, this.changes.announce, clock);
   }

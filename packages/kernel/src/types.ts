@@ -364,6 +364,11 @@ export interface KernelAsk {
   /** Appends lines to the run (one writer per run); `ended` marks it over. Answers the last line's number. */
   appendRunLines(runId: string, lines: readonly string[], ended: boolean): Promise<number>;
   listRunLines(runId: string, after: number, limit: number): Promise<{ seq: number; line: string }[]>;
+  /**
+   * Removes the lines of runs nobody can follow any more (ended `graceMs` ago, or silent past that) and the
+   * records of runs Hermes no longer knows (ask-records.ts `sweepAskRuns`). Answers how many of each went.
+   */
+  sweepRuns(options?: { graceMs?: number }): Promise<{ lines: number; runs: number }>;
 }
 
 /**
