@@ -9,3 +9,7 @@ export * from "./reduce-run";
 export * from "./toolsets";
 export * from "./match-records";
 export * from "./readiness";
+export * from "./run-end";
+export * from "./pump";
+export * from "./follow";
+export * from "./run-sweep";

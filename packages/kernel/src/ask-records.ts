@@ -5,7 +5,7 @@
  */
 import type { Clock } from "./clock";
 import type { SqlDriver } from "./sql/driver";
-import type { AskRunRecord, AskRunStart, AskSessionRecord } from "./types";
+import type { AskRunRecord, AskRunStart, AskRunState, AskSessionRecord } from "./types";
 
 interface AskSessionRow {
   session_id: string;
@@ -184,6 +184,17 @@ export async function listAskRunLines(
     [runId, after],
   );
   return rows.map((row) => ({ seq: Number(row.seq), line: row.line }));
+}
+
+/**
+ * Whether anyone can follow the run now: `live` while some instance reads it from Hermes, `silent` once that
+ * instance stopped marking it alive, `ended`, or `gone` (swept, or never recorded).
+ */
+export async function askRunState(db: SqlDriver, clock: Clock, runId: string): Promise<AskRunState> {
+  const run = await getAskRun(db, runId);
+  if (!run) return "gone";
+  if (run.status === "ended") return "ended";
+  return isAskRunGoingOn(run, clock.now()) ? "live" : "silent";
 }
 
 /** The conversation's newest run: a new question waits while it goes on (one run per conversation at a time). */

@@ -78,6 +78,8 @@ export class SqlKernel {
       appendRunLines: (runId, lines, ended) => askRecords.appendAskRunLines(db, clock, runId, lines, ended),
       listRunLines: (runId, after, limit) => askRecords.listAskRunLines(db, runId, after, limit),
       sweepRuns: (options) => askRecords.sweepAskRuns(db, clock, options),
+      runState: (runId) => askRecords.askRunState(db, clock, runId),
+      isGoingOn: (run) => askRecords.isAskRunGoingOn(run, clock.now()),
     };
     this.write = createWriteTransaction(this.db, this.changes.announce, clock);
   }

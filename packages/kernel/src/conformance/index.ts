@@ -492,6 +492,7 @@ export function kernelConformanceSuite(name: string, openKernel: (options?: Kern
         await timed.ask.appendRunLines("ended", ['{"type":"delta","text":"words"}'], true);
         await timed.ask.appendRunLines("live", ['{"type":"delta","text":"words"}'], false);
         await timed.ask.appendRunLines("dead", ['{"type":"delta","text":"words"}'], false);
+        expect([await timed.ask.runState("ended"), await timed.ask.runState("live")]).toEqual(["ended", "live"]);
         // Within the grace nothing goes: a reader still on the ended run reads its end.
         clock.advance(59_000);
         expect(await timed.ask.sweepRuns({ graceMs: 60_000 })).toEqual({ lines: 0, runs: 0 });
@@ -504,11 +505,13 @@ export function kernelConformanceSuite(name: string, openKernel: (options?: Kern
         await timed.ask.appendRunLines("live", [], false);
         expect(await timed.ask.sweepRuns({ graceMs: 60_000 })).toEqual({ lines: 1, runs: 0 });
         expect([await lines("live"), await lines("dead")]).toEqual([1, 0]);
+        expect([await timed.ask.runState("live"), await timed.ask.runState("dead")]).toEqual(["live", "silent"]);
         // The records (ids and times, no text) go when Hermes would no longer know the run.
         expect((await timed.ask.getRun("ended"))?.status).toBe("ended");
         clock.advance(60 * 60 * 1000 + 1);
         expect(await timed.ask.sweepRuns({ graceMs: 60_000 })).toEqual({ lines: 1, runs: 3 });
         expect(await timed.ask.getRun("ended")).toBeNull();
+        expect(await timed.ask.runState("ended")).toBe("gone");
         expect(await timed.ask.findRunByKey(owner, "k")).toBeNull();
       } finally {
         await timed.close();
