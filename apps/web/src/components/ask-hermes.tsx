@@ -1,7 +1,15 @@
 "use client";
 
 import { canonicalToolName, LIMITS } from "@mnote/contract";
-import { isLive, matchRecords, newRunView, type NumberedRunLine, reduceRun, type RunView } from "@mnote/hermes-runs";
+import {
+  endsRun,
+  isLive,
+  matchRecords,
+  newRunView,
+  type NumberedRunLine,
+  reduceRun,
+  type RunView,
+} from "@mnote/hermes-runs";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useCallback, useEffect, useRef, useState } from "react";
 import { useTRPC } from "~/trpc/react";
@@ -164,7 +172,7 @@ export function AskHermes({ pageRef, canWrite }: { pageRef: PageRef; canWrite: b
             if (!text) continue;
             const line = JSON.parse(text) as NumberedRunLine;
             last = Math.max(last, line.seq);
-            if (["completed", "failed", "cancelled", "closed", "lost", "status"].includes(line.type)) ended = true;
+            if (endsRun(line)) ended = true;
             apply(runId, line);
           }
         }

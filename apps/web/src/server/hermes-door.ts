@@ -1,15 +1,14 @@
 import "server-only";
 import { TOOL_ERROR_HTTP_STATUS, TOOL_ERROR_MESSAGES, type ToolErrorCode } from "@mnote/contract";
 import {
-  ApprovalPolicy,
-  type AskEvent,
   checkReadiness,
+  followRun,
   HermesClient,
   hermesFailureAnswer,
   type HermesReadiness,
   HermesRefused,
-  type NumberedRunLine,
-  type RunLine,
+  ndjson,
+  pumpRun,
 } from "@mnote/hermes-runs";
 import type { AskRunRecord, SqlKernel } from "@mnote/kernel";
 import { mnoteMetrics } from "@mnote/process";
@@ -164,11 +163,6 @@ export const AskBody = z.object({
 });
 export type AskInput = z.infer<typeof AskBody>;
 
-/** A run counts as going on while the instance reading it wrote within this long (Hermes keeps alive every 30 s). */
-const PUMP_SILENCE_MS = 75_000;
-const isGoingOn = (run: AskRunRecord, now = Date.now()) =>
-  run.status === "running" && now - Date.parse(run.pumpedAt) < PUMP_SILENCE_MS;
-
 /**
  * Ask Hermes one question about a page, as the signed-in person: the first turn of a conversation or the
  * next one (`sessionId`). The door's POST /api/hermes/runs, and the function any server code uses to send
@@ -201,7 +195,7 @@ export async function askHermes(door: AskDoor, ask: AskInput): Promise<Response>
   // One run of a conversation at a time: a run's calls are then the conversation's records between its start
   // and the next run's (Hermes's events carry no tool-call id, and the plugin gets no run id; decision 0021).
   const latest = sessionId ? await door.kernel.ask.latestRun(started.sessionId) : null;
-  if (latest && isGoingOn(latest))
+  if (latest && door.kernel.ask.isGoingOn(latest))
     return refuse("mnote_tool_conflict", "Hermes is still answering in this conversation; wait for it or stop it.");
   const readiness = await hermesReadiness({ maxAgeMs: RUN_READINESS_TTL_MS });
   if (!readiness.connected) return refuse("mnote_tool_unavailable", readiness.help ?? HERMES_NOT_CONFIGURED, {}, 503);
@@ -230,7 +224,7 @@ export async function askHermes(door: AskDoor, ask: AskInput): Promise<Response>
       if (again) return answer(again);
       throw error;
     }
-    void pumpRun(door.kernel, door.hermes, runId);
+    void pump(door.kernel, door.hermes, runId);
     return answer({ runId });
   } catch (error) {
     return hermesFailure(error);
@@ -248,113 +242,20 @@ export async function startRun(req: Request): Promise<Response> {
 
 // --- Reading a run into the database ------------------------------------------------------------------------
 
-/** A run's lines kept at most (text is merged into one line per flush); past it only the outcome is kept. */
-const MAX_RUN_LINES = 2_000;
-/** Text is written at most this often: a token-by-token stream must not become a row per token. */
-const FLUSH_MS = 150;
-
 /**
- * Reads the run's events from Hermes (it serves them to one reader) and writes them, as the panel's lines,
- * to the database, where every instance's readers find them. Approval requests that are not for an mnote
- * tool are answered `deny` here, on the server, and recorded as such; the rest are relayed with once/deny.
+ * Reads the run's events from Hermes into the kernel's run lines, where every instance's readers find them
+ * (`pumpRun`, packages/hermes-runs), and counts how it ended. The lines go with the run sweep (run-sweep.ts).
  */
-async function pumpRun(kernel: SqlKernel, hermes: HermesClient, runId: string): Promise<void> {
-  const policy = new ApprovalPolicy();
-  let pending: RunLine[] = [];
-  let text = "";
-  let written = 0;
-  let ended = false;
-  /** Text so far, then the line: the order the person saw them in. */
-  let outcome: "completed" | "failed" | "cancelled" | "lost" = "lost";
-  const push = (line: RunLine) => {
-    if (line.type === "completed" || line.type === "failed" || line.type === "cancelled" || line.type === "lost")
-      outcome = line.type;
-    else if (line.type === "status")
-      outcome =
-        line.status === "completed" || line.status === "failed" || line.status === "cancelled" ? line.status : "lost";
-    if (text) pending.push({ type: "delta", text });
-    text = "";
-    pending.push(line);
-  };
-  const flush = async (end = false) => {
-    const lines = text ? [...pending, { type: "delta", text } satisfies RunLine] : pending;
-    pending = [];
-    text = "";
-    // Past the bound only what the run did is kept; its whole answer comes with `completed` anyway.
-    const keep = lines.length <= MAX_RUN_LINES - written ? lines : lines.filter((line) => line.type !== "delta");
-    written += keep.length;
-    await kernel.ask.appendRunLines(
-      runId,
-      keep.map((line) => JSON.stringify(line)),
-      end,
-    );
-  };
-  // Marks the run alive while Hermes is silent (a model thinking, a person deciding).
-  const heartbeat = setInterval(() => void kernel.ask.appendRunLines(runId, [], false).catch(() => undefined), 20_000);
-  let timer: ReturnType<typeof setTimeout> | null = null;
-  let chain = Promise.resolve();
-  const enqueueFlush = () => {
-    chain = chain.then(() => flush()).catch((error) => console.error("[panel] run lines not written", error));
-  };
-  const schedule = (now: boolean) => {
-    if (now) {
-      if (timer) clearTimeout(timer);
-      timer = null;
-      enqueueFlush();
-    } else
-      timer ??= setTimeout(() => {
-        timer = null;
-        enqueueFlush();
-      }, FLUSH_MS);
-  };
-  try {
-    const events = await hermes.events(runId);
-    for await (const event of events) {
-      const line = await decide(policy, hermes, runId, event);
-      if (line.type === "delta") {
-        text += line.text;
-        schedule(false);
-        continue;
-      }
-      push(line);
-      schedule(true);
-      if (line.type === "closed") ended = true;
-    }
-    if (!ended) push(await lostOrStatus(hermes, runId));
-  } catch {
-    push(await lostOrStatus(hermes, runId));
-  } finally {
-    clearInterval(heartbeat);
-    if (timer) clearTimeout(timer);
-    await chain;
-    await flush(true).catch((error) => console.error("[panel] run lines not written", error));
-    mnoteMetrics().hermesRuns.inc({ outcome });
-  }
-}
-
-/** What the panel does with one event: an approval request is relayed (once/deny) or denied here. */
-async function decide(policy: ApprovalPolicy, hermes: HermesClient, runId: string, event: AskEvent): Promise<RunLine> {
-  policy.observe(event);
-  if (event.type !== "approval.request") return event;
-  const verdict = policy.verdict(event);
-  if (verdict.relay) return { ...event, choices: verdict.choices };
-  await hermes.answerApproval(runId, "deny").catch((error) => console.error("[panel] could not deny", error));
-  return { type: "approval.denied", description: event.description, command: event.command, reason: verdict.reason };
-}
-
-async function lostOrStatus(hermes: HermesClient, runId: string): Promise<RunLine> {
-  try {
-    const status = await hermes.status(runId);
-    if (["completed", "failed", "cancelled"].includes(status.status))
-      return { type: "status", status: status.status, error: status.error };
-  } catch {
-    // Hermes is gone: say so.
-  }
-  return {
-    type: "lost",
-    message:
-      "The connection to Hermes was lost; the run may go on in Hermes. Its tool calls show below from the audit trail.",
-  };
+async function pump(kernel: SqlKernel, hermes: HermesClient, runId: string): Promise<void> {
+  const end = await pumpRun({
+    hermes,
+    store: kernel.ask,
+    runId,
+    // The error's kind only: a failure's message may quote what Hermes said.
+    warn: (message, error) =>
+      console.error(`[panel] ${message}`, { runId, errorType: error instanceof Error ? error.name : typeof error }),
+  });
+  mnoteMetrics().hermesRuns.inc({ outcome: end.outcome });
 }
 
 // --- Following, answering, stopping: from any panel instance -------------------------------------------------
@@ -371,25 +272,9 @@ async function ownRun(door: AskDoor, runId: string): Promise<AskRunRecord | Resp
   }
 }
 
-/** How an ended run ended, from its last lines (Hermes's outcome, the panel's `lost`). */
-async function endOf(kernel: SqlKernel, runId: string): Promise<RunLine | null> {
-  let last: RunLine | null = null;
-  for (let after = 0; ;) {
-    const lines = await kernel.ask.listRunLines(runId, after, 500);
-    if (lines.length === 0) return last;
-    for (const { seq, line } of lines) {
-      after = seq;
-      const parsed = JSON.parse(line) as RunLine;
-      if (parsed.type === "completed") last = { type: "status", status: "completed", error: null };
-      else if (parsed.type === "failed") last = { type: "status", status: "failed", error: parsed.message };
-      else if (parsed.type === "cancelled") last = { type: "status", status: "cancelled", error: null };
-      else if (parsed.type === "lost" || parsed.type === "status") last = parsed;
-    }
-  }
-}
-
 /** How often a reader looks for new lines of a live run. */
 const POLL_MS = 200;
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
  * GET /api/hermes/runs/{runId}/events?after=N[&reload=1] — the run's lines after line N as newline-delimited
@@ -402,54 +287,17 @@ export async function runEvents(req: Request, runId: string): Promise<Response> 
   const run = await ownRun(door, runId);
   if (run instanceof Response) return run;
   const query = new URL(req.url).searchParams;
-  const after = Number(query.get("after") ?? 0);
-  let seq = Number.isSafeInteger(after) && after > 0 ? after : 0;
-  const { kernel } = door;
-  const encoder = new TextEncoder();
-  if (run.status === "ended" && query.get("reload") === "1") {
-    // A reader that comes back to an ended run (a reload after the end) gets how it ended, not its text again:
-    // the chat stays in Hermes; the run's calls are in the audit trail.
-    const outcome = (await endOf(kernel, runId).catch(() => null)) ?? (await lostOrStatus(door.hermes, runId));
-    return new Response(`${JSON.stringify({ ...outcome, seq: Number.MAX_SAFE_INTEGER })}\n`, {
-      headers: { "content-type": "application/x-ndjson; charset=utf-8", "cache-control": "no-store" },
-    });
-  }
-  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-  const body = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      for (;;) {
-        if (req.signal.aborted) return controller.close();
-        const lines = await kernel.ask.listRunLines(runId, seq, 200).catch(() => null);
-        if (lines === null) {
-          controller.enqueue(
-            encoder.encode(
-              `${JSON.stringify({ type: "lost", message: TOOL_ERROR_MESSAGES.unavailable, seq: seq + 1 })}\n`,
-            ),
-          );
-          return controller.close();
-        }
-        if (lines.length > 0) {
-          const text = lines
-            .map((line) => {
-              seq = line.seq;
-              return `${JSON.stringify({ ...(JSON.parse(line.line) as RunLine), seq: line.seq } satisfies NumberedRunLine)}\n`;
-            })
-            .join("");
-          return controller.enqueue(encoder.encode(text));
-        }
-        const now = await kernel.ask.getRun(runId).catch(() => null);
-        if (!now || now.status === "ended") return controller.close();
-        if (!isGoingOn(now)) {
-          // The instance that read Hermes's stream is gone (Hermes serves it once): Hermes's word on the run.
-          const line = await lostOrStatus(door.hermes, runId);
-          controller.enqueue(encoder.encode(`${JSON.stringify({ ...line, seq: seq + 1 })}\n`));
-          return controller.close();
-        }
-        await sleep(POLL_MS);
-      }
-    },
+  const lines = followRun({
+    reader: door.kernel.ask,
+    hermes: door.hermes,
+    runId,
+    after: Number(query.get("after") ?? 0),
+    reload: query.get("reload") === "1",
+    signal: req.signal,
+    wait: sleep,
+    pollMs: POLL_MS,
   });
-  return new Response(body, {
+  return new Response(ndjson(lines), {
     headers: {
       "content-type": "application/x-ndjson; charset=utf-8",
       "cache-control": "no-store",
