@@ -13,3 +13,4 @@ export * from "./run-end";
 export * from "./pump";
 export * from "./follow";
 export * from "./run-sweep";
+export * from "./start-run";

@@ -9,6 +9,7 @@ import {
   HermesRefused,
   ndjson,
   pumpRun,
+  startAskRun,
 } from "@mnote/hermes-runs";
 import type { AskRunRecord, SqlKernel } from "@mnote/kernel";
 import { mnoteMetrics } from "@mnote/process";
@@ -200,30 +201,14 @@ export async function askHermes(door: AskDoor, ask: AskInput): Promise<Response>
   const readiness = await hermesReadiness({ maxAgeMs: RUN_READINESS_TTL_MS });
   if (!readiness.connected) return refuse("mnote_tool_unavailable", readiness.help ?? HERMES_NOT_CONFIGURED, {}, 503);
   try {
-    // A follow-up question: Hermes keeps the conversation, /v1/runs does not load it by session id.
-    const conversationHistory = sessionId ? await door.hermes.conversation(started.sessionId) : [];
-    const { runId } = await door.hermes.startRun({
+    const { runId } = await startAskRun({
+      hermes: door.hermes,
+      records: door.kernel.ask,
+      asked: { ...started, workspaceId, documentId },
       input,
-      instructions: started.instructions,
-      sessionId: started.sessionId,
-      conversationHistory,
-      idempotencyKey: startKey ? `mnote_${started.userId}_${startKey}` : undefined,
+      followUp: sessionId !== undefined,
+      startKey,
     });
-    try {
-      await door.kernel.ask.recordRun({
-        runId,
-        sessionId: started.sessionId,
-        userId: started.userId,
-        workspaceId,
-        documentId,
-        startKey: startKey ?? null,
-      });
-    } catch (error) {
-      // The same key twice at once: Hermes ≥ 0.21 started one run; the record that stands names it.
-      const again = startKey ? await door.kernel.ask.findRunByKey(started.userId, startKey) : null;
-      if (again) return answer(again);
-      throw error;
-    }
     void pump(door.kernel, door.hermes, runId);
     return answer({ runId });
   } catch (error) {
