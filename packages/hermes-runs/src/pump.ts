@@ -4,7 +4,7 @@ import { endLine, LOST_MESSAGE, type RunEnd, runEnd } from "./run-end";
 
 /**
  * Where a run's lines go while it lasts, for every panel instance's readers: the kernel's `ask` records
- * (`kernel.ask` is one), swept once nobody can follow the run (decision 0030). One writer per run: the
+ * (`kernel.ask` is one), swept once nobody can follow the run (decision 0031). One writer per run: the
  * instance pumping it.
  */
 export interface RunLineStore {

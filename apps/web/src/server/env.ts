@@ -32,7 +32,7 @@ export interface PanelEnv {
   metricsToken: string | null;
   /**
    * MNOTE_ASK_LINES_GRACE_SECONDS (0–600, default 60): how long an ended run's lines stay for readers still on
-   * it before the run sweep removes them (decision 0030, docs/security.md "What a run leaves").
+   * it before the run sweep removes them (decision 0031, docs/security.md "What a run leaves").
    */
   askLinesGraceMs: number;
 }
