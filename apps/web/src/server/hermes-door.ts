@@ -10,10 +10,17 @@ import {
   ndjson,
   pumpRun,
   startAskRun,
+  ApprovalBodySchema,
+  type ApprovalAnswer,
+  type AskBody,
+  AskBodySchema,
+  type ConnectionAnswer,
+  type StartedRunAnswer,
+  type StopAnswer,
 } from "@mnote/hermes-runs";
 import type { AskRunRecord, SqlKernel } from "@mnote/kernel";
 import { mnoteMetrics } from "@mnote/process";
-import { AppError, AskQuestionSchema, createCaller, createToolsContext, isAppError } from "@mnote/tools";
+import { AppError, createCaller, createToolsContext, isAppError } from "@mnote/tools";
 import { z } from "zod";
 import { type HermesConnection, panelEnv } from "./env";
 import { getKernel } from "./kernel";
@@ -91,7 +98,7 @@ export function hermesReadiness(options: { maxAgeMs?: number } = {}): Promise<He
 /** GET /api/hermes — may this panel ask Hermes now? (Only whether and why not: never its URL or key.) */
 export async function hermesConnection(): Promise<Response> {
   const { connected, help } = await hermesReadiness();
-  return Response.json({ connected, help }, { headers: { "cache-control": "no-store" } });
+  return Response.json({ connected, help } satisfies ConnectionAnswer, { headers: { "cache-control": "no-store" } });
 }
 
 // --- The door --------------------------------------------------------------------------------------------------
@@ -151,25 +158,12 @@ const json = (body: unknown, status = 200) => Response.json(body, { status, head
 
 // --- Asking -----------------------------------------------------------------------------------------------------
 
-export const AskBody = z.object({
-  workspaceId: z.string().min(1).max(128),
-  documentId: z.string().min(1).max(128),
-  input: AskQuestionSchema,
-  sessionId: z.string().max(256).optional(),
-  /** One per question the person sends: a retried start names the same run (and Hermes's Idempotency-Key). */
-  startKey: z
-    .string()
-    .regex(/^[\w-]{8,128}$/)
-    .optional(),
-});
-export type AskInput = z.infer<typeof AskBody>;
-
 /**
  * Ask Hermes one question about a page, as the signed-in person: the first turn of a conversation or the
- * next one (`sessionId`). The door's POST /api/hermes/runs, and the function any server code uses to send
- * a conversation's next turn (e.g. a rejection's reason). Answers 202 {runId, sessionId, revision}.
+ * next one (`sessionId`): the door's POST /api/hermes/runs (the browser's "Tell Hermes" sends a rejection's
+ * reason through it too). Answers 202 `StartedRunAnswer`.
  */
-export async function askHermes(door: AskDoor, ask: AskInput): Promise<Response> {
+async function askHermes(door: AskDoor, ask: AskBody): Promise<Response> {
   const { workspaceId, documentId, input, sessionId, startKey } = ask;
   if (startKey && door.userId) {
     // A retried start (a double click, a lost answer): the run this key started, if it is this question's.
@@ -182,7 +176,7 @@ export async function askHermes(door: AskDoor, ask: AskInput): Promise<Response>
       if (!same) return refuse("mnote_tool_idempotency_conflict", TOOL_ERROR_MESSAGES.idempotencyConflict);
       const run = await ownRun(door, again.runId);
       if (run instanceof Response) return run;
-      return json({ runId: run.runId, sessionId: run.sessionId, revision: null }, 202);
+      return json({ runId: run.runId, sessionId: run.sessionId, revision: null } satisfies StartedRunAnswer, 202);
     }
   }
   let started;
@@ -192,7 +186,10 @@ export async function askHermes(door: AskDoor, ask: AskInput): Promise<Response>
     return routerRefusal(error);
   }
   const answer = (run: { runId: string }) =>
-    json({ runId: run.runId, sessionId: started.sessionId, revision: started.revision }, 202);
+    json(
+      { runId: run.runId, sessionId: started.sessionId, revision: started.revision } satisfies StartedRunAnswer,
+      202,
+    );
   // One run of a conversation at a time: a run's calls are then the conversation's records between its start
   // and the next run's (Hermes's events carry no tool-call id, and the plugin gets no run id; decision 0021).
   const latest = sessionId ? await door.kernel.ask.latestRun(started.sessionId) : null;
@@ -220,7 +217,7 @@ export async function askHermes(door: AskDoor, ask: AskInput): Promise<Response>
 export async function startRun(req: Request): Promise<Response> {
   const door = await openAskDoor(req);
   if (door instanceof Response) return door;
-  const parsed = AskBody.safeParse(door.body);
+  const parsed = AskBodySchema.safeParse(door.body);
   if (!parsed.success) return invalid(parsed.error);
   return askHermes(door, parsed.data);
 }
@@ -291,20 +288,17 @@ export async function runEvents(req: Request, runId: string): Promise<Response> 
   });
 }
 
-/** Only these are relayed: `session` and `always` would change Hermes for every later run on its host. */
-const ApprovalBody = z.object({ choice: z.enum(["once", "deny"]) });
-
 /** POST /api/hermes/runs/{runId}/approval — the person's answer to an approval request the panel relayed. */
 export async function answerApproval(req: Request, runId: string): Promise<Response> {
   const door = await openAskDoor(req);
   if (door instanceof Response) return door;
   const run = await ownRun(door, runId);
   if (run instanceof Response) return run;
-  const parsed = ApprovalBody.safeParse(door.body);
+  const parsed = ApprovalBodySchema.safeParse(door.body);
   if (!parsed.success) return invalid(parsed.error);
   try {
     await door.hermes.answerApproval(runId, parsed.data.choice);
-    return json({ runId, choice: parsed.data.choice });
+    return json({ runId, choice: parsed.data.choice } satisfies ApprovalAnswer);
   } catch (error) {
     if (error instanceof HermesRefused && error.status === 409)
       return refuse("mnote_tool_conflict", "Hermes is not waiting for an approval on this run any more.");
@@ -320,9 +314,10 @@ export async function stopRun(req: Request, runId: string): Promise<Response> {
   if (run instanceof Response) return run;
   try {
     await door.hermes.stop(runId);
-    return json({ runId, status: "stopping" });
+    return json({ runId, status: "stopping" } satisfies StopAnswer);
   } catch (error) {
-    if (error instanceof HermesRefused && error.status === 404) return json({ runId, status: "ended" });
+    if (error instanceof HermesRefused && error.status === 404)
+      return json({ runId, status: "ended" } satisfies StopAnswer);
     return hermesFailure(error);
   }
 }
