@@ -110,20 +110,24 @@ describe.each(databases)("no chat stored: $name", ({ dialect, open, skip }) => {
     const hermes = new HermesClient({ url: hermesProcess.url, apiKey: key });
     const caller = createCaller(createToolsContext({ kernel, authorization: `Bearer ${personToken}`, door: "panel" }));
 
-    // One turn as the panel's door runs it: the router's start, Hermes's run, the pump, a reader.
+    // The person's reads of their run's lines, through the router as the door reads them.
+    const reader = {
+      readRun: (runId: string, after: number, limit: number) => caller.panel.ask.lines({ runId, after, limit }),
+    };
+    // One turn as the panel's door runs it: the router's start, Hermes's run, the router's record, the pump, a reader.
     const turn = async (input: string, sessionId?: string) => {
       const started = await caller.panel.ask.start({ workspaceId: ws, documentId: page, sessionId });
       const { runId } = await startAskRun({
         hermes,
-        records: kernel!.ask,
-        asked: { ...started, workspaceId: ws, documentId: page },
+        records: { record: (run) => caller.panel.ask.record(run) },
+        asked: started,
         input,
         followUp: sessionId !== undefined,
       });
       const end: RunEnd = await pumpRun({ hermes, store: kernel!.ask, runId });
       const lines: NumberedRunLine[] = [];
       for await (const line of followRun({
-        reader: kernel!.ask,
+        reader,
         hermes,
         runId,
         after: 0,
@@ -162,7 +166,7 @@ describe.each(databases)("no chat stored: $name", ({ dialect, open, skip }) => {
     // A reader coming back to the ended run hears Hermes's word on how it ended, not its text.
     const again: NumberedRunLine[] = [];
     for await (const line of followRun({
-      reader: kernel.ask,
+      reader,
       hermes,
       runId: (await kernel.ask.latestRun(first.sessionId))!.runId,
       after: 0,

@@ -68,7 +68,8 @@ export type DoorResult<T> = { ok: true; value: T } | { ok: false; status: number
 async function call<T>(path: string, init: RequestInit = {}): Promise<DoorResult<T>> {
   let response: Response;
   try {
-    response = await fetch(path, { cache: "no-store", ...init });
+    // Every answer of the door says `cache-control: no-store`: no browser cache to turn off here.
+    response = await fetch(path, init);
   } catch {
     return { ok: false, status: 0, message: "The panel could not be reached." };
   }
@@ -91,7 +92,7 @@ export const hermesDoor = {
   start: (body: AskBody) => post<StartedRunAnswer>(HERMES_DOOR_PATHS.runs, body),
   /** The run's lines as newline-delimited `NumberedRunLine`s (the response, to read as it streams). */
   events: (runId: string, after: number, reload: boolean, signal: AbortSignal) =>
-    fetch(HERMES_DOOR_PATHS.events(runId, after, reload), { signal, cache: "no-store" }),
+    fetch(HERMES_DOOR_PATHS.events(runId, after, reload), { signal }),
   approval: (runId: string, choice: RelayedChoice) =>
     post<ApprovalAnswer>(HERMES_DOOR_PATHS.approval(runId), { choice }),
   stop: (runId: string) => post<StopAnswer>(HERMES_DOOR_PATHS.stop(runId), {}),

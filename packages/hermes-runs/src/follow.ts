@@ -3,15 +3,21 @@ import type { HermesClient, NumberedRunLine, RunLine } from "./client";
 import { hermesWordOn } from "./pump";
 import { endLine, type RunEnd, runEnd } from "./run-end";
 
-/** A run's stored lines and state, as any panel instance reads them (the kernel's `ask` records: `kernel.ask` is one). */
+/**
+ * A run's stored lines and state, as any panel instance reads them: the router's `panel.ask.lines` (the
+ * signed-in person's run only), or `kernel.ask` in this package's tests.
+ */
 export interface RunLineReader {
-  /** The run's lines after line `after`, in order, at most `limit`. */
-  listRunLines(runId: string, after: number, limit: number): Promise<{ seq: number; line: string }[]>;
   /**
-   * `live` while some instance reads the run from Hermes, `silent` when that instance stopped marking it alive
-   * (it died: Hermes serves a run's events once), `ended`, or `gone` (swept, or never recorded).
+   * The run's lines after line `after`, in order, at most `limit`, and its state: `live` while some instance
+   * reads it from Hermes, `silent` when that instance stopped marking it alive (it died: Hermes serves a run's
+   * events once), `ended`, or `gone` (swept, or never recorded).
    */
-  runState(runId: string): Promise<"live" | "silent" | "ended" | "gone">;
+  readRun(
+    runId: string,
+    after: number,
+    limit: number,
+  ): Promise<{ lines: { seq: number; line: string }[]; state: "live" | "silent" | "ended" | "gone" }>;
 }
 
 export interface FollowOptions {
@@ -35,7 +41,7 @@ export interface FollowOptions {
 export async function* followRun(options: FollowOptions): AsyncGenerator<NumberedRunLine> {
   const { reader, hermes, runId, signal } = options;
   let seq = Number.isSafeInteger(options.after) && options.after > 0 ? options.after : 0;
-  if (options.reload && (await reader.runState(runId).catch(() => null)) === "ended") {
+  if (options.reload && (await reader.readRun(runId, 0, 1).catch(() => null))?.state === "ended") {
     // The chat stays in Hermes; the run's calls are in the audit trail. Its lines may be swept already.
     const end = await storedEnd(reader, runId).catch(() => null);
     yield { ...(end ? endLine(end) : await hermesWordOn(hermes, runId)), seq: Number.MAX_SAFE_INTEGER };
@@ -43,19 +49,20 @@ export async function* followRun(options: FollowOptions): AsyncGenerator<Numbere
   }
   for (;;) {
     if (signal?.aborted) return;
-    const lines = await reader.listRunLines(runId, seq, 200).catch(() => null);
-    if (lines === null) {
+    const read = await reader.readRun(runId, seq, 200).catch(() => null);
+    if (read === null) {
       yield { type: "lost", message: TOOL_ERROR_MESSAGES.unavailable, seq: seq + 1 };
       return;
     }
-    if (lines.length > 0) {
-      for (const { seq: at, line } of lines) {
+    if (read.lines.length > 0) {
+      for (const { seq: at, line } of read.lines) {
         seq = at;
         yield { ...(JSON.parse(line) as RunLine), seq: at };
       }
       continue;
     }
-    const state = await reader.runState(runId).catch(() => "gone" as const);
+    // No new line: the state read with them says whether more may come (lines written since come next time).
+    const { state } = read;
     if (state === "ended" || state === "gone") return;
     if (state === "silent") {
       // The instance that read Hermes's stream is gone (Hermes serves it once): Hermes's word on the run.
@@ -70,7 +77,7 @@ export async function* followRun(options: FollowOptions): AsyncGenerator<Numbere
 async function storedEnd(reader: RunLineReader, runId: string): Promise<RunEnd | null> {
   let end: RunEnd | null = null;
   for (let after = 0; ;) {
-    const lines = await reader.listRunLines(runId, after, 500);
+    const { lines } = await reader.readRun(runId, after, 500);
     if (lines.length === 0) return end;
     for (const { seq, line } of lines) {
       after = seq;

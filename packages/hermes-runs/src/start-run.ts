@@ -1,27 +1,25 @@
 import type { HermesClient } from "./client";
 
-/** What the router answered `panel.ask.start` with, and the page the run is about: what a run starts from. */
+/** What the router answered `panel.ask.start` with: what a run starts from. */
 export interface AskedRun {
   sessionId: string;
   userId: string;
-  workspaceId: string;
-  documentId: string;
   /** The router's instructions for Hermes (which page, which tools): never the person's words. */
   instructions: string;
 }
 
-/** Where a started run is recorded, so any panel instance may follow, stop and answer it (`kernel.ask` is one). */
+/**
+ * Where a started run is recorded, so any panel instance may follow, stop and answer it: the router's
+ * `panel.ask.record`, which answers the run that stands when the same key was recorded twice at once.
+ */
 export interface RunRecords {
-  recordRun(run: AskedRunRecord): Promise<void>;
-  findRunByKey(userId: string, startKey: string): Promise<{ runId: string } | null>;
+  record(run: { runId: string; sessionId: string; startKey?: string }): Promise<{ runId: string }>;
 }
-
-type AskedRunRecord = Omit<AskedRun, "instructions"> & { runId: string; startKey: string | null };
 
 /**
  * Starts one run in Hermes and records it (ids and times only: the question goes to Hermes, never to the
  * database). A follow-up hands Hermes the conversation it keeps (`/v1/runs` does not load it by session id).
- * A start retried with the same key while the first is being recorded answers the run that stands.
+ * Answers the run as recorded (a start retried with the same key at once: the run that stands).
  */
 export async function startAskRun(options: {
   hermes: HermesClient;
@@ -40,20 +38,5 @@ export async function startAskRun(options: {
     conversationHistory,
     idempotencyKey: startKey ? `mnote_${asked.userId}_${startKey}` : undefined,
   });
-  try {
-    await records.recordRun({
-      runId,
-      sessionId: asked.sessionId,
-      userId: asked.userId,
-      workspaceId: asked.workspaceId,
-      documentId: asked.documentId,
-      startKey: startKey ?? null,
-    });
-  } catch (error) {
-    // The same key twice at once: Hermes ≥ 0.21 started one run; the record that stands names it.
-    const again = startKey ? await records.findRunByKey(asked.userId, startKey) : null;
-    if (again) return { runId: again.runId };
-    throw error;
-  }
-  return { runId };
+  return records.record({ runId, sessionId: asked.sessionId, ...(startKey ? { startKey } : {}) });
 }

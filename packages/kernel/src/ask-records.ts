@@ -197,6 +197,20 @@ export async function askRunState(db: SqlDriver, clock: Clock, runId: string): P
   return isAskRunGoingOn(run, clock.now()) ? "live" : "silent";
 }
 
+/** A run's lines after line `after` (at most `limit`) and whether anyone can still follow it: one reader's poll. */
+export async function readAskRun(
+  db: SqlDriver,
+  clock: Clock,
+  runId: string,
+  after: number,
+  limit: number,
+): Promise<{ lines: { seq: number; line: string }[]; state: AskRunState }> {
+  // The state first: a run's last lines and its end are written in one transaction, so lines read after an
+  // `ended` include them all (read the other way round, a reader could see no lines, then the end, and miss them).
+  const state = await askRunState(db, clock, runId);
+  return { state, lines: await listAskRunLines(db, runId, after, limit) };
+}
+
 /** The conversation's newest run: a new question waits while it goes on (one run per conversation at a time). */
 export async function latestAskRun(db: SqlDriver, sessionId: string): Promise<AskRunRecord | null> {
   const row = await db.get<AskRunRow>(`SELECT * FROM ask_runs WHERE session_id = ? ORDER BY started_at DESC LIMIT 1`, [

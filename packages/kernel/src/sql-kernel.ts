@@ -79,6 +79,7 @@ export class SqlKernel {
       listRunLines: (runId, after, limit) => askRecords.listAskRunLines(db, runId, after, limit),
       sweepRuns: (options) => askRecords.sweepAskRuns(db, clock, options),
       runState: (runId) => askRecords.askRunState(db, clock, runId),
+      readRun: (runId, after, limit) => askRecords.readAskRun(db, clock, runId, after, limit),
       isGoingOn: (run) => askRecords.isAskRunGoingOn(run, clock.now()),
     };
     this.write = createWriteTransaction(this.db, this.changes.announce, clock);

@@ -368,6 +368,12 @@ export interface KernelAsk {
   appendRunLines(runId: string, lines: readonly string[], ended: boolean): Promise<number>;
   listRunLines(runId: string, after: number, limit: number): Promise<{ seq: number; line: string }[]>;
   runState(runId: string): Promise<AskRunState>;
+  /** The run's lines after `after` and its state, in one call: what a reader polls. */
+  readRun(
+    runId: string,
+    after: number,
+    limit: number,
+  ): Promise<{ lines: { seq: number; line: string }[]; state: AskRunState }>;
   /** Whether the run is still read from Hermes by some panel instance (one run of a conversation at a time). */
   isGoingOn(run: AskRunRecord): boolean;
   /**

@@ -165,19 +165,15 @@ const json = (body: unknown, status = 200) => Response.json(body, { status, head
  */
 async function askHermes(door: AskDoor, ask: AskBody): Promise<Response> {
   const { workspaceId, documentId, input, sessionId, startKey } = ask;
-  if (startKey && door.userId) {
+  if (startKey) {
     // A retried start (a double click, a lost answer): the run this key started, if it is this question's.
-    const again = await door.kernel.ask.findRunByKey(door.userId, startKey);
-    if (again) {
-      const same =
-        again.workspaceId === workspaceId &&
-        again.documentId === documentId &&
-        (sessionId === undefined || sessionId === again.sessionId);
-      if (!same) return refuse("mnote_tool_idempotency_conflict", TOOL_ERROR_MESSAGES.idempotencyConflict);
-      const run = await ownRun(door, again.runId);
-      if (run instanceof Response) return run;
-      return json({ runId: run.runId, sessionId: run.sessionId, revision: null } satisfies StartedRunAnswer, 202);
+    let again;
+    try {
+      again = await door.caller.panel.ask.replay({ workspaceId, documentId, sessionId, startKey });
+    } catch (error) {
+      return routerRefusal(error);
     }
+    if (again) return json({ ...again, revision: null } satisfies StartedRunAnswer, 202);
   }
   let started;
   try {
@@ -190,18 +186,13 @@ async function askHermes(door: AskDoor, ask: AskBody): Promise<Response> {
       { runId: run.runId, sessionId: started.sessionId, revision: started.revision } satisfies StartedRunAnswer,
       202,
     );
-  // One run of a conversation at a time: a run's calls are then the conversation's records between its start
-  // and the next run's (Hermes's events carry no tool-call id, and the plugin gets no run id; decision 0021).
-  const latest = sessionId ? await door.kernel.ask.latestRun(started.sessionId) : null;
-  if (latest && door.kernel.ask.isGoingOn(latest))
-    return refuse("mnote_tool_conflict", "Hermes is still answering in this conversation; wait for it or stop it.");
   const readiness = await hermesReadiness({ maxAgeMs: RUN_READINESS_TTL_MS });
   if (!readiness.connected) return refuse("mnote_tool_unavailable", readiness.help ?? HERMES_NOT_CONFIGURED, {}, 503);
   try {
     const { runId } = await startAskRun({
       hermes: door.hermes,
-      records: door.kernel.ask,
-      asked: { ...started, workspaceId, documentId },
+      records: { record: (run) => door.caller.panel.ask.record(run) },
+      asked: started,
       input,
       followUp: sessionId !== undefined,
       startKey,
@@ -209,7 +200,8 @@ async function askHermes(door: AskDoor, ask: AskBody): Promise<Response> {
     void pump(door.kernel, door.hermes, runId);
     return answer({ runId });
   } catch (error) {
-    return hermesFailure(error);
+    // The router's refusal to record the run (the page lost meanwhile), or Hermes's failure.
+    return isAppError(error) ? routerRefusal(error) : hermesFailure(error);
   }
 }
 
@@ -227,6 +219,10 @@ export async function startRun(req: Request): Promise<Response> {
 /**
  * Reads the run's events from Hermes into the kernel's run lines, where every instance's readers find them
  * (`pumpRun`, packages/hermes-runs), and counts how it ended. The lines go with the run sweep (run-sweep.ts).
+ * The one kernel write here not made through the router, on purpose: it is the server relaying Hermes's stream
+ * (no person's decision in it), and a router procedure for it would be reachable from the browser at
+ * /api/trpc — a person could write lines into their own run or keep it alive past the sweep. Every person-facing
+ * step of a run (start, replay, record, check, lines) is the router's.
  */
 async function pump(kernel: SqlKernel, hermes: HermesClient, runId: string): Promise<void> {
   const end = await pumpRun({
@@ -270,7 +266,7 @@ export async function runEvents(req: Request, runId: string): Promise<Response> 
   if (run instanceof Response) return run;
   const query = new URL(req.url).searchParams;
   const lines = followRun({
-    reader: door.kernel.ask,
+    reader: { readRun: (id, after, limit) => door.caller.panel.ask.lines({ runId: id, after, limit }) },
     hermes: door.hermes,
     runId,
     after: Number(query.get("after") ?? 0),

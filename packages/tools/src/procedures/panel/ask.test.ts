@@ -55,6 +55,48 @@ describe("panel.ask: who may ask Hermes about a page, and with what", () => {
     expect(shape(theirs).code).toBe("NOT_FOUND");
   });
 
+  it("records a run for its person's conversation only, and a key names one run: replayed, or a conflict", async () => {
+    const w = await createWorld();
+    const ref = { workspaceId: w.ids.ws, documentId: w.ids.page };
+    const owner = panelAs(w, w.tokens.owner);
+    const { sessionId } = await owner.ask.start(ref);
+    const startKey = "question_0001";
+    expect(await owner.ask.replay({ ...ref, startKey })).toBeNull();
+    expect(await owner.ask.record({ runId: "run_a", sessionId, startKey })).toEqual({ runId: "run_a" });
+    // The same key recorded again at once (two instances, one Hermes run): the record that stands answers.
+    expect(await owner.ask.record({ runId: "run_b", sessionId, startKey })).toEqual({ runId: "run_a" });
+    await expect(panelAs(w, w.tokens.editor).ask.record({ runId: "run_c", sessionId })).rejects.toMatchObject({
+      code: "NOT_FOUND",
+    });
+    // A retried start of the same question names the run; the key used for another question is a conflict.
+    expect(await owner.ask.replay({ ...ref, startKey })).toEqual({ runId: "run_a", sessionId });
+    expect(await owner.ask.replay({ ...ref, sessionId, startKey })).toEqual({ runId: "run_a", sessionId });
+    await expect(owner.ask.replay({ ...ref, sessionId: askSessionId(w.ids.page), startKey })).rejects.toMatchObject({
+      code: "CONFLICT",
+    });
+    // One run of a conversation at a time: the next question waits while run_a is being read from Hermes.
+    await expect(owner.ask.start({ ...ref, sessionId })).rejects.toMatchObject({ code: "CONFLICT" });
+    await w.kernel.ask.appendRunLines("run_a", ['{"type":"completed","output":"done"}'], true);
+    expect((await owner.ask.start({ ...ref, sessionId })).sessionId).toBe(sessionId);
+  });
+
+  it("reads a run's lines for its person; another's run reads as one that is gone", async () => {
+    const w = await createWorld();
+    const ref = { workspaceId: w.ids.ws, documentId: w.ids.page };
+    const owner = panelAs(w, w.tokens.owner);
+    const { sessionId } = await owner.ask.start(ref);
+    await owner.ask.record({ runId: "run_l", sessionId });
+    await w.kernel.ask.appendRunLines("run_l", ['{"type":"delta","text":"a"}', '{"type":"delta","text":"b"}'], false);
+    expect(await owner.ask.lines({ runId: "run_l", after: 1, limit: 10 })).toEqual({
+      state: "live",
+      lines: [{ seq: 2, line: '{"type":"delta","text":"b"}' }],
+    });
+    const theirs = await panelAs(w, w.tokens.editor).ask.lines({ runId: "run_l", after: 0, limit: 10 });
+    const unknown = await owner.ask.lines({ runId: "run_unknown", after: 0, limit: 10 });
+    expect(theirs).toEqual({ lines: [], state: "gone" });
+    expect(theirs).toEqual(unknown);
+  });
+
   it("finds a conversation's tool calls in the audit trail by its session id, recorded as asked by its person", async () => {
     const w = await createWorld();
     const ref = { workspaceId: w.ids.ws, documentId: w.ids.page };
