@@ -9,6 +9,8 @@ import {
   HermesRefused,
   ndjson,
   pumpRun,
+  ReadinessCache,
+  RUN_READINESS_TTL_MS,
   startAskRun,
   ApprovalBodySchema,
   type ApprovalAnswer,
@@ -65,34 +67,23 @@ function routerRefusal(error: unknown): Response {
 
 // --- Is Hermes there, and would it offer a run only mnote's tools? -------------------------------------------
 
-/** How long a readiness check stands: `connected` is never older than this (issue 19: ≤ 30 s). */
-const READINESS_TTL_MS = 10_000;
+/** One cache per server process (on globalThis: Next's route bundles each load this module). */
+const shared = globalThis as { __mnoteHermesReadiness?: ReadinessCache };
 
-const cache = globalThis as {
-  __mnoteHermesReadiness?: { at: number; value: Promise<HermesReadiness>; url: string };
-};
-
-function probe(hermes: HermesConnection): Promise<HermesReadiness> {
-  return checkReadiness(
-    new HermesClient({ url: hermes.url, apiKey: hermes.apiKey, timeoutMs: 5_000 }),
-    hermes.allowedToolsets,
-  );
-}
-
-/** Before a run the check is at most this old: a config.yaml changed to offer `terminal` stops the next runs. */
-const RUN_READINESS_TTL_MS = 2_000;
-
-/** Hermes's readiness, checked at most every READINESS_TTL_MS (at start, for the box) or as told (before a run). */
+/** Hermes's readiness, checked at most every READINESS_TTL_MS (for the box) or as told (before a run). */
 export function hermesReadiness(options: { maxAgeMs?: number } = {}): Promise<HermesReadiness> {
   const hermes = panelEnv().hermes;
   if (!hermes) return Promise.resolve({ connected: false, help: HERMES_NOT_CONFIGURED, version: null });
-  const now = Date.now();
-  const cached = cache.__mnoteHermesReadiness;
-  const maxAge = options.maxAgeMs ?? READINESS_TTL_MS;
-  if (cached && cached.url === hermes.url && now - cached.at < maxAge) return cached.value;
-  const value = probe(hermes);
-  cache.__mnoteHermesReadiness = { at: now, value, url: hermes.url };
-  return value;
+  shared.__mnoteHermesReadiness ??= new ReadinessCache();
+  return shared.__mnoteHermesReadiness.get(
+    hermes.url,
+    () =>
+      checkReadiness(
+        new HermesClient({ url: hermes.url, apiKey: hermes.apiKey, timeoutMs: 5_000 }),
+        hermes.allowedToolsets,
+      ),
+    options.maxAgeMs,
+  );
 }
 
 /** GET /api/hermes — may this panel ask Hermes now? (Only whether and why not: never its URL or key.) */
