@@ -24,7 +24,7 @@ import type { AskRunRecord, SqlKernel } from "@mnote/kernel";
 import { mnoteMetrics } from "@mnote/process";
 import { AppError, createCaller, createToolsContext, isAppError } from "@mnote/tools";
 import { z } from "zod";
-import { type HermesConnection, panelEnv } from "./env";
+import { panelEnv } from "./env";
 import { getKernel } from "./kernel";
 import { openPanelDoor, refuse as refuseWith } from "./panel-api";
 import { panelLimiter } from "./rate-limit";
