@@ -96,16 +96,14 @@ export async function hermesConnection(): Promise<Response> {
 
 export interface AskDoor {
   caller: ReturnType<typeof createCaller>;
-  /** The signed-in person, if the cookie holds a live token (the router still decides everything). */
-  userId: string | null;
+  /** For the run pump only (see `pump`): every decision is the router's, through `caller`. */
   kernel: SqlKernel;
   hermes: HermesClient;
   body: unknown;
 }
 
 /**
- * The panel's door, then: Hermes configured, a JSON body; the router caller for the signed-in person. With
- * `askHermes`, what a route needs to send a conversation's next turn (e.g. a rejection's reason).
+ * The panel's door, then: Hermes configured, a JSON body; the router caller for the signed-in person.
  */
 export async function openAskDoor(req: Request): Promise<AskDoor | Response> {
   const env = panelEnv();
@@ -129,7 +127,6 @@ export async function openAskDoor(req: Request): Promise<AskDoor | Response> {
   );
   return {
     caller,
-    userId: door.token?.userId ?? null,
     kernel: door.kernel,
     hermes: new HermesClient(env.hermes),
     body,
