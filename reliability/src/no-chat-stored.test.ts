@@ -3,7 +3,10 @@ import { followRun, HermesClient, type NumberedRunLine, pumpRun, type RunEnd, st
 import { ManualClock, openSqliteDriver, SqlKernel, type SqlDriver } from "@mnote/kernel";
 import { openTestPostgresDriver, postgresAvailability } from "@mnote/kernel/conformance";
 import { createCaller, createToolsContext } from "@mnote/tools";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { type HermesStandIn, startHermesStandIn } from "../../e2e/hermes-standin/start";
 import { captureLogger } from "./support";
@@ -48,12 +51,26 @@ async function tablesHolding(db: SqlDriver, dialect: "sqlite" | "postgres", need
   return holding;
 }
 
-const databases: { name: string; dialect: "sqlite" | "postgres"; open: () => Promise<SqlDriver>; skip: boolean }[] = [
-  { name: "SQLite", dialect: "sqlite", open: async () => openSqliteDriver(":memory:"), skip: false },
+const databases: {
+  name: string;
+  dialect: "sqlite" | "postgres";
+  open: () => Promise<{ driver: SqlDriver; file: string | null }>;
+  skip: boolean;
+}[] = [
+  {
+    name: "SQLite",
+    dialect: "sqlite",
+    // A file (WAL, two connections), as deployed: the words must leave the files too, not only the tables.
+    open: async () => {
+      const file = join(mkdtempSync(join(tmpdir(), "mnote-no-chat-")), "mnote.db");
+      return { driver: openSqliteDriver(file), file };
+    },
+    skip: false,
+  },
   {
     name: "PostgreSQL",
     dialect: "postgres",
-    open: () => openTestPostgresDriver({}),
+    open: async () => ({ driver: await openTestPostgresDriver({}), file: null }),
     skip: !postgresAvailability().available,
   },
 ];
@@ -71,7 +88,7 @@ describe.each(databases)("no chat stored: $name", ({ dialect, open, skip }) => {
 
   it.skipIf(skip)("after a conversation and its grace, no table holds the run's words", async () => {
     const clock = new ManualClock(Date.now());
-    const driver = await open();
+    const { driver, file } = await open();
     kernel = await SqlKernel.open(driver, { clock });
     const suffix = Math.random().toString(36).slice(2, 8);
     const MARKER = `zebraquartz${suffix}`;
@@ -158,6 +175,12 @@ describe.each(databases)("no chat stored: $name", ({ dialect, open, skip }) => {
 
     for (const words of [MARKER, first.output, second.output, "What did I ask before?"])
       expect(await tablesHolding(driver, dialect, words)).toEqual([]);
+    if (file) {
+      // Nor in SQLite's files: deleted rows are zeroed and the write-ahead log is reset after the sweep.
+      const files = [file, `${file}-wal`].filter((path) => existsSync(path));
+      expect(files).toContain(file);
+      for (const path of files) expect(readFileSync(path).includes(MARKER), path).toBe(false);
+    }
     // What stays is the audit trail of the run's calls (the page reads, under the conversation) and ids.
     const trail = await driver.all<{ tool_name: string }>(`SELECT tool_name FROM audit_log WHERE session_id = ?`, [
       first.sessionId,

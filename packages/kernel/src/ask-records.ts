@@ -79,7 +79,7 @@ export async function sweepAskRuns(
   const ended = new Date(now - graceMs).toISOString();
   const silent = new Date(now - ASK_RUN_SILENCE_MS - graceMs).toISOString();
   const forgotten = new Date(now - ASK_RUN_TTL_MS).toISOString();
-  return db.transaction(async (tx) => {
+  const removed = await db.transaction(async (tx) => {
     const lines = await tx.run(
       `DELETE FROM ask_run_events WHERE run_id NOT IN (SELECT run_id FROM ask_runs WHERE pumped_at >= ?
          AND (status = 'running' OR pumped_at >= ?))`,
@@ -88,6 +88,11 @@ export async function sweepAskRuns(
     const runs = await tx.run(`DELETE FROM ask_runs WHERE pumped_at < ?`, [forgotten]);
     return { lines: lines.changes, runs: runs.changes };
   });
+  // SQLite zeroes deleted rows (secure_delete), but the write-ahead log still holds the pages as they were until
+  // it is checkpointed and reset: do that now, so the words leave the files too. (PostgreSQL: its own vacuum and
+  // WAL recycling; docs/security.md says what that leaves.) A checkpoint a reader holds back is done next time.
+  if (removed.lines > 0 && db.dialect === "sqlite") await db.get(`PRAGMA wal_checkpoint(TRUNCATE)`);
+  return removed;
 }
 
 /**
