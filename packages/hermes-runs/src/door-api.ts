@@ -1,4 +1,4 @@
-import { LIMITS } from "@mnote/contract";
+import { LIMITS, storable } from "@mnote/contract";
 import { z } from "zod";
 import { RELAYED_CHOICES, type RelayedChoice } from "./policy";
 
@@ -18,17 +18,16 @@ export const HERMES_DOOR_PATHS = {
 } as const;
 
 /** The person's words: a question, not a document (Hermes reads the page with its tools). One limit, here. */
-export const AskQuestionSchema = z.string().trim().min(1, "ask something").max(LIMITS.askQuestionChars);
+export const AskQuestionSchema = storable(z.string()).trim().min(1, "ask something").max(LIMITS.askQuestionChars);
 
 /** POST /api/hermes/runs */
 export const AskBodySchema = z.object({
-  workspaceId: z.string().min(1).max(128),
-  documentId: z.string().min(1).max(128),
+  workspaceId: storable(z.string()).min(1).max(128),
+  documentId: storable(z.string()).min(1).max(128),
   input: AskQuestionSchema,
-  sessionId: z.string().max(256).optional(),
+  sessionId: storable(z.string()).max(256).optional(),
   /** One per question the person sends: a retried start names the same run (and Hermes's Idempotency-Key). */
-  startKey: z
-    .string()
+  startKey: storable(z.string())
     .regex(/^[\w-]{8,128}$/)
     .optional(),
 });
