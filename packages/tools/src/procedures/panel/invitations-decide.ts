@@ -1,5 +1,5 @@
 import { isAdminRefusal } from "@mnote/kernel";
-import { fail } from "../../app-error";
+import { AppError } from "../../app-error";
 import { InvitationDecideInput } from "./invitations";
 import { panelProcedure } from "./panel-procedure";
 
@@ -21,7 +21,7 @@ export const invitationsDecide = panelProcedure.input(InvitationDecideInput).mut
       outcome: input.accept ? ("accepted" as const) : ("declined" as const),
     };
   } catch (error) {
-    if (isAdminRefusal(error)) return fail("mnote_tool_not_found", "invitation not found");
+    if (isAdminRefusal(error)) throw new AppError("mnote_tool_not_found", "invitation not found");
     throw error;
   }
 });
