@@ -1,7 +1,7 @@
 import { resolve } from "node:path";
 import { DEFAULT_ALLOWED_TOOLSETS } from "@mnote/hermes-runs";
 import { OIDC_CALLBACK_PATH, type OidcConfig, oidcSettingsFromEnv } from "@mnote/identity";
-import { defaultDatabaseUrl } from "@mnote/kernel";
+import { ASK_RUN_LINES_GRACE_MS, defaultDatabaseUrl } from "@mnote/kernel";
 import { ClientDocuments, OAUTH_DEFAULTS, type OAuthServerSettings } from "@mnote/oauth";
 import { type ToolsSettings, toolsSettingsFromEnv } from "@mnote/tools";
 import {
@@ -34,6 +34,11 @@ export interface PanelEnv {
   metricsToken: string | null;
   /** MNOTE_HOUSEKEEPING_INTERVAL_SECONDS and the retention settings: the sweeps the panel's server runs too. */
   housekeeping: HousekeepingSettings;
+  /**
+   * MNOTE_ASK_LINES_GRACE_SECONDS (0–600, default 60): how long an ended run's lines stay for readers still on
+   * it before the run sweep removes them (decision 0031, docs/security.md "What a run leaves").
+   */
+  askLinesGraceMs: number;
 }
 
 /** Where the panel's server reaches Hermes's API server, and the key it sends there (never to the browser). */
@@ -201,6 +206,12 @@ export function readPanelEnv(env: Record<string, string | undefined>): PanelEnv 
   const oidc = withRedirectUri(oidcSettingsFromEnv(config), tools.oauth ?? null, config);
   const metricsToken = metricsTokenFromEnv(config);
   const housekeeping = housekeepingSettingsFromEnv(config);
+  const graceSeconds = config.number("MNOTE_ASK_LINES_GRACE_SECONDS", {
+    min: 0,
+    max: 600,
+    integer: true,
+    unit: "seconds",
+  });
   const database = databaseSettingsFromEnv(config, defaultDatabaseUrl(resolve(process.cwd(), "../..")));
   const allowedOrigins = list(config.raw("MNOTE_PANEL_ORIGINS"), (origin) => origin.replace(/\/+$/, ""));
   for (const origin of allowedOrigins) {
@@ -220,6 +231,7 @@ export function readPanelEnv(env: Record<string, string | undefined>): PanelEnv 
     oidc,
     metricsToken,
     housekeeping,
+    askLinesGraceMs: (graceSeconds ?? ASK_RUN_LINES_GRACE_MS / 1000) * 1000,
   };
 }
 

@@ -1,32 +1,4 @@
 import "server-only";
-import { type SqlKernel, openKernel } from "@mnote/kernel";
-import { consoleLogger, observeKernel } from "@mnote/process";
-import { startHousekeeping } from "@mnote/tools";
-import { panelEnv } from "./env";
 
-/**
- * One kernel per server process, shared by route handlers and server components
- * (kept on globalThis so Next's separate route bundles and dev reloads reuse it).
- */
-const shared = globalThis as { __mnoteKernel?: Promise<SqlKernel> };
-
-export function getKernel(): Promise<SqlKernel> {
-  const { database } = panelEnv();
-  // A failed open (the database down when the first request came) is forgotten, so the next
-  // request tries again instead of every request failing until the panel restarts.
-  shared.__mnoteKernel ??= openKernel(database.url, database.options).then(
-    (kernel) => {
-      // With metrics on, the database-backed gauges and the change feed's lag (docs/operations.md).
-      if (panelEnv().metricsToken) observeKernel(kernel);
-      // Retention, expired records and the audit stream, as on every bridge (tools/audit-stream.ts); the timer does not keep the
-      // process alive, and the kernel lives as long as the process, so nothing stops it.
-      startHousekeeping(kernel, consoleLogger, panelEnv().housekeeping);
-      return kernel;
-    },
-    (error: unknown) => {
-      shared.__mnoteKernel = undefined;
-      throw error;
-    },
-  );
-  return shared.__mnoteKernel;
-}
+/** The panel's kernel for route handlers and server components (open-kernel.ts; the mark keeps it off the browser). */
+export { getKernel } from "./open-kernel";
