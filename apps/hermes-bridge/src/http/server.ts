@@ -21,12 +21,8 @@ import {
   RateLimiter,
   type SharedWindowCounter,
 } from "@mnote/process";
-<<<<<<< HEAD
 import { clientAddress } from "../auth";
-import { sendJson } from "./body";
-=======
 import { sendJson, sendRefusal } from "./body";
->>>>>>> house2
 import { McpHttpEndpoint, type OriginPolicy } from "./mcp-endpoint";
 import { protectedResourceMetadata, protectedResourceMetadataPaths } from "@mnote/oauth";
 import { handleToolCall, handleWhoami, toolListing } from "./tool-endpoint";
