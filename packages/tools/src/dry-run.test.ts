@@ -129,7 +129,8 @@ describe.each(testKernels())("dry run ($name)", ({ open }) => {
         },
       });
       // Body tools also keep where each insert or move goes (decision 0030), to merge the proposal later.
-      const placements = tool === "mnote.page.save" || tool === "mnote.page.edit" ? { placements: expect.any(Array) } : {};
+      const placements =
+        tool === "mnote.page.save" || tool === "mnote.page.edit" ? { placements: expect.any(Array) } : {};
       expect(record!.detail).toEqual({ args: parsedArgs, preview: result, ...placements });
       // A new world, two whole-database snapshots and the call: seconds on PostgreSQL on a busy machine.
     }, 30_000);

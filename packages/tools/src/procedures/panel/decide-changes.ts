@@ -75,12 +75,21 @@ export async function decideChanges(
         const block = decision.block!;
         const proposed = change.kind === "insert" ? change.block : change.kind === "update" ? change.after : null;
         if (!proposed) {
-          throw new AppError("mnote_tool_invalid_input", `decisions.${i}: a ${change.kind} change has no block to edit`);
+          throw new AppError(
+            "mnote_tool_invalid_input",
+            `decisions.${i}: a ${change.kind} change has no block to edit`,
+          );
         }
         chosen.push({ index, change, placement, block });
         decided.push({ index, state: "applied_with_edits", target, final: block });
         edits.push({ blockId: block.id, proposed, applied: block });
-        sentences.push(describeChange({ ...change, ...(change.kind === "insert" ? { block } : { after: block }) } as typeof change, placement, (id) => onPage.page.blocks.get(id)));
+        sentences.push(
+          describeChange(
+            { ...change, ...(change.kind === "insert" ? { block } : { after: block }) } as typeof change,
+            placement,
+            (id) => onPage.page.blocks.get(id),
+          ),
+        );
         break;
       }
     }

@@ -302,10 +302,7 @@ function wholeState(record: ProposalRecord, index: number): ChangeState {
 }
 
 /** What a person may do with one undecided change (the server's rule; the panel shows it). */
-export function choicesFor(
-  change: Change,
-  conflict: { reason: string; current: unknown } | null,
-): ChangeChoice[] {
+export function choicesFor(change: Change, conflict: { reason: string; current: unknown } | null): ChangeChoice[] {
   const editable = change.kind === "insert" || change.kind === "update";
   if (!conflict) return editable ? ["accept", "reject", "edit"] : ["accept", "reject"];
   const gone = conflict.reason === "block_deleted";
