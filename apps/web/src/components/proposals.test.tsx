@@ -33,7 +33,7 @@ const renderProposals = (
   );
 
 describe("Proposals: a refused decision is said one way, whichever door it came by", () => {
-  it("a tool's refusal (the page moved past the proposal) says so and offers to re-run the dry run", async () => {
+  it("a conflict (the title changed since the proposal) says so, writes nothing, and offers no re-run (decision 0030)", async () => {
     const { w, pageRef } = await worldWithProposal();
     renderProposals(w, pageRef);
     const approve = await screen.findByRole("button", { name: "Approve" });
@@ -42,12 +42,14 @@ describe("Proposals: a refused decision is said one way, whichever door it came 
     expect((await w.call("mnote.page.update_title", write, `Bearer ${w.tokens.ownerAgent}`)).ok).toBe(true);
     fireEvent.click(approve);
     const alert = await screen.findByRole("alert");
-    expect(alert.textContent).toContain("The page changed since this proposal. Nothing was written.");
-    expect(within(alert).getByRole("button", { name: "Re-run the dry run" })).toBeTruthy();
+    expect(alert.textContent).toContain("every change left conflicts with a newer version of the page");
+    expect(alert.textContent).toContain("Nothing was written.");
+    expect(within(alert).queryByRole("button", { name: /Re-run/ })).toBeNull();
+    expect((await w.kernel.getPage(pageRef.documentId))?.title).toBe("Plan, renamed meanwhile");
     await w.kernel.close();
   });
 
-  it("a procedure's refusal (decided meanwhile, its AppError) shows the router's message, with no re-run offered", async () => {
+  it("a procedure's refusal (decided meanwhile, its AppError) shows the router's message", async () => {
     const { w, pageRef, proposalId } = await worldWithProposal();
     renderProposals(w, pageRef);
     const approve = await screen.findByRole("button", { name: "Approve" });
@@ -56,7 +58,6 @@ describe("Proposals: a refused decision is said one way, whichever door it came 
     fireEvent.click(approve);
     const alert = await screen.findByRole("alert");
     expect(alert.textContent).toContain("the proposal is already rejected. Nothing was written.");
-    expect(within(alert).queryByRole("button", { name: "Re-run the dry run" })).toBeNull();
     await w.kernel.close();
   });
 

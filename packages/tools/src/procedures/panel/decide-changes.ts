@@ -1,6 +1,6 @@
 import type { OutputEnvelope } from "@mnote/contract";
 import { type ChangeSet, ChangeRefused, type ChosenChange, planChosen } from "@mnote/diff";
-import type { StoredChangeDecision } from "@mnote/kernel";
+import type { PageRecord, StoredChangeDecision } from "@mnote/kernel";
 import { toOperations } from "../../anchored-operations";
 import type { z } from "zod";
 import { AppError } from "../../app-error";
@@ -11,7 +11,6 @@ import { callProposalTool, decisionOn, panelEnvelope } from "./decisions";
 import type { PageRefSchema, PersonContext } from "./panel-procedure";
 import { decisionKey, type Proposal } from "./proposals";
 import { REVERT_TOOL_NAME } from "./revert-tool";
-import type { PageRecord } from "@mnote/kernel";
 
 /** What the reason of a `keep_mine` says when the person gave none: the agent reads it. */
 export const KEPT_MINE = "kept the page's newer version";

@@ -6,8 +6,7 @@ import { loadNames, type Who, who } from "./people";
 import { type ProposalSummary, proposalSummary } from "../../proposal-summary";
 import { isAskSessionOf } from "./ask";
 import { cutsByChange, mayDecide } from "./rules";
-import type { Placement } from "@mnote/diff";
-import { changeAnchor } from "@mnote/diff";
+import { changeAnchor, type Placement } from "@mnote/diff";
 import { describeChange, proposalOnPage } from "../../proposal-merge";
 import type { ChangeChoice, ChangeCounts, ChangeState, ProposalChange } from "./changes";
 

@@ -95,7 +95,7 @@ export const planPageRevert: Planner<z.output<typeof args>> = async ({ kernel, i
       targetCommandId: commandId,
       operations,
       ...(apply.title !== undefined ? { title: apply.title } : {}),
-      ...(apply.options ? { options: apply.options as Partial<PageOptions> } : {}),
+      ...(apply.options ? { options: apply.options } : {}),
     },
     placements,
     preview: {
