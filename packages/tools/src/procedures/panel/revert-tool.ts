@@ -7,7 +7,6 @@ import {
   LIMITS,
   PAGE_OPTION_KEYS,
   type Change,
-  type PageOptions,
 } from "@mnote/contract";
 import { diffBlocks, mergeChanges, placementsFromOrder, planChosen, summarizeChanges } from "@mnote/diff";
 import { withInsertIds } from "../../planning/page-edit";
