@@ -2,9 +2,9 @@
 import { createWorld } from "@mnote/tools/testing";
 import { cleanup, fireEvent, screen, within } from "@testing-library/react";
 import { afterEach, describe, expect, it } from "vitest";
-import { Proposals } from "./proposals";
+import { Proposals, refusalOutcome } from "./proposals";
 import { ReviewProvider } from "./review-state";
-import { renderPanelView } from "./test-render";
+import { panelClient, renderPanelView } from "./test-render";
 
 afterEach(cleanup);
 
@@ -75,6 +75,32 @@ describe("Proposals: a refused decision is said one way, whichever door it came 
     const decided = await screen.findByTestId("decided");
     expect(decided.textContent).toContain(row.reason ? "with your reason" : "Nothing was written.");
     expect(within(decided).queryAllByRole("button", { name: "Tell Hermes" })).toHaveLength(row.offered ? 1 : 0);
+    await w.kernel.close();
+  });
+
+  it("applying part of a proposal whose page moved elsewhere meanwhile applies it (decision 0030); refusals told by reason", async () => {
+    const w = await createWorld();
+    const pageRef = { workspaceId: w.ids.ws, documentId: w.ids.page };
+    const content = [
+      { id: "p1", type: "paragraph", text: "First paragraph, edited" },
+      { id: "p2", type: "paragraph", text: "Second paragraph" },
+    ];
+    const dryRun = w.envelope("mnote.page.save", { content }, { dryRun: true });
+    expect((await w.call("mnote.page.save", dryRun, `Bearer ${w.tokens.ownerAgent}`)).ok).toBe(true);
+    const client = panelClient(w, w.tokens.owner);
+    const [proposal] = await client.panel.proposals.list.query(pageRef);
+    const write = w.envelope("mnote.page.update_title", { title: "Moved meanwhile" });
+    expect((await w.call("mnote.page.update_title", write, `Bearer ${w.tokens.ownerAgent}`)).ok).toBe(true);
+    const applied = await client.panel.proposals.applyPart.mutate({ ...pageRef, proposalId: proposal!.id, keep: [0] });
+    expect(applied).toMatchObject({ ok: true });
+    expect((await w.kernel.getBlocks(w.ids.page)).map((b) => b.text)).toContain("First paragraph, edited");
+    // A page that moved between reading and writing says try again; a proposal decided meanwhile says so.
+    expect(refusalOutcome({ code: "mnote_tool_conflict", message: "x", reason: "page_moved" }).text).toContain(
+      "try again",
+    );
+    expect(
+      refusalOutcome({ code: "mnote_tool_conflict", message: "decided meanwhile", reason: "proposal_decided" }).text,
+    ).toBe("decided meanwhile. Nothing was written.");
     await w.kernel.close();
   });
 });
