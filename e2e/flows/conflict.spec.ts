@@ -2,7 +2,7 @@ import type { Route } from "@playwright/test";
 import { agentCall, approveThroughPanelApi, expect, openPage, proposalCard, signIn, test } from "./support";
 import { FLOW_PAGES } from "./pages";
 
-test("approving a proposal after the page changed writes nothing, says so, and a re-run can be approved", async ({
+test("a rename proposed before another rename was approved is a conflict on that change: Approve writes nothing and says so (decision 0030)", async ({
   page,
 }) => {
   const doc = FLOW_PAGES.conflict.id;
@@ -26,38 +26,22 @@ test("approving a proposal after the page changed writes nothing, says so, and a
 
   await expect.poll(() => held.length).toBeGreaterThan(0); // the stream asked, and waits
 
-  // The page changes: Ada approves another proposal from another tab, through the panel's own API
-  // (a person's token writes at the panel; at the bridge it is refused).
+  // The title changes: Ada approves another rename from another tab, through the panel's own API.
   const other = await agentCall("mnote_page_update_title", { title: "Quarterly review — final" }, { documentId: doc });
   expect(other.ok).toBe(true);
   const personWrite = await approveThroughPanelApi(page, doc, other.request.toolCallId);
   expect(personWrite).toMatchObject({ ok: true, audit: { effect: "write" }, result: { revision: 2 } });
 
+  // The first rename's one change now conflicts with the newer title: never applied over it.
   await card.getByRole("button", { name: "Approve", exact: true }).click();
   const alert = card.getByRole("alert");
-  await expect(alert).toContainText("The page changed since this proposal. Nothing was written.");
-  await expect(alert.getByRole("button", { name: "Re-run the dry run" })).toBeVisible();
-  // The panel refreshed after the refusal: the card is marked stale, the page shows the person's title.
-  await expect(card.locator(".badge", { hasText: "stale" })).toBeVisible();
-  await expect(card.getByRole("button", { name: "Re-run dry run", exact: true })).toBeVisible();
+  await expect(alert).toContainText("every change left conflicts with a newer version of the page");
+  await expect(alert).toContainText("Nothing was written.");
+  await expect(alert.getByRole("button", { name: /Re-run/ })).toHaveCount(0);
+  await expect(card.locator(".badge", { hasText: "stale" })).toHaveCount(0);
   await expect(page.getByTestId("page-title")).toHaveText("Quarterly review — final");
   await expect(page.getByTestId("page-revision")).toHaveText("Revision 2");
 
   await page.unroute(isChanges);
   for (const route of held) await route.continue().catch(() => undefined);
-
-  await alert.getByRole("button", { name: "Re-run the dry run" }).click();
-  // The stale proposal is retired; the re-run is a fresh proposal on revision 2.
-  await expect(card).toHaveCount(0);
-  const fresh = page.locator('[data-proposal-id][data-tool="mnote.page.update_title"]');
-  await expect(fresh).toHaveCount(1);
-  await expect(fresh.locator(".badge", { hasText: "stale" })).toHaveCount(0);
-  await expect(fresh.locator("dl.meta")).toContainText(/Base revision\s*2/);
-  // Computed against the page as it is now: the person's title → the agent's.
-  await expect(fresh.locator('li.change[data-kind="set_title"] del')).toHaveText("— final");
-  await expect(fresh.locator('li.change[data-kind="set_title"] ins')).toHaveText("(draft)");
-
-  await fresh.getByRole("button", { name: "Approve", exact: true }).click();
-  await expect(page.getByTestId("page-title")).toHaveText("Quarterly review (draft)");
-  await expect(page.getByTestId("page-revision")).toHaveText("Revision 3");
 });

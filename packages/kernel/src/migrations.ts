@@ -206,6 +206,13 @@ const MIGRATIONS: Migration[] = [
   // the transaction then swaps the tables (catalog changes only, brief locks): see audit-partitions.ts.
   { version: 12, name: "audit records by month", online: auditMonthsOnline, statements: auditMonthsStatements },
   {
+    version: 13,
+    name: "decisions change by change",
+    // Issue 32 (decision 0030): a proposal's changes are decided one by one; the decisions so far (a JSON map
+    // from change index to state, who, when, the write and the reason) stay with the proposal's index row.
+    statements: () => [`ALTER TABLE proposals ADD COLUMN change_states TEXT`],
+  },
+  {
     version: 14,
     name: "invitations",
     // Issue 31: an owner no longer adds anyone of any tenant by email. "Add by email" invites: the invitation names

@@ -13,7 +13,6 @@ import type { ChangeRef } from "./review-state";
 export interface PageSuggestions {
   proposalId: number;
   changes: Change[];
-  stale: boolean;
   /** The person may decide on it (the server's `decidable`). */
   decidable: boolean;
   /** Its changes can be kept or left out one by one (the server's `partiallyApplicable`). */
@@ -198,7 +197,7 @@ const Suggestion = memo(function Suggestion({
   const shown = edit ?? row.block;
   const isCurrent = s.current?.proposalId === s.proposalId && s.current.change === row.change;
   const isEditing = s.editing?.proposalId === s.proposalId && s.editing.change === row.change;
-  const open = s.decidable && !s.stale;
+  const open = s.decidable;
   const editable = s.editable && (row.row === "insert" || row.row === "update");
   const what = `${KIND_WORDS[row.row]} ${blockLabel(shown)}`;
   let body;

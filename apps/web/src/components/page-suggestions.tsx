@@ -30,7 +30,6 @@ export function SuggestionSwitcher({ pending: all, shown }: { pending: ProposalI
           <option key={p.id} value={p.id}>
             {i === 0 ? "Newest: " : ""}
             {toolLabel(p.toolName)} by {whoText(p.who)}
-            {p.stale ? " (stale)" : ""}
           </option>
         ))}
         <option value={0}>None (the page as it is)</option>
@@ -84,12 +83,6 @@ export function PageSuggestionsFor({
     <div className="in-page-review" data-testid="in-page-review" data-proposal-id={proposal.id}>
       <p className="muted suggestion-note" role="note">
         Showing “{toolLabel(proposal.toolName)}” by {whoText(proposal.who)} as suggestions.
-        {proposal.stale && (
-          <strong className="stale-note" data-testid="stale-in-page">
-            {" "}
-            Stale: the page changed since this proposal. Re-run it in the panel to review it again.
-          </strong>
-        )}
       </p>
       {decisions.outcome && (
         <p
@@ -106,7 +99,6 @@ export function PageSuggestionsFor({
         suggestions={{
           proposalId: proposal.id,
           changes: detail.data.preview.changes,
-          stale: proposal.stale,
           decidable: proposal.decidable,
           cuttable: proposal.partiallyApplicable,
           editable: proposal.editable,

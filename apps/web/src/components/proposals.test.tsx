@@ -1,10 +1,8 @@
 // @vitest-environment happy-dom
-import type { appRouter } from "@mnote/tools";
 import { createWorld } from "@mnote/tools/testing";
 import { cleanup, fireEvent, screen, within } from "@testing-library/react";
-import { TRPCClientError } from "@trpc/client";
 import { afterEach, describe, expect, it } from "vitest";
-import { Proposals, refusalOf, refusalOutcome } from "./proposals";
+import { Proposals, refusalOutcome } from "./proposals";
 import { ReviewProvider } from "./review-state";
 import { panelClient, renderPanelView } from "./test-render";
 
@@ -35,7 +33,7 @@ const renderProposals = (
   );
 
 describe("Proposals: a refused decision is said one way, whichever door it came by", () => {
-  it("a tool's refusal (the page moved past the proposal) says so and offers to re-run the dry run", async () => {
+  it("a conflict (the title changed since the proposal) says so, writes nothing, and offers no re-run (decision 0030)", async () => {
     const { w, pageRef } = await worldWithProposal();
     renderProposals(w, pageRef);
     const approve = await screen.findByRole("button", { name: "Approve" });
@@ -44,12 +42,14 @@ describe("Proposals: a refused decision is said one way, whichever door it came 
     expect((await w.call("mnote.page.update_title", write, `Bearer ${w.tokens.ownerAgent}`)).ok).toBe(true);
     fireEvent.click(approve);
     const alert = await screen.findByRole("alert");
-    expect(alert.textContent).toContain("The page changed since this proposal. Nothing was written.");
-    expect(within(alert).getByRole("button", { name: "Re-run the dry run" })).toBeTruthy();
+    expect(alert.textContent).toContain("every change left conflicts with a newer version of the page");
+    expect(alert.textContent).toContain("Nothing was written.");
+    expect(within(alert).queryByRole("button", { name: /Re-run/ })).toBeNull();
+    expect((await w.kernel.getPage(pageRef.documentId))?.title).toBe("Plan, renamed meanwhile");
     await w.kernel.close();
   });
 
-  it("a procedure's refusal (decided meanwhile, its AppError) shows the router's message, with no re-run offered", async () => {
+  it("a procedure's refusal (decided meanwhile, its AppError) shows the router's message", async () => {
     const { w, pageRef, proposalId } = await worldWithProposal();
     renderProposals(w, pageRef);
     const approve = await screen.findByRole("button", { name: "Approve" });
@@ -58,7 +58,6 @@ describe("Proposals: a refused decision is said one way, whichever door it came 
     fireEvent.click(approve);
     const alert = await screen.findByRole("alert");
     expect(alert.textContent).toContain("the proposal is already rejected. Nothing was written.");
-    expect(within(alert).queryByRole("button", { name: "Re-run the dry run" })).toBeNull();
     await w.kernel.close();
   });
 
@@ -79,7 +78,7 @@ describe("Proposals: a refused decision is said one way, whichever door it came 
     await w.kernel.close();
   });
 
-  it("applying part of a proposal whose page moved meanwhile offers the re-run too (told by reason, not by words)", async () => {
+  it("applying part of a proposal whose page moved elsewhere meanwhile applies it (decision 0030); refusals told by reason", async () => {
     const w = await createWorld();
     const pageRef = { workspaceId: w.ids.ws, documentId: w.ids.page };
     const content = [
@@ -92,20 +91,17 @@ describe("Proposals: a refused decision is said one way, whichever door it came 
     const [proposal] = await client.panel.proposals.list.query(pageRef);
     const write = w.envelope("mnote.page.update_title", { title: "Moved meanwhile" });
     expect((await w.call("mnote.page.update_title", write, `Bearer ${w.tokens.ownerAgent}`)).ok).toBe(true);
-    const refused = await client.panel.proposals.applyPart
-      .mutate({ ...pageRef, proposalId: proposal!.id, keep: [0] })
-      .then(
-        () => null,
-        (error: unknown) => error,
-      );
-    expect(refused).toBeInstanceOf(TRPCClientError);
-    const refusal = refusalOf(refused as TRPCClientError<typeof appRouter>);
-    expect(refusal).toMatchObject({ code: "mnote_tool_conflict", reason: "page_moved" });
-    expect(refusalOutcome(refusal)).toMatchObject({ offerRerun: true });
-    // The other conflict, a proposal decided meanwhile, is told apart by its reason: nothing to re-run.
-    expect(refusalOutcome({ code: "mnote_tool_conflict", message: "x", reason: "proposal_decided" }).offerRerun).toBe(
-      undefined,
+    const applied = await client.panel.proposals.applyPart.mutate({ ...pageRef, proposalId: proposal!.id, keep: [0] });
+    expect(applied).toMatchObject({ ok: true });
+    // Change 0 is the deletion of the heading (a diff lists deletions first); the other two were left out.
+    expect((await w.kernel.getBlocks(w.ids.page)).map((b) => b.text)).toEqual(["First paragraph"]);
+    // A page that moved between reading and writing says try again; a proposal decided meanwhile says so.
+    expect(refusalOutcome({ code: "mnote_tool_conflict", message: "x", reason: "page_moved" }).text).toContain(
+      "try again",
     );
+    expect(
+      refusalOutcome({ code: "mnote_tool_conflict", message: "decided meanwhile", reason: "proposal_decided" }).text,
+    ).toBe("decided meanwhile. Nothing was written.");
     await w.kernel.close();
   });
 });

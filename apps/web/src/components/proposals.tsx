@@ -16,7 +16,6 @@ import { LoadFailed } from "./load-failed";
 type Outcome = {
   tone: "ok" | "error";
   text: string;
-  offerRerun?: boolean;
   /** A rejection with a reason, of a proposal from an Ask Hermes conversation: offer to tell Hermes why. */
   tellHermes?: { sessionId: string; reason: string };
 };
@@ -27,15 +26,15 @@ type EnvelopeSummary = Pick<DecisionAnswer, "ok" | "result" | "audit" | "error">
 /**
  * A refusal as the AppError mapping gives it (packages/tools `AppError`): a decision's tRPC error carries it as
  * `data.appError`, a tool's failure envelope as `error`. The one way the panel says a refused decision, whichever
- * door it came by: the contract's message, and a page that moved offers to re-run the dry run. The panel tells
+ * door it came by: the contract's message (a conflict names the changes to resolve; decision 0030). The panel tells
  * refusals apart by `code` and `reason`, never by their words.
  */
 export type Refusal = { code: string; message: string; reason?: RefusalReason };
 
 export function refusalOutcome(refusal: Refusal | null | undefined): Outcome {
-  // The page moved past the proposal's base revision (not "decided meanwhile", the other conflict).
+  // The page moved between reading it and writing (not "decided meanwhile", the other conflict).
   if (refusal?.code === "mnote_tool_conflict" && refusal.reason === "page_moved") {
-    return { tone: "error", text: "The page changed since this proposal. Nothing was written.", offerRerun: true };
+    return { tone: "error", text: "The page changed while deciding. Nothing was written: try again." };
   }
   return { tone: "error", text: `${refusal?.message ?? "The edit was refused"}. Nothing was written.` };
 }
@@ -223,7 +222,11 @@ function ProposalHeading({ proposal, headingId }: { proposal: ProposalItem; head
       <h3 id={headingId}>{toolLabel(proposal.toolName)}</h3>
       <span className="badges">
         {proposal.held && <span className="badge info">held for approval</span>}
-        {proposal.stale && proposal.status === "pending" && <span className="badge warn">stale: page changed</span>}
+        {proposal.status === "pending" && proposal.changeCounts.applied + proposal.changeCounts.rejected > 0 && (
+          <span className="badge info">
+            {proposal.changeCounts.pending} of {changeCountOf(proposal)} changes left
+          </span>
+        )}
         {proposal.status !== "pending" && (
           <span
             className={`badge ${proposal.status === "rejected" ? "muted-badge" : "ok"}`}
@@ -319,7 +322,7 @@ function ChangeSummary({ proposal, detail }: { proposal: ProposalItem; detail?: 
 
 /**
  * The person's decisions on one proposal, each one server step: approve (as shown), apply the kept changes,
- * apply with their edits, reject with a reason, re-run a stale one. Shared by the card and the page view.
+ * apply with their edits, reject with a reason. Shared by the card and the page view.
  */
 export function useDecisions(proposal: ProposalItem, pageRef: PageRef, onDone: (outcome: Outcome) => void) {
   const trpc = useTRPC();
@@ -369,20 +372,7 @@ export function useDecisions(proposal: ProposalItem, pageRef: PageRef, onDone: (
       onError,
     }),
   );
-  const rerun = useMutation(
-    trpc.panel.proposals.rerun.mutationOptions({
-      onSuccess: (r) => {
-        setOutcome(
-          r.envelope.ok
-            ? { tone: "ok", text: "Dry run computed again on the current page: review the new proposal." }
-            : describeEnvelope(r.envelope),
-        );
-        void refresh();
-      },
-      onError,
-    }),
-  );
-  const busy = approve.isPending || reject.isPending || rerun.isPending || applyPart.isPending || applyEdited.isPending;
+  const busy = approve.isPending || reject.isPending || applyPart.isPending || applyEdited.isPending;
   const leftOut = review.leftOut(proposal.id);
   const edits = review.edits(proposal.id);
   return {
@@ -400,7 +390,6 @@ export function useDecisions(proposal: ProposalItem, pageRef: PageRef, onDone: (
     },
     approve: () => approve.mutate(ref),
     reject: (reason: string) => reject.mutate({ ...ref, ...(reason.trim() ? { reason: reason.trim() } : {}) }),
-    rerun: () => rerun.mutate(ref),
   };
 }
 
@@ -429,11 +418,7 @@ function ReviewBar({
       <ChangeSummary proposal={proposal} detail={detail} />
       {proposal.status === "pending" && proposal.decidable && !rejecting && (
         <div className="row actions">
-          {proposal.stale ? (
-            <button type="button" className="primary" disabled={busy} onClick={decisions.rerun}>
-              Re-run dry run
-            </button>
-          ) : (
+          {
             <button
               type="button"
               className="primary"
@@ -447,7 +432,7 @@ function ReviewBar({
                   ? `Apply ${kept} of ${changeCount} changes`
                   : "Approve"}
             </button>
-          )}
+          }
           <button type="button" disabled={busy} onClick={() => review.setRejecting(proposal.id)}>
             Reject
           </button>
@@ -497,12 +482,7 @@ function ReviewBar({
             className={decisions.outcome.tone === "ok" ? "notice ok" : "notice error"}
             role={decisions.outcome.tone === "error" ? "alert" : "status"}
           >
-            {decisions.outcome.text}{" "}
-            {decisions.outcome.offerRerun && (
-              <button type="button" className="link" disabled={busy} onClick={decisions.rerun}>
-                Re-run the dry run
-              </button>
-            )}
+            {decisions.outcome.text}
           </p>
         )}
       </div>

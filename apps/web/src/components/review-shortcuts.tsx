@@ -126,7 +126,7 @@ function ProposalKeys({
       review.setCurrent({ proposalId: proposal.id, change }, "keys");
       focusInPage(change);
     };
-    const may = proposal.decidable && !proposal.stale;
+    const may = proposal.decidable;
     let handled = true;
     switch (event.key) {
       case "j":
