@@ -558,6 +558,10 @@ if (audit) {
       "from before version 12 (deleted row by row, as on SQLite).",
     "",
     audit.markdown,
+    "",
+  );
+}
+
 const approvals = await section("approvals", () => runApprovals(settings.approvals));
 if (approvals) {
   headline.push(
