@@ -1,6 +1,6 @@
 "use client";
 
-import type { Block, Change, ToolWarning } from "@mnote/contract";
+import { type Block, type Change, PAGE_OPTION_REGISTRY, type PageOptionKey, type ToolWarning } from "@mnote/contract";
 import { diffWords, indentChange, markChanges, type ReviewRow, reviewRows } from "@mnote/diff";
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { memo, useEffect, useMemo, useRef, useState } from "react";
@@ -9,6 +9,9 @@ import { blockLabel, FormattedText } from "./blocks";
 
 /** An attribute value as text: an object (a future attribute) as JSON, never "[object Object]". */
 const shown = (value: unknown) => (typeof value === "object" && value !== null ? JSON.stringify(value) : String(value));
+
+/** An option's value as a person reads it: on / off. */
+export const onOff = (value: unknown) => (value === true ? "on" : value === false ? "off" : shown(value));
 
 /** Word-level inline diff inside one changed text. */
 export function WordDiff({ before, after }: { before: string; after: string }) {
@@ -135,7 +138,8 @@ function describe(change: Change) {
         className: "update",
         body: (
           <span>
-            <code>{change.key}</code>: {String(change.before)} → <strong>{String(change.after)}</strong>
+            {PAGE_OPTION_REGISTRY[change.key as PageOptionKey]?.label ?? change.key} (<code>{change.key}</code>):{" "}
+            <del>{onOff(change.before)}</del> → <ins>{onOff(change.after)}</ins>
           </span>
         ),
         where: "",

@@ -3,7 +3,7 @@
 import type { Block, Change } from "@mnote/contract";
 import { type SuggestedRow, suggestedPage } from "@mnote/diff";
 import { useWindowVirtualizer } from "@tanstack/react-virtual";
-import { memo, type Ref, useImperativeHandle, useLayoutEffect, useMemo, useRef, useState } from "react";
+import { memo, type ReactNode, type Ref, useImperativeHandle, useLayoutEffect, useMemo, useRef, useState } from "react";
 import { BlockEditor } from "./block-editor";
 import { blockLabel, BlockView } from "./blocks";
 import { AttributeChanges, WordDiff } from "./diff-view";
@@ -70,9 +70,11 @@ export function PageBody({
   );
   const listRef = useRef<HTMLDivElement>(null);
   const [scrollMargin, setScrollMargin] = useState(0);
+  // Where the list starts in the document: what is above it (a title suggestion, a notice) can change with any
+  // render, so it is read after each one (an unchanged value re-renders nothing).
+  const measure = () => setScrollMargin((listRef.current?.getBoundingClientRect().top ?? 0) + window.scrollY);
+  useLayoutEffect(measure);
   useLayoutEffect(() => {
-    const measure = () => setScrollMargin((listRef.current?.getBoundingClientRect().top ?? 0) + window.scrollY);
-    measure();
     window.addEventListener("resize", measure);
     return () => window.removeEventListener("resize", measure);
   }, []);
@@ -126,7 +128,9 @@ export function PageBody({
         {items.map((item) => {
           const row = rows[item.index]!;
           return (
-            <div key={item.key} ref={virtualizer.measureElement} data-index={item.index}>
+            // A row is a flow root: its blocks' margins count in its measured height, so the list's height (the sum
+            // of the rows') is the height its rows take and the page card grows with them (issue 32 item 7).
+            <div key={item.key} ref={virtualizer.measureElement} data-index={item.index} className="page-row">
               {row.row === "fold" ? (
                 <button
                   type="button"
@@ -151,8 +155,12 @@ export function PageBody({
 
 const plain = (blocks: Block[]): PageRow[] => blocks.map((block) => ({ row: "same", block }));
 
-/** Runs of unchanged blocks longer than the context on both sides fold into one row, unless expanded. */
+/**
+ * Runs of unchanged blocks longer than the context on both sides fold into one row, unless expanded. A
+ * proposal that changes no block (a rename, an option) folds nothing: the page reads as it is.
+ */
 function folded(rows: SuggestedRow[], expanded: ReadonlySet<string>): PageRow[] {
+  if (rows.every((row) => row.row === "same")) return rows;
   const result: PageRow[] = [];
   let run: Block[] = [];
   const flush = (atStart: boolean, atEnd: boolean) => {
@@ -198,7 +206,6 @@ const Suggestion = memo(function Suggestion({
   const shown = edit ?? row.block;
   const isCurrent = s.current?.proposalId === s.proposalId && s.current.change === row.change;
   const isEditing = s.editing?.proposalId === s.proposalId && s.editing.change === row.change;
-  const open = s.decidable && !s.stale;
   const editable = s.editable && (row.row === "insert" || row.row === "update");
   const what = `${KIND_WORDS[row.row]} ${blockLabel(shown)}`;
   let body;
@@ -218,7 +225,10 @@ const Suggestion = memo(function Suggestion({
     body = (
       <>
         <AttributeChanges before={row.before} after={shown} />
-        <BlockView block={shown} text={<WordDiff before={row.before.text} after={shown.text} />} />
+        <BlockView
+          block={shown}
+          text={row.before.text === shown.text ? undefined : <WordDiff before={row.before.text} after={shown.text} />}
+        />
         {row.moved !== null && <span className="badge warn">moved here</span>}
       </>
     );
@@ -260,39 +270,8 @@ const Suggestion = memo(function Suggestion({
       )}
       {edit && !isEditing && <span className="badge info">your edit</span>}
       {left && <span className="badge muted-badge">left out</span>}
-      {open && !isEditing && (
-        <span className="suggestion-actions">
-          {s.cuttable ? (
-            <>
-              <button
-                type="button"
-                className="small"
-                aria-pressed={!left}
-                aria-label={`Accept: ${what}`}
-                onClick={() => s.onKeep(row.change, true)}
-              >
-                ✓ Accept
-              </button>
-              <button
-                type="button"
-                className="small"
-                aria-pressed={left}
-                aria-label={`Reject: ${what}`}
-                onClick={() => s.onKeep(row.change, false)}
-              >
-                ✗ Reject
-              </button>
-            </>
-          ) : (
-            <>
-              <button type="button" className="small" aria-label={`Accept: ${what}`} onClick={s.onApproveAll}>
-                ✓ Accept
-              </button>
-              <button type="button" className="small" aria-label={`Reject: ${what}`} onClick={s.onRejectAll}>
-                ✗ Reject
-              </button>
-            </>
-          )}
+      {!isEditing && (
+        <SuggestionActions suggestions={s} change={row.change} what={what} left={left}>
           {editable && (
             <button type="button" className="small" aria-label={`Edit: ${what}`} onClick={() => s.onEdit(row.change)}>
               ✎ Edit
@@ -303,8 +282,64 @@ const Suggestion = memo(function Suggestion({
               Undo my edit
             </button>
           )}
-        </span>
+        </SuggestionActions>
       )}
     </div>
   );
 });
+
+/**
+ * Accept / Reject on one change where it shows (a block, the title, an option): kept or left out when the
+ * proposal can be cut, else the whole proposal's decision. Nothing when the person may not decide.
+ */
+export function SuggestionActions({
+  suggestions: s,
+  change,
+  what,
+  left,
+  children,
+}: {
+  suggestions: PageSuggestions;
+  change: number;
+  what: string;
+  left: boolean;
+  children?: ReactNode;
+}) {
+  if (!s.decidable || s.stale) return null;
+  return (
+    <span className="suggestion-actions">
+      {s.cuttable ? (
+        <>
+          <button
+            type="button"
+            className="small"
+            aria-pressed={!left}
+            aria-label={`Accept: ${what}`}
+            onClick={() => s.onKeep(change, true)}
+          >
+            ✓ Accept
+          </button>
+          <button
+            type="button"
+            className="small"
+            aria-pressed={left}
+            aria-label={`Reject: ${what}`}
+            onClick={() => s.onKeep(change, false)}
+          >
+            ✗ Reject
+          </button>
+        </>
+      ) : (
+        <>
+          <button type="button" className="small" aria-label={`Accept: ${what}`} onClick={s.onApproveAll}>
+            ✓ Accept
+          </button>
+          <button type="button" className="small" aria-label={`Reject: ${what}`} onClick={s.onRejectAll}>
+            ✗ Reject
+          </button>
+        </>
+      )}
+      {children}
+    </span>
+  );
+}

@@ -9,7 +9,7 @@ import { ChangeList, countChanges } from "./diff-view";
 import { proposalStatusText, toolLabel, whoText } from "./labels";
 import { CopyableId } from "./copyable-id";
 import { RelativeTime } from "./relative-time";
-import { useReview } from "./review-state";
+import { useReview, useShownProposal } from "./review-state";
 import { TellHermesButton } from "./tell-hermes";
 import { LoadFailed } from "./load-failed";
 
@@ -83,6 +83,7 @@ export function Proposals({ pageRef }: { pageRef: PageRef }) {
     if (decided) decidedRef.current?.focus();
   }, [decided]);
   const proposals = useQuery(trpc.panel.proposals.list.queryOptions(pageRef));
+  const shown = useShownProposal(proposals.data);
   if (proposals.isPending) return <p className="muted">Loading proposals…</p>;
   if (proposals.isError) return <LoadFailed what="proposals" query={proposals} />;
   const visible = proposals.data.filter((p) => showDecided || p.status === "pending");
@@ -127,7 +128,8 @@ export function Proposals({ pageRef }: { pageRef: PageRef }) {
             key={proposal.id}
             proposal={proposal}
             pageRef={pageRef}
-            openAtFirst={proposal.status === "pending" && i < OPEN_BY_DEFAULT}
+            openAtFirst={proposal.status === "pending" && (i < OPEN_BY_DEFAULT || proposal.id === shown?.id)}
+            shownInPage={proposal.id === shown?.id}
             onDecided={setDecided}
           />
         ))}
@@ -141,25 +143,49 @@ function ProposalCard({
   proposal,
   pageRef,
   openAtFirst,
+  shownInPage,
   onDecided,
 }: {
   proposal: ProposalItem;
   pageRef: PageRef;
   openAtFirst: boolean;
+  /** Its changes are the suggestions in the page: marked, and brought into the panel's view. */
+  shownInPage: boolean;
   onDecided: (outcome: Outcome) => void;
 }) {
+  const review = useReview();
   const [open, setOpen] = useState(openAtFirst);
   const detail = useProposalDetail(proposal, pageRef, open);
   const headingId = `proposal-${proposal.id}`;
+  const cardRef = useRef<HTMLLIElement>(null);
+  useEffect(() => {
+    // Beside the page (a wide screen) the panel scrolls to the card the page shows; on a phone the panel is
+    // under the page, and scrolling would pull the person away from what they are reading.
+    if (shownInPage && window.matchMedia("(min-width: 1001px)").matches)
+      cardRef.current?.scrollIntoView({ block: "nearest" });
+  }, [shownInPage]);
   return (
     <li
-      className={`card proposal status-${proposal.status}`}
+      ref={cardRef}
+      className={`card proposal status-${proposal.status}${shownInPage ? " shown-in-page" : ""}`}
       aria-labelledby={headingId}
+      aria-current={shownInPage || undefined}
+      data-shown-in-page={shownInPage || undefined}
       data-proposal-id={proposal.id}
       data-tool={proposal.toolName}
       data-tool-call-id={proposal.toolCallId ?? undefined}
     >
       <ProposalHeading proposal={proposal} headingId={headingId} />
+      {proposal.status === "pending" &&
+        (shownInPage ? (
+          <p className="badge info shown-badge" data-testid="shown-in-page">
+            Shown in the page
+          </p>
+        ) : (
+          <button type="button" className="small link" onClick={() => review.choose(proposal.id)}>
+            Show in the page
+          </button>
+        ))}
       <ProposalMeta proposal={proposal} />
       <ReviewBar proposal={proposal} pageRef={pageRef} detail={detail.data} open={open} onDecided={onDecided} />
       <button
