@@ -87,7 +87,7 @@ function inPlaceFlags(fromOf: Int32Array): Uint8Array {
  * still shows up as an update instead of being silently dropped. Loops over keys without
  * building arrays: this runs once per common block, and garbage at 10,000 blocks shows.
  */
-function sameBlock(a: Block, b: Block): boolean {
+export function sameBlock(a: Block, b: Block): boolean {
   if (a === b) return true;
   const left = a as Record<string, unknown>;
   const right = b as Record<string, unknown>;

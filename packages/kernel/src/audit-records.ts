@@ -6,7 +6,13 @@ import type { Announce } from "./change-feed";
 import type { Clock } from "./clock";
 import { identityValues, IDENTITY_COLUMNS, placeholders } from "./rows";
 import type { SqlDriver, SqlExecutor, SqlValue } from "./sql/driver";
-import type { AuditInput, ProposalRejection, ProposalSettlement } from "./types";
+import type {
+  AuditInput,
+  ChangeSettlement,
+  ChangeStateRecord,
+  ProposalRejection,
+  ProposalSettlement,
+} from "./types";
 
 export const AUDIT_INSERT = `INSERT INTO audit_log (at, ${IDENTITY_COLUMNS}, effect, outcome, error_code, command_id, idempotency_key,
     payload_fingerprint, base_revision, detail, duration_ms)
@@ -109,10 +115,75 @@ export function appendAudit(db: SqlDriver, record: AuditInput, announce: Announc
 
 /** The edit (tool, key, payload) of a proposal still pending on a page, locked by the caller's page lock. */
 async function pendingEdit(tx: SqlExecutor, proposalId: number, documentId: string) {
-  return tx.get<{ tool_name: string; idempotency_key: string; payload_fingerprint: string }>(
-    `SELECT tool_name, idempotency_key, payload_fingerprint FROM proposals WHERE audit_id = ? AND document_id = ? AND status = 'pending'`,
+  return tx.get<{
+    tool_name: string;
+    idempotency_key: string;
+    payload_fingerprint: string;
+    change_states: string | null;
+  }>(
+    `SELECT tool_name, idempotency_key, payload_fingerprint, change_states FROM proposals
+     WHERE audit_id = ? AND document_id = ? AND status = 'pending'`,
     [proposalId, documentId],
   );
+}
+
+type PendingEdit = NonNullable<Awaited<ReturnType<typeof pendingEdit>>>;
+
+/** Marks every pending row of the edit (the proposal and its repeats) with what a decision set. */
+const SETTLE_EDIT = `UPDATE proposals SET status = ?, command_id = ?, decided_at = ?, decided_by = ?, reason = ?,
+    applied_part = ?, edited = ?, change_states = ?
+  WHERE document_id = ? AND tool_name = ? AND idempotency_key = ? AND payload_fingerprint = ? AND status = 'pending'`;
+
+/**
+ * Records decisions on some changes of a pending proposal (decision 0030), in the caller's transaction. False when
+ * one of them was decided meanwhile (nothing written). The proposal stays pending until all its changes are
+ * decided; then it is `applied` (in part when some were rejected, edited when some were edited) or `rejected`.
+ */
+async function settleChanges(
+  tx: SqlExecutor,
+  edit: PendingEdit,
+  changes: ChangeSettlement,
+  step: { documentId: string; at: string; by: string; commandId: string | null; reason: string | null },
+): Promise<boolean> {
+  const states = edit.change_states
+    ? (JSON.parse(edit.change_states) as Record<number, ChangeStateRecord>)
+    : ({} as Record<number, ChangeStateRecord>);
+  for (const decided of changes.decided) {
+    if (states[decided.index] || decided.index < 0 || decided.index >= changes.total) return false;
+    states[decided.index] = {
+      index: decided.index,
+      state: decided.state,
+      reason: decided.reason ?? null,
+      final: decided.final ?? null,
+      by: step.by,
+      at: step.at,
+      commandId: decided.state === "rejected" ? null : step.commandId,
+    };
+  }
+  const records = Object.values(states);
+  const done = records.length === changes.total;
+  const applied = records.filter((record) => record.state !== "rejected");
+  const lastWrite = applied.reduce<ChangeStateRecord | null>((last, r) => (!last || r.at >= last.at ? r : last), null);
+  const status = !done ? "pending" : applied.length > 0 ? "applied" : "rejected";
+  const part =
+    done && applied.length > 0 && applied.length < changes.total
+      ? JSON.stringify({ kept: applied.map((r) => r.index).sort((a, b) => a - b), total: changes.total })
+      : null;
+  await tx.run(SETTLE_EDIT, [
+    status,
+    status === "applied" ? (lastWrite?.commandId ?? step.commandId) : null,
+    done ? step.at : null,
+    done ? step.by : null,
+    status === "rejected" ? step.reason : null,
+    part,
+    done && applied.some((r) => r.state === "applied_with_edits") ? 1 : 0,
+    JSON.stringify(states),
+    step.documentId,
+    edit.tool_name,
+    edit.idempotency_key,
+    edit.payload_fingerprint,
+  ]);
+  return true;
 }
 
 /**
@@ -134,6 +205,12 @@ export function rejectProposal(
     if (db.forUpdate) await tx.get(`SELECT id FROM pages WHERE id = ?${db.forUpdate}`, [documentId]);
     const edit = await pendingEdit(tx, rejection.proposalId, documentId);
     if (!edit) return null;
+    if (rejection.changes) {
+      const step = { documentId, at, by: record.identity.actorId, commandId: null, reason: rejection.reason };
+      if (!(await settleChanges(tx, edit, rejection.changes, step))) return null;
+      const id = await insertAuditIn(tx, record, at);
+      return announced(tx, announce, record, id, "proposal");
+    }
     const id = await insertAuditIn(tx, record, at);
     await tx.run(
       `UPDATE proposals SET status = 'rejected', decided_at = ?, decided_by = ?, reason = ?
@@ -165,6 +242,10 @@ export async function settleProposal(
 ): Promise<boolean> {
   const edit = await pendingEdit(tx, settlement.proposalId, write.documentId);
   if (!edit) return false;
+  if (settlement.changes) {
+    const step = { documentId: write.documentId, at: write.at, by: write.decidedBy, commandId: write.commandId };
+    return settleChanges(tx, edit, settlement.changes, { ...step, reason: null });
+  }
   await tx.run(
     `UPDATE proposals SET status = 'applied', command_id = ?, decided_at = ?, decided_by = ?, applied_part = ?, edited = ?
      WHERE document_id = ? AND tool_name = ? AND idempotency_key = ? AND payload_fingerprint = ? AND status = 'pending'`,

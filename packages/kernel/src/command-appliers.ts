@@ -66,6 +66,8 @@ export async function applyCommand(
       return { bumpsRevision: false, result: { nodeId, edgeId }, undo: null };
     }
     case "page.revert":
+      if (command.operations || command.title !== undefined || command.options)
+        return revertChanges(tx, page, command, context.blockCount);
       return revertPage(tx, page, command.targetCommandId);
   }
 }
@@ -216,4 +218,38 @@ async function revertPage(tx: SqlExecutor, page: PageRecord, targetCommandId: st
   ]);
   await replaceBlocks(tx, page.id, restored.blocks);
   return { bumpsRevision: true, result: { targetCommandId }, undo: { state: current } };
+}
+
+/**
+ * A revert of one command's changes (decision 0030): the operations, title and options its merge planned on the page
+ * as it is now, in one step. The page's state before is its undo (a revert is itself revertable by a person's undo
+ * rule, and `stateBefore` walks over it like over any command).
+ */
+async function revertChanges(
+  tx: SqlExecutor,
+  page: PageRecord,
+  command: Extract<KernelCommand, { name: "page.revert" }>,
+  before: number,
+): Promise<AppliedCommand> {
+  const target = await tx.get<{ document_id: string }>(`SELECT document_id FROM commands WHERE id = ?`, [
+    command.targetCommandId,
+  ]);
+  if (!target || target.document_id !== page.id) throw new CommandRejected("no such command on this page");
+  const current = await readPageState(tx, page.id);
+  if (!current) throw new CommandRejected("the page is gone");
+  let blockCount = before;
+  if (command.operations && command.operations.length > 0) {
+    blockCount = (await editBody(tx, page, command.operations, before)).blockCount ?? before;
+  }
+  if (command.title !== undefined) await tx.run(`UPDATE pages SET title = ? WHERE id = ?`, [command.title, page.id]);
+  if (command.options) {
+    const options = { ...DEFAULT_PAGE_OPTIONS, ...page.options, ...command.options };
+    await tx.run(`UPDATE pages SET options = ? WHERE id = ?`, [JSON.stringify(options), page.id]);
+  }
+  return {
+    bumpsRevision: true,
+    result: { targetCommandId: command.targetCommandId },
+    undo: { state: current },
+    blockCount,
+  };
 }

@@ -186,6 +186,14 @@ const MIGRATIONS: Array<{ version: number; name: string; statements: (dialect: S
       `CREATE INDEX oauth_refresh_by_token ON oauth_refresh_tokens (token_id)`,
     ],
   },
+  {
+    version: 12,
+    name: "decisions change by change",
+    // Issue 32 (decision 0030): a proposal's changes are decided one by one; the decisions so far (a JSON map
+    // from change index to state, who, when, the write and the reason) stay with the proposal's index row.
+    // Version 11 is left to work on other branches.
+    statements: () => [`ALTER TABLE proposals ADD COLUMN change_states TEXT`],
+  },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS.at(-1)!.version;

@@ -70,3 +70,24 @@ export async function stateBefore(db: SqlExecutor, target: CommandRow): Promise<
   for (const row of later) if (row.undo) state = applyUndo(state, JSON.parse(row.undo) as Undo);
   return state;
 }
+
+/**
+ * The page just after `target` and just before it (decision 0030: a revert takes back exactly the changes between
+ * the two), rebuilt by undoing, newest first, every command since.
+ */
+export async function statesAround(
+  db: SqlExecutor,
+  target: CommandRow,
+): Promise<{ before: PageState; after: PageState } | null> {
+  const current = await readPageState(db, target.document_id!);
+  if (!current) return null;
+  const later = await db.all<{ undo: string | null }>(
+    `SELECT undo FROM commands WHERE document_id = ? AND revision_after > ? AND revision_after > revision_before
+     ORDER BY revision_after DESC`,
+    [target.document_id, Number(target.revision_after)],
+  );
+  let after = current;
+  for (const row of later) if (row.undo) after = applyUndo(after, JSON.parse(row.undo) as Undo);
+  const before = target.undo ? applyUndo(after, JSON.parse(target.undo) as Undo) : after;
+  return { before, after };
+}

@@ -2,7 +2,7 @@
  * The kernel's reads: everything a call looks up before or instead of writing. Each function runs on
  * the driver or on an open transaction, so the write transaction reads with the same code.
  */
-import { stateBefore } from "./page-state";
+import { stateBefore, statesAround } from "./page-state";
 import type { LocatedBlock } from "./block-edits";
 import {
   type AuditRow,
@@ -240,6 +240,21 @@ export async function getPageStateBefore(db: SqlExecutor, commandId: string) {
   return state ? { documentId: command.document_id!, revision: Number(command.revision_before), state } : null;
 }
 
+/** The page just before and just after a command: what a revert of exactly that command takes back. */
+export async function getCommandStates(db: SqlExecutor, commandId: string) {
+  const command = await db.get<CommandRow>(`SELECT * FROM commands WHERE id = ?`, [commandId]);
+  if (!command) return null;
+  const states = await statesAround(db, command);
+  return states
+    ? {
+        documentId: command.document_id!,
+        revisionBefore: Number(command.revision_before),
+        revisionAfter: Number(command.revision_after),
+        ...states,
+      }
+    : null;
+}
+
 export async function listProposals(db: SqlExecutor, query: ProposalQuery) {
   // Two walks of the (document_id, status, audit_id) index: every pending proposal, then the newest decided.
   const pending = await db.all<ProposalRow>(
@@ -273,15 +288,18 @@ export async function getProposal(db: SqlExecutor, auditId: number) {
  * was applied the command's stored result; past the key's retention, the command's name and revision.
  */
 export async function getEditDecision(db: SqlExecutor, query: EditQuery): Promise<EditDecision | null> {
+  // The key names one intended call (decision 0030): the proposal of this payload first, else the newest held
+  // proposal under the key with another payload, which makes the call an idempotency conflict.
   const row = await db.get<ProposalRow>(
-    `SELECT * FROM proposals WHERE document_id = ? AND tool_name = ? AND idempotency_key = ? AND payload_fingerprint = ?
-       AND actor_id = ? AND (held = 1 OR status <> 'pending')
-     ORDER BY audit_id DESC LIMIT 1`,
-    [query.documentId, query.toolName, query.key, query.fingerprint, query.actorId],
+    `SELECT * FROM proposals WHERE document_id = ? AND tool_name = ? AND idempotency_key = ? AND actor_id = ?
+       AND (held = 1 OR (status <> 'pending' AND payload_fingerprint = ?))
+     ORDER BY CASE WHEN payload_fingerprint = ? THEN 0 ELSE 1 END, audit_id DESC LIMIT 1`,
+    [query.documentId, query.toolName, query.key, query.actorId, query.fingerprint, query.fingerprint],
   );
   if (!row) return null;
   const proposal = toProposal(row);
-  if (proposal.status !== "applied" || !proposal.commandId) return { proposal, result: null };
+  if (proposal.payloadFingerprint !== query.fingerprint) return { proposal, otherPayload: true, result: null };
+  if (proposal.status !== "applied" || !proposal.commandId) return { proposal, otherPayload: false, result: null };
   const applied = await db.get<{ name: string; revision_after: number | string; result: string | null }>(
     `SELECT c.name, c.revision_after, i.result FROM commands c
      LEFT JOIN idempotency i ON i.workspace_id = c.workspace_id AND i.actor_id = c.actor_id
@@ -289,11 +307,11 @@ export async function getEditDecision(db: SqlExecutor, query: EditQuery): Promis
      WHERE c.id = ?`,
     [proposal.commandId],
   );
-  if (!applied) return { proposal, result: null };
+  if (!applied) return { proposal, otherPayload: false, result: null };
   const result = applied.result
     ? (JSON.parse(applied.result) as Record<string, unknown>)
     : { commandName: applied.name, revision: Number(applied.revision_after) };
-  return { proposal, result };
+  return { proposal, otherPayload: false, result };
 }
 
 export async function listAudit(db: SqlExecutor, query: AuditQuery) {

@@ -9,6 +9,7 @@ import type {
   PageRecord,
   ProposalRecord,
   AppliedPart,
+  ChangeStateRecord,
   TokenRecord,
   WorkspaceRecord,
 } from "./types";
@@ -257,6 +258,7 @@ export interface ProposalRow extends IdentityColumns {
   decided_by: string | null;
   reason: string | null;
   edited: number | null;
+  change_states?: string | null;
 }
 export function toProposal(row: ProposalRow): ProposalRecord {
   return {
@@ -275,5 +277,6 @@ export function toProposal(row: ProposalRow): ProposalRecord {
     decidedBy: row.decided_by ?? null,
     reason: row.reason ?? null,
     edited: Number(row.edited ?? 0) === 1,
+    changeStates: row.change_states ? (JSON.parse(row.change_states) as Record<number, ChangeStateRecord>) : {},
   };
 }

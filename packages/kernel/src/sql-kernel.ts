@@ -152,6 +152,10 @@ export class SqlKernel {
   getPageStateBefore(commandId: string) {
     return reads.getPageStateBefore(this.db, commandId);
   }
+  /** The page just before and just after a command, rebuilt from the command log (what a revert takes back). */
+  getCommandStates(commandId: string) {
+    return reads.getCommandStates(this.db, commandId);
+  }
   /**
    * The page's pending proposals (newest first, at most MAX_PENDING_PROPOSALS) and then its newest decided
    * ones, from the proposals index: never the previews, and no matter how many other audit records the page has.

@@ -103,7 +103,18 @@ export type KernelCommand =
   | { name: "page.layout.updateOptions"; options: PageOptionsPatch }
   | { name: "artifact.summary.upsert"; summary: string }
   | { name: "artifact.aiNote.create"; content: string }
-  | { name: "page.revert"; targetCommandId: string };
+  /**
+   * Takes back one command's changes (decision 0030): exactly the operations, title and options the revert's
+   * merge planned on the page as it is now. A command recorded before carries none of them and restores the
+   * whole page as it was before the target (kept for replays of old records).
+   */
+  | {
+      name: "page.revert";
+      targetCommandId: string;
+      operations?: BlockEditOperation[];
+      title?: string;
+      options?: PageOptionsPatch;
+    };
 
 export type CommandName = KernelCommand["name"];
 
@@ -147,6 +158,34 @@ export interface ProposalSettlement {
   proposalId: number;
   part?: AppliedPart;
   edited?: boolean;
+  /**
+   * Decided change by change (decision 0030): the changes this step decides. The proposal stays pending until
+   * every one of its `total` changes is decided; deciding a change decided meanwhile rolls the write back.
+   */
+  changes?: ChangeSettlement;
+}
+
+/** Which changes of a proposal one step decides, of how many it has. */
+export interface ChangeSettlement {
+  decided: StoredChangeDecision[];
+  total: number;
+}
+
+/** A person's decision on one change of a proposal (by its index in the preview's changes). */
+export interface StoredChangeDecision {
+  index: number;
+  state: "applied" | "applied_with_edits" | "rejected";
+  /** Rejected: why (≤ 500 characters). */
+  reason?: string | null;
+  /** Applied with edits: the block as the person wrote it. */
+  final?: Block | null;
+}
+
+/** A change's decision as the proposals index keeps it: who, when, and the write that applied it. */
+export interface ChangeStateRecord extends StoredChangeDecision {
+  by: string;
+  at: string;
+  commandId: string | null;
 }
 
 /** Which of a proposal's changes a person kept (indices into its preview's changes) out of how many. */
@@ -243,6 +282,8 @@ export interface ProposalRecord {
   reason: string | null;
   /** Applied with the person's edits to the proposed blocks (the write's audit detail holds both versions). */
   edited: boolean;
+  /** The decisions made change by change so far (decision 0030), by change index; empty before any. */
+  changeStates: Record<number, ChangeStateRecord>;
 }
 
 /** An edit as the proposals index knows it, and who proposed it: what a retry of a held call is looked up by. */
@@ -257,6 +298,11 @@ export interface EditQuery {
 /** The proposal a retry of a held call answers with, and the applied result when it was applied. */
 export interface EditDecision {
   proposal: ProposalRecord;
+  /**
+   * The newest held proposal under the call's key has another payload (decision 0030): the key names another
+   * intended call, so this one is an idempotency conflict and records nothing.
+   */
+  otherPayload: boolean;
   /** The applied command's result (as its idempotency record stored it); null unless applied. */
   result: Record<string, unknown> | null;
 }
@@ -266,6 +312,8 @@ export interface ProposalRejection {
   proposalId: number;
   reason: string | null;
   record: AuditInput;
+  /** Only these changes (decision 0030); the proposal stays pending while others are. Omitted: the whole proposal. */
+  changes?: ChangeSettlement;
 }
 
 /** A page of a workspace with one user's access facts on it, and how many edits wait for a decision there. */
