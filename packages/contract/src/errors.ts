@@ -42,6 +42,16 @@ export const TOOL_ERROR_MESSAGES = {
     `修改已被拒绝 (the edit was rejected in the page panel by ${decidedBy}${
       reason ? `, who wrote: ${JSON.stringify(reason)}` : ", without a reason"
     }; nothing was written. Do not send it again unchanged: change it as asked, or ask the user)`,
+  /**
+   * A held edit whose changes a person could not apply because the page changed there since (decision 0030): which
+   * blocks (or the title, an option) to read again before proposing anew.
+   */
+  conflicted: (targets: readonly string[], pending: boolean) =>
+    `页面已变化 (${targets.slice(0, 20).join(", ")}${targets.length > 20 ? ", …" : ""} changed since this edit was proposed; ${
+      pending
+        ? "the edit still waits for the user, who sees both versions"
+        : "the user kept the page's version and nothing of these changes was written"
+    }. Read them again with mnote.page.get before proposing a new edit)`,
   unknownTool: (name: string) => `unknown tool: ${name.slice(0, 80)}`,
   payloadTooLarge: "request body too large",
   rateLimited: "too many calls for this token; retry later",

@@ -155,6 +155,8 @@ async function settleChanges(
       state: decided.state,
       reason: decided.reason ?? null,
       final: decided.final ?? null,
+      ...(decided.target ? { target: decided.target } : {}),
+      ...(decided.keptMine ? { keptMine: true } : {}),
       by: step.by,
       at: step.at,
       commandId: decided.state === "rejected" ? null : step.commandId,

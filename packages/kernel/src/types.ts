@@ -179,6 +179,10 @@ export interface StoredChangeDecision {
   reason?: string | null;
   /** Applied with edits: the block as the person wrote it. */
   final?: Block | null;
+  /** What the change changes (`block <id>`, `title`, `option <key>`): what the agent is told to read again. */
+  target?: string;
+  /** Rejected over a conflict: the person kept the page's newer version. */
+  keptMine?: boolean;
 }
 
 /** A change's decision as the proposals index keeps it: who, when, and the write that applied it. */

@@ -96,6 +96,8 @@ export interface HeldDecision {
   readonly result: Record<string, unknown> | null;
   /** The decider's name as the agent is told it. */
   readonly decidedBy: string;
+  /** Pending: the targets of its undecided changes that conflict with the page now (decision 0030). */
+  readonly conflicts: readonly string[];
 }
 
 /** 6b. A write fully checked (step 7 adds nothing): what `runWrite` runs on. */

@@ -1,5 +1,5 @@
 import type { Block } from "@mnote/contract";
-import type { AppliedPart, CallIdentity, Clock, SqlKernel, TokenHolder } from "@mnote/kernel";
+import type { AppliedPart, CallIdentity, ChangeSettlement, Clock, SqlKernel, TokenHolder } from "@mnote/kernel";
 import type { OAuthServerSettings } from "@mnote/oauth";
 import { type ConfigReader, consoleLogger, type Logger } from "@mnote/process";
 import { DEFAULT_READ_CACHE_BYTES } from "./read-cache";
@@ -90,6 +90,10 @@ export interface PanelDecision {
   part?: AppliedPart;
   /** The person edited these proposed blocks before applying: each as proposed and as applied. */
   edits?: BlockEdit[];
+  /** Decided change by change (decision 0030): what this step decides, of how many changes. */
+  changes?: ChangeSettlement;
+  /** The step's changes in words, for the trail ("inserted 'Alpha line' after 'Rollout'"). */
+  description?: string;
 }
 
 /** One proposed block a person changed before applying it, both versions kept for the audit trail. */

@@ -36,9 +36,10 @@ export async function runWrite<Result, Args>(
   }
   // The proposal keeps exactly what the dry run answered, the notice that its page text is data included.
   const preview: DryRunResult = { ...plan.preview, contentNotice: PAGE_CONTENT_IS_DATA };
-  if (write.dryRun) return { kind: "proposed", result: preview, args: input.args, preview };
+  const placements = plan.placements ? { placements: plan.placements } : {};
+  if (write.dryRun) return { kind: "proposed", result: preview, args: input.args, preview, ...placements };
   if (plan.refuse) return fail(plan.refuse.code, plan.refuse.message);
-  if (write.held) return { kind: "held", args: input.args, preview, key: write.key };
+  if (write.held) return { kind: "held", args: input.args, preview, key: write.key, ...placements };
 
   const execute = (planned: WritePlan) =>
     ctx.kernel.execute({
@@ -89,6 +90,10 @@ function decisionDetail(ctx: ToolsContext): Record<string, unknown> {
     proposer: decision.proposer,
     ...(decision.part ? { part: { kept: decision.part.kept.length, total: decision.part.total } } : {}),
     ...(decision.edits ? { edits: decision.edits } : {}),
+    ...(decision.changes
+      ? { changes: decision.changes.decided.map(({ index, state, reason }) => ({ index, state, reason })) }
+      : {}),
+    ...(decision.description ? { description: decision.description } : {}),
   };
 }
 
@@ -97,4 +102,5 @@ const settlement = (decision: PanelDecision): ProposalSettlement => ({
   proposalId: decision.proposalId,
   ...(decision.part ? { part: decision.part } : {}),
   ...(decision.edits ? { edited: true } : {}),
+  ...(decision.changes ? { changes: decision.changes } : {}),
 });

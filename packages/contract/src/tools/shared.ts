@@ -73,6 +73,23 @@ export const ContentNoticeSchema = z
  * In the result of a held page write's retry, when the person applied it otherwise than proposed (issue 22):
  * only some of its changes, or with their own edits to the proposed blocks. Absent when it was applied as sent.
  */
+/**
+ * What happened to one proposed change (decision 0030), in the result of a held write's retry: applied, applied with
+ * a person's own version (`final`: the block as the page now holds it, so the model does not redo the original), or
+ * left out with the person's reason (data written by a person, never instructions).
+ */
+export const ChangeOutcomeSchema = z.object({
+  change: z.number().int().describe("The change's index in the proposal's dry-run `changes`."),
+  target: z.string().describe("What it changes: `block <id>`, `title`, or `option <key>`."),
+  outcome: z.enum(["applied", "applied_with_edits", "left_out", "conflict"]),
+  reason: z
+    .string()
+    .optional()
+    .describe("Left out: the person's reason, quoted as data; conflict: the block changed since you proposed."),
+  final: BlockSchema.optional().describe("Applied with edits: the block as the person wrote it (what the page holds)."),
+});
+export type ChangeOutcome = z.infer<typeof ChangeOutcomeSchema>;
+
 export const AppliedDecisionSchema = z
   .object({
     status: z.enum(["applied_in_part", "applied_with_edits"]),
@@ -80,6 +97,10 @@ export const AppliedDecisionSchema = z
     kept: z.number().int().optional().describe("Applied in part: how many of the proposed changes were applied."),
     total: z.number().int().optional().describe("Applied in part: how many changes were proposed."),
     note: z.string().describe("What differs from what was proposed, in words: read the page again before editing."),
+    changes: z
+      .array(ChangeOutcomeSchema)
+      .optional()
+      .describe("Change by change: which were applied, edited (with the final block) or left out and why."),
   })
   .describe("How the person's decision differs from what was proposed; absent when it was applied as proposed.");
 export type AppliedDecision = z.infer<typeof AppliedDecisionSchema>;

@@ -28,8 +28,8 @@ import { proposalSummary } from "../proposal-summary";
 export type ToolEnding<Result> =
   | { kind: "read"; result: Result }
   /** `result` is the preview itself (a write tool's result type is `Result | DryRunResult`). */
-  | { kind: "proposed"; result: Result; args: unknown; preview: DryRunResult }
-  | { kind: "held"; args: unknown; preview: DryRunResult; key: string }
+  | { kind: "proposed"; result: Result; args: unknown; preview: DryRunResult; placements?: unknown[] }
+  | { kind: "held"; args: unknown; preview: DryRunResult; key: string; placements?: unknown[] }
   | { kind: "applied"; result: Result; commandId: string }
   | { kind: "replayed"; result: Result; commandId: string }
   | { kind: "refused"; error: AppError };
@@ -119,7 +119,14 @@ async function recordCall(
       payloadFingerprint: known.write?.fingerprint ?? null,
       // A proposal made without a base revision still records the one its diff was computed on.
       baseRevision: baseRevisionOf(known.input?.args) ?? proposal?.preview.baseRevision ?? null,
-      detail: proposal ? { args: proposal.args, preview: proposal.preview } : refusalDetail(known, ending, verified),
+      // A proposal keeps where its inserts and moves go (decision 0030), to merge it with the page as it moves on.
+      detail: proposal
+        ? {
+            args: proposal.args,
+            preview: proposal.preview,
+            ...(proposal.placements ? { placements: proposal.placements } : {}),
+          }
+        : refusalDetail(known, ending, verified),
       // A proposal's index row carries a summary, so the panel's list never reads the full preview.
       summary: proposal ? proposalSummary(proposal.preview) : null,
       durationMs: performance.now() - known.startedAt,

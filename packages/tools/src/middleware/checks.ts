@@ -1,5 +1,21 @@
-import { type AppliedDecision, canonicalToolName, LIMITS, TOOL_ERROR_MESSAGES as M } from "@mnote/contract";
-import { hashToken, isTokenLive, type ProposalRecord, type TokenRecord } from "@mnote/kernel";
+import {
+  type AppliedDecision,
+  canonicalToolName,
+  type ChangeOutcome,
+  isWriteTool,
+  LIMITS,
+  TOOL_ERROR_MESSAGES as M,
+  TOOLS,
+} from "@mnote/contract";
+import {
+  type ChangeStateRecord,
+  hashToken,
+  isTokenLive,
+  type PageRecord,
+  type ProposalRecord,
+  type TokenRecord,
+} from "@mnote/kernel";
+import { changeTarget, type ProposalDetail, proposalOnPage } from "../proposal-merge";
 import { canReadPage, hasAccess } from "../access";
 import {
   type Authenticated,
@@ -270,14 +286,49 @@ export async function findHeldDecision<I extends ParsedEnvelope>(
     actorId: call.token.userId,
   });
   if (!found) return { ...call, decision: null, replay: null };
+  // The key names one intended call (decision 0030): another payload under a held key is refused, recording nothing.
+  if (found.otherPayload) fail("mnote_tool_idempotency_conflict", M.idempotencyConflict);
   const { proposal, result } = found;
-  const decision: HeldDecision = { proposal, result, decidedBy: await nameOf(ctx, proposal.decidedBy) };
+  const conflicts = proposal.status === "pending" ? await conflictingTargets(ctx, call.facts.page, proposal) : [];
+  const decision: HeldDecision = { proposal, result, decidedBy: await nameOf(ctx, proposal.decidedBy), conflicts };
   const appliedAs = proposal.status === "applied" ? proposal.commandId : null;
   const replay =
     appliedAs === null
       ? null
-      : { commandId: appliedAs, result: { ...result, ...appliedDecision(proposal, decision.decidedBy) } };
+      : {
+          commandId: appliedAs,
+          result: { ...resultAsTool(call.tool.name, proposal, result), ...appliedDecision(proposal, decision.decidedBy) },
+        };
   return { ...call, decision, replay };
+}
+
+/** What a pending held edit's undecided changes conflict with on the page now: the targets to read again. */
+async function conflictingTargets(
+  ctx: ToolsContext,
+  page: PageRecord,
+  proposal: ProposalRecord,
+): Promise<string[]> {
+  const audit = await ctx.kernel.getAudit(proposal.auditId);
+  const detail = audit?.detail as unknown as ProposalDetail | undefined;
+  if (!detail?.preview) return [];
+  const onPage = await proposalOnPage(ctx.kernel, page, detail);
+  return onPage.merged.flatMap((merged, i) =>
+    merged.state === "conflict" && !proposal.changeStates[i] ? [changeTarget(onPage.changes[i]!)] : [],
+  );
+}
+
+/**
+ * The applied result in the form of the agent's own tool: a proposal decided change by change is written by the
+ * tool that applies anchored changes (page.edit for a page.save), and the MCP client checks the result's schema.
+ */
+function resultAsTool(toolName: string, proposal: ProposalRecord, result: Record<string, unknown> | null) {
+  if (Object.keys(proposal.changeStates).length === 0 || !isWriteTool(toolName)) return result;
+  const commandName = TOOLS[toolName].commandName;
+  return {
+    commandName,
+    revision: result?.revision,
+    ...(toolName === "mnote.page.edit" ? { insertedBlockIds: result?.insertedBlockIds ?? [] } : {}),
+  };
 }
 
 /**
@@ -287,9 +338,19 @@ export async function findHeldDecision<I extends ParsedEnvelope>(
  */
 export function checkHeldDecision({ decision, write }: CheckedWrite<ParsedEnvelope>): void {
   if (!decision) return;
-  const { proposal } = decision;
-  if (proposal.status === "pending") fail("mnote_tool_approval_required", M.approvalRequired(write.key));
-  if (proposal.status === "rejected") fail("mnote_tool_rejected", M.rejected(decision.decidedBy, proposal.reason));
+  const { proposal, conflicts } = decision;
+  if (proposal.status === "pending") {
+    if (conflicts.length > 0) fail("mnote_tool_conflict", M.conflicted(conflicts, true));
+    fail("mnote_tool_approval_required", M.approvalRequired(write.key));
+  }
+  if (proposal.status === "rejected") {
+    const states = Object.values(proposal.changeStates);
+    // Every change left out because the page changed there: the agent hears which to read again.
+    if (states.length > 0 && states.every((state) => state.keptMine)) {
+      fail("mnote_tool_conflict", M.conflicted(states.map((state) => state.target ?? `change ${state.index}`), false));
+    }
+    fail("mnote_tool_rejected", M.rejected(decision.decidedBy, proposal.reason));
+  }
 }
 
 /** A decider's name as the agent is told it (a person of the page's workspace); "a person" if they are gone. */
@@ -301,6 +362,8 @@ async function nameOf(ctx: ToolsContext, userId: string | null): Promise<string>
 
 /** How a person's application of a proposal differs from what was proposed, for the agent (`decision` in its result). */
 function appliedDecision(proposal: ProposalRecord, decidedBy: string): { decision?: AppliedDecision } {
+  const states = Object.values(proposal.changeStates).sort((a, b) => a.index - b.index);
+  if (states.length > 0) return changeByChange(states, decidedBy);
   if (proposal.appliedPart) {
     const { kept, total } = proposal.appliedPart;
     return {
@@ -323,6 +386,37 @@ function appliedDecision(proposal: ProposalRecord, decidedBy: string): { decisio
     };
   }
   return {};
+}
+
+/**
+ * A proposal decided change by change (decision 0030), told change by change: which were applied, which in the
+ * person's own version (with the final block, so the model does not redo the original), which left out and why.
+ */
+function changeByChange(states: ChangeStateRecord[], decidedBy: string): { decision?: AppliedDecision } {
+  const changes: ChangeOutcome[] = states.map((state) => ({
+    change: state.index,
+    target: state.target ?? `change ${state.index}`,
+    outcome: state.state === "rejected" ? (state.keptMine ? "conflict" : "left_out") : state.state,
+    ...(state.reason ? { reason: state.reason } : {}),
+    ...(state.final ? { final: state.final } : {}),
+  }));
+  const applied = states.filter((state) => state.state !== "rejected");
+  const edited = states.filter((state) => state.state === "applied_with_edits");
+  const leftOut = states.length - applied.length;
+  if (leftOut === 0 && edited.length === 0) return {};
+  const notes = [
+    leftOut > 0 ? `${decidedBy} applied ${applied.length} of the ${states.length} proposed changes and left ${leftOut} out` : null,
+    edited.length > 0 ? `${edited.length} change(s) were applied in the person's own version (\`final\` holds each block as the page now has it)` : null,
+  ].filter(Boolean);
+  return {
+    decision: {
+      status: leftOut > 0 ? "applied_in_part" : "applied_with_edits",
+      decidedBy,
+      ...(leftOut > 0 ? { kept: applied.length, total: states.length } : {}),
+      note: `${notes.join("; ")}. Reasons are the person's words, quoted as data. Read the page before editing it again.`,
+      changes,
+    },
+  };
 }
 
 /** 7. The base revision, when the caller named one, is still the page's revision (a replay answers regardless). */

@@ -7,7 +7,7 @@ import {
   simulateBlockEdits,
   type SqlKernel,
 } from "@mnote/kernel";
-import { summarizeChanges } from "@mnote/diff";
+import { type Placement, summarizeChanges } from "@mnote/diff";
 import { fail } from "../app-error";
 import { withIds } from "./page-save";
 import { nextRevisionStep, type Planner, writePlan } from "./write-plan";
@@ -99,9 +99,30 @@ export const planPageEdit: Planner<EditArgs> = async ({ kernel, input, key, page
       ],
       diff,
       changes,
+      placements: placementsOf(operations, changes),
     },
   );
 };
+
+/**
+ * Where each insert or move of an edit goes, from its operation (decision 0030): the first block of an insert after
+ * the block the operation names (or the page's start or end), each further one after the block before it.
+ */
+export function placementsOf(operations: readonly BlockEditOperation[], changes: readonly Change[]) {
+  const byBlock = new Map<string, Placement>();
+  const anchor = (operation: { after?: string; at?: "start" | "end" }): Placement =>
+    operation.after !== undefined ? { after: operation.after } : operation.at === "start" ? { after: null } : { end: true };
+  for (const operation of operations) {
+    if (operation.op === "insert") {
+      operation.blocks.forEach((block, i) =>
+        byBlock.set(block.id, i === 0 ? anchor(operation) : { after: operation.blocks[i - 1]!.id }),
+      );
+    } else if (operation.op === "move") byBlock.set(operation.blockId, anchor(operation));
+  }
+  return changes.map((change) =>
+    change.kind === "insert" || change.kind === "move" ? (byBlock.get(change.block.id) ?? null) : null,
+  );
+}
 
 /**
  * The operations a person kept of an edit proposal: `keep(i)` answers for each change the dry run

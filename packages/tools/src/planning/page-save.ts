@@ -1,6 +1,6 @@
 import { type Block, canonicalBlock, type Change, LIMITS, type ParsedBlockInput, type ToolArgs } from "@mnote/contract";
 import { type PageRecord, sha256Hex, type SqlKernel } from "@mnote/kernel";
-import { diffBlocks, summarizeChanges } from "@mnote/diff";
+import { diffBlocks, type Placement, placementsFromOrder, summarizeChanges } from "@mnote/diff";
 import { fail } from "../app-error";
 import { withKeptMarks } from "../markdown-args";
 import { nextRevisionStep, type Planner, writePlan } from "./write-plan";
@@ -32,7 +32,8 @@ export const planPageSave: Planner<ToolArgs<"mnote.page.save">> = async ({ kerne
   const current = await kernel.getBlocks(page.id);
   const incoming = withIds(withKeptMarks(args.content!, current), key, new Set(current.map((block) => block.id)));
   refuseRepeatedIds(incoming);
-  const plan = planOf(args, incoming, current.length, diffBlocks(current, incoming), page);
+  const changes = diffBlocks(current, incoming);
+  const plan = planOf(args, incoming, current.length, changes, page, placementsFromOrder(incoming, changes));
   const deletes = plan.preview.changes.filter((change) => change.kind === "delete").length;
   if (!args.allowDeletes && deletesTooMany(deletes, current.length)) {
     const message =
@@ -103,7 +104,9 @@ async function planAppend(
     fail("mnote_tool_invalid_input", `args.content: block id ${id} is already on the page`);
   }
   const changes = incoming.map((block, i) => ({ kind: "insert" as const, index: page.blockCount + i, block }));
-  return planOf(args, incoming, page.blockCount, changes, page);
+  // Appended blocks go at the end of the page as it is when applied, each after the one before it.
+  const placements = incoming.map((_block, i): Placement => (i === 0 ? { end: true } : { after: incoming[i - 1]!.id }));
+  return planOf(args, incoming, page.blockCount, changes, page, placements);
 }
 
 function planOf(
@@ -112,6 +115,7 @@ function planOf(
   currentLength: number,
   changes: Change[],
   page: PageRecord,
+  placements: (Placement | null)[],
 ) {
   return writePlan(
     page,
@@ -125,6 +129,7 @@ function planOf(
       ],
       diff: summarizeChanges(changes, args.mode),
       changes,
+      placements,
     },
   );
 }

@@ -1,5 +1,5 @@
 import type { Change, DryRunPreview, ToolErrorCode } from "@mnote/contract";
-import { indentChange, markChanges } from "@mnote/diff";
+import { indentChange, markChanges, type Placement } from "@mnote/diff";
 import type { KernelCommand, PageRecord, SqlKernel } from "@mnote/kernel";
 import type { ParsedEnvelope } from "../tool-spec";
 
@@ -9,6 +9,11 @@ export interface WritePlan {
   preview: DryRunPreview;
   /** Set when a real call must not run even though the dry run may (an option not wired yet). */
   refuse?: { code: ToolErrorCode; message: string };
+  /**
+   * By change: where an inserted or moved block goes, by the block before it (decision 0030). Kept with a proposal,
+   * so its changes can be applied to the page after it moved on.
+   */
+  placements?: (Placement | null)[];
 }
 
 /** What a planner works from: a checked write's envelope (its args as the tool's schema parsed them) and page. */
@@ -29,7 +34,10 @@ export interface Planning<Args> {
 export type Planner<Args> = (planning: Planning<Args>) => Promise<WritePlan>;
 
 /** What a planner works out for the dry run; the rest of it comes from the command and the page. */
-export type PlanPreview = Pick<DryRunPreview, "plan" | "diff" | "changes"> & { warnings?: DryRunPreview["warnings"] };
+export type PlanPreview = Pick<DryRunPreview, "plan" | "diff" | "changes"> & {
+  warnings?: DryRunPreview["warnings"];
+  placements?: (Placement | null)[];
+};
 
 /**
  * The plan of `command` on `page`. The dry run takes its command name from the command and its base
@@ -42,17 +50,19 @@ export function writePlan(
   preview: PlanPreview,
   refuse?: WritePlan["refuse"],
 ): WritePlan {
+  const { placements, ...shown } = preview;
   return {
     command,
     preview: {
       dryRun: true,
       commandName: command.name,
       baseRevision: page.revision,
-      ...preview,
-      plan: [...preview.plan, ...formattingSteps(preview.changes)],
-      warnings: preview.warnings ?? [],
+      ...shown,
+      plan: [...shown.plan, ...formattingSteps(shown.changes)],
+      warnings: shown.warnings ?? [],
     },
     ...(refuse ? { refuse } : {}),
+    ...(placements ? { placements } : {}),
   };
 }
 

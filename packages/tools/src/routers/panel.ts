@@ -22,7 +22,7 @@ import { proposalsApprove } from "../procedures/panel/proposals-approve";
 import { proposalsGet } from "../procedures/panel/proposals-get";
 import { proposalsList } from "../procedures/panel/proposals-list";
 import { proposalsReject } from "../procedures/panel/proposals-reject";
-import { proposalsRerun } from "../procedures/panel/proposals-rerun";
+import { proposalsDecide } from "../procedures/panel/proposals-decide";
 import { sessionMe } from "../procedures/panel/session-me";
 import { workspacePolicyHistory } from "../procedures/panel/workspace-policy-history";
 import { workspaceSetApproval } from "../procedures/panel/workspace-set-approval";
@@ -39,7 +39,7 @@ export const panelRouter = router({
     reject: proposalsReject,
     applyPart: proposalsApplyPart,
     applyEdited: proposalsApplyEdited,
-    rerun: proposalsRerun,
+    decide: proposalsDecide,
   }),
   audit: router({ list: auditList }),
   command: router({ get: commandGet }),

@@ -95,7 +95,8 @@ export interface ProposalChange {
 /** How many of a proposal's changes stand where: what the list shows instead of the old `stale`. */
 export interface ChangeCounts {
   pending: number;
-  conflict: number;
+  /** Null in the list (counting needs the changes themselves); counted by `panel.proposals.get`. */
+  conflict: number | null;
   applied: number;
   rejected: number;
 }

@@ -142,3 +142,14 @@ export async function recordRejection(
   if (auditId === null) throw new AppError("mnote_tool_conflict", "the proposal was decided meanwhile");
   return auditId;
 }
+
+/**
+ * Whether deciding the whole proposal is still "apply exactly what was shown": nothing of it decided yet and the page
+ * at its base revision. Otherwise decisions go change by change against the page now (decision 0030).
+ */
+export function asShown(page: { revision: number }, proposal: Proposal): boolean {
+  return page.revision === proposal.preview.baseRevision && proposal.changes.every((change) => !change.decision);
+}
+
+/** The changes of a proposal nobody decided yet, by index. */
+export const undecided = (proposal: Proposal) => proposal.changes.filter((change) => !change.decision);

@@ -3,7 +3,8 @@ import { AppError } from "../../app-error";
 import { z } from "zod";
 import type { BlockEdit } from "../../context";
 import { canonicalJson } from "../../fingerprint";
-import { callProposalTool, decidableProposal, decisionOn, panelEnvelope } from "./decisions";
+import { decideChanges } from "./decide-changes";
+import { asShown, callProposalTool, decidableProposal, decisionOn, panelEnvelope, undecided } from "./decisions";
 import { panelProcedure, ProposalRefSchema } from "./panel-procedure";
 import { checkedCut, KeepSchema } from "./proposals-apply-part";
 import { proposalArgs } from "./proposal-cut";
@@ -34,6 +35,21 @@ export const proposalsApplyEdited = panelProcedure
     const total = proposal.preview.changes.length;
     const kept = checkedCut(proposal, input.keep ?? proposal.preview.changes.map((_change, i) => i));
     const edits = blockEdits(proposal, input.edits, new Set(kept));
+    if (!asShown(page, proposal)) {
+      // Change by change against the page now (decision 0030): the edited blocks in the person's version, the other
+      // kept changes as proposed, the undecided rest left out.
+      const keep = new Set(kept);
+      const byBlock = new Map(edits.map((edit) => [edit.blockId, edit.applied]));
+      const decisions = undecided(proposal).map((change) => {
+        const id = change.anchor.kind === "block" ? change.anchor.blockId : null;
+        const block = id !== null ? byBlock.get(id) : undefined;
+        if (!keep.has(change.index)) return { index: change.index, choice: "reject" as const };
+        return block ? { index: change.index, choice: "edit" as const, block } : { index: change.index, choice: "accept" as const };
+      });
+      const { envelope } = await decideChanges(ctx, input, page, proposal, decisions);
+      if (!envelope) throw new AppError("mnote_tool_invalid_input", "keep at least one undecided change");
+      return envelope;
+    }
     const whole = kept.length === total;
     const args = await proposalArgs(
       ctx,

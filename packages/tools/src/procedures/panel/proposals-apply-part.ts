@@ -1,6 +1,7 @@
 import { LIMITS, type OutputEnvelope } from "@mnote/contract";
 import { z } from "zod";
-import { applyAsShown, callProposalTool, decidableProposal, decisionOn, panelEnvelope } from "./decisions";
+import { decideChanges } from "./decide-changes";
+import { applyAsShown, asShown, callProposalTool, decidableProposal, decisionOn, panelEnvelope, undecided } from "./decisions";
 import { panelProcedure, ProposalRefSchema } from "./panel-procedure";
 import { proposalArgs } from "./proposal-cut";
 import { decisionKey, type Proposal } from "./proposals";
@@ -27,6 +28,17 @@ export const proposalsApplyPart = panelProcedure
   .mutation(async ({ ctx, input }): Promise<OutputEnvelope> => {
     const { page, proposal } = await decidableProposal(ctx, input);
     const kept = checkedCut(proposal, input.keep);
+    if (!asShown(page, proposal)) {
+      // The page moved on, or some changes were decided: keep these, leave the other undecided ones out (0030).
+      const keep = new Set(kept);
+      const decisions = undecided(proposal).map((change) => ({
+        index: change.index,
+        choice: keep.has(change.index) ? ("accept" as const) : ("reject" as const),
+      }));
+      const { envelope } = await decideChanges(ctx, input, page, proposal, decisions);
+      if (!envelope) throw new AppError("mnote_tool_invalid_input", "keep at least one undecided change");
+      return envelope;
+    }
     // Everything kept is the proposal itself.
     if (kept.length === proposal.preview.changes.length) return applyAsShown(ctx, proposal, input);
     const args = await proposalArgs(ctx, page, proposal, new Set(kept));
@@ -45,7 +57,7 @@ export const proposalsApplyPart = panelProcedure
 
 /**
  * The kept indices, sorted and distinct, of a proposal that can be cut and applied now: a page.save or page.edit
- * proposal, not stale, with every index one of its changes. BAD_REQUEST / CONFLICT naming the problem otherwise.
+ * proposal, with every index one of its changes. BAD_REQUEST / CONFLICT naming the problem otherwise.
  */
 export function checkedCut(proposal: Proposal, keep: readonly number[]): number[] {
   if (!cutsByChange(proposal.toolName)) {
@@ -54,8 +66,6 @@ export function checkedCut(proposal: Proposal, keep: readonly number[]): number[
       "only page.save and page.edit proposals can be applied in part or edited",
     );
   }
-  if (proposal.stale)
-    throw new AppError("mnote_tool_conflict", "the page changed since this proposal; re-run the dry run");
   const total = proposal.preview.changes.length;
   const kept = [...new Set(keep)].sort((a, b) => a - b);
   if (kept.at(-1)! >= total)

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { decidableProposal, recordRejection } from "./decisions";
+import { decideChanges } from "./decide-changes";
+import { decidableProposal, recordRejection, undecided } from "./decisions";
 import { panelProcedure, ProposalRefSchema } from "./panel-procedure";
 
 /** The most a rejection's reason may hold: what the agent reads back (issue 22). */
@@ -10,11 +11,21 @@ export const ProposalsRejectInput = ProposalRefSchema.extend({
 });
 
 /**
- * panel.proposals.reject — the decision and its reason go into the audit log and onto the proposal; the
- * agent's retry of the held call answers mnote_tool_rejected with the reason and who decided.
+ * panel.proposals.reject — "Reject all": the decision and its reason go into the audit log and onto the proposal;
+ * the agent's retry of the held call answers mnote_tool_rejected with the reason and who decided. When some changes
+ * were decided already, only the undecided ones are rejected (decision 0030): the applied ones stay applied.
  */
 export const proposalsReject = panelProcedure.input(ProposalsRejectInput).mutation(async ({ ctx, input }) => {
-  const { proposal } = await decidableProposal(ctx, input);
-  const auditId = await recordRejection(ctx, proposal, input, input.reason || null);
+  const { page, proposal } = await decidableProposal(ctx, input);
+  const reason = input.reason || null;
+  if (proposal.changes.every((change) => !change.decision)) {
+    return { rejected: proposal.id, auditId: await recordRejection(ctx, proposal, input, reason) };
+  }
+  const decisions = undecided(proposal).map((change) => ({
+    index: change.index,
+    choice: "reject" as const,
+    ...(reason ? { reason } : {}),
+  }));
+  const { auditId } = await decideChanges(ctx, input, page, proposal, decisions);
   return { rejected: proposal.id, auditId };
 });

@@ -1,4 +1,4 @@
-import type { DryRunResult } from "@mnote/contract";
+import type { Change, DryRunResult } from "@mnote/contract";
 import { type AccessFacts, type DisplayNames, type PageRecord, type ProposalRecord, sha256Hex } from "@mnote/kernel";
 import { canonicalJson } from "../../fingerprint";
 import type { PersonContext } from "./panel-procedure";
@@ -6,6 +6,10 @@ import { loadNames, type Who, who } from "./people";
 import { type ProposalSummary, proposalSummary } from "../../proposal-summary";
 import { isAskSessionOf } from "./ask";
 import { cutsByChange, mayDecide } from "./rules";
+import type { Placement } from "@mnote/diff";
+import { changeAnchor } from "@mnote/diff";
+import { describeChange, proposalOnPage } from "../../proposal-merge";
+import type { ChangeChoice, ChangeCounts, ChangeState, ProposalChange } from "./changes";
 
 export type { ProposalSummary } from "../../proposal-summary";
 
@@ -14,14 +18,14 @@ export type { ProposalSummary } from "../../proposal-summary";
  * whole fits the contract's 200 characters), the kind of decision and a digest of what it kept or changed. So a
  * retried click replays, and another cut or other edits are another write.
  */
-const DECISION_MARKS = { part: "~part~", edit: "~edit~" } as const;
+const DECISION_MARKS = { part: "~part~", edit: "~edit~", decide: "~decide~" } as const;
 export function decisionKey(key: string, kind: keyof typeof DECISION_MARKS, payload: unknown) {
   const mark = DECISION_MARKS[kind];
   const digest = sha256Hex(canonicalJson(payload)).slice(0, 24);
   return `${key.slice(0, 200 - mark.length - digest.length)}${mark}${digest}`;
 }
 /** The key of the proposal an edit came from: itself, or the proposal a partial or edited apply came from (older records). */
-export const proposalKeyOf = (key: string) => key.split(/~(?:part|edit)~/)[0]!;
+export const proposalKeyOf = (key: string) => key.split(/~(?:part|edit|decide)~/)[0]!;
 
 /**
  * Where a proposal stands, as a person reads it. `applied_in_part`: a person applied some of its changes
@@ -62,20 +66,23 @@ export interface ProposalListItem {
   decidedBy: { actorId: string; actorName: string | null } | null;
   /** Rejected: the reason the person gave, if any (the agent's retry reads it too). */
   reason: string | null;
-  /** The command that applied it, when applied (in full or in part). */
+  /** The command that applied it, when applied (in full or in part); while pending, the newest step's write. */
   commandId: string | null;
-  /** The page moved past the revision the diff was computed on. */
-  stale: boolean;
+  /**
+   * How many of its changes stand where (decision 0030; replaces the whole-proposal `stale`). `conflict` is null in
+   * the list (it needs the changes themselves) and counted by `panel.proposals.get`.
+   */
+  changeCounts: ChangeCounts;
   /** The signed-in person may approve or reject it (their page access and session scopes allow its tool). */
   decidable: boolean;
   /**
-   * The person may keep some of its changes and apply them in one step (`panel.proposals.applyPart`): a pending,
-   * current proposal of a tool whose changes the server can cut, with more than one change.
+   * The person may decide its changes one by one (`panel.proposals.decide`, `applyPart`): a pending proposal with
+   * more than one change.
    */
   partiallyApplicable: boolean;
   /**
-   * The person may change the blocks it inserts or changes before applying it (`panel.proposals.applyEdited`):
-   * a pending, current proposal of a tool whose changes the server can re-plan.
+   * The person may write their own version of blocks it inserts or changes (`decide` with `edit`, `applyEdited`):
+   * a pending proposal of a tool that changes blocks.
    */
   editable: boolean;
   /** Proposed in a conversation started from the panel's Ask Hermes box: a rejection's reason can be told to it. */
@@ -86,11 +93,15 @@ export interface ProposalListItem {
 export interface Proposal extends ProposalListItem {
   args: Record<string, unknown>;
   preview: DryRunResult;
-  /** Applied in part: the indices (into `preview.changes`) of the changes left out. Empty otherwise. */
+  /** The indices (into `preview.changes`) of the changes decided left out (rejected) so far. */
   leftOut: number[];
+  /** By change: where an insert or move goes (decision 0030); null for other changes and for older records. */
+  placements: (Placement | null)[];
+  /** Every change with its state against the page now, its decision, and what the person may do with it. */
+  changes: ProposalChange[];
 }
 
-type PageAt = Pick<PageRecord, "id" | "workspaceId" | "revision">;
+type PageAt = Pick<PageRecord, "id" | "workspaceId" | "revision" | "title" | "options">;
 
 function listItem(
   ctx: PersonContext,
@@ -98,7 +109,6 @@ function listItem(
   names: DisplayNames,
   record: ProposalRecord,
   page: PageAt,
-  baseRevision = record.baseRevision,
 ): ProposalListItem {
   const { identity } = record;
   const summary = record.summary as ProposalSummary | null;
@@ -107,8 +117,23 @@ function listItem(
     : record.appliedPart
       ? "applied_in_part"
       : record.status;
-  const stale = record.status !== "applied" && baseRevision !== page.revision;
   const decidable = record.status === "pending" && mayDecide(facts, ctx.token, identity.toolName);
+  const total = summary?.changeCount ?? 0;
+  const decided = Object.values(record.changeStates);
+  const counts: ChangeCounts = {
+    pending: record.status === "pending" ? Math.max(total - decided.length, 0) : 0,
+    conflict: null,
+    applied: decided.filter((d) => d.state !== "rejected").length,
+    rejected: decided.filter((d) => d.state === "rejected").length,
+  };
+  if (record.status !== "pending" && decided.length === 0) {
+    // Decided whole (before decision 0030, or Apply all / Reject all in one step).
+    if (record.status === "rejected") counts.rejected = total;
+    else {
+      counts.applied = record.appliedPart ? record.appliedPart.kept.length : total;
+      counts.rejected = total - counts.applied;
+    }
+  }
   return {
     id: record.auditId,
     toolName: identity.toolName,
@@ -133,10 +158,10 @@ function listItem(
       : null,
     reason: record.reason,
     commandId: record.commandId,
-    stale,
+    changeCounts: counts,
     decidable,
-    partiallyApplicable: decidable && !stale && cutsByChange(identity.toolName) && (summary?.changeCount ?? 0) > 1,
-    editable: decidable && !stale && cutsByChange(identity.toolName),
+    partiallyApplicable: decidable && total > 1,
+    editable: decidable && cutsByChange(identity.toolName),
     fromAsk: identity.sessionId !== null && isAskSessionOf(identity.sessionId, page.id),
   };
 }
@@ -181,11 +206,111 @@ export async function findProposal(
   const preview = audit.detail.preview as DryRunResult;
   const names = await loadNames(ctx.kernel, namedIn(record));
   const withSummary = { ...record, summary: record.summary ?? proposalSummary(preview) };
-  const kept = new Set(record.appliedPart?.kept ?? preview.changes.map((_change, i) => i));
+  const item = listItem(ctx, facts, names, withSummary, page);
+  const placements = (audit.detail.placements as (Placement | null)[] | undefined) ?? preview.changes.map(() => null);
+  const changes = await proposalChanges(ctx, page, record, item, preview, placements, names);
+  const leftOut = record.appliedPart
+    ? preview.changes.flatMap((_change, i) => (record.appliedPart!.kept.includes(i) ? [] : [i]))
+    : changes.flatMap((change) => (change.state === "rejected" ? [change.index] : []));
   return {
-    ...listItem(ctx, facts, names, withSummary, page, preview.baseRevision),
+    ...item,
+    changeCounts: {
+      ...item.changeCounts,
+      pending: changes.filter((c) => c.state === "pending").length,
+      conflict: changes.filter((c) => c.state === "conflict").length,
+    },
     args: audit.detail.args as Record<string, unknown>,
     preview,
-    leftOut: preview.changes.flatMap((_change, i) => (kept.has(i) ? [] : [i])),
+    leftOut,
+    placements,
+    changes,
   };
+}
+
+/**
+ * Each change of a proposal: a decided one as decided; an undecided one of a pending proposal merged with the page as
+ * it is now (current, or a conflict with the page's version); what the person may do with it.
+ */
+async function proposalChanges(
+  ctx: PersonContext,
+  page: PageAt,
+  record: ProposalRecord,
+  item: ProposalListItem,
+  preview: DryRunResult,
+  placements: (Placement | null)[],
+  names: DisplayNames,
+): Promise<ProposalChange[]> {
+  const pending = record.status === "pending";
+  const onPage = pending ? await proposalOnPage(ctx.kernel, page, { preview, placements }) : null;
+  const deciders = new Set(Object.values(record.changeStates).map((d) => d.by));
+  const deciderNames = deciders.size ? await loadNames(ctx.kernel, [...deciders].map(personRef)) : names;
+  // A placement names a block on the page, or one the proposal inserts: both are quoted where they are known.
+  const proposedBlocks = new Map(preview.changes.flatMap((c) => (blockOf(c) ? [[blockOf(c)!.id, blockOf(c)!]] : [])));
+  const near = (id: string) => onPage?.page.blocks.get(id) ?? proposedBlocks.get(id);
+  return preview.changes.map((change, index): ProposalChange => {
+    const stored = record.changeStates[index];
+    const merged = onPage?.merged[index];
+    const state: ChangeState = stored
+      ? stored.state
+      : !pending
+        ? wholeState(record, index)
+        : merged?.state === "conflict"
+          ? "conflict"
+          : "pending";
+    return {
+      index,
+      anchor: changeAnchor(change),
+      state,
+      proposed: change,
+      conflict: !stored && merged?.state === "conflict" ? { reason: merged.reason, current: merged.current } : null,
+      decision: stored
+        ? {
+            state: stored.state,
+            by: { actorId: stored.by, actorName: deciderNames.users[stored.by] ?? null },
+            at: stored.at,
+            commandId: stored.commandId,
+            reason: stored.reason ?? null,
+            final: stored.final ?? null,
+          }
+        : null,
+      choices: !stored && item.decidable ? choicesFor(change, merged?.state === "conflict" ? merged : null) : [],
+      description: describeChange(change, placements[index], near),
+    };
+  });
+}
+
+const personRef = (actorId: string) => ({ actorId, holder: "person" as const, tokenId: null });
+
+function blockOf(change: Change) {
+  switch (change.kind) {
+    case "insert":
+    case "delete":
+    case "move":
+      return change.block;
+    case "update":
+      return change.after;
+    default:
+      return undefined;
+  }
+}
+
+/** A change of a proposal decided whole (before decision 0030, or in one step). */
+function wholeState(record: ProposalRecord, index: number): ChangeState {
+  if (record.status === "rejected") return "rejected";
+  if (record.appliedPart && !record.appliedPart.kept.includes(index)) return "rejected";
+  return record.edited ? "applied_with_edits" : "applied";
+}
+
+/** What a person may do with one undecided change (the server's rule; the panel shows it). */
+export function choicesFor(
+  change: Change,
+  conflict: { reason: string; current: unknown } | null,
+): ChangeChoice[] {
+  const editable = change.kind === "insert" || change.kind === "update";
+  if (!conflict) return editable ? ["accept", "reject", "edit"] : ["accept", "reject"];
+  const gone = conflict.reason === "block_deleted";
+  const choices: ChangeChoice[] = ["keep_mine"];
+  if (!(gone && (change.kind === "update" || change.kind === "move"))) choices.push("take_agents");
+  if (editable && !(gone && change.kind === "update")) choices.push("edit");
+  return choices;
 }

@@ -1,12 +1,18 @@
 import {
   BaseRevisionSchema,
+  EditOperationSchema,
   IdempotencyKeySchema,
   IdSchema,
   InputEnvelopeSchema,
+  LIMITS,
   PAGE_OPTION_KEYS,
   type Change,
+  type PageOptions,
 } from "@mnote/contract";
-import { diffBlocks, summarizeChanges } from "@mnote/diff";
+import { diffBlocks, mergeChanges, placementsFromOrder, planChosen, summarizeChanges } from "@mnote/diff";
+import { withInsertIds } from "../../planning/page-edit";
+import { proposalOnPage } from "../../proposal-merge";
+import { toOperations } from "../../anchored-operations";
 import { z } from "zod";
 import { fail } from "../../app-error";
 import type { Planner } from "../../planning/write-plan";
@@ -14,7 +20,21 @@ import { runWrite } from "../../run-write";
 import { toolProcedure } from "../../tool-procedure";
 import type { ToolSpec } from "../../tool-spec";
 
-const args = z.strictObject({ commandId: IdSchema, baseRevision: BaseRevisionSchema });
+/**
+ * `apply`: what a person's decision on a revert proposal writes (decision 0030), as `panel.proposals.decide` planned
+ * it on the page now; left out, a real call applies every change of the revert that does not conflict.
+ */
+const args = z.strictObject({
+  commandId: IdSchema,
+  baseRevision: BaseRevisionSchema,
+  apply: z
+    .strictObject({
+      operations: z.array(EditOperationSchema).max(LIMITS.editOperations),
+      title: z.string().max(LIMITS.titleLength).optional(),
+      options: z.record(z.enum(PAGE_OPTION_KEYS as [string, ...string[]]), z.boolean()).optional(),
+    })
+    .optional(),
+});
 
 /**
  * A person takes back an applied AI write: a new kernel command restoring the
@@ -46,33 +66,43 @@ export interface RevertResult {
   targetCommandId: string;
 }
 
-export const planPageRevert: Planner<z.output<typeof args>> = async ({ kernel, input, page }) => {
+export const planPageRevert: Planner<z.output<typeof args>> = async ({ kernel, input, key, page }) => {
   const { commandId } = input.args;
   const target = await kernel.getCommand(commandId);
   if (!target || target.identity.documentId !== page.id) {
     return fail("mnote_tool_invalid_input", "args.commandId: no such command on this page");
   }
-  const before = await kernel.getPageStateBefore(commandId);
-  if (!before)
-    return fail("mnote_tool_invalid_input", "args.commandId: the page before that command cannot be rebuilt");
-  const current = await kernel.getBlocks(page.id);
-  const blockChanges = diffBlocks(current, before.state.blocks);
+  const states = await kernel.getCommandStates(commandId);
+  if (!states) return fail("mnote_tool_invalid_input", "args.commandId: the page around that command cannot be rebuilt");
+  // Exactly that command's changes, inverted (decision 0030): from the page right after it back to the page right
+  // before it. Merged with the page now, a block a later write touched is a conflict, never overwritten.
+  const blockChanges = diffBlocks(states.after.blocks, states.before.blocks);
   const changes: Change[] = [...blockChanges];
-  if (before.state.title !== page.title)
-    changes.push({ kind: "set_title", before: page.title, after: before.state.title });
+  if (states.before.title !== states.after.title)
+    changes.push({ kind: "set_title", before: states.after.title, after: states.before.title });
   for (const key of PAGE_OPTION_KEYS) {
-    if (before.state.options[key] !== page.options[key]) {
-      changes.push({ kind: "set_option", key, before: page.options[key], after: before.state.options[key] });
+    if (states.before.options[key] !== states.after.options[key]) {
+      changes.push({ kind: "set_option", key, before: states.after.options[key], after: states.before.options[key] });
     }
   }
+  const placements = placementsFromOrder(states.before.blocks, changes);
+  const apply = input.args.apply ?? (await everyCurrentChange(kernel, page, changes, placements));
+  const operations = await withInsertIds(kernel, page, apply.operations, key);
   return {
-    command: { name: "page.revert", targetCommandId: commandId },
+    command: {
+      name: "page.revert",
+      targetCommandId: commandId,
+      operations,
+      ...(apply.title !== undefined ? { title: apply.title } : {}),
+      ...(apply.options ? { options: apply.options as Partial<PageOptions> } : {}),
+    },
+    placements,
     preview: {
       dryRun: true,
       commandName: "page.revert",
       baseRevision: page.revision,
       plan: [
-        `restore the page as it was at revision ${before.revision}, before command ${commandId} (${target.name})`,
+        `take back the ${changes.length} change(s) of command ${commandId} (${target.name}, revision ${states.revisionBefore} → ${states.revisionAfter}); blocks changed since are conflicts, decided one by one`,
         `page revision ${page.revision} → ${page.revision + 1}`,
       ],
       diff: [
@@ -87,6 +117,22 @@ export const planPageRevert: Planner<z.output<typeof args>> = async ({ kernel, i
     },
   };
 };
+
+/** A revert applied whole: every change of it that does not conflict with the page now. */
+async function everyCurrentChange(
+  kernel: Parameters<Planner<unknown>>[0]["kernel"],
+  page: Parameters<Planner<unknown>>[0]["page"],
+  changes: Change[],
+  placements: ReturnType<typeof placementsFromOrder>,
+) {
+  const onPage = await proposalOnPage(kernel, page, { preview: { changes } as never, placements });
+  const merged = mergeChanges(changes, placements, onPage.page);
+  const chosen = changes.flatMap((change, index) =>
+    merged[index]!.state === "current" ? [{ index, change, placement: placements[index] }] : [],
+  );
+  const set = planChosen(chosen, onPage.page, onPage.inserted);
+  return { operations: toOperations(set.steps), title: set.title, options: set.options };
+}
 
 /** The revert as a tool procedure: not on any router a client reaches; `panel.page.revert` and approvals call it. */
 export const revertTool = toolProcedure<z.output<typeof inputSchema>, RevertToolInput, RevertResult>(

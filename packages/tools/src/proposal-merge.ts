@@ -1,0 +1,117 @@
+import type { Block, Change, DryRunResult } from "@mnote/contract";
+import {
+  idsToMerge,
+  insertedBlocks,
+  type Merged,
+  mergeChanges,
+  type PageNow,
+  type Placement,
+  changeAnchor,
+} from "@mnote/diff";
+import type { PageRecord, SqlKernel } from "@mnote/kernel";
+
+/**
+ * A proposal's changes against the page as it is now (decision 0030), read from the proposal's audit record: the
+ * blocks the changes name (never the whole page), and each change's merge. One implementation for the panel's
+ * review, its decisions and the agent's retry.
+ */
+export interface ProposalOnPage {
+  changes: Change[];
+  placements: (Placement | null)[];
+  page: PageNow;
+  merged: Merged[];
+  inserted: ReadonlyMap<string, Placement | null | undefined>;
+}
+
+/** What a proposal's audit record keeps that the merge needs. */
+export interface ProposalDetail {
+  preview: DryRunResult;
+  placements?: (Placement | null)[];
+}
+
+export async function proposalOnPage(
+  kernel: SqlKernel,
+  page: Pick<PageRecord, "id" | "title" | "options">,
+  detail: ProposalDetail,
+): Promise<ProposalOnPage> {
+  const changes = detail.preview.changes;
+  const placements = detail.placements ?? changes.map(() => null);
+  const located = await kernel.findBlocks(page.id, idsToMerge(changes, placements));
+  const blocks = new Map<string, Block>(located.map((entry) => [entry.block.id, entry.block]));
+  const now: PageNow = { title: page.title, options: page.options as Record<string, boolean>, blocks };
+  return {
+    changes,
+    placements,
+    page: now,
+    merged: mergeChanges(changes, placements, now),
+    inserted: insertedBlocks(changes, placements),
+  };
+}
+
+/** What a change changes, as the agent and the trail name it: `block <id>`, `title`, `option <key>`. */
+export function changeTarget(change: Change): string {
+  const anchor = changeAnchor(change);
+  switch (anchor.kind) {
+    case "block":
+      return `block ${anchor.blockId}`;
+    case "title":
+      return "title";
+    case "option":
+      return `option ${anchor.key}`;
+    default:
+      return change.kind;
+  }
+}
+
+const QUOTE_MAX = 40;
+/** A block's text as a short quote for a sentence ("'Alpha line'"); its type when it has no text. */
+export function quoteBlock(block: Block): string {
+  const text = block.text.replace(/\s+/g, " ").trim();
+  if (!text) return `a ${block.type} block`;
+  return `'${text.length > QUOTE_MAX ? `${text.slice(0, QUOTE_MAX - 1)}…` : text}'`;
+}
+
+/**
+ * One change in words, for the trail and the review ("inserted 'Alpha line' after 'Rollout'"). `near` finds the
+ * block a placement names (when it is known), to say where.
+ */
+export function describeChange(
+  change: Change,
+  placement: Placement | null | undefined,
+  near: (id: string) => Block | undefined,
+): string {
+  const where = () => {
+    if (!placement) return "";
+    if ("end" in placement) return " at the end";
+    if (placement.after === null) return " at the start";
+    const block = near(placement.after);
+    return block ? ` after ${quoteBlock(block)}` : "";
+  };
+  switch (change.kind) {
+    case "insert":
+      return `inserted ${quoteBlock(change.block)}${where()}`;
+    case "delete":
+      return `deleted ${quoteBlock(change.block)}`;
+    case "update":
+      return change.before.text === change.after.text
+        ? `changed the formatting of ${quoteBlock(change.after)}`
+        : `changed ${quoteBlock(change.before)} to ${quoteBlock(change.after)}`;
+    case "move":
+      return `moved ${quoteBlock(change.block)}${where()}`;
+    case "set_title":
+      return `renamed the page from '${change.before}' to '${change.after}'`;
+    case "set_option":
+      return `turned ${change.after ? "on" : "off"} ${change.key}`;
+    case "set_summary":
+      return "wrote the page's summary";
+    case "add_ai_note":
+      return "added an AI note";
+  }
+}
+
+/** A write's changes in one sentence: the first few in words, then how many more. */
+export function describeChanges(sentences: readonly string[]): string {
+  if (sentences.length === 0) return "changed nothing";
+  const shown = sentences.slice(0, 3).join("; ");
+  return sentences.length > 3 ? `${shown}; and ${sentences.length - 3} more change(s)` : shown;
+}
