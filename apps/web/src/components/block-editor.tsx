@@ -47,12 +47,15 @@ export function BlockEditor({
   onSave,
   onCancel,
   label,
+  saveLabel = "Keep my edit",
 }: {
   block: Block;
   onSave: (block: Block) => void;
   onCancel: () => void;
   /** What is being edited, for the form's accessible name ("Edit inserted paragraph"). */
   label: string;
+  /** The save button's words: "Apply my edit" where saving decides the change at once. */
+  saveLabel?: string;
 }) {
   const id = useId();
   const [type, setType] = useState<BlockType>(block.type);
@@ -176,12 +179,12 @@ export function BlockEditor({
       )}
       <div className="row">
         <button type="submit" className="primary small">
-          Keep my edit
+          {saveLabel}
         </button>
         <button type="button" className="small" onClick={onCancel}>
           Cancel
         </button>
-        <span className="muted small-print">Ctrl+Enter keeps it, Esc cancels</span>
+        <span className="muted small-print">Ctrl+Enter saves, Esc cancels</span>
       </div>
     </form>
   );

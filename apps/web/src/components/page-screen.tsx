@@ -122,7 +122,6 @@ function PageScreenBody({
             page={page}
             proposal={shown}
             pageRef={pageRef}
-            onReject={() => setTab("proposals")}
             meta={
               <>
                 <span data-testid="page-revision">Revision {page.revision}</span>
@@ -150,7 +149,6 @@ function PageScreenBody({
                 blocks={blocks}
                 highlighted={highlighted}
                 handle={pageBody}
-                onReject={() => setTab("proposals")}
               />
             ) : (
               <PageBody blocks={blocks} highlighted={highlighted} suggestions={null} handle={pageBody} />

@@ -23,7 +23,6 @@ export function SuggestionSwitcher({ pending: all, shown }: { pending: ProposalI
           <option key={p.id} value={p.id}>
             {i === 0 ? "Newest: " : ""}
             {toolLabel(p.toolName)} by {whoText(p.who)}
-            {p.stale ? " (stale)" : ""}
           </option>
         ))}
         <option value={0}>None (the page as it is)</option>
@@ -32,8 +31,8 @@ export function SuggestionSwitcher({ pending: all, shown }: { pending: ProposalI
   );
 }
 
-/** One pending proposal as the page shows it: its changes, what the person may do, and their draft. */
-function usePageSuggestions(proposal: ProposalItem, pageRef: PageRef, onReject: () => void) {
+/** One pending proposal as the page shows it: its changes as the server has them, and the person's decisions. */
+function usePageSuggestions(proposal: ProposalItem, pageRef: PageRef) {
   const review = useReview();
   const detail = useProposalDetail(proposal, pageRef, true);
   const decisions = useDecisions(proposal, pageRef, () => undefined);
@@ -41,24 +40,14 @@ function usePageSuggestions(proposal: ProposalItem, pageRef: PageRef, onReject: 
   const suggestions: PageSuggestions | null = detail.data
     ? {
         proposalId: proposal.id,
-        changes: detail.data.preview.changes,
-        stale: proposal.stale,
-        decidable: proposal.decidable,
-        cuttable: proposal.partiallyApplicable,
-        editable: proposal.editable,
-        leftOut: review.leftOut(proposal.id),
-        edits: review.edits(proposal.id),
+        changes: detail.data.changes,
+        placements: detail.data.placements,
+        busy: decisions.busy,
         current: review.current,
         editing: review.editing,
         onFocusChange: (change) => review.setCurrent(ref(change), "page"),
-        onKeep: (change, keep) => review.setLeftOut(ref(change), !keep),
         onEdit: (change) => review.setEditing(change === null ? null : ref(change)),
-        onSaveEdit: (blockId, block) => review.setEdit(proposal.id, blockId, block),
-        onApproveAll: decisions.approve,
-        onRejectAll: () => {
-          review.setRejecting(proposal.id);
-          onReject();
-        },
+        onDecide: decisions.decide,
       }
     : null;
   return { detail, decisions, suggestions };
@@ -69,12 +58,10 @@ function usePageSuggestions(proposal: ProposalItem, pageRef: PageRef, onReject: 
  * (issue 32 item 6): the heading with its deleted and inserted words, each option change as "Wide layout:
  * off → on", each with its own Accept / Reject. `data-title` is the page's title as it is.
  */
-export function PageHeading(
-  props: HeadingProps & { proposal: ProposalItem | null; pageRef: PageRef; onReject: () => void },
-) {
-  const { proposal, pageRef, onReject, ...heading } = props;
+export function PageHeading(props: HeadingProps & { proposal: ProposalItem | null; pageRef: PageRef }) {
+  const { proposal, pageRef, ...heading } = props;
   if (!proposal) return <PlainHeading {...heading} />;
-  return <SuggestedHeading key={proposal.id} {...heading} proposal={proposal} pageRef={pageRef} onReject={onReject} />;
+  return <SuggestedHeading key={proposal.id} {...heading} proposal={proposal} pageRef={pageRef} />;
 }
 
 interface HeadingProps {
@@ -110,31 +97,35 @@ function PlainHeading(props: HeadingProps) {
 function SuggestedHeading({
   proposal,
   pageRef,
-  onReject,
   ...heading
-}: HeadingProps & { proposal: ProposalItem; pageRef: PageRef; onReject: () => void }) {
+}: HeadingProps & { proposal: ProposalItem; pageRef: PageRef }) {
   const { page } = heading;
-  const { suggestions: s } = usePageSuggestions(proposal, pageRef, onReject);
-  const entries = (s?.changes ?? []).map((change, index) => ({ change, index }));
-  const title = entries.find((e) => e.change.kind === "set_title");
-  const options = entries.filter((e) => e.change.kind === "set_option");
+  const { suggestions: s, decisions } = usePageSuggestions(proposal, pageRef);
+  // The open ones only: a decided rename or option is the page's title or option now.
+  const open = (s?.changes ?? []).filter((c) => c.state === "pending" || c.state === "conflict");
+  const title = open.find((c) => c.proposed.kind === "set_title");
+  const options = open.filter((c) => c.proposed.kind === "set_option");
   if (!s || (!title && options.length === 0)) return <PlainHeading {...heading} />;
-  const titleLeft = title ? s.leftOut.has(title.index) : false;
-  const after = title?.change.kind === "set_title" ? title.change.after : page.title;
+  const after = title?.proposed.kind === "set_title" ? title.proposed.after : page.title;
   return (
     <>
       {title ? (
         <div
-          className={`title-suggestion-row${titleLeft ? " left-out" : ""}`}
+          className={`title-suggestion-row${title.state === "conflict" ? " conflict" : ""}`}
           data-change={title.index}
           data-kind="set_title"
-          data-left-out={titleLeft || undefined}
+          data-state={title.state}
         >
           {/* Against the title as it is now: what approving it would do. */}
           <h1 data-testid="page-title" data-title={page.title} className="title-suggestion">
             <WordDiff before={page.title} after={after} />
           </h1>
-          <SuggestionActions suggestions={s} change={title.index} what={`Rename to “${after}”`} left={titleLeft} />
+          {title.state === "conflict" && title.proposed.kind === "set_title" && (
+            <span className="muted small-print" data-testid="conflict">
+              Renamed since: the agent proposed “{after}” for “{title.proposed.before}”.
+            </span>
+          )}
+          <SuggestionActions suggestions={s} change={title} what={`Rename to “${after}”`} />
         </div>
       ) : (
         <h1 data-testid="page-title" data-title={page.title}>
@@ -142,24 +133,32 @@ function SuggestedHeading({
         </h1>
       )}
       <PageMeta {...heading} />
-      {options.map(({ change, index }) => {
+      {decisions.outcome && (
+        <p
+          role={decisions.outcome.tone === "error" ? "alert" : "status"}
+          className={`notice ${decisions.outcome.tone}`}
+        >
+          {decisions.outcome.text}
+        </p>
+      )}
+      {options.map((option) => {
+        const { proposed: change, index } = option;
         if (change.kind !== "set_option") return null;
-        const left = s.leftOut.has(index);
         const label = PAGE_OPTION_REGISTRY[change.key as PageOptionKey]?.label ?? change.key;
         const what = `${label}: ${onOff(change.before)} → ${onOff(change.after)}`;
         return (
           <p
             key={index}
-            className={`option-suggestion${left ? " left-out" : ""}`}
+            className={`option-suggestion${option.state === "conflict" ? " conflict" : ""}`}
             data-change={index}
             data-kind="set_option"
             data-option={change.key}
-            data-left-out={left || undefined}
+            data-state={option.state}
           >
             <span>
               Option <strong>{label}</strong>: <del>{onOff(change.before)}</del> → <ins>{onOff(change.after)}</ins>
             </span>
-            <SuggestionActions suggestions={s} change={index} what={what} left={left} />
+            <SuggestionActions suggestions={s} change={option} what={what} />
           </p>
         );
       })}
@@ -174,18 +173,15 @@ export function PageSuggestionsFor({
   blocks,
   highlighted,
   handle,
-  onReject,
 }: {
   proposal: ProposalItem;
   pageRef: PageRef;
   blocks: Block[];
   highlighted: string | null;
   handle: Ref<PageBodyHandle>;
-  /** Reject was asked for from the page: the panel's reject form (with its reason) takes over. */
-  onReject: () => void;
 }) {
   const review = useReview();
-  const { detail, decisions, suggestions } = usePageSuggestions(proposal, pageRef, onReject);
+  const { detail, decisions, suggestions } = usePageSuggestions(proposal, pageRef);
   const inner = useRef<PageBodyHandle>(null);
   // The page follows a change focused in the list.
   const current = review.current;
@@ -210,10 +206,10 @@ export function PageSuggestionsFor({
     <div className="in-page-review" data-testid="in-page-review" data-proposal-id={proposal.id}>
       <p className="muted suggestion-note" role="note">
         Showing “{toolLabel(proposal.toolName)}” by {whoText(proposal.who)} as suggestions.
-        {proposal.stale && (
-          <strong className="stale-note" data-testid="stale-in-page">
+        {(detail.data?.changeCounts.conflict ?? 0) > 0 && (
+          <strong className="stale-note" data-testid="conflicts-in-page">
             {" "}
-            Stale: the page changed since this proposal. Re-run it in the panel to review it again.
+            {detail.data!.changeCounts.conflict} of its changes conflict with the page as it is now: choose for each.
           </strong>
         )}
       </p>

@@ -33,17 +33,19 @@ const renderProposals = (
   );
 
 describe("Proposals: a refused decision is said one way, whichever door it came by", () => {
-  it("a tool's refusal (the page moved past the proposal) says so and offers to re-run the dry run", async () => {
+  it("Approve after the page moved under every change: the conflict is said, nothing written, no re-run (decision 0030)", async () => {
     const { w, pageRef } = await worldWithProposal();
     renderProposals(w, pageRef);
     const approve = await screen.findByRole("button", { name: "Approve" });
-    // The page moves on before Ada approves: the tool answers a revision conflict in its envelope.
+    // The page is renamed before Ada approves: the proposal's one change (the title) now conflicts.
     const write = w.envelope("mnote.page.update_title", { title: "Plan, renamed meanwhile" });
     expect((await w.call("mnote.page.update_title", write, `Bearer ${w.tokens.ownerAgent}`)).ok).toBe(true);
     fireEvent.click(approve);
     const alert = await screen.findByRole("alert");
-    expect(alert.textContent).toContain("The page changed since this proposal. Nothing was written.");
-    expect(within(alert).getByRole("button", { name: "Re-run the dry run" })).toBeTruthy();
+    expect(alert.textContent).toMatch(/conflict/);
+    expect(alert.textContent).toContain("Nothing was written.");
+    expect(within(alert).queryByRole("button", { name: /Re-run/ })).toBeNull();
+    expect((await w.caller(w.tokens.owner).panel.page.view(pageRef)).page.title).toBe("Plan, renamed meanwhile");
     await w.kernel.close();
   });
 

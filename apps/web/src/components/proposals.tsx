@@ -1,10 +1,9 @@
 "use client";
 
-import { TOOL_ERROR_MESSAGES } from "@mnote/contract";
 import { matchQuery, type Query, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useMemo, useRef, useState } from "react";
 import { useTRPC } from "~/trpc/react";
-import type { DecisionAnswer, PageRef, RouterOutputs } from "~/trpc/types";
+import type { DecisionAnswer, PageRef, RouterInputs, RouterOutputs } from "~/trpc/types";
 import { ChangeList, countChanges } from "./diff-view";
 import { proposalStatusText, toolLabel, whoText } from "./labels";
 import { CopyableId } from "./copyable-id";
@@ -16,7 +15,6 @@ import { LoadFailed } from "./load-failed";
 type Outcome = {
   tone: "ok" | "error";
   text: string;
-  offerRerun?: boolean;
   /** A rejection with a reason, of a proposal from an Ask Hermes conversation: offer to tell Hermes why. */
   tellHermes?: { sessionId: string; reason: string };
 };
@@ -27,15 +25,11 @@ type EnvelopeSummary = Pick<DecisionAnswer, "ok" | "result" | "audit" | "error">
 /**
  * A refusal as the AppError mapping gives it (packages/tools `AppError`): a decision's tRPC error carries it as
  * `data.appError`, a tool's failure envelope as `error`. The one way the panel says a refused decision, whichever
- * door it came by: the contract's message, and a stale page offers to re-run the dry run.
+ * door it came by: the contract's message.
  */
 export type Refusal = { code: string; message: string };
 
 export function refusalOutcome(refusal: Refusal | null | undefined): Outcome {
-  // The page moved past the proposal's base revision (the contract's revision conflict, not "decided meanwhile").
-  if (refusal?.code === "mnote_tool_conflict" && refusal.message === TOOL_ERROR_MESSAGES.conflict) {
-    return { tone: "error", text: "The page changed since this proposal. Nothing was written.", offerRerun: true };
-  }
   return { tone: "error", text: `${refusal?.message ?? "The edit was refused"}. Nothing was written.` };
 }
 
@@ -59,16 +53,22 @@ function describeEnvelope(envelope: EnvelopeSummary, how = ""): Outcome {
 const OPEN_BY_DEFAULT = 5;
 
 /**
- * A proposal's args and preview never change (its status lives in the list): refreshes leave them cached.
- * The filter for "every panel query but the proposal details", by tRPC's query key for the procedure.
+ * What a refresh reads again: every panel query but the details of decided proposals. A pending proposal's
+ * changes are decided one by one and merged with the page as it is now (decision 0030), so its detail changes with
+ * the page; a decided one's args, preview and change states never change again, and a preview can be megabytes.
  */
-export function panelQueriesButDetails(trpc: ReturnType<typeof useTRPC>) {
+export function panelQueriesToRefresh(trpc: ReturnType<typeof useTRPC>) {
   const details = { queryKey: trpc.panel.proposals.get.pathKey() };
   return {
     queryKey: trpc.panel.pathKey(),
-    predicate: (query: Query) => !matchQuery(details, query),
+    predicate: (query: Query) => !matchQuery(details, query) || isPendingDetail(query),
   };
 }
+
+const isPendingDetail = (query: Query) => {
+  const status = (query.state.data as { status?: string } | undefined)?.status;
+  return status === undefined || status === "pending";
+};
 
 export type ProposalItem = RouterOutputs["panel"]["proposals"]["list"][number];
 
@@ -202,7 +202,9 @@ function ProposalCard({
       <div id={`${headingId}-changes`} hidden={!open}>
         {open && detail.isPending && <p className="muted">Loading changes…</p>}
         {open && detail.isError && <LoadFailed what="the changes" query={detail} />}
-        {open && detail.data && <ProposalChanges proposal={proposal} detail={detail.data} idPrefix={headingId} />}
+        {open && detail.data && (
+          <ProposalChanges proposal={proposal} pageRef={pageRef} detail={detail.data} idPrefix={headingId} />
+        )}
       </div>
       {proposal.status.startsWith("applied") && proposal.commandId && (
         <p className="muted">
@@ -241,7 +243,7 @@ function ProposalHeading({ proposal, headingId }: { proposal: ProposalItem; head
       <h3 id={headingId}>{toolLabel(proposal.toolName)}</h3>
       <span className="badges">
         {proposal.held && <span className="badge info">held for approval</span>}
-        {proposal.stale && proposal.status === "pending" && <span className="badge warn">stale: page changed</span>}
+        {proposal.status === "pending" && <DecidedSoFar proposal={proposal} />}
         {proposal.status !== "pending" && (
           <span
             className={`badge ${proposal.status === "rejected" ? "muted-badge" : "ok"}`}
@@ -252,6 +254,26 @@ function ProposalHeading({ proposal, headingId }: { proposal: ProposalItem; head
         )}
       </span>
     </div>
+  );
+}
+
+/** "2 of 5 decided": a pending proposal some of whose changes were decided (by anyone: the server says). */
+function DecidedSoFar({ proposal }: { proposal: ProposalItem }) {
+  const { applied, rejected, pending, conflict } = proposal.changeCounts;
+  const decided = applied + rejected;
+  return (
+    <>
+      {decided > 0 && (
+        <span className="badge info" data-testid="decided-so-far">
+          {decided} of {decided + pending} decided
+        </span>
+      )}
+      {(conflict ?? 0) > 0 && (
+        <span className="badge warn">
+          {conflict} conflict{conflict === 1 ? "" : "s"}
+        </span>
+      )}
+    </>
   );
 }
 
@@ -337,14 +359,15 @@ function ChangeSummary({ proposal, detail }: { proposal: ProposalItem; detail?: 
 
 /**
  * The person's decisions on one proposal, each one server step: approve (as shown), apply the kept changes,
- * apply with their edits, reject with a reason, re-run a stale one. Shared by the card and the page view.
+ * apply with their edits, reject with a reason, or decide some changes (`panel.proposals.decide`, decision 0030:
+ * the rest stays pending). Shared by the card and the page view.
  */
 export function useDecisions(proposal: ProposalItem, pageRef: PageRef, onDone: (outcome: Outcome) => void) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const review = useReview();
   const [outcome, setOutcome] = useState<Outcome | null>(null);
-  const refresh = () => queryClient.invalidateQueries(panelQueriesButDetails(trpc));
+  const refresh = () => queryClient.invalidateQueries(panelQueriesToRefresh(trpc));
   const onError = (error: Parameters<typeof refusalOf>[0]) => setOutcome(refusalOutcome(refusalOf(error)));
   // A decision that took leaves the card behind (the list shows pending ones): the list keeps saying what happened.
   const settle = (result: Outcome) => {
@@ -387,20 +410,27 @@ export function useDecisions(proposal: ProposalItem, pageRef: PageRef, onDone: (
       onError,
     }),
   );
-  const rerun = useMutation(
-    trpc.panel.proposals.rerun.mutationOptions({
-      onSuccess: (r) => {
-        setOutcome(
-          r.envelope.ok
-            ? { tone: "ok", text: "Dry run computed again on the current page: review the new proposal." }
-            : describeEnvelope(r.envelope),
-        );
+  const decide = useMutation(
+    trpc.panel.proposals.decide.mutationOptions({
+      onSuccess: (answer, input) => {
+        const applied = input.decisions.filter((d) => d.choice !== "reject" && d.choice !== "keep_mine").length;
+        const left = input.decisions.length - applied;
+        const words = [applied ? `${applied} applied` : "", left ? `${left} left out` : ""].filter(Boolean);
+        const result: Outcome = answer.envelope
+          ? answer.envelope.ok
+            ? { tone: "ok", text: `${words.join(", ")} as command ${answer.envelope.audit.commandId}.` }
+            : refusalOutcome(answer.envelope.error)
+          : { tone: "ok", text: `${words.join(", ")}. Nothing was written.` };
+        // The proposal may stay pending (other changes wait): the outcome stays with it.
+        if (answer.proposal && answer.proposal.status !== "pending" && result.tone === "ok") onDone(result);
+        else setOutcome(result);
         void refresh();
       },
       onError,
     }),
   );
-  const busy = approve.isPending || reject.isPending || rerun.isPending || applyPart.isPending || applyEdited.isPending;
+  const busy =
+    approve.isPending || reject.isPending || decide.isPending || applyPart.isPending || applyEdited.isPending;
   const leftOut = review.leftOut(proposal.id);
   const edits = review.edits(proposal.id);
   return {
@@ -408,21 +438,24 @@ export function useDecisions(proposal: ProposalItem, pageRef: PageRef, onDone: (
     busy,
     leftOut,
     edits,
-    /** Apply what the person chose: everything as shown, the kept changes, or with their edits. */
-    apply: (changeCount: number) => {
-      const keep = Array.from({ length: changeCount }, (_, i) => i).filter((i) => !leftOut.has(i));
+    /** Apply what the person chose of the undecided changes: all as shown, the kept ones, or with their edits. */
+    apply: (undecided: readonly number[]) => {
+      const keep = undecided.filter((i) => !leftOut.has(i));
+      const cut = keep.length < undecided.length;
       if (edits.size > 0) {
-        applyEdited.mutate({ ...ref, edits: [...edits.values()], ...(leftOut.size > 0 ? { keep } : {}) });
-      } else if (leftOut.size > 0) applyPart.mutate({ ...ref, keep });
+        applyEdited.mutate({ ...ref, edits: [...edits.values()], ...(cut ? { keep } : {}) });
+      } else if (cut) applyPart.mutate({ ...ref, keep });
       else approve.mutate(ref);
     },
+    /** Decide some changes now (decision 0030); the others stay pending. */
+    decide: (decisions: RouterInputs["panel"]["proposals"]["decide"]["decisions"]) =>
+      decide.mutate({ ...ref, decisions }),
     approve: () => approve.mutate(ref),
     reject: (reason: string) => reject.mutate({ ...ref, ...(reason.trim() ? { reason: reason.trim() } : {}) }),
-    rerun: () => rerun.mutate(ref),
   };
 }
 
-/** The sticky bar on top of a card: the summary, then Approve / Apply … / Reject (with a reason), or Re-run. */
+/** The sticky bar on top of a card: the summary, then Approve / Apply … / Reject (with a reason). */
 function ReviewBar({
   proposal,
   pageRef,
@@ -440,32 +473,34 @@ function ReviewBar({
   const decisions = useDecisions(proposal, pageRef, onDecided);
   const { busy, leftOut, edits } = decisions;
   const changeCount = changeCountOf(proposal, detail);
-  const kept = changeCount - leftOut.size;
+  // What Apply decides: the changes still waiting and not in conflict (a conflict is resolved on its own).
+  const undecided = detail
+    ? detail.changes.flatMap((c) => (c.state === "pending" ? [c.index] : []))
+    : Array.from({ length: changeCount }, (_, i) => i);
+  const someDecided = detail ? undecided.length < changeCount : false;
+  const kept = undecided.filter((i) => !leftOut.has(i)).length;
+  const cut = kept < undecided.length;
   const rejecting = review.rejecting === proposal.id;
   return (
     <div className="review-bar" data-testid="review-bar">
       <ChangeSummary proposal={proposal} detail={detail} />
       {proposal.status === "pending" && proposal.decidable && !rejecting && (
         <div className="row actions">
-          {proposal.stale ? (
-            <button type="button" className="primary" disabled={busy} onClick={decisions.rerun}>
-              Re-run dry run
-            </button>
-          ) : (
-            <button
-              type="button"
-              className="primary"
-              data-testid="apply"
-              disabled={busy || kept === 0}
-              onClick={() => decisions.apply(changeCount)}
-            >
-              {edits.size > 0
-                ? `Apply with your edits${leftOut.size > 0 ? ` (${kept} of ${changeCount} changes)` : ""}`
-                : leftOut.size > 0
-                  ? `Apply ${kept} of ${changeCount} changes`
+          <button
+            type="button"
+            className="primary"
+            data-testid="apply"
+            disabled={busy || kept === 0}
+            onClick={() => decisions.apply(undecided)}
+          >
+            {edits.size > 0
+              ? `Apply with your edits${cut ? ` (${kept} of ${undecided.length} changes)` : ""}`
+              : cut
+                ? `Apply ${kept} of ${undecided.length} changes`
+                : someDecided
+                  ? `Apply the ${kept} undecided`
                   : "Approve"}
-            </button>
-          )}
+          </button>
           <button type="button" disabled={busy} onClick={() => review.setRejecting(proposal.id)}>
             Reject
           </button>
@@ -515,12 +550,7 @@ function ReviewBar({
             className={decisions.outcome.tone === "ok" ? "notice ok" : "notice error"}
             role={decisions.outcome.tone === "error" ? "alert" : "status"}
           >
-            {decisions.outcome.text}{" "}
-            {decisions.outcome.offerRerun && (
-              <button type="button" className="link" disabled={busy} onClick={decisions.rerun}>
-                Re-run the dry run
-              </button>
-            )}
+            {decisions.outcome.text}
           </p>
         )}
       </div>
@@ -573,10 +603,12 @@ function RejectForm({
 /** The changes of an open card, in step with the page: the selection and edits are the page's review state. */
 function ProposalChanges({
   proposal,
+  pageRef,
   detail,
   idPrefix,
 }: {
   proposal: ProposalItem;
+  pageRef: PageRef;
   detail: ProposalDetail;
   idPrefix: string;
 }) {
@@ -589,17 +621,30 @@ function ProposalChanges({
   );
   const follow =
     review.current?.proposalId === proposal.id && review.currentFrom !== "list" ? review.current.change : null;
+  const decisions = useDecisions(proposal, pageRef, () => undefined);
   return (
-    <ChangeList
-      changes={detail.preview.changes}
-      warnings={detail.preview.warnings}
-      selection={proposal.partiallyApplicable ? selection : undefined}
-      leftOut={detail.leftOut}
-      edits={review.edits(proposal.id)}
-      follow={follow}
-      onFocusChange={(change) => review.setCurrent({ proposalId: proposal.id, change }, "list")}
-      onToggle={(change) => review.setLeftOut({ proposalId: proposal.id, change })}
-      idPrefix={idPrefix}
-    />
+    <>
+      <ChangeList
+        changes={detail.preview.changes}
+        warnings={detail.preview.warnings}
+        selection={proposal.partiallyApplicable ? selection : undefined}
+        leftOut={detail.leftOut}
+        edits={review.edits(proposal.id)}
+        follow={follow}
+        onFocusChange={(change) => review.setCurrent({ proposalId: proposal.id, change }, "list")}
+        onToggle={(change) => review.setLeftOut({ proposalId: proposal.id, change })}
+        states={detail.changes}
+        onDecide={(index, choice) => decisions.decide([{ index, choice }])}
+        idPrefix={idPrefix}
+      />
+      {decisions.outcome && (
+        <p
+          role={decisions.outcome.tone === "error" ? "alert" : "status"}
+          className={`notice ${decisions.outcome.tone}`}
+        >
+          {decisions.outcome.text}
+        </p>
+      )}
+    </>
   );
 }

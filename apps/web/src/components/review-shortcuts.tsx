@@ -126,7 +126,7 @@ function ProposalKeys({
       review.setCurrent({ proposalId: proposal.id, change }, "keys");
       focusInPage(change);
     };
-    const may = proposal.decidable && !proposal.stale;
+    const may = proposal.decidable;
     let handled = true;
     switch (event.key) {
       case "j":
@@ -156,7 +156,7 @@ function ProposalKeys({
         break;
       }
       case "A":
-        if (may) decisions.apply(changes.length);
+        if (may) decisions.apply(detail.data!.changes.flatMap((c) => (c.state === "pending" ? [c.index] : [])));
         break;
       case "r":
         if (proposal.decidable) review.setRejecting(proposal.id);
