@@ -183,6 +183,11 @@ export const FLOW_PAGES = {
     title: "Flaky network",
     blocks: paragraphs("rt", "Requests fail sometimes."),
   },
+  conflictMerge: {
+    id: "doc_e2e_quarter_merge",
+    title: "Quarter in numbers",
+    blocks: paragraphs("cm", "Revenue up 12%.", "Costs flat.", "Hiring paused."),
+  },
   editFormat: {
     id: "doc_e2e_edit_format",
     title: "Standup",

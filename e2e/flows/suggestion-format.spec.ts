@@ -30,20 +30,16 @@ test("the edit box shows a suggestion's marks as Markdown and keeps them: **Mond
 
   // A link the page cannot hold is refused in the box, with why; nothing is kept.
   await box.fill("Standup on **Monday**, see [the plan](javascript:alert(1))");
-  await editor.getByRole("button", { name: "Keep my edit" }).click();
+  await editor.getByRole("button", { name: "Apply my edit" }).click();
   await expect(editor.getByRole("alert")).toContainText('a link to "javascript:alert(1)"');
-  await expect(inPage.locator(".badge", { hasText: "your edit" })).toHaveCount(0);
+  await expect(page.getByTestId("page-revision")).toHaveText("Revision 1");
 
   await box.fill("Standup on **Monday**, see [the plan](https://example.com/plan)");
   await expect(editor.getByTestId("edit-preview").locator("strong")).toHaveText("Monday");
-  await editor.getByRole("button", { name: "Keep my edit" }).click();
-  const inserted = inPage.getByRole("insertion");
-  await expect(inserted.locator("strong")).toHaveText("Monday");
-  await expect(inserted.locator("a")).toHaveAttribute("href", "https://example.com/plan");
-  await expect(inserted).toHaveText("Standup on Monday, see the plan");
-
-  await proposalCard(page, proposal.request.toolCallId).getByRole("button", { name: "Apply with your edits" }).click();
-  await expect(page.getByTestId("decided")).toContainText("Applied with your edits");
+  // Applying the edit decides the change (decision 0030): the person's version, formatting and all, is written.
+  await editor.getByRole("button", { name: "Apply my edit" }).click();
+  await expect(page.getByTestId("page-revision")).toHaveText("Revision 2");
+  await expect(proposalCard(page, proposal.request.toolCallId)).toHaveCount(0);
   const block = page.getByTestId("page-blocks").locator(".block", { hasText: "Standup on Monday" });
   await expect(block.locator("strong")).toHaveText("Monday");
   await expect(block.locator("a")).toHaveAttribute("href", "https://example.com/plan");
@@ -79,11 +75,10 @@ test("a rename shows as the heading with its deleted and inserted words, the pag
   await expect(suggested).toContainText("Option Wide layout: off → on");
   await expect(suggested.getByRole("deletion")).toHaveText("off");
   await expect(suggested.getByRole("insertion")).toHaveText("on");
-  // Rejecting it from the page opens the panel's reject form (the reason the agent reads).
+  // Rejected from the page at once: nothing is written.
   await suggested.getByRole("button", { name: "Reject: Wide layout: off → on" }).click();
-  const card = proposalCard(page, option.request.toolCallId);
-  await card.getByRole("form", { name: "Reject this proposal" }).getByRole("button", { name: "Reject" }).click();
-  await expect(page.getByTestId("decided")).toContainText("Rejected");
   await expect(suggested).toHaveCount(0);
+  await expect(proposalCard(page, option.request.toolCallId)).toHaveCount(0);
+  await expect(page.getByTestId("page-revision")).toHaveText("Revision 2");
   await expect(page.locator("main.page")).not.toHaveClass(/\bwide\b/);
 });

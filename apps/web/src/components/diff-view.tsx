@@ -407,6 +407,8 @@ export interface ChangeState {
 
 /** "applied by Ada", "left out by Ben: “not now”", "conflict": a decided or conflicting change's badge. */
 export function stateWords(state: ChangeState): string | null {
+  // A proposal decided whole (Approve, Reject, or before decision 0030) has no decision per change: its card says it.
+  if (!state.decision && state.state !== "conflict") return null;
   const by = state.decision?.by.actorName ?? "someone";
   switch (state.state) {
     case "applied":
