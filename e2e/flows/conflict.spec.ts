@@ -51,7 +51,7 @@ test("a write to one block makes only that change a conflict; decisions are the 
   // The rename did not touch cm_p1: its change is current, with Accept.
   const revenue = inPage.locator('.suggestion[data-block-id="cm_p1"]');
   await expect(revenue).toHaveAttribute("data-state", "pending");
-  await expect(revenue.getByRole("insertion")).toHaveText("14%.");
+  await expect(revenue.getByRole("insertion")).toHaveText("14");
   // cm_p2 changed since: a conflict, both versions, the three choices — and no Accept over the newer text.
   const cost = inPage.locator('.suggestion[data-block-id="cm_p2"]');
   await expect(cost).toHaveAttribute("data-state", "conflict");

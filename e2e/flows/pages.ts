@@ -188,6 +188,11 @@ export const FLOW_PAGES = {
     title: "Quarter in numbers",
     blocks: paragraphs("cm", "Revenue up 12%.", "Costs flat.", "Hiring paused."),
   },
+  revertOne: {
+    id: "doc_e2e_revert_one",
+    title: "Rollout plan",
+    blocks: paragraphs("ro", "Rollout", "Risks"),
+  },
   editFormat: {
     id: "doc_e2e_edit_format",
     title: "Standup",
