@@ -162,7 +162,7 @@ test("reject with a reason: the agent's retry of its held call answers mnote_too
   await expect(auditRows(page, retry.request.toolCallId)).toHaveAttribute("data-outcome", "failed");
 });
 
-test("keyboard review: ? lists the shortcuts, j/k move, x leaves a change out, e edits without the keys firing, Shift+A applies", async ({
+test("keyboard review: ? lists the shortcuts, j/k move, x rejects the focused change at once, e edits without the keys firing, Ctrl+Enter applies the edit", async ({
   page,
 }) => {
   const doc = FLOW_PAGES.keys.id;

@@ -175,17 +175,12 @@ function ProposalCard({
       data-tool={proposal.toolName}
       data-tool-call-id={proposal.toolCallId ?? undefined}
     >
-      <ProposalHeading proposal={proposal} headingId={headingId} />
-      {proposal.status === "pending" &&
-        (shownInPage ? (
-          <p className="badge info shown-badge" data-testid="shown-in-page">
-            Shown in the page
-          </p>
-        ) : (
-          <button type="button" className="small link" onClick={() => review.choose(proposal.id)}>
-            Show in the page
-          </button>
-        ))}
+      <ProposalHeading proposal={proposal} headingId={headingId} shownInPage={shownInPage} />
+      {proposal.status === "pending" && !shownInPage && (
+        <button type="button" className="small link" onClick={() => review.choose(proposal.id)}>
+          Show in the page
+        </button>
+      )}
       <ProposalMeta proposal={proposal} />
       <ReviewBar proposal={proposal} pageRef={pageRef} detail={detail.data} open={open} onDecided={onDecided} />
       <button
@@ -237,11 +232,24 @@ export function useProposalDetail(proposal: ProposalItem, pageRef: PageRef, enab
 const changeCountOf = (proposal: ProposalItem, detail?: ProposalDetail) =>
   proposal.summary?.changeCount ?? detail?.preview.changes.length ?? 0;
 
-function ProposalHeading({ proposal, headingId }: { proposal: ProposalItem; headingId: string }) {
+function ProposalHeading({
+  proposal,
+  headingId,
+  shownInPage,
+}: {
+  proposal: ProposalItem;
+  headingId: string;
+  shownInPage: boolean;
+}) {
   return (
     <div className="row between">
       <h3 id={headingId}>{toolLabel(proposal.toolName)}</h3>
       <span className="badges">
+        {shownInPage && proposal.status === "pending" && (
+          <span className="badge info" data-testid="shown-in-page">
+            Shown in the page
+          </span>
+        )}
         {proposal.held && <span className="badge info">held for approval</span>}
         {proposal.status === "pending" && <DecidedSoFar proposal={proposal} />}
         {proposal.status !== "pending" && (
