@@ -28,6 +28,7 @@ import { runSoak } from "./soak";
 import { runAuthLimit } from "./auth-limit";
 import { runMarkdown } from "./markdown";
 import { runCpuSplit } from "./cpu-split";
+import { APPROVALS_LIMITS, runApprovals } from "./approvals";
 
 const SECTIONS = [
   "floor",
@@ -41,6 +42,7 @@ const SECTIONS = [
   "edits",
   "markdown",
   "push",
+  "approvals",
 ] as const;
 type Section = (typeof SECTIONS)[number];
 
@@ -83,6 +85,7 @@ const settings = quick
       proposals: { dryRuns: 30, calls: 5 },
       edits: { sizes: [100, 1000, 10_000], rounds: 3, callsPerRound: 30 },
       markdown: { sizes: [100, 10_000], rounds: 3, callsPerRound: 10 },
+      approvals: { blocks: 10_000, pending: 30, rounds: 2 },
       push: {
         samples: 30,
         postgresUrl: process.env.MNOTE_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test",
@@ -104,6 +107,7 @@ const settings = quick
       proposals: { dryRuns: 30, calls: 21 },
       edits: { sizes: [100, 1000, 10_000], rounds: 9, callsPerRound: 100 },
       markdown: { sizes: [100, 10_000], rounds: 9, callsPerRound: 30 },
+      approvals: { blocks: 10_000, pending: 30, rounds: 5 },
       push: {
         samples: 200,
         postgresUrl: process.env.MNOTE_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test",
@@ -500,6 +504,32 @@ if (push) {
       "after 5 unmeasured, 30 ms apart (so each is its own event, not part of a coalesced burst).",
     "",
     push.markdown,
+    "",
+  );
+}
+
+const approvals = await section("approvals", () => runApprovals(settings.approvals));
+if (approvals) {
+  headline.push(
+    `- Approving the ${settings.approvals.pending}th of ${settings.approvals.pending} pending proposals on a ` +
+      `${settings.approvals.blocks.toLocaleString("en-US")}-block page: **${fmtMs(approvals.last)} ms** vs the only one ` +
+      `${fmtMs(approvals.only)} ms (**${approvals.ratio.toFixed(2)}×**, limit ${APPROVALS_LIMITS.ratio}×); the list of ` +
+      `${settings.approvals.pending} pending after ${settings.approvals.pending} approvals **${fmtMs(approvals.list)} ms** ` +
+      `(limit ${APPROVALS_LIMITS.listMs} ms): **${approvals.pass ? "PASS" : "FAIL"}**.`,
+  );
+  parts.push(
+    "## 9. Approvals one after another: the 30th of 30 pending proposals (issue 32, decision 0030)",
+    "",
+    "A workspace holds agent writes. The agent's `mnote.page.edit` calls each replace one block of a " +
+      `${settings.approvals.blocks.toLocaleString("en-US")}-block page (distinct blocks) and are held; a person approves ` +
+      "through `createCaller(ctx).panel.proposals.approve` (the panel's door). The only one: a page with one pending " +
+      "proposal, approved on the revision it was computed on (applied as shown). The 30th of 30: after 29 approvals its " +
+      "base is 29 revisions old; it is merged with the page as it is (the blocks its changes name, read by id) and " +
+      "its change written at the current revision. Nothing is recomputed on the other approvals: a pending proposal is " +
+      "merged when it is read or decided. Then 30 more held edits, and the panel's list (summaries from the proposals " +
+      `index) with 30 pending and 30 applied. ${settings.approvals.rounds} rounds (each on fresh pages), the list 5 times a round.`,
+    "",
+    approvals.markdown,
     "",
   );
 }

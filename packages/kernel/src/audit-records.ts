@@ -6,13 +6,7 @@ import type { Announce } from "./change-feed";
 import type { Clock } from "./clock";
 import { identityValues, IDENTITY_COLUMNS, placeholders } from "./rows";
 import type { SqlDriver, SqlExecutor, SqlValue } from "./sql/driver";
-import type {
-  AuditInput,
-  ChangeSettlement,
-  ChangeStateRecord,
-  ProposalRejection,
-  ProposalSettlement,
-} from "./types";
+import type { AuditInput, ChangeSettlement, ChangeStateRecord, ProposalRejection, ProposalSettlement } from "./types";
 
 export const AUDIT_INSERT = `INSERT INTO audit_log (at, ${IDENTITY_COLUMNS}, effect, outcome, error_code, command_id, idempotency_key,
     payload_fingerprint, base_revision, detail, duration_ms)

@@ -37,10 +37,10 @@ export function toOperations(steps: readonly AnchoredStep[]): BlockEditOperation
       case "insert":
         if (last?.op === "insert" && "after" in step.place && last.blocks.at(-1)!.id === step.place.after) {
           last.blocks.push(step.block);
-        } else operations.push({ op: "insert", ...placeArgs(step.place), blocks: [step.block] } as BlockEditOperation);
+        } else operations.push({ op: "insert", ...placeArgs(step.place), blocks: [step.block] });
         break;
       case "move":
-        operations.push({ op: "move", blockId: step.blockId, ...placeArgs(step.place) } as BlockEditOperation);
+        operations.push({ op: "move", blockId: step.blockId, ...placeArgs(step.place) });
         break;
     }
   }

@@ -128,7 +128,10 @@ describe.each(testKernels())("dry run ($name)", ({ open }) => {
           sessionId: "session_1",
         },
       });
-      expect(record!.detail).toEqual({ args: parsedArgs, preview: result });
+      // Body tools also keep where each insert or move goes (decision 0030), to merge the proposal later.
+      const placements =
+        tool === "mnote.page.save" || tool === "mnote.page.edit" ? { placements: expect.any(Array) } : {};
+      expect(record!.detail).toEqual({ args: parsedArgs, preview: result, ...placements });
       // A new world, two whole-database snapshots and the call: seconds on PostgreSQL on a busy machine.
     }, 30_000);
 

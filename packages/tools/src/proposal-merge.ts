@@ -38,7 +38,7 @@ export async function proposalOnPage(
   const placements = detail.placements ?? changes.map(() => null);
   const located = await kernel.findBlocks(page.id, idsToMerge(changes, placements));
   const blocks = new Map<string, Block>(located.map((entry) => [entry.block.id, entry.block]));
-  const now: PageNow = { title: page.title, options: page.options as Record<string, boolean>, blocks };
+  const now: PageNow = { title: page.title, options: page.options, blocks };
   return {
     changes,
     placements,

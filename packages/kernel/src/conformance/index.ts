@@ -540,6 +540,38 @@ export function kernelConformanceSuite(name: string, openKernel: () => Promise<S
       expect(reject.kind).toBe("rejected");
     });
 
+    it("reverts exactly the planned changes of one command, and rebuilds the page just before and after it", async () => {
+      const one = (await kernel.getBlocks(doc))[0]!;
+      const write = await kernel.execute(
+        request({
+          name: "page.body.edit",
+          operations: [{ op: "insert", after: one.id, blocks: [{ id: "alpha", type: "paragraph", text: "Alpha" }] }],
+        }),
+      );
+      if (write.kind !== "applied") throw new Error(write.kind);
+      await kernel.execute(
+        request({
+          name: "page.body.edit",
+          operations: [{ op: "insert", after: "alpha", blocks: [{ id: "beta", type: "paragraph", text: "Beta" }] }],
+        }),
+      );
+      const states = await kernel.getCommandStates(write.commandId);
+      expect(states!.before.blocks.map((b) => b.text)).toEqual(["one", "two"]);
+      expect(states!.after.blocks.map((b) => b.text)).toEqual(["one", "Alpha", "two"]);
+      const revert = await kernel.execute(
+        request({
+          name: "page.revert",
+          targetCommandId: write.commandId,
+          operations: [{ op: "delete", blockIds: ["alpha"] }],
+          title: "Plan, reverted",
+        }),
+      );
+      expect(revert).toMatchObject({ kind: "applied", result: { targetCommandId: write.commandId } });
+      expect((await kernel.getBlocks(doc)).map((b) => b.text)).toEqual(["one", "Beta", "two"]);
+      expect((await kernel.getPage(doc))!.title).toBe("Plan, reverted");
+      expect((await kernel.getPage(doc))!.blockCount).toBe(3);
+    });
+
     it("edits blocks by id in one command: replace, insert, delete, move, with positions kept 0..n-1", async () => {
       await kernel.execute(
         request({ name: "page.body.save", mode: "append", blocks: blocks("x", "three", "four").slice(1) }),
@@ -813,6 +845,80 @@ export function kernelConformanceSuite(name: string, openKernel: () => Promise<S
         // The list is this page's in this workspace only.
         expect(await kernel.listProposals({ workspaceId: "other_ws", documentId: doc })).toEqual([]);
       }, 60_000);
+
+      it("decides a proposal change by change (decision 0030): pending until every change is decided, a decided change never twice", async () => {
+        const proposal = await propose("k_changes", "fp");
+        const changes = (decided: { index: number; state: "applied" | "rejected"; reason?: string }[]) => ({
+          decided,
+          total: 3,
+        });
+        const first = await kernel.execute(
+          request(
+            { name: "page.head.updateTitle", title: "One" },
+            { settles: { proposalId: proposal, changes: changes([{ index: 0, state: "applied" }]) } },
+          ),
+        );
+        if (first.kind !== "applied") throw new Error(first.kind);
+        expect(await kernel.getProposal(proposal)).toMatchObject({
+          status: "pending",
+          decidedAt: null,
+          changeStates: { 0: { state: "applied", by: owner, commandId: first.commandId } },
+        });
+        // A step deciding change 0 again rolls its write back: the page keeps its revision.
+        const revision = (await kernel.getPage(doc))!.revision;
+        expect(
+          await kernel.execute(
+            request(
+              { name: "page.head.updateTitle", title: "Again" },
+              { settles: { proposalId: proposal, changes: changes([{ index: 0, state: "applied" }]) } },
+            ),
+          ),
+        ).toMatchObject({ kind: "rejected" });
+        expect((await kernel.getPage(doc))!.revision).toBe(revision);
+        // A rejection of one change, with no write.
+        const rejection = await kernel.rejectProposal({
+          proposalId: proposal,
+          reason: "not this",
+          changes: changes([{ index: 2, state: "rejected", reason: "not this" }]),
+          record: {
+            identity: identity({ holder: "person" }),
+            effect: "none",
+            outcome: "rejected",
+            idempotencyKey: "k_changes",
+            payloadFingerprint: "fp",
+          },
+        });
+        expect(rejection).toEqual(expect.any(Number));
+        expect(await kernel.getProposal(proposal)).toMatchObject({ status: "pending" });
+        // The last change decides the proposal: applied in part, kept 0 and 1 of 3.
+        const last = await kernel.execute(
+          request(
+            { name: "page.head.updateTitle", title: "Two" },
+            { settles: { proposalId: proposal, changes: changes([{ index: 1, state: "applied" }]) } },
+          ),
+        );
+        if (last.kind !== "applied") throw new Error(last.kind);
+        expect(await kernel.getProposal(proposal)).toMatchObject({
+          status: "applied",
+          commandId: last.commandId,
+          appliedPart: { kept: [0, 1], total: 3 },
+          decidedAt: expect.any(String),
+          changeStates: { 2: { state: "rejected", reason: "not this", commandId: null } },
+        });
+      });
+
+      it("finds a held proposal under a key with another payload: the key names one intended call", async () => {
+        await propose("k_held", "fp_one", { outcome: "held_for_approval" });
+        const query = { documentId: doc, toolName: "mnote.page.save", key: "k_held", actorId: owner };
+        expect(await kernel.getEditDecision({ ...query, fingerprint: "fp_one" })).toMatchObject({
+          otherPayload: false,
+          proposal: { status: "pending" },
+        });
+        expect(await kernel.getEditDecision({ ...query, fingerprint: "fp_two" })).toMatchObject({ otherPayload: true });
+        // A dry run (not held) under a key names no call: nothing is found for another payload.
+        await propose("k_dry", "fp_one");
+        expect(await kernel.getEditDecision({ ...query, key: "k_dry", fingerprint: "fp_two" })).toBeNull();
+      });
 
       it("applies part of a pending proposal with its write in one transaction, and refuses once it is decided", async () => {
         const repeat = await propose("k_part", "fp");

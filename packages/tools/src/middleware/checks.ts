@@ -297,17 +297,16 @@ export async function findHeldDecision<I extends ParsedEnvelope>(
       ? null
       : {
           commandId: appliedAs,
-          result: { ...resultAsTool(call.tool.name, proposal, result), ...appliedDecision(proposal, decision.decidedBy) },
+          result: {
+            ...resultAsTool(call.tool.name, proposal, result),
+            ...appliedDecision(proposal, decision.decidedBy),
+          },
         };
   return { ...call, decision, replay };
 }
 
 /** What a pending held edit's undecided changes conflict with on the page now: the targets to read again. */
-async function conflictingTargets(
-  ctx: ToolsContext,
-  page: PageRecord,
-  proposal: ProposalRecord,
-): Promise<string[]> {
+async function conflictingTargets(ctx: ToolsContext, page: PageRecord, proposal: ProposalRecord): Promise<string[]> {
   const audit = await ctx.kernel.getAudit(proposal.auditId);
   const detail = audit?.detail as unknown as ProposalDetail | undefined;
   if (!detail?.preview) return [];
@@ -347,7 +346,13 @@ export function checkHeldDecision({ decision, write }: CheckedWrite<ParsedEnvelo
     const states = Object.values(proposal.changeStates);
     // Every change left out because the page changed there: the agent hears which to read again.
     if (states.length > 0 && states.every((state) => state.keptMine)) {
-      fail("mnote_tool_conflict", M.conflicted(states.map((state) => state.target ?? `change ${state.index}`), false));
+      fail(
+        "mnote_tool_conflict",
+        M.conflicted(
+          states.map((state) => state.target ?? `change ${state.index}`),
+          false,
+        ),
+      );
     }
     fail("mnote_tool_rejected", M.rejected(decision.decidedBy, proposal.reason));
   }
@@ -405,8 +410,12 @@ function changeByChange(states: ChangeStateRecord[], decidedBy: string): { decis
   const leftOut = states.length - applied.length;
   if (leftOut === 0 && edited.length === 0) return {};
   const notes = [
-    leftOut > 0 ? `${decidedBy} applied ${applied.length} of the ${states.length} proposed changes and left ${leftOut} out` : null,
-    edited.length > 0 ? `${edited.length} change(s) were applied in the person's own version (\`final\` holds each block as the page now has it)` : null,
+    leftOut > 0
+      ? `${decidedBy} applied ${applied.length} of the ${states.length} proposed changes and left ${leftOut} out`
+      : null,
+    edited.length > 0
+      ? `${edited.length} change(s) were applied in the person's own version (\`final\` holds each block as the page now has it)`
+      : null,
   ].filter(Boolean);
   return {
     decision: {

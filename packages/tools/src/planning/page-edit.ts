@@ -111,7 +111,11 @@ export const planPageEdit: Planner<EditArgs> = async ({ kernel, input, key, page
 export function placementsOf(operations: readonly BlockEditOperation[], changes: readonly Change[]) {
   const byBlock = new Map<string, Placement>();
   const anchor = (operation: { after?: string; at?: "start" | "end" }): Placement =>
-    operation.after !== undefined ? { after: operation.after } : operation.at === "start" ? { after: null } : { end: true };
+    operation.after !== undefined
+      ? { after: operation.after }
+      : operation.at === "start"
+        ? { after: null }
+        : { end: true };
   for (const operation of operations) {
     if (operation.op === "insert") {
       operation.blocks.forEach((block, i) =>

@@ -1,6 +1,6 @@
 import type { OutputEnvelope } from "@mnote/contract";
 import { type ChangeSet, ChangeRefused, type ChosenChange, planChosen } from "@mnote/diff";
-import type { StoredChangeDecision } from "@mnote/kernel";
+import type { PageRecord, StoredChangeDecision } from "@mnote/kernel";
 import { toOperations } from "../../anchored-operations";
 import type { z } from "zod";
 import { AppError } from "../../app-error";
@@ -11,7 +11,6 @@ import { callProposalTool, decisionOn, panelEnvelope } from "./decisions";
 import type { PageRefSchema, PersonContext } from "./panel-procedure";
 import { decisionKey, type Proposal } from "./proposals";
 import { REVERT_TOOL_NAME } from "./revert-tool";
-import type { PageRecord } from "@mnote/kernel";
 
 /** What the reason of a `keep_mine` says when the person gave none: the agent reads it. */
 export const KEPT_MINE = "kept the page's newer version";
@@ -75,12 +74,21 @@ export async function decideChanges(
         const block = decision.block!;
         const proposed = change.kind === "insert" ? change.block : change.kind === "update" ? change.after : null;
         if (!proposed) {
-          throw new AppError("mnote_tool_invalid_input", `decisions.${i}: a ${change.kind} change has no block to edit`);
+          throw new AppError(
+            "mnote_tool_invalid_input",
+            `decisions.${i}: a ${change.kind} change has no block to edit`,
+          );
         }
         chosen.push({ index, change, placement, block });
         decided.push({ index, state: "applied_with_edits", target, final: block });
         edits.push({ blockId: block.id, proposed, applied: block });
-        sentences.push(describeChange({ ...change, ...(change.kind === "insert" ? { block } : { after: block }) } as typeof change, placement, (id) => onPage.page.blocks.get(id)));
+        sentences.push(
+          describeChange(
+            { ...change, ...(change.kind === "insert" ? { block } : { after: block }) } as typeof change,
+            placement,
+            (id) => onPage.page.blocks.get(id),
+          ),
+        );
         break;
       }
     }

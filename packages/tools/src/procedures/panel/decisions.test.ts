@@ -65,7 +65,6 @@ describe("panel: applying part of a proposal is one server step", () => {
       part: { kept: 2, total: 3 },
       decidable: false,
       partiallyApplicable: false,
-      stale: false,
     });
     expect(decided.leftOut.map((i) => decided.preview.changes[i]!.kind)).toEqual(["delete"]);
     // The write is on the agent's run and trace, names the proposal, its proposer and the part.
@@ -154,7 +153,7 @@ describe("panel: applying part of a proposal is one server step", () => {
     });
   });
 
-  it("refuses what cannot be cut, writing nothing: other tools, stale proposals, bad indices, people who may not decide", async () => {
+  it("refuses what cannot be cut, writing nothing: other tools, bad indices, people who may not decide; an unrelated write leaves it current", async () => {
     const w = await createWorld();
     const ref = { workspaceId: w.ids.ws, documentId: w.ids.page };
     const panel = panelAs(w, w.tokens.owner);
@@ -186,16 +185,21 @@ describe("panel: applying part of a proposal is one server step", () => {
       /write permission/,
     );
     expect(await w.kernel.admin.tableSnapshot()).toEqual(before);
-    // Once the page moved the proposal is stale: re-run it, do not cut it.
+    // A write elsewhere on the page (its title) leaves the body proposal current (decision 0030): it is cut and
+    // applied change by change against the page now, nothing "stale".
     await w.call("mnote.page.update_title", w.envelope("mnote.page.update_title", { title: "Human title" }));
     expect((await panel.proposals.list(ref)).find((p) => p.id === save!.id)).toMatchObject({
-      stale: true,
+      changeCounts: { pending: 3, applied: 0, rejected: 0 },
       decidable: true,
-      partiallyApplicable: false,
+      partiallyApplicable: true,
     });
-    await expect(panel.proposals.applyPart({ ...ref, proposalId: save!.id, keep: [0] })).rejects.toThrow(
-      /re-run the dry run/,
-    );
+    expect(await panel.proposals.applyPart({ ...ref, proposalId: save!.id, keep: [0] })).toMatchObject({ ok: true });
+    expect((await panel.proposals.get({ ...ref, proposalId: save!.id })).changes.map((c) => c.state)).toEqual([
+      "applied",
+      "rejected",
+      "rejected",
+    ]);
+    expect((await w.kernel.getPage(w.ids.page))?.title).toBe("Human title");
   });
 
   it("keeping every change applies the proposal as shown, as Approve does", async () => {

@@ -144,11 +144,15 @@ export async function recordRejection(
 }
 
 /**
- * Whether deciding the whole proposal is still "apply exactly what was shown": nothing of it decided yet and the page
- * at its base revision. Otherwise decisions go change by change against the page now (decision 0030).
+ * Whether deciding the whole proposal is still "apply exactly what was shown": nothing of it decided yet, no conflict
+ * in it (a revert's can be born with some) and the page at its base revision. Otherwise decisions go change by change
+ * against the page now (decision 0030).
  */
 export function asShown(page: { revision: number }, proposal: Proposal): boolean {
-  return page.revision === proposal.preview.baseRevision && proposal.changes.every((change) => !change.decision);
+  return (
+    page.revision === proposal.preview.baseRevision &&
+    proposal.changes.every((change) => !change.decision && change.state !== "conflict")
+  );
 }
 
 /** The changes of a proposal nobody decided yet, by index. */

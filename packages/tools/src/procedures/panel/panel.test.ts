@@ -15,7 +15,7 @@ describe("panel: proposals, decisions and the audit trail", () => {
     expect(proposal).toMatchObject({
       toolName: "mnote.page.save",
       status: "pending",
-      stale: false,
+      changeCounts: { pending: 1, conflict: null, applied: 0, rejected: 0 },
       runId: "run_agent",
       toolCallId: proposed.toolCallId,
       idempotencyKey: proposed.idempotencyKey,
@@ -70,16 +70,23 @@ describe("panel: proposals, decisions and the audit trail", () => {
     expect((await w.kernel.getPage(w.ids.page))?.title).toBe("Project plan");
   });
 
-  it("answers a conflict when the page moved after the proposal, writing nothing", async () => {
+  it("a title proposal whose title changed since is a conflict on that change: approve writes nothing", async () => {
     const w = await createWorld();
     const panel = panelAs(w, w.tokens.owner);
     const ref = { workspaceId: w.ids.ws, documentId: w.ids.page };
     await agentDryRun(w, "mnote.page.update_title", { title: "Agent title" });
     await w.call("mnote.page.update_title", w.envelope("mnote.page.update_title", { title: "Human title" }));
     const [proposal] = (await panel.proposals.list(ref)).filter((p) => p.status === "pending");
-    expect(proposal!.stale).toBe(true);
-    const result = await panel.proposals.approve({ ...ref, proposalId: proposal!.id });
-    expect(result).toMatchObject({ ok: false, error: { code: "mnote_tool_conflict" } });
+    const full = await panel.proposals.get({ ...ref, proposalId: proposal!.id });
+    expect(full.changes).toMatchObject([
+      {
+        state: "conflict",
+        anchor: { kind: "title" },
+        conflict: { reason: "value_changed", current: "Human title" },
+        choices: ["keep_mine", "take_agents"],
+      },
+    ]);
+    await expect(panel.proposals.approve({ ...ref, proposalId: proposal!.id })).rejects.toThrow(/conflicts/);
     expect((await w.kernel.getPage(w.ids.page))?.title).toBe("Human title");
   });
 
@@ -203,28 +210,6 @@ describe("panel: proposals, decisions and the audit trail", () => {
     await expect(viewer.audit.list(hidden)).rejects.toThrow("page not found or not readable");
     const pages = await viewer.pages.list({ workspaceId: w.ids.ws });
     expect(pages.map((p) => p.id)).toEqual([w.ids.page]);
-  });
-});
-
-describe("panel: re-running a stale proposal", () => {
-  it("computes the edit again on the current page and retires the stale one", async () => {
-    const w = await createWorld();
-    const panel = panelAs(w, w.tokens.owner);
-    const ref = { workspaceId: w.ids.ws, documentId: w.ids.page };
-    await agentDryRun(w, "mnote.page.update_title", { title: "Agent title" });
-    await w.call("mnote.page.update_title", w.envelope("mnote.page.update_title", { title: "Human title" }));
-    const [stale] = (await panel.proposals.list(ref)).filter((p) => p.status === "pending");
-    const rerun = await panel.proposals.rerun({ ...ref, proposalId: stale!.id });
-    expect(rerun.envelope).toMatchObject({
-      ok: true,
-      result: { baseRevision: 2, changes: [{ before: "Human title", after: "Agent title" }] },
-    });
-    const pending = (await panel.proposals.list(ref)).filter((p) => p.status === "pending");
-    expect(pending.map((p) => p.id)).toEqual([rerun.proposalId]);
-    expect(await panel.proposals.approve({ ...ref, proposalId: rerun.proposalId! })).toMatchObject({
-      ok: true,
-      result: { revision: 3 },
-    });
   });
 });
 

@@ -44,7 +44,9 @@ export const proposalsApplyEdited = panelProcedure
         const id = change.anchor.kind === "block" ? change.anchor.blockId : null;
         const block = id !== null ? byBlock.get(id) : undefined;
         if (!keep.has(change.index)) return { index: change.index, choice: "reject" as const };
-        return block ? { index: change.index, choice: "edit" as const, block } : { index: change.index, choice: "accept" as const };
+        return block
+          ? { index: change.index, choice: "edit" as const, block }
+          : { index: change.index, choice: "accept" as const };
       });
       const { envelope } = await decideChanges(ctx, input, page, proposal, decisions);
       if (!envelope) throw new AppError("mnote_tool_invalid_input", "keep at least one undecided change");

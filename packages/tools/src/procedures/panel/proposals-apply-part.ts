@@ -1,7 +1,15 @@
 import { LIMITS, type OutputEnvelope } from "@mnote/contract";
 import { z } from "zod";
 import { decideChanges } from "./decide-changes";
-import { applyAsShown, asShown, callProposalTool, decidableProposal, decisionOn, panelEnvelope, undecided } from "./decisions";
+import {
+  applyAsShown,
+  asShown,
+  callProposalTool,
+  decidableProposal,
+  decisionOn,
+  panelEnvelope,
+  undecided,
+} from "./decisions";
 import { panelProcedure, ProposalRefSchema } from "./panel-procedure";
 import { proposalArgs } from "./proposal-cut";
 import { decisionKey, type Proposal } from "./proposals";

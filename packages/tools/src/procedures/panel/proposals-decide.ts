@@ -15,7 +15,10 @@ import { findProposal, type Proposal } from "./proposals";
 export const proposalsDecide = panelProcedure
   .input(ProposalsDecideInput)
   .mutation(
-    async ({ ctx, input }): Promise<{ envelope: OutputEnvelope | null; auditId: number | null; proposal: Proposal | null }> => {
+    async ({
+      ctx,
+      input,
+    }): Promise<{ envelope: OutputEnvelope | null; auditId: number | null; proposal: Proposal | null }> => {
       const { page, proposal } = await decidableProposal(ctx, input);
       const outcome = await decideChanges(ctx, input, page, proposal, input.decisions);
       const now = await requirePage(ctx, input);

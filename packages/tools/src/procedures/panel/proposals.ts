@@ -6,8 +6,7 @@ import { loadNames, type Who, who } from "./people";
 import { type ProposalSummary, proposalSummary } from "../../proposal-summary";
 import { isAskSessionOf } from "./ask";
 import { cutsByChange, mayDecide } from "./rules";
-import type { Placement } from "@mnote/diff";
-import { changeAnchor } from "@mnote/diff";
+import { changeAnchor, type Placement } from "@mnote/diff";
 import { describeChange, proposalOnPage } from "../../proposal-merge";
 import type { ChangeChoice, ChangeCounts, ChangeState, ProposalChange } from "./changes";
 
@@ -302,10 +301,7 @@ function wholeState(record: ProposalRecord, index: number): ChangeState {
 }
 
 /** What a person may do with one undecided change (the server's rule; the panel shows it). */
-export function choicesFor(
-  change: Change,
-  conflict: { reason: string; current: unknown } | null,
-): ChangeChoice[] {
+export function choicesFor(change: Change, conflict: { reason: string; current: unknown } | null): ChangeChoice[] {
   const editable = change.kind === "insert" || change.kind === "update";
   if (!conflict) return editable ? ["accept", "reject", "edit"] : ["accept", "reject"];
   const gone = conflict.reason === "block_deleted";

@@ -7,7 +7,6 @@ import {
   LIMITS,
   PAGE_OPTION_KEYS,
   type Change,
-  type PageOptions,
 } from "@mnote/contract";
 import { diffBlocks, mergeChanges, placementsFromOrder, planChosen, summarizeChanges } from "@mnote/diff";
 import { withInsertIds } from "../../planning/page-edit";
@@ -73,7 +72,8 @@ export const planPageRevert: Planner<z.output<typeof args>> = async ({ kernel, i
     return fail("mnote_tool_invalid_input", "args.commandId: no such command on this page");
   }
   const states = await kernel.getCommandStates(commandId);
-  if (!states) return fail("mnote_tool_invalid_input", "args.commandId: the page around that command cannot be rebuilt");
+  if (!states)
+    return fail("mnote_tool_invalid_input", "args.commandId: the page around that command cannot be rebuilt");
   // Exactly that command's changes, inverted (decision 0030): from the page right after it back to the page right
   // before it. Merged with the page now, a block a later write touched is a conflict, never overwritten.
   const blockChanges = diffBlocks(states.after.blocks, states.before.blocks);
@@ -94,7 +94,7 @@ export const planPageRevert: Planner<z.output<typeof args>> = async ({ kernel, i
       targetCommandId: commandId,
       operations,
       ...(apply.title !== undefined ? { title: apply.title } : {}),
-      ...(apply.options ? { options: apply.options as Partial<PageOptions> } : {}),
+      ...(apply.options ? { options: apply.options } : {}),
     },
     placements,
     preview: {
