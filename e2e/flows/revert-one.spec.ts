@@ -56,4 +56,10 @@ test("Revert takes back exactly one write, and its proposal is narrowed change b
   await expect(page.getByTestId("page-revision")).toHaveText("Revision 4");
   await expect(inPage).toHaveCount(0);
   await expect.poll(() => blockTexts(page)).toEqual(["Rollout", "Risks: low", "Beta line"]);
+
+  // The trail says what the revert's write did, in words.
+  await panelTab(page, "Audit trail").click();
+  const revertWrite = page.locator('tr[data-effect="write"][data-outcome="ok"]').first();
+  await expect(revertWrite.getByTestId("write-description")).toContainText("Alpha line");
+  await expect(revertWrite.getByTestId("write-description")).not.toContainText("Risks");
 });
