@@ -76,13 +76,7 @@ test("a write to one block makes only that change a conflict; decisions are the 
   await expect(card.locator('li.change[data-change="0"] [data-testid="change-state"]')).toHaveText("applied by Ada");
 
   // Ben, in his own browser, sees the same and resolves the conflict: keep the page's version.
-  const context = await browser.newContext({
-    baseURL: page
-      .context()
-      .pages()[0]!
-      .url()
-      .replace(/\/w\/.*$/, ""),
-  });
+  const context = await browser.newContext({ baseURL: e2eState().webUrl });
   const ben = await context.newPage();
   await signIn(ben, "ben");
   await openPage(ben, doc);
@@ -105,4 +99,56 @@ test("a write to one block makes only that change a conflict; decisions are the 
   await expect(card.locator('li.change[data-change="1"] [data-testid="change-state"]')).toContainText(
     "left out by Ben",
   );
+});
+
+test("a conflict resolved by the person's own version, and one by taking the agent's over the newer text", async ({
+  page,
+}) => {
+  const doc = FLOW_PAGES.conflictEdit.id;
+  await signIn(page, "ada");
+  const proposal = await agentCall(
+    "mnote_page_edit",
+    {
+      operations: [
+        { op: "replace", blockId: "ce_p1", markdown: "Launch on **Tuesday**." },
+        { op: "replace", blockId: "ce_p2", text: "Tell the press on Wednesday." },
+      ],
+    },
+    { documentId: doc },
+  );
+  expect(proposal.ok).toBe(true);
+  // Both blocks change under the proposal.
+  const meanwhile = await agentCall(
+    "mnote_page_edit",
+    {
+      operations: [
+        { op: "replace", blockId: "ce_p1", text: "Launch on Monday, 9:00." },
+        { op: "replace", blockId: "ce_p2", text: "Tell the press and the team." },
+      ],
+    },
+    { documentId: doc },
+  );
+  expect((await approveThroughPanelApi(page, doc, meanwhile.request.toolCallId)).ok).toBe(true);
+  await openPage(page, doc);
+  const inPage = page.getByTestId("in-page-review");
+  await expect(inPage.locator('.suggestion[data-state="conflict"]')).toHaveCount(2);
+
+  // Edit: the box starts from the agent's version, formatting shown as Markdown; the person's version is written.
+  const launch = inPage.locator('.suggestion[data-block-id="ce_p1"]');
+  await launch.getByRole("button", { name: /^Edit: / }).click();
+  const box = inPage.getByRole("textbox", { name: "Text (Markdown)" });
+  await expect(box).toHaveValue("Launch on **Tuesday**.");
+  await box.fill("Launch on **Tuesday**, 9:00.");
+  await inPage.getByRole("button", { name: "Apply my edit" }).click();
+  await expect(page.getByTestId("page-revision")).toHaveText("Revision 3");
+
+  // Take the agent's: its text replaces the newer one, by the person's explicit choice.
+  await inPage
+    .locator('.suggestion[data-block-id="ce_p2"]')
+    .getByRole("button", { name: /^Take the agent’s: / })
+    .click();
+  await expect(page.getByTestId("page-revision")).toHaveText("Revision 4");
+  await expect(inPage).toHaveCount(0);
+  await expect.poll(() => blockTexts(page)).toEqual(["Launch on Tuesday, 9:00.", "Tell the press on Wednesday."]);
+  await expect(page.getByTestId("page-blocks").locator("strong")).toHaveText("Tuesday");
 });

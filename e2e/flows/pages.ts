@@ -188,6 +188,11 @@ export const FLOW_PAGES = {
     title: "Quarter in numbers",
     blocks: paragraphs("cm", "Revenue up 12%.", "Costs flat.", "Hiring paused."),
   },
+  conflictEdit: {
+    id: "doc_e2e_conflict_edit",
+    title: "Launch copy",
+    blocks: paragraphs("ce", "Launch on Monday.", "Tell the press."),
+  },
   revertOne: {
     id: "doc_e2e_revert_one",
     title: "Rollout plan",
