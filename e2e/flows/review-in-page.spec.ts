@@ -129,6 +129,8 @@ test("edit an inserted paragraph before accepting it: the page has the edited te
   await write.getByText("1 edited block").click();
   await expect(write.locator("[data-edited-block]")).toContainText("We are closed on Fridy.");
   await expect(write.locator("[data-edited-block]")).toContainText("We are closed on Friday.");
+  // An edited apply is an AI write like any other: it can be reverted.
+  await expect(write.getByRole("button", { name: "Revert", exact: true })).toBeVisible();
 });
 
 test("reject with a reason: the agent's retry of its held call answers mnote_tool_rejected with that reason", async ({
