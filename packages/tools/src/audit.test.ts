@@ -97,8 +97,10 @@ describe.each(testKernels())("commands and audit ($name)", ({ open }) => {
         idempotencyKey: "idem_123",
         payloadFingerprint: fingerprint,
       });
-      // The write's audit detail is the diff summary only: no args, no chat, no page text beyond the diff.
-      expect(Object.keys(record!.detail ?? {})).toEqual(["diff"]);
+      // The write's audit detail is the diff summary and what the write did in words (the trail's sentence, quoting at
+      // most 40 characters of at most 3 blocks, decision 0030): no args, no chat.
+      expect(Object.keys(record!.detail ?? {})).toEqual(["diff", "description"]);
+      expect(String(record!.detail!.description).length).toBeLessThan(400);
     },
     30_000,
   );

@@ -66,8 +66,12 @@ export function changeTarget(change: Change): string {
 const QUOTE_MAX = 40;
 /** A block's text as a short quote for a sentence ("'Alpha line'"); its type when it has no text. */
 export function quoteBlock(block: Block): string {
-  const text = block.text.replace(/\s+/g, " ").trim();
-  if (!text) return `a ${block.type} block`;
+  return block.text.trim() ? quoteText(block.text) : `a ${block.type} block`;
+}
+
+/** Text as a short quote: one line, at most QUOTE_MAX characters. */
+export function quoteText(value: string): string {
+  const text = value.replace(/\s+/g, " ").trim();
   return `'${text.length > QUOTE_MAX ? `${text.slice(0, QUOTE_MAX - 1)}…` : text}'`;
 }
 
@@ -99,7 +103,7 @@ export function describeChange(
     case "move":
       return `moved ${quoteBlock(change.block)}${where()}`;
     case "set_title":
-      return `renamed the page from '${change.before}' to '${change.after}'`;
+      return `renamed the page from ${quoteText(change.before)} to ${quoteText(change.after)}`;
     case "set_option":
       return `turned ${change.after ? "on" : "off"} ${change.key}`;
     case "set_summary":

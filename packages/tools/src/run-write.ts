@@ -1,5 +1,6 @@
-import { type DryRunResult, PAGE_CONTENT_IS_DATA, TOOL_ERROR_MESSAGES as M } from "@mnote/contract";
-import type { ProposalSettlement } from "@mnote/kernel";
+import { type Block, type DryRunResult, PAGE_CONTENT_IS_DATA, TOOL_ERROR_MESSAGES as M } from "@mnote/contract";
+import { blockIdsNamed, type ProposalSettlement } from "@mnote/kernel";
+import { describeChange, describeChanges, quoteBlock } from "./proposal-merge";
 import { fail } from "./app-error";
 import { baseRevisionOf, callIdentity, type CheckedWrite } from "./call-state";
 import type { PanelDecision, ToolsContext } from "./context";
@@ -41,7 +42,7 @@ export async function runWrite<Result, Args>(
   if (plan.refuse) return fail(plan.refuse.code, plan.refuse.message);
   if (write.held) return { kind: "held", args: input.args, preview, key: write.key, ...placements };
 
-  const execute = (planned: WritePlan) =>
+  const execute = async (planned: WritePlan) =>
     ctx.kernel.execute({
       identity: callIdentity(call),
       command: planned.command,
@@ -51,7 +52,12 @@ export async function runWrite<Result, Args>(
         fingerprint: write.fingerprint,
         expiresAt: new Date(ctx.clock.now().getTime() + ctx.settings.idempotencyTtlMs).toISOString(),
       },
-      auditDetail: { diff: planned.preview.diff, ...decisionDetail(ctx) },
+      // The trail says what the write did in words ("inserted 'Alpha line' after 'Rollout'", issue 32).
+      auditDetail: {
+        diff: planned.preview.diff,
+        description: ctx.decision?.description ?? (await describeWrite(ctx, call.facts.page.id, planned)),
+        ...decisionDetail(ctx),
+      },
       ...(ctx.decision ? { settles: settlement(ctx.decision) } : {}),
     });
   let outcome = await execute(plan);
@@ -104,3 +110,62 @@ const settlement = (decision: PanelDecision): ProposalSettlement => ({
   ...(decision.edits ? { edited: true } : {}),
   ...(decision.changes ? { changes: decision.changes } : {}),
 });
+
+/**
+ * A write's changes in words, from its plan: the changes a plan shows, or for a plain page.edit (whose plan leaves
+ * the changes to the kernel) its first operations, with the blocks they name read by id (never the whole page).
+ */
+async function describeWrite(ctx: ToolsContext, documentId: string, plan: WritePlan): Promise<string> {
+  const { changes } = plan.preview;
+  const shown = new Map<string, Block>();
+  for (const change of changes) {
+    const block = change.kind === "update" ? change.before : "block" in change ? change.block : null;
+    if (block) shown.set(block.id, block);
+  }
+  if (changes.length > 0) {
+    const placements = plan.placements ?? [];
+    return describeChanges(changes.map((change, i) => describeChange(change, placements[i], (id) => shown.get(id))));
+  }
+  if (plan.command.name !== "page.body.edit") return describeChanges([]);
+  const operations = plan.command.operations.slice(0, DESCRIBED_OPERATIONS);
+  const named = await ctx.kernel.findBlocks(documentId, blockIdsNamed(operations));
+  const onPage = new Map(named.map((entry) => [entry.block.id, entry.block]));
+  const sentences = operations.flatMap((operation): string[] => {
+    const place = (o: { after?: string; at?: "start" | "end" }) =>
+      o.after !== undefined ? { after: o.after } : o.at === "start" ? { after: null } : { end: true as const };
+    switch (operation.op) {
+      case "insert":
+        return operation.blocks.map((block, i) =>
+          describeChange(
+            { kind: "insert", index: 0, block },
+            i === 0 ? place(operation) : { after: operation.blocks[i - 1]!.id },
+            (id) => onPage.get(id) ?? operation.blocks.find((b) => b.id === id),
+          ),
+        );
+      case "delete":
+        return operation.blockIds.map((id) =>
+          onPage.get(id) ? `deleted ${quoteBlock(onPage.get(id)!)}` : `deleted block ${id}`,
+        );
+      case "replace": {
+        const before = onPage.get(operation.blockId);
+        if (!before) return [`changed block ${operation.blockId}`];
+        return operation.text !== undefined && operation.text !== before.text
+          ? [`changed ${quoteBlock(before)} to ${quoteBlock({ ...before, text: operation.text })}`]
+          : [`changed ${quoteBlock(before)}`];
+      }
+      case "move": {
+        const block = onPage.get(operation.blockId);
+        return [
+          block
+            ? describeChange({ kind: "move", from: 0, to: 0, block }, place(operation), (id) => onPage.get(id))
+            : `moved block ${operation.blockId}`,
+        ];
+      }
+    }
+  });
+  const more = plan.command.operations.length - operations.length;
+  return describeChanges(more > 0 ? [...sentences, `and ${more} more operation(s)`] : sentences);
+}
+
+/** How many operations of a plain edit the trail puts in words; the rest are counted. */
+const DESCRIBED_OPERATIONS = 3;

@@ -38,6 +38,8 @@ export interface AuditRow extends AuditRecord {
   aiWrite: boolean;
   /** The signed-in person may take this write back with `panel.page.revert`. */
   revertable: boolean;
+  /** A write: what it did, in words ("inserted 'Alpha line' after 'Rollout'"); null for records written before. */
+  description: string | null;
 }
 
 type Proposer = Pick<CallIdentity, "actorId" | "holder" | "tokenId">;
@@ -106,6 +108,7 @@ export const auditList = panelProcedure.input(AuditListInput).query(async ({ ctx
       ...record,
       who: who(names, record.identity),
       decision: decisionOf(record, names),
+      description: typeof record.detail?.description === "string" ? record.detail.description : null,
       aiWrite,
       revertable:
         mayRevert &&

@@ -286,6 +286,37 @@ describe("revert takes back exactly one write", () => {
     expect(proposal.changes[0]!.description).toBe("deleted 'Alpha line'");
     expect(await ada.proposals.approve({ ...ref, proposalId: revert.proposalId! })).toMatchObject({ ok: true });
     expect(await texts(w)).toEqual(["Rollout", "Beta line", "First paragraph", "Second paragraph"]);
+    // Each trail row says what its write did, in words.
+    const writes = (await ada.audit.list(ref)).filter((r) => r.effect === "write" && r.identity.toolName !== "setup");
+    expect(writes.map((r) => r.description).reverse()).toEqual([
+      "inserted 'Alpha line' after 'Rollout'",
+      "inserted 'Beta line' after 'Alpha line'",
+      "deleted 'Alpha line'",
+    ]);
+  });
+
+  it("a write applied change by change from an agent's proposal is an AI write a person may revert", async () => {
+    const { w, ref, ada } = await heldWorld();
+    await held(w, "mnote.page.edit", { operations: [{ op: "replace", blockId: "p1", text: "P1 by agent" }] }, "k_rev");
+    const proposalId = await idOf(w, "k_rev");
+    await personEdit(w, [{ op: "replace", blockId: "p2", text: "P2 by Ada" }]);
+    const decided = await ada.proposals.decide({
+      ...ref,
+      proposalId,
+      decisions: [
+        { index: 0, choice: "edit", block: { id: "p1", type: "paragraph", text: "P1 by Ada, from the agent's" } },
+      ],
+    });
+    const [row] = (await ada.audit.list(ref)).filter((r) => r.commandId === decided.envelope!.audit.commandId);
+    expect(row).toMatchObject({
+      aiWrite: true,
+      revertable: true,
+      description: "changed 'First paragraph' to 'P1 by Ada, from the agent's'",
+      decision: { proposalId, proposer: { holder: "agent" } },
+    });
+    const revert = await ada.page.revert({ ...ref, commandId: row!.commandId! });
+    expect(await ada.proposals.approve({ ...ref, proposalId: revert.proposalId! })).toMatchObject({ ok: true });
+    expect(await texts(w)).toEqual(["Rollout", "First paragraph", "P2 by Ada"]);
   });
 
   it("a block a later write changed is a conflict in the revert, never overwritten; untouched blocks are restored", async () => {
