@@ -1,4 +1,4 @@
-import type { Mark, MarkType } from "@mnote/contract";
+import { hrefProblem, type Mark, type MarkType } from "@mnote/contract";
 import type { PhrasingContent } from "mdast";
 import { gfmToMarkdown } from "mdast-util-gfm";
 import type { Options } from "mdast-util-to-markdown";
@@ -103,8 +103,21 @@ function nest(parts: Segment[], level: number): PhrasingContent[] {
   return out;
 }
 
+/** A link the contract's one link rule (`hrefProblem`) refuses: `javascript:`, `data:`, relative, no target. */
+const refusedLink = (mark: Mark) =>
+  mark.type === "link" && (mark.href === undefined || hrefProblem(mark.href) !== null);
+const keptMark = (mark: Mark) => !refusedLink(mark);
+
+/**
+ * The marks the writer writes: a stored link to a target the contract refuses is dropped and its text kept. No API
+ * stores one, but the writer does not trust the database to hold only what the contract let in (issue 31, finding 9).
+ */
+export function writableMarks(marks: readonly Mark[]): readonly Mark[] {
+  return marks.some(refusedLink) ? marks.filter(keptMark) : marks;
+}
+
 /** A block's text and marks as Markdown inline content. */
 export function phrasing(text: string, marks: readonly Mark[] = []): PhrasingContent[] {
   if (!text) return [];
-  return nest(segments(text, marks), 0);
+  return nest(segments(text, writableMarks(marks)), 0);
 }

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import type { Block, Mark, MarkType } from "@mnote/contract";
 import type { BlockContent, Html, List, ListItem, Paragraph, Root, RootContent } from "mdast";
 import { toMarkdown } from "mdast-util-to-markdown";
-import { CALLOUT_MARKER, idComment, OPTIONS, phrasing } from "./phrasing";
+import { CALLOUT_MARKER, idComment, OPTIONS, phrasing, writableMarks } from "./phrasing";
 
 export { CALLOUT_MARKER, idComment, phrasing };
 
@@ -20,7 +20,7 @@ const FRAGMENT_CACHE_SIZE = 50_000;
 const CUT = `<!-- mnote:cut:${randomBytes(8).toString("hex")} -->`;
 
 type InlineContext = "heading" | "paragraph";
-const inlineMarks = (block: Block): readonly Mark[] => ("marks" in block ? (block.marks ?? []) : []);
+const inlineMarks = (block: Block): readonly Mark[] => ("marks" in block ? writableMarks(block.marks ?? []) : []);
 const fragmentKey = (context: InlineContext, block: Block) => {
   let key = `${context === "heading" ? "h" : "p"}${block.text}\u0000`;
   for (const mark of inlineMarks(block)) key += `${mark.type} ${mark.start} ${mark.end} ${mark.href ?? ""}\u0000`;
@@ -59,8 +59,9 @@ function directText(value: string, first: boolean, last: boolean, beforeLink: bo
   return value.replace(ALWAYS_ESCAPED, "\\$&");
 }
 
-export function directInline(text: string, marks: readonly Mark[] = []): string | null {
+export function directInline(text: string, given: readonly Mark[] = []): string | null {
   if (!text) return null;
+  const marks = writableMarks(given);
   if (marks.length === 0) return directText(text, true, true, false);
   const sorted = marks.length === 1 ? marks : [...marks].sort(byStart);
   let out = "";

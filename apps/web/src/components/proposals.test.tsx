@@ -1,10 +1,12 @@
 // @vitest-environment happy-dom
+import type { appRouter } from "@mnote/tools";
 import { createWorld } from "@mnote/tools/testing";
 import { cleanup, fireEvent, screen, within } from "@testing-library/react";
+import { TRPCClientError } from "@trpc/client";
 import { afterEach, describe, expect, it } from "vitest";
-import { Proposals } from "./proposals";
+import { Proposals, refusalOf, refusalOutcome } from "./proposals";
 import { ReviewProvider } from "./review-state";
-import { renderPanelView } from "./test-render";
+import { panelClient, renderPanelView } from "./test-render";
 
 afterEach(cleanup);
 
@@ -76,6 +78,33 @@ describe("Proposals: a refused decision is said one way, whichever door it came 
     const decided = await screen.findByTestId("decided");
     expect(decided.textContent).toContain(row.reason ? "with your reason" : "Nothing was written.");
     expect(within(decided).queryAllByRole("button", { name: "Tell Hermes" })).toHaveLength(row.offered ? 1 : 0);
+    await w.kernel.close();
+  });
+
+  it("applying part of a proposal whose page moved meanwhile applies it on the page as it is: nothing to re-run (decision 0030)", async () => {
+    const w = await createWorld();
+    const pageRef = { workspaceId: w.ids.ws, documentId: w.ids.page };
+    const content = [
+      { id: "p1", type: "paragraph", text: "First paragraph, edited" },
+      { id: "p2", type: "paragraph", text: "Second paragraph" },
+    ];
+    const dryRun = w.envelope("mnote.page.save", { content }, { dryRun: true });
+    expect((await w.call("mnote.page.save", dryRun, `Bearer ${w.tokens.ownerAgent}`)).ok).toBe(true);
+    const client = panelClient(w, w.tokens.owner);
+    const [proposal] = await client.panel.proposals.list.query(pageRef);
+    const write = w.envelope("mnote.page.update_title", { title: "Moved meanwhile" });
+    expect((await w.call("mnote.page.update_title", write, `Bearer ${w.tokens.ownerAgent}`)).ok).toBe(true);
+    // A rename touched none of its blocks: the kept change is written on the page as it is now.
+    const applied = await client.panel.proposals.applyPart.mutate({ ...pageRef, proposalId: proposal!.id, keep: [0] });
+    expect(applied.ok).toBe(true);
+    const [after] = await client.panel.proposals.list.query(pageRef);
+    expect(after).toMatchObject({ id: proposal!.id, status: "applied_in_part" });
+    // A conflict the server still answers (decided meanwhile, or a page moved under a change) offers no re-run.
+    for (const reason of ["page_moved", "proposal_decided"] as const)
+      expect(refusalOutcome({ code: "mnote_tool_conflict", message: "x", reason })).toEqual({
+        tone: "error",
+        text: "x. Nothing was written.",
+      });
     await w.kernel.close();
   });
 });

@@ -1,5 +1,6 @@
 "use client";
 
+import type { RefusalReason } from "@mnote/tools";
 import { matchQuery, type Query, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useMemo, useRef, useState } from "react";
 import { useTRPC } from "~/trpc/react";
@@ -25,9 +26,10 @@ type EnvelopeSummary = Pick<DecisionAnswer, "ok" | "result" | "audit" | "error">
 /**
  * A refusal as the AppError mapping gives it (packages/tools `AppError`): a decision's tRPC error carries it as
  * `data.appError`, a tool's failure envelope as `error`. The one way the panel says a refused decision, whichever
- * door it came by: the contract's message.
+ * door it came by: the contract's message. The panel tells refusals apart by `code` and `reason`, never by their
+ * words.
  */
-export type Refusal = { code: string; message: string };
+export type Refusal = { code: string; message: string; reason?: RefusalReason };
 
 export function refusalOutcome(refusal: Refusal | null | undefined): Outcome {
   return { tone: "error", text: `${refusal?.message ?? "The edit was refused"}. Nothing was written.` };
@@ -37,8 +39,15 @@ export function refusalOutcome(refusal: Refusal | null | undefined): Outcome {
 export const refusalOf = (error: { message: string; data?: { appError?: Refusal } | null }): Refusal =>
   error.data?.appError ?? { code: "mnote_tool_unavailable", message: error.message };
 
+/**
+ * A tool's failure envelope as a refusal. The envelope carries the contract's `{ code, message }` only, and a tool's
+ * `mnote_tool_conflict` is always the contract's revision conflict (§4): the page moved.
+ */
+export const envelopeRefusal = (error: { code: string; message: string }): Refusal =>
+  error.code === "mnote_tool_conflict" ? { ...error, reason: "page_moved" } : error;
+
 function describeEnvelope(envelope: EnvelopeSummary, how = ""): Outcome {
-  if (!envelope.ok) return refusalOutcome(envelope.error);
+  if (!envelope.ok) return refusalOutcome(envelope.error && envelopeRefusal(envelope.error));
   const revision = (envelope.result as { revision?: number } | null)?.revision;
   return {
     tone: "ok",

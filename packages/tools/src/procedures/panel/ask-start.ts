@@ -1,4 +1,4 @@
-import { LIMITS } from "@mnote/contract";
+import { LIMITS, storable } from "@mnote/contract";
 import { z } from "zod";
 import { askInstructions, askSessionId, isAskSessionOf } from "./ask";
 import { PageRefSchema, panelProcedure, requirePage } from "./panel-procedure";
@@ -9,11 +9,11 @@ export const NO_SUCH_CONVERSATION = "no such conversation of yours on this page;
 
 export const AskStartInput = PageRefSchema.extend({
   /** The conversation to continue; absent: a new one. */
-  sessionId: z.string().max(256).optional(),
+  sessionId: storable(z.string()).max(256).optional(),
 });
 
 /** The person's words: a question, not a document (Hermes reads the page with its tools). One limit, here. */
-export const AskQuestionSchema = z.string().trim().min(1, "ask something").max(LIMITS.askQuestionChars);
+export const AskQuestionSchema = storable(z.string()).trim().min(1, "ask something").max(LIMITS.askQuestionChars);
 
 /**
  * panel.ask.start — may the signed-in person ask Hermes to work on this page, and with what?

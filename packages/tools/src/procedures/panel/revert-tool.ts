@@ -13,7 +13,7 @@ import { withInsertIds } from "../../planning/page-edit";
 import { proposalOnPage } from "../../proposal-merge";
 import { toOperations } from "../../anchored-operations";
 import { z } from "zod";
-import { fail } from "../../app-error";
+import { AppError } from "../../app-error";
 import type { Planner } from "../../planning/write-plan";
 import { runWrite } from "../../run-write";
 import { toolProcedure } from "../../tool-procedure";
@@ -69,11 +69,11 @@ export const planPageRevert: Planner<z.output<typeof args>> = async ({ kernel, i
   const { commandId } = input.args;
   const target = await kernel.getCommand(commandId);
   if (!target || target.identity.documentId !== page.id) {
-    return fail("mnote_tool_invalid_input", "args.commandId: no such command on this page");
+    throw new AppError("mnote_tool_invalid_input", "args.commandId: no such command on this page");
   }
   const states = await kernel.getCommandStates(commandId);
   if (!states)
-    return fail("mnote_tool_invalid_input", "args.commandId: the page around that command cannot be rebuilt");
+    throw new AppError("mnote_tool_invalid_input", "args.commandId: the page around that command cannot be rebuilt");
   // Exactly that command's changes, inverted (decision 0030): from the page right after it back to the page right
   // before it. Merged with the page now, a block a later write touched is a conflict, never overwritten.
   const blockChanges = diffBlocks(states.after.blocks, states.before.blocks);
