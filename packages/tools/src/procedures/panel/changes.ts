@@ -1,4 +1,4 @@
-import { BlockSchema, type Block, type Change } from "@mnote/contract";
+import { BlockSchema, type Block, type Change, storable } from "@mnote/contract";
 import type { ChangeAnchor, ConflictReason } from "@mnote/diff";
 import { z } from "zod";
 import { ProposalRefSchema } from "./panel-procedure";
@@ -37,7 +37,7 @@ export const ChangeDecisionSchema = z
     /** `edit` only: the person's version of the block (the contract's BlockSchema, so its limits name the field). */
     block: BlockSchema.optional(),
     /** `reject` / `keep_mine`: why, for the agent (quoted to it as data). */
-    reason: z.string().trim().max(REASON_MAX, `reason: at most ${REASON_MAX} characters`).optional(),
+    reason: storable(z.string()).trim().max(REASON_MAX, `reason: at most ${REASON_MAX} characters`).optional(),
   })
   .refine((d) => (d.choice === "edit") === (d.block !== undefined), {
     message: "block: give the edited block with choice `edit`, and only then",
