@@ -1,10 +1,8 @@
 // @vitest-environment happy-dom
-import type { appRouter } from "@mnote/tools";
 import { createWorld } from "@mnote/tools/testing";
 import { cleanup, fireEvent, screen, within } from "@testing-library/react";
-import { TRPCClientError } from "@trpc/client";
 import { afterEach, describe, expect, it } from "vitest";
-import { Proposals, refusalOf, refusalOutcome } from "./proposals";
+import { Proposals, refusalOutcome } from "./proposals";
 import { ReviewProvider } from "./review-state";
 import { panelClient, renderPanelView } from "./test-render";
 
