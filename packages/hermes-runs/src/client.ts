@@ -18,55 +18,32 @@
  * - Refusals are OpenAI-style `{error: {message, type, code}}`; 401 for a wrong key, 429 when busy.
  */
 
+import { createParser } from "eventsource-parser";
+
 /** One server-sent event or comment, as the stream spelled it. */
 export type SseItem = { kind: "event"; event: string | null; data: string } | { kind: "comment"; text: string };
 
 /**
- * Server-sent events from a byte stream (the WHATWG rules that matter here): lines end in
- * LF, CRLF or CR; `data:` lines of one event join with LF; a blank line ends the event;
- * a line starting with `:` is a comment. Chunks may split anywhere, even inside a character.
+ * Server-sent events from a byte stream, read by `eventsource-parser` (the WHATWG rules: LF, CRLF or CR line
+ * ends, multi-line data, comments, chunks split anywhere, even inside a character), handed on as they come.
  */
 export async function* parseSse(body: ReadableStream<Uint8Array>): AsyncGenerator<SseItem> {
   const decoder = new TextDecoder();
   const reader = body.getReader();
-  let buffer = "";
-  let data: string[] = [];
-  let event: string | null = null;
-  const line = function* (text: string): Generator<SseItem> {
-    if (text === "") {
-      if (data.length > 0) yield { kind: "event", event, data: data.join("\n") };
-      data = [];
-      event = null;
-      return;
-    }
-    if (text.startsWith(":")) {
-      yield { kind: "comment", text: text.slice(1).trim() };
-      return;
-    }
-    const colon = text.indexOf(":");
-    const field = colon === -1 ? text : text.slice(0, colon);
-    let value = colon === -1 ? "" : text.slice(colon + 1);
-    if (value.startsWith(" ")) value = value.slice(1);
-    if (field === "data") data.push(value);
-    else if (field === "event") event = value;
-  };
+  let ready: SseItem[] = [];
+  const parser = createParser({
+    onEvent: (message) => ready.push({ kind: "event", event: message.event ?? null, data: message.data }),
+    onComment: (comment) => ready.push({ kind: "comment", text: comment.trim() }),
+  });
   try {
     for (;;) {
       const { done, value } = await reader.read();
-      buffer += done ? decoder.decode() : decoder.decode(value, { stream: true });
-      for (;;) {
-        const match = /\r\n|\r|\n/.exec(buffer);
-        // A CR at the very end may be the first half of a CRLF still to come.
-        if (!match || (match[0] === "\r" && match.index === buffer.length - 1 && !done)) break;
-        const text = buffer.slice(0, match.index);
-        buffer = buffer.slice(match.index + match[0].length);
-        yield* line(text);
-      }
-      if (done) {
-        if (buffer !== "") yield* line(buffer);
-        yield* line("");
-        return;
-      }
+      // The stream ended: an event still without its blank line is whole (what the panel did before the parser).
+      parser.feed(done ? `${decoder.decode()}\n\n` : decoder.decode(value, { stream: true }));
+      const items = ready;
+      ready = [];
+      yield* items;
+      if (done) return;
     }
   } finally {
     reader.releaseLock();

@@ -2,7 +2,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { HermesClient, HermesRefused, HermesUnreachable } from "./client";
-import { checkReadiness, hermesFailureAnswer } from "./readiness";
+import { checkReadiness, hermesFailureAnswer, ReadinessCache, type HermesReadiness } from "./readiness";
 
 const KEY = "panel-key-0123456789";
 
@@ -130,5 +130,25 @@ describe("hermesFailureAnswer: a failed call to Hermes in the contract's words",
   it("an error that did not come from talking to Hermes is not its to answer", () => {
     expect(hermesFailureAnswer(new Error("database down"))).toBeNull();
     expect(hermesFailureAnswer("nope")).toBeNull();
+  });
+});
+
+describe("ReadinessCache", () => {
+  it("checks once per age for one Hermes, again when it is older or another Hermes is asked about", async () => {
+    let now = 0;
+    let probes = 0;
+    const cache = new ReadinessCache(() => now);
+    const probe = (): Promise<HermesReadiness> =>
+      Promise.resolve({ connected: true, help: null, version: String(++probes) });
+    expect((await cache.get("http://a", probe)).version).toBe("1");
+    now = 9_999;
+    expect((await cache.get("http://a", probe)).version).toBe("1");
+    // Before a run the check may be at most 2 s old.
+    expect((await cache.get("http://a", probe, 2_000)).version).toBe("2");
+    now = 10_500;
+    expect((await cache.get("http://a", probe)).version).toBe("2");
+    now = 20_000;
+    expect((await cache.get("http://a", probe)).version).toBe("3");
+    expect((await cache.get("http://b", probe)).version).toBe("4");
   });
 });

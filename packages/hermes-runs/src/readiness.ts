@@ -75,3 +75,26 @@ export function hermesFailureAnswer(error: unknown): HermesFailureAnswer | null 
     headers: {},
   };
 }
+
+/** How long a readiness check stands for the box: `connected` is never older than this (issue 19: ≤ 30 s). */
+export const READINESS_TTL_MS = 10_000;
+/** Before a run the check is at most this old: a config.yaml changed to offer `terminal` stops the next runs. */
+export const RUN_READINESS_TTL_MS = 2_000;
+
+/**
+ * Hermes's readiness, checked at most as often as asked: one check at a time per Hermes (callers within the age
+ * share it), a new one when the Hermes asked about changes. Time is the caller's clock (`now`), so a test moves it.
+ */
+export class ReadinessCache {
+  private last: { at: number; key: string; value: Promise<HermesReadiness> } | null = null;
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  get(key: string, probe: () => Promise<HermesReadiness>, maxAgeMs = READINESS_TTL_MS): Promise<HermesReadiness> {
+    const now = this.now();
+    if (this.last && this.last.key === key && now - this.last.at < maxAgeMs) return this.last.value;
+    const value = probe();
+    this.last = { at: now, key, value };
+    return value;
+  }
+}

@@ -1,4 +1,5 @@
 import type { NumberedRunLine, RunLine } from "./client";
+import { type RunOutcome, runEnd } from "./run-end";
 
 /** One tool call of a run as the panel shows it. */
 export interface StreamedCall {
@@ -38,7 +39,13 @@ export const newRunView = (runId: string): RunView => ({
 
 export const isLive = (phase: RunPhase) => phase === "running" || phase === "waiting" || phase === "stopping";
 
-const STATUS_PHASE: Record<string, RunPhase> = { completed: "completed", failed: "failed", cancelled: "stopped" };
+/** The phase a run's end puts it in (run-end.ts decides which lines end a run, and how). */
+const END_PHASE: Record<RunOutcome, RunPhase> = {
+  completed: "completed",
+  failed: "failed",
+  cancelled: "stopped",
+  lost: "lost",
+};
 
 /** The run after one more line. Pure: the same lines in the same order give the same view. */
 export function reduceRun(state: RunView, line: RunLine | NumberedRunLine): RunView {
@@ -79,20 +86,27 @@ function applyLine(s: RunView, line: RunLine): RunView {
         refused: [...s.refused, { description: line.description, command: line.command, reason: line.reason }],
       };
     case "completed":
-      return { ...s, phase: "completed", text: s.text || line.output, approval: null };
+      return { ...s, phase: END_PHASE[runEnd(line)!.outcome], text: s.text || line.output, approval: null };
     case "failed":
-      return { ...s, phase: "failed", approval: null, message: `Hermes's run failed: ${line.message}` };
+      return {
+        ...s,
+        phase: END_PHASE[runEnd(line)!.outcome],
+        approval: null,
+        message: `Hermes's run failed: ${line.message}`,
+      };
     case "cancelled":
       return {
         ...s,
-        phase: "stopped",
+        phase: END_PHASE[runEnd(line)!.outcome],
         approval: null,
         message: "Stopped. Hermes did nothing after the stop; the calls it made before are listed below.",
       };
     case "lost":
-      return isLive(s.phase) ? { ...s, phase: "lost", approval: null, message: line.message } : s;
+      return isLive(s.phase)
+        ? { ...s, phase: END_PHASE[runEnd(line)!.outcome], approval: null, message: line.message }
+        : s;
     case "status": {
-      const phase = STATUS_PHASE[line.status] ?? "lost";
+      const phase = END_PHASE[runEnd(line)!.outcome];
       return {
         ...s,
         phase,

@@ -5,7 +5,7 @@
  */
 import type { Clock } from "./clock";
 import type { SqlDriver } from "./sql/driver";
-import type { AskRunRecord, AskRunStart, AskSessionRecord } from "./types";
+import type { AskRunRecord, AskRunStart, AskRunState, AskSessionRecord } from "./types";
 
 interface AskSessionRow {
   session_id: string;
@@ -45,10 +45,55 @@ const toRun = (row: AskRunRow): AskRunRecord => ({
   pumpedAt: row.pumped_at,
 });
 
-/** How long a run and its lines are kept: as long as Hermes keeps a run's status (its _RUN_STATUS_TTL). */
+/**
+ * How long a run's record (ids and times, no text) is kept after its last sign of life: as long as Hermes keeps
+ * a run's status (its _RUN_STATUS_TTL, 3600 s) — a retried start or a reload within it still finds the run.
+ */
 export const ASK_RUN_TTL_MS = 60 * 60 * 1000;
-/** How long an ended run's lines stay for readers that were following it. */
-export const ASK_RUN_LINES_GRACE_MS = 5 * 60 * 1000;
+/**
+ * A run counts as going on while the instance reading Hermes's stream wrote within this long (it marks the run
+ * alive every 20 s; Hermes keeps alive every 30 s). Past it, readers are told Hermes's own word on the run.
+ */
+export const ASK_RUN_SILENCE_MS = 75_000;
+/** How long an ended run's lines stay for readers still following it, unless the panel is told otherwise. */
+export const ASK_RUN_LINES_GRACE_MS = 60_000;
+
+/** Whether a run is still being read from Hermes (by some panel instance), at `now`. */
+export const isAskRunGoingOn = (run: AskRunRecord, now: Date): boolean =>
+  run.status === "running" && now.getTime() - Date.parse(run.pumpedAt) < ASK_RUN_SILENCE_MS;
+
+/**
+ * Removes what a run said once nobody can follow it any more (issue 38: mnote keeps no chat): the lines of a
+ * run that ended more than `graceMs` ago, and of a run nobody has read from Hermes for longer than a live run
+ * is ever silent plus the grace (its reader died: later readers get Hermes's own word, never these lines);
+ * then the records of runs silent for longer than Hermes keeps a run. Run by the panel's sweep on its own
+ * schedule and at start-up, never as a side effect of another run. Answers what it removed.
+ */
+export async function sweepAskRuns(
+  db: SqlDriver,
+  clock: Clock,
+  options: { graceMs?: number } = {},
+): Promise<{ lines: number; runs: number }> {
+  const now = clock.now().getTime();
+  const graceMs = Math.max(0, options.graceMs ?? ASK_RUN_LINES_GRACE_MS);
+  const ended = new Date(now - graceMs).toISOString();
+  const silent = new Date(now - ASK_RUN_SILENCE_MS - graceMs).toISOString();
+  const forgotten = new Date(now - ASK_RUN_TTL_MS).toISOString();
+  const removed = await db.transaction(async (tx) => {
+    const lines = await tx.run(
+      `DELETE FROM ask_run_events WHERE run_id NOT IN (SELECT run_id FROM ask_runs WHERE pumped_at >= ?
+         AND (status = 'running' OR pumped_at >= ?))`,
+      [silent, ended],
+    );
+    const runs = await tx.run(`DELETE FROM ask_runs WHERE pumped_at < ?`, [forgotten]);
+    return { lines: lines.changes, runs: runs.changes };
+  });
+  // SQLite zeroes deleted rows (secure_delete), but the write-ahead log still holds the pages as they were until
+  // it is checkpointed and reset: do that now, so the words leave the files too. (PostgreSQL: its own vacuum and
+  // WAL recycling; docs/security.md says what that leaves.) A checkpoint a reader holds back is done next time.
+  if (removed.lines > 0 && db.dialect === "sqlite") await db.get(`PRAGMA wal_checkpoint(TRUNCATE)`);
+  return removed;
+}
 
 /**
  * Records the conversation as this person's, about this page, unless it is recorded already; answers
@@ -80,17 +125,7 @@ export async function findAskRunByKey(db: SqlDriver, userId: string, startKey: s
 
 export async function recordAskRun(db: SqlDriver, clock: Clock, run: AskRunStart): Promise<void> {
   const now = clock.now();
-  const expired = new Date(now.getTime() - ASK_RUN_TTL_MS).toISOString();
   await db.transaction(async (tx) => {
-    // Runs older than Hermes keeps their status go, with their lines; an ended run's lines go after a grace
-    // period for readers still on it (they are a relay buffer, not a chat history: mnote keeps none).
-    const settled = new Date(now.getTime() - ASK_RUN_LINES_GRACE_MS).toISOString();
-    await tx.run(
-      `DELETE FROM ask_run_events WHERE run_id IN (SELECT run_id FROM ask_runs WHERE started_at < ?
-         OR (status = 'ended' AND pumped_at < ?))`,
-      [expired, settled],
-    );
-    await tx.run(`DELETE FROM ask_runs WHERE started_at < ?`, [expired]);
     await tx.run(
       `INSERT INTO ask_runs (run_id, session_id, user_id, workspace_id, document_id, start_key, status, started_at, pumped_at)
        VALUES (?, ?, ?, ?, ?, ?, 'running', ?, ?)`,
@@ -154,6 +189,31 @@ export async function listAskRunLines(
     [runId, after],
   );
   return rows.map((row) => ({ seq: Number(row.seq), line: row.line }));
+}
+
+/**
+ * Whether anyone can follow the run now: `live` while some instance reads it from Hermes, `silent` once that
+ * instance stopped marking it alive, `ended`, or `gone` (swept, or never recorded).
+ */
+export async function askRunState(db: SqlDriver, clock: Clock, runId: string): Promise<AskRunState> {
+  const run = await getAskRun(db, runId);
+  if (!run) return "gone";
+  if (run.status === "ended") return "ended";
+  return isAskRunGoingOn(run, clock.now()) ? "live" : "silent";
+}
+
+/** A run's lines after line `after` (at most `limit`) and whether anyone can still follow it: one reader's poll. */
+export async function readAskRun(
+  db: SqlDriver,
+  clock: Clock,
+  runId: string,
+  after: number,
+  limit: number,
+): Promise<{ lines: { seq: number; line: string }[]; state: AskRunState }> {
+  // The state first: a run's last lines and its end are written in one transaction, so lines read after an
+  // `ended` include them all (read the other way round, a reader could see no lines, then the end, and miss them).
+  const state = await askRunState(db, clock, runId);
+  return { state, lines: await listAskRunLines(db, runId, after, limit) };
 }
 
 /** The conversation's newest run: a new question waits while it goes on (one run per conversation at a time). */

@@ -36,6 +36,7 @@ export {
   undoBlockEdits,
 } from "./block-edits";
 export { normalizeEmail } from "./admin";
+export { ASK_RUN_LINES_GRACE_MS, ASK_RUN_SILENCE_MS, ASK_RUN_TTL_MS } from "./ask-records";
 export type {
   KernelOAuth,
   OAuthClientRecord,

@@ -118,7 +118,7 @@ const MIGRATIONS: Array<{ version: number; name: string; statements: (dialect: S
     // Issue 19 (decision 0021): a conversation asked from the panel belongs to one person and one page;
     // every call of it is checked with that person's rights too, and recorded as asked by them.
     // ask_runs and ask_run_events are what any panel instance needs to follow, stop and answer a run
-    // (not business data: never copied by migrate-data, rows go an hour after the run).
+    // (not business data: never copied by migrate-data; the panel's run sweep removes them, decision 0031).
     statements: () => [
       `ALTER TABLE commands ADD COLUMN asked_by TEXT`,
       `ALTER TABLE audit_log ADD COLUMN asked_by TEXT`,

@@ -77,6 +77,10 @@ export class SqlKernel {
       latestRun: (sessionId) => askRecords.latestAskRun(db, sessionId),
       appendRunLines: (runId, lines, ended) => askRecords.appendAskRunLines(db, clock, runId, lines, ended),
       listRunLines: (runId, after, limit) => askRecords.listAskRunLines(db, runId, after, limit),
+      sweepRuns: (options) => askRecords.sweepAskRuns(db, clock, options),
+      runState: (runId) => askRecords.askRunState(db, clock, runId),
+      readRun: (runId, after, limit) => askRecords.readAskRun(db, clock, runId, after, limit),
+      isGoingOn: (run) => askRecords.isAskRunGoingOn(run, clock.now()),
     };
     this.write = createWriteTransaction(this.db, this.changes.announce, clock);
   }

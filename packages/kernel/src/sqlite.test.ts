@@ -7,9 +7,9 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
-kernelConformanceSuite("SQLite in memory", () => SqlKernel.open(openSqliteDriver(":memory:")));
-kernelConformanceSuite("SQLite file (WAL, two connections)", () =>
-  SqlKernel.open(openSqliteDriver(join(mkdtempSync(join(tmpdir(), "mnote-kernel-")), "test.db"))),
+kernelConformanceSuite("SQLite in memory", (options) => SqlKernel.open(openSqliteDriver(":memory:"), options));
+kernelConformanceSuite("SQLite file (WAL, two connections)", (options) =>
+  SqlKernel.open(openSqliteDriver(join(mkdtempSync(join(tmpdir(), "mnote-kernel-")), "test.db")), options),
 );
 
 proposalsMigrationSuite("SQLite file", async () =>

@@ -404,6 +404,9 @@ export interface AskRunRecord extends Required<AskRunStart> {
   pumpedAt: string;
 }
 
+/** Whether anyone can follow a run now (ask-records.ts `askRunState`). */
+export type AskRunState = "live" | "silent" | "ended" | "gone";
+
 export interface KernelAsk {
   /** Records the conversation as this person's about this page unless recorded already; answers the one that stands. */
   openSession(input: Omit<AskSessionRecord, "createdAt">): Promise<AskSessionRecord>;
@@ -416,6 +419,20 @@ export interface KernelAsk {
   /** Appends lines to the run (one writer per run); `ended` marks it over. Answers the last line's number. */
   appendRunLines(runId: string, lines: readonly string[], ended: boolean): Promise<number>;
   listRunLines(runId: string, after: number, limit: number): Promise<{ seq: number; line: string }[]>;
+  runState(runId: string): Promise<AskRunState>;
+  /** The run's lines after `after` and its state, in one call: what a reader polls. */
+  readRun(
+    runId: string,
+    after: number,
+    limit: number,
+  ): Promise<{ lines: { seq: number; line: string }[]; state: AskRunState }>;
+  /** Whether the run is still read from Hermes by some panel instance (one run of a conversation at a time). */
+  isGoingOn(run: AskRunRecord): boolean;
+  /**
+   * Removes the lines of runs nobody can follow any more (ended `graceMs` ago, or silent past that) and the
+   * records of runs Hermes no longer knows (ask-records.ts `sweepAskRuns`). Answers how many of each went.
+   */
+  sweepRuns(options?: { graceMs?: number }): Promise<{ lines: number; runs: number }>;
 }
 
 /**

@@ -20,7 +20,6 @@ export type { Who } from "./procedures/panel/people";
 export type { ProposalListItem, Proposal, ProposalState } from "./procedures/panel/proposals";
 export type { AuditRow, DecisionOnProposal } from "./procedures/panel/audit-list";
 export type { PageListItem } from "./procedures/panel/pages-list";
-export { AskQuestionSchema } from "./procedures/panel/ask-start";
 export type { AgentTokenItem } from "./procedures/panel/agents";
 export { createOAuthCaller, type OAuthRouter } from "./routers/oauth";
 export type { ConsentClient } from "./procedures/oauth/clients";

@@ -1,7 +1,20 @@
 "use client";
 
 import { canonicalToolName, LIMITS } from "@mnote/contract";
-import { isLive, matchRecords, newRunView, type NumberedRunLine, reduceRun, type RunView } from "@mnote/hermes-runs";
+import {
+  endsRun,
+  hermesDoor,
+  isLive,
+  matchRecords,
+  RELAYED_CHOICES,
+  type RelayedChoice,
+  refusalMessage,
+  type StartedRunAnswer,
+  newRunView,
+  type NumberedRunLine,
+  reduceRun,
+  type RunView,
+} from "@mnote/hermes-runs";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useCallback, useEffect, useRef, useState } from "react";
 import { useTRPC } from "~/trpc/react";
@@ -30,13 +43,8 @@ const runKey = (documentId: string) => `mnote.hermes.run.${documentId}`;
 /** The conversation this tab is having about the page: only its id is kept (sessionStorage), never its text. */
 const sessionKey = (documentId: string) => `mnote.hermes.session.${documentId}`;
 
-async function errorMessage(response: Response) {
-  const body = (await response.json().catch(() => null)) as { error?: { message?: string } } | null;
-  return body?.error?.message ?? `the panel answered ${response.status}`;
-}
-
 /** A run the panel started: what POST /api/hermes/runs answers. */
-export type StartedRun = { runId: string; sessionId: string };
+export type StartedRun = StartedRunAnswer;
 
 /**
  * Announced on `window` when a run of this page's conversation was started elsewhere in the panel ("Tell Hermes"
@@ -56,17 +64,9 @@ export async function startHermesRun(body: {
   sessionId?: string | null;
 }): Promise<{ started: StartedRun } | { error: string }> {
   const { sessionId, ...rest } = body;
-  try {
-    const response = await fetch("/api/hermes/runs", {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ ...rest, ...(sessionId ? { sessionId } : {}) }),
-    });
-    if (!response.ok) return { error: await errorMessage(response) };
-    return { started: (await response.json()) as StartedRun };
-  } catch {
-    return { error: "The panel could not be reached; nothing was asked." };
-  }
+  const answer = await hermesDoor.start({ ...rest, ...(sessionId ? { sessionId } : {}) });
+  if (answer.ok) return { started: answer.value };
+  return { error: answer.status === 0 ? "The panel could not be reached; nothing was asked." : answer.message };
 }
 
 /** "Ask Hermes" in the page's AI panel: start a run about this page, watch it, answer it, stop it. */
@@ -75,8 +75,11 @@ export function AskHermes({ pageRef, canWrite }: { pageRef: PageRef; canWrite: b
   const queryClient = useQueryClient();
   const connection = useQuery({
     queryKey: ["hermes", "connection"],
-    queryFn: async () =>
-      (await (await fetch("/api/hermes", { cache: "no-store" })).json()) as { connected: boolean; help: string | null },
+    queryFn: async () => {
+      const answer = await hermesDoor.connection();
+      if (!answer.ok) throw new Error(answer.message);
+      return answer.value;
+    },
     // The box says when Hermes stops answering (the server checks at most every 10 s).
     refetchInterval: 30_000,
   });
@@ -134,16 +137,13 @@ export function AskHermes({ pageRef, canWrite }: { pageRef: PageRef; canWrite: b
       if (controller.signal.aborted) return;
       let response: Response;
       try {
-        response = await fetch(
-          `/api/hermes/runs/${encodeURIComponent(runId)}/events?after=${last}${reload && attempt === 0 ? "&reload=1" : ""}`,
-          { signal: controller.signal, cache: "no-store" },
-        );
+        response = await hermesDoor.events(runId, last, reload && attempt === 0, controller.signal);
       } catch {
         if (controller.signal.aborted) return;
         continue;
       }
       if (!response.ok || !response.body) {
-        const message = await errorMessage(response);
+        const message = await refusalMessage(response);
         if (response.status === 404) window.sessionStorage.removeItem(runKey(pageRef.documentId));
         update((s) => ({ ...s, phase: "lost", message }));
         return;
@@ -164,7 +164,7 @@ export function AskHermes({ pageRef, canWrite }: { pageRef: PageRef; canWrite: b
             if (!text) continue;
             const line = JSON.parse(text) as NumberedRunLine;
             last = Math.max(last, line.seq);
-            if (["completed", "failed", "cancelled", "closed", "lost", "status"].includes(line.type)) ended = true;
+            if (endsRun(line)) ended = true;
             apply(runId, line);
           }
         }
@@ -219,23 +219,19 @@ export function AskHermes({ pageRef, canWrite }: { pageRef: PageRef; canWrite: b
     begin(answer.started);
   };
 
-  const post = async (path: string, body: object) => {
-    if (!run) return;
-    const response = await fetch(`/api/hermes/runs/${encodeURIComponent(run.runId)}/${path}`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify(body),
-    }).catch(() => null);
-    if (!response) return setNotice("The panel could not be reached.");
-    if (!response.ok) setNotice(await errorMessage(response));
-  };
   const stop = async () => {
+    if (!run) return;
     update((s) => ({ ...s, phase: "stopping" }));
-    await post("stop", {});
+    const answer = await hermesDoor.stop(run.runId);
+    if (!answer.ok) setNotice(answer.message);
   };
   const answer = async (choice: string) => {
+    // The server relays only these (and refuses any other choice): a button for another is never sent.
+    const relayed = RELAYED_CHOICES.find((known): known is RelayedChoice => known === choice);
+    if (!run || !relayed) return;
     update((s) => ({ ...s, approval: null, phase: "running" }));
-    await post("approval", { choice });
+    const answered = await hermesDoor.approval(run.runId, relayed);
+    if (!answered.ok) setNotice(answered.message);
   };
   const newConversation = () => {
     reading.current?.abort();

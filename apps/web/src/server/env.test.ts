@@ -42,6 +42,15 @@ describe("panel configuration: connecting Hermes", () => {
     ]);
   });
 
+  it("keeps an ended run's lines 60 s unless told, from 0 to 600 s (issue 38)", () => {
+    expect(readPanelEnv({}).askLinesGraceMs).toBe(60_000);
+    expect(readPanelEnv({ MNOTE_ASK_LINES_GRACE_SECONDS: "0" }).askLinesGraceMs).toBe(0);
+    expect(readPanelEnv({ MNOTE_ASK_LINES_GRACE_SECONDS: "300" }).askLinesGraceMs).toBe(300_000);
+    expect(problemsOf({ MNOTE_ASK_LINES_GRACE_SECONDS: "3600" })).toEqual([
+      expect.stringContaining("MNOTE_ASK_LINES_GRACE_SECONDS must be an integer from 0 to 600"),
+    ]);
+  });
+
   it("refuses half a connection, naming the missing variable", () => {
     expect(problemsOf({ MNOTE_HERMES_URL: "http://127.0.0.1:8642" })).toEqual([
       expect.stringContaining("MNOTE_HERMES_API_KEY is not"),

@@ -1,7 +1,7 @@
 import { resolve } from "node:path";
 import { DEFAULT_ALLOWED_TOOLSETS } from "@mnote/hermes-runs";
 import { OIDC_CALLBACK_PATH, type OidcConfig, oidcSettingsFromEnv } from "@mnote/identity";
-import { defaultDatabaseUrl } from "@mnote/kernel";
+import { ASK_RUN_LINES_GRACE_MS, defaultDatabaseUrl } from "@mnote/kernel";
 import { ClientDocuments, OAUTH_DEFAULTS, type OAuthServerSettings } from "@mnote/oauth";
 import { type ToolsSettings, toolsSettingsFromEnv } from "@mnote/tools";
 import {
@@ -30,6 +30,11 @@ export interface PanelEnv {
   oidc: OidcConfig | null;
   /** MNOTE_METRICS_TOKEN: the bearer `GET /api/metrics` asks for; null: no metrics endpoint (404). */
   metricsToken: string | null;
+  /**
+   * MNOTE_ASK_LINES_GRACE_SECONDS (0–600, default 60): how long an ended run's lines stay for readers still on
+   * it before the run sweep removes them (decision 0031, docs/security.md "What a run leaves").
+   */
+  askLinesGraceMs: number;
 }
 
 /** Where the panel's server reaches Hermes's API server, and the key it sends there (never to the browser). */
@@ -196,6 +201,12 @@ export function readPanelEnv(env: Record<string, string | undefined>): PanelEnv 
   const hermes = readHermes(config);
   const oidc = withRedirectUri(oidcSettingsFromEnv(config), tools.oauth ?? null, config);
   const metricsToken = metricsTokenFromEnv(config);
+  const graceSeconds = config.number("MNOTE_ASK_LINES_GRACE_SECONDS", {
+    min: 0,
+    max: 600,
+    integer: true,
+    unit: "seconds",
+  });
   const database = databaseSettingsFromEnv(config, defaultDatabaseUrl(resolve(process.cwd(), "../..")));
   const allowedOrigins = list(config.raw("MNOTE_PANEL_ORIGINS"), (origin) => origin.replace(/\/+$/, ""));
   for (const origin of allowedOrigins) {
@@ -214,6 +225,7 @@ export function readPanelEnv(env: Record<string, string | undefined>): PanelEnv 
     hermes,
     oidc,
     metricsToken,
+    askLinesGraceMs: (graceSeconds ?? ASK_RUN_LINES_GRACE_MS / 1000) * 1000,
   };
 }
 

@@ -1,28 +1,4 @@
 import "server-only";
-import { type SqlKernel, openKernel } from "@mnote/kernel";
-import { observeKernel } from "@mnote/process";
-import { panelEnv } from "./env";
 
-/**
- * One kernel per server process, shared by route handlers and server components
- * (kept on globalThis so Next's separate route bundles and dev reloads reuse it).
- */
-const shared = globalThis as { __mnoteKernel?: Promise<SqlKernel> };
-
-export function getKernel(): Promise<SqlKernel> {
-  const { database } = panelEnv();
-  // A failed open (the database down when the first request came) is forgotten, so the next
-  // request tries again instead of every request failing until the panel restarts.
-  shared.__mnoteKernel ??= openKernel(database.url, database.options).then(
-    (kernel) => {
-      // With metrics on, the database-backed gauges and the change feed's lag (docs/operations.md).
-      if (panelEnv().metricsToken) observeKernel(kernel);
-      return kernel;
-    },
-    (error: unknown) => {
-      shared.__mnoteKernel = undefined;
-      throw error;
-    },
-  );
-  return shared.__mnoteKernel;
-}
+/** The panel's kernel for route handlers and server components (open-kernel.ts; the mark keeps it off the browser). */
+export { getKernel } from "./open-kernel";

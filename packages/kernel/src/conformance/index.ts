@@ -1,14 +1,15 @@
 import type { Block } from "@mnote/contract";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { hashToken } from "../ids";
-import type { SqlKernel } from "../sql-kernel";
+import { ManualClock } from "../clock";
+import type { KernelOptions, SqlKernel } from "../sql-kernel";
 import type { CallIdentity, ExecuteRequest, KernelCommand } from "../types";
 
 /**
  * The behaviour the kernel must have on every database. Each driver (SQLite,
  * PostgreSQL, PGlite) runs this same suite with its own factory.
  */
-export function kernelConformanceSuite(name: string, openKernel: () => Promise<SqlKernel>) {
+export function kernelConformanceSuite(name: string, openKernel: (options?: KernelOptions) => Promise<SqlKernel>) {
   describe(`kernel conformance: ${name}`, () => {
     let kernel: SqlKernel;
     let ws: string;
@@ -550,6 +551,45 @@ export function kernelConformanceSuite(name: string, openKernel: () => Promise<S
       expect((await kernel.ask.latestRun(session.sessionId))?.runId).toBe("run_1");
       expect(await kernel.ask.latestRun("no_such_session")).toBeNull();
       expect(await kernel.ask.getRun("run_unknown")).toBeNull();
+    });
+
+    it("sweeps a run's lines once nobody can follow it, on its own, and a run's record once Hermes forgets it", async () => {
+      // Its own kernel on a clock the test moves: the grace is waited out without waiting (issue 38).
+      const clock = new ManualClock("2026-01-01T00:00:00.000Z");
+      const timed = await openKernel({ clock });
+      try {
+        const run = (runId: string) => ({ runId, sessionId: "s", userId: owner, workspaceId: ws, documentId: doc });
+        const lines = async (runId: string) => (await timed.ask.listRunLines(runId, 0, 100)).length;
+        await timed.ask.recordRun({ ...run("ended"), startKey: "k" });
+        await timed.ask.recordRun(run("live"));
+        await timed.ask.recordRun(run("dead"));
+        await timed.ask.appendRunLines("ended", ['{"type":"delta","text":"words"}'], true);
+        await timed.ask.appendRunLines("live", ['{"type":"delta","text":"words"}'], false);
+        await timed.ask.appendRunLines("dead", ['{"type":"delta","text":"words"}'], false);
+        expect([await timed.ask.runState("ended"), await timed.ask.runState("live")]).toEqual(["ended", "live"]);
+        // Within the grace nothing goes: a reader still on the ended run reads its end.
+        clock.advance(59_000);
+        expect(await timed.ask.sweepRuns({ graceMs: 60_000 })).toEqual({ lines: 0, runs: 0 });
+        await timed.ask.appendRunLines("live", [], false); // the heartbeat of a run still being read
+        clock.advance(2_000);
+        expect(await timed.ask.sweepRuns({ graceMs: 60_000 })).toEqual({ lines: 1, runs: 0 });
+        expect([await lines("ended"), await lines("live"), await lines("dead")]).toEqual([0, 1, 1]);
+        // A run nobody reads any more (its reader's process died): its lines go past silence plus grace.
+        clock.advance(75_000);
+        await timed.ask.appendRunLines("live", [], false);
+        expect(await timed.ask.sweepRuns({ graceMs: 60_000 })).toEqual({ lines: 1, runs: 0 });
+        expect([await lines("live"), await lines("dead")]).toEqual([1, 0]);
+        expect([await timed.ask.runState("live"), await timed.ask.runState("dead")]).toEqual(["live", "silent"]);
+        // The records (ids and times, no text) go when Hermes would no longer know the run.
+        expect((await timed.ask.getRun("ended"))?.status).toBe("ended");
+        clock.advance(60 * 60 * 1000 + 1);
+        expect(await timed.ask.sweepRuns({ graceMs: 60_000 })).toEqual({ lines: 1, runs: 3 });
+        expect(await timed.ask.getRun("ended")).toBeNull();
+        expect(await timed.ask.runState("ended")).toBe("gone");
+        expect(await timed.ask.findRunByKey(owner, "k")).toBeNull();
+      } finally {
+        await timed.close();
+      }
     });
 
     it("refuses a stale base revision and writes nothing", async () => {

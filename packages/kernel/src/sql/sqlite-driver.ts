@@ -58,6 +58,9 @@ export function openSqliteDriver(path: string, options: SqliteOptions = {}): Sql
     // NORMAL in WAL mode survives a process crash (SIGKILL); only power loss can drop the last commits.
     db.pragma("synchronous = NORMAL");
     db.pragma("foreign_keys = ON");
+    // A deleted row's bytes are zeroed, not left in a free page to be read with `strings` (issue 38: a run's
+    // words swept from the run lines must not linger in the file).
+    db.pragma("secure_delete = ON");
     return db;
   };
   const writer = open();

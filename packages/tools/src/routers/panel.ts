@@ -11,6 +11,9 @@ import { membersRemove } from "../procedures/panel/members-remove";
 import { membersSetRole } from "../procedures/panel/members-set-role";
 import { askCheck } from "../procedures/panel/ask-check";
 import { askStart } from "../procedures/panel/ask-start";
+import { askReplay } from "../procedures/panel/ask-replay";
+import { askRecord } from "../procedures/panel/ask-record";
+import { askLines } from "../procedures/panel/ask-lines";
 import { auditList } from "../procedures/panel/audit-list";
 import { commandGet } from "../procedures/panel/command-get";
 import { pageActivity } from "../procedures/panel/page-activity";
@@ -47,7 +50,7 @@ export const panelRouter = router({
   command: router({ get: commandGet }),
   artifacts: router({ list: artifactsList }),
   workspace: router({ setApproval: workspaceSetApproval, policyHistory: workspacePolicyHistory }),
-  ask: router({ start: askStart, check: askCheck }),
+  ask: router({ start: askStart, replay: askReplay, record: askRecord, check: askCheck, lines: askLines }),
   agents: router({ list: agentsList, create: agentsCreate, revoke: agentsRevoke }),
   members: router({ list: membersList, invite: membersInvite, setRole: membersSetRole, remove: membersRemove }),
   invitations: router({ list: invitationsList, decide: invitationsDecide }),

@@ -1,4 +1,4 @@
-import { LIMITS, storable } from "@mnote/contract";
+import { storable } from "@mnote/contract";
 import { z } from "zod";
 import { askInstructions, askSessionId, isAskSessionOf } from "./ask";
 import { PageRefSchema, panelProcedure, requirePage } from "./panel-procedure";
@@ -7,13 +7,13 @@ import { AppError } from "../../app-error";
 /** Another person's conversation and one that never was look the same (decision 0021). */
 export const NO_SUCH_CONVERSATION = "no such conversation of yours on this page; start a new one";
 
+/** A question while the conversation's last run still goes on (on any panel instance). */
+export const STILL_ANSWERING = "Hermes is still answering in this conversation; wait for it or stop it.";
+
 export const AskStartInput = PageRefSchema.extend({
   /** The conversation to continue; absent: a new one. */
   sessionId: storable(z.string()).max(256).optional(),
 });
-
-/** The person's words: a question, not a document (Hermes reads the page with its tools). One limit, here. */
-export const AskQuestionSchema = storable(z.string()).trim().min(1, "ask something").max(LIMITS.askQuestionChars);
 
 /**
  * panel.ask.start — may the signed-in person ask Hermes to work on this page, and with what?
@@ -32,6 +32,10 @@ export const askStart = panelProcedure.input(AskStartInput).mutation(async ({ ct
     if (!known || known.userId !== userId || known.workspaceId !== workspace.id)
       throw new AppError("mnote_tool_not_found", NO_SUCH_CONVERSATION);
     sessionId = known.sessionId;
+    // One run of a conversation at a time: a run's calls are then the conversation's records between its start
+    // and the next run's (Hermes's events carry no tool-call id, and the plugin gets no run id; decision 0021).
+    const latest = await ctx.kernel.ask.latestRun(sessionId);
+    if (latest && ctx.kernel.ask.isGoingOn(latest)) throw new AppError("mnote_tool_conflict", STILL_ANSWERING);
   } else {
     sessionId = askSessionId(page.id);
     await ctx.kernel.ask.openSession({ sessionId, userId, workspaceId: workspace.id, documentId: page.id });
