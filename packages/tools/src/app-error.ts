@@ -36,7 +36,8 @@ export class AppError extends Error {
 
 /**
  * What the panel tells apart under one code, so it never compares message text: `mnote_tool_conflict` is either the
- * page moving past a proposal's base revision (`page_moved`: re-run the dry run) or a proposal decided meanwhile
+ * page moving between a decision's read and its write (`page_moved`: try again; a proposal itself never goes stale,
+ * decision 0030) or a proposal decided meanwhile
  * (`proposal_decided`: nothing to re-run). The panel's procedures answer it in `data.appError.reason`.
  */
 export const REFUSAL_REASONS = ["page_moved", "proposal_decided"] as const;

@@ -26,12 +26,16 @@ type EnvelopeSummary = Pick<DecisionAnswer, "ok" | "result" | "audit" | "error">
 /**
  * A refusal as the AppError mapping gives it (packages/tools `AppError`): a decision's tRPC error carries it as
  * `data.appError`, a tool's failure envelope as `error`. The one way the panel says a refused decision, whichever
- * door it came by: the contract's message. The panel tells refusals apart by `code` and `reason`, never by their
- * words.
+ * door it came by: the contract's message (a conflict names the changes to resolve; decision 0030). The panel tells
+ * refusals apart by `code` and `reason`, never by their words.
  */
 export type Refusal = { code: string; message: string; reason?: RefusalReason };
 
 export function refusalOutcome(refusal: Refusal | null | undefined): Outcome {
+  // The page moved between reading it and writing (not "decided meanwhile", the other conflict).
+  if (refusal?.code === "mnote_tool_conflict" && refusal.reason === "page_moved") {
+    return { tone: "error", text: "The page changed while deciding. Nothing was written: try again." };
+  }
   return { tone: "error", text: `${refusal?.message ?? "The edit was refused"}. Nothing was written.` };
 }
 

@@ -40,7 +40,7 @@ export async function decideChanges(
       throw new AppError("mnote_tool_invalid_input", `decisions.${i}.index: the proposal has ${total} changes`);
     }
     if (proposal.changes[index]?.decision) {
-      throw new AppError("mnote_tool_conflict", `change ${index} was already decided`);
+      throw new AppError("mnote_tool_conflict", `change ${index} was already decided`, "proposal_decided");
     }
     const change = proposal.preview.changes[index]!;
     const merged = onPage.merged[index]!;
@@ -117,7 +117,9 @@ export async function decideChanges(
         detail: { ...decisionOn(proposal), changes: decided },
       },
     });
-    if (auditId === null) throw new AppError("mnote_tool_conflict", "the proposal was decided meanwhile");
+    if (auditId === null) {
+      throw new AppError("mnote_tool_conflict", "the proposal was decided meanwhile", "proposal_decided");
+    }
     return { envelope: null, auditId };
   }
   const { toolName, args } = writeOf(proposal, set, page.revision);
