@@ -41,7 +41,7 @@ test.describe("a user without access sees nothing of a page", () => {
   test("Cy (viewer) sees doc_plan's proposals but cannot approve them", async ({ page }) => {
     await signIn(page, "cy");
     await page.goto("/w/ws_demo/p/doc_plan");
-    await expect(page.getByTestId("page-title")).toHaveText(PLAN_TITLE);
+    await expect(page.getByTestId("page-title")).toHaveAttribute("data-title", PLAN_TITLE);
     const card = proposalCard(page, toolCallId);
     await expect(card).toBeVisible();
     await expect(card.getByText("You can read this page but not approve edits on it.")).toBeVisible();

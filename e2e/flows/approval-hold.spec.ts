@@ -30,7 +30,9 @@ test("an agent's real write is held for approval, appears live, and the agent's 
   const card = proposalCard(page, held.request.toolCallId);
   await expect(card).toBeVisible();
   await expect(card.locator(".badge", { hasText: "held for approval" })).toBeVisible();
-  await expect(page.getByTestId("page-title")).toHaveText("Team roster");
+  // The held rename shows on the title as a suggestion; the title itself is unchanged.
+  await expect(page.getByTestId("page-title")).toHaveAttribute("data-title", "Team roster");
+  await expect(page.getByTestId("page-title").getByRole("insertion")).toHaveText("(Q3)");
   expect(navigations).toBe(0);
 
   await card.getByRole("button", { name: "Approve", exact: true }).click();

@@ -1,47 +1,154 @@
-import type { Route } from "@playwright/test";
-import { agentCall, approveThroughPanelApi, expect, openPage, proposalCard, signIn, test } from "./support";
+import {
+  agentCall,
+  approveThroughPanelApi,
+  blockTexts,
+  e2eState,
+  expect,
+  openPage,
+  proposalCard,
+  signIn,
+  test,
+} from "./support";
 import { FLOW_PAGES } from "./pages";
 
-test("a rename proposed before another rename was approved is a conflict on that change: Approve writes nothing and says so (decision 0030)", async ({
+/**
+ * Issue 32 items 1-2 (decision 0030): a proposal is a set of changes anchored to their blocks. A write elsewhere
+ * leaves its changes current; a write to the block one change anchors on makes that change — only that one — a
+ * conflict, shown with both versions and Keep mine / Take the agent's / Edit. Each decision is the server's: it
+ * survives a reload, and a second reviewer's panel shows it and can decide the rest, pushed to the first one.
+ */
+test("a write to one block makes only that change a conflict; decisions are the server's, seen by a second reviewer", async ({
   page,
+  browser,
 }) => {
-  const doc = FLOW_PAGES.conflict.id;
+  const doc = FLOW_PAGES.conflictMerge.id;
   await signIn(page, "ada");
-  // Hold the panel's live stream so it has not noticed the change when Ada clicks Approve (the moment between a
-  // change and its push, made deterministic). The stream's request waits unanswered: the panel is "connecting",
-  // not "down", so it does not fall back to refreshing either. Queries and the refresh after a decision pass.
-  const held: Route[] = [];
-  const isChanges = (url: URL) => url.pathname === "/api/trpc/panel.page.changes";
-  await page.route(isChanges, (route) => void held.push(route));
-  // Proposed before the panel opens: it comes with the page's first HTML, not by the held stream.
   const proposal = await agentCall(
-    "mnote_page_update_title",
-    { title: "Quarterly review (draft)" },
+    "mnote_page_edit",
+    {
+      operations: [
+        { op: "replace", blockId: "cm_p1", text: "Revenue up 14%." },
+        { op: "replace", blockId: "cm_p2", text: "Costs down 1%." },
+      ],
+    },
     { documentId: doc },
   );
   expect(proposal.ok).toBe(true);
+
+  // Two writes land first: a rename (unrelated to every change) and Ada's own edit of cm_p2.
+  const rename = await agentCall("mnote_page_update_title", { title: "Quarter in numbers (Q3)" }, { documentId: doc });
+  expect((await approveThroughPanelApi(page, doc, rename.request.toolCallId)).ok).toBe(true);
+  const costs = await agentCall(
+    "mnote_page_edit",
+    { operations: [{ op: "replace", blockId: "cm_p2", text: "Costs down 3%." }] },
+    { documentId: doc },
+  );
+  expect((await approveThroughPanelApi(page, doc, costs.request.toolCallId)).ok).toBe(true);
+
   await openPage(page, doc);
+  await expect(page.getByTestId("page-revision")).toHaveText("Revision 3");
+  const inPage = page.getByTestId("in-page-review");
+  // The rename did not touch cm_p1: its change is current, with Accept.
+  const revenue = inPage.locator('.suggestion[data-block-id="cm_p1"]');
+  await expect(revenue).toHaveAttribute("data-state", "pending");
+  await expect(revenue.getByRole("insertion")).toHaveText("14");
+  // cm_p2 changed since: a conflict, both versions, the three choices — and no Accept over the newer text.
+  const cost = inPage.locator('.suggestion[data-block-id="cm_p2"]');
+  await expect(cost).toHaveAttribute("data-state", "conflict");
+  await expect(cost.locator('[data-version="page"]')).toContainText("Costs down 3%.");
+  await expect(cost.locator('[data-version="agent"]')).toContainText("Costs down 1%.");
+  await expect(cost.getByRole("button", { name: /^Keep mine: / })).toBeVisible();
+  await expect(cost.getByRole("button", { name: /^Take the agent’s: / })).toBeVisible();
+  await expect(cost.getByRole("button", { name: /^Edit: / })).toBeVisible();
+  await expect(cost.getByRole("button", { name: /^Accept: / })).toHaveCount(0);
+  await expect(page.getByTestId("conflicts-in-page")).toContainText("1 of its changes conflict");
+
+  // Ada accepts the current one: it is written at once; the conflict stays, alone.
+  await revenue.getByRole("button", { name: /^Accept: / }).click();
+  await expect(page.getByTestId("page-revision")).toHaveText("Revision 4");
+  await expect(inPage.locator(".suggestion")).toHaveCount(1);
   const card = proposalCard(page, proposal.request.toolCallId);
-  await expect(card.getByRole("button", { name: "Approve", exact: true })).toBeVisible();
+  await expect(card.getByTestId("decided-so-far")).toHaveText("1 of 2 decided");
 
-  await expect.poll(() => held.length).toBeGreaterThan(0); // the stream asked, and waits
+  // A reload reads the decision from the server.
+  await page.reload();
+  await expect(card.getByTestId("decided-so-far")).toHaveText("1 of 2 decided");
+  await expect(card.locator('li.change[data-change="0"] [data-testid="change-state"]')).toHaveText("applied by Ada");
 
-  // The title changes: Ada approves another rename from another tab, through the panel's own API.
-  const other = await agentCall("mnote_page_update_title", { title: "Quarterly review — final" }, { documentId: doc });
-  expect(other.ok).toBe(true);
-  const personWrite = await approveThroughPanelApi(page, doc, other.request.toolCallId);
-  expect(personWrite).toMatchObject({ ok: true, audit: { effect: "write" }, result: { revision: 2 } });
+  // Ben, in his own browser, sees the same and resolves the conflict: keep the page's version.
+  const context = await browser.newContext({ baseURL: e2eState().webUrl });
+  const ben = await context.newPage();
+  await signIn(ben, "ben");
+  await openPage(ben, doc);
+  const benCard = proposalCard(ben, proposal.request.toolCallId);
+  await expect(benCard.getByTestId("decided-so-far")).toHaveText("1 of 2 decided");
+  await ben
+    .getByTestId("in-page-review")
+    .locator('.suggestion[data-block-id="cm_p2"]')
+    .getByRole("button", { name: /^Keep mine: / })
+    .click();
+  await expect(benCard).toHaveCount(0);
+  await context.close();
 
-  // The first rename's one change now conflicts with the newer title: never applied over it.
-  await card.getByRole("button", { name: "Approve", exact: true }).click();
-  const alert = card.getByRole("alert");
-  await expect(alert).toContainText("every change left conflicts with a newer version of the page");
-  await expect(alert).toContainText("Nothing was written.");
-  await expect(alert.getByRole("button", { name: /Re-run/ })).toHaveCount(0);
-  await expect(card.locator(".badge", { hasText: "stale" })).toHaveCount(0);
-  await expect(page.getByTestId("page-title")).toHaveText("Quarterly review — final");
-  await expect(page.getByTestId("page-revision")).toHaveText("Revision 2");
+  // Pushed to Ada's panel: the proposal is done, the page keeps her text, nothing more was written.
+  await expect(page.getByTestId("in-page-review")).toHaveCount(0);
+  await expect(page.getByTestId("page-revision")).toHaveText("Revision 4");
+  expect(await blockTexts(page)).toEqual(["Revenue up 14%.", "Costs down 3%.", "Hiring paused."]);
+  await page.getByLabel("Show applied and rejected").check();
+  await card.getByRole("button", { name: /^Show 2 changes/ }).click();
+  await expect(card.locator('li.change[data-change="1"] [data-testid="change-state"]')).toContainText(
+    "left out by Ben",
+  );
+});
 
-  await page.unroute(isChanges);
-  for (const route of held) await route.continue().catch(() => undefined);
+test("a conflict resolved by the person's own version, and one by taking the agent's over the newer text", async ({
+  page,
+}) => {
+  const doc = FLOW_PAGES.conflictEdit.id;
+  await signIn(page, "ada");
+  const proposal = await agentCall(
+    "mnote_page_edit",
+    {
+      operations: [
+        { op: "replace", blockId: "ce_p1", markdown: "Launch on **Tuesday**." },
+        { op: "replace", blockId: "ce_p2", text: "Tell the press on Wednesday." },
+      ],
+    },
+    { documentId: doc },
+  );
+  expect(proposal.ok).toBe(true);
+  // Both blocks change under the proposal.
+  const meanwhile = await agentCall(
+    "mnote_page_edit",
+    {
+      operations: [
+        { op: "replace", blockId: "ce_p1", text: "Launch on Monday, 9:00." },
+        { op: "replace", blockId: "ce_p2", text: "Tell the press and the team." },
+      ],
+    },
+    { documentId: doc },
+  );
+  expect((await approveThroughPanelApi(page, doc, meanwhile.request.toolCallId)).ok).toBe(true);
+  await openPage(page, doc);
+  const inPage = page.getByTestId("in-page-review");
+  await expect(inPage.locator('.suggestion[data-state="conflict"]')).toHaveCount(2);
+
+  // Edit: the box starts from the agent's version, formatting shown as Markdown; the person's version is written.
+  const launch = inPage.locator('.suggestion[data-block-id="ce_p1"]');
+  await launch.getByRole("button", { name: /^Edit: / }).click();
+  const box = inPage.getByRole("textbox", { name: "Text (Markdown)" });
+  await expect(box).toHaveValue("Launch on **Tuesday**.");
+  await box.fill("Launch on **Tuesday**, 9:00.");
+  await inPage.getByRole("button", { name: "Apply my edit" }).click();
+  await expect(page.getByTestId("page-revision")).toHaveText("Revision 3");
+
+  // Take the agent's: its text replaces the newer one, by the person's explicit choice.
+  await inPage
+    .locator('.suggestion[data-block-id="ce_p2"]')
+    .getByRole("button", { name: /^Take the agent’s: / })
+    .click();
+  await expect(page.getByTestId("page-revision")).toHaveText("Revision 4");
+  await expect(inPage).toHaveCount(0);
+  await expect.poll(() => blockTexts(page)).toEqual(["Launch on Tuesday, 9:00.", "Tell the press on Wednesday."]);
+  await expect(page.getByTestId("page-blocks").locator("strong")).toHaveText("Tuesday");
 });

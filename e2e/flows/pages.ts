@@ -188,6 +188,46 @@ export const FLOW_PAGES = {
     title: "Flaky network",
     blocks: paragraphs("rt", "Requests fail sometimes."),
   },
+  conflictMerge: {
+    id: "doc_e2e_quarter_merge",
+    title: "Quarter in numbers",
+    blocks: paragraphs("cm", "Revenue up 12%.", "Costs flat.", "Hiring paused."),
+  },
+  conflictEdit: {
+    id: "doc_e2e_conflict_edit",
+    title: "Launch copy",
+    blocks: paragraphs("ce", "Launch on Monday.", "Tell the press."),
+  },
+  revertOne: {
+    id: "doc_e2e_revert_one",
+    title: "Rollout plan",
+    blocks: paragraphs("ro", "Rollout", "Risks"),
+  },
+  editFormat: {
+    id: "doc_e2e_edit_format",
+    title: "Standup",
+    blocks: paragraphs("ef", "The team meets every morning."),
+  },
+  titleInPage: {
+    id: "doc_e2e_title_in_page",
+    title: "Roadmap",
+    blocks: paragraphs("ti", "Q1: importer", "Q2: search", "Q3: sharing", "Q4: mobile", "Later: offline", "Never: fax"),
+  },
+  layout: {
+    id: "doc_e2e_layout",
+    title: "Field notes",
+    blocks: [
+      heading("fn", "Field notes"),
+      ...paragraphs(
+        "fn",
+        ...Array.from(
+          { length: 11 },
+          (_, i) =>
+            `Note ${i + 1}: the crew checked the north fence, logged the weather and walked the long way back to camp before dark.`,
+        ),
+      ),
+    ],
+  },
 } satisfies Record<string, { id: string; title: string; blocks: Block[] }>;
 
 /** A long page: a heading every 25 blocks, some todos, paragraphs otherwise. Ids are `${prefix}_0000` on. */

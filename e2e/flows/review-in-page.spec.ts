@@ -74,18 +74,20 @@ test("a proposal shows in the page as <ins>/<del>; one change accepted from the 
   ]);
   await expectNoAxeViolations(page);
 
-  // Accept the insert, reject the other two, on the changes themselves: the list follows the page.
+  // Accept the insert on the change itself: it is applied at once (decision 0030), the other two still wait, and
+  // the list says who decided it.
   const card = proposalCard(page, proposal.request.toolCallId);
   await inPage.getByRole("button", { name: "Accept: Inserted paragraph" }).click();
-  await inPage.getByRole("button", { name: "Reject: Changed paragraph" }).click();
-  await inPage.getByRole("button", { name: "Reject: Deleted paragraph" }).click();
-  await expect(inPage.locator(".suggestion[data-left-out]")).toHaveCount(2);
-  await expect(card.locator("li.change[data-kind=update] input[type=checkbox]")).not.toBeChecked();
-  await expect(card.locator("li.change[data-kind=insert] input[type=checkbox]")).toBeChecked();
-  await card.getByRole("button", { name: "Apply 1 of 3 changes" }).click();
-  await expect(page.getByTestId("decided")).toContainText("Applied in part");
   await expect(page.getByTestId("page-revision")).toHaveText("Revision 2");
+  await expect(inPage.locator('.suggestion[data-kind="insert"]')).toHaveCount(0);
+  await expect(card.getByTestId("decided-so-far")).toHaveText("1 of 3 decided");
+  await expect(card.locator('li.change[data-kind="insert"] [data-testid="change-state"]')).toHaveText("applied by Ada");
+  // Reject the other two in the page: rejections write nothing; the proposal is done.
+  await inPage.getByRole("button", { name: "Reject: Changed paragraph" }).click();
+  await expect(card.getByTestId("decided-so-far")).toHaveText("2 of 3 decided");
+  await inPage.getByRole("button", { name: "Reject: Deleted paragraph" }).click();
   await expect(page.getByTestId("in-page-review")).toHaveCount(0);
+  await expect(page.getByTestId("page-revision")).toHaveText("Revision 2");
   expect(await blockTexts(page)).toEqual([
     "Release",
     "We ship on Monday.",
@@ -112,14 +114,11 @@ test("edit an inserted paragraph before accepting it: the page has the edited te
   await inPage.getByRole("button", { name: "Edit: Inserted paragraph" }).click();
   const editor = inPage.getByRole("form", { name: "Edit Inserted paragraph" });
   await editor.getByLabel("Text").fill("We are closed on Friday.");
-  await editor.getByRole("button", { name: "Keep my edit" }).click();
-  await expect(inPage.getByRole("insertion")).toHaveText("We are closed on Friday.");
-  await expect(inPage.locator(".badge", { hasText: "your edit" })).toBeVisible();
+  // Applying the edit decides the change (decision 0030): the person's version is written at once.
+  await editor.getByRole("button", { name: "Apply my edit" }).click();
   const card = proposalCard(page, proposal.request.toolCallId);
-  await expect(card.locator("li.change[data-kind=insert]")).toContainText("We are closed on Friday.");
-  await card.getByRole("button", { name: "Apply with your edits" }).click();
-  await expect(page.getByTestId("decided")).toContainText("Applied with your edits");
-  // "Applied" is the decision's answer; the page's blocks follow with its next read.
+  await expect(page.getByTestId("page-revision")).toHaveText("Revision 2");
+  // The page's blocks follow with its next read.
   await expect.poll(() => blockTexts(page)).toEqual(["We answer within a day.", "We are closed on Friday."]);
 
   await page.getByLabel("Show applied and rejected").check();
@@ -130,6 +129,8 @@ test("edit an inserted paragraph before accepting it: the page has the edited te
   await write.getByText("1 edited block").click();
   await expect(write.locator("[data-edited-block]")).toContainText("We are closed on Fridy.");
   await expect(write.locator("[data-edited-block]")).toContainText("We are closed on Friday.");
+  // An edited apply is an AI write like any other: it can be reverted.
+  await expect(write.getByRole("button", { name: "Revert", exact: true })).toBeVisible();
 });
 
 test("reject with a reason: the agent's retry of its held call answers mnote_tool_rejected with that reason", async ({
@@ -165,7 +166,7 @@ test("reject with a reason: the agent's retry of its held call answers mnote_too
   await expect(auditRows(page, retry.request.toolCallId)).toHaveAttribute("data-outcome", "failed");
 });
 
-test("keyboard review: ? lists the shortcuts, j/k move, x leaves a change out, e edits without the keys firing, Shift+A applies", async ({
+test("keyboard review: ? lists the shortcuts, j/k move, x rejects the focused change at once, e edits without the keys firing, Ctrl+Enter applies the edit", async ({
   page,
 }) => {
   const doc = FLOW_PAGES.keys.id;
@@ -196,8 +197,10 @@ test("keyboard review: ? lists the shortcuts, j/k move, x leaves a change out, e
   await expect(inPage.locator(".suggestion[data-kind=update]").first()).toBeFocused();
   await page.keyboard.press("j");
   await expect(inPage.locator(".suggestion[data-kind=update]").nth(1)).toBeFocused();
+  // x rejects the focused change at once: it leaves the page's suggestions.
   await page.keyboard.press("x");
-  await expect(inPage.locator(".suggestion[data-left-out]")).toContainText("Three");
+  await expect(inPage.locator(".suggestion[data-kind=update]")).toHaveCount(1);
+  await expect(inPage.locator(".suggestion[data-kind=update]")).toContainText("One");
   await page.keyboard.press("k");
   await page.keyboard.press("e");
   const editor = inPage.getByRole("form", { name: /^Edit Changed paragraph/ });
@@ -205,11 +208,9 @@ test("keyboard review: ? lists the shortcuts, j/k move, x leaves a change out, e
   await editor.getByLabel("Text").fill("");
   await editor.getByLabel("Text").pressSequentially("jkx? One");
   await expect(overlay).toHaveCount(0);
+  // Ctrl+Enter applies the person's version: the last open change, so the proposal is done.
   await page.keyboard.press("Control+Enter");
-  await expect(inPage.locator(".suggestion[data-kind=update]").first()).toContainText("jkx? One");
-  await expect(inPage.locator(".badge", { hasText: "your edit" })).toBeVisible();
-  await page.locator("body").click({ position: { x: 5, y: 5 } });
-  await page.keyboard.press("Shift+A");
   await expect(page.getByTestId("page-revision")).toHaveText("Revision 2");
+  await expect(page.getByTestId("in-page-review")).toHaveCount(0);
   expect(await blockTexts(page)).toEqual(["jkx? One", "Two", "Three"]);
 });

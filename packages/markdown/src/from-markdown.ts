@@ -3,7 +3,7 @@ import type { List, Nodes, Paragraph, PhrasingContent, RootContent } from "mdast
 import { fromMarkdown } from "mdast-util-from-markdown";
 import { gfmFromMarkdown } from "mdast-util-gfm";
 import { gfm } from "micromark-extension-gfm";
-import { CALLOUT_MARKER } from "./to-markdown";
+import { CALLOUT_MARKER } from "./phrasing";
 
 /** Markdown that the page cannot hold: says what and on which line (the tools answer it as invalid input). */
 export class MarkdownRefused extends Error {}
@@ -64,7 +64,7 @@ function merged(marks: Mark[]): Mark[] {
 }
 
 /** Inline content as plain text and spans; a trailing id comment names the block. */
-function inline(children: PhrasingContent[]): Inline {
+export function inline(children: PhrasingContent[]): Inline {
   let text = "";
   const marks: Mark[] = [];
   let id: string | null = null;

@@ -1,38 +1,9 @@
-import { type Block, BlockSchema, canonicalBlock, type Mark, MARK_TYPES } from "@mnote/contract";
+import { type Block, BlockSchema, canonicalBlock } from "@mnote/contract";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { blocksToMarkdown, markdownToBlocks } from "./index";
 import { forgetInlineMarkdown, treeMarkdown } from "./to-markdown";
-
-/** Words with the characters Markdown gives meaning to, so escaping is exercised. */
-const word = fc.stringMatching(/^[a-zA-Z0-9*_`~[\]()<>!#&.:|\\-]{1,8}$/);
-const line = fc.array(word, { minLength: 1, maxLength: 6 }).map((words) => words.join(" "));
-const lines = fc.array(line, { minLength: 1, maxLength: 3 }).map((ls) => ls.join("\n"));
-const href = fc.constantFrom("https://example.com/a", "http://x.org/a_b?c=(1)&d=*", "mailto:a@example.com");
-
-/** Spans of each mark type that neither overlap nor touch (the stored form merges touching spans). */
-function marksFor(text: string): fc.Arbitrary<Mark[]> {
-  const span = fc
-    .tuple(fc.nat(text.length), fc.nat(text.length))
-    .map(([a, b]) => [Math.min(a, b), Math.max(a, b)] as const)
-    .filter(([a, b]) => b > a);
-  const ofType = (type: Mark["type"]) =>
-    fc.array(span, { maxLength: 3 }).chain((spans) =>
-      (type === "link" ? fc.array(href, { minLength: spans.length, maxLength: spans.length }) : fc.constant([])).map(
-        (hrefs) => {
-          const kept: Mark[] = [];
-          for (const [i, [start, end]] of spans.sort((x, y) => x[0] - y[0]).entries()) {
-            if (kept.length && start <= kept.at(-1)!.end) continue;
-            // Inline code holds no line break (a code span turns it into a space).
-            if (type === "code" && text.slice(start, end).includes("\n")) continue;
-            kept.push(type === "link" ? { type, start, end, href: hrefs[i]! } : { type, start, end });
-          }
-          return kept;
-        },
-      ),
-    );
-  return fc.tuple(...MARK_TYPES.map(ofType)).map((all) => all.flat());
-}
+import { line, lines, marksFor } from "./fixtures/arbitraries";
 
 const id = fc.stringMatching(/^[A-Za-z0-9_-]{1,12}$/);
 const marked = (type: "paragraph" | "quote" | "callout", text = lines) =>

@@ -92,6 +92,7 @@ export function AuditTrail({ pageRef, onReverted }: { pageRef: PageRef; onRevert
                   data-effect={record.effect}
                   data-outcome={record.outcome}
                   data-tool-call-id={record.identity.toolCallId ?? undefined}
+                  data-run-id={record.identity.runId ?? undefined}
                 >
                   <td data-label="When">
                     <RelativeTime iso={record.at} />
@@ -99,7 +100,14 @@ export function AuditTrail({ pageRef, onReverted }: { pageRef: PageRef; onRevert
                   <td data-label="Effect">
                     <span className={`badge effect-${record.effect}`}>{record.effect}</span>
                   </td>
-                  <td data-label="Tool">{toolLabel(record.identity.toolName)}</td>
+                  <td data-label="Tool">
+                    {toolLabel(record.identity.toolName)}
+                    {writeDescription(record) && (
+                      <span className="write-description" data-testid="write-description">
+                        {writeDescription(record)}
+                      </span>
+                    )}
+                  </td>
                   <td data-label="Who">
                     <DecisionText record={record} />
                   </td>
@@ -163,6 +171,18 @@ export function AuditTrail({ pageRef, onReverted }: { pageRef: PageRef; onRevert
 }
 
 type AuditRow = RouterOutputs["panel"]["audit"]["list"][number];
+
+/**
+ * What a write did, in words ("inserted 'Alpha line' after 'Rollout'"): the server's sentence for it — on the row
+ * when the audit list gives one, else the one a person's change-by-change decision recorded with its write
+ * (decision 0030). The panel writes no sentence of its own.
+ */
+function writeDescription(record: AuditRow): string | null {
+  const onRow = (record as { description?: unknown }).description;
+  if (typeof onRow === "string" && onRow) return onRow;
+  const recorded = record.detail?.description;
+  return typeof recorded === "string" && recorded ? recorded : null;
+}
 type Who = AuditRow["who"];
 
 /** "Hermes's proposal", "Ben's proposal": whose proposal a decision was on. */

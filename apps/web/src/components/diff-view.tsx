@@ -1,6 +1,6 @@
 "use client";
 
-import type { Block, Change, ToolWarning } from "@mnote/contract";
+import { type Block, type Change, PAGE_OPTION_REGISTRY, type PageOptionKey, type ToolWarning } from "@mnote/contract";
 import { diffWords, indentChange, markChanges, type ReviewRow, reviewRows } from "@mnote/diff";
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { memo, useEffect, useMemo, useRef, useState } from "react";
@@ -9,6 +9,9 @@ import { blockLabel, FormattedText } from "./blocks";
 
 /** An attribute value as text: an object (a future attribute) as JSON, never "[object Object]". */
 const shown = (value: unknown) => (typeof value === "object" && value !== null ? JSON.stringify(value) : String(value));
+
+/** An option's value as a person reads it: on / off. */
+export const onOff = (value: unknown) => (value === true ? "on" : value === false ? "off" : shown(value));
 
 /** Word-level inline diff inside one changed text. */
 export function WordDiff({ before, after }: { before: string; after: string }) {
@@ -135,7 +138,8 @@ function describe(change: Change) {
         className: "update",
         body: (
           <span>
-            <code>{change.key}</code>: {String(change.before)} → <strong>{String(change.after)}</strong>
+            {PAGE_OPTION_REGISTRY[change.key as PageOptionKey]?.label ?? change.key} (<code>{change.key}</code>):{" "}
+            <del>{onOff(change.before)}</del> → <ins>{onOff(change.after)}</ins>
           </span>
         ),
         where: "",
@@ -205,9 +209,15 @@ export function ChangeList({
   follow = null,
   onFocusChange,
   onToggle,
+  states,
+  onDecide,
   idPrefix,
 }: {
   changes: Change[];
+  /** Each change as the server has it now (decision 0030): decided ones say by whom, conflicts offer the choices. */
+  states?: readonly ChangeState[];
+  /** Decide one change at once (a conflict's keep mine / take the agent's). */
+  onDecide?: (index: number, choice: "keep_mine" | "take_agents") => void;
   warnings: ToolWarning[];
   selection?: Set<number>;
   /** A proposal applied in part: the changes that were not written. */
@@ -235,6 +245,7 @@ export function ChangeList({
       onClick: (change) => latest.current?.onClick(change),
       onKey: (event, rowIndex) => latest.current?.onKey(event, rowIndex),
       onToggle: (changeIndex) => latest.current?.onToggle(changeIndex),
+      onDecide: (changeIndex, choice) => latest.current?.onDecide(changeIndex, choice),
     }),
     [],
   );
@@ -289,6 +300,7 @@ export function ChangeList({
     onClick: (change) => focusBlock(targetOf(change)),
     onKey: (event, rowIndex) => onRowKey(event, rowIndex),
     onToggle: (changeIndex) => onToggle?.(changeIndex),
+    onDecide: (changeIndex, choice) => onDecide?.(changeIndex, choice),
   };
   const onRowKey = (event: React.KeyboardEvent, rowIndex: number) => {
     if (event.target !== event.currentTarget) return; // keys inside the checkbox stay the checkbox's
@@ -357,7 +369,12 @@ export function ChangeList({
                 start={item.start}
                 rowId={rowId(item.index)}
                 checkboxId={`${idPrefix}-change-${row.change}`}
-                kept={selection && onToggle ? selection.has(row.change) : undefined}
+                kept={
+                  selection && onToggle && (states?.[row.change]?.state ?? "pending") === "pending"
+                    ? selection.has(row.change)
+                    : undefined
+                }
+                state={states?.[row.change]}
                 current={current === item.index}
                 flagged={change.kind === "set_option" && warned.has(change.key)}
                 leftOut={notWritten.has(row.change)}
@@ -378,6 +395,33 @@ interface RowEvents {
   onClick: (change: Change) => void;
   onKey: (event: React.KeyboardEvent, rowIndex: number) => void;
   onToggle: (changeIndex: number) => void;
+  onDecide: (changeIndex: number, choice: "keep_mine" | "take_agents") => void;
+}
+
+/** Where one change stands on the server, as the list shows it (a subset of `ProposalChange`). */
+export interface ChangeState {
+  state: "pending" | "conflict" | "applied" | "applied_with_edits" | "rejected";
+  decision: { by: { actorName: string | null }; reason: string | null } | null;
+  choices: readonly string[];
+}
+
+/** "applied by Ada", "left out by Ben: “not now”", "conflict": a decided or conflicting change's badge. */
+export function stateWords(state: ChangeState): string | null {
+  // A proposal decided whole (Approve, Reject, or before decision 0030) has no decision per change: its card says it.
+  if (!state.decision && state.state !== "conflict") return null;
+  const by = state.decision?.by.actorName ?? "someone";
+  switch (state.state) {
+    case "applied":
+      return `applied by ${by}`;
+    case "applied_with_edits":
+      return `applied with ${by}’s edit`;
+    case "rejected":
+      return `left out by ${by}${state.decision?.reason ? `: “${state.decision.reason}”` : ""}`;
+    case "conflict":
+      return "conflict: the page changed here";
+    default:
+      return null;
+  }
 }
 
 /** One change, drawn once while it stays on screen: its word diff is the costly part. */
@@ -394,6 +438,7 @@ const ChangeRow = memo(function ChangeRow({
   flagged,
   leftOut,
   edit,
+  state,
   measure,
   events,
 }: {
@@ -411,6 +456,7 @@ const ChangeRow = memo(function ChangeRow({
   leftOut: boolean;
   /** The person's version of the block this change inserts or changes. */
   edit: Block | undefined;
+  state: ChangeState | undefined;
   measure: (element: Element | null) => void;
   events: RowEvents;
 }) {
@@ -446,8 +492,31 @@ const ChangeRow = memo(function ChangeRow({
       {where && <span className="where">{where}</span>}
       <span className="body">{body}</span>
       {flagged && <span className="badge warn">not wired yet</span>}
-      {leftOut && <span className="badge muted-badge">left out</span>}
+      {leftOut && !state?.decision && <span className="badge muted-badge">left out</span>}
       {edit && <span className="badge info">your edit</span>}
+      {state && stateWords(state) && (
+        <span
+          className={`badge ${state.state === "conflict" ? "warn" : state.state === "rejected" ? "muted-badge" : "ok"}`}
+          data-testid="change-state"
+          data-state={state.state}
+        >
+          {stateWords(state)}
+        </span>
+      )}
+      {state?.state === "conflict" && (
+        <span className="row conflict-choices">
+          {state.choices.includes("keep_mine") && (
+            <button type="button" className="small" onClick={() => events.onDecide(changeIndex, "keep_mine")}>
+              Keep mine
+            </button>
+          )}
+          {state.choices.includes("take_agents") && (
+            <button type="button" className="small" onClick={() => events.onDecide(changeIndex, "take_agents")}>
+              Take the agent’s
+            </button>
+          )}
+        </span>
+      )}
     </li>
   );
 });

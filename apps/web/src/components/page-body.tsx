@@ -1,35 +1,36 @@
 "use client";
 
-import type { Block, Change } from "@mnote/contract";
-import { type SuggestedRow, suggestedPage } from "@mnote/diff";
+import type { Block } from "@mnote/contract";
+import type { Placement, SuggestedRow } from "@mnote/diff";
+import type { RouterInputs, RouterOutputs } from "~/trpc/types";
 import { useWindowVirtualizer } from "@tanstack/react-virtual";
 import { memo, type Ref, useImperativeHandle, useLayoutEffect, useMemo, useRef, useState } from "react";
 import { BlockEditor } from "./block-editor";
 import { blockLabel, BlockView } from "./blocks";
 import { AttributeChanges, WordDiff } from "./diff-view";
 import type { ChangeRef } from "./review-state";
+import { openRows } from "./open-suggestions";
 
-/** What the page view shows of a proposal: its changes, and what the person may do and has chosen. */
+/** One of a proposal's changes as the server answers it (decision 0030): its state, conflict and choices. */
+export type ServerChange = RouterOutputs["panel"]["proposals"]["get"]["changes"][number];
+export type ChangeDecisionInput = RouterInputs["panel"]["proposals"]["decide"]["decisions"][number];
+
+/**
+ * What the page view shows of a proposal: its changes as the server has them now (pending, in conflict, decided)
+ * with where each lands, and what the person may do with each — every button is one server decision
+ * (`panel.proposals.decide`), so a reload or a second reviewer's panel shows the same.
+ */
 export interface PageSuggestions {
   proposalId: number;
-  changes: Change[];
-  /** The person may decide on it (the server's `decidable`). */
-  decidable: boolean;
-  /** Its changes can be kept or left out one by one (the server's `partiallyApplicable`). */
-  cuttable: boolean;
-  /** Its inserted and changed blocks can be edited before it is applied (the server's `editable`). */
-  editable: boolean;
-  leftOut: ReadonlySet<number>;
-  edits: ReadonlyMap<string, Block>;
+  changes: ServerChange[];
+  placements: (Placement | null)[];
+  /** A decision is on its way: the buttons wait. */
+  busy: boolean;
   current: ChangeRef | null;
   editing: ChangeRef | null;
   onFocusChange: (change: number) => void;
-  onKeep: (change: number, keep: boolean) => void;
   onEdit: (change: number | null) => void;
-  onSaveEdit: (blockId: string, block: Block | null) => void;
-  /** A proposal that cannot be cut: Accept and Reject decide all of it. */
-  onApproveAll: () => void;
-  onRejectAll: () => void;
+  onDecide: (decisions: ChangeDecisionInput[]) => void;
 }
 
 /** What the page screen asks of the view: bring a block, or a change, on screen (only rows on screen exist). */
@@ -64,14 +65,17 @@ export function PageBody({
 }) {
   const [expanded, setExpanded] = useState<ReadonlySet<string>>(new Set());
   const rows = useMemo(
-    () => (suggestions ? folded(suggestedPage(blocks, suggestions.changes), expanded) : plain(blocks)),
-    [blocks, suggestions?.changes, expanded],
+    () =>
+      suggestions ? folded(openRows(blocks, suggestions.changes, suggestions.placements), expanded) : plain(blocks),
+    [blocks, suggestions?.changes, suggestions?.placements, expanded],
   );
   const listRef = useRef<HTMLDivElement>(null);
   const [scrollMargin, setScrollMargin] = useState(0);
+  // Where the list starts in the document: what is above it (a title suggestion, a notice) can change with any
+  // render, so it is read after each one (an unchanged value re-renders nothing).
+  const measure = () => setScrollMargin((listRef.current?.getBoundingClientRect().top ?? 0) + window.scrollY);
+  useLayoutEffect(measure);
   useLayoutEffect(() => {
-    const measure = () => setScrollMargin((listRef.current?.getBoundingClientRect().top ?? 0) + window.scrollY);
-    measure();
     window.addEventListener("resize", measure);
     return () => window.removeEventListener("resize", measure);
   }, []);
@@ -116,7 +120,7 @@ export function PageBody({
     }),
     [rowOfBlock, rowOfChange, virtualizer],
   );
-  if (blocks.length === 0 && !suggestions?.changes.length) return <p className="muted">This page is empty.</p>;
+  if (rows.length === 0) return <p className="muted">This page is empty.</p>;
   const items = virtualizer.getVirtualItems();
   const offset = (items[0]?.start ?? 0) - virtualizer.options.scrollMargin;
   return (
@@ -125,7 +129,9 @@ export function PageBody({
         {items.map((item) => {
           const row = rows[item.index]!;
           return (
-            <div key={item.key} ref={virtualizer.measureElement} data-index={item.index}>
+            // A row is a flow root: its blocks' margins count in its measured height, so the list's height (the sum
+            // of the rows') is the height its rows take and the page card grows with them (issue 32 item 7).
+            <div key={item.key} ref={virtualizer.measureElement} data-index={item.index} className="page-row">
               {row.row === "fold" ? (
                 <button
                   type="button"
@@ -150,8 +156,12 @@ export function PageBody({
 
 const plain = (blocks: Block[]): PageRow[] => blocks.map((block) => ({ row: "same", block }));
 
-/** Runs of unchanged blocks longer than the context on both sides fold into one row, unless expanded. */
+/**
+ * Runs of unchanged blocks longer than the context on both sides fold into one row, unless expanded. A
+ * proposal that changes no block (a rename, an option) folds nothing: the page reads as it is.
+ */
 function folded(rows: SuggestedRow[], expanded: ReadonlySet<string>): PageRow[] {
+  if (rows.every((row) => row.row === "same")) return rows;
   const result: PageRow[] = [];
   let run: Block[] = [];
   const flush = (atStart: boolean, atEnd: boolean) => {
@@ -184,7 +194,7 @@ const rowKey = (row: PageRow) =>
 
 const KIND_WORDS = { insert: "Inserted", delete: "Deleted", update: "Changed", move: "Moved" } as const;
 
-/** One change where it lands, with its own Accept / Reject (and Edit for inserted and changed blocks). */
+/** One change where it lands, with what the person may do with it (each a server decision). */
 const Suggestion = memo(function Suggestion({
   row,
   suggestions: s,
@@ -192,19 +202,16 @@ const Suggestion = memo(function Suggestion({
   row: Exclude<SuggestedRow, { row: "same" }>;
   suggestions: PageSuggestions;
 }) {
-  const left = s.leftOut.has(row.change);
-  const edit = row.row === "insert" || row.row === "update" ? s.edits.get(row.block.id) : undefined;
-  const shown = edit ?? row.block;
+  const change = s.changes[row.change];
+  const conflict = change?.state === "conflict" ? change.conflict : null;
   const isCurrent = s.current?.proposalId === s.proposalId && s.current.change === row.change;
   const isEditing = s.editing?.proposalId === s.proposalId && s.editing.change === row.change;
-  const open = s.decidable;
-  const editable = s.editable && (row.row === "insert" || row.row === "update");
-  const what = `${KIND_WORDS[row.row]} ${blockLabel(shown)}`;
+  const what = `${KIND_WORDS[row.row]} ${blockLabel(row.block)}`;
   let body;
   if (row.row === "insert") {
     body = (
       <ins className="suggested">
-        <BlockView block={shown} />
+        <BlockView block={row.block} />
       </ins>
     );
   } else if (row.row === "delete") {
@@ -216,8 +223,15 @@ const Suggestion = memo(function Suggestion({
   } else if (row.row === "update") {
     body = (
       <>
-        <AttributeChanges before={row.before} after={shown} />
-        <BlockView block={shown} text={<WordDiff before={row.before.text} after={shown.text} />} />
+        <AttributeChanges before={row.before} after={row.block} />
+        <BlockView
+          block={row.block}
+          text={
+            row.before.text === row.block.text ? undefined : (
+              <WordDiff before={row.before.text} after={row.block.text} />
+            )
+          }
+        />
         {row.moved !== null && <span className="badge warn">moved here</span>}
       </>
     );
@@ -229,16 +243,18 @@ const Suggestion = memo(function Suggestion({
       </>
     );
   }
+  if (conflict)
+    body = <ConflictVersions proposed={row.block} current={conflict.current} deleting={row.row === "delete"} />;
   return (
     <div
-      className={`suggestion ${row.row}${left ? " left-out" : ""}${isCurrent ? " current" : ""}`}
+      className={`suggestion ${row.row}${conflict ? " conflict" : ""}${isCurrent ? " current" : ""}`}
       data-change={row.change}
       data-kind={row.row}
-      data-left-out={left || undefined}
+      data-state={change?.state}
       data-block-id={row.row === "delete" ? undefined : row.block.id}
       tabIndex={-1}
       role="group"
-      aria-label={`${what}${left ? " (left out)" : ""}`}
+      aria-label={`${what}${conflict ? " (conflict)" : ""}`}
       onFocus={(e) => {
         if (e.target === e.currentTarget) s.onFocusChange(row.change);
       }}
@@ -246,64 +262,103 @@ const Suggestion = memo(function Suggestion({
     >
       {isEditing ? (
         <BlockEditor
-          block={shown}
+          block={row.block}
           label={`Edit ${what}`}
+          saveLabel="Apply my edit"
           onCancel={() => s.onEdit(null)}
           onSave={(block) => {
-            s.onSaveEdit(row.block.id, block);
+            s.onDecide([{ index: row.change, choice: "edit", block }]);
             s.onEdit(null);
           }}
         />
       ) : (
         body
       )}
-      {edit && !isEditing && <span className="badge info">your edit</span>}
-      {left && <span className="badge muted-badge">left out</span>}
-      {open && !isEditing && (
-        <span className="suggestion-actions">
-          {s.cuttable ? (
-            <>
-              <button
-                type="button"
-                className="small"
-                aria-pressed={!left}
-                aria-label={`Accept: ${what}`}
-                onClick={() => s.onKeep(row.change, true)}
-              >
-                ✓ Accept
-              </button>
-              <button
-                type="button"
-                className="small"
-                aria-pressed={left}
-                aria-label={`Reject: ${what}`}
-                onClick={() => s.onKeep(row.change, false)}
-              >
-                ✗ Reject
-              </button>
-            </>
-          ) : (
-            <>
-              <button type="button" className="small" aria-label={`Accept: ${what}`} onClick={s.onApproveAll}>
-                ✓ Accept
-              </button>
-              <button type="button" className="small" aria-label={`Reject: ${what}`} onClick={s.onRejectAll}>
-                ✗ Reject
-              </button>
-            </>
-          )}
-          {editable && (
-            <button type="button" className="small" aria-label={`Edit: ${what}`} onClick={() => s.onEdit(row.change)}>
-              ✎ Edit
-            </button>
-          )}
-          {edit && (
-            <button type="button" className="small link" onClick={() => s.onSaveEdit(row.block.id, null)}>
-              Undo my edit
-            </button>
-          )}
-        </span>
+      {!isEditing && change && (
+        <SuggestionActions suggestions={s} change={change} what={what} onEdit={() => s.onEdit(row.change)} />
       )}
     </div>
   );
 });
+
+/** A conflict (decision 0030): the page's version now beside the agent's, so the person sees what they choose. */
+function ConflictVersions({
+  proposed,
+  current,
+  deleting,
+}: {
+  proposed: Block;
+  current: Block | string | boolean | null;
+  deleting: boolean;
+}) {
+  return (
+    <div className="conflict-versions" data-testid="conflict">
+      <p className="conflict-note">
+        <strong>Conflict:</strong> this block changed since the agent proposed {deleting ? "deleting" : "changing"} it.
+      </p>
+      <div className="version" data-version="page">
+        <span className="tag">The page now</span>
+        {current && typeof current === "object" ? <BlockView block={current} /> : <em>(deleted since)</em>}
+      </div>
+      <div className="version" data-version="agent">
+        <span className="tag">The agent’s</span>
+        {deleting ? <em>(delete it)</em> : <BlockView block={proposed} />}
+      </div>
+    </div>
+  );
+}
+
+const CHOICE_LABELS = {
+  accept: "✓ Accept",
+  reject: "✗ Reject",
+  edit: "✎ Edit",
+  keep_mine: "Keep mine",
+  take_agents: "Take the agent’s",
+} as const;
+const CHOICE_WORDS = {
+  accept: "Accept",
+  reject: "Reject",
+  edit: "Edit",
+  keep_mine: "Keep mine",
+  take_agents: "Take the agent’s",
+} as const;
+
+/**
+ * What the person may do with one change where it shows (a block, the title, an option) — the server's `choices`
+ * for it, each one decision sent at once: accept, reject, edit; on a conflict keep mine, take the agent's, edit.
+ */
+export function SuggestionActions({
+  suggestions: s,
+  change,
+  what,
+  onEdit,
+}: {
+  suggestions: PageSuggestions;
+  change: ServerChange;
+  what: string;
+  /** Opens the editor (a block change); without it, Edit is not offered here. */
+  onEdit?: () => void;
+}) {
+  const choices = change.choices.filter((choice) => choice !== "edit" || onEdit);
+  if (choices.length === 0) return null;
+  return (
+    <span className="suggestion-actions">
+      {choices.map((choice) => (
+        <button
+          key={choice}
+          type="button"
+          className="small"
+          disabled={s.busy}
+          aria-label={`${CHOICE_WORDS[choice]}: ${what}`}
+          onClick={(event) => {
+            event.stopPropagation();
+            if (choice === "edit") onEdit!();
+            else s.onDecide([{ index: change.index, choice }]);
+          }}
+        >
+          {CHOICE_LABELS[choice]}
+        </button>
+      ))}
+    </span>
+  );
+}

@@ -1,6 +1,5 @@
 "use client";
 
-import { PAGE_OPTION_KEYS, PAGE_OPTION_REGISTRY } from "@mnote/contract";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useCallback, useRef, useState } from "react";
@@ -12,9 +11,9 @@ import { AuditTrail } from "./audit-trail";
 import { BlockFocusContext, type BlockTarget } from "./block-focus";
 import { PageBody, type PageBodyHandle } from "./page-body";
 import { PolicyHistory } from "./policy-history";
-import { PageSuggestionsFor, SuggestionSwitcher, useShownProposal } from "./page-suggestions";
+import { PageHeading, PageSuggestionsFor, SuggestionSwitcher } from "./page-suggestions";
 import { Proposals } from "./proposals";
-import { ReviewProvider } from "./review-state";
+import { ReviewProvider, useShownProposal } from "./review-state";
 import { ReviewShortcuts } from "./review-shortcuts";
 import { SignOutButton } from "./sign-out";
 import { usePageChanges } from "./use-page-changes";
@@ -119,16 +118,17 @@ function PageScreenBody({
       </header>
       <div className="layout">
         <main className={`page${page.options.wideLayout ? " wide" : ""}${page.options.smallText ? " small-text" : ""}`}>
-          <h1 data-testid="page-title">{page.title}</h1>
-          <p className="page-meta">
-            <span data-testid="page-revision">Revision {page.revision}</span>
-            {page.isPrivate && <span className="badge muted-badge">private</span>}
-            {PAGE_OPTION_KEYS.filter((key) => page.options[key]).map((key) => (
-              <span key={key} className="badge option">
-                {PAGE_OPTION_REGISTRY[key].label}
-              </span>
-            ))}
-          </p>
+          <PageHeading
+            page={page}
+            proposal={shown}
+            pageRef={pageRef}
+            meta={
+              <>
+                <span data-testid="page-revision">Revision {page.revision}</span>
+                {page.isPrivate && <span className="badge muted-badge">private</span>}
+              </>
+            }
+          />
           {page.options.showToc && (
             <nav aria-label="Table of contents" className="toc">
               <ul>
@@ -149,7 +149,6 @@ function PageScreenBody({
                 blocks={blocks}
                 highlighted={highlighted}
                 handle={pageBody}
-                onReject={() => setTab("proposals")}
               />
             ) : (
               <PageBody blocks={blocks} highlighted={highlighted} suggestions={null} handle={pageBody} />

@@ -1,21 +1,14 @@
 "use client";
 
-import type { Block } from "@mnote/contract";
-import { type Ref, useEffect, useRef } from "react";
-import { PageBody, type PageBodyHandle } from "./page-body";
+import { type Block, PAGE_OPTION_KEYS, PAGE_OPTION_REGISTRY, type PageOptionKey } from "@mnote/contract";
+import { type ReactNode, type Ref, useEffect, useRef } from "react";
+import { onOff, WordDiff } from "./diff-view";
+import { PageBody, type PageBodyHandle, type PageSuggestions, SuggestionActions } from "./page-body";
 import { type ProposalItem, useDecisions, useProposalDetail } from "./proposals";
 import { toolLabel, whoText } from "./labels";
 import { useReview } from "./review-state";
 
 type PageRef = { workspaceId: string; documentId: string };
-
-/** The proposal the page shows as suggestions: the one the person picked while it is pending, else the newest pending. */
-export function useShownProposal(proposals: ProposalItem[] | undefined): ProposalItem | null {
-  const review = useReview();
-  const pending = proposals?.filter((p) => p.status === "pending") ?? [];
-  if (review.chosen === 0) return null;
-  return pending.find((p) => p.id === review.chosen) ?? pending[0] ?? null;
-}
 
 /** Several pending proposals: pick the one the page shows (never two overlaid), or none. */
 export function SuggestionSwitcher({ pending: all, shown }: { pending: ProposalItem[]; shown: ProposalItem | null }) {
@@ -38,6 +31,141 @@ export function SuggestionSwitcher({ pending: all, shown }: { pending: ProposalI
   );
 }
 
+/** One pending proposal as the page shows it: its changes as the server has them, and the person's decisions. */
+function usePageSuggestions(proposal: ProposalItem, pageRef: PageRef) {
+  const review = useReview();
+  const detail = useProposalDetail(proposal, pageRef, true);
+  const decisions = useDecisions(proposal, pageRef, () => undefined);
+  const ref = (change: number) => ({ proposalId: proposal.id, change });
+  const suggestions: PageSuggestions | null = detail.data
+    ? {
+        proposalId: proposal.id,
+        changes: detail.data.changes,
+        placements: detail.data.placements,
+        busy: decisions.busy,
+        current: review.current,
+        editing: review.editing,
+        onFocusChange: (change) => review.setCurrent(ref(change), "page"),
+        onEdit: (change) => review.setEditing(change === null ? null : ref(change)),
+        onDecide: decisions.decide,
+      }
+    : null;
+  return { detail, decisions, suggestions };
+}
+
+/**
+ * The page's title and options, with the shown proposal's rename and option changes where they land
+ * (issue 32 item 6): the heading with its deleted and inserted words, each option change as "Wide layout:
+ * off → on", each with its own Accept / Reject. `data-title` is the page's title as it is.
+ */
+export function PageHeading(props: HeadingProps & { proposal: ProposalItem | null; pageRef: PageRef }) {
+  const { proposal, pageRef, ...heading } = props;
+  if (!proposal) return <PlainHeading {...heading} />;
+  return <SuggestedHeading key={proposal.id} {...heading} proposal={proposal} pageRef={pageRef} />;
+}
+
+interface HeadingProps {
+  page: { title: string; options: Record<string, unknown> };
+  /** Shown first in the line under the title (the revision). */
+  meta: ReactNode;
+}
+
+function PageMeta({ page, meta }: HeadingProps) {
+  return (
+    <p className="page-meta">
+      {meta}
+      {PAGE_OPTION_KEYS.filter((key) => page.options[key]).map((key) => (
+        <span key={key} className="badge option">
+          {PAGE_OPTION_REGISTRY[key].label}
+        </span>
+      ))}
+    </p>
+  );
+}
+
+function PlainHeading(props: HeadingProps) {
+  return (
+    <>
+      <h1 data-testid="page-title" data-title={props.page.title}>
+        {props.page.title}
+      </h1>
+      <PageMeta {...props} />
+    </>
+  );
+}
+
+function SuggestedHeading({
+  proposal,
+  pageRef,
+  ...heading
+}: HeadingProps & { proposal: ProposalItem; pageRef: PageRef }) {
+  const { page } = heading;
+  const { suggestions: s, decisions } = usePageSuggestions(proposal, pageRef);
+  // The open ones only: a decided rename or option is the page's title or option now.
+  const open = (s?.changes ?? []).filter((c) => c.state === "pending" || c.state === "conflict");
+  const title = open.find((c) => c.proposed.kind === "set_title");
+  const options = open.filter((c) => c.proposed.kind === "set_option");
+  if (!s || (!title && options.length === 0)) return <PlainHeading {...heading} />;
+  const after = title?.proposed.kind === "set_title" ? title.proposed.after : page.title;
+  return (
+    <>
+      {title ? (
+        <div
+          className={`title-suggestion-row${title.state === "conflict" ? " conflict" : ""}`}
+          data-change={title.index}
+          data-kind="set_title"
+          data-state={title.state}
+        >
+          {/* Against the title as it is now: what approving it would do. */}
+          <h1 data-testid="page-title" data-title={page.title} className="title-suggestion">
+            <WordDiff before={page.title} after={after} />
+          </h1>
+          {title.state === "conflict" && title.proposed.kind === "set_title" && (
+            <span className="muted small-print" data-testid="conflict">
+              Renamed since: the agent proposed “{after}” for “{title.proposed.before}”.
+            </span>
+          )}
+          <SuggestionActions suggestions={s} change={title} what={`Rename to “${after}”`} />
+        </div>
+      ) : (
+        <h1 data-testid="page-title" data-title={page.title}>
+          {page.title}
+        </h1>
+      )}
+      <PageMeta {...heading} />
+      {decisions.outcome && (
+        <p
+          role={decisions.outcome.tone === "error" ? "alert" : "status"}
+          className={`notice ${decisions.outcome.tone}`}
+        >
+          {decisions.outcome.text}
+        </p>
+      )}
+      {options.map((option) => {
+        const { proposed: change, index } = option;
+        if (change.kind !== "set_option") return null;
+        const label = PAGE_OPTION_REGISTRY[change.key as PageOptionKey]?.label ?? change.key;
+        const what = `${label}: ${onOff(change.before)} → ${onOff(change.after)}`;
+        return (
+          <p
+            key={index}
+            className={`option-suggestion${option.state === "conflict" ? " conflict" : ""}`}
+            data-change={index}
+            data-kind="set_option"
+            data-option={change.key}
+            data-state={option.state}
+          >
+            <span>
+              Option <strong>{label}</strong>: <del>{onOff(change.before)}</del> → <ins>{onOff(change.after)}</ins>
+            </span>
+            <SuggestionActions suggestions={s} change={option} what={what} />
+          </p>
+        );
+      })}
+    </>
+  );
+}
+
 /** The page with one pending proposal's changes where they land, in step with its card in the panel. */
 export function PageSuggestionsFor({
   proposal,
@@ -45,19 +173,15 @@ export function PageSuggestionsFor({
   blocks,
   highlighted,
   handle,
-  onReject,
 }: {
   proposal: ProposalItem;
   pageRef: PageRef;
   blocks: Block[];
   highlighted: string | null;
   handle: Ref<PageBodyHandle>;
-  /** Reject was asked for from the page: the panel's reject form (with its reason) takes over. */
-  onReject: () => void;
 }) {
   const review = useReview();
-  const detail = useProposalDetail(proposal, pageRef, true);
-  const decisions = useDecisions(proposal, pageRef, () => undefined);
+  const { detail, decisions, suggestions } = usePageSuggestions(proposal, pageRef);
   const inner = useRef<PageBodyHandle>(null);
   // The page follows a change focused in the list.
   const current = review.current;
@@ -70,7 +194,7 @@ export function PageSuggestionsFor({
     if (typeof handleRef === "function") handleRef(value);
     else if (handleRef) (handleRef as { current: PageBodyHandle | null }).current = value;
   };
-  if (!detail.data) {
+  if (!suggestions) {
     return (
       <>
         {detail.isError && <p className="muted">Could not load the suggestions: {detail.error.message}</p>}
@@ -78,11 +202,16 @@ export function PageSuggestionsFor({
       </>
     );
   }
-  const ref = (change: number) => ({ proposalId: proposal.id, change });
   return (
     <div className="in-page-review" data-testid="in-page-review" data-proposal-id={proposal.id}>
       <p className="muted suggestion-note" role="note">
         Showing “{toolLabel(proposal.toolName)}” by {whoText(proposal.who)} as suggestions.
+        {(detail.data?.changeCounts.conflict ?? 0) > 0 && (
+          <strong className="stale-note" data-testid="conflicts-in-page">
+            {" "}
+            {detail.data!.changeCounts.conflict} of its changes conflict with the page as it is now: choose for each.
+          </strong>
+        )}
       </p>
       {decisions.outcome && (
         <p
@@ -96,26 +225,7 @@ export function PageSuggestionsFor({
         blocks={blocks}
         highlighted={highlighted}
         handle={(v) => forward(handle, v)}
-        suggestions={{
-          proposalId: proposal.id,
-          changes: detail.data.preview.changes,
-          decidable: proposal.decidable,
-          cuttable: proposal.partiallyApplicable,
-          editable: proposal.editable,
-          leftOut: review.leftOut(proposal.id),
-          edits: review.edits(proposal.id),
-          current: review.current,
-          editing: review.editing,
-          onFocusChange: (change) => review.setCurrent(ref(change), "page"),
-          onKeep: (change, keep) => review.setLeftOut(ref(change), !keep),
-          onEdit: (change) => review.setEditing(change === null ? null : ref(change)),
-          onSaveEdit: (blockId, block) => review.setEdit(proposal.id, blockId, block),
-          onApproveAll: decisions.approve,
-          onRejectAll: () => {
-            review.setRejecting(proposal.id);
-            onReject();
-          },
-        }}
+        suggestions={suggestions}
       />
     </div>
   );

@@ -4,12 +4,12 @@ import type { RefusalReason } from "@mnote/tools";
 import { matchQuery, type Query, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useMemo, useRef, useState } from "react";
 import { useTRPC } from "~/trpc/react";
-import type { DecisionAnswer, PageRef, RouterOutputs } from "~/trpc/types";
+import type { DecisionAnswer, PageRef, RouterInputs, RouterOutputs } from "~/trpc/types";
 import { ChangeList, countChanges } from "./diff-view";
 import { proposalStatusText, toolLabel, whoText } from "./labels";
 import { CopyableId } from "./copyable-id";
 import { RelativeTime } from "./relative-time";
-import { useReview } from "./review-state";
+import { useReview, useShownProposal } from "./review-state";
 import { TellHermesButton } from "./tell-hermes";
 import { LoadFailed } from "./load-failed";
 
@@ -66,16 +66,22 @@ function describeEnvelope(envelope: EnvelopeSummary, how = ""): Outcome {
 const OPEN_BY_DEFAULT = 5;
 
 /**
- * A proposal's args and preview never change (its status lives in the list): refreshes leave them cached.
- * The filter for "every panel query but the proposal details", by tRPC's query key for the procedure.
+ * What a refresh reads again: every panel query but the details of decided proposals. A pending proposal's
+ * changes are decided one by one and merged with the page as it is now (decision 0030), so its detail changes with
+ * the page; a decided one's args, preview and change states never change again, and a preview can be megabytes.
  */
-export function panelQueriesButDetails(trpc: ReturnType<typeof useTRPC>) {
+export function panelQueriesToRefresh(trpc: ReturnType<typeof useTRPC>) {
   const details = { queryKey: trpc.panel.proposals.get.pathKey() };
   return {
     queryKey: trpc.panel.pathKey(),
-    predicate: (query: Query) => !matchQuery(details, query),
+    predicate: (query: Query) => !matchQuery(details, query) || isPendingDetail(query),
   };
 }
+
+const isPendingDetail = (query: Query) => {
+  const status = (query.state.data as { status?: string } | undefined)?.status;
+  return status === undefined || status === "pending";
+};
 
 export type ProposalItem = RouterOutputs["panel"]["proposals"]["list"][number];
 
@@ -90,6 +96,7 @@ export function Proposals({ pageRef }: { pageRef: PageRef }) {
     if (decided) decidedRef.current?.focus();
   }, [decided]);
   const proposals = useQuery(trpc.panel.proposals.list.queryOptions(pageRef));
+  const shown = useShownProposal(proposals.data);
   if (proposals.isPending) return <p className="muted">Loading proposals…</p>;
   if (proposals.isError) return <LoadFailed what="proposals" query={proposals} />;
   const visible = proposals.data.filter((p) => showDecided || p.status === "pending");
@@ -134,7 +141,8 @@ export function Proposals({ pageRef }: { pageRef: PageRef }) {
             key={proposal.id}
             proposal={proposal}
             pageRef={pageRef}
-            openAtFirst={proposal.status === "pending" && i < OPEN_BY_DEFAULT}
+            openAtFirst={proposal.status === "pending" && (i < OPEN_BY_DEFAULT || proposal.id === shown?.id)}
+            shownInPage={proposal.id === shown?.id}
             onDecided={setDecided}
           />
         ))}
@@ -148,25 +156,44 @@ function ProposalCard({
   proposal,
   pageRef,
   openAtFirst,
+  shownInPage,
   onDecided,
 }: {
   proposal: ProposalItem;
   pageRef: PageRef;
   openAtFirst: boolean;
+  /** Its changes are the suggestions in the page: marked, and brought into the panel's view. */
+  shownInPage: boolean;
   onDecided: (outcome: Outcome) => void;
 }) {
+  const review = useReview();
   const [open, setOpen] = useState(openAtFirst);
   const detail = useProposalDetail(proposal, pageRef, open);
   const headingId = `proposal-${proposal.id}`;
+  const cardRef = useRef<HTMLLIElement>(null);
+  useEffect(() => {
+    // Beside the page (a wide screen) the panel scrolls to the card the page shows; on a phone the panel is
+    // under the page, and scrolling would pull the person away from what they are reading.
+    if (shownInPage && window.matchMedia("(min-width: 1001px)").matches)
+      cardRef.current?.scrollIntoView({ block: "nearest" });
+  }, [shownInPage]);
   return (
     <li
-      className={`card proposal status-${proposal.status}`}
+      ref={cardRef}
+      className={`card proposal status-${proposal.status}${shownInPage ? " shown-in-page" : ""}`}
       aria-labelledby={headingId}
+      aria-current={shownInPage || undefined}
+      data-shown-in-page={shownInPage || undefined}
       data-proposal-id={proposal.id}
       data-tool={proposal.toolName}
       data-tool-call-id={proposal.toolCallId ?? undefined}
     >
-      <ProposalHeading proposal={proposal} headingId={headingId} />
+      <ProposalHeading proposal={proposal} headingId={headingId} shownInPage={shownInPage} />
+      {proposal.status === "pending" && !shownInPage && (
+        <button type="button" className="small link" onClick={() => review.choose(proposal.id)}>
+          Show in the page
+        </button>
+      )}
       <ProposalMeta proposal={proposal} />
       <ReviewBar proposal={proposal} pageRef={pageRef} detail={detail.data} open={open} onDecided={onDecided} />
       <button
@@ -183,7 +210,9 @@ function ProposalCard({
       <div id={`${headingId}-changes`} hidden={!open}>
         {open && detail.isPending && <p className="muted">Loading changes…</p>}
         {open && detail.isError && <LoadFailed what="the changes" query={detail} />}
-        {open && detail.data && <ProposalChanges proposal={proposal} detail={detail.data} idPrefix={headingId} />}
+        {open && detail.data && (
+          <ProposalChanges proposal={proposal} pageRef={pageRef} detail={detail.data} idPrefix={headingId} />
+        )}
       </div>
       {proposal.status.startsWith("applied") && proposal.commandId && (
         <p className="muted">
@@ -216,17 +245,26 @@ export function useProposalDetail(proposal: ProposalItem, pageRef: PageRef, enab
 const changeCountOf = (proposal: ProposalItem, detail?: ProposalDetail) =>
   proposal.summary?.changeCount ?? detail?.preview.changes.length ?? 0;
 
-function ProposalHeading({ proposal, headingId }: { proposal: ProposalItem; headingId: string }) {
+function ProposalHeading({
+  proposal,
+  headingId,
+  shownInPage,
+}: {
+  proposal: ProposalItem;
+  headingId: string;
+  shownInPage: boolean;
+}) {
   return (
     <div className="row between">
       <h3 id={headingId}>{toolLabel(proposal.toolName)}</h3>
       <span className="badges">
-        {proposal.held && <span className="badge info">held for approval</span>}
-        {proposal.status === "pending" && proposal.changeCounts.applied + proposal.changeCounts.rejected > 0 && (
-          <span className="badge info">
-            {proposal.changeCounts.pending} of {changeCountOf(proposal)} changes left
+        {shownInPage && proposal.status === "pending" && (
+          <span className="badge info" data-testid="shown-in-page">
+            Shown in the page
           </span>
         )}
+        {proposal.held && <span className="badge info">held for approval</span>}
+        {proposal.status === "pending" && <DecidedSoFar proposal={proposal} />}
         {proposal.status !== "pending" && (
           <span
             className={`badge ${proposal.status === "rejected" ? "muted-badge" : "ok"}`}
@@ -237,6 +275,26 @@ function ProposalHeading({ proposal, headingId }: { proposal: ProposalItem; head
         )}
       </span>
     </div>
+  );
+}
+
+/** "2 of 5 decided": a pending proposal some of whose changes were decided (by anyone: the server says). */
+function DecidedSoFar({ proposal }: { proposal: ProposalItem }) {
+  const { applied, rejected, pending, conflict } = proposal.changeCounts;
+  const decided = applied + rejected;
+  return (
+    <>
+      {decided > 0 && (
+        <span className="badge info" data-testid="decided-so-far">
+          {decided} of {decided + pending} decided
+        </span>
+      )}
+      {(conflict ?? 0) > 0 && (
+        <span className="badge warn">
+          {conflict} conflict{conflict === 1 ? "" : "s"}
+        </span>
+      )}
+    </>
   );
 }
 
@@ -322,14 +380,15 @@ function ChangeSummary({ proposal, detail }: { proposal: ProposalItem; detail?: 
 
 /**
  * The person's decisions on one proposal, each one server step: approve (as shown), apply the kept changes,
- * apply with their edits, reject with a reason. Shared by the card and the page view.
+ * apply with their edits, reject with a reason, or decide some changes (`panel.proposals.decide`, decision 0030:
+ * the rest stays pending). Shared by the card and the page view.
  */
 export function useDecisions(proposal: ProposalItem, pageRef: PageRef, onDone: (outcome: Outcome) => void) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const review = useReview();
   const [outcome, setOutcome] = useState<Outcome | null>(null);
-  const refresh = () => queryClient.invalidateQueries(panelQueriesButDetails(trpc));
+  const refresh = () => queryClient.invalidateQueries(panelQueriesToRefresh(trpc));
   const onError = (error: Parameters<typeof refusalOf>[0]) => setOutcome(refusalOutcome(refusalOf(error)));
   // A decision that took leaves the card behind (the list shows pending ones): the list keeps saying what happened.
   const settle = (result: Outcome) => {
@@ -372,7 +431,27 @@ export function useDecisions(proposal: ProposalItem, pageRef: PageRef, onDone: (
       onError,
     }),
   );
-  const busy = approve.isPending || reject.isPending || applyPart.isPending || applyEdited.isPending;
+  const decide = useMutation(
+    trpc.panel.proposals.decide.mutationOptions({
+      onSuccess: (answer, input) => {
+        const applied = input.decisions.filter((d) => d.choice !== "reject" && d.choice !== "keep_mine").length;
+        const left = input.decisions.length - applied;
+        const words = [applied ? `${applied} applied` : "", left ? `${left} left out` : ""].filter(Boolean);
+        const result: Outcome = answer.envelope
+          ? answer.envelope.ok
+            ? { tone: "ok", text: `${words.join(", ")} as command ${answer.envelope.audit.commandId}.` }
+            : refusalOutcome(answer.envelope.error)
+          : { tone: "ok", text: `${words.join(", ")}. Nothing was written.` };
+        // The proposal may stay pending (other changes wait): the outcome stays with it.
+        if (answer.proposal && answer.proposal.status !== "pending" && result.tone === "ok") onDone(result);
+        else setOutcome(result);
+        void refresh();
+      },
+      onError,
+    }),
+  );
+  const busy =
+    approve.isPending || reject.isPending || decide.isPending || applyPart.isPending || applyEdited.isPending;
   const leftOut = review.leftOut(proposal.id);
   const edits = review.edits(proposal.id);
   return {
@@ -380,20 +459,24 @@ export function useDecisions(proposal: ProposalItem, pageRef: PageRef, onDone: (
     busy,
     leftOut,
     edits,
-    /** Apply what the person chose: everything as shown, the kept changes, or with their edits. */
-    apply: (changeCount: number) => {
-      const keep = Array.from({ length: changeCount }, (_, i) => i).filter((i) => !leftOut.has(i));
+    /** Apply what the person chose of the undecided changes: all as shown, the kept ones, or with their edits. */
+    apply: (undecided: readonly number[]) => {
+      const keep = undecided.filter((i) => !leftOut.has(i));
+      const cut = keep.length < undecided.length;
       if (edits.size > 0) {
-        applyEdited.mutate({ ...ref, edits: [...edits.values()], ...(leftOut.size > 0 ? { keep } : {}) });
-      } else if (leftOut.size > 0) applyPart.mutate({ ...ref, keep });
+        applyEdited.mutate({ ...ref, edits: [...edits.values()], ...(cut ? { keep } : {}) });
+      } else if (cut) applyPart.mutate({ ...ref, keep });
       else approve.mutate(ref);
     },
+    /** Decide some changes now (decision 0030); the others stay pending. */
+    decide: (decisions: RouterInputs["panel"]["proposals"]["decide"]["decisions"]) =>
+      decide.mutate({ ...ref, decisions }),
     approve: () => approve.mutate(ref),
     reject: (reason: string) => reject.mutate({ ...ref, ...(reason.trim() ? { reason: reason.trim() } : {}) }),
   };
 }
 
-/** The sticky bar on top of a card: the summary, then Approve / Apply … / Reject (with a reason), or Re-run. */
+/** The sticky bar on top of a card: the summary, then Approve / Apply … / Reject (with a reason). */
 function ReviewBar({
   proposal,
   pageRef,
@@ -411,28 +494,34 @@ function ReviewBar({
   const decisions = useDecisions(proposal, pageRef, onDecided);
   const { busy, leftOut, edits } = decisions;
   const changeCount = changeCountOf(proposal, detail);
-  const kept = changeCount - leftOut.size;
+  // What Apply decides: the changes still waiting and not in conflict (a conflict is resolved on its own).
+  const undecided = detail
+    ? detail.changes.flatMap((c) => (c.state === "pending" ? [c.index] : []))
+    : Array.from({ length: changeCount }, (_, i) => i);
+  const someDecided = detail ? undecided.length < changeCount : false;
+  const kept = undecided.filter((i) => !leftOut.has(i)).length;
+  const cut = kept < undecided.length;
   const rejecting = review.rejecting === proposal.id;
   return (
     <div className="review-bar" data-testid="review-bar">
       <ChangeSummary proposal={proposal} detail={detail} />
       {proposal.status === "pending" && proposal.decidable && !rejecting && (
         <div className="row actions">
-          {
-            <button
-              type="button"
-              className="primary"
-              data-testid="apply"
-              disabled={busy || kept === 0}
-              onClick={() => decisions.apply(changeCount)}
-            >
-              {edits.size > 0
-                ? `Apply with your edits${leftOut.size > 0 ? ` (${kept} of ${changeCount} changes)` : ""}`
-                : leftOut.size > 0
-                  ? `Apply ${kept} of ${changeCount} changes`
+          <button
+            type="button"
+            className="primary"
+            data-testid="apply"
+            disabled={busy || kept === 0}
+            onClick={() => decisions.apply(undecided)}
+          >
+            {edits.size > 0
+              ? `Apply with your edits${cut ? ` (${kept} of ${undecided.length} changes)` : ""}`
+              : cut
+                ? `Apply ${kept} of ${undecided.length} changes`
+                : someDecided
+                  ? `Apply the ${kept} undecided`
                   : "Approve"}
-            </button>
-          }
+          </button>
           <button type="button" disabled={busy} onClick={() => review.setRejecting(proposal.id)}>
             Reject
           </button>
@@ -535,10 +624,12 @@ function RejectForm({
 /** The changes of an open card, in step with the page: the selection and edits are the page's review state. */
 function ProposalChanges({
   proposal,
+  pageRef,
   detail,
   idPrefix,
 }: {
   proposal: ProposalItem;
+  pageRef: PageRef;
   detail: ProposalDetail;
   idPrefix: string;
 }) {
@@ -551,17 +642,30 @@ function ProposalChanges({
   );
   const follow =
     review.current?.proposalId === proposal.id && review.currentFrom !== "list" ? review.current.change : null;
+  const decisions = useDecisions(proposal, pageRef, () => undefined);
   return (
-    <ChangeList
-      changes={detail.preview.changes}
-      warnings={detail.preview.warnings}
-      selection={proposal.partiallyApplicable ? selection : undefined}
-      leftOut={detail.leftOut}
-      edits={review.edits(proposal.id)}
-      follow={follow}
-      onFocusChange={(change) => review.setCurrent({ proposalId: proposal.id, change }, "list")}
-      onToggle={(change) => review.setLeftOut({ proposalId: proposal.id, change })}
-      idPrefix={idPrefix}
-    />
+    <>
+      <ChangeList
+        changes={detail.preview.changes}
+        warnings={detail.preview.warnings}
+        selection={proposal.partiallyApplicable ? selection : undefined}
+        leftOut={detail.leftOut}
+        edits={review.edits(proposal.id)}
+        follow={follow}
+        onFocusChange={(change) => review.setCurrent({ proposalId: proposal.id, change }, "list")}
+        onToggle={(change) => review.setLeftOut({ proposalId: proposal.id, change })}
+        states={detail.changes}
+        onDecide={(index, choice) => decisions.decide([{ index, choice }])}
+        idPrefix={idPrefix}
+      />
+      {decisions.outcome && (
+        <p
+          role={decisions.outcome.tone === "error" ? "alert" : "status"}
+          className={`notice ${decisions.outcome.tone}`}
+        >
+          {decisions.outcome.text}
+        </p>
+      )}
+    </>
   );
 }

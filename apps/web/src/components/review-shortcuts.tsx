@@ -9,10 +9,10 @@ import { useReview } from "./review-state";
 export const SHORTCUTS: readonly { keys: string; what: string }[] = [
   { keys: "j or n", what: "Next change" },
   { keys: "k or p", what: "Previous change" },
-  { keys: "a", what: "Accept the focused change (keep it)" },
-  { keys: "x", what: "Reject the focused change (leave it out)" },
-  { keys: "e", what: "Edit the focused inserted or changed block" },
-  { keys: "Shift + A", what: "Apply: approve, or apply the kept changes and your edits" },
+  { keys: "a", what: "Accept the focused change (applies it now)" },
+  { keys: "x", what: "Reject the focused change (leaves it out now)" },
+  { keys: "e", what: "Edit the focused inserted or changed block, then apply your version" },
+  { keys: "Shift + A", what: "Apply the undecided changes (those ticked in the panel, with your edits)" },
   { keys: "r", what: "Reject the whole proposal (with a reason)" },
   { keys: "?", what: "Show or hide these shortcuts" },
   { keys: "Esc", what: "Close this list, or cancel an edit" },
@@ -138,17 +138,13 @@ function ProposalKeys({
         step(at - 1);
         break;
       case "a":
-        if (may && focused !== null) {
-          if (proposal.partiallyApplicable) review.setLeftOut({ proposalId: proposal.id, change: focused }, false);
-          else decisions.approve();
-        }
+      case "x": {
+        // One decision on the focused change, as its button in the page (decision 0030), when the server offers it.
+        const choice = event.key === "a" ? "accept" : "reject";
+        const change = focused === null ? undefined : detail.data?.changes[focused];
+        if (may && change?.choices.includes(choice)) decisions.decide([{ index: change.index, choice }]);
         break;
-      case "x":
-        if (may && focused !== null) {
-          if (proposal.partiallyApplicable) review.setLeftOut({ proposalId: proposal.id, change: focused }, true);
-          else review.setRejecting(proposal.id);
-        }
-        break;
+      }
       case "e": {
         const kind = focused === null ? null : changes[focused]?.kind;
         if (proposal.editable && (kind === "insert" || kind === "update"))
@@ -156,7 +152,7 @@ function ProposalKeys({
         break;
       }
       case "A":
-        if (may) decisions.apply(changes.length);
+        if (may) decisions.apply(detail.data!.changes.flatMap((c) => (c.state === "pending" ? [c.index] : [])));
         break;
       case "r":
         if (proposal.decidable) review.setRejecting(proposal.id);

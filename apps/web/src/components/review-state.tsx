@@ -107,3 +107,16 @@ export function useReview(): ReviewState {
   if (!state) throw new Error("useReview outside ReviewProvider");
   return state;
 }
+
+/**
+ * The proposal the page shows as suggestions: the one the person picked while it is pending, else the newest
+ * pending. The panel marks the same one (issue 32 item 7), so what is decided in the page is never ambiguous.
+ */
+export function useShownProposal<P extends { id: number; status: string }>(
+  proposals: readonly P[] | undefined,
+): P | null {
+  const review = useReview();
+  const pending = proposals?.filter((p) => p.status === "pending") ?? [];
+  if (review.chosen === 0) return null;
+  return pending.find((p) => p.id === review.chosen) ?? pending[0] ?? null;
+}
