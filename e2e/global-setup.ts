@@ -81,6 +81,8 @@ export default async function globalSetup() {
       MNOTE_OIDC_ISSUER: idp.issuer,
       MNOTE_OIDC_CLIENT_ID: idp.clientId,
       MNOTE_OIDC_CLIENT_SECRET: idp.clientSecret,
+      // Configured, never taken from a request's Host (issue 31).
+      MNOTE_OIDC_REDIRECT_URI: `http://127.0.0.1:${webPort}/api/auth/oidc/callback`,
       // Client ID metadata documents served by the flows themselves, over https on loopback with the test
       // certificate: development's switch, never production's (decision 0027).
       MNOTE_OAUTH_CLIENT_DOCUMENTS: "loopback",

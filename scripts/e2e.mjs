@@ -62,7 +62,17 @@ const playwrightArgs = process.argv.slice(2).filter((arg) => arg !== "--panel-bu
 if (!panelBuilt) {
   const build = spawnSync(
     "npx",
-    [...PNPM, "exec", "turbo", "run", "build", "--filter=@mnote/web", "--output-logs=errors-only"],
+    [
+      ...PNPM,
+      "exec",
+      "turbo",
+      "run",
+      "build",
+      "--filter=@mnote/web",
+      "--filter=@mnote/cli",
+      "--filter=@mnote/hermes-bridge",
+      "--output-logs=errors-only",
+    ],
     {
       cwd: root,
       stdio: "inherit",

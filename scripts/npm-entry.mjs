@@ -86,7 +86,16 @@ if (task === "test") {
   // typecheck, which reads the route types the build writes (.next/types). Nothing rebuilds or restores .next
   // while the flows' panel serves it.
   const panelAndFlows = (async () => {
-    const built = await startPnpm("exec", "turbo", "run", "build", "--filter=@mnote/web", "--output-logs=errors-only");
+    const built = await startPnpm(
+      "exec",
+      "turbo",
+      "run",
+      "build",
+      "--filter=@mnote/web",
+      "--filter=@mnote/cli",
+      "--filter=@mnote/hermes-bridge",
+      "--output-logs=errors-only",
+    );
     if (built !== 0) return built;
     const statuses = await Promise.all([
       start(process.execPath, [join(root, "scripts", "e2e.mjs"), "--panel-built"]),

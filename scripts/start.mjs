@@ -9,6 +9,30 @@ import { mnote, mnoteResult, ROOT, startStack } from "./stack.mjs";
 const databaseUrl = process.env.MNOTE_DATABASE_URL ?? `file:${resolve(ROOT, ".mnote/mnote.db")}`;
 const env = { MNOTE_DATABASE_URL: databaseUrl };
 
+// The panel runs as a production build, the CLI and the bridge as compiled JavaScript (their bins run `dist/`, no
+// TypeScript compiler at run time); turbo's cache makes this instant when nothing changed.
+const build = spawnSync(
+  "npx",
+  [
+    "-y",
+    "pnpm@12.4.2",
+    "exec",
+    "turbo",
+    "run",
+    "build",
+    "--filter=@mnote/web",
+    "--filter=@mnote/cli",
+    "--filter=@mnote/hermes-bridge",
+    "--output-logs=errors-only",
+  ],
+  {
+    cwd: ROOT,
+    stdio: "inherit",
+    env: { ...process.env, TURBO_TELEMETRY_DISABLED: "1", NEXT_TELEMETRY_DISABLED: "1" },
+  },
+);
+if (build.status !== 0) process.exit(build.status ?? 1);
+
 await mnote(["init"], env);
 // The demo workspace and its passwordless sign-in picker only on a database the demo created
 // (no users but its own), or where the operator says so (MNOTE_DEMO=force). docs/security.md.
@@ -22,18 +46,6 @@ const demoRun = await mnoteResult(
   env,
 );
 const demo = demoRun.code === 0 ? demoRun.json : null;
-
-// The panel runs as a production build; turbo's cache makes this instant when nothing changed.
-const build = spawnSync(
-  "npx",
-  ["-y", "pnpm@12.4.2", "exec", "turbo", "run", "build", "--filter=@mnote/web", "--output-logs=errors-only"],
-  {
-    cwd: ROOT,
-    stdio: "inherit",
-    env: { ...process.env, TURBO_TELEMETRY_DISABLED: "1", NEXT_TELEMETRY_DISABLED: "1" },
-  },
-);
-if (build.status !== 0) process.exit(build.status ?? 1);
 
 const stack = await startStack({
   databaseUrl,

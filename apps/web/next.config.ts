@@ -1,4 +1,5 @@
 import type { NextConfig } from "next";
+import { STATIC_SECURITY_HEADERS } from "./src/server/security-headers";
 
 const config: NextConfig = {
   // The kernel's database drivers are native or WASM: load them from node_modules at run time.
@@ -11,20 +12,9 @@ const config: NextConfig = {
   // RFC 8414's well-known address of the authorization server's metadata (decision 0027); the route lives beside the
   // other OAuth routes.
   rewrites: async () => [{ source: "/.well-known/oauth-authorization-server", destination: "/oauth/metadata" }],
-  // The consent page and its answers are never framed by another site (clickjacking a person's Allow), and the
-  // request in their address (state, code_challenge) goes to no other site as a Referer. `same-origin`, not
-  // `no-referrer`: under no-referrer a browser sends `Origin: null` with the page's own form posts, which the
-  // cross-site check must refuse.
-  headers: async () => [
-    {
-      source: "/oauth/:path*",
-      headers: [
-        { key: "x-frame-options", value: "DENY" },
-        { key: "content-security-policy", value: "frame-ancestors 'none'" },
-        { key: "referrer-policy", value: "same-origin" },
-      ],
-    },
-  ],
+  // Every response: never framed, never MIME-sniffed, its address sent to no other site (issue 31, finding 3;
+  // security-headers.ts says why each). The Content-Security-Policy, with its per-response nonce, is proxy.ts's.
+  headers: async () => [{ source: "/:path*", headers: [...STATIC_SECURITY_HEADERS] }],
 };
 
 export default config;

@@ -15,6 +15,11 @@ function heading(prefix: string, text: string, level: 1 | 2 | 3 = 1, n = 1): Blo
  * global-setup.ts creates them with `mnote admin page create` while the stack boots.
  */
 export const FLOW_PAGES = {
+  framing: {
+    id: "doc_e2e_framed",
+    title: "Framed plan",
+    blocks: [heading("fr", "Plan"), ...paragraphs("fr", "Keep the scope small")],
+  },
   askHermes: {
     id: "doc_e2e_askplan",
     title: "Team plan",

@@ -153,7 +153,9 @@ test("reject with a reason: the agent's retry of its held call answers mnote_too
   const retry = await agentRetry(held.request);
   expect(retry.ok).toBe(false);
   expect(retry.error?.code).toBe("mnote_tool_rejected");
-  expect(retry.error?.message).toContain("by Ada, who wrote: \"We never promise forever; say 'for small teams'.\"");
+  expect(retry.error?.message).toContain(
+    'by "Ada", who wrote: ' + "\"We never promise forever; say 'for small teams'.\"",
+  );
   await expect(page.getByTestId("page-title")).toHaveText("Pricing");
 
   await page.getByLabel("Show applied and rejected").check();

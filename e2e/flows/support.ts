@@ -16,10 +16,26 @@ export { expect };
 export { e2eState };
 
 /** Every flow's `page` talks to the panel the global setup started. */
-export const test = base.extend({
+export const test = base.extend<{ cspViolations: string[] }>({
   // Playwright reads a fixture's dependencies from its first parameter, which must be an object pattern.
   // eslint-disable-next-line no-empty-pattern
   baseURL: async ({}, use) => use(e2eState().webUrl),
+  /**
+   * Every flow runs under the panel's Content-Security-Policy (issue 31, finding 3) and fails on any violation
+   * Chromium reports in the console: a script, style or request the policy refused is a panel that does not fully
+   * work. A flow that provokes one on purpose reads (and empties) the list.
+   */
+  cspViolations: [
+    async ({ page }, use) => {
+      const violations: string[] = [];
+      page.on("console", (message) => {
+        if (/Content Security Policy/i.test(message.text())) violations.push(message.text());
+      });
+      await use(violations);
+      expect(violations, "Content-Security-Policy violations in the console").toEqual([]);
+    },
+    { auto: true },
+  ],
 });
 
 export { DEMO_USER_IDS };

@@ -9,7 +9,15 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { TOOL_ERROR_MESSAGES } from "@mnote/contract";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { captureLogger, createWorld, expectContractFailure, postTool, type World } from "./support";
+import {
+  builtBridgeBin,
+  builtCliBin,
+  captureLogger,
+  createWorld,
+  expectContractFailure,
+  postTool,
+  type World,
+} from "./support";
 
 /**
  * Issue 11, items 3 and 6: failed authentication is limited per client address, slow
@@ -314,9 +322,6 @@ describe("a caller's text comes back only in short", () => {
   });
 });
 
-const BRIDGE_BIN = join(import.meta.dirname, "..", "..", "apps", "hermes-bridge", "bin", "mnote-bridge.mjs");
-const CLI_BIN = join(import.meta.dirname, "..", "..", "apps", "cli", "bin", "mnote.mjs");
-
 const PANEL_INSTRUMENTATION = join(import.meta.dirname, "..", "..", "apps", "web", "src", "instrumentation.ts");
 
 function run(
@@ -352,7 +357,7 @@ describe("configuration is checked at start", () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it("the bridge refuses to start on MNOTE_IDEMPOTENCY_TTL_HOURS=abc, naming every bad variable", async () => {
-    const { code, stdout, stderr } = await run(BRIDGE_BIN, ["serve", "--port", "0"], {
+    const { code, stdout, stderr } = await run(await builtBridgeBin(), ["serve", "--port", "0"], {
       MNOTE_DATABASE_URL: `file:${join(dir, "bridge.db")}`,
       MNOTE_IDEMPOTENCY_TTL_HOURS: "abc",
       MNOTE_BRIDGE_REQUEST_TIMEOUT_SECONDS: "-5",
@@ -368,7 +373,7 @@ describe("configuration is checked at start", () => {
   }, 60_000);
 
   it("mcp --stdio refuses the same way", async () => {
-    const { code, stderr } = await run(BRIDGE_BIN, ["mcp", "--stdio"], {
+    const { code, stderr } = await run(await builtBridgeBin(), ["mcp", "--stdio"], {
       MNOTE_DATABASE_URL: `file:${join(dir, "stdio.db")}`,
       MNOTE_IDEMPOTENCY_TTL_HOURS: "0",
     });
@@ -378,7 +383,7 @@ describe("configuration is checked at start", () => {
 
   it("the CLI refuses before running a command (exit 2, JSON naming the variable)", async () => {
     const { code, stdout } = await run(
-      CLI_BIN,
+      await builtCliBin(),
       ["call"],
       { MNOTE_DATABASE_URL: `file:${join(dir, "cli.db")}`, MNOTE_IDEMPOTENCY_TTL_HOURS: "abc" },
       "{}",

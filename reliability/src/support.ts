@@ -1,4 +1,5 @@
 import { captureLogger } from "@mnote/hermes-bridge/testing";
+import { builtBin } from "@mnote/process/testing";
 import { SAMPLE_ARGS } from "@mnote/tools/testing";
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -246,11 +247,31 @@ export interface BridgeProcess {
   stderr(): string;
 }
 
-const BRIDGE_BIN = join(import.meta.dirname, "..", "..", "apps", "hermes-bridge", "bin", "mnote-bridge.mjs");
+const APPS = join(import.meta.dirname, "..", "..", "apps");
+let bridgeBin: Promise<string> | undefined;
+let cliBin: Promise<string> | undefined;
 
-/** Starts `mnote-bridge serve` on a free loopback port (tsx compiles on start: allow a busy machine 90 s). */
-export function startBridgeProcess(databaseUrl: string, env: Record<string, string> = {}): Promise<BridgeProcess> {
-  const child = spawn(process.execPath, [BRIDGE_BIN, "serve", "--port", "0", "--host", "127.0.0.1"], {
+/**
+ * `bin/mnote-bridge.mjs` itself over its build (the recipe `pnpm build` uses), in a temporary copy of the package's
+ * layout: what an operator runs, without reading or writing the checkout's `dist/` (a turbo build may be writing it).
+ */
+export const builtBridgeBin = () =>
+  (bridgeBin ??= builtBin(
+    join(APPS, "hermes-bridge", "bin", "mnote-bridge.mjs"),
+    join(APPS, "hermes-bridge", "src", "main.ts"),
+    "mnote-bridge.mjs",
+  ));
+
+/** `bin/mnote.mjs` itself over its build, likewise. */
+export const builtCliBin = () =>
+  (cliBin ??= builtBin(join(APPS, "cli", "bin", "mnote.mjs"), join(APPS, "cli", "src", "bin.ts"), "mnote.mjs"));
+
+/** Starts `mnote-bridge serve` on a free loopback port (allow a busy machine 90 s). */
+export async function startBridgeProcess(
+  databaseUrl: string,
+  env: Record<string, string> = {},
+): Promise<BridgeProcess> {
+  const child = spawn(process.execPath, [await builtBridgeBin(), "serve", "--port", "0", "--host", "127.0.0.1"], {
     env: {
       ...process.env,
       MNOTE_DATABASE_URL: databaseUrl,

@@ -5,11 +5,15 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { TOOL_ERROR_MESSAGES as M } from "@mnote/contract";
 import { openKernel } from "@mnote/kernel";
 import { createCaller, createToolsContext } from "@mnote/tools";
-import { BIN, runCli } from "./test-support";
+import { builtCli, runCli } from "./test-support";
 
-/** The CLI on this suite's own database file (compiled once; `bin/mnote.mjs` through tsx itself where `real`). */
-const mnote = (dir: string, argv: string[], stdin?: string, real?: "bin/mnote.mjs") =>
-  runCli(dir, argv, { databaseUrl: `file:${join(dir, "db", "mnote.db")}`, stdin, ...(real ? { bin: BIN } : {}) });
+/** The CLI on this suite's own database file (compiled once; `bin/mnote.mjs` itself over its build where `real`). */
+const mnote = async (dir: string, argv: string[], stdin?: string, real?: "bin/mnote.mjs") =>
+  runCli(dir, argv, {
+    databaseUrl: `file:${join(dir, "db", "mnote.db")}`,
+    stdin,
+    ...(real ? { bin: await builtCli() } : {}),
+  });
 
 describe("mnote CLI", () => {
   const dir = mkdtempSync(join(tmpdir(), "mnote-cli-"));

@@ -66,7 +66,7 @@ export async function main(argv: string[], io: CliIo = PROCESS_IO): Promise<numb
     const config = readCliConfig(io.env);
     const open = async () => (kernel ??= await openKernel(config.database.url, config.database.options));
     const { output, exitCode = 0 } = await command.run({
-      args: parseArgs(argv.slice(command.words.length)),
+      args: parseArgs(argv.slice(command.words.length), command.usage),
       kernel: open,
       io,
       config,

@@ -1,22 +1,27 @@
 import { execFile } from "node:child_process";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { compiledEntry } from "@mnote/process/testing";
+import { builtBin, compiledEntry } from "@mnote/process/testing";
 
 const run = promisify(execFile);
-export const BIN = join(import.meta.dirname, "..", "bin", "mnote.mjs");
+const BIN = join(import.meta.dirname, "..", "bin", "mnote.mjs");
+const ENTRY = join(import.meta.dirname, "bin.ts");
+
+/** `bin/mnote.mjs` itself over its build (`pnpm build`'s recipe), in a temporary copy of the package's layout. */
+let built: Promise<string> | undefined;
+export const builtCli = () => (built ??= builtBin(BIN, ENTRY, "mnote.mjs"));
 
 /**
  * Runs the CLI as an operator would: a child process in `dir`, JSON on stdout, an exit code. The process runs
- * `bin/mnote.mjs` compiled once per test file (`compiledEntry`: the same sources, without tsx's start-up cost in
- * each of a suite's thirty processes); `{ bin: BIN }` runs the file itself, through tsx, as `npm run mnote` does.
+ * `src/bin.ts` compiled once per test file (`compiledEntry`); `{ bin: await builtCli() }` runs `bin/mnote.mjs`
+ * itself over its build, as `pnpm mnote` does.
  */
 export async function runCli(
   dir: string,
   argv: string[],
   options: { databaseUrl: string; stdin?: string; bin?: string },
 ) {
-  const bin = options.bin ?? (await compiledEntry(BIN));
+  const bin = options.bin ?? (await compiledEntry(ENTRY));
   const child = run(process.execPath, [bin, ...argv], {
     cwd: dir,
     env: { ...process.env, MNOTE_DATABASE_URL: options.databaseUrl, MNOTE_TOKEN: "" },

@@ -3,9 +3,10 @@ import { LIMITS } from "./limits";
 import { storable } from "./text";
 
 /** Block ids are stable across saves: the diff matches blocks by id. */
-export const BlockIdSchema = z
-  .string()
-  .regex(/^[A-Za-z0-9_-]{1,64}$/, "block id must be 1-64 characters of A-Z a-z 0-9 _ -");
+export const BlockIdSchema = storable(z.string()).regex(
+  /^[A-Za-z0-9_-]{1,64}$/,
+  "block id must be 1-64 characters of A-Z a-z 0-9 _ -",
+);
 
 const text = storable(z.string()).max(
   LIMITS.blockTextLength,

@@ -1,3 +1,5 @@
+import { PERSON_TEXT_IS_DATA, quoteData } from "./person-text";
+
 /**
  * Every failure a tool can answer with. The code is the contract; the message is
  * for the model and the person reading the panel, so it must never carry page data.
@@ -36,12 +38,13 @@ export const TOOL_ERROR_MESSAGES = {
     `修改已提交，等待用户在页面 AI 面板中批准 (the edit is waiting for the user's approval in the page panel; do not retry it as a new edit. Once the user has decided, this same call with idempotencyKey ${JSON.stringify(key)} answers the decision: the applied result, or mnote_tool_rejected with the user's reason)`,
   /**
    * A person rejected the held edit this call repeats (issue 22). Who decided and their reason (≤ 500 characters,
-   * written by a member of the page's workspace, on a page the caller may write): the model reads why.
+   * written by a member of the page's workspace, on a page the caller may write): the model reads why, as quoted
+   * data (`quoteData`), never as words of mnote's own.
    */
   rejected: (decidedBy: string, reason: string | null) =>
-    `修改已被拒绝 (the edit was rejected in the page panel by ${decidedBy}${
-      reason ? `, who wrote: ${JSON.stringify(reason)}` : ", without a reason"
-    }; nothing was written. Do not send it again unchanged: change it as asked, or ask the user)`,
+    `修改已被拒绝 (the edit was rejected in the page panel by ${quoteData(decidedBy)}${
+      reason ? `, who wrote: ${quoteData(reason)}` : ", without a reason"
+    }; nothing was written. Do not send it again unchanged: change it as asked, or ask the user). ${PERSON_TEXT_IS_DATA}`,
   unknownTool: (name: string) => `unknown tool: ${name.slice(0, 80)}`,
   payloadTooLarge: "request body too large",
   rateLimited: "too many calls for this token; retry later",

@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { BlockInputSchema } from "./blocks";
 import { IdempotencyKeySchema, IdSchema } from "./envelope";
-import { TEXT_PROBLEMS, unstorableText } from "./text";
+import { cleanDisplayName, DISPLAY_NAME_MAX, TEXT_PROBLEMS, unstorableText } from "./text";
 import { TOOLS } from "./tools";
 
 /** Every string a model can send that ends up stored, with a way to parse it through its real schema. */
@@ -53,5 +53,31 @@ describe("storable text: one answer on SQLite and PostgreSQL", () => {
     expect(parse("a\uD800").success).toBe(false);
     expect(parse("a\uDFFFb").success).toBe(false);
     expect(parse("ts-é😀").success).toBe(true);
+  });
+});
+
+describe("cleanDisplayName: a name from outside mnote, bounded and clean", () => {
+  it("whatever comes in, what comes out is short, storable, free of controls and bidi overrides, or null", () => {
+    fc.assert(
+      fc.property(
+        fc.oneof(fc.string({ unit: "binary", maxLength: 300 }), fc.string({ unit: "grapheme", maxLength: 300 })),
+        (value) => {
+          const name = cleanDisplayName(value);
+          if (name === null) return;
+          expect(Array.from(name).length).toBeLessThanOrEqual(DISPLAY_NAME_MAX);
+          expect(unstorableText(name)).toBeNull();
+          // eslint-disable-next-line no-control-regex -- what must not be there
+          expect(name).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]|^\s|\s$|\s\s/);
+        },
+      ),
+    );
+  });
+
+  it("keeps an ordinary name as it is; a name of nothing but controls is none", () => {
+    expect(cleanDisplayName("  Ada   Lovelace ")).toBe("Ada Lovelace");
+    expect(cleanDisplayName("Zoë 李 🙂")).toBe("Zoë 李 🙂");
+    expect(cleanDisplayName("\u0000\u202e\n")).toBeNull();
+    expect(cleanDisplayName(42)).toBeNull();
+    expect(cleanDisplayName("x".repeat(200_000))).toBe("x".repeat(DISPLAY_NAME_MAX));
   });
 });

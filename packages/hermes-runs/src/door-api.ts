@@ -1,4 +1,4 @@
-import { LIMITS } from "@mnote/contract";
+import { LIMITS, storable } from "@mnote/contract";
 import { z } from "zod";
 import { RELAYED_CHOICES, type RelayedChoice } from "./policy";
 
@@ -18,7 +18,7 @@ export const HERMES_DOOR_PATHS = {
 } as const;
 
 /** The person's words: a question, not a document (Hermes reads the page with its tools). One limit, here. */
-export const AskQuestionSchema = z.string().trim().min(1, "ask something").max(LIMITS.askQuestionChars);
+export const AskQuestionSchema = storable(z.string()).trim().min(1, "ask something").max(LIMITS.askQuestionChars);
 
 /** POST /api/hermes/runs */
 export const AskBodySchema = z.object({

@@ -5,7 +5,10 @@ const OIDC_VARIABLES = ["MNOTE_OIDC_ISSUER", "MNOTE_OIDC_CLIENT_ID", "MNOTE_OIDC
 
 /** What the panel's sign-in through an identity provider needs, checked with the rest of the panel's settings. */
 export interface OidcConfig extends OidcSettings {
-  /** MNOTE_OIDC_REDIRECT_URI: the callback registered at the provider; unset, the panel's own origin + the path. */
+  /**
+   * MNOTE_OIDC_REDIRECT_URI: the callback registered at the provider; unset here, the panel fills it from its
+   * configured public origin (MNOTE_OAUTH_ISSUER) or refuses to start, never from a request's Host.
+   */
   redirectUri: string | null;
 }
 

@@ -1,3 +1,4 @@
+import { DISPLAY_NAME_MAX } from "@mnote/contract";
 import { openSqliteDriver, SqlKernel } from "@mnote/kernel";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decodeFlow, encodeFlow, OidcRelyingParty, type SignInFlow, SignInRefused } from "./oidc";
@@ -18,6 +19,10 @@ beforeAll(async () => {
       eve: { email: "eve@example.com", emailVerified: false },
       nomail: { name: "No Mail" },
       newcomer: { email: "new@example.com", name: "New Comer" },
+      // Issue 31: a KELVIN SIGN look-alike of kate, a non-ASCII address, and a name claim no one should keep.
+      kelvin: { email: "\u212Aate@example.com", name: "Not Kate" },
+      jurgen: { email: "j\u00FCrgen@example.com", name: "J\u00FCrgen" },
+      loud: { email: "loud@example.com", name: `\u0000Mal\u202Eory\n\u001b[31m${"x".repeat(200_000)}` },
     },
   });
   rp = new OidcRelyingParty({
@@ -135,6 +140,7 @@ describe("who the verified person is in mnote", () => {
   beforeAll(async () => {
     kernel = await SqlKernel.open(openSqliteDriver(":memory:"));
     await kernel.admin.createUser({ id: "user_ada", name: "Ada", email: "ada@example.com" });
+    await kernel.admin.createUser({ id: "user_kate", name: "Kate", email: "kate@example.com" });
   });
   afterAll(() => kernel.close());
 
@@ -183,6 +189,30 @@ describe("who the verified person is in mnote", () => {
       created: false,
       user: { id: user.id },
     });
+  });
+
+  it("refuses a verified non-ASCII email (a KELVIN SIGN kate, an umlaut) as invalid_email, never a 500, creating nothing", async () => {
+    const before = await kernel.admin.tableSnapshot();
+    for (const login of ["kelvin", "jurgen"]) {
+      for (const autoProvision of [false, true]) {
+        expect(await personForIdentity(kernel, await verified(login), { autoProvision })).toEqual({
+          ok: false,
+          reason: "invalid_email",
+        });
+      }
+    }
+    expect(await kernel.admin.tableSnapshot()).toEqual(before);
+  });
+
+  it("keeps a provider's name claim bounded and clean: no controls, no bidi overrides, at most 100 characters", async () => {
+    const identity = await verified("loud");
+    expect(identity.name).toBe(`Mal ory [31m${"x".repeat(100 - "Mal ory [31m".length)}`);
+    const outcome = await personForIdentity(kernel, identity, { autoProvision: true });
+    expect(outcome).toMatchObject({ ok: true, created: true, user: { name: identity.name } });
+    const { name } = (outcome as { user: { name: string } }).user;
+    expect(Array.from(name).length).toBeLessThanOrEqual(DISPLAY_NAME_MAX);
+    // eslint-disable-next-line no-control-regex -- what must not be there
+    expect(name).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/);
   });
 
   it("opens a 12-hour person session and closes it at sign-out; a pasted operator token stays", async () => {

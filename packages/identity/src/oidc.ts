@@ -1,3 +1,4 @@
+import { cleanDisplayName } from "@mnote/contract";
 import * as client from "openid-client";
 
 /**
@@ -154,10 +155,12 @@ export class OidcRelyingParty {
     return {
       issuer: claims.iss,
       subject: claims.sub,
+      // As sent: whether it is an email mnote accepts is personForIdentity's question (EmailSchema).
       email: typeof claims.email === "string" ? claims.email : null,
       // Only the boolean true counts: a string "true" or a missing claim is not a verified email.
       emailVerified: claims.email_verified === true,
-      name: typeof claims.name === "string" && claims.name.trim() ? claims.name.trim() : null,
+      // Bounded and cleaned before anything keeps or shows it (issue 31: a 200,000-character name was stored).
+      name: cleanDisplayName(claims.name),
     };
   }
 }

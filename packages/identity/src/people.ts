@@ -1,8 +1,9 @@
-import type { SqlKernel, TokenRecord, UserRecord } from "@mnote/kernel";
+import { EmailSchema } from "@mnote/contract";
+import { isAdminRefusal, type SqlKernel, type TokenRecord, type UserRecord } from "@mnote/kernel";
 import type { VerifiedIdentity } from "./oidc";
 
 /** Why a verified identity is no one in mnote; the sign-in page says each, and nothing is created. */
-export type PersonRefusal = "no_email" | "unverified_email" | "unknown_email";
+export type PersonRefusal = "no_email" | "unverified_email" | "invalid_email" | "unknown_email";
 
 export type PersonOutcome = { ok: true; user: UserRecord; created: boolean } | { ok: false; reason: PersonRefusal };
 
@@ -18,15 +19,28 @@ export async function personForIdentity(
 ): Promise<PersonOutcome> {
   if (!identity.email) return { ok: false, reason: "no_email" };
   if (!identity.emailVerified) return { ok: false, reason: "unverified_email" };
-  const user = await kernel.admin.findUserByEmail(identity.email);
+  // Exactly what mnote's one email rule accepts, or no one: a non-ASCII or malformed address is refused here, with
+  // the sign-in page's words, never found by a folded look-alike and never a 500 (issue 31, findings 2 and 7).
+  const parsed = EmailSchema.safeParse(identity.email);
+  if (!parsed.success) return { ok: false, reason: "invalid_email" };
+  const email = parsed.data;
+  const user = await kernel.admin.findUserByEmail(email);
   if (user) return { ok: true, user, created: false };
   if (!options.autoProvision) return { ok: false, reason: "unknown_email" };
-  const created = await kernel.admin.createUser({
-    name: identity.name ?? identity.email,
-    email: identity.email,
-    by: `oidc:${identity.issuer}`,
-  });
-  return { ok: true, user: created, created: true };
+  try {
+    // The name claim arrives cleaned and bounded (cleanDisplayName in OidcRelyingParty.finish).
+    const created = await kernel.admin.createUser({
+      name: identity.name ?? email,
+      email,
+      by: `oidc:${identity.issuer}`,
+    });
+    return { ok: true, user: created, created: true };
+  } catch (error) {
+    if (!isAdminRefusal(error)) throw error;
+    // Another sign-in of the same person created the user meanwhile (the email is one user's): that user it is.
+    const again = await kernel.admin.findUserByEmail(email);
+    return again ? { ok: true, user: again, created: false } : { ok: false, reason: "invalid_email" };
+  }
 }
 
 /** How a panel session was opened; its person token carries the label, so sign-out knows to revoke it. */

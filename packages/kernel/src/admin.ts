@@ -7,6 +7,7 @@ import { PAGE_COLUMNS, type PageRow, toPage, toWorkspace, type WorkspaceRow } fr
 import type { SqlDriver, SqlExecutor } from "./sql/driver";
 import {
   AdminRefusal,
+  type InvitationRecord,
   type KernelAdmin,
   type OperatorAudit,
   type Role,
@@ -78,6 +79,9 @@ export function createAdmin(db: SqlDriver, clock: Clock): KernelAdmin {
   }
 
   const USER_COLUMNS = `id, name, email`;
+  const INVITATION_SELECT = `SELECT i.id AS id, i.workspace_id AS "workspaceId", w.name AS "workspaceName", i.email AS email,
+    i.role AS role, i.invited_by AS "invitedBy", inviter.name AS "invitedByName", i.created_at AS "createdAt"
+    FROM invitations i JOIN workspaces w ON w.id = i.workspace_id LEFT JOIN users inviter ON inviter.id = i.invited_by`;
 
   return {
     async createUser({ id = newId("user"), name, email = null, by }) {
@@ -189,6 +193,83 @@ export function createAdmin(db: SqlDriver, clock: Clock): KernelAdmin {
          WHERE m.workspace_id = ? ORDER BY u.name, m.user_id`,
         [workspaceId],
       );
+    },
+    async inviteMember({ workspaceId, email, role, by }) {
+      const stored = normalizeEmail(email);
+      if (stored === null) throw new AdminRefusal("an invitation names an email");
+      return db.transaction(async (tx) => {
+        const pending = await tx.get<{ id: string }>(
+          `SELECT id FROM invitations WHERE workspace_id = ? AND email = ? AND decided_at IS NULL${db.forUpdate}`,
+          [workspaceId, stored],
+        );
+        const id = pending?.id ?? newId("inv");
+        if (pending) await tx.run(`UPDATE invitations SET role = ?, invited_by = ? WHERE id = ?`, [role, by ?? "", id]);
+        else
+          await tx.run(
+            `INSERT INTO invitations (id, workspace_id, email, role, invited_by, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
+            [id, workspaceId, stored, role, by ?? "", now()],
+          );
+        await audit(tx, { by }, "member.invite", workspaceId, { invitationId: id, email: stored, role });
+        return { id };
+      });
+    },
+    async listWorkspaceInvitations(workspaceId) {
+      return db.all<InvitationRecord>(
+        `${INVITATION_SELECT} WHERE i.workspace_id = ? AND i.decided_at IS NULL
+        ORDER BY i.created_at, i.id`,
+        [workspaceId],
+      );
+    },
+    async listInvitationsForUser(userId) {
+      return db.all<InvitationRecord>(
+        `${INVITATION_SELECT} JOIN users me ON me.email = i.email WHERE me.id = ? AND i.decided_at IS NULL
+         ORDER BY i.created_at, i.id`,
+        [userId],
+      );
+    },
+    async decideInvitation({ invitationId, userId, accept }) {
+      return db.transaction(async (tx) => {
+        const invitation = await tx.get<InvitationRecord>(
+          `${INVITATION_SELECT} JOIN users me ON me.email = i.email
+           WHERE i.id = ? AND me.id = ? AND i.decided_at IS NULL${db.forUpdate === "" ? "" : " FOR UPDATE OF i"}`,
+          [invitationId, userId],
+        );
+        // Someone else's invitation, a decided one and none at all are one refusal: nothing about others is told.
+        if (!invitation) throw new AdminRefusal("no pending invitation of yours has that id");
+        const outcome = accept ? "accepted" : "declined";
+        await tx.run(`UPDATE invitations SET decided_at = ?, outcome = ? WHERE id = ?`, [now(), outcome, invitationId]);
+        if (accept) {
+          const before = await tx.get<{ role: Role }>(
+            `SELECT role FROM members WHERE workspace_id = ? AND user_id = ?`,
+            [invitation.workspaceId, userId],
+          );
+          // An invitation adds or raises, never takes the last owner's role away (the kernel's one rule).
+          if (invitation.role !== "owner") await keepAnOwner(tx, invitation.workspaceId, userId);
+          await tx.run(`DELETE FROM members WHERE workspace_id = ? AND user_id = ?`, [invitation.workspaceId, userId]);
+          await tx.run(`INSERT INTO members (workspace_id, user_id, role) VALUES (?, ?, ?)`, [
+            invitation.workspaceId,
+            userId,
+            invitation.role,
+          ]);
+          await audit(tx, { by: userId }, "member.invitation", invitation.workspaceId, {
+            invitationId,
+            outcome,
+            userId,
+            role: invitation.role,
+            previousRole: before?.role ?? null,
+            invitedBy: invitation.invitedBy,
+          });
+        } else {
+          await audit(tx, { by: userId }, "member.invitation", invitation.workspaceId, {
+            invitationId,
+            outcome,
+            userId,
+            role: invitation.role,
+            invitedBy: invitation.invitedBy,
+          });
+        }
+        return invitation;
+      });
     },
     async createPage({ id = newId("doc"), workspaceId, title, isPrivate = false, blocks = [], createdBy, by }) {
       const at = now();

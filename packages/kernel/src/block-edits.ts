@@ -1,4 +1,5 @@
 import {
+  describeIssues,
   type Block,
   BlockSchema,
   canonicalBlock,
@@ -118,8 +119,7 @@ export function replaceBlock(block: Block, operation: Extract<EditOperation, { o
   };
   const parsed = BlockSchema.safeParse(candidate);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    return reject(index, `replace of block ${block.id}: ${issue.path.join(".") || "block"}: ${issue.message}`);
+    return reject(index, `replace of block ${block.id}: ${describeIssues(parsed.error, { root: "block", max: 1 })}`);
   }
   return canonicalBlock(parsed.data);
 }

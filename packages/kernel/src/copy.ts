@@ -22,6 +22,7 @@ const KEY_ORDER: Record<BusinessTable, string> = {
   oauth_clients: "client_id",
   oauth_requests: "id",
   oauth_refresh_tokens: "token_hash",
+  invitations: "id",
 };
 
 /** Stay under SQLite's oldest bound-parameter limit (999) in one multi-row INSERT. */

@@ -186,6 +186,20 @@ const MIGRATIONS: Array<{ version: number; name: string; statements: (dialect: S
       `CREATE INDEX oauth_refresh_by_token ON oauth_refresh_tokens (token_id)`,
     ],
   },
+  {
+    version: 14,
+    name: "invitations",
+    // Issue 31: an owner no longer adds anyone of any tenant by email. "Add by email" invites: the invitation names
+    // an email, not a user, and answers the same whether anyone has it; the person it names sees it after signing in
+    // and accepts (only then a member) or declines. One pending invitation per workspace and email.
+    statements: () => [
+      `CREATE TABLE invitations (id TEXT PRIMARY KEY, workspace_id TEXT NOT NULL REFERENCES workspaces(id),
+        email TEXT NOT NULL, role TEXT NOT NULL CHECK (role IN ('owner', 'editor', 'viewer')), invited_by TEXT NOT NULL,
+        created_at TEXT NOT NULL, decided_at TEXT, outcome TEXT CHECK (outcome IN ('accepted', 'declined')))`,
+      `CREATE UNIQUE INDEX invitations_pending ON invitations (workspace_id, email) WHERE decided_at IS NULL`,
+      `CREATE INDEX invitations_by_email ON invitations (email, decided_at)`,
+    ],
+  },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS.at(-1)!.version;
@@ -237,4 +251,5 @@ export const BUSINESS_TABLES = [
   "oauth_clients",
   "oauth_requests",
   "oauth_refresh_tokens",
+  "invitations",
 ] as const;

@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { builtBin } from "../../process/src/testing/compiled-entry";
 import { openPostgresDriver } from "./sql/postgres-driver";
 import type { SqlDriver } from "./sql/driver";
 import { SqlKernel } from "./sql-kernel";
@@ -15,17 +16,26 @@ import { freshSchemaName, postgresAvailability } from "./test-databases";
  * audits and revision increments agree.
  */
 const server = postgresAvailability();
-const BRIDGE = join(import.meta.dirname, "..", "..", "..", "apps", "hermes-bridge", "bin", "mnote-bridge.mjs");
-const haveBridge = existsSync(BRIDGE);
-if (server.available && !haveBridge) console.warn(`[mnote] multi-process test skipped: no bridge at ${BRIDGE}`);
+const BRIDGE_ROOT = join(import.meta.dirname, "..", "..", "..", "apps", "hermes-bridge");
+const haveBridge = existsSync(join(BRIDGE_ROOT, "src", "main.ts"));
+if (server.available && !haveBridge) console.warn(`[mnote] multi-process test skipped: no bridge at ${BRIDGE_ROOT}`);
+// The bridge's bin over its build (the recipe `pnpm build` uses), compiled once into a temporary copy. Imported by
+// path: the kernel cannot depend on @mnote/process, which depends on it.
+let bridgeBin: Promise<string> | undefined;
+const builtBridge = () =>
+  (bridgeBin ??= builtBin(
+    join(BRIDGE_ROOT, "bin", "mnote-bridge.mjs"),
+    join(BRIDGE_ROOT, "src", "main.ts"),
+    "mnote-bridge.mjs",
+  ));
 
 interface Bridge {
   child: ChildProcess;
   url: string;
 }
 
-function startBridge(databaseUrl: string): Promise<Bridge> {
-  const child = spawn(process.execPath, [BRIDGE, "serve", "--port", "0", "--host", "127.0.0.1"], {
+async function startBridge(databaseUrl: string): Promise<Bridge> {
+  const child = spawn(process.execPath, [await builtBridge(), "serve", "--port", "0", "--host", "127.0.0.1"], {
     env: {
       ...process.env,
       MNOTE_DATABASE_URL: databaseUrl,

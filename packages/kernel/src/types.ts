@@ -408,6 +408,19 @@ export interface PolicyActor {
 /** The audit record's tool name for a change of a workspace's policy. */
 export const WORKSPACE_POLICY_AUDIT = "admin.workspace.policy";
 
+/** A pending invitation to a workspace (issue 31): for an email, not a user, until the person it names decides. */
+export interface InvitationRecord {
+  id: string;
+  workspaceId: string;
+  workspaceName: string;
+  email: string;
+  role: Role;
+  /** The owner who invited, and their display name (null when that user is gone). */
+  invitedBy: string;
+  invitedByName: string | null;
+  createdAt: string;
+}
+
 export interface MemberRecord {
   userId: string;
   name: string;
@@ -462,6 +475,22 @@ export interface KernelAdmin {
   /** Refuses to remove a workspace's last owner, and a user who is not a member. */
   removeMember(input: { workspaceId: string; userId: string } & OperatorAudit): Promise<void>;
   listMembers(workspaceId: string): Promise<MemberRecord[]>;
+  /**
+   * Invites an email to a workspace with a role (`admin.member.invite`, under `by`). Looks up no user: the answer is
+   * the same whether anyone has the email. A second invitation of the same email while one is pending replaces its
+   * role. Refuses an email the contract's rule does not accept.
+   */
+  inviteMember(input: { workspaceId: string; email: string; role: Role } & OperatorAudit): Promise<{ id: string }>;
+  /** The workspace's pending invitations (for its owners). */
+  listWorkspaceInvitations(workspaceId: string): Promise<InvitationRecord[]>;
+  /** The pending invitations addressed to this user's email (none for a user without one). */
+  listInvitationsForUser(userId: string): Promise<InvitationRecord[]>;
+  /**
+   * The invited person decides: accept makes them a member with the invitation's role (or that role, if already
+   * one), decline does not; either way the invitation is decided and audited (`admin.member.invitation`, under the
+   * person). Refuses (one refusal for both) an invitation that is not pending or not addressed to this user's email.
+   */
+  decideInvitation(input: { invitationId: string; userId: string; accept: boolean }): Promise<InvitationRecord>;
   createPage(
     input: {
       id?: string;

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import type { Block, Mark, MarkType } from "@mnote/contract";
+import { type Block, hrefProblem, type Mark, type MarkType } from "@mnote/contract";
 import type { BlockContent, Html, List, ListItem, Paragraph, PhrasingContent, Root, RootContent } from "mdast";
 import { gfmToMarkdown } from "mdast-util-gfm";
 import { type Options, toMarkdown } from "mdast-util-to-markdown";
@@ -101,10 +101,23 @@ function nest(parts: Segment[], level: number): PhrasingContent[] {
   return out;
 }
 
+/** A link the contract's one link rule (`hrefProblem`) refuses: `javascript:`, `data:`, relative, no target. */
+const refusedLink = (mark: Mark) =>
+  mark.type === "link" && (mark.href === undefined || hrefProblem(mark.href) !== null);
+const keptMark = (mark: Mark) => !refusedLink(mark);
+
+/**
+ * The marks the writer writes: a stored link to a target the contract refuses is dropped and its text kept. No API
+ * stores one, but the writer does not trust the database to hold only what the contract let in (issue 31, finding 9).
+ */
+function writableMarks(marks: readonly Mark[]): readonly Mark[] {
+  return marks.some(refusedLink) ? marks.filter(keptMark) : marks;
+}
+
 /** A block's text and marks as Markdown inline content. */
 export function phrasing(text: string, marks: readonly Mark[] = []): PhrasingContent[] {
   if (!text) return [];
-  return nest(segments(text, marks), 0);
+  return nest(segments(text, writableMarks(marks)), 0);
 }
 
 /**
@@ -121,7 +134,7 @@ const FRAGMENT_CACHE_SIZE = 50_000;
 const CUT = `<!-- mnote:cut:${randomBytes(8).toString("hex")} -->`;
 
 type InlineContext = "heading" | "paragraph";
-const inlineMarks = (block: Block): readonly Mark[] => ("marks" in block ? (block.marks ?? []) : []);
+const inlineMarks = (block: Block): readonly Mark[] => ("marks" in block ? writableMarks(block.marks ?? []) : []);
 const fragmentKey = (context: InlineContext, block: Block) => {
   let key = `${context === "heading" ? "h" : "p"}${block.text}\u0000`;
   for (const mark of inlineMarks(block)) key += `${mark.type} ${mark.start} ${mark.end} ${mark.href ?? ""}\u0000`;
@@ -160,8 +173,9 @@ function directText(value: string, first: boolean, last: boolean, beforeLink: bo
   return value.replace(ALWAYS_ESCAPED, "\\$&");
 }
 
-export function directInline(text: string, marks: readonly Mark[] = []): string | null {
+export function directInline(text: string, given: readonly Mark[] = []): string | null {
   if (!text) return null;
+  const marks = writableMarks(given);
   if (marks.length === 0) return directText(text, true, true, false);
   const sorted = marks.length === 1 ? marks : [...marks].sort(byStart);
   let out = "";

@@ -1,4 +1,4 @@
-import { unstorableText } from "@mnote/contract";
+import { describeIssues, unstorableText } from "@mnote/contract";
 import { OAuthClientMetadataSchema } from "@modelcontextprotocol/core";
 import { oauthError, type OAuthError } from "./errors";
 import { redirectUriProblem } from "./redirect-uri";
@@ -26,13 +26,7 @@ const MAX_NAME = 100;
 export function checkClientMetadata(document: unknown): { ok: true; metadata: ClientMetadata } | OAuthError {
   const parsed = OAuthClientMetadataSchema.safeParse(document);
   if (!parsed.success)
-    return oauthError(
-      "invalid_client_metadata",
-      parsed.error.issues
-        .slice(0, 5)
-        .map((issue) => `${issue.path.join(".") || "document"}: ${issue.message}`.slice(0, 200))
-        .join("; "),
-    );
+    return oauthError("invalid_client_metadata", describeIssues(parsed.error, { root: "document", max: 5 }));
   const metadata = parsed.data;
   const redirectUris = metadata.redirect_uris.map(String);
   if (redirectUris.length === 0 || redirectUris.length > MAX_REDIRECT_URIS)

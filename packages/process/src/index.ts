@@ -15,9 +15,11 @@ export {
   type SharedWindowCounter,
 } from "./limiters";
 export { consoleLogger, type Logger } from "./logger";
+export { BodyTooLarge, readCappedBody } from "./body";
 export { retryAfterSeconds } from "./retry-after";
 export {
   type MetricsDoor,
+  type MetricsFailureBudget,
   metricsAnswer,
   metricsTokenFromEnv,
   METRICS_TOKEN_MIN_LENGTH,

@@ -1,5 +1,7 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ConfigError, ConfigReader } from "./config";
+import { AuthFailureLimiter } from "./limiters";
 import { metricsAnswer, metricsTokenFromEnv, mnoteMetrics, recordToolCall } from "./metrics";
 
 const read = (env: Record<string, string | undefined>) => {
@@ -31,5 +33,42 @@ describe("metricsAnswer", () => {
     expect(answer.status).toBe(200);
     expect(answer.contentType).toBe(mnoteMetrics().registry.contentType);
     expect(answer.body).toMatch(/mnote_tool_calls_total\{tool="mnote.page.get",door="http",outcome="ok"\} \d+/);
+  });
+});
+
+describe("metricsAnswer: wrong bearers spend the door's failed-authentication budget (issue 31, finding 10)", () => {
+  const token = "a-long-enough-token-1234";
+
+  it("429 with Retry-After once the budget is spent; the right bearer still answers", async () => {
+    let now = 0;
+    const failures = new AuthFailureLimiter({ perWindow: 3, windowMs: 60_000 }, null, () => now);
+    const budget = () => failures.failedAttempt("10.0.0.1");
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i++) statuses.push((await metricsAnswer(token, `Bearer guess-${i}`, budget)).status);
+    expect(statuses).toEqual([401, 401, 401, 429, 429, 429]);
+    const refused = await metricsAnswer(token, "Bearer guess", budget);
+    expect(refused.headers["retry-after"]).toBe("60");
+    // Never a lock-out of the good client: the right bearer is answered while guesses are refused.
+    expect((await metricsAnswer(token, `Bearer ${token}`, budget)).status).toBe(200);
+    now += 60_000;
+    expect((await metricsAnswer(token, "Bearer guess", budget)).status).toBe(401);
+  });
+
+  it("the right bearer never spends the budget; any other bearer, of any length, is refused", async () => {
+    let spent = 0;
+    const budget = () => {
+      spent++;
+      return { allowed: true } as const;
+    };
+    expect((await metricsAnswer(token, `Bearer ${token}`, budget)).status).toBe(200);
+    expect(spent).toBe(0);
+    await fc.assert(
+      fc.asyncProperty(fc.string({ minLength: 1, maxLength: 80 }), async (guess) => {
+        fc.pre(guess !== token && !/\s/.test(guess));
+        expect((await metricsAnswer(token, `Bearer ${guess}`, budget)).status).toBe(401);
+      }),
+      { numRuns: 50 },
+    );
+    expect(spent).toBeGreaterThan(0);
   });
 });

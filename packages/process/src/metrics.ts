@@ -1,7 +1,9 @@
-import { timingSafeEqual } from "node:crypto";
+import { createHash, timingSafeEqual } from "node:crypto";
 import type { SqlKernel, PageChange } from "@mnote/kernel";
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { ConfigReader } from "./config";
+import type { RateDecision } from "./limiters";
+import { retryAfterSeconds } from "./retry-after";
 
 /**
  * The process's Prometheus metrics (issue 20), with `prom-client`. One registry per process (the bridge, the
@@ -150,20 +152,39 @@ export function observeKernel(kernel: SqlKernel & { changes?: { subscribe(l: (c:
 }
 
 /**
+ * The failed-authentication budget a door's metrics endpoint spends a wrong bearer from (the bridge: the per-address
+ * `AuthFailureLimiter` its tool and MCP doors use; the panel: its failed-authentication bucket). Asked only of a
+ * failing attempt, so the right bearer is never refused.
+ */
+export type MetricsFailureBudget = () => RateDecision | Promise<RateDecision>;
+
+/** A fixed-length digest of a bearer: compared with timingSafeEqual, so neither length nor content leaks by timing. */
+const digest = (value: string) => createHash("sha256").update(value, "utf8").digest();
+
+/**
  * `GET /metrics` (bridge) and `GET /api/metrics` (panel): the text exposition, only for
  * `Authorization: Bearer <token>` with the configured token; 404 while none is configured (the route does not
- * exist for a scraper that was not given one), 401 for a wrong or missing bearer.
+ * exist for a scraper that was not given one), 401 for a wrong or missing bearer, 429 once the door's
+ * failed-authentication budget is spent (issue 31, finding 10: guesses were unlimited).
  */
 export async function metricsAnswer(
   configured: string | null,
   authorization: string | null | undefined,
+  failureBudget: MetricsFailureBudget | null = null,
 ): Promise<{ status: number; contentType: string; body: string; headers: Record<string, string> }> {
   const text = "text/plain; charset=utf-8";
   if (!configured) return { status: 404, contentType: text, body: "not found\n", headers: {} };
   const presented = /^Bearer\s+(\S+)$/i.exec(authorization ?? "")?.[1] ?? "";
-  const a = Buffer.from(presented);
-  const b = Buffer.from(configured);
-  if (a.length !== b.length || !timingSafeEqual(a, b)) {
+  // Both sides hashed to 32 bytes first: no early return on a length difference, one constant-time compare.
+  if (!timingSafeEqual(digest(presented), digest(configured))) {
+    const decision = failureBudget ? await failureBudget() : ({ allowed: true } as const);
+    if (!decision.allowed)
+      return {
+        status: 429,
+        contentType: text,
+        body: "too many failed authentications; retry later\n",
+        headers: { "retry-after": retryAfterSeconds(decision.retryAfterMs) },
+      };
     return {
       status: 401,
       contentType: text,

@@ -1,4 +1,4 @@
-import { clipEcho, TOOL_ERROR_MESSAGES, type ToolErrorCode } from "@mnote/contract";
+import { clipEcho, describeIssues, TOOL_ERROR_MESSAGES, type ToolErrorCode } from "@mnote/contract";
 import { type TRPC_ERROR_CODE_KEY, TRPCError } from "@trpc/server";
 import { ZodError } from "zod";
 
@@ -13,6 +13,8 @@ export class AppError extends Error {
   constructor(
     readonly code: ToolErrorCode,
     message: string,
+    /** Which refusal of several under one code (a conflict: the page moved, or the proposal was decided). */
+    readonly reason?: RefusalReason,
   ) {
     super(message);
     this.name = "AppError";
@@ -24,7 +26,7 @@ export class AppError extends Error {
     if (error instanceof TRPCError) {
       if (error.cause instanceof AppError) return error.cause;
       // The input parser's refusal (tRPC wraps the schema's ZodError): named by field, clipped, as the tools do.
-      if (error.cause instanceof ZodError) return new AppError("mnote_tool_invalid_input", describeIssues(error.cause));
+      if (error.cause instanceof ZodError) return new AppError("mnote_tool_invalid_input", invalidInput(error.cause));
       const code = CODE_OF_TRPC[error.code];
       if (code && code !== "mnote_tool_unavailable") return new AppError(code, clipEcho(error.message));
     }
@@ -32,10 +34,13 @@ export class AppError extends Error {
   }
 }
 
-/** End the call with a contract error: `return fail(code, message)` reads as the rule it states. */
-export const fail = (code: ToolErrorCode, message: string): never => {
-  throw new AppError(code, message);
-};
+/**
+ * What the panel tells apart under one code, so it never compares message text: `mnote_tool_conflict` is either the
+ * page moving past a proposal's base revision (`page_moved`: re-run the dry run) or a proposal decided meanwhile
+ * (`proposal_decided`: nothing to re-run). The panel's procedures answer it in `data.appError.reason`.
+ */
+export const REFUSAL_REASONS = ["page_moved", "proposal_decided"] as const;
+export type RefusalReason = (typeof REFUSAL_REASONS)[number];
 
 /** Is this an error the code threw on purpose (a rule), rather than something unexpected (a database gone away)? */
 export const isAppError = (error: unknown): boolean =>
@@ -79,15 +84,7 @@ export function toTRPCError(error: AppError): TRPCError {
   return new TRPCError({ code: TRPC_CODE_OF[error.code], message: error.message, cause: error });
 }
 
-/** A schema's refusal as the contract words it: `invalid input: field: problem`, at most three, each clipped. */
-export function describeIssues(error: ZodError): string {
-  const issues = error.issues
-    .slice(0, 3)
-    // zod quotes unknown keys in full: clip whatever came from the caller (a 3 MB key, a 3 MB message).
-    .map(
-      (issue) =>
-        `${issue.path.length ? clipEcho(issue.path.map(String).join(".")) : "input"}: ${clipEcho(issue.message)}`,
-    )
-    .join("; ");
-  return `invalid input: ${issues}`;
+/** A schema's refusal of a tool's input as the contract words it: `invalid input: ` and the one formatter's words. */
+export function invalidInput(error: ZodError): string {
+  return `invalid input: ${describeIssues(error)}`;
 }

@@ -1,4 +1,5 @@
 import {
+  describeIssues,
   type Block,
   BlockInputSchema,
   indentProblems,
@@ -8,7 +9,7 @@ import {
   type ParsedBlockInput,
 } from "@mnote/contract";
 import { MarkdownRefused, markdownToBlocks } from "@mnote/markdown";
-import { fail } from "./app-error";
+import { AppError } from "./app-error";
 
 /**
  * Markdown a model sent (decision 0026), as the blocks it stands for, checked as if the model had sent
@@ -21,26 +22,25 @@ export function blocksOfMarkdown(markdown: string, field: string): ParsedBlockIn
   try {
     parsed = markdownToBlocks(markdown);
   } catch (error) {
-    if (error instanceof MarkdownRefused) return fail("mnote_tool_invalid_input", `${field}: ${error.message}`);
+    if (error instanceof MarkdownRefused) throw new AppError("mnote_tool_invalid_input", `${field}: ${error.message}`);
     throw error;
   }
   if (parsed.length > LIMITS.blocksPerSave)
-    fail("mnote_tool_invalid_input", `${field}: more than ${LIMITS.blocksPerSave} blocks`);
+    throw new AppError("mnote_tool_invalid_input", `${field}: more than ${LIMITS.blocksPerSave} blocks`);
   const blocks = parsed.map((block, index) => {
     const result = BlockInputSchema.safeParse(
       MARKED_TYPES.has(block.type) ? { ...block, marks: block.marks ?? [] } : block,
     );
     if (!result.success) {
-      const issue = result.error.issues[0]!;
-      return fail(
+      throw new AppError(
         "mnote_tool_invalid_input",
-        `${field}: block ${index + 1} (${block.type}): ${issue.path.join(".") || "block"}: ${issue.message}`,
+        `${field}: block ${index + 1} (${block.type}): ${describeIssues(result.error, { root: "block", max: 1 })}`,
       );
     }
     return result.data;
   });
   for (const problem of indentProblems(blocks))
-    fail("mnote_tool_invalid_input", `${field}: block ${problem.index + 1}: ${problem.message}`);
+    throw new AppError("mnote_tool_invalid_input", `${field}: block ${problem.index + 1}: ${problem.message}`);
   return blocks;
 }
 
@@ -51,10 +51,13 @@ export function blocksOfMarkdown(markdown: string, field: string): ParsedBlockIn
 function replaceFields(markdown: string, blockId: string, field: string): Record<string, unknown> {
   const blocks = blocksOfMarkdown(markdown, field);
   if (blocks.length !== 1)
-    fail("mnote_tool_invalid_input", `${field}: a replace takes one block of Markdown, not ${blocks.length}`);
+    throw new AppError(
+      "mnote_tool_invalid_input",
+      `${field}: a replace takes one block of Markdown, not ${blocks.length}`,
+    );
   const { id, ...fields } = blocks[0]!;
   if (id !== undefined && id !== blockId)
-    fail("mnote_tool_invalid_input", `${field}: the Markdown names block ${id}, not ${blockId}`);
+    throw new AppError("mnote_tool_invalid_input", `${field}: the Markdown names block ${id}, not ${blockId}`);
   // One block of Markdown cannot say how deep a list item sits: a replace keeps the item's indent.
   return fields;
 }

@@ -1,6 +1,6 @@
 import { type DryRunResult, PAGE_CONTENT_IS_DATA, TOOL_ERROR_MESSAGES as M } from "@mnote/contract";
 import type { ProposalSettlement } from "@mnote/kernel";
-import { fail } from "./app-error";
+import { AppError } from "./app-error";
 import { baseRevisionOf, callIdentity, type CheckedWrite } from "./call-state";
 import type { PanelDecision, ToolsContext } from "./context";
 import type { ToolEnding } from "./middleware/answer-and-audit";
@@ -37,7 +37,7 @@ export async function runWrite<Result, Args>(
   // The proposal keeps exactly what the dry run answered, the notice that its page text is data included.
   const preview: DryRunResult = { ...plan.preview, contentNotice: PAGE_CONTENT_IS_DATA };
   if (write.dryRun) return { kind: "proposed", result: preview, args: input.args, preview };
-  if (plan.refuse) return fail(plan.refuse.code, plan.refuse.message);
+  if (plan.refuse) throw new AppError(plan.refuse.code, plan.refuse.message);
   if (write.held) return { kind: "held", args: input.args, preview, key: write.key };
 
   const execute = (planned: WritePlan) =>
@@ -65,15 +65,15 @@ export async function runWrite<Result, Args>(
     case "replayed":
       return { kind: "replayed", result: outcome.result as Result, commandId: outcome.commandId };
     case "idempotency_conflict":
-      return fail("mnote_tool_idempotency_conflict", M.idempotencyConflict);
+      throw new AppError("mnote_tool_idempotency_conflict", M.idempotencyConflict);
     case "revision_conflict":
-      return fail("mnote_tool_conflict", M.conflict);
+      throw new AppError("mnote_tool_conflict", M.conflict, "page_moved");
     case "page_missing":
-      return fail("mnote_tool_permission_denied", M.pageUnreadable);
+      throw new AppError("mnote_tool_permission_denied", M.pageUnreadable);
     case "block_id_taken":
-      return fail("mnote_tool_invalid_input", "args.content: a block id in content is already on the page");
+      throw new AppError("mnote_tool_invalid_input", "args.content: a block id in content is already on the page");
     case "rejected":
-      return fail("mnote_tool_invalid_input", outcome.message);
+      throw new AppError("mnote_tool_invalid_input", outcome.message);
   }
 }
 

@@ -9,7 +9,8 @@ const t = initTRPC.context<ToolsContext>().create({
   // and the Ask Hermes door alike; a stranger tRPC error (a path that does not exist) is given one the same way.
   errorFormatter({ shape, error }) {
     const appError = AppError.from(error);
-    return { ...shape, data: { ...shape.data, appError: { code: appError.code, message: appError.message } } };
+    const { code, message, reason } = appError;
+    return { ...shape, data: { ...shape.data, appError: { code, message, ...(reason ? { reason } : {}) } } };
   },
   // Subscriptions (panel.page.changes) over server-sent events, decision 0017. A comment every 15 s keeps
   // proxies from closing a quiet stream, and a client that hears nothing for 40 s reconnects. A stream ends

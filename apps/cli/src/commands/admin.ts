@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { userInfo } from "node:os";
-import { BlockSchema, CapabilitySchema } from "@mnote/contract";
+import { BlockSchema, CapabilitySchema, describeIssues } from "@mnote/contract";
 import type { Role } from "@mnote/kernel";
 import { z } from "zod";
 import { optional, required, UsageError } from "../args";
@@ -156,7 +156,7 @@ export const adminCommands: Command[] = [
       if (blocksFile) {
         const parsed = z.array(BlockSchema).safeParse(JSON.parse(await readFile(blocksFile, "utf8")));
         if (!parsed.success)
-          throw new UsageError(`--blocks-file: ${parsed.error.issues[0]?.message ?? "invalid blocks"}`);
+          throw new UsageError(`--blocks-file: ${describeIssues(parsed.error, { root: "blocks", max: 1 })}`);
         blocks = parsed.data;
       }
       const isPrivate = args.flags.get("private") === true;

@@ -242,7 +242,7 @@ class PluginAgainstBridge(unittest.TestCase):
         retry = self.hermes_call("mnote.page.update_title", held, **call)
         self.assertFalse(retry["ok"])
         self.assertEqual(retry["error"]["code"], "mnote_tool_rejected")
-        self.assertIn('by owner, who wrote: "Too loud; keep the old title"', retry["error"]["message"])
+        self.assertIn('by "owner", who wrote: "Too loud; keep the old title"', retry["error"]["message"])
         self.assertEqual([row["outcome"] for row in self.audit_rows(session_id="sess-held")],
                          ["held_for_approval", "failed", "failed"])
         self.assertEqual([row["error_code"] for row in self.audit_rows(session_id="sess-held")],

@@ -33,11 +33,11 @@ const pythonFiles = (dir: string): string[] =>
 
 describe("the Hermes plugin on Python 3.11 to 3.14", () => {
   // The suite's bridge (`hermes install`, `serve`) and its two test scripts start from copies compiled once
-  // (compiledEntry: the same sources, without tsx's start-up cost in each process; tests/support.py).
+  // (compiledEntry, the recipe `pnpm build` uses for the bin; tests/support.py).
   const env: Record<string, string> = { ...(process.env as Record<string, string>) };
   beforeAll(async () => {
     const compiled = await Promise.all(
-      ["bin/mnote-bridge.mjs", "scripts/seed-test-world.mjs", "scripts/reject-test-proposal.mjs"].map((entry) =>
+      ["src/main.ts", "scripts/seed-test-world.mjs", "scripts/reject-test-proposal.mjs"].map((entry) =>
         compiledEntry(join(bridgeRoot, entry)),
       ),
     );

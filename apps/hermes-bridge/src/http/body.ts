@@ -1,49 +1,16 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { ToolErrorCode } from "@mnote/contract";
+import { readCappedBody } from "@mnote/process";
 
-export class BodyTooLarge extends Error {
-  constructor() {
-    super("request body too large");
-  }
-}
+export { BodyTooLarge } from "@mnote/process";
 
 /**
- * The request body, refused as soon as it passes `limit`: a declared Content-Length
- * over the limit is refused before reading a byte, a stream that grows past it is
- * abandoned at that chunk.
+ * The request body under the bridge's cap: the one reader of every door (`@mnote/process` `readCappedBody`), the
+ * request left paused, not destroyed, when it is over the cap so the 413 still reaches the client.
  */
-export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
-  const declared = Number(req.headers["content-length"]);
-  if (Number.isFinite(declared) && declared > limit) return Promise.reject(new BodyTooLarge());
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const cleanup = () => {
-      req.off("data", onData);
-      req.off("end", onEnd);
-      req.off("error", onError);
-    };
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) {
-        cleanup();
-        req.pause();
-        reject(new BodyTooLarge());
-        return;
-      }
-      chunks.push(chunk);
-    };
-    const onEnd = () => {
-      cleanup();
-      resolve(Buffer.concat(chunks));
-    };
-    const onError = (error: Error) => {
-      cleanup();
-      reject(error);
-    };
-    req.on("data", onData);
-    req.on("end", onEnd);
-    req.on("error", onError);
-  });
+export async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  const body = await readCappedBody(req.iterator({ destroyOnReturn: false }), req.headers["content-length"], limit);
+  return Buffer.from(body.buffer, body.byteOffset, body.byteLength);
 }
 
 /**
@@ -71,6 +38,21 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
     ...headers,
   });
   res.end(bytes);
+}
+
+/**
+ * The bridge's one refusal shape outside an envelope (a route that does not exist, a wrong method, a rate limit before
+ * any tool runs, a database gone): `{ error: { code, message } }`, the contract's code and words. The panel answers
+ * the same shape (apps/web/src/server/refusal.ts).
+ */
+export function sendRefusal(
+  res: ServerResponse,
+  status: number,
+  code: ToolErrorCode,
+  message: string,
+  headers: Record<string, string> = {},
+) {
+  sendJson(res, status, { error: { code, message } }, headers);
 }
 
 /** `application/json`, optionally with parameters (`; charset=utf-8`). */

@@ -21,7 +21,8 @@ import {
   RateLimiter,
   type SharedWindowCounter,
 } from "@mnote/process";
-import { sendJson } from "./body";
+import { clientAddress } from "../auth";
+import { sendJson, sendRefusal } from "./body";
 import { McpHttpEndpoint, type OriginPolicy } from "./mcp-endpoint";
 import { protectedResourceMetadata, protectedResourceMetadataPaths } from "@mnote/oauth";
 import { handleToolCall, handleWhoami, toolListing } from "./tool-endpoint";
@@ -78,6 +79,9 @@ const EXPIRED_RECORDS_SWEEP_MS = 15 * 60 * 1000;
 const READINESS_TIMEOUT_MS = 2000;
 
 const UNAVAILABLE = { code: "mnote_tool_unavailable", message: TOOL_ERROR_MESSAGES.unavailable } as const;
+
+/** What a path the bridge does not serve answers (the same words whatever the path: it names nothing). */
+const NOT_FOUND = "no such endpoint: the bridge serves /v1/tools, /v1/whoami, /mcp and the health checks";
 
 /**
  * Readiness: the database answers a trivial statement within `READINESS_TIMEOUT_MS`.
@@ -145,7 +149,9 @@ export async function startBridge(options: BridgeOptions): Promise<RunningBridge
     const cors = applyCors(settings, req, res);
     if (req.method === "OPTIONS") {
       if (!cors)
-        return sendJson(res, 405, { error: "CORS is not enabled for this origin" }, { allow: "GET, POST, DELETE" });
+        return sendRefusal(res, 405, "mnote_tool_permission_denied", "CORS is not enabled for this origin", {
+          allow: "GET, POST, DELETE",
+        });
       res.writeHead(204, {
         "access-control-allow-methods": "GET, POST, DELETE",
         "access-control-allow-headers": CORS_ALLOW_HEADERS,
@@ -156,7 +162,11 @@ export async function startBridge(options: BridgeOptions): Promise<RunningBridge
     if ((path === "/livez" || path === "/readyz" || path === "/healthz") && req.method === "GET")
       return handleHealth(kernel, path, res);
     if (path === "/metrics" && req.method === "GET") {
-      const answer = await metricsAnswer(settings.metricsToken, req.headers.authorization);
+      // A wrong bearer spends the same per-address failed-authentication budget as the tool and MCP doors.
+      const address = clientAddress(req, settings.trustedProxies);
+      const answer = await metricsAnswer(settings.metricsToken, req.headers.authorization, () =>
+        ctx.authFailures ? ctx.authFailures.failedAttempt(address) : { allowed: true },
+      );
       res.writeHead(answer.status, {
         "content-type": answer.contentType,
         "cache-control": "no-store",
@@ -168,14 +178,15 @@ export async function startBridge(options: BridgeOptions): Promise<RunningBridge
     if (path.startsWith("/.well-known/oauth-protected-resource") && req.method === "GET") {
       const oauth = mcpPolicy?.oauth;
       if (!oauth || !protectedResourceMetadataPaths(oauth.resource).includes(path))
-        return sendJson(res, 404, { error: "not found" });
+        return sendRefusal(res, 404, "mnote_tool_not_found", NOT_FOUND);
       return sendJson(res, 200, protectedResourceMetadata(oauth), { "cache-control": "max-age=300" });
     }
     if (path === "/v1/tools" && req.method === "GET") return sendJson(res, 200, toolListing());
     if (path === "/v1/whoami" && req.method === "GET") return handleWhoami(ctx, req, res);
     const call = /^\/v1\/tools\/([^/]+)$/.exec(path);
     if (call) {
-      if (req.method !== "POST") return sendJson(res, 405, { error: "use POST" }, { allow: "POST" });
+      if (req.method !== "POST")
+        return sendRefusal(res, 405, "mnote_tool_invalid_input", "use POST", { allow: "POST" });
       let name: string;
       try {
         name = decodeURIComponent(call[1]!);
@@ -184,7 +195,7 @@ export async function startBridge(options: BridgeOptions): Promise<RunningBridge
       }
       return handleToolCall(ctx, req, res, name);
     }
-    sendJson(res, 404, { error: "not found" });
+    sendRefusal(res, 404, "mnote_tool_not_found", NOT_FOUND);
   };
 
   // A client gets headersTimeoutMs for its headers and requestTimeoutMs for the whole request:
@@ -207,7 +218,7 @@ export async function startBridge(options: BridgeOptions): Promise<RunningBridge
         if (res.headersSent) res.destroy();
         else if (path === "/mcp")
           sendJson(res, 503, { jsonrpc: "2.0", error: { code: -32603, message: UNAVAILABLE.message }, id: null });
-        else sendJson(res, 503, { error: UNAVAILABLE });
+        else sendRefusal(res, 503, UNAVAILABLE.code, UNAVAILABLE.message);
       });
     },
   );

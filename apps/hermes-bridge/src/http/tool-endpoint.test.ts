@@ -321,6 +321,28 @@ describe("POST /v1/tools/{name}: refusals", () => {
   it("GET on a tool is 405", async () => {
     const response = await fetch(`${bridge.url}/v1/tools/mnote_page_get`);
     expect(response.status).toBe(405);
+    expect(await response.json()).toEqual({ error: { code: "mnote_tool_invalid_input", message: "use POST" } });
+  });
+
+  it("every refusal outside an envelope has the one shape { error: { code, message } }", async () => {
+    const answers = [
+      [await fetch(`${bridge.url}/nowhere`), 404, "mnote_tool_not_found"],
+      [await fetch(`${bridge.url}/.well-known/oauth-protected-resource/mcp`), 404, "mnote_tool_not_found"],
+      [await fetch(`${bridge.url}/v1/tools/mnote_page_get`), 405, "mnote_tool_invalid_input"],
+      [await fetch(`${bridge.url}/v1/whoami`), 401, "mnote_tool_unauthenticated"],
+      [
+        await fetch(`${bridge.url}/v1/tools`, { method: "OPTIONS", headers: { origin: "http://app.example" } }),
+        405,
+        "mnote_tool_permission_denied",
+      ],
+    ] as const;
+    for (const [response, status, code] of answers) {
+      expect(response.status).toBe(status);
+      const body = (await response.json()) as { error: { code: string; message: string } };
+      expect(Object.keys(body)).toEqual(["error"]);
+      expect(body.error.code).toBe(code);
+      expect(typeof body.error.message).toBe("string");
+    }
   });
 });
 
@@ -401,6 +423,49 @@ describe("rate limit and CORS", () => {
       expect(((await refused.json()) as { error: { code: string } }).error.code).toBe("mnote_tool_rate_limited");
       // Another token has its own bucket.
       expect((await call(world.tokens.ownerSecond)).status).toBe(200);
+    } finally {
+      await limited.close();
+    }
+  });
+
+  it("/metrics: wrong bearers spend the address's failed-authentication budget (429), the right one still answers", async () => {
+    const metricsToken = "metrics-token-long-enough-1234";
+    const limited = await startBridge({
+      kernel,
+      port: 0,
+      logger: log.logger,
+      metricsToken,
+      authFailureLimit: { perWindow: 3, windowMs: 60_000 },
+      // The failure counts are shared through the database with the other bridges of this file: this test's
+      // client comes from an address of its own (through a trusted proxy), so their failures are not its.
+      trustedProxies: ["127.0.0.1"],
+      env: {},
+    });
+    const address = { "x-forwarded-for": "198.51.100.31" };
+    try {
+      const scrape = (bearer: string) =>
+        fetch(`${limited.url}/metrics`, { headers: { authorization: `Bearer ${bearer}`, ...address } });
+      const statuses = [];
+      for (let i = 0; i < 5; i++) statuses.push((await scrape(`guess-${i}`)).status);
+      expect(statuses).toEqual([401, 401, 401, 429, 429]);
+      expect((await scrape("guess")).headers.get("retry-after")).toMatch(/^\d+$/);
+      // The same budget as the tool door: a made-up tool token from this address is refused too.
+      const call = await fetch(`${limited.url}/v1/tools/mnote_page_get`, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: "Bearer made-up", ...address },
+        body: JSON.stringify(envelopeFor(world, "mnote.page.get")),
+      });
+      expect(call.status).toBe(429);
+      expect((await scrape(metricsToken)).status).toBe(200);
+      expect(
+        (
+          await fetch(`${limited.url}/v1/tools/mnote_page_get`, {
+            method: "POST",
+            headers: { "content-type": "application/json", authorization: `Bearer ${world.tokens.owner}`, ...address },
+            body: JSON.stringify(envelopeFor(world, "mnote.page.get")),
+          })
+        ).status,
+      ).toBe(200);
     } finally {
       await limited.close();
     }

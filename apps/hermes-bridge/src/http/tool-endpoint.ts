@@ -15,7 +15,7 @@ import { resolveToken } from "@mnote/tools";
 import { type RateDecision, retryAfterSeconds } from "@mnote/process";
 import { hermesSafeJson, parseResultForm, RESULT_FORM_HEADER } from "../hermes/model-text";
 import { traceIdFromTraceparent } from "../trace";
-import { BodyTooLarge, isJsonContentType, readBody, refuseUnread, sendJson } from "./body";
+import { BodyTooLarge, isJsonContentType, readBody, refuseUnread, sendJson, sendRefusal } from "./body";
 
 /**
  * `GET /v1/tools`: each tool under both names, its JSON Schemas, and an OpenAI
@@ -139,26 +139,18 @@ export async function handleToolCall(ctx: BridgeContext, req: IncomingMessage, r
 export async function handleWhoami(ctx: BridgeContext, req: IncomingMessage, res: ServerResponse) {
   const rate = takeRate(ctx, req);
   if (!rate.allowed) {
-    return sendJson(res, 429, { error: { code: "mnote_tool_rate_limited", message: M.rateLimited } }, retryAfter(rate));
+    return sendRefusal(res, 429, "mnote_tool_rate_limited", M.rateLimited, retryAfter(rate));
   }
   const token = await resolveToken(ctx.kernel, req.headers.authorization);
   // /v1 is no OAuth resource: a token an OAuth grant bound to /mcp is refused here (decision 0027).
   if (!token || token.resource !== undefined) {
     const failure = await authenticationFailed(ctx, req);
     if (!failure.allowed) {
-      return sendJson(
-        res,
-        429,
-        { error: { code: "mnote_tool_rate_limited", message: M.authFailuresLimited } },
-        retryAfter(failure),
-      );
+      return sendRefusal(res, 429, "mnote_tool_rate_limited", M.authFailuresLimited, retryAfter(failure));
     }
-    return sendJson(
-      res,
-      401,
-      { error: { code: "mnote_tool_unauthenticated", message: M.unauthenticated } },
-      { "www-authenticate": 'Bearer realm="mnote"' },
-    );
+    return sendRefusal(res, 401, "mnote_tool_unauthenticated", M.unauthenticated, {
+      "www-authenticate": 'Bearer realm="mnote"',
+    });
   }
   sendJson(res, 200, whoami(token));
 }

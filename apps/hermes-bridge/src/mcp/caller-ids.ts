@@ -1,4 +1,4 @@
-import { InputEnvelopeSchema } from "@mnote/contract";
+import { describeIssues, InputEnvelopeSchema } from "@mnote/contract";
 import { z } from "zod";
 
 /**
@@ -32,9 +32,11 @@ export function takeCallerIds(raw: Record<string, unknown>): CallerIdsParse {
   const { [CALLER_ARGUMENT]: value, ...modelArguments } = raw;
   const parsed = CallerIdsSchema.safeParse(value);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const where = [CALLER_ARGUMENT, ...(issue?.path ?? []).map(String)].join(".");
-    return { ok: false, message: `${where}: ${issue?.message ?? "invalid"}`, modelArguments };
+    return {
+      ok: false,
+      message: describeIssues(parsed.error, { prefix: [CALLER_ARGUMENT], max: 1 }),
+      modelArguments,
+    };
   }
   return { ok: true, ids: parsed.data, modelArguments };
 }

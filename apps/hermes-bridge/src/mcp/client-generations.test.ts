@@ -21,11 +21,10 @@ import { captureLogger, SAMPLE_ARGS, seedWorld, type SeededWorld, SCHEMA_VALIDAT
  * annotations, every tool, a refusal that is a result, a replay, the Hermes result form; over HTTP also a client
  * whose requests alternate between two bridges on one database (stateless: any instance answers any request).
  */
-const BIN = fileURLToPath(new URL("../../bin/mnote-bridge.mjs", import.meta.url));
+const ENTRY = fileURLToPath(new URL("../main.ts", import.meta.url));
 /**
- * The stdio clients spawn `bin/mnote-bridge.mjs` compiled once (`compiledEntry`: the same sources and the same
- * process, without tsx's loader, about a CPU-second per start, which twelve starts here paid twelve times).
- * mcp-stdio.test.ts starts the file itself through tsx, as an MCP client's config does.
+ * The stdio clients spawn the bridge's entry compiled once (`compiledEntry`, the recipe `pnpm build` uses for
+ * `bin/mnote-bridge.mjs`); mcp-stdio.test.ts starts the bin itself over its build, as an MCP client's config does.
  */
 let bin: string;
 
@@ -51,7 +50,7 @@ const bridges: RunningBridge[] = [];
 const clients: McpClient[] = [];
 
 beforeAll(async () => {
-  bin = await compiledEntry(BIN);
+  bin = await compiledEntry(ENTRY);
   dir = mkdtempSync(join(tmpdir(), "mnote-bridge-generations-"));
   databaseUrl = `file:${join(dir, "mnote.db")}`;
   kernel = await openKernel(databaseUrl);

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { TOOL_NAMES, toolJsonSchema, toProviderName, type ToolName, TOOLS } from "@mnote/contract";
 import { type SqlKernel, openKernel } from "@mnote/kernel";
-import { compiledEntry } from "@mnote/process/testing";
+import { builtBin, compiledEntry } from "@mnote/process/testing";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -12,6 +12,7 @@ import { hermesSafeJson } from "../hermes/model-text";
 import { routerCall, SAMPLE_ARGS, seedWorld, type SeededWorld, SCHEMA_VALIDATORS } from "../test-support";
 
 const BIN = fileURLToPath(new URL("../../bin/mnote-bridge.mjs", import.meta.url));
+const ENTRY = fileURLToPath(new URL("../main.ts", import.meta.url));
 let dir: string;
 let databaseUrl: string;
 let kernel: SqlKernel;
@@ -21,8 +22,8 @@ const stderr: Record<string, string> = {};
 
 /**
  * Spawn `mnote-bridge mcp --stdio` as an MCP client would, with MNOTE_TOKEN set. `bin` is the entry compiled once
- * (`compiledEntry`: the same sources, without tsx's start-up cost); the client without a token starts
- * `bin/mnote-bridge.mjs` itself, through tsx, as an MCP client's config does.
+ * (`compiledEntry`, by the build's recipe); the client without a token starts `bin/mnote-bridge.mjs` itself over its
+ * build (`builtBin`), as an MCP client's config does.
  */
 async function spawnClient(label: string, token: string | undefined, list = true, bin?: string) {
   const env: Record<string, string> = { ...(process.env as Record<string, string>), MNOTE_DATABASE_URL: databaseUrl };
@@ -30,7 +31,7 @@ async function spawnClient(label: string, token: string | undefined, list = true
   if (token) env.MNOTE_TOKEN = token;
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [bin ?? (await compiledEntry(BIN)), "mcp", "--stdio"],
+    args: [bin ?? (await compiledEntry(ENTRY)), "mcp", "--stdio"],
     env,
     stderr: "pipe",
   });
@@ -152,7 +153,7 @@ describe("MCP over stdio (mnote-bridge mcp --stdio)", () => {
   }
 
   it("without MNOTE_TOKEN every call is the router's mnote_tool_unauthenticated", async () => {
-    const anonymous = await spawnClient("anonymous", undefined, false, BIN);
+    const anonymous = await spawnClient("anonymous", undefined, false, await builtBin(BIN, ENTRY, "mnote-bridge.mjs"));
     const result = await anonymous.callTool({
       name: "mnote_page_get",
       arguments: { workspaceId: world.ids.ws, documentId: world.ids.page },

@@ -1,5 +1,6 @@
 import Link from "next/link";
 import { redirect } from "next/navigation";
+import { Invitations } from "~/components/invitations";
 import { SignOutButton } from "~/components/sign-out";
 import { serverCaller } from "~/server/session";
 
@@ -10,6 +11,7 @@ export default async function Home() {
   const caller = await serverCaller();
   const me = await caller.panel.session.me().catch(() => null);
   if (!me) redirect("/signin");
+  const invitations = await caller.panel.invitations.list();
   const workspaces = await Promise.all(
     me.workspaces.map(async (workspace) => ({
       workspace,
@@ -25,6 +27,7 @@ export default async function Home() {
         </span>
       </header>
       <h1>Your pages</h1>
+      <Invitations initial={invitations} />
       {workspaces.map(({ workspace, pages }) => (
         <section key={workspace.id} className="card" aria-labelledby={`ws-${workspace.id}`}>
           <h2 id={`ws-${workspace.id}`}>

@@ -10,6 +10,8 @@ const ROLES: Role[] = ["owner", "editor", "viewer"];
 
 interface MembersAnswer {
   members: Array<{ userId: string; name: string; role: Role }>;
+  /** Pending invitations (owners only): the emails invited, waiting for that person's answer. */
+  invitations: Array<{ id: string; email: string; role: Role; createdAt: string }>;
   canManage: boolean;
   you: string;
 }
@@ -30,7 +32,8 @@ export function Members({ workspaceId, initial }: { workspaceId: string; initial
   const [email, setEmail] = useState("");
   const [role, setNewRole] = useState<Role>("editor");
   const error = invite.error ?? setRole.error ?? remove.error;
-  const { members, canManage, you } = list.data;
+  const { members, invitations, canManage, you } = list.data;
+  const [sent, setSent] = useState<string | null>(null);
 
   return (
     <>
@@ -80,16 +83,25 @@ export function Members({ workspaceId, initial }: { workspaceId: string; initial
       </TableCard>
       {canManage && (
         <section className="card" aria-labelledby="invite">
-          <h2 id="invite">Add a member</h2>
+          <h2 id="invite">Invite a member</h2>
           <p className="muted">
-            Someone with an mnote user (made by an operator, or by their first sign-in where the identity provider may
-            add people), found by their email.
+            The person with this email sees the invitation after signing in to mnote and becomes a member when they
+            accept it. Nothing here says whether anyone has the email.
           </p>
           <form
             className="row"
             onSubmit={(event) => {
               event.preventDefault();
-              invite.mutate({ workspaceId, email, role }, { onSuccess: () => setEmail("") });
+              setSent(null);
+              invite.mutate(
+                { workspaceId, email, role },
+                {
+                  onSuccess: (answer) => {
+                    setEmail("");
+                    setSent(answer.email);
+                  },
+                },
+              );
             }}
           >
             <label htmlFor="invite-email">Email</label>
@@ -103,9 +115,26 @@ export function Members({ workspaceId, initial }: { workspaceId: string; initial
               ))}
             </select>
             <button type="submit" className="primary" disabled={invite.isPending}>
-              Add
+              Invite
             </button>
           </form>
+          {sent && (
+            <p role="status" className="muted">
+              Invited {sent}. They become a member when they accept.
+            </p>
+          )}
+          {invitations.length > 0 && (
+            <>
+              <h3>Waiting for an answer</h3>
+              <ul aria-label="Pending invitations">
+                {invitations.map((invitation) => (
+                  <li key={invitation.id} data-testid="invitation">
+                    {invitation.email} <span className="muted">as {invitation.role}</span>
+                  </li>
+                ))}
+              </ul>
+            </>
+          )}
         </section>
       )}
     </>

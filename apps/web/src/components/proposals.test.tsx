@@ -1,10 +1,12 @@
 // @vitest-environment happy-dom
+import type { appRouter } from "@mnote/tools";
 import { createWorld } from "@mnote/tools/testing";
 import { cleanup, fireEvent, screen, within } from "@testing-library/react";
+import { TRPCClientError } from "@trpc/client";
 import { afterEach, describe, expect, it } from "vitest";
-import { Proposals } from "./proposals";
+import { Proposals, refusalOf, refusalOutcome } from "./proposals";
 import { ReviewProvider } from "./review-state";
-import { renderPanelView } from "./test-render";
+import { panelClient, renderPanelView } from "./test-render";
 
 afterEach(cleanup);
 
@@ -74,6 +76,36 @@ describe("Proposals: a refused decision is said one way, whichever door it came 
     const decided = await screen.findByTestId("decided");
     expect(decided.textContent).toContain(row.reason ? "with your reason" : "Nothing was written.");
     expect(within(decided).queryAllByRole("button", { name: "Tell Hermes" })).toHaveLength(row.offered ? 1 : 0);
+    await w.kernel.close();
+  });
+
+  it("applying part of a proposal whose page moved meanwhile offers the re-run too (told by reason, not by words)", async () => {
+    const w = await createWorld();
+    const pageRef = { workspaceId: w.ids.ws, documentId: w.ids.page };
+    const content = [
+      { id: "p1", type: "paragraph", text: "First paragraph, edited" },
+      { id: "p2", type: "paragraph", text: "Second paragraph" },
+    ];
+    const dryRun = w.envelope("mnote.page.save", { content }, { dryRun: true });
+    expect((await w.call("mnote.page.save", dryRun, `Bearer ${w.tokens.ownerAgent}`)).ok).toBe(true);
+    const client = panelClient(w, w.tokens.owner);
+    const [proposal] = await client.panel.proposals.list.query(pageRef);
+    const write = w.envelope("mnote.page.update_title", { title: "Moved meanwhile" });
+    expect((await w.call("mnote.page.update_title", write, `Bearer ${w.tokens.ownerAgent}`)).ok).toBe(true);
+    const refused = await client.panel.proposals.applyPart
+      .mutate({ ...pageRef, proposalId: proposal!.id, keep: [0] })
+      .then(
+        () => null,
+        (error: unknown) => error,
+      );
+    expect(refused).toBeInstanceOf(TRPCClientError);
+    const refusal = refusalOf(refused as TRPCClientError<typeof appRouter>);
+    expect(refusal).toMatchObject({ code: "mnote_tool_conflict", reason: "page_moved" });
+    expect(refusalOutcome(refusal)).toMatchObject({ offerRerun: true });
+    // The other conflict, a proposal decided meanwhile, is told apart by its reason: nothing to re-run.
+    expect(refusalOutcome({ code: "mnote_tool_conflict", message: "x", reason: "proposal_decided" }).offerRerun).toBe(
+      undefined,
+    );
     await w.kernel.close();
   });
 });

@@ -1,6 +1,6 @@
 "use client";
 
-import { TOOL_ERROR_MESSAGES } from "@mnote/contract";
+import type { RefusalReason } from "@mnote/tools";
 import { matchQuery, type Query, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useMemo, useRef, useState } from "react";
 import { useTRPC } from "~/trpc/react";
@@ -27,13 +27,14 @@ type EnvelopeSummary = Pick<DecisionAnswer, "ok" | "result" | "audit" | "error">
 /**
  * A refusal as the AppError mapping gives it (packages/tools `AppError`): a decision's tRPC error carries it as
  * `data.appError`, a tool's failure envelope as `error`. The one way the panel says a refused decision, whichever
- * door it came by: the contract's message, and a stale page offers to re-run the dry run.
+ * door it came by: the contract's message, and a page that moved offers to re-run the dry run. The panel tells
+ * refusals apart by `code` and `reason`, never by their words.
  */
-export type Refusal = { code: string; message: string };
+export type Refusal = { code: string; message: string; reason?: RefusalReason };
 
 export function refusalOutcome(refusal: Refusal | null | undefined): Outcome {
-  // The page moved past the proposal's base revision (the contract's revision conflict, not "decided meanwhile").
-  if (refusal?.code === "mnote_tool_conflict" && refusal.message === TOOL_ERROR_MESSAGES.conflict) {
+  // The page moved past the proposal's base revision (not "decided meanwhile", the other conflict).
+  if (refusal?.code === "mnote_tool_conflict" && refusal.reason === "page_moved") {
     return { tone: "error", text: "The page changed since this proposal. Nothing was written.", offerRerun: true };
   }
   return { tone: "error", text: `${refusal?.message ?? "The edit was refused"}. Nothing was written.` };
@@ -43,8 +44,15 @@ export function refusalOutcome(refusal: Refusal | null | undefined): Outcome {
 export const refusalOf = (error: { message: string; data?: { appError?: Refusal } | null }): Refusal =>
   error.data?.appError ?? { code: "mnote_tool_unavailable", message: error.message };
 
+/**
+ * A tool's failure envelope as a refusal. The envelope carries the contract's `{ code, message }` only, and a tool's
+ * `mnote_tool_conflict` is always the contract's revision conflict (§4): the page moved.
+ */
+export const envelopeRefusal = (error: { code: string; message: string }): Refusal =>
+  error.code === "mnote_tool_conflict" ? { ...error, reason: "page_moved" } : error;
+
 function describeEnvelope(envelope: EnvelopeSummary, how = ""): Outcome {
-  if (!envelope.ok) return refusalOutcome(envelope.error);
+  if (!envelope.ok) return refusalOutcome(envelope.error && envelopeRefusal(envelope.error));
   const revision = (envelope.result as { revision?: number } | null)?.revision;
   return {
     tone: "ok",

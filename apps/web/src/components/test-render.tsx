@@ -1,9 +1,10 @@
-import { appRouter, createToolsContext } from "@mnote/tools";
+import { appRouter } from "@mnote/tools";
 import type { World } from "@mnote/tools/testing";
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { render } from "@testing-library/react";
 import { createTRPCClient, unstable_localLink } from "@trpc/client";
 import type { ReactNode } from "react";
+import { createPanelContext } from "~/server/context";
 import { TRPCProvider } from "~/trpc/react";
 
 /**
@@ -13,15 +14,7 @@ import { TRPCProvider } from "~/trpc/react";
  */
 export function renderPanelView(ui: ReactNode, world: World, token: string) {
   const queryClient = new QueryClient({ defaultOptions: { queries: { retry: false } } });
-  const trpcClient = createTRPCClient<typeof appRouter>({
-    links: [
-      unstable_localLink({
-        router: appRouter,
-        createContext: async () =>
-          createToolsContext({ kernel: world.kernel, authorization: `Bearer ${token}`, door: "panel" }),
-      }),
-    ],
-  });
+  const trpcClient = panelClient(world, token);
   const rendered = render(
     <QueryClientProvider client={queryClient}>
       <TRPCProvider trpcClient={trpcClient} queryClient={queryClient}>
@@ -31,4 +24,17 @@ export function renderPanelView(ui: ReactNode, world: World, token: string) {
   );
   // The view's client too: a test waits for its queries to settle before it closes the world's kernel.
   return { ...rendered, queryClient };
+}
+
+/** The panel's tRPC client as `token`'s person, through tRPC's local link into the real router (the panel's context). */
+export function panelClient(world: World, token: string) {
+  return createTRPCClient<typeof appRouter>({
+    links: [
+      unstable_localLink({
+        router: appRouter,
+        createContext: async () =>
+          createPanelContext({ kernel: world.kernel, authorization: `Bearer ${token}`, settings: undefined }),
+      }),
+    ],
+  });
 }

@@ -88,11 +88,31 @@ describe("panel configuration: sign-in through an identity provider", () => {
         MNOTE_OIDC_ISSUER: "https://login.example.com",
         MNOTE_OIDC_CLIENT_ID: "panel",
         MNOTE_OIDC_CLIENT_SECRET: "secret",
+        MNOTE_OIDC_REDIRECT_URI: "https://panel.example.com/api/auth/oidc/callback",
       }).oidc,
     ).toMatchObject({ issuer: "https://login.example.com", clientId: "panel", autoProvision: false });
     const problems = problemsOf({ MNOTE_OIDC_ISSUER: "https://login.example.com", MNOTE_SECURE_COOKIES: "yes" });
     expect(problems).toHaveLength(2);
     expect(problems.join("\n")).toContain("MNOTE_OIDC_CLIENT_ID, MNOTE_OIDC_CLIENT_SECRET not set");
+  });
+
+  it("takes the redirect URI from configuration only: MNOTE_OIDC_REDIRECT_URI, else the public origin, else no start", () => {
+    const idp = {
+      MNOTE_OIDC_ISSUER: "https://login.example.com",
+      MNOTE_OIDC_CLIENT_ID: "panel",
+      MNOTE_OIDC_CLIENT_SECRET: "secret",
+    };
+    const redirect = "https://panel.example.com/api/auth/oidc/callback";
+    expect(readPanelEnv({ ...idp, MNOTE_OIDC_REDIRECT_URI: redirect }).oidc?.redirectUri).toBe(redirect);
+    expect(
+      readPanelEnv({
+        ...idp,
+        MNOTE_OAUTH_ISSUER: "https://panel.example.com",
+        MNOTE_OAUTH_RESOURCES: "https://bridge.example.com/mcp",
+      }).oidc?.redirectUri,
+    ).toBe(redirect);
+    // Neither: the panel does not start, rather than build the callback from whatever Host a request names.
+    expect(problemsOf(idp)).toEqual([expect.stringContaining("MNOTE_OIDC_REDIRECT_URI not set")]);
   });
 });
 

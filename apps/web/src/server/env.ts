@@ -1,6 +1,6 @@
 import { resolve } from "node:path";
 import { DEFAULT_ALLOWED_TOOLSETS } from "@mnote/hermes-runs";
-import { type OidcConfig, oidcSettingsFromEnv } from "@mnote/identity";
+import { OIDC_CALLBACK_PATH, type OidcConfig, oidcSettingsFromEnv } from "@mnote/identity";
 import { ASK_RUN_LINES_GRACE_MS, defaultDatabaseUrl } from "@mnote/kernel";
 import { ClientDocuments, OAUTH_DEFAULTS, type OAuthServerSettings } from "@mnote/oauth";
 import { type ToolsSettings, toolsSettingsFromEnv } from "@mnote/tools";
@@ -175,13 +175,31 @@ const list = (value: string | undefined, clean: (item: string) => string = (item
     .map((item) => clean(item.trim()))
     .filter(Boolean);
 
+/**
+ * Where the identity provider sends the browser back: MNOTE_OIDC_REDIRECT_URI, else the panel's configured public
+ * origin (MNOTE_OAUTH_ISSUER) and the callback's path. Never the origin a request claims in its Host header (issue
+ * 31: a forged Host made the panel ask for a code at http://evil.example/…): with neither set, the panel does not start.
+ */
+function withRedirectUri(
+  oidc: OidcConfig | null,
+  oauth: OAuthServerSettings | null,
+  config: ConfigReader,
+): OidcConfig | null {
+  if (!oidc || oidc.redirectUri) return oidc;
+  if (oauth) return { ...oidc, redirectUri: `${oauth.issuer}${OIDC_CALLBACK_PATH}` };
+  config.problem(
+    `MNOTE_OIDC_REDIRECT_URI not set: set it to the callback registered at the provider, like https://panel.example.com${OIDC_CALLBACK_PATH} (the panel never builds it from a request's Host)`,
+  );
+  return null;
+}
+
 /** Throws a ConfigError naming every bad variable (instrumentation.ts turns it into a refusal to start). */
 export function readPanelEnv(env: Record<string, string | undefined>): PanelEnv {
   const config = new ConfigReader(env);
   const secure = config.oneOf("MNOTE_SECURE_COOKIES", ["0", "1"]);
   const tools: ToolsSettings = { ...toolsSettingsFromEnv(config), oauth: readOAuth(config) };
   const hermes = readHermes(config);
-  const oidc = oidcSettingsFromEnv(config);
+  const oidc = withRedirectUri(oidcSettingsFromEnv(config), tools.oauth ?? null, config);
   const metricsToken = metricsTokenFromEnv(config);
   const graceSeconds = config.number("MNOTE_ASK_LINES_GRACE_SECONDS", {
     min: 0,

@@ -1,5 +1,5 @@
 import "server-only";
-import { TOOL_ERROR_HTTP_STATUS, TOOL_ERROR_MESSAGES, type ToolErrorCode } from "@mnote/contract";
+import { describeIssues, TOOL_ERROR_HTTP_STATUS, TOOL_ERROR_MESSAGES, type ToolErrorCode } from "@mnote/contract";
 import {
   checkReadiness,
   followRun,
@@ -22,8 +22,9 @@ import {
 } from "@mnote/hermes-runs";
 import type { AskRunRecord, SqlKernel } from "@mnote/kernel";
 import { mnoteMetrics } from "@mnote/process";
-import { AppError, createCaller, createToolsContext, isAppError } from "@mnote/tools";
+import { AppError, createCaller, isAppError } from "@mnote/tools";
 import { z } from "zod";
+import { createPanelContext } from "./context";
 import { panelEnv } from "./env";
 import { getKernel } from "./kernel";
 import { openPanelDoor, refuse as refuseWith } from "./panel-api";
@@ -123,7 +124,7 @@ export async function openAskDoor(req: Request): Promise<AskDoor | Response> {
     }
   }
   const caller = createCaller(
-    createToolsContext({ kernel: door.kernel, authorization: door.authorization, door: "panel", settings: env.tools }),
+    createPanelContext({ kernel: door.kernel, authorization: door.authorization, settings: env.tools }),
   );
   return {
     caller,
@@ -133,14 +134,7 @@ export async function openAskDoor(req: Request): Promise<AskDoor | Response> {
   };
 }
 
-const invalid = (error: z.ZodError) =>
-  refuse(
-    "mnote_tool_invalid_input",
-    error.issues
-      .map((issue) => `${issue.path.join(".") || "body"}: ${issue.message}`)
-      .join("; ")
-      .slice(0, 500),
-  );
+const invalid = (error: z.ZodError) => refuse("mnote_tool_invalid_input", describeIssues(error, { root: "body" }));
 
 const json = (body: unknown, status = 200) => Response.json(body, { status, headers: { "cache-control": "no-store" } });
 

@@ -353,6 +353,14 @@ describe("bad input is refused with the standard error and grants nothing", () =
     ]);
   });
 
+  it("a wrong method is refused in RFC 6749's shape, as every other OAuth refusal", async () => {
+    for (const path of [OAUTH_PATHS.register, OAUTH_PATHS.token]) {
+      const refused = await panelFetch(`${PANEL}${path}`, { method: "GET" });
+      expect(refused.status).toBe(405);
+      expect(await refused.json()).toEqual({ error: "invalid_request", error_description: "use POST" });
+    }
+  });
+
   it("registration and token requests: an oversized body is refused unread, a spent budget is 429", async () => {
     const before = await count("oauth_clients");
     const big = await register({ client_name: "x".repeat(20_000) });

@@ -8,11 +8,12 @@ import {
   oauthJson,
   tokenParams,
 } from "@mnote/oauth";
-import { retryAfterSeconds } from "@mnote/process";
-import { createOAuthCaller, createToolsContext, type ToolsSettings } from "@mnote/tools";
+import { BodyTooLarge, retryAfterSeconds } from "@mnote/process";
+import { createOAuthCaller, type ToolsSettings } from "@mnote/tools";
+import { createPanelContext } from "./context";
 import { NextResponse } from "next/server";
 import { foreignOrigin } from "./origin";
-import { BodyTooLarge, type PanelLimiter, readCappedBody } from "./panel-api";
+import { type PanelLimiter, readRequestBody } from "./panel-api";
 import { OAUTH_RESUME_COOKIE, oauthResumeCookieOptions, tokenFromCookieHeader } from "./session-cookie";
 
 /**
@@ -47,19 +48,14 @@ export const REGISTRATION_KEY = "oauth:register";
 /** The OAuth router as the caller behind `authorization` (a session cookie's token, or none). */
 export async function oauthCaller(options: OAuthServerOptions, authorization: string | null) {
   return createOAuthCaller(
-    createToolsContext({
-      kernel: await options.kernel(),
-      authorization,
-      door: "panel",
-      settings: options.toolsSettings,
-    }),
+    createPanelContext({ kernel: await options.kernel(), authorization, settings: options.toolsSettings }),
   );
 }
 
 /** The body as text, capped; null when over the cap or unreadable. */
 async function smallBody(req: Request): Promise<string | null> {
   try {
-    return new TextDecoder().decode(await readCappedBody(req, OAUTH_BODY_LIMIT));
+    return new TextDecoder().decode(await readRequestBody(req, OAUTH_BODY_LIMIT));
   } catch (error) {
     // Over the cap, or a body that cannot be read (the client went away): bad input either way, never a 500.
     if (!(error instanceof BodyTooLarge)) console.warn("[panel] an OAuth request body could not be read");
@@ -78,7 +74,10 @@ async function limited(options: OAuthServerOptions, key: string): Promise<Respon
   );
 }
 
-const notServer = () => oauthJson(404, { error: "this panel is not an OAuth authorization server" });
+// The OAuth door's one refusal shape is RFC 6749's `{ error, error_description }`, these two included.
+const notServer = () =>
+  oauthJson(404, { error: "invalid_request", error_description: "this panel is not an OAuth authorization server" });
+const usePost = () => oauthJson(405, { error: "invalid_request", error_description: "use POST" }, { allow: "POST" });
 
 /** GET /.well-known/oauth-authorization-server (RFC 8414). */
 export function handleMetadata(options: OAuthServerOptions): Response {
@@ -90,7 +89,7 @@ export function handleMetadata(options: OAuthServerOptions): Response {
 /** POST /oauth/register — RFC 7591, for clients that predate client ID metadata documents. */
 export async function handleRegister(req: Request, options: OAuthServerOptions): Promise<Response> {
   if (!options.toolsSettings.oauth) return notServer();
-  if (req.method !== "POST") return oauthJson(405, { error: "use POST" }, { allow: "POST" });
+  if (req.method !== "POST") return usePost();
   const busy = await limited(options, REGISTRATION_KEY);
   if (busy) return busy;
   const text = await smallBody(req);
@@ -123,7 +122,7 @@ export async function handleRegister(req: Request, options: OAuthServerOptions):
 /** POST /oauth/token — form-encoded (RFC 6749 §3.2); the answer is never cached. */
 export async function handleToken(req: Request, options: OAuthServerOptions): Promise<Response> {
   if (!options.toolsSettings.oauth) return notServer();
-  if (req.method !== "POST") return oauthJson(405, { error: "use POST" }, { allow: "POST" });
+  if (req.method !== "POST") return usePost();
   // Only a failed request spends the budget, and only failed requests are refused once it is spent: a good code or
   // refresh token is answered whatever others sent (each is single-use, so a client cannot loop on one).
   const failed = async (problem: { error: string; description: string }) =>

@@ -1,5 +1,5 @@
 import "server-only";
-import { OIDC_CALLBACK_PATH, OidcRelyingParty } from "@mnote/identity";
+import { OidcRelyingParty } from "@mnote/identity";
 import { panelEnv } from "./env";
 
 const shared = globalThis as { __mnoteRelyingParty?: OidcRelyingParty };
@@ -13,13 +13,12 @@ export function relyingParty(): OidcRelyingParty | null {
 }
 
 /**
- * The callback the provider sends the browser back to: MNOTE_OIDC_REDIRECT_URI, else the origin the browser
- * used (its Host; https when the cookies are Secure) and the callback's path. A made-up Host gets a redirect
- * URI the provider has not registered, so it refuses to send a code there.
+ * The callback the provider sends the browser back to: configured (MNOTE_OIDC_REDIRECT_URI, or the panel's public
+ * origin MNOTE_OAUTH_ISSUER and the callback's path; env.ts refuses to start without either), never taken from the
+ * request's Host header.
  */
-export function redirectUriFor(req: Request): string {
-  const { oidc, secureCookies } = panelEnv();
-  if (oidc?.redirectUri) return oidc.redirectUri;
-  const host = req.headers.get("host") ?? new URL(req.url).host;
-  return `${secureCookies ? "https" : "http"}://${host}${OIDC_CALLBACK_PATH}`;
+export function oidcRedirectUri(): string {
+  const { oidc } = panelEnv();
+  if (!oidc?.redirectUri) throw new Error("sign-in through an identity provider is not configured");
+  return oidc.redirectUri;
 }

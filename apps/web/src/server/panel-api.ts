@@ -1,10 +1,20 @@
-import { LIMITS, TOOL_ERROR_MESSAGES, type ToolErrorCode } from "@mnote/contract";
+import { LIMITS, TOOL_ERROR_MESSAGES } from "@mnote/contract";
 import type { SqlKernel, TokenRecord } from "@mnote/kernel";
-import { mnoteMetrics, type RateDecision, recordToolCall, retryAfterSeconds, toolLabel } from "@mnote/process";
-import { appRouter, createToolsContext, resolveToken, type ToolsSettings } from "@mnote/tools";
+import {
+  BodyTooLarge,
+  mnoteMetrics,
+  type RateDecision,
+  readCappedBody,
+  recordToolCall,
+  retryAfterSeconds,
+} from "@mnote/process";
+import { appRouter, resolveToken, type ToolsSettings } from "@mnote/tools";
+import { TRPCError } from "@trpc/server";
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { PANEL_MAX_BATCH_CALLS } from "../trpc/limits";
+import { createPanelContext } from "./context";
 import { foreignOrigin } from "./origin";
+import { crossOriginRefusal, refuse } from "./refusal";
 import { tokenFromCookieHeader } from "./session-cookie";
 
 /**
@@ -31,9 +41,6 @@ export interface PanelApiOptions {
 
 /** Tabs of one person on one panel instance; more is a client that forgot to close its streams. */
 export const PANEL_MAX_STREAMS_PER_TOKEN = 16;
-
-/** The procedures answered with a long-lived server-sent event stream (decision 0017). */
-const STREAM_PROCEDURES = new Set(["panel.page.changes"]);
 
 /** Open streams per limiter key, for this process. */
 const openStreams = new Map<string, number>();
@@ -80,61 +87,27 @@ function countedStream(response: Response, key: string, ended: AbortController):
   return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
 }
 
-/** A refusal before any procedure runs, in the contract's words (the panel reads `error.message`). */
-export function refuse(status: number, code: ToolErrorCode, message: string, headers: Record<string, string> = {}) {
-  return new Response(JSON.stringify({ error: { code, message } }), {
-    status,
-    headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", ...headers },
-  });
+// A refusal before any procedure runs: the panel's one shape (refusal.ts), re-exported for the Hermes routes.
+export { refuse };
+
+/** The body of a fetch `Request` under the cap: the one reader of every door (`@mnote/process`). */
+export function readRequestBody(req: Request, limit: number): Promise<Uint8Array<ArrayBuffer>> {
+  return readCappedBody(req.body, req.headers.get("content-length"), limit);
 }
 
-export class BodyTooLarge extends Error {}
-
-/**
- * The body, read with a cap: a declared Content-Length over the limit is refused before a
- * byte is read, a stream that grows past it is cancelled at that chunk.
- */
-export async function readCappedBody(req: Request, limit: number): Promise<Uint8Array<ArrayBuffer>> {
-  const declared = Number(req.headers.get("content-length"));
-  if (Number.isFinite(declared) && declared > limit) throw new BodyTooLarge();
-  if (!req.body) return new Uint8Array(new ArrayBuffer(0));
-  const reader = req.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel().catch(() => undefined);
-      throw new BodyTooLarge();
-    }
-    chunks.push(value);
-  }
-  const body = new Uint8Array(new ArrayBuffer(size));
-  let at = 0;
-  for (const chunk of chunks) {
-    body.set(chunk, at);
-    at += chunk.byteLength;
-  }
-  return body;
-}
-
-/** How many procedures one request calls: a batch names them comma-separated in the path. */
-function callsIn(url: URL): number {
-  const path = url.pathname.slice(url.pathname.lastIndexOf("/") + 1);
-  return url.searchParams.get("batch") === "1" ? path.split(",").length : 1;
-}
-
-/** What the panel's door found out before any procedure runs. */
-export interface OpenedDoor {
+/** Who is at the door, found out before any procedure runs. */
+interface Admitted {
   kernel: SqlKernel;
   /** The session cookie as an Authorization value (null: none); the router reads the token from it. */
   authorization: string | null;
   /** The live token, if any. */
   token: TokenRecord | null;
-  /** The rate-limit budget this request was taken from. */
+  /** The rate-limit budget this request takes from. */
   limitKey: string;
+}
+
+/** What the panel's door found out before any procedure runs, and the body it read. */
+export interface OpenedDoor extends Admitted {
   /** The capped body of a POST (empty otherwise). */
   body: Uint8Array<ArrayBuffer>;
 }
@@ -144,10 +117,6 @@ export interface DoorOptions {
   limiter: PanelLimiter | null;
   allowedOrigins?: readonly string[];
   bodyLimit?: number;
-  /** How many calls this request makes of the budget (a tRPC batch: one per procedure). */
-  calls?: number;
-  /** A refusal after the token is known and before the budget is taken (e.g. too many open streams). */
-  beforeLimit?: (limitKey: string) => Response | null;
 }
 
 /** The budget every request shares whose session cookie resolves to no live token. */
@@ -161,125 +130,174 @@ function refusalMessage(limitKey: string): string {
 }
 
 /**
- * The one door of every panel route (`/api/trpc`, `/api/hermes/*`): a cross-site change is refused (Origin),
- * the token is read as the router reads it (`resolveToken`), the per-token rate limit is taken (requests
- * whose cookie resolves to no live token share one budget, the failed authentications': a made-up cookie per
- * request must not buy a fresh bucket each time; a live token's budget is its own whatever others fail), and
- * a POST's body is read with the bridge's cap.
+ * The door's first steps: a cross-site change is refused (Origin), the token is read as the router reads it
+ * (`resolveToken`), and the request's budget is named. Requests whose cookie resolves to no live token share one
+ * budget, the failed authentications': a made-up cookie per request must not buy a fresh bucket each time; a live
+ * token's budget is its own whatever others fail (issue 20); a flood of bad cookies does not starve the cookie-less.
  */
-export async function openPanelDoor(req: Request, options: DoorOptions): Promise<OpenedDoor | Response> {
+async function admit(req: Request, options: DoorOptions): Promise<Admitted | Response> {
   if (req.method !== "GET" && req.method !== "HEAD" && foreignOrigin(req, options.allowedOrigins ?? [])) {
-    return refuse(
-      403,
-      "mnote_tool_permission_denied",
-      "cross-origin request refused: the panel accepts changes only from its own pages",
-    );
+    return crossOriginRefusal();
   }
   const authorization = tokenFromCookieHeader(req.headers.get("cookie"));
-  let kernel: SqlKernel;
-  let token: TokenRecord | null;
   try {
-    kernel = await options.kernel();
-    token = await resolveToken(kernel, authorization);
+    const kernel = await options.kernel();
+    const token = await resolveToken(kernel, authorization);
+    const limitKey = token ? `token:${token.id}` : authorization ? FAILED_AUTHENTICATION_KEY : "anonymous";
+    return { kernel, authorization, token, limitKey };
   } catch (error) {
     // The database cannot be opened or does not answer (getKernel tries again next time): 503, never a 500
     // quoting the driver.
     console.error("[panel] the database is unavailable", error);
     return refuse(503, "mnote_tool_unavailable", TOOL_ERROR_MESSAGES.unavailable, { "retry-after": "1" });
   }
-  // Three budgets: a live token's own; a cookie that resolves to no live token (a failing attempt: made-up
-  // cookies share this one, so rotating them buys nothing); no cookie at all. A valid token is never refused
-  // for the failures of others (issue 20), and a flood of bad cookies does not starve the cookie-less calls.
-  const limitKey = token ? `token:${token.id}` : authorization ? FAILED_AUTHENTICATION_KEY : "anonymous";
-  const early = options.beforeLimit?.(limitKey);
-  if (early) return early;
-  if (options.limiter) {
-    for (let i = 0; i < (options.calls ?? 1); i++) {
-      const decision = await options.limiter.take(limitKey);
-      if (!decision.allowed) {
-        return refuse(429, "mnote_tool_rate_limited", refusalMessage(limitKey), {
-          "retry-after": retryAfterSeconds(decision.retryAfterMs),
-        });
-      }
+}
+
+/** `calls` calls taken from `limitKey`'s budget; a 429 when it is spent. */
+async function takeBudget(limiter: PanelLimiter | null, limitKey: string, calls: number): Promise<Response | null> {
+  if (!limiter) return null;
+  for (let i = 0; i < calls; i++) {
+    const decision = await limiter.take(limitKey);
+    if (!decision.allowed) {
+      return refuse(429, "mnote_tool_rate_limited", refusalMessage(limitKey), {
+        "retry-after": retryAfterSeconds(decision.retryAfterMs),
+      });
     }
   }
+  return null;
+}
+
+const tooLarge = () =>
+  refuse(413, "mnote_tool_payload_too_large", TOOL_ERROR_MESSAGES.payloadTooLarge, { connection: "close" });
+
+/**
+ * The one door of the panel's `/api/hermes/*` routes: `admit` (Origin, token), one call of the budget, and a
+ * POST's body read with the bridge's cap. (`/api/trpc` takes the same steps, with tRPC's own count of the calls.)
+ */
+export async function openPanelDoor(req: Request, options: DoorOptions): Promise<OpenedDoor | Response> {
+  const admitted = await admit(req, options);
+  if (admitted instanceof Response) return admitted;
+  const spent = await takeBudget(options.limiter, admitted.limitKey, 1);
+  if (spent) return spent;
   let body = new Uint8Array(new ArrayBuffer(0));
   if (req.method === "POST") {
     try {
-      body = await readCappedBody(req, options.bodyLimit ?? LIMITS.requestBodyBytes);
+      body = await readRequestBody(req, options.bodyLimit ?? LIMITS.requestBodyBytes);
     } catch (error) {
-      if (error instanceof BodyTooLarge) {
-        return refuse(413, "mnote_tool_payload_too_large", TOOL_ERROR_MESSAGES.payloadTooLarge, {
-          connection: "close",
-        });
-      }
+      if (error instanceof BodyTooLarge) return tooLarge();
       return refuse(400, "mnote_tool_invalid_input", "the request body could not be read");
     }
   }
-  return { kernel, authorization, token, limitKey, body };
+  return { ...admitted, body };
 }
 
 /**
- * `/api/trpc`: the whole router behind the panel's door (`openPanelDoor`). tRPC refuses a batch over
- * PANEL_MAX_BATCH_CALLS. Every call carries `door: "panel"`, so only person tokens pass (agent tokens get
- * the contract's refusal, `mnote.*` included).
+ * `/api/trpc`: the whole router behind the panel's door. tRPC refuses a batch over PANEL_MAX_BATCH_CALLS. Every call
+ * carries `door: "panel"`, so only person tokens pass (agent tokens get the contract's refusal, `mnote.*` included).
  */
 export async function handlePanelApi(req: Request, options: PanelApiOptions): Promise<Response> {
   const startedAt = performance.now();
-  const response = await answerPanelApi(req, options);
-  // The panel's door in the metrics: one procedure by its name (a made-up path is `unknown`), a batch as `batch`.
-  const path = new URL(req.url).pathname;
-  const names = path.slice(path.lastIndexOf("/") + 1).split(",");
-  const tool = names.length === 1 ? toolLabel(names[0]!, PROCEDURES) : "batch";
+  const { response, calls } = await answerPanelApi(req, options);
+  // The panel's door in the metrics: one procedure by its name, a batch as `batch`, and `unknown` for a path that
+  // names no procedure or a request refused before tRPC read which procedures it calls (its own Origin, a database
+  // gone): a bounded label set, from tRPC's own reading of the request.
+  const tool = calls.length > 1 ? "batch" : (calls[0]?.procedure && calls[0].path) || "unknown";
   recordToolCall(tool, "panel", response.ok ? "ok" : `http_${response.status}`, (performance.now() - startedAt) / 1000);
   return response;
 }
 
-/** Every procedure path of the router (`panel.page.view`, `mnote.page.get`, …): the metrics' bounded label set. */
-const PROCEDURES: ReadonlySet<string> = new Set(Object.keys(appRouter._def.procedures));
+/** What tRPC read of a request before any procedure ran: its calls (`info.calls`) and their type. */
+type RequestInfo = Parameters<NonNullable<Parameters<typeof fetchRequestHandler>[0]["createContext"]>>[0]["info"];
 
-async function answerPanelApi(req: Request, options: PanelApiOptions): Promise<Response> {
-  const url = new URL(req.url);
-  const stream = req.method === "GET" && STREAM_PROCEDURES.has(url.pathname.slice(url.pathname.lastIndexOf("/") + 1));
+/**
+ * The door's steps around tRPC's handler, in the order of `openPanelDoor`: tRPC reads the request's calls (paths,
+ * batch, subscription) and asks for the context before it reads any input, so there the stream cap is checked, the
+ * budget taken (one call per procedure) and then the body read under the cap. A refusal decided there ends the
+ * request with the door's own answer, never tRPC's.
+ */
+async function answerPanelApi(
+  req: Request,
+  options: PanelApiOptions,
+): Promise<{ response: Response; calls: RequestInfo["calls"] }> {
+  let info: RequestInfo | null = null;
+  const answer = (response: Response) => ({ response, calls: info?.calls ?? [] });
+  const admitted = await admit(req, options);
+  if (admitted instanceof Response) return answer(admitted);
+  const { kernel, authorization, limitKey: key } = admitted;
   const maxStreams = options.maxStreamsPerToken ?? PANEL_MAX_STREAMS_PER_TOKEN;
-  const door = await openPanelDoor(req, {
-    kernel: options.kernel,
-    limiter: options.limiter,
-    allowedOrigins: options.allowedOrigins,
-    bodyLimit: options.bodyLimit,
-    calls: Math.min(callsIn(url), PANEL_MAX_BATCH_CALLS + 1),
-    beforeLimit: (key) =>
-      stream && (openStreams.get(key) ?? 0) >= maxStreams
-        ? refuse(
-            429,
-            "mnote_tool_rate_limited",
-            "too many live-update streams open for this session; close other tabs",
-            {
-              "retry-after": "5",
-            },
-          )
-        : null,
-  });
-  if (door instanceof Response) return door;
-  const { kernel, authorization: token, limitKey: key } = door;
-  let request = req;
+
+  // A POST's body is read under the cap once the budget is taken (in createContext, below); tRPC reads it from here.
+  let body: Uint8Array<ArrayBuffer> | null = null;
+  const limit = options.bodyLimit ?? LIMITS.requestBodyBytes;
+  const bodyForTrpc = () =>
+    new ReadableStream<Uint8Array>(
+      {
+        pull(controller) {
+          if (body) controller.enqueue(body);
+          controller.close();
+        },
+      },
+      // Pulled only when tRPC reads its input (a stream pulls once on creation otherwise): after createContext.
+      { highWaterMark: 0 },
+    );
   // A stream's subscription stops when its client goes away (the request's signal) or its body is cancelled.
   const streamEnded = new AbortController();
-  if (stream) request = new Request(req, { signal: AbortSignal.any([req.signal, streamEnded.signal]) });
-  if (req.method === "POST")
-    request = new Request(req.url, { method: req.method, headers: req.headers, body: door.body });
+  const signal = AbortSignal.any([req.signal, streamEnded.signal]);
+  const request =
+    req.method === "POST"
+      ? new Request(req.url, {
+          method: req.method,
+          headers: req.headers,
+          body: bodyForTrpc(),
+          signal,
+          duplex: "half",
+        } as RequestInit & { duplex: "half" })
+      : new Request(req, { signal });
+
+  let refusal: Response | null = null;
   const response = await fetchRequestHandler({
     endpoint: "/api/trpc",
     req: request,
     router: appRouter,
     maxBatchSize: PANEL_MAX_BATCH_CALLS,
-    createContext: async () =>
-      createToolsContext({ kernel, authorization: token, door: "panel", settings: options.toolsSettings }),
+    createContext: async (opts) => {
+      info = opts.info;
+      if (info.type === "subscription" && (openStreams.get(key) ?? 0) >= maxStreams) {
+        refusal = refuse(
+          429,
+          "mnote_tool_rate_limited",
+          "too many live-update streams open for this session; close other tabs",
+          {
+            "retry-after": "5",
+          },
+        );
+      } else refusal = await takeBudget(options.limiter, key, info.calls.length);
+      if (!refusal && req.method === "POST") {
+        try {
+          body = await readRequestBody(req, limit);
+        } catch (error) {
+          refusal =
+            error instanceof BodyTooLarge
+              ? tooLarge()
+              : refuse(400, "mnote_tool_invalid_input", "the request body could not be read");
+        }
+      }
+      // tRPC answers every call with this error; the door answers its own refusal in its place (below).
+      if (refusal) throw new TRPCError({ code: "TOO_MANY_REQUESTS" });
+      return createPanelContext({ kernel, authorization, settings: options.toolsSettings });
+    },
     onError: ({ error, path }) => {
       if (error.code === "INTERNAL_SERVER_ERROR") console.error(`[panel] ${path} failed`, error.cause ?? error);
     },
   });
-  return stream && response.headers.get("content-type")?.startsWith("text/event-stream")
-    ? countedStream(response, key, streamEnded)
-    : response;
+  if (refusal) {
+    await response.body?.cancel().catch(() => undefined);
+    return answer(refusal);
+  }
+  const stream = (info as RequestInfo | null)?.type === "subscription";
+  return answer(
+    stream && response.headers.get("content-type")?.startsWith("text/event-stream")
+      ? countedStream(response, key, streamEnded)
+      : response,
+  );
 }

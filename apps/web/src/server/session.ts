@@ -2,7 +2,8 @@ import "server-only";
 import { cookies } from "next/headers";
 import { redirect } from "next/navigation";
 import { NextResponse } from "next/server";
-import { createCaller, createToolsContext } from "@mnote/tools";
+import { createCaller } from "@mnote/tools";
+import { createPanelContext } from "./context";
 import { panelEnv } from "./env";
 import { getKernel } from "./kernel";
 import {
@@ -24,11 +25,14 @@ export {
   tokenFromCookieHeader,
 } from "./session-cookie";
 
-export async function serverCaller() {
+/** The panel's context for the request being rendered (server components, route handlers): its session cookie. */
+export async function requestPanelContext() {
   const token = (await cookies()).get(SESSION_COOKIE)?.value ?? null;
-  return createCaller(
-    createToolsContext({ kernel: await getKernel(), authorization: token, door: "panel", settings: panelEnv().tools }),
-  );
+  return createPanelContext({ kernel: await getKernel(), authorization: token, settings: panelEnv().tools });
+}
+
+export async function serverCaller() {
+  return createCaller(await requestPanelContext());
 }
 
 /** The router as the signed-in person, and who they are; no session sends the browser to sign in. */

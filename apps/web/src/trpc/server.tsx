@@ -1,12 +1,9 @@
 import "server-only";
-import { appRouter, createToolsContext } from "@mnote/tools";
+import { appRouter } from "@mnote/tools";
 import { dehydrate, HydrationBoundary } from "@tanstack/react-query";
 import { createTRPCOptionsProxy } from "@trpc/tanstack-react-query";
-import { cookies } from "next/headers";
 import { cache } from "react";
-import { panelEnv } from "~/server/env";
-import { getKernel } from "~/server/kernel";
-import { SESSION_COOKIE } from "~/server/session-cookie";
+import { requestPanelContext } from "~/server/session";
 import { makeQueryClient } from "./query-client";
 
 /** One query client per server request (React's `cache`): what a page prefetches is what it hydrates. */
@@ -19,15 +16,7 @@ export const getQueryClient = cache(makeQueryClient);
 export const trpc = createTRPCOptionsProxy({
   router: appRouter,
   queryClient: getQueryClient,
-  ctx: async () => {
-    const token = (await cookies()).get(SESSION_COOKIE)?.value ?? null;
-    return createToolsContext({
-      kernel: await getKernel(),
-      authorization: token,
-      door: "panel",
-      settings: panelEnv().tools,
-    });
-  },
+  ctx: requestPanelContext,
 });
 
 /** Sends the queries this request prefetched to the browser with the HTML; client components start from them. */

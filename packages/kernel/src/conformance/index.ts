@@ -171,6 +171,80 @@ export function kernelConformanceSuite(name: string, openKernel: (options?: Kern
       ]);
     });
 
+    it("invitations: for an email, seen and decided only by its person; accept makes a member, both audited", async () => {
+      const suffix = Math.random().toString(36).slice(2, 8);
+      const kim = (await kernel.admin.createUser({ name: "Kim", email: `kim_${suffix}@example.com` })).id;
+      const other = (await kernel.admin.createUser({ name: "Other", email: `other_${suffix}@example.com` })).id;
+      const first = await kernel.admin.inviteMember({
+        workspaceId: ws,
+        email: ` KIM_${suffix}@Example.com`,
+        role: "viewer",
+        by: owner,
+      });
+      // Inviting again while it is pending changes its role: still one invitation.
+      const again = await kernel.admin.inviteMember({
+        workspaceId: ws,
+        email: `kim_${suffix}@example.com`,
+        role: "editor",
+        by: owner,
+      });
+      expect(again.id).toBe(first.id);
+      // An email nobody has is invited just the same.
+      await kernel.admin.inviteMember({
+        workspaceId: ws,
+        email: `nobody_${suffix}@example.com`,
+        role: "viewer",
+        by: owner,
+      });
+      expect((await kernel.admin.listWorkspaceInvitations(ws)).map((i) => [i.email, i.role])).toEqual([
+        [`kim_${suffix}@example.com`, "editor"],
+        [`nobody_${suffix}@example.com`, "viewer"],
+      ]);
+      expect(await kernel.admin.listMembers(ws)).toEqual([{ userId: owner, name: "Owner", role: "owner" }]);
+      const [mine] = await kernel.admin.listInvitationsForUser(kim);
+      expect(mine).toMatchObject({
+        id: first.id,
+        workspaceId: ws,
+        workspaceName: "WS",
+        role: "editor",
+        invitedByName: "Owner",
+      });
+      expect(await kernel.admin.listInvitationsForUser(other)).toEqual([]);
+      // Someone else's invitation is no invitation of theirs.
+      await expect(
+        kernel.admin.decideInvitation({ invitationId: first.id, userId: other, accept: true }),
+      ).rejects.toThrow(/no pending invitation/);
+      await kernel.admin.decideInvitation({ invitationId: first.id, userId: kim, accept: true });
+      expect((await kernel.admin.listMembers(ws)).find((m) => m.userId === kim)?.role).toBe("editor");
+      expect(await kernel.admin.listInvitationsForUser(kim)).toEqual([]);
+      await expect(
+        kernel.admin.decideInvitation({ invitationId: first.id, userId: kim, accept: false }),
+      ).rejects.toThrow(/no pending invitation/);
+      // Declined: decided, no member.
+      const second = await kernel.admin.inviteMember({
+        workspaceId: ws,
+        email: `other_${suffix}@example.com`,
+        role: "owner",
+        by: owner,
+      });
+      await kernel.admin.decideInvitation({ invitationId: second.id, userId: other, accept: false });
+      expect((await kernel.admin.listMembers(ws)).map((m) => m.userId)).not.toContain(other);
+      const audit = (await kernel.listAudit({ workspaceId: ws })).reverse();
+      expect(
+        audit.map((r) => [r.identity.toolName, r.identity.actorId, (r.detail as { outcome?: string }).outcome ?? null]),
+      ).toEqual([
+        ["admin.member.invite", owner, null],
+        ["admin.member.invite", owner, null],
+        ["admin.member.invite", owner, null],
+        ["admin.member.invitation", kim, "accepted"],
+        ["admin.member.invite", owner, null],
+        ["admin.member.invitation", other, "declined"],
+      ]);
+      await expect(
+        kernel.admin.inviteMember({ workspaceId: ws, email: "\u212Aate@example.com", role: "viewer" }),
+      ).rejects.toThrow(/not an email/);
+    });
+
     it("lists a user's tokens with their last use, read from the audit", async () => {
       const { record } = await kernel.admin.createToken({ userId: owner, holder: "agent", scopes: ["page.read"] });
       expect((await kernel.admin.listTokens(owner))[0]).toMatchObject({ id: record.id, lastUsedAt: null });

@@ -1,4 +1,11 @@
-import { type AppliedDecision, canonicalToolName, LIMITS, TOOL_ERROR_MESSAGES as M } from "@mnote/contract";
+import {
+  type AppliedDecision,
+  canonicalToolName,
+  LIMITS,
+  PERSON_TEXT_IS_DATA,
+  quoteData,
+  TOOL_ERROR_MESSAGES as M,
+} from "@mnote/contract";
 import { hashToken, isTokenLive, type ProposalRecord, type TokenRecord } from "@mnote/kernel";
 import { canReadPage, hasAccess } from "../access";
 import {
@@ -17,7 +24,7 @@ import {
   type Validated,
 } from "../call-state";
 import { bearerSecret, doorRefusal, type ToolsContext } from "../context";
-import { describeIssues, fail } from "../app-error";
+import { AppError, invalidInput } from "../app-error";
 import { payloadFingerprint } from "../fingerprint";
 import { argsWithoutMarkdown } from "../markdown-args";
 import { mayBeAskSession } from "../ask-session";
@@ -45,7 +52,7 @@ export async function authenticate<I extends ParsedEnvelope>(
   call: CallStart<I>,
 ): Promise<Authenticated<I>> {
   const secret = bearerSecret(ctx.authorization);
-  if (!secret) return fail("mnote_tool_unauthenticated", M.unauthenticated);
+  if (!secret) throw new AppError("mnote_tool_unauthenticated", M.unauthenticated);
   const tokenHash = hashToken(secret);
   const parsed = parseEnvelope(call);
   const now = ctx.clock.now().toISOString();
@@ -66,10 +73,10 @@ export async function authenticate<I extends ParsedEnvelope>(
     token = await ctx.kernel.findTokenByHash(tokenHash);
     envelope = parsed;
   }
-  if (!isTokenLive(token, now)) return fail("mnote_tool_unauthenticated", M.unauthenticated);
+  if (!isTokenLive(token, now)) throw new AppError("mnote_tool_unauthenticated", M.unauthenticated);
   // An OAuth grant's token works only at the resource it was issued for (RFC 8707, decision 0027).
   if (token.resource !== undefined && token.resource !== (ctx.resource ?? null))
-    return fail("mnote_tool_unauthenticated", "this token was issued for another resource");
+    throw new AppError("mnote_tool_unauthenticated", "this token was issued for another resource");
   return { ...call, token, envelope };
 }
 
@@ -80,7 +87,7 @@ export async function authenticate<I extends ParsedEnvelope>(
  */
 export function checkDoor(ctx: ToolsContext, call: Authenticated<ParsedEnvelope>): void {
   const refusal = doorRefusal(ctx.door, call.token.holder);
-  if (refusal) fail("mnote_tool_permission_denied", refusal);
+  if (refusal) throw new AppError("mnote_tool_permission_denied", refusal);
 }
 
 /** The envelope and the tool's args checked against the contract (step 1 reads with it, step 2 judges it). */
@@ -91,7 +98,7 @@ function parseEnvelope<I extends ParsedEnvelope>(
     return { ok: false, problem: "input: must be the tool input envelope (a JSON object)" };
   }
   const parsed = call.tool.inputSchema.safeParse(call.raw);
-  if (!parsed.success) return { ok: false, problem: describeIssues(parsed.error) };
+  if (!parsed.success) return { ok: false, problem: invalidInput(parsed.error) };
   const input = parsed.data;
   if (canonicalToolName(input.toolName) !== call.tool.name && input.toolName !== call.tool.name) {
     return { ok: false, problem: `toolName: expected ${call.tool.name}` };
@@ -129,10 +136,13 @@ function textTotal(value: unknown): number {
  */
 export function validateEnvelope<I extends ParsedEnvelope>(call: Authenticated<I>): Validated<I> {
   const { envelope } = call;
-  if (!envelope.ok) return fail("mnote_tool_invalid_input", envelope.problem);
+  if (!envelope.ok) throw new AppError("mnote_tool_invalid_input", envelope.problem);
   const args = argsWithoutMarkdown(call.tool.name, envelope.input.args);
   if (args !== envelope.input.args && textTotal(contentOf(args)) > LIMITS.saveTextTotal)
-    fail("mnote_tool_invalid_input", `args.markdown: more than ${LIMITS.saveTextTotal} characters of text`);
+    throw new AppError(
+      "mnote_tool_invalid_input",
+      `args.markdown: more than ${LIMITS.saveTextTotal} characters of text`,
+    );
   return {
     tool: call.tool,
     raw: call.raw,
@@ -146,34 +156,37 @@ export function validateEnvelope<I extends ParsedEnvelope>(call: Authenticated<I
 
 /** 3. The call's capability scope covers the tool and stays within the token's. */
 export function checkCapabilityScope({ input, token, tool }: Validated<ParsedEnvelope>): void {
-  if (input.actorId !== token.userId) fail("mnote_tool_unauthenticated", M.actorMismatch);
+  if (input.actorId !== token.userId) throw new AppError("mnote_tool_unauthenticated", M.actorMismatch);
   if (input.capabilityScope.some((scope) => !token.scopes.includes(scope))) {
-    fail("mnote_tool_permission_denied", M.scopeExceedsToken);
+    throw new AppError("mnote_tool_permission_denied", M.scopeExceedsToken);
   }
   if (!input.capabilityScope.includes(tool.capability)) {
-    fail("mnote_tool_permission_denied", M.scopeMissing(tool.capability));
+    throw new AppError("mnote_tool_permission_denied", M.scopeMissing(tool.capability));
   }
 }
 
 /** 4. Workspace membership. A stranger learns nothing: same answer as a missing page. */
 export function checkMembership<I extends ParsedEnvelope>(call: Validated<I>): Member<I> {
   const { workspace, role } = call.facts;
-  if (!workspace || !role) return fail("mnote_tool_permission_denied", M.pageUnreadable);
+  if (!workspace || !role) throw new AppError("mnote_tool_permission_denied", M.pageUnreadable);
   return { ...call, facts: { ...call.facts, workspace, role } };
 }
 
 /** Refuses `facts` that do not give `need` on a readable page: unreadable and missing pages answer alike. */
 function requireAccess(facts: Parameters<typeof hasAccess>[0], need: AccessNeed): void {
-  if (!canReadPage(facts)) fail("mnote_tool_permission_denied", M.pageUnreadable);
+  if (!canReadPage(facts)) throw new AppError("mnote_tool_permission_denied", M.pageUnreadable);
   if (!hasAccess(facts, need)) {
-    fail("mnote_tool_permission_denied", need === "artifact_write" ? M.artifactWriteDenied : M.pageWriteDenied);
+    throw new AppError(
+      "mnote_tool_permission_denied",
+      need === "artifact_write" ? M.artifactWriteDenied : M.pageWriteDenied,
+    );
   }
 }
 
 /** 5. Page read, page write or artifact write. Unreadable and missing pages answer alike. */
 export function checkPagePermission<I extends ParsedEnvelope>(call: Member<I>): Permitted<I> {
   const { page } = call.facts;
-  if (!page) return fail("mnote_tool_permission_denied", M.pageUnreadable);
+  if (!page) throw new AppError("mnote_tool_permission_denied", M.pageUnreadable);
   requireAccess(call.facts, call.tool.access);
   return { ...call, facts: { ...call.facts, page } };
 }
@@ -209,7 +222,7 @@ export async function findAskedFor<I extends ParsedEnvelope>(
  */
 export function checkAskedFor({ asker, tool }: CheckedCall): void {
   if (!asker) return;
-  if (!asker.access) return fail("mnote_tool_permission_denied", M.pageUnreadable);
+  if (!asker.access) throw new AppError("mnote_tool_permission_denied", M.pageUnreadable);
   requireAccess(asker.access, tool.access);
 }
 
@@ -223,7 +236,7 @@ export function keyWrite<I extends ParsedEnvelope>(call: CheckedCall<I>): Keyed<
   const { idempotencyKey: key, dryRun } = input;
   // Every write tool's schema requires both (contract §4): a write without them never gets past step 2.
   if (key === undefined || dryRun === undefined)
-    return fail("mnote_tool_invalid_input", "a write names its idempotencyKey and says whether it is a dryRun");
+    throw new AppError("mnote_tool_invalid_input", "a write names its idempotencyKey and says whether it is a dryRun");
   const fingerprint = payloadFingerprint({
     toolName: tool.name,
     workspaceId: input.workspaceId,
@@ -245,7 +258,7 @@ export function keyWrite<I extends ParsedEnvelope>(call: CheckedCall<I>): Keyed<
  */
 export function checkIdempotency({ write }: Keyed<ParsedEnvelope>): void {
   if (write.stored && write.stored.fingerprint !== write.fingerprint) {
-    fail("mnote_tool_idempotency_conflict", M.idempotencyConflict);
+    throw new AppError("mnote_tool_idempotency_conflict", M.idempotencyConflict);
   }
 }
 
@@ -288,8 +301,9 @@ export async function findHeldDecision<I extends ParsedEnvelope>(
 export function checkHeldDecision({ decision, write }: CheckedWrite<ParsedEnvelope>): void {
   if (!decision) return;
   const { proposal } = decision;
-  if (proposal.status === "pending") fail("mnote_tool_approval_required", M.approvalRequired(write.key));
-  if (proposal.status === "rejected") fail("mnote_tool_rejected", M.rejected(decision.decidedBy, proposal.reason));
+  if (proposal.status === "pending") throw new AppError("mnote_tool_approval_required", M.approvalRequired(write.key));
+  if (proposal.status === "rejected")
+    throw new AppError("mnote_tool_rejected", M.rejected(decision.decidedBy, proposal.reason));
 }
 
 /** A decider's name as the agent is told it (a person of the page's workspace); "a person" if they are gone. */
@@ -309,7 +323,7 @@ function appliedDecision(proposal: ProposalRecord, decidedBy: string): { decisio
         decidedBy,
         kept: kept.length,
         total,
-        note: `${decidedBy} applied ${kept.length} of the ${total} proposed changes and left the others out. Read the page before editing it again.`,
+        note: `${quoteData(decidedBy)} applied ${kept.length} of the ${total} proposed changes and left the others out. Read the page before editing it again. ${PERSON_TEXT_IS_DATA}`,
       },
     };
   }
@@ -318,7 +332,7 @@ function appliedDecision(proposal: ProposalRecord, decidedBy: string): { decisio
       decision: {
         status: "applied_with_edits",
         decidedBy,
-        note: `${decidedBy} changed some of the proposed blocks before applying them. Read the page before editing it again.`,
+        note: `${quoteData(decidedBy)} changed some of the proposed blocks before applying them. Read the page before editing it again. ${PERSON_TEXT_IS_DATA}`,
       },
     };
   }
@@ -328,7 +342,8 @@ function appliedDecision(proposal: ProposalRecord, decidedBy: string): { decisio
 /** 7. The base revision, when the caller named one, is still the page's revision (a replay answers regardless). */
 export function checkRevision({ input, facts, replay }: CheckedWrite<ParsedEnvelope>): void {
   const baseRevision = baseRevisionOf(input.args);
-  if (!replay && baseRevision !== null && baseRevision !== facts.page.revision) fail("mnote_tool_conflict", M.conflict);
+  if (!replay && baseRevision !== null && baseRevision !== facts.page.revision)
+    throw new AppError("mnote_tool_conflict", M.conflict, "page_moved");
 }
 
 /**

@@ -8,7 +8,7 @@ import {
   type SqlKernel,
 } from "@mnote/kernel";
 import { summarizeChanges } from "@mnote/diff";
-import { fail } from "../app-error";
+import { AppError } from "../app-error";
 import { withIds } from "./page-save";
 import { nextRevisionStep, type Planner, writePlan } from "./write-plan";
 
@@ -85,7 +85,7 @@ export const planPageEdit: Planner<EditArgs> = async ({ kernel, input, key, page
       blockCount = simulated.blockCount;
       diff = summarizeChanges(changes, "replace");
     } catch (error) {
-      if (error instanceof EditRejected) fail("mnote_tool_invalid_input", error.message);
+      if (error instanceof EditRejected) throw new AppError("mnote_tool_invalid_input", error.message);
       throw error;
     }
   }

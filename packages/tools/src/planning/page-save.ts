@@ -1,7 +1,7 @@
 import { type Block, canonicalBlock, type Change, LIMITS, type ParsedBlockInput, type ToolArgs } from "@mnote/contract";
 import { type PageRecord, sha256Hex, type SqlKernel } from "@mnote/kernel";
 import { diffBlocks, summarizeChanges } from "@mnote/diff";
-import { fail } from "../app-error";
+import { AppError } from "../app-error";
 import { withKeptMarks } from "../markdown-args";
 import { nextRevisionStep, type Planner, writePlan } from "./write-plan";
 
@@ -58,7 +58,8 @@ export function deletesTooMany(deletes: number, pageBlocks: number): boolean {
 function refuseRepeatedIds(incoming: Block[]): Set<string> {
   const seen = new Set<string>();
   for (const block of incoming) {
-    if (seen.has(block.id)) fail("mnote_tool_invalid_input", `args.content: block id ${block.id} appears twice`);
+    if (seen.has(block.id))
+      throw new AppError("mnote_tool_invalid_input", `args.content: block id ${block.id} appears twice`);
     seen.add(block.id);
   }
   return seen;
@@ -100,7 +101,7 @@ async function planAppend(
     // Name the first clashing block in page order, as the message always has (an error path: read the blocks).
     const clash = (await kernel.getBlocks(page.id)).find((block) => seen.has(block.id));
     const id = clash?.id ?? incoming.find((block) => onPage.has(block.id))!.id;
-    fail("mnote_tool_invalid_input", `args.content: block id ${id} is already on the page`);
+    throw new AppError("mnote_tool_invalid_input", `args.content: block id ${id} is already on the page`);
   }
   const changes = incoming.map((block, i) => ({ kind: "insert" as const, index: page.blockCount + i, block }));
   return planOf(args, incoming, page.blockCount, changes, page);

@@ -9,7 +9,7 @@ import {
 import type { SqlKernel, LocatedBlock, PageRecord } from "@mnote/kernel";
 import { blocksToMarkdown } from "@mnote/markdown";
 import { type BlocksWindow, DEFAULT_READ_CACHE_BYTES, ReadCache, readCacheOf, windowOf } from "../read-cache";
-import { fail } from "../app-error";
+import { AppError } from "../app-error";
 import { toolProcedure } from "../tool-procedure";
 
 type GetArgs = ToolArgs<"mnote.page.get">;
@@ -43,7 +43,7 @@ function decodeCursor(text: string, kind: WindowKind): Cursor {
   } catch {
     // fall through: not a cursor this tool made
   }
-  return fail(
+  throw new AppError(
     "mnote_tool_invalid_input",
     `args.cursor: not a cursor from a ${kind} read of this page (pass nextCursor with the same outline/search)`,
   );
@@ -62,8 +62,11 @@ async function startIndex(kernel: SqlKernel, page: PageRecord, args: GetArgs, ki
   if (args.startBlockId !== undefined) {
     const index = await indexOf(kernel, page, args.startBlockId);
     if (index === null)
-      fail("mnote_tool_invalid_input", `args.startBlockId: block ${args.startBlockId} is not on the page`);
-    return index!;
+      throw new AppError(
+        "mnote_tool_invalid_input",
+        `args.startBlockId: block ${args.startBlockId} is not on the page`,
+      );
+    return index;
   }
   return 0;
 }
@@ -112,7 +115,7 @@ export const pageGet = toolProcedure("mnote.page.get").query(async (call, ctx) =
   const { page } = call.facts;
   const args = call.input.args;
   if (args.outline && args.search !== undefined)
-    fail("mnote_tool_invalid_input", "args: ask for outline or search, not both");
+    throw new AppError("mnote_tool_invalid_input", "args: ask for outline or search, not both");
   const kind: WindowKind | null = args.outline
     ? "outline"
     : args.search !== undefined

@@ -3,6 +3,8 @@ import { agentsCreate } from "../procedures/panel/agents-create";
 import { agentsList } from "../procedures/panel/agents-list";
 import { agentsRevoke } from "../procedures/panel/agents-revoke";
 import { artifactsList } from "../procedures/panel/artifacts-list";
+import { invitationsDecide } from "../procedures/panel/invitations-decide";
+import { invitationsList } from "../procedures/panel/invitations-list";
 import { membersInvite } from "../procedures/panel/members-invite";
 import { membersList } from "../procedures/panel/members-list";
 import { membersRemove } from "../procedures/panel/members-remove";
@@ -51,4 +53,5 @@ export const panelRouter = router({
   ask: router({ start: askStart, replay: askReplay, record: askRecord, check: askCheck, lines: askLines }),
   agents: router({ list: agentsList, create: agentsCreate, revoke: agentsRevoke }),
   members: router({ list: membersList, invite: membersInvite, setRole: membersSetRole, remove: membersRemove }),
+  invitations: router({ list: invitationsList, decide: invitationsDecide }),
 });

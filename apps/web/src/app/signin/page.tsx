@@ -10,6 +10,8 @@ const ERRORS: Record<string, string> = {
     "Your identity provider signed you in, but no mnote user has that email. Ask an operator to add you (mnote admin user create --email, or user set-email). Nothing was created.",
   unverified_email:
     "Your identity provider has not verified your email, so mnote cannot tell who you are. Verify it there and sign in again. Nothing was created.",
+  invalid_email:
+    "Your identity provider vouched for an email address mnote does not accept (mnote takes plain ASCII addresses only), so you were not signed in. Ask your administrator. Nothing was created.",
   no_email:
     "Your identity provider sent no email address, so mnote cannot tell who you are. Ask your administrator to release the email claim to mnote.",
   oidc_state: "That sign-in link was already used or has expired. Sign in again.",

@@ -1,4 +1,4 @@
-import { fail } from "../../app-error";
+import { AppError } from "../../app-error";
 import { middleware, publicProcedure } from "../../trpc";
 import { appErrors } from "../panel/app-errors";
 import { panelProcedure } from "../panel/panel-procedure";
@@ -6,7 +6,7 @@ import { panelProcedure } from "../panel/panel-procedure";
 /** The authorization server's settings, or the contract's refusal where this process is none (the bridge, the CLI). */
 const authorizationServer = middleware(({ ctx, next }) => {
   const oauth = ctx.settings.oauth;
-  if (!oauth) return fail("mnote_tool_unavailable", "this panel is not an OAuth authorization server");
+  if (!oauth) throw new AppError("mnote_tool_unavailable", "this panel is not an OAuth authorization server");
   return next({ ctx: { oauth } });
 });
 

@@ -1,11 +1,12 @@
-import { fail } from "../../app-error";
+import { AppError } from "../../app-error";
 import { AgentTokenCreateInput, personAudit, scopesBeyondSession } from "./agents";
 import { panelProcedure } from "./panel-procedure";
 
 /** panel.agents.create — an agent token for yourself; its secret is in this answer and never again. */
 export const agentsCreate = panelProcedure.input(AgentTokenCreateInput).mutation(async ({ ctx, input }) => {
   const beyond = scopesBeyondSession(ctx, input.scopes);
-  if (beyond.length > 0) fail("mnote_tool_permission_denied", `your session does not hold ${beyond.join(", ")}`);
+  if (beyond.length > 0)
+    throw new AppError("mnote_tool_permission_denied", `your session does not hold ${beyond.join(", ")}`);
   const { token, record } = await ctx.kernel.admin.createToken({
     userId: ctx.token.userId,
     holder: "agent",

@@ -1,6 +1,6 @@
 import { CAPABILITIES, CapabilitySchema, storable } from "@mnote/contract";
 import type { TokenListing } from "@mnote/kernel";
-import { fail } from "../../app-error";
+import { AppError } from "../../app-error";
 import { z } from "zod";
 import type { PersonContext } from "./panel-procedure";
 
@@ -17,7 +17,7 @@ export const AgentTokenCreateInput = z.object({
   expiresInDays: z.number().int().min(1).max(AGENT_TOKEN_MAX_DAYS),
 });
 
-export const AgentTokenRefInput = z.object({ tokenId: z.string().min(1).max(100) });
+export const AgentTokenRefInput = z.object({ tokenId: storable(z.string()).min(1).max(100) });
 
 /** What the panel lists of an agent token: never its secret (the kernel keeps only a hash). */
 export type AgentTokenItem = Pick<
@@ -51,6 +51,6 @@ export function scopesBeyondSession(ctx: PersonContext, scopes: readonly string[
 
 export async function requireOwnAgentToken(ctx: PersonContext, tokenId: string): Promise<AgentTokenItem> {
   const token = (await agentTokensOf(ctx)).find((item) => item.id === tokenId);
-  if (!token) return fail("mnote_tool_not_found", "no agent token of yours has this id");
+  if (!token) throw new AppError("mnote_tool_not_found", "no agent token of yours has this id");
   return token;
 }

@@ -1,3 +1,4 @@
+import { storable } from "@mnote/contract";
 import { z } from "zod";
 import { AppError } from "../../app-error";
 import { panelProcedure, requirePage } from "./panel-procedure";
@@ -11,7 +12,7 @@ export const NO_SUCH_RUN = "no such run of yours (it may have ended over an hour
  * write its page (a person demoted mid-run loses it). Asked on every later request of a run.
  */
 export const askCheck = panelProcedure
-  .input(z.object({ runId: z.string().min(1).max(128) }))
+  .input(z.object({ runId: storable(z.string()).min(1).max(128) }))
   .query(async ({ ctx, input }) => {
     const run = await ctx.kernel.ask.getRun(input.runId);
     if (!run || run.userId !== ctx.token.userId) throw new AppError("mnote_tool_not_found", NO_SUCH_RUN);

@@ -1,3 +1,4 @@
+import { storable } from "@mnote/contract";
 import { z } from "zod";
 import { AppError } from "../../app-error";
 import { NO_SUCH_CONVERSATION } from "./ask-start";
@@ -5,7 +6,7 @@ import { StartKeySchema } from "./ask-replay";
 import { panelProcedure, requirePage } from "./panel-procedure";
 
 /** Hermes's run ids as the panel accepts them (its own: `run_<hex>`). */
-export const RunIdSchema = z.string().regex(/^[\w-]{1,128}$/);
+export const RunIdSchema = storable(z.string()).regex(/^[\w-]{1,128}$/);
 
 /**
  * panel.ask.record — the run the panel's server just started in Hermes for this person's conversation, recorded
@@ -14,7 +15,9 @@ export const RunIdSchema = z.string().regex(/^[\w-]{1,128}$/);
  * answers the run that stands.
  */
 export const askRecord = panelProcedure
-  .input(z.object({ runId: RunIdSchema, sessionId: z.string().max(256), startKey: StartKeySchema.optional() }))
+  .input(
+    z.object({ runId: RunIdSchema, sessionId: storable(z.string()).max(256), startKey: StartKeySchema.optional() }),
+  )
   .mutation(async ({ ctx, input }) => {
     const userId = ctx.token.userId;
     const session = await ctx.kernel.ask.getSession(input.sessionId);

@@ -1,11 +1,11 @@
-import { TOOL_ERROR_MESSAGES as M } from "@mnote/contract";
+import { storable, TOOL_ERROR_MESSAGES as M } from "@mnote/contract";
 import { z } from "zod";
 import { AppError } from "../../app-error";
 import { AskStartInput } from "./ask-start";
 import { panelProcedure, requirePage } from "./panel-procedure";
 
 /** One per question the person sends: a retried start with it names the same run. */
-export const StartKeySchema = z.string().regex(/^[\w-]{8,128}$/);
+export const StartKeySchema = storable(z.string()).regex(/^[\w-]{8,128}$/);
 
 /**
  * panel.ask.replay — did this person's start with this key already start a run (a double click, a lost answer)?

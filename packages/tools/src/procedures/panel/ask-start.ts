@@ -1,3 +1,4 @@
+import { storable } from "@mnote/contract";
 import { z } from "zod";
 import { askInstructions, askSessionId, isAskSessionOf } from "./ask";
 import { PageRefSchema, panelProcedure, requirePage } from "./panel-procedure";
@@ -11,7 +12,7 @@ export const STILL_ANSWERING = "Hermes is still answering in this conversation; 
 
 export const AskStartInput = PageRefSchema.extend({
   /** The conversation to continue; absent: a new one. */
-  sessionId: z.string().max(256).optional(),
+  sessionId: storable(z.string()).max(256).optional(),
 });
 
 /**

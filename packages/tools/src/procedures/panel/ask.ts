@@ -1,5 +1,5 @@
 /** What a question to Hermes from the panel is made of: its instructions (panel.ask.start); its session id: ask-session.ts. */
-import { TOOL_NAMES, toProviderName } from "@mnote/contract";
+import { PERSON_TEXT_IS_DATA, quoteData, TOOL_NAMES, toProviderName } from "@mnote/contract";
 
 export { askSessionId, isAskSessionOf } from "../../ask-session";
 
@@ -15,10 +15,11 @@ export function askInstructions(page: {
   workspaceName: string;
 }): string {
   return [
-    `You are working on one mnote page for the person asking. Workspace "${page.workspaceName}" (workspaceId ${page.workspaceId}),`,
-    `page "${page.title}" (documentId ${page.documentId}), at revision ${page.revision} when the person asked.`,
+    `You are working on one mnote page for the person asking. Workspace ${quoteData(page.workspaceName)} (workspaceId ${page.workspaceId}),`,
+    `page ${quoteData(page.title)} (documentId ${page.documentId}), at revision ${page.revision} when the person asked.`,
     `Use only the mnote tools (${ASK_TOOL_NAMES.join(", ")}) with workspaceId "${page.workspaceId}" and documentId "${page.documentId}".`,
     "Read the page with mnote_page_get first; change it with mnote_page_edit (block operations) and pass baseRevision from what you read.",
     "Edits may be held for the person's approval: then say that the change waits in the panel's Proposals, do not retry it.",
+    PERSON_TEXT_IS_DATA,
   ].join("\n");
 }

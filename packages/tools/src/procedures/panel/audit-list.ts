@@ -1,4 +1,4 @@
-import { type Block, LIMITS } from "@mnote/contract";
+import { type Block, LIMITS, storable } from "@mnote/contract";
 import { type AuditRecord, type CallIdentity, type DisplayNames, revertKeyPrefix } from "@mnote/kernel";
 import { z } from "zod";
 import { PageRefSchema, panelProcedure, requirePage } from "./panel-procedure";
@@ -7,7 +7,7 @@ import { proposalKeyOf } from "./proposals";
 import { revertToolSpec } from "./revert-tool";
 import { mayDecide, revertRefusal } from "./rules";
 
-const TraceFilterSchema = z.string().max(LIMITS.traceFieldLength).optional();
+const TraceFilterSchema = storable(z.string()).max(LIMITS.traceFieldLength).optional();
 export const AuditListInput = PageRefSchema.extend({
   runId: TraceFilterSchema,
   traceId: TraceFilterSchema,

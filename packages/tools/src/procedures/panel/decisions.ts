@@ -70,7 +70,11 @@ export async function pendingProposal(ctx: PersonContext, input: z.infer<typeof 
   const proposal = await findProposal(ctx, page, facts, input.proposalId);
   if (!proposal) throw new AppError("mnote_tool_not_found", "no such proposal on this page");
   if (proposal.status !== "pending") {
-    throw new AppError("mnote_tool_conflict", `the proposal is already ${proposal.status.replaceAll("_", " ")}`);
+    throw new AppError(
+      "mnote_tool_conflict",
+      `the proposal is already ${proposal.status.replaceAll("_", " ")}`,
+      "proposal_decided",
+    );
   }
   return { page, facts, proposal };
 }
@@ -139,6 +143,7 @@ export async function recordRejection(
       detail: { proposalId, proposer, reason },
     },
   });
-  if (auditId === null) throw new AppError("mnote_tool_conflict", "the proposal was decided meanwhile");
+  if (auditId === null)
+    throw new AppError("mnote_tool_conflict", "the proposal was decided meanwhile", "proposal_decided");
   return auditId;
 }

@@ -1,26 +1,22 @@
-import { fail } from "../../app-error";
 import { asPanelRefusal, MemberInviteInput, requireOwner } from "./members";
 import { panelProcedure } from "./panel-procedure";
 
 /**
- * panel.members.invite — add a user who exists, found by email, with a role (or set the role of one already
- * in: the CLI's `member add`). Users are made by an operator or the identity provider's sign-in, never here.
+ * panel.members.invite — invite an email to the workspace with a role (issue 31). No user is looked up: the answer
+ * is the same whether or not anyone has the email, so an owner learns nothing about people outside the workspace
+ * (no id, no name, no "unknown email"), and nobody joins a workspace without saying yes. The person the email
+ * belongs to sees the invitation after signing in and accepts or declines it (panel.invitations.*). Audited as
+ * `admin.member.invite` under the owner.
  */
 export const membersInvite = panelProcedure.input(MemberInviteInput).mutation(async ({ ctx, input }) => {
   await requireOwner(ctx, input.workspaceId);
-  const user = await ctx.kernel.admin.findUserByEmail(input.email);
-  if (!user)
-    return fail(
-      "mnote_tool_not_found",
-      `no mnote user has the email ${input.email}; an operator adds people (mnote admin user create --email)`,
-    );
   await asPanelRefusal(
-    ctx.kernel.admin.addMember({
+    ctx.kernel.admin.inviteMember({
       workspaceId: input.workspaceId,
-      userId: user.id,
+      email: input.email,
       role: input.role,
       by: ctx.token.userId,
     }),
   );
-  return { workspaceId: input.workspaceId, userId: user.id, name: user.name, role: input.role };
+  return { workspaceId: input.workspaceId, email: input.email, role: input.role, invited: true as const };
 });

@@ -45,25 +45,89 @@ describe("panel.members", () => {
     expect(await w.kernel.admin.tableSnapshot()).toEqual(before);
   });
 
-  it("invites a user who exists by email (any case), changes a role, removes: each audited under the owner", async () => {
+  it("invites by email (any case); the person accepts, then roles change and removal work: each audited", async () => {
     const owner = panelAs(w, w.tokens.owner).members;
-    expect(
-      await owner.invite({ workspaceId: w.ids.ws, email: " Stranger@Example.COM ", role: "viewer" }),
-    ).toMatchObject({ userId: w.ids.stranger, role: "viewer" });
+    expect(await owner.invite({ workspaceId: w.ids.ws, email: " Stranger@Example.COM ", role: "viewer" })).toEqual({
+      workspaceId: w.ids.ws,
+      email: "stranger@example.com",
+      role: "viewer",
+      invited: true,
+    });
+    // Invited is not a member: nobody joins a workspace without saying yes.
+    expect(await roleOf(w.ids.stranger)).toBeNull();
+    expect((await owner.list({ workspaceId: w.ids.ws })).invitations).toMatchObject([
+      { email: "stranger@example.com", role: "viewer" },
+    ]);
+    const stranger = panelAs(w, w.tokens.stranger).invitations;
+    const [invitation] = await stranger.list();
+    expect(invitation).toMatchObject({ workspaceId: w.ids.ws, role: "viewer", invitedByName: "owner" });
+    expect(await stranger.decide({ invitationId: invitation!.id, accept: true })).toMatchObject({
+      outcome: "accepted",
+    });
     expect(await roleOf(w.ids.stranger)).toBe("viewer");
+    expect(await stranger.list()).toEqual([]);
+    expect((await owner.list({ workspaceId: w.ids.ws })).invitations).toEqual([]);
     await owner.setRole({ workspaceId: w.ids.ws, userId: w.ids.stranger, role: "editor" });
     expect(await roleOf(w.ids.stranger)).toBe("editor");
     await owner.remove({ workspaceId: w.ids.ws, userId: w.ids.stranger });
     expect(await roleOf(w.ids.stranger)).toBeNull();
     const audit = await w.kernel.listAudit({ workspaceId: w.ids.ws });
     expect(audit.reverse().map((r) => [r.identity.toolName, r.identity.actorId, r.detail])).toEqual([
-      ["admin.member.add", w.ids.owner, { userId: w.ids.stranger, role: "viewer", previousRole: null }],
+      [
+        "admin.member.invite",
+        w.ids.owner,
+        { invitationId: invitation!.id, email: "stranger@example.com", role: "viewer" },
+      ],
+      [
+        "admin.member.invitation",
+        w.ids.stranger,
+        {
+          invitationId: invitation!.id,
+          outcome: "accepted",
+          userId: w.ids.stranger,
+          role: "viewer",
+          previousRole: null,
+          invitedBy: w.ids.owner,
+        },
+      ],
       ["admin.member.role", w.ids.owner, { userId: w.ids.stranger, role: "editor", previousRole: "viewer" }],
       ["admin.member.remove", w.ids.owner, { userId: w.ids.stranger }],
     ]);
   });
 
-  it("keeps the last owner, changes no non-member, invites no unknown email: refused, nothing written", async () => {
+  it("the answer to an invitation is the same whether or not anyone has the email: no id, no name, no enumeration", async () => {
+    const owner = panelAs(w, w.tokens.owner).members;
+    const known = await owner.invite({ workspaceId: w.ids.ws, email: "stranger@example.com", role: "editor" });
+    const unknown = await owner.invite({ workspaceId: w.ids.ws, email: "nobody@example.com", role: "editor" });
+    expect(JSON.stringify({ ...known, email: "" })).toBe(JSON.stringify({ ...unknown, email: "" }));
+    expect(JSON.stringify(known)).not.toContain(w.ids.stranger);
+    expect(JSON.stringify(await owner.list({ workspaceId: w.ids.ws }))).not.toContain(w.ids.stranger);
+    expect(await roleOf(w.ids.stranger)).toBeNull();
+  });
+
+  it("declining makes no member; another person cannot see or decide someone's invitation", async () => {
+    await panelAs(w, w.tokens.owner).members.invite({
+      workspaceId: w.ids.ws,
+      email: "stranger@example.com",
+      role: "owner",
+    });
+    const [invitation] = await panelAs(w, w.tokens.stranger).invitations.list();
+    // The editor (another user, with no such email) sees nothing and is told "not found", as for no invitation.
+    expect(await panelAs(w, w.tokens.editor).invitations.list()).toEqual([]);
+    const before = await w.kernel.admin.tableSnapshot();
+    for (const invitationId of [invitation!.id, "inv_nonexistent"]) {
+      const error = await refused(panelAs(w, w.tokens.editor).invitations.decide({ invitationId, accept: true }));
+      expect(error).toEqual({ code: "NOT_FOUND", message: "invitation not found" });
+    }
+    expect(await w.kernel.admin.tableSnapshot()).toEqual(before);
+    await panelAs(w, w.tokens.stranger).invitations.decide({ invitationId: invitation!.id, accept: false });
+    expect(await roleOf(w.ids.stranger)).toBeNull();
+    expect(await panelAs(w, w.tokens.stranger).invitations.list()).toEqual([]);
+    // An agent token decides nothing at the panel.
+    expect((await refused(panelAs(w, w.tokens.ownerAgent).invitations.list())).code).toBe("FORBIDDEN");
+  });
+
+  it("keeps the last owner, changes no non-member, invites no look-alike email: refused, nothing written", async () => {
     const owner = panelAs(w, w.tokens.owner).members;
     const before = await w.kernel.admin.tableSnapshot();
     const cases: Array<[Promise<unknown>, string, RegExp]> = [
@@ -72,9 +136,9 @@ describe("panel.members", () => {
       [owner.setRole({ workspaceId: w.ids.ws, userId: w.ids.stranger, role: "viewer" }), "CONFLICT", /not a member/],
       [owner.remove({ workspaceId: w.ids.ws, userId: w.ids.stranger }), "CONFLICT", /not a member/],
       [
-        owner.invite({ workspaceId: w.ids.ws, email: "nobody@example.com", role: "viewer" }),
-        "NOT_FOUND",
-        /no mnote user/,
+        owner.invite({ workspaceId: w.ids.ws, email: "\u212Aate@example.com", role: "viewer" }),
+        "UNPROCESSABLE_CONTENT",
+        /email/i,
       ],
       [
         owner.invite({ workspaceId: w.ids.ws, email: "not-an-email", role: "viewer" }),

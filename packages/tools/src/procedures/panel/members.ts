@@ -1,6 +1,6 @@
 import { EmailSchema, IdSchema } from "@mnote/contract";
 import { isAdminRefusal, type Role } from "@mnote/kernel";
-import { fail } from "../../app-error";
+import { AppError } from "../../app-error";
 import { z } from "zod";
 import type { PersonContext } from "./panel-procedure";
 
@@ -19,13 +19,13 @@ export const MemberRefInput = WorkspaceRefInput.extend({ userId: IdSchema });
 /** The signed-in person's role in the workspace; a workspace they are not in is not found. */
 export async function requireMember(ctx: PersonContext, workspaceId: string): Promise<Role> {
   const role = (await ctx.kernel.admin.listWorkspaces(ctx.token.userId)).find((w) => w.id === workspaceId)?.role;
-  if (!role) return fail("mnote_tool_not_found", "workspace not found");
+  if (!role) throw new AppError("mnote_tool_not_found", "workspace not found");
   return role;
 }
 
 export async function requireOwner(ctx: PersonContext, workspaceId: string): Promise<void> {
   if ((await requireMember(ctx, workspaceId)) !== "owner")
-    fail("mnote_tool_permission_denied", "only a workspace owner manages its members");
+    throw new AppError("mnote_tool_permission_denied", "only a workspace owner manages its members");
 }
 
 /** A kernel refusal (the last owner, not a member) is the person's mistake, said in the kernel's words. */
@@ -33,7 +33,7 @@ export async function asPanelRefusal<T>(change: Promise<T>): Promise<T> {
   try {
     return await change;
   } catch (error) {
-    if (isAdminRefusal(error)) fail("mnote_tool_conflict", error.message);
+    if (isAdminRefusal(error)) throw new AppError("mnote_tool_conflict", error.message);
     throw error;
   }
 }

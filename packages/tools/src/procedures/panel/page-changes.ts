@@ -1,3 +1,4 @@
+import { storable } from "@mnote/contract";
 import type { ChangeFeed, PageChange } from "@mnote/kernel";
 import { tracked } from "@trpc/server";
 import { z } from "zod";
@@ -10,7 +11,7 @@ import { AppError, isAppError, toTRPCError } from "../../app-error";
  * `lastEventId`: the id of the last event the client saw. tRPC fills it from the `Last-Event-ID` of a
  * reconnecting EventSource, so a panel that lost its stream learns at once whether it missed anything.
  */
-export const PageChangesInputSchema = PageRefSchema.extend({ lastEventId: z.string().max(64).nullish() });
+export const PageChangesInputSchema = PageRefSchema.extend({ lastEventId: storable(z.string()).max(64).nullish() });
 
 /** How long a new stream waits for the process's LISTEN connection (PostgreSQL) before it refuses; the client retries. */
 const FEED_WAIT_MS = 5_000;

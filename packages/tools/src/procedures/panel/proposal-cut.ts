@@ -1,5 +1,5 @@
-import { AppError, describeIssues, fail } from "../../app-error";
-import { type Block, TOOLS } from "@mnote/contract";
+import { AppError } from "../../app-error";
+import { type Block, describeIssues, TOOLS } from "@mnote/contract";
 import type { z } from "zod";
 import { applySelectedChanges } from "@mnote/diff";
 import { blockIdsNamed, type BlockEditOperation, type PageRecord, simulateBlockEdits } from "@mnote/kernel";
@@ -39,7 +39,7 @@ export async function proposalArgs(
     return { operations: withEditedOperations(operations, edits) };
   }
   const args = storedArgs(TOOLS["mnote.page.save"].args, proposal.args);
-  if (!args.content) return fail("mnote_tool_invalid_input", "the proposal's args hold no blocks");
+  if (!args.content) throw new AppError("mnote_tool_invalid_input", "the proposal's args hold no blocks");
   const changes = proposal.preview.changes;
   let content: Block[];
   if (args.mode === "append") {
@@ -66,7 +66,11 @@ export async function proposalArgs(
  */
 function storedArgs<Args extends z.ZodType>(schema: Args, args: unknown): z.output<Args> {
   const parsed = schema.safeParse(args);
-  if (!parsed.success) return fail("mnote_tool_invalid_input", `the proposal's args: ${describeIssues(parsed.error)}`);
+  if (!parsed.success)
+    throw new AppError(
+      "mnote_tool_invalid_input",
+      `the proposal's args: invalid input: ${describeIssues(parsed.error)}`,
+    );
   return parsed.data;
 }
 

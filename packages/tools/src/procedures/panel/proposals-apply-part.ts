@@ -55,7 +55,7 @@ export function checkedCut(proposal: Proposal, keep: readonly number[]): number[
     );
   }
   if (proposal.stale)
-    throw new AppError("mnote_tool_conflict", "the page changed since this proposal; re-run the dry run");
+    throw new AppError("mnote_tool_conflict", "the page changed since this proposal; re-run the dry run", "page_moved");
   const total = proposal.preview.changes.length;
   const kept = [...new Set(keep)].sort((a, b) => a - b);
   if (kept.at(-1)! >= total)

@@ -1,3 +1,4 @@
+import { storable } from "@mnote/contract";
 import { z } from "zod";
 import { decidableProposal, recordRejection } from "./decisions";
 import { panelProcedure, ProposalRefSchema } from "./panel-procedure";
@@ -6,7 +7,10 @@ import { panelProcedure, ProposalRefSchema } from "./panel-procedure";
 export const REJECTION_REASON_MAX = 500;
 
 export const ProposalsRejectInput = ProposalRefSchema.extend({
-  reason: z.string().trim().max(REJECTION_REASON_MAX, `reason: at most ${REJECTION_REASON_MAX} characters`).optional(),
+  reason: storable(z.string())
+    .trim()
+    .max(REJECTION_REASON_MAX, `reason: at most ${REJECTION_REASON_MAX} characters`)
+    .optional(),
 });
 
 /**

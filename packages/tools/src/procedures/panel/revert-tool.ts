@@ -8,7 +8,7 @@ import {
 } from "@mnote/contract";
 import { diffBlocks, summarizeChanges } from "@mnote/diff";
 import { z } from "zod";
-import { fail } from "../../app-error";
+import { AppError } from "../../app-error";
 import type { Planner } from "../../planning/write-plan";
 import { runWrite } from "../../run-write";
 import { toolProcedure } from "../../tool-procedure";
@@ -50,11 +50,11 @@ export const planPageRevert: Planner<z.output<typeof args>> = async ({ kernel, i
   const { commandId } = input.args;
   const target = await kernel.getCommand(commandId);
   if (!target || target.identity.documentId !== page.id) {
-    return fail("mnote_tool_invalid_input", "args.commandId: no such command on this page");
+    throw new AppError("mnote_tool_invalid_input", "args.commandId: no such command on this page");
   }
   const before = await kernel.getPageStateBefore(commandId);
   if (!before)
-    return fail("mnote_tool_invalid_input", "args.commandId: the page before that command cannot be rebuilt");
+    throw new AppError("mnote_tool_invalid_input", "args.commandId: the page before that command cannot be rebuilt");
   const current = await kernel.getBlocks(page.id);
   const blockChanges = diffBlocks(current, before.state.blocks);
   const changes: Change[] = [...blockChanges];

@@ -1,10 +1,10 @@
 import { closePanelSession } from "@mnote/identity";
-import { hashToken } from "@mnote/kernel";
-import { signedInPerson } from "@mnote/tools";
+import { resolveToken, signedInPerson } from "@mnote/tools";
 import { NextResponse } from "next/server";
 import { getKernel } from "~/server/kernel";
 import { panelEnv } from "~/server/env";
 import { foreignOrigin } from "~/server/origin";
+import { crossOriginRefusal } from "~/server/refusal";
 import {
   redirectTo,
   SESSION_COOKIE,
@@ -13,11 +13,9 @@ import {
   tokenFromCookieHeader,
 } from "~/server/session";
 
-const crossSite = () => NextResponse.json({ error: "cross-origin request refused" }, { status: 403 });
-
 /** Sign in with an mnote person token (issued by `mnote admin token create --holder person`). */
 export async function POST(req: Request) {
-  if (foreignOrigin(req, panelEnv().allowedOrigins)) return crossSite();
+  if (foreignOrigin(req, panelEnv().allowedOrigins)) return crossOriginRefusal();
   const form = await req.formData().catch(() => null);
   const field = form?.get("token");
   const token = typeof field === "string" ? field.trim() : "";
@@ -30,11 +28,11 @@ export async function POST(req: Request) {
 
 /** Sign out; a session the panel opened (demo picker, identity provider) ends with its token. */
 export async function DELETE(req: Request) {
-  if (foreignOrigin(req, panelEnv().allowedOrigins)) return crossSite();
+  if (foreignOrigin(req, panelEnv().allowedOrigins)) return crossOriginRefusal();
   const token = tokenFromCookieHeader(req.headers.get("cookie"));
   if (token) {
     const kernel = await getKernel();
-    await closePanelSession(kernel, await kernel.findTokenByHash(hashToken(token)));
+    await closePanelSession(kernel, await resolveToken(kernel, token));
   }
   const response = NextResponse.json({ signedOut: true });
   response.cookies.set(SESSION_COOKIE, "", { ...sessionCookieOptions(panelEnv().secureCookies), maxAge: 0 });

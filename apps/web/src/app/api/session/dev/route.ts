@@ -1,8 +1,8 @@
 import { openPanelSession } from "@mnote/identity";
-import { NextResponse } from "next/server";
 import { getKernel } from "~/server/kernel";
 import { panelEnv } from "~/server/env";
 import { foreignOrigin } from "~/server/origin";
+import { crossOriginRefusal, refuse } from "~/server/refusal";
 import { redirectTo, signedInAnswer } from "~/server/session";
 
 /**
@@ -12,9 +12,8 @@ import { redirectTo, signedInAnswer } from "~/server/session";
  */
 export async function POST(req: Request) {
   const demoUsers = panelEnv().devSignInUsers;
-  if (demoUsers.length === 0) return NextResponse.json({ error: "dev sign-in is off" }, { status: 404 });
-  if (foreignOrigin(req, panelEnv().allowedOrigins))
-    return NextResponse.json({ error: "cross-origin request refused" }, { status: 403 });
+  if (demoUsers.length === 0) return refuse(404, "mnote_tool_not_found", "dev sign-in is off");
+  if (foreignOrigin(req, panelEnv().allowedOrigins)) return crossOriginRefusal();
   const form = await req.formData().catch(() => null);
   // A file sent under the field's name is not a user id (String() would make it "[object File]").
   const field = form?.get("userId");

@@ -1,5 +1,5 @@
 import { closePanelSession, decodeFlow, openPanelSession, personForIdentity, SignInRefused } from "@mnote/identity";
-import { hashToken } from "@mnote/kernel";
+import { resolveToken } from "@mnote/tools";
 import { cookies } from "next/headers";
 import { panelEnv } from "~/server/env";
 import { getKernel } from "~/server/kernel";
@@ -35,7 +35,7 @@ export async function GET(req: Request) {
   if (!person.ok) return refuse(person.reason);
   // A session this browser had before ends with the new one.
   const previous = jar.get(SESSION_COOKIE)?.value;
-  if (previous) await closePanelSession(kernel, await kernel.findTokenByHash(hashToken(previous)));
+  if (previous) await closePanelSession(kernel, await resolveToken(kernel, previous));
   const token = await openPanelSession(kernel, person.user.id, "oidc");
   const response = signedInAnswer(req, token);
   response.cookies.set(OIDC_FLOW_COOKIE, "", { ...oidcFlowCookieOptions(secureCookies), maxAge: 0 });

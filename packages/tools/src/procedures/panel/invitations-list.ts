@@ -1,0 +1,14 @@
+import { panelProcedure } from "./panel-procedure";
+
+/** panel.invitations.list — the workspaces that invited the signed-in person's email, waiting for their answer. */
+export const invitationsList = panelProcedure.query(async ({ ctx }) => {
+  const invitations = await ctx.kernel.admin.listInvitationsForUser(ctx.token.userId);
+  return invitations.map(({ id, workspaceId, workspaceName, role, invitedByName, createdAt }) => ({
+    id,
+    workspaceId,
+    workspaceName,
+    role,
+    invitedByName,
+    createdAt,
+  }));
+});
