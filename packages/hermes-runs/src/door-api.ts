@@ -23,13 +23,12 @@ export const AskQuestionSchema = storable(z.string()).trim().min(1, "ask somethi
 
 /** POST /api/hermes/runs */
 export const AskBodySchema = z.object({
-  workspaceId: z.string().min(1).max(128),
-  documentId: z.string().min(1).max(128),
+  workspaceId: storable(z.string()).min(1).max(128),
+  documentId: storable(z.string()).min(1).max(128),
   input: AskQuestionSchema,
-  sessionId: z.string().max(256).optional(),
+  sessionId: storable(z.string()).max(256).optional(),
   /** One per question the person sends: a retried start names the same run (and Hermes's Idempotency-Key). */
-  startKey: z
-    .string()
+  startKey: storable(z.string())
     .regex(/^[\w-]{8,128}$/)
     .optional(),
 });

@@ -25,6 +25,14 @@ describe("metricsAnswer", () => {
   it("404 without a configured token, 401 for any other bearer, the exposition for the right one", async () => {
     const token = "a-long-enough-token-1234";
     expect((await metricsAnswer(null, `Bearer ${token}`)).status).toBe(404);
+    // Refusals have the doors' one shape, whichever door serves the metrics.
+    for (const [answer, code] of [
+      [await metricsAnswer(null, `Bearer ${token}`), "mnote_tool_not_found"],
+      [await metricsAnswer(token, "Bearer wrong"), "mnote_tool_unauthenticated"],
+    ] as const) {
+      expect(answer.contentType).toContain("application/json");
+      expect((JSON.parse(answer.body) as { error: { code: string } }).error.code).toBe(code);
+    }
     for (const wrong of [undefined, "", "Bearer", `Bearer ${token}x`, `Basic ${token}`]) {
       expect((await metricsAnswer(token, wrong)).status).toBe(401);
     }

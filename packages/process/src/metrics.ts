@@ -1,4 +1,5 @@
 import { createHash, timingSafeEqual } from "node:crypto";
+import type { ToolErrorCode } from "@mnote/contract";
 import type { SqlKernel, PageChange } from "@mnote/kernel";
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { ConfigReader } from "./config";
@@ -172,25 +173,25 @@ export async function metricsAnswer(
   authorization: string | null | undefined,
   failureBudget: MetricsFailureBudget | null = null,
 ): Promise<{ status: number; contentType: string; body: string; headers: Record<string, string> }> {
-  const text = "text/plain; charset=utf-8";
-  if (!configured) return { status: 404, contentType: text, body: "not found\n", headers: {} };
+  // Refused in the doors' one shape (`{ error: { code, message } }`), whichever door serves the metrics.
+  const refusal = (status: number, code: ToolErrorCode, message: string, headers: Record<string, string> = {}) => ({
+    status,
+    contentType: "application/json; charset=utf-8",
+    body: JSON.stringify({ error: { code, message } }),
+    headers,
+  });
+  if (!configured) return refusal(404, "mnote_tool_not_found", "no metrics here: MNOTE_METRICS_TOKEN is not set");
   const presented = /^Bearer\s+(\S+)$/i.exec(authorization ?? "")?.[1] ?? "";
   // Both sides hashed to 32 bytes first: no early return on a length difference, one constant-time compare.
   if (!timingSafeEqual(digest(presented), digest(configured))) {
     const decision = failureBudget ? await failureBudget() : ({ allowed: true } as const);
     if (!decision.allowed)
-      return {
-        status: 429,
-        contentType: text,
-        body: "too many failed authentications; retry later\n",
-        headers: { "retry-after": retryAfterSeconds(decision.retryAfterMs) },
-      };
-    return {
-      status: 401,
-      contentType: text,
-      body: "a valid metrics bearer token is required\n",
-      headers: { "www-authenticate": 'Bearer realm="mnote-metrics"' },
-    };
+      return refusal(429, "mnote_tool_rate_limited", "too many failed authentications; retry later", {
+        "retry-after": retryAfterSeconds(decision.retryAfterMs),
+      });
+    return refusal(401, "mnote_tool_unauthenticated", "a valid metrics bearer token is required", {
+      "www-authenticate": 'Bearer realm="mnote-metrics"',
+    });
   }
   const { registry } = mnoteMetrics();
   return { status: 200, contentType: registry.contentType, body: await registry.metrics(), headers: {} };
