@@ -28,6 +28,7 @@ import { runSoak } from "./soak";
 import { runAuthLimit } from "./auth-limit";
 import { runMarkdown } from "./markdown";
 import { runCpuSplit } from "./cpu-split";
+import { runAudit } from "./audit";
 
 const SECTIONS = [
   "floor",
@@ -41,6 +42,7 @@ const SECTIONS = [
   "edits",
   "markdown",
   "push",
+  "audit",
 ] as const;
 type Section = (typeof SECTIONS)[number];
 
@@ -87,6 +89,14 @@ const settings = quick
         samples: 30,
         postgresUrl: process.env.MNOTE_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test",
       },
+      audit: {
+        records: 500,
+        rounds: 3,
+        writesPerRound: 50,
+        sweepRows: 100_000,
+        callers: 4,
+        postgresUrl: process.env.MNOTE_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test",
+      },
     }
   : {
       floor: { rounds: 41, writesPerRound: 300 },
@@ -106,6 +116,14 @@ const settings = quick
       markdown: { sizes: [100, 10_000], rounds: 9, callsPerRound: 30 },
       push: {
         samples: 200,
+        postgresUrl: process.env.MNOTE_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test",
+      },
+      audit: {
+        records: 3000,
+        rounds: 9,
+        writesPerRound: 200,
+        sweepRows: 1_000_000,
+        callers: 4,
         postgresUrl: process.env.MNOTE_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test",
       },
     };
@@ -500,6 +518,42 @@ if (push) {
       "after 5 unmeasured, 30 ms apart (so each is its own event, not part of a coalesced burst).",
     "",
     push.markdown,
+    "",
+  );
+}
+
+const audit = await section("audit", () => runAudit(settings.audit));
+if (audit) {
+  const b = audit.bytes;
+  const per = (kind: string) =>
+    `${kind === "sqlite" ? "SQLite" : "PostgreSQL"} ${fmtBytes(b[kind]!.before.read)} → ${fmtBytes(b[kind]!.after.read)} per read, ` +
+    `${fmtBytes(b[kind]!.before.write)} → ${fmtBytes(b[kind]!.after.write)} per write`;
+  headline.push(
+    `- Audit trail (issue 39): ${per("sqlite")}; ${per("postgres")}. A write with partitions and retention takes ` +
+      `${Object.entries(audit.writes)
+        .map(([kind, ratio]) => `${ratio.toFixed(2)}× (${kind === "sqlite" ? "SQLite" : "PostgreSQL"})`)
+        .join(", ")} ` +
+      `a write before (≤ 1.05×: **${audit.writePass ? "PASS" : "FAIL"}**); sweeping ${settings.audit.sweepRows.toLocaleString("en-US")} expired records, ` +
+      `the p99 of concurrent \`page.get\` calls: ${audit.sweeps.map((r) => `${(r.p99.during / r.p99.without).toFixed(2)}× (${r.s.label})`).join("; ")} ` +
+      `of without (≤ 2×: **${audit.sweepPass ? "PASS" : "FAIL"}**).`,
+  );
+  parts.push(
+    "## 9. Audit trail: bytes per record, partitions, retention under load (issue 39)",
+    "",
+    "*Bytes*: the audit records' tables and indexes grow by this much per record (SQLite: `dbstat` pages of " +
+      "`audit_log` and its indexes; PostgreSQL: `pg_total_relation_size` of every audit partition), after " +
+      `${settings.audit.records.toLocaleString("en-US")} \`page.get\` reads or \`page.update_title\` writes through the router with ` +
+      "Hermes-length ids. *Before* is a database migrated to version 10 whose `audit_log` only gained the nullable `month` " +
+      "column the kernel writes now (the old table and indexes, no partitions); *after* is version 12 (decision 0035). " +
+      `*Write*: ${settings.audit.rounds} rounds × ${settings.audit.writesPerRound} writes per variant, interleaved and rotated; ` +
+      "the ratio is the median of per-round ratios. *Sweep*: " +
+      `${settings.audit.sweepRows.toLocaleString("en-US")} records two years old loaded with SQL, then ${settings.audit.callers} ` +
+      "callers loop on `page.get` (each call reads the page and appends its own audit record): their latencies for 3 s " +
+      "without a sweep, then during `sweepAudit` with a process's defaults (batches of 250 rows on SQLite and 1,000 on PostgreSQL, a turn of the event loop " +
+      "between batches, runs until nothing is left; 365 days' retention). On PostgreSQL once as a month's partition (dropped whole) and once as rows of the table " +
+      "from before version 12 (deleted row by row, as on SQLite).",
+    "",
+    audit.markdown,
     "",
   );
 }

@@ -18,7 +18,10 @@ export interface Command {
   usage: string;
   /** One or two sentences for `--help`: what the command does and when it takes effect. */
   help: string;
-  /** Commands that open the database get the kernel; `run` returns the JSON to print and an exit code. */
+  /**
+   * Commands that open the database get the kernel; `run` returns the JSON to print and an exit code
+   * (`output: undefined` prints nothing: the command wrote its own lines, as `audit export` writes NDJSON).
+   */
   run(input: {
     args: ParsedArgs;
     kernel: () => Promise<SqlKernel>;

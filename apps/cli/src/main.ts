@@ -9,6 +9,7 @@ import { demoCommand } from "./commands/demo";
 import { initCommand } from "./commands/init";
 import { inspectCommands } from "./commands/inspect";
 import { migrateDataCommand } from "./commands/migrate-data";
+import { auditExportCommand } from "./commands/audit-export";
 
 export const COMMANDS: Command[] = [
   initCommand,
@@ -16,6 +17,7 @@ export const COMMANDS: Command[] = [
   demoCommand,
   callCommand,
   ...inspectCommands,
+  auditExportCommand,
   migrateDataCommand,
 ];
 
@@ -71,7 +73,7 @@ export async function main(argv: string[], io: CliIo = PROCESS_IO): Promise<numb
       io,
       config,
     });
-    io.stdout(`${JSON.stringify(output, null, 2)}\n`);
+    if (output !== undefined) io.stdout(`${JSON.stringify(output, null, 2)}\n`);
     return exitCode;
   } catch (error) {
     if (error instanceof ConfigError) {

@@ -11,6 +11,8 @@ import {
   DEFAULT_AUTH_FAILURE_LIMIT,
   DEFAULT_RATE_LIMIT,
   type Env,
+  type HousekeepingSettings,
+  housekeepingSettingsFromEnv,
   metricsTokenFromEnv,
   type RateLimitSettings,
 } from "@mnote/process";
@@ -184,6 +186,8 @@ export interface ServeConfig {
   database: DatabaseSettings;
   logLevel: (typeof LOG_LEVELS)[number];
   settings: Partial<BridgeSettings>;
+  /** MNOTE_HOUSEKEEPING_INTERVAL_SECONDS and the retention settings (process/housekeeping.ts). */
+  housekeeping: HousekeepingSettings;
 }
 
 export function readServeConfig(flags: { port?: string; host?: string }, env: Env = process.env): ServeConfig {
@@ -197,6 +201,7 @@ export function readServeConfig(flags: { port?: string; host?: string }, env: En
   const logLevel = config.oneOf("MNOTE_BRIDGE_LOG_LEVEL", LOG_LEVELS);
   const database = databaseSettingsFromEnv(config);
   const settings = readBridgeSettings(config);
+  const housekeeping = housekeepingSettingsFromEnv(config);
   config.done();
   return {
     port: port ?? DEFAULT_PORT,
@@ -204,6 +209,7 @@ export function readServeConfig(flags: { port?: string; host?: string }, env: En
     database,
     logLevel: logLevel ?? "info",
     settings,
+    housekeeping,
   };
 }
 

@@ -29,7 +29,7 @@ MNOTE_BRIDGE_RATE_LIMIT_BURST, MNOTE_BRIDGE_ALLOWED_HOSTS, MNOTE_BRIDGE_ALLOWED_
 MNOTE_BRIDGE_CORS_ORIGINS, MNOTE_BRIDGE_AUTH_FAILURES, MNOTE_BRIDGE_AUTH_FAILURE_WINDOW_SECONDS,
 MNOTE_BRIDGE_TRUSTED_PROXIES,
 MNOTE_BRIDGE_HEADERS_TIMEOUT_SECONDS, MNOTE_BRIDGE_REQUEST_TIMEOUT_SECONDS, MNOTE_BRIDGE_LOG_LEVEL,
-MNOTE_IDEMPOTENCY_TTL_HOURS. Every one is checked at start: a bad value stops the bridge (exit 2).
+MNOTE_IDEMPOTENCY_TTL_HOURS, MNOTE_HOUSEKEEPING_INTERVAL_SECONDS. Every one is checked at start: a bad value stops the bridge (exit 2).
 `;
 
 function fail(message: string): never {
@@ -51,6 +51,7 @@ async function serve(argv: string[]) {
     host: config.host,
     logger: createLogger({ level: config.logLevel }),
     ...config.settings,
+    housekeeping: config.housekeeping,
     env: {},
   });
   const lines = [

@@ -1,3 +1,4 @@
+import { auditMonth } from "./audit-partitions";
 import { DEFAULT_PAGE_OPTIONS, EmailSchema } from "@mnote/contract";
 import { type Clock, isoAfter } from "./clock";
 import { hashToken, newId, newTokenSecret } from "./ids";
@@ -54,9 +55,11 @@ export function createAdmin(db: SqlDriver, clock: Clock): KernelAdmin {
     detail: Record<string, unknown>,
   ) {
     if (!who?.by) return;
+    const at = now();
     await tx.run(
-      `INSERT INTO audit_log (at, tool_name, effect, outcome, workspace_id, actor_id, detail) VALUES (?, ?, 'write', 'ok', ?, ?, ?)`,
-      [now(), `admin.${action}`, workspaceId, who.by, JSON.stringify(detail)],
+      `INSERT INTO audit_log (at, tool_name, effect, outcome, workspace_id, actor_id, detail, month)
+       VALUES (?, ?, 'write', 'ok', ?, ?, ?, ?)`,
+      [at, `admin.${action}`, workspaceId, who.by, JSON.stringify(detail), auditMonth(at)],
     );
   }
 

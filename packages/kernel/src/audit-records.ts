@@ -3,14 +3,15 @@
  * same transaction as its audit record; a person's rejection is recorded and marked in one transaction.
  */
 import type { Announce } from "./change-feed";
+import { auditMonth } from "./audit-partitions";
 import type { Clock } from "./clock";
 import { identityValues, IDENTITY_COLUMNS, placeholders } from "./rows";
 import type { SqlDriver, SqlExecutor, SqlValue } from "./sql/driver";
 import type { AuditInput, ProposalRejection, ProposalSettlement } from "./types";
 
 export const AUDIT_INSERT = `INSERT INTO audit_log (at, ${IDENTITY_COLUMNS}, effect, outcome, error_code, command_id, idempotency_key,
-    payload_fingerprint, base_revision, detail, duration_ms)
-  VALUES (${placeholders(21)})`;
+    payload_fingerprint, base_revision, detail, duration_ms, month)
+  VALUES (${placeholders(22)})`;
 
 export function auditValues(record: AuditInput, at: string): SqlValue[] {
   return [
@@ -25,6 +26,8 @@ export function auditValues(record: AuditInput, at: string): SqlValue[] {
     record.baseRevision ?? null,
     record.detail ? JSON.stringify(record.detail) : null,
     record.durationMs === undefined || record.durationMs === null ? null : Math.round(record.durationMs),
+    // The partition it goes to on PostgreSQL (audit-partitions.ts).
+    auditMonth(at),
   ];
 }
 

@@ -46,3 +46,6 @@ export type {
   OAuthTokenLifetimes,
   OAuthTokenPair,
 } from "./oauth";
+export type { AuditRetention, AuditSweep, ExpiredSweep, KernelHousekeeping } from "./retention";
+export { auditMonth } from "./audit-partitions";
+export type { AuditExportQuery } from "./audit-export";

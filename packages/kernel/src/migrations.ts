@@ -1,12 +1,25 @@
 import { type Clock, systemClock } from "./clock";
-import type { SqlDriver } from "./sql/driver";
+import { auditMonthsOnline, auditMonthsStatements } from "./audit-partitions";
+import { inSession, type SqlDriver, type SqlExecutor } from "./sql/driver";
 
 /**
  * Versioned schema. Statements are written in the SQL both dialects accept; the
  * only dialect word is the audit log's auto-increment key. Append new versions,
  * never edit an applied one.
  */
-const MIGRATIONS: Array<{ version: number; name: string; statements: (dialect: SqlDriver["dialect"]) => string[] }> = [
+interface Migration {
+  version: number;
+  name: string;
+  /**
+   * What must happen before the transaction, on a session of its own and without a statement timeout: long work that
+   * may not block writers (building an index CONCURRENTLY, validating a constraint). Runs under the migration lock,
+   * and again if the process stopped before the version was recorded, so each step is idempotent.
+   */
+  online?: (session: SqlExecutor, dialect: SqlDriver["dialect"]) => Promise<void>;
+  statements: (dialect: SqlDriver["dialect"]) => string[];
+}
+
+const MIGRATIONS: Migration[] = [
   {
     version: 1,
     name: "initial schema",
@@ -64,7 +77,9 @@ const MIGRATIONS: Array<{ version: number; name: string; statements: (dialect: S
     // panel's list shows. The kernel keeps its state: a write of the same edit applies it, a `rejected`
     // record rejects it.
     statements: (dialect) => [
-      `CREATE TABLE proposals (audit_id ${dialect === "sqlite" ? "INTEGER" : "BIGINT"} PRIMARY KEY REFERENCES audit_log(id),
+      // PostgreSQL: no foreign key since version 12 partitioned audit_log (a key must name the partition column), so
+      // version 2 no longer makes one that 12 drops; a database made before keeps its key until 12 drops it.
+      `CREATE TABLE proposals (audit_id ${dialect === "sqlite" ? "INTEGER PRIMARY KEY REFERENCES audit_log(id)" : "BIGINT PRIMARY KEY"},
         at TEXT NOT NULL, tool_name TEXT NOT NULL, workspace_id TEXT NOT NULL, document_id TEXT NOT NULL,
         actor_id TEXT NOT NULL, token_id TEXT, holder TEXT, session_id TEXT, run_id TEXT, tool_call_id TEXT, trace_id TEXT,
         idempotency_key TEXT NOT NULL, payload_fingerprint TEXT NOT NULL, base_revision INTEGER,
@@ -186,6 +201,10 @@ const MIGRATIONS: Array<{ version: number; name: string; statements: (dialect: S
       `CREATE INDEX oauth_refresh_by_token ON oauth_refresh_tokens (token_id)`,
     ],
   },
+  // Issue 39 (decision 0035): audit records carry their month; on PostgreSQL the table is partitioned by it.
+  // The online part adds the column and builds the indexes the partitioned table takes over without blocking writes;
+  // the transaction then swaps the tables (catalog changes only, brief locks): see audit-partitions.ts.
+  { version: 12, name: "audit records by month", online: auditMonthsOnline, statements: auditMonthsStatements },
   {
     version: 14,
     name: "invitations",
@@ -208,13 +227,26 @@ export const LATEST_SCHEMA_VERSION = MIGRATIONS.at(-1)!.version;
 export const SCHEMA_VERSIONS: readonly number[] = MIGRATIONS.map((migration) => migration.version);
 
 /** Bring the database to the latest version; safe to call from many processes at once. */
-export async function migrate(driver: SqlDriver, clock: Clock = systemClock): Promise<{ applied: number[] }> {
+export async function migrate(
+  driver: SqlDriver,
+  clock: Clock = systemClock,
+  /** Stop after this version (tests that build a database as an older release left it). */
+  upTo: number = Number.POSITIVE_INFINITY,
+): Promise<{ applied: number[] }> {
   return driver.withMigrationLock(async () => {
     await driver.exec(
       `CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`,
     );
     const applied: number[] = [];
     for (const migration of MIGRATIONS) {
+      if (migration.version > upTo) break;
+      if (migration.online) {
+        const online = migration.online;
+        const pending = !(await driver.get(`SELECT version FROM schema_migrations WHERE version = ?`, [
+          migration.version,
+        ]));
+        if (pending) await inSession(driver, (session) => online(session, driver.dialect));
+      }
       const done = await driver.transaction(async (tx) => {
         const row = await tx.get(`SELECT version FROM schema_migrations WHERE version = ?`, [migration.version]);
         if (row) return false;

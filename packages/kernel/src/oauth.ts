@@ -1,3 +1,4 @@
+import { auditMonth } from "./audit-partitions";
 import { type Clock, isoAfter } from "./clock";
 import { hashToken, newId, newTokenSecret } from "./ids";
 import type { SqlDriver, SqlExecutor } from "./sql/driver";
@@ -130,9 +131,11 @@ export function createOAuth(db: SqlDriver, clock: Clock): KernelOAuth {
   const later = (seconds: number) => isoAfter(clock, seconds * 1000);
 
   async function audit(tx: SqlExecutor, action: string, by: string, detail: Record<string, unknown>) {
+    const at = now();
     await tx.run(
-      `INSERT INTO audit_log (at, tool_name, effect, outcome, workspace_id, actor_id, detail) VALUES (?, ?, 'write', 'ok', NULL, ?, ?)`,
-      [now(), `oauth.${action}`, by, JSON.stringify(detail)],
+      `INSERT INTO audit_log (at, tool_name, effect, outcome, workspace_id, actor_id, detail, month)
+       VALUES (?, ?, 'write', 'ok', NULL, ?, ?, ?)`,
+      [at, `oauth.${action}`, by, JSON.stringify(detail), auditMonth(at)],
     );
   }
 

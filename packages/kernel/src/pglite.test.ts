@@ -1,3 +1,4 @@
+import { retentionSuite } from "./conformance/retention";
 import { beforeAll, describe, expect, it } from "vitest";
 import { kernelConformanceSuite } from "./conformance";
 import { SqlKernel } from "./sql-kernel";
@@ -8,6 +9,8 @@ ensurePgliteTemplateSync();
 beforeAll(() => sharedPglite().then(() => undefined), 120_000);
 
 kernelConformanceSuite("PGlite (PostgreSQL in process)", openTestPgliteKernel);
+
+retentionSuite("PGlite", (clock) => openTestPgliteKernel({ clock }));
 
 describe("PGlite driver", () => {
   it("returns BIGINT and COUNT(*) as numbers, like SQLite", async () => {

@@ -1,3 +1,4 @@
+import { retentionSuite } from "./conformance/retention";
 import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
 import { kernelConformanceSuite } from "./conformance";
@@ -30,6 +31,7 @@ describe.skipIf(!server.available)(`real PostgreSQL${server.available ? "" : " (
   // its schema must not go back to the pool of reused schemas, where the next file in this worker (isolate: false)
   // would get a proposals table without the later migrations' columns.
   proposalsMigrationSuite("PostgreSQL server", () => openTestPostgresDriver({}));
+  retentionSuite("PostgreSQL server", (clock) => openTestPostgresKernel({ clock }));
 
   describe("postgres driver", () => {
     const open: SqlDriver[] = [];

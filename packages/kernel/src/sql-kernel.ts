@@ -4,11 +4,14 @@ import { createOAuth, type KernelOAuth } from "./oauth";
 import * as askRecords from "./ask-records";
 import { appendAudit, rejectProposal } from "./audit-records";
 import { KernelChangeFeed } from "./change-feed";
+import { type AuditExportQuery, getStreamCursor, listAuditForExport, setStreamCursor } from "./audit-export";
+import { ensureMonthPartitions } from "./audit-partitions";
 import { migrate } from "./migrations";
+import { createHousekeeping, type KernelHousekeeping } from "./retention";
 import { getDisplayNames, listPageOverviews } from "./panel-reads";
 import { readBlocks } from "./page-state";
 import * as reads from "./reads";
-import type { PoolStats, SqlDriver } from "./sql/driver";
+import { inSession, type PoolStats, type SqlDriver } from "./sql/driver";
 import type {
   AuditInput,
   AuditQuery,
@@ -47,6 +50,8 @@ export class SqlKernel {
   readonly ask: KernelAsk;
   /** The OAuth authorization server's records (decision 0027). */
   readonly oauth: KernelOAuth;
+  /** Retention and expired records (retention.ts, decision 0035): what the processes' scheduler runs. */
+  readonly housekeeping: KernelHousekeeping;
   private readonly write: (request: ExecuteRequest) => Promise<ExecuteOutcome>;
   /**
    * Committed changes, this process's and (PostgreSQL) every instance's: what the panel pushes (decision 0017,
@@ -67,6 +72,7 @@ export class SqlKernel {
     this.db = this.changes.driver;
     this.admin = createAdmin(this.db, clock);
     this.oauth = createOAuth(this.db, clock);
+    this.housekeeping = createHousekeeping(this.db, clock, this.oauth);
     const db = this.db;
     this.ask = {
       openSession: (input) => askRecords.openAskSession(db, clock, input),
@@ -104,6 +110,10 @@ export class SqlKernel {
 
   static async open(driver: SqlDriver, options: KernelOptions = {}): Promise<SqlKernel> {
     await migrate(driver, options.clock);
+    // PostgreSQL: this month's audit partition and the next two exist before the first record is written.
+    await inSession(driver, (session) =>
+      ensureMonthPartitions(session, driver.dialect, (options.clock ?? systemClock).now()),
+    );
     return new SqlKernel(driver, options);
   }
 
@@ -176,6 +186,18 @@ export class SqlKernel {
   }
   listAudit(query: AuditQuery) {
     return reads.listAudit(this.db, query);
+  }
+  /** Audit records of a time range, oldest first from a cursor (the export and the stream to an operator's SIEM). */
+  listAuditForExport(query: AuditExportQuery) {
+    return listAuditForExport(this.db, query);
+  }
+  /** The last record id the stream to `target` delivered (0: none yet). */
+  getStreamCursor(target: string) {
+    return getStreamCursor(this.db, target);
+  }
+  /** The stream to `target` delivered every record up to `afterId` (a cursor never moves back). */
+  setStreamCursor(target: string, afterId: number) {
+    return setStreamCursor(this.db, target, afterId, this.clock.now().toISOString());
   }
   getAudit(id: number) {
     return reads.getAudit(this.db, id);

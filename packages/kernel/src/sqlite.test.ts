@@ -1,3 +1,4 @@
+import { retentionSuite } from "./conformance/retention";
 import { describe, expect, it } from "vitest";
 import { kernelConformanceSuite } from "./conformance";
 import { proposalsMigrationSuite } from "./conformance/proposals-migration";
@@ -10,6 +11,10 @@ import { join } from "node:path";
 kernelConformanceSuite("SQLite in memory", (options) => SqlKernel.open(openSqliteDriver(":memory:"), options));
 kernelConformanceSuite("SQLite file (WAL, two connections)", (options) =>
   SqlKernel.open(openSqliteDriver(join(mkdtempSync(join(tmpdir(), "mnote-kernel-")), "test.db")), options),
+);
+
+retentionSuite("SQLite file", (clock) =>
+  SqlKernel.open(openSqliteDriver(join(mkdtempSync(join(tmpdir(), "mnote-kernel-")), "test.db")), { clock }),
 );
 
 proposalsMigrationSuite("SQLite file", async () =>

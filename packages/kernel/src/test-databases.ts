@@ -98,9 +98,10 @@ export function freshSchemaName(prefix = "mnote_test"): string {
  */
 async function emptyForReuse(driver: SqlDriver) {
   await driver.transaction(async (tx) => {
-    for (const table of [...BUSINESS_TABLES, "ask_runs", "ask_run_events"].reverse())
+    for (const table of [...BUSINESS_TABLES, "ask_runs", "ask_run_events", "audit_streams"].reverse())
       await tx.run(`DELETE FROM ${table}`);
-    await tx.run(`ALTER TABLE audit_log ALTER COLUMN id RESTART WITH 1`);
+    // The ids come from the partitioned table's own sequence since version 12 (audit-partitions.ts).
+    await tx.run(`ALTER SEQUENCE audit_log_id_seq RESTART WITH 1`);
   });
 }
 

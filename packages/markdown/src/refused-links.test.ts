@@ -22,8 +22,12 @@ const REFUSED = [
   "",
 ];
 
-const paragraph = (text: string, href: string | undefined): Block =>
-  ({ id: "p1", type: "paragraph", text, marks: [{ type: "link", start: 0, end: text.length, href }] });
+const paragraph = (text: string, href: string | undefined): Block => ({
+  id: "p1",
+  type: "paragraph",
+  text,
+  marks: [{ type: "link", start: 0, end: text.length, href }],
+});
 
 describe("the Markdown writer drops links the contract refuses, keeping their text", () => {
   it("the refused targets are refused by the contract's rule (the same rule, one implementation)", () => {

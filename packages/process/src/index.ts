@@ -18,6 +18,13 @@ export { consoleLogger, type Logger } from "./logger";
 export { BodyTooLarge, readCappedBody } from "./body";
 export { retryAfterSeconds } from "./retry-after";
 export {
+  DEFAULT_HOUSEKEEPING,
+  housekeepingScheduler,
+  type HousekeepingSettings,
+  housekeepingSettingsFromEnv,
+} from "./housekeeping";
+export { type ScheduledJob, Scheduler, type SchedulerOptions } from "./scheduler";
+export {
   type MetricsDoor,
   type MetricsFailureBudget,
   metricsAnswer,

@@ -24,3 +24,6 @@ export type { AgentTokenItem } from "./procedures/panel/agents";
 export { createOAuthCaller, type OAuthRouter } from "./routers/oauth";
 export type { ConsentClient } from "./procedures/oauth/clients";
 export type { ConsentRefusal } from "./procedures/oauth/oauth-consent-decide";
+export { createOperatorCaller, type OperatorRouter } from "./routers/operator";
+export type { ExportedAuditRecord } from "./procedures/operator/audit-export";
+export { auditStreamJob, type AuditStreamTarget, deliverTo, startHousekeeping } from "./audit-stream";

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { SqlKernel } from "@mnote/kernel";
+import { startHousekeeping } from "@mnote/tools";
 import { TOOL_ERROR_MESSAGES, TOOL_NAMES } from "@mnote/contract";
 import {
   type BridgeSettings,
@@ -16,6 +17,8 @@ import { type BridgeLogger, createLogger } from "../logging";
 import {
   AuthFailureLimiter,
   type Env,
+  DEFAULT_HOUSEKEEPING,
+  type HousekeepingSettings,
   metricsAnswer,
   observeKernel,
   RateLimiter,
@@ -48,6 +51,8 @@ export interface BridgeOptions extends Partial<BridgeSettings> {
    * counter when it has one, so several bridges on one database share the per-address budget.
    */
   failureCounter?: SharedWindowCounter | null;
+  /** The sweeps this bridge runs (process/housekeeping.ts); default every 10 minutes; null: none (a test's own). */
+  housekeeping?: HousekeepingSettings | null;
 }
 
 export interface RunningBridge {
@@ -71,9 +76,6 @@ function applyCors(settings: BridgeSettings, req: IncomingMessage, res: ServerRe
   res.setHeader("access-control-expose-headers", "mcp-session-id, retry-after");
   return true;
 }
-
-/** How often a bridge removes idempotency records past their retention window. */
-const EXPIRED_RECORDS_SWEEP_MS = 15 * 60 * 1000;
 
 /** How long `/readyz` waits for the database's `SELECT 1`: a probe must answer quickly, whatever the database does. */
 const READINESS_TIMEOUT_MS = 2000;
@@ -128,6 +130,7 @@ export async function startBridge(options: BridgeOptions): Promise<RunningBridge
     logger = createLogger(),
     env,
     failureCounter,
+    housekeeping: housekeepingSettings,
     ...overrides
   } = options;
   const settings = resolveSettings(overrides, env ?? {});
@@ -248,22 +251,12 @@ export async function startBridge(options: BridgeOptions): Promise<RunningBridge
       : null,
   };
   mcp = new McpHttpEndpoint(ctx, mcpPolicy);
-  // Idempotency records past their retention window only ever block nothing, nor do expired OAuth leftovers
-  // (the panel issues them, the bridge is the process that always runs); sweep them now and then.
-  const purgeExpired = async () => {
-    try {
-      const now = kernel.clock.now();
-      const purged = await kernel.purgeExpiredIdempotency(now.toISOString());
-      if (purged > 0) logger.info({ purged }, "expired idempotency records removed");
-      const oauth = await kernel.oauth.purgeExpired(now);
-      if (oauth.refreshTokens + oauth.requests + oauth.clients > 0) logger.info(oauth, "expired OAuth records removed");
-    } catch (error) {
-      logger.warn({ errorType: error instanceof Error ? error.name : typeof error }, "expired-record sweep failed");
-    }
-  };
-  // purgeExpired catches its own failure, so nothing is lost by not awaiting it.
-  const sweep = setInterval(() => void purgeExpired(), EXPIRED_RECORDS_SWEEP_MS);
-  sweep.unref();
+  // Retention, expired records and the audit stream (tools/audit-stream.ts): every bridge runs them at start and on a timer;
+  // on PostgreSQL the kernel lets one instance at a time do each.
+  const housekeeping =
+    housekeepingSettings === null
+      ? null
+      : startHousekeeping(kernel, logger, housekeepingSettings ?? DEFAULT_HOUSEKEEPING);
 
   let closing: Promise<void> | null = null;
   return {
@@ -273,7 +266,7 @@ export async function startBridge(options: BridgeOptions): Promise<RunningBridge
     server,
     close() {
       closing ??= (async () => {
-        clearInterval(sweep);
+        await housekeeping?.stop();
         await mcp.close();
         await new Promise<void>((resolve) => {
           server.close(() => resolve());

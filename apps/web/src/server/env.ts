@@ -8,6 +8,8 @@ import {
   ConfigReader,
   databaseSettingsFromEnv,
   type DatabaseSettings,
+  type HousekeepingSettings,
+  housekeepingSettingsFromEnv,
   metricsTokenFromEnv,
   RateLimiter,
 } from "@mnote/process";
@@ -30,6 +32,8 @@ export interface PanelEnv {
   oidc: OidcConfig | null;
   /** MNOTE_METRICS_TOKEN: the bearer `GET /api/metrics` asks for; null: no metrics endpoint (404). */
   metricsToken: string | null;
+  /** MNOTE_HOUSEKEEPING_INTERVAL_SECONDS and the retention settings: the sweeps the panel's server runs too. */
+  housekeeping: HousekeepingSettings;
   /**
    * MNOTE_ASK_LINES_GRACE_SECONDS (0–600, default 60): how long an ended run's lines stay for readers still on
    * it before the run sweep removes them (decision 0031, docs/security.md "What a run leaves").
@@ -201,6 +205,7 @@ export function readPanelEnv(env: Record<string, string | undefined>): PanelEnv 
   const hermes = readHermes(config);
   const oidc = withRedirectUri(oidcSettingsFromEnv(config), tools.oauth ?? null, config);
   const metricsToken = metricsTokenFromEnv(config);
+  const housekeeping = housekeepingSettingsFromEnv(config);
   const graceSeconds = config.number("MNOTE_ASK_LINES_GRACE_SECONDS", {
     min: 0,
     max: 600,
@@ -225,6 +230,7 @@ export function readPanelEnv(env: Record<string, string | undefined>): PanelEnv 
     hermes,
     oidc,
     metricsToken,
+    housekeeping,
     askLinesGraceMs: (graceSeconds ?? ASK_RUN_LINES_GRACE_MS / 1000) * 1000,
   };
 }

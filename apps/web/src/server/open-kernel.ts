@@ -1,5 +1,6 @@
 import { type SqlKernel, openKernel } from "@mnote/kernel";
-import { observeKernel } from "@mnote/process";
+import { consoleLogger, observeKernel } from "@mnote/process";
+import { startHousekeeping } from "@mnote/tools";
 import { panelEnv } from "./env";
 
 /**
@@ -19,6 +20,10 @@ export function getKernel(): Promise<SqlKernel> {
     (kernel) => {
       // With metrics on, the database-backed gauges and the change feed's lag (docs/operations.md).
       if (panelEnv().metricsToken) observeKernel(kernel);
+      // Retention, expired records and the audit stream, as on every bridge (tools/audit-stream.ts). The run sweep
+      // opens the kernel at start (instrumentation.ts), so these start with the process too; the timer does not keep
+      // the process alive, and the kernel lives as long as the process, so nothing stops it.
+      startHousekeeping(kernel, consoleLogger, panelEnv().housekeeping);
       return kernel;
     },
     (error: unknown) => {

@@ -28,6 +28,14 @@ export interface SqlDriver extends SqlExecutor {
   exec(script: string): Promise<void>;
   /** Run the migrations exactly once even when several processes start together. */
   withMigrationLock<T>(fn: () => Promise<T>): Promise<T>;
+  /**
+   * Run `fn` on one session of its own for long maintenance (retention sweeps, an online migration's index build):
+   * on PostgreSQL a dedicated connection outside the pool, without the pool's statement timeout, so session
+   * settings (`lock_timeout`) and advisory locks stay on it and it takes no slot a tool call needs. Each statement on
+   * it commits on its own. Absent on an in-process database (SQLite, PGlite): there the driver itself is the session,
+   * its statements taking turns with the calls', and a transaction must be the driver's own (`inSession`).
+   */
+  session?<T>(fn: (session: SqlExecutor) => Promise<T>): Promise<T>;
   close(): Promise<void>;
   /**
    * A server database only (PostgreSQL): open one dedicated connection that LISTENs on `channel`.
@@ -65,4 +73,9 @@ export class UniqueViolation extends Error {
     super("unique constraint violated", { cause });
     this.name = "UniqueViolation";
   }
+}
+
+/** `fn` on the driver's maintenance session (`SqlDriver.session`), or on the driver itself where it has none. */
+export function inSession<T>(db: SqlDriver, fn: (session: SqlExecutor) => Promise<T>): Promise<T> {
+  return db.session ? db.session(fn) : fn(db);
 }

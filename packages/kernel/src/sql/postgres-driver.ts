@@ -54,7 +54,7 @@ interface ErrorCount {
 
 class ClientExecutor implements SqlExecutor {
   constructor(
-    private readonly client: pg.Pool | pg.PoolClient,
+    private readonly client: pg.Pool | pg.PoolClient | pg.Client,
     private readonly count: ErrorCount = { errors: 0 },
   ) {}
 
@@ -260,6 +260,12 @@ export async function openPostgresDriver(url: string, options: PostgresOptions =
           await client.query(`SELECT pg_advisory_unlock(${key})`, [MIGRATION_LOCK_CLASS]).catch(() => undefined);
         }
       });
+    },
+    session(fn) {
+      // Outside the pool (a long sweep must not hold a slot a tool call waits for) and without its statement timeout:
+      // the job bounds itself (batches, lock_timeout). Statements autocommit; the session's advisory locks end with it.
+      const { statement_timeout: _unbounded, ...config } = sessionConfig;
+      return oneOff(config, (client) => fn(new ClientExecutor(client, count)));
     },
     async close() {
       await pool.end();

@@ -1,0 +1,343 @@
+/**
+ * The audit trail (issue 39, decision 0035): bytes per audited read and write before and after version 12 (the month
+ * column, PostgreSQL's partitions, the command index without reads), a write's time before and after, and a
+ * retention sweep of 1,000,000 expired records with the p99 of concurrent tool calls during it against without it.
+ *
+ * "Before" is a database migrated to version 10 (the release before) whose audit_log only gained the nullable
+ * `month` column the kernel now writes: the old table, the old indexes, no partitions. "After" is version 12.
+ */
+import { join } from "node:path";
+import type { ToolName } from "@mnote/contract";
+import { ManualClock, migrate, openPostgresDriver, openSqliteDriver, type SqlDriver, SqlKernel } from "@mnote/kernel";
+import { callTool, createToolsContext } from "@mnote/tools";
+import { fmtBytes, fmtMs, fmtRatio, median, now, percentile, roundOrder, table } from "./stats";
+import { ALL_SCOPES, paragraphs, tempDir } from "./world";
+
+export interface AuditBenchSettings {
+  /** Records per kind for the bytes. */
+  records: number;
+  /** Write timing: rounds × writes per round per variant. */
+  rounds: number;
+  writesPerRound: number;
+  /** Expired records the sweep removes. */
+  sweepRows: number;
+  /** Concurrent page.get callers during the sweep. */
+  callers: number;
+  postgresUrl: string;
+}
+
+type Kind = "sqlite" | "postgres";
+type Variant = "before" | "after";
+
+let schemas = 0;
+async function openDriver(kind: Kind, url: string): Promise<SqlDriver> {
+  if (kind === "sqlite") return openSqliteDriver(join(tempDir("audit"), "mnote.db"));
+  return openPostgresDriver(url, {
+    schema: `mnote_bench_audit_${process.pid}_${++schemas}`,
+    dropSchemaOnClose: true,
+    poolMax: 8,
+    statementTimeoutMs: 0,
+  });
+}
+
+/** A kernel on a fresh database in the variant's schema. */
+async function openVariant(kind: Kind, variant: Variant, url: string, clock: ManualClock): Promise<SqlKernel> {
+  const driver = await openDriver(kind, url);
+  if (variant === "before") {
+    await migrate(driver, clock, 10);
+    await driver.exec(
+      `ALTER TABLE audit_log ADD COLUMN month INTEGER;
+       CREATE TABLE audit_streams (target TEXT PRIMARY KEY, after_id BIGINT NOT NULL, updated_at TEXT NOT NULL);
+       INSERT INTO schema_migrations (version, name, applied_at) VALUES (12, 'bench: the table before version 12', '${clock.now().toISOString()}')`,
+    );
+  }
+  return SqlKernel.open(driver, { clock });
+}
+
+/** An owner, a workspace that holds nothing for approval, a page and an agent token; calls through the router. */
+async function world(kernel: SqlKernel) {
+  const owner = (await kernel.admin.createUser({ id: "bench_owner", name: "Owner" })).id;
+  const ws = (
+    await kernel.admin.createWorkspace({ id: "bench_ws", name: "Bench", ownerId: owner, approvalRequired: false })
+  ).id;
+  const page = (
+    await kernel.admin.createPage({
+      id: "bench_page",
+      workspaceId: ws,
+      title: "Bench",
+      blocks: paragraphs(20),
+      createdBy: owner,
+    })
+  ).id;
+  const { token } = await kernel.admin.createToken({ userId: owner, holder: "agent", scopes: ALL_SCOPES });
+  const context = createToolsContext({ kernel, authorization: token, settings: { readCacheBytes: 0 } });
+  let n = 0;
+  const call = async (tool: ToolName, args: Record<string, unknown>) => {
+    n++;
+    const out = await callTool(context, tool, {
+      toolName: tool,
+      workspaceId: ws,
+      documentId: page,
+      actorId: owner,
+      // Hermes-like ids, as long as real ones.
+      sessionId: `mnote_${page}_0b6a4c1e-5f0d-4d8e-9f65-3a2b1c0d${String(n % 10_000).padStart(4, "0")}`,
+      runId: `run_${(n % 97).toString(36)}_5f0d4d8e9f653a2b`,
+      toolCallId: `call_${n}_9f653a2b1c0d4d8e`,
+      traceId: `trace_${n}_0b6a4c1e5f0d4d8e`,
+      capabilityScope: ALL_SCOPES,
+      ...(tool === "mnote.page.get" ? {} : { idempotencyKey: `key_${n}`, dryRun: false }),
+      args,
+    });
+    if (!out.ok) throw new Error(`${tool}: ${out.error?.code}`);
+  };
+  const read = () => call("mnote.page.get", { limit: 5 });
+  const write = () => call("mnote.page.update_title", { title: `Title ${n}` });
+  return { owner, ws, page, read, write };
+}
+
+/** Bytes of the audit records and their indexes (every partition on PostgreSQL; dbstat pages on SQLite). */
+async function auditBytes(kernel: SqlKernel, driver: SqlDriver): Promise<number> {
+  if (kernel.dialect === "sqlite") {
+    const row = await driver.get<{ bytes: number }>(
+      `SELECT SUM(pgsize) AS bytes FROM dbstat WHERE name = 'audit_log' OR name LIKE 'audit_by_%'`,
+    );
+    return Number(row?.bytes ?? 0);
+  }
+  const row = await driver.get<{ bytes: number | string }>(
+    `SELECT SUM(pg_total_relation_size(c.oid)) AS bytes FROM pg_class c
+     WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind = 'r' AND c.relname LIKE 'audit_log%'`,
+  );
+  return Number(row?.bytes ?? 0);
+}
+
+/** The driver under a kernel (the bench reads sizes and loads rows with SQL of its own). */
+const driverOf = (kernel: SqlKernel) => (kernel as unknown as { db: SqlDriver }).db;
+
+async function bytesPerRecord(kind: Kind, variant: Variant, settings: AuditBenchSettings) {
+  const result: Record<"read" | "write", number> = { read: 0, write: 0 };
+  for (const what of ["read", "write"] as const) {
+    const clock = new ManualClock("2026-06-15T12:00:00.000Z");
+    const kernel = await openVariant(kind, variant, settings.postgresUrl, clock);
+    try {
+      const w = await world(kernel);
+      const driver = driverOf(kernel);
+      if (kind === "postgres") await driver.run(`VACUUM ANALYZE audit_log`);
+      const before = await auditBytes(kernel, driver);
+      for (let i = 0; i < settings.records; i++) await (what === "read" ? w.read() : w.write());
+      const after = await auditBytes(kernel, driver);
+      result[what] = Math.round((after - before) / settings.records);
+    } finally {
+      await kernel.close();
+    }
+  }
+  return result;
+}
+
+/** Median time of a write (`page.update_title` through the router) before and after, rounds interleaved. */
+async function writeTimes(kind: Kind, settings: AuditBenchSettings) {
+  const clock = new ManualClock("2026-06-15T12:00:00.000Z");
+  const kernels = {
+    before: await openVariant(kind, "before", settings.postgresUrl, clock),
+    after: await openVariant(kind, "after", settings.postgresUrl, clock),
+  };
+  try {
+    const worlds = { before: await world(kernels.before), after: await world(kernels.after) };
+    for (const variant of ["before", "after"] as const) for (let i = 0; i < 50; i++) await worlds[variant].write();
+    const perRound: Record<Variant, number[]> = { before: [], after: [] };
+    const ratios: number[] = [];
+    for (let round = 0; round < settings.rounds; round++) {
+      const times: Partial<Record<Variant, number>> = {};
+      for (const variant of roundOrder(["before", "after"] as const, round)) {
+        const t = now();
+        for (let i = 0; i < settings.writesPerRound; i++) await worlds[variant].write();
+        times[variant] = (now() - t) / settings.writesPerRound;
+        perRound[variant].push(times[variant]);
+      }
+      ratios.push(times.after! / times.before!);
+    }
+    return { before: median(perRound.before), after: median(perRound.after), ratio: median(ratios) };
+  } finally {
+    await kernels.before.close();
+    await kernels.after.close();
+  }
+}
+
+/** `count` records two years old (past any retention), written with SQL in bulk as a busy past would have. */
+async function loadExpired(kernel: SqlKernel, count: number, at: Date, month: number | null) {
+  const driver = driverOf(kernel);
+  const chunk = 100_000;
+  for (let done = 0; done < count; done += chunk) {
+    const n = Math.min(chunk, count - done);
+    // One month of records, a record a few seconds apart; the month column as the kernel writes it.
+    const series =
+      kernel.dialect === "sqlite"
+        ? `WITH RECURSIVE g(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM g WHERE i < ${n}) SELECT i FROM g`
+        : `SELECT generate_series(1, ${n}) AS i`;
+    await driver.run(
+      `INSERT INTO audit_log (at, tool_name, effect, outcome, workspace_id, document_id, actor_id, token_id, holder,
+         session_id, run_id, tool_call_id, trace_id, duration_ms, month)
+       SELECT ?, 'mnote.page.get', 'read', 'ok', 'bench_ws', 'bench_page', 'bench_owner', 'tok_0123456789', 'agent',
+         'mnote_bench_page_0b6a4c1e-5f0d-4d8e-9f65-3a2b1c0d0000', 'run_x_5f0d4d8e9f653a2b',
+         'call_' || (i + ${done}), 'trace_' || (i + ${done}), 3, ?
+       FROM (${series}) s`,
+      [at.toISOString(), month],
+    );
+  }
+}
+
+interface SweepResult {
+  label: string;
+  removed: number;
+  seconds: number;
+  calls: { without: number[]; during: number[] };
+}
+
+/**
+ * 1,000,000 expired records, then `callers` page.get callers in a loop: their latencies for a while without any
+ * sweep, then during the sweep (which runs to the end, as many bounded runs as it takes).
+ */
+async function sweepUnderLoad(
+  kind: Kind,
+  layout: "rows" | "months",
+  settings: AuditBenchSettings,
+): Promise<SweepResult> {
+  const clock = new ManualClock("2028-06-15T12:00:00.000Z");
+  const old = new Date("2026-03-10T00:00:00.000Z");
+  const kernel = await openVariant(kind, "after", settings.postgresUrl, clock);
+  try {
+    const w = await world(kernel);
+    const driver = driverOf(kernel);
+    if (kind === "postgres" && layout === "months")
+      await driver.run(`CREATE TABLE audit_log_m202603 PARTITION OF audit_log FOR VALUES IN (202603)`);
+    // PostgreSQL rows: the records an upgraded database carries from before version 12, in the old table's
+    // partition (month NULL), deleted row by row like SQLite's; months: a month's partition, dropped.
+    await loadExpired(kernel, settings.sweepRows, old, kind === "postgres" && layout === "rows" ? null : 202603);
+    if (kind === "postgres") await driver.run(`VACUUM ANALYZE audit_log`);
+    for (let i = 0; i < 200; i++) await w.read();
+
+    const latencies: number[] = [];
+    let running = true;
+    const callers = Array.from({ length: settings.callers }, async () => {
+      while (running) {
+        const t = now();
+        await w.read();
+        latencies.push(now() - t);
+        // SQLite answers in microtasks only: without a turn of the event loop the timers (and the sweep) never run.
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    });
+    const phase = async (ms: number) => {
+      latencies.length = 0;
+      await new Promise((resolve) => setTimeout(resolve, ms));
+      return [...latencies];
+    };
+    const without = await phase(3000);
+    latencies.length = 0;
+    const t = now();
+    let removed = 0;
+    for (;;) {
+      // The defaults a process runs with (batches of 1,000 rows, runs of at most 1,000 batches).
+      const sweep = await kernel.housekeeping.sweepAudit(clock.now(), { days: 365 });
+      removed += sweep.removed + sweep.droppedRecords;
+      if (!sweep.more) break;
+    }
+    const seconds = (now() - t) / 1000;
+    const during = [...latencies];
+    running = false;
+    await Promise.all(callers);
+    return {
+      label: `${kind === "sqlite" ? "SQLite" : "PostgreSQL"}, ${layout === "months" ? "a month's partition" : kind === "sqlite" ? "one table" : "the table from before version 12 (rows)"}`,
+      removed,
+      seconds,
+      calls: { without, during },
+    };
+  } finally {
+    await kernel.close();
+  }
+}
+
+export async function runAudit(settings: AuditBenchSettings) {
+  const kinds: Kind[] = ["sqlite", "postgres"];
+  const bytes: string[][] = [];
+  const bytesData: Record<string, { before: { read: number; write: number }; after: { read: number; write: number } }> =
+    {};
+  const log = (message: string) => process.stderr.write(`[bench audit] ${message}\n`);
+  for (const kind of kinds) {
+    log(`bytes ${kind}`);
+    const before = await bytesPerRecord(kind, "before", settings);
+    const after = await bytesPerRecord(kind, "after", settings);
+    bytesData[kind] = { before, after };
+    for (const what of ["read", "write"] as const)
+      bytes.push([
+        `${kind === "sqlite" ? "SQLite" : "PostgreSQL"}, per ${what}`,
+        fmtBytes(before[what]),
+        fmtBytes(after[what]),
+        fmtRatio(after[what] / before[what]),
+      ]);
+  }
+  const writes: string[][] = [];
+  const writeData: Record<string, number> = {};
+  for (const kind of kinds) {
+    log(`writes ${kind}`);
+    const time = await writeTimes(kind, settings);
+    writeData[kind] = time.ratio;
+    writes.push([
+      kind === "sqlite" ? "SQLite" : "PostgreSQL",
+      fmtMs(time.before),
+      fmtMs(time.after),
+      `**${fmtRatio(time.ratio)}**`,
+    ]);
+  }
+  const sweeps: SweepResult[] = [];
+  for (const [kind, layout] of [
+    ["sqlite", "rows"],
+    ["postgres", "months"],
+    ["postgres", "rows"],
+  ] as const) {
+    log(`sweep ${kind} ${layout}`);
+    sweeps.push(await sweepUnderLoad(kind, layout, settings));
+  }
+  const sweepRows = sweeps.map((s) => {
+    const p99 = { without: percentile(s.calls.without, 99), during: percentile(s.calls.during, 99) };
+    return {
+      s,
+      p99,
+      row: [
+        s.label,
+        s.removed.toLocaleString("en-US"),
+        `${s.seconds.toFixed(1)} s`,
+        `${fmtMs(percentile(s.calls.without, 50))} / ${fmtMs(p99.without)}`,
+        `${fmtMs(percentile(s.calls.during, 50))} / ${fmtMs(p99.during)}`,
+        `**${fmtRatio(p99.during / p99.without)}**`,
+      ],
+    };
+  });
+  const writePass = Object.values(writeData).every((ratio) => ratio <= 1.05);
+  const sweepPass = sweepRows.every((r) => r.p99.during / r.p99.without <= 2 && r.s.removed >= settings.sweepRows);
+  const markdown = [
+    table(["audit record", "before (v10)", "after (v12)", "after / before"], bytes),
+    "",
+    table(["write (`page.update_title` via the router)", "before", "after", "after / before (goal ≤ 1.05×)"], writes),
+    "",
+    table(
+      [
+        "sweep of expired records",
+        "removed",
+        "took",
+        "page.get p50 / p99 without",
+        "p50 / p99 during",
+        "p99 during / without (goal ≤ 2×)",
+      ],
+      sweepRows.map((r) => r.row),
+    ),
+  ].join("\n");
+  return {
+    markdown,
+    bytes: bytesData,
+    writes: writeData,
+    sweeps: sweepRows,
+    pass: writePass && sweepPass,
+    writePass,
+    sweepPass,
+  };
+}
