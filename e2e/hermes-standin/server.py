@@ -39,12 +39,29 @@ Scripts, chosen by the question:
                               the line it proposed earlier in the conversation (from conversation_history)
   anything else               read the page and say its title and revision
 
-Run: python3 server.py --port N --key KEY --plugin DIR  (MNOTE_BRIDGE_URL and MNOTE_TOKEN in the env)
+With `--hermes 0.21` it answers as Hermes 0.21.3's API server does (upstream NousResearch/hermes-agent @
+00067189dfecf833d4d009c2dd977ae85cf800e0: gateway/platforms/api_server.py, api_server_runs.py,
+api_server_run_idempotency.py; issue 35), where 0.18.2 differs:
+  GET  /v1/capabilities         {object: "hermes.capabilities", features: {runs_idempotency: true, ...}} (0.18: 404)
+  POST /v1/runs                 `Idempotency-Key` (1-255 visible ASCII, else 400): the same key and body replays
+                                202 with the same run and `Idempotency-Replayed: true`; another body under the key
+                                is 409 `idempotency_key_conflict`. Without conversation_history the conversation
+                                is loaded from session_id (0.18 starts from nothing)
+  approval.request              carries `request_id`; an answer naming another request is 409 approval_not_pending
+  POST /v1/runs/{id}/stop       an ended run answers 200 with its status; a run this process does not run (after
+                                a restart) answers 409 `run_not_active`
+  POST /v1/runs/{id}/steer      {input} -> 202 {run_id, status: "steering"}, then `run.steered`; 409
+                                `run_not_active` when the run is not live
+  POST /standin/restart         (the stand-in's own, for tests) what a restart of Hermes leaves: every live run
+                                `interrupted` (event `run.interrupted`, status `interrupted`), none live any more
+
+Run: python3 server.py --port N --key KEY --plugin DIR [--hermes 0.18|0.21]  (MNOTE_BRIDGE_URL, MNOTE_TOKEN in the env)
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import hmac
 import importlib
 import json
@@ -123,11 +140,18 @@ class Run:
         self.turn_id = f"{session_id}:{session_id}:{uuid.uuid4().hex[:8]}"
         self.api_calls = 0
         self.tool_calls = 0
+        self.steers: list[str] = []
+        self.approval_request_id: str | None = None
+        # False once a restart of Hermes orphaned it (0.21: a durable record, no live task in this process).
+        self.active = True
 
 
 class StandIn:
-    def __init__(self, key: str, plugin: PluginContext, toolsets_file: str | None = None):
+    def __init__(self, key: str, plugin: PluginContext, toolsets_file: str | None = None, version: str = "0.18"):
+        self.version = version
         self.toolsets_file = toolsets_file
+        # 0.21: (key) -> (fingerprint of the body, run_id), as api_server_run_idempotency.py keeps them.
+        self.idempotency: dict[str, tuple[str, str]] = {}
         self.key = key
         self.plugin = plugin
         self.runs: dict[str, Run] = {}
@@ -208,6 +232,8 @@ class StandIn:
         if "wait" in question or "slow" in question:
             self.say(run, "Let me think about this page for a while… ")
             run.stopping.wait(60)
+            if run.steers:
+                return f"I thought about it, and about what you added: {' / '.join(run.steers)}"
             return "I thought about it."
         if "dangerous" in question:
             # The terminal tool starts, and tools/approval.py asks before a dangerous command runs.
@@ -216,9 +242,13 @@ class StandIn:
             run.approval_pending = threading.Event()
             run.status["status"] = "waiting_for_approval"
             # tools/approval.py's approval_data, plus what api_server.py adds (event, run_id, timestamp, choices).
-            self.push(run, {"event": "approval.request", "command": "rm -rf ./drafts", "pattern_key": "recursive delete",
-                            "pattern_keys": ["recursive delete"], "description": "recursive delete", "allow_permanent": True,
-                            "choices": ["once", "session", "always", "deny"]})
+            request = {"event": "approval.request", "command": "rm -rf ./drafts", "pattern_key": "recursive delete",
+                       "pattern_keys": ["recursive delete"], "description": "recursive delete", "allow_permanent": True,
+                       "choices": ["once", "session", "always", "deny"]}
+            if self.version == "0.21":
+                run.approval_request_id = f"appr_{uuid.uuid4().hex[:16]}"
+                request["request_id"] = run.approval_request_id
+            self.push(run, request)
             run.approval_pending.wait(60)
             choice = run.approval_choice
             run.approval_pending = None
@@ -292,6 +322,8 @@ class StandIn:
         run.status["status"] = "running"
         try:
             output = self.script(run)
+            if not run.active:
+                return  # a restart orphaned it: its end was told as run.interrupted
             if run.stopping.is_set():
                 self.push(run, {"event": "run.cancelled"})
                 self.finish(run, "cancelled", last_event="run.cancelled")
@@ -310,7 +342,24 @@ class StandIn:
             self.push(run, {"event": "run.failed", "error": f"{type(error).__name__}: {error}"})
             self.finish(run, "failed", error=str(error), last_event="run.failed")
         finally:
+            if run.active:
+                self.push(run, None)
+
+    def restart(self):
+        """What a restart of Hermes 0.21 leaves of its live runs: recorded `interrupted`, no longer live."""
+        for run in list(self.runs.values()):
+            if run.status["status"] in TERMINAL or not run.active:
+                continue
+            run.active = False
+            self.push(run, {"event": "run.interrupted", "error": "Run interrupted by gateway restart"})
+            self.finish(run, "interrupted", error="Run interrupted by gateway restart", last_event="run.interrupted")
             self.push(run, None)
+            run.stopping.set()
+            if run.approval_pending is not None:
+                run.approval_pending.set()
+
+
+TERMINAL = ("completed", "failed", "cancelled", "interrupted")
 
 
 class ModelRefused(Exception):
@@ -329,9 +378,11 @@ def make_handler(standin: StandIn):
         def log_message(self, *_args):  # quiet
             pass
 
-        def send_json(self, status: int, body: dict):
+        def send_json(self, status: int, body: dict, headers: dict | None = None):
             data = json.dumps(body).encode()
             self.send_response(status)
+            for name, value in (headers or {}).items():
+                self.send_header(name, value)
             self.send_header("Content-Type", "application/json; charset=utf-8")
             self.send_header("Content-Length", str(len(data)))
             self.end_headers()
@@ -358,6 +409,10 @@ def make_handler(standin: StandIn):
                 return self.send_json(200, {"status": "ok", "platform": "hermes-agent", "version": "stand-in"})
             if not self.authorized():
                 return
+            if path == "/v1/capabilities" and standin.version == "0.21":
+                return self.send_json(200, {"object": "hermes.capabilities", "platform": "api_server", "version": "0.21.3",
+                                            "features": {"runs": True, "runs_idempotency": True, "runs_steer": True,
+                                                         "runs_interrupted_status": True, "approval_request_id": True}})
             if path == "/v1/toolsets":
                 enabled = enabled_toolsets(standin.toolsets_file)
                 data = [{"name": name, "label": label, "description": description, "enabled": name in enabled,
@@ -423,6 +478,9 @@ def make_handler(standin: StandIn):
             if not self.authorized():
                 return
             body = self.body()
+            if path == "/standin/restart":
+                standin.restart()
+                return self.send_json(200, {"restarted": True})
             if path == "/v1/runs":
                 if body is ValueError:
                     return self.send_json(400, openai_error("Invalid JSON"))
@@ -432,9 +490,25 @@ def make_handler(standin: StandIn):
                 message = raw if isinstance(raw, str) else (raw[-1].get("content", "") if isinstance(raw, list) else "")
                 if not message:
                     return self.send_json(400, openai_error("No user message found in input"))
-                run_id = f"run_{uuid.uuid4().hex}"
+                key = self.headers.get("Idempotency-Key") if standin.version == "0.21" else None
+                if key is not None:
+                    if not re.fullmatch(r"[\x21-\x7e]{1,255}", key):
+                        return self.send_json(400, openai_error("Idempotency-Key must be 1-255 visible ASCII characters", "invalid_idempotency_key"))
+                    fingerprint = hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+                    with standin.lock:
+                        known = standin.idempotency.get(key)
+                        if known and known[0] != fingerprint:
+                            return self.send_json(409, openai_error("Idempotency-Key was already used with a different request body", "idempotency_key_conflict"))
+                        if known:
+                            return self.send_json(202, {"run_id": known[1], "status": "started"}, {"Idempotency-Replayed": "true"})
+                        run_id = f"run_{uuid.uuid4().hex}"
+                        standin.idempotency[key] = (fingerprint, run_id)
+                else:
+                    run_id = f"run_{uuid.uuid4().hex}"
                 session_id = body.get("session_id") or run_id
                 history = body.get("conversation_history") or []
+                if standin.version == "0.21" and "conversation_history" not in body and body.get("session_id"):
+                    history = list(standin.sessions.get(session_id, []))  # 0.21 loads it from its session store
                 if not isinstance(history, list) or any(not isinstance(m, dict) or "role" not in m or "content" not in m for m in history):
                     return self.send_json(400, openai_error("conversation_history[i] must have 'role' and 'content' fields"))
                 run = Run(run_id, session_id, message, body.get("instructions") or "", history)
@@ -451,9 +525,12 @@ def make_handler(standin: StandIn):
                     return self.send_json(400, openai_error("Invalid JSON"))
                 choice = str((body or {}).get("choice", "")).strip().lower()
                 choice = {"approve": "once", "approved": "once", "allow": "once"}.get(choice, choice)
+                request_id = (body or {}).get("request_id")
+                if standin.version == "0.21" and request_id is not None and request_id != run.approval_request_id:
+                    return self.send_json(409, openai_error(f"No pending approval {request_id} on run {run.run_id}", "approval_not_pending"))
                 if choice not in {"once", "session", "always", "deny"}:
                     return self.send_json(400, openai_error("Invalid approval choice; expected one of: once, session, always, deny", "invalid_approval_choice"))
-                if run.status["status"] in ("completed", "failed", "cancelled"):
+                if run.status["status"] in TERMINAL:
                     return self.send_json(409, openai_error(f"Run has no active approval session: {run.run_id}", "approval_not_active"))
                 pending = run.approval_pending
                 if pending is None or pending.is_set():
@@ -463,10 +540,27 @@ def make_handler(standin: StandIn):
                 standin.push(run, {"event": "approval.responded", "choice": choice, "resolved": 1})
                 pending.set()
                 return self.send_json(200, {"object": "hermes.run.approval_response", "run_id": run.run_id, "choice": choice, "resolved": 1})
+            match = re.fullmatch(r"/v1/runs/([^/]+)/steer", path)
+            if match and standin.version == "0.21":
+                run = standin.runs.get(match.group(1))
+                if not run:
+                    return self.send_json(404, openai_error(f"Run not found: {match.group(1)}", "run_not_found"))
+                text = str((body or {}).get("input") or "").strip() if body is not ValueError else ""
+                if not text:
+                    return self.send_json(400, openai_error("Missing 'input' field"))
+                if not run.active or run.status["status"] in TERMINAL:
+                    return self.send_json(409, openai_error(f"Run is not active: {run.run_id}", "run_not_active"))
+                run.steers.append(text)
+                standin.push(run, {"event": "run.steered", "input": text})
+                return self.send_json(202, {"run_id": run.run_id, "status": "steering"})
             match = re.fullmatch(r"/v1/runs/([^/]+)/stop", path)
             if match:
                 run = standin.runs.get(match.group(1))
-                if not run or run.status["status"] in ("completed", "failed", "cancelled"):
+                if standin.version == "0.21" and run and not run.active:
+                    return self.send_json(409, openai_error(f"Run is not active in this process: {run.run_id}", "run_not_active"))
+                if standin.version == "0.21" and run and run.status["status"] in TERMINAL:
+                    return self.send_json(200, {"run_id": run.run_id, "status": run.status["status"]})
+                if not run or run.status["status"] in TERMINAL:
                     return self.send_json(404, openai_error(f"Run not found: {match.group(1)}", "run_not_found"))
                 run.status.update({"status": "stopping", "last_event": "run.stopping"})
                 run.stopping.set()
@@ -486,8 +580,10 @@ def main():
     parser.add_argument("--plugin", required=True, help="the directory holding the mnote plugin package")
     parser.add_argument("--toolsets-file", default=None,
                         help="a file naming the enabled toolsets (e.g. 'mnote' or 'mnote,terminal'), read per request")
+    parser.add_argument("--hermes", choices=("0.18", "0.21"), default="0.18",
+                        help="which Hermes API server to answer as (0.21: gateway/platforms/api_server*.py @ 00067189)")
     options = parser.parse_args()
-    standin = StandIn(options.key, load_plugin(options.plugin), options.toolsets_file)
+    standin = StandIn(options.key, load_plugin(options.plugin), options.toolsets_file, options.hermes)
     server = ThreadingHTTPServer((options.host, options.port), make_handler(standin))
     server.daemon_threads = True
     print(f"hermes stand-in on http://{options.host}:{options.port}", flush=True)

@@ -24,7 +24,13 @@ export async function startHermesStandIn(options: {
   token: string;
   /** A file naming the toolsets Hermes's API server would offer (read on every request); absent: mnote only. */
   toolsetsFile?: string;
+  /**
+   * Which Hermes API server to answer as (server.py `--hermes`): 0.18 (0.18.2–0.19.0) or 0.21 (0.21.3). Default: the
+   * environment's MNOTE_STANDIN_HERMES, else 0.18, so a flow runs in both modes with `MNOTE_STANDIN_HERMES=0.21`.
+   */
+  hermesVersion?: "0.18" | "0.21";
 }): Promise<HermesStandIn> {
+  const version = options.hermesVersion ?? (process.env.MNOTE_STANDIN_HERMES === "0.21" ? "0.21" : "0.18");
   const child: ChildProcess = spawn(
     process.env.PYTHON ?? "python3",
     [
@@ -36,6 +42,8 @@ export async function startHermesStandIn(options: {
       "--plugin",
       PLUGIN_DIR,
       ...(options.toolsetsFile ? ["--toolsets-file", options.toolsetsFile] : []),
+      "--hermes",
+      version,
     ],
     {
       env: {

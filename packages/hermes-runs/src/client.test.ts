@@ -86,6 +86,7 @@ describe("askEvents: Hermes's run events as the panel shows them", () => {
         description: "dangerous command",
         command: "rm -rf /tmp/x",
         choices: ["once", "session", "deny"],
+        requestId: null, // 0.18–0.19 name no request
       },
       { type: "approval.responded", choice: "deny" },
       { type: "completed", output: "Added the line." },

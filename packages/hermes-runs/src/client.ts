@@ -12,7 +12,16 @@
  * - `GET /v1/toolsets` → {object: "list", platform: "api_server", data: [{name, label, description, enabled,
  *   configured, tools}]}: the toolsets a run of the API server gets (`enabled`), from config.yaml's
  *   `platform_toolsets.api_server` (hermes_cli/tools_config.py `_get_platform_tools`).
- * - `POST /v1/runs` honours `Idempotency-Key` from Hermes 0.21 on; 0.18–0.19 ignore it.
+ * Hermes 0.21 (upstream NousResearch/hermes-agent @ 00067189, gateway/platforms/api_server.py and
+ * api_server_run_idempotency.py; issue 35) adds, and the panel uses only where `GET /v1/capabilities` says so:
+ * - `features.runs_idempotency`: `POST /v1/runs` takes `Idempotency-Key` (a replay answers 202 with the same run and
+ *   `Idempotency-Replayed: true`; another body under the key is 409 `idempotency_key_conflict`) and loads the
+ *   conversation from `session_id` itself, so the panel sends no `conversation_history` (which would make the
+ *   retried start's body differ once a turn is stored, and drops tool turns). 0.18–0.19 answer 404 there.
+ * - `run.interrupted` / status `interrupted` (a run orphaned by a restart), `message.interim`, `run.steered`,
+ *   `tool.completed.preview`; `POST /v1/runs/{id}/steer` {input}; approval requests carry `request_id`, which
+ *   the answer names; `/stop` answers an ended run 200 with its status, and a run not live in that process 409
+ *   `run_not_active`.
  * - `POST /v1/runs/{id}/approval` {choice: once|session|always|deny} → 200, or 409 when nothing waits;
  *   `POST /v1/runs/{id}/stop` → 200 {status: "stopping"}, 404 for a run it no longer has.
  * - Refusals are OpenAI-style `{error: {message, type, code}}`; 401 for a wrong key, 429 when busy.
@@ -55,11 +64,22 @@ export type AskEvent =
   | { type: "delta"; text: string }
   | { type: "tool.started"; tool: string; preview: string | null }
   | { type: "tool.completed"; tool: string; durationSeconds: number; error: boolean }
-  | { type: "approval.request"; description: string; command: string | null; choices: string[] }
+  | {
+      type: "approval.request";
+      description: string;
+      command: string | null;
+      choices: string[];
+      /** Hermes 0.21 names each request; the answer names it back (null: 0.18–0.19). */
+      requestId?: string | null;
+    }
   | { type: "approval.responded"; choice: string }
   | { type: "completed"; output: string }
   | { type: "failed"; message: string }
   | { type: "cancelled" }
+  /** Hermes 0.21: the run was orphaned by a restart of Hermes and will not go on. */
+  | { type: "interrupted"; message: string }
+  /** Hermes 0.21: words the person added while the run went on (`POST /v1/runs/{id}/steer`) reached it. */
+  | { type: "steered"; text: string }
   /** `: stream closed`: Hermes has nothing more to say about this run. */
   | { type: "closed" };
 
@@ -106,6 +126,7 @@ export function toAskEvent(payload: unknown): AskEvent | null {
         choices: Array.isArray(p.choices)
           ? p.choices.filter((c): c is string => typeof c === "string")
           : ["once", "deny"],
+        requestId: typeof p.request_id === "string" ? p.request_id : null,
       };
     case "approval.responded":
       return { type: "approval.responded", choice: str(p.choice) };
@@ -115,10 +136,20 @@ export function toAskEvent(payload: unknown): AskEvent | null {
       return { type: "failed", message: str(p.error, "the run failed") };
     case "run.cancelled":
       return { type: "cancelled" };
+    case "run.interrupted":
+      return { type: "interrupted", message: str(p.error, INTERRUPTED_MESSAGE) };
+    case "run.steered":
+      return { type: "steered", text: str(p.input ?? p.text) };
+    // Hermes 0.21's `message.interim` (text a model says before it calls tools) reaches the person through the
+    // final answer too, and `tool.completed.preview` repeats a completed call: shown once, so neither twice.
     default:
       return null;
   }
 }
+
+/** What the panel says of a run Hermes 0.21 reports `interrupted`. */
+export const INTERRUPTED_MESSAGE =
+  "Hermes restarted while answering, so this run stopped (Hermes reports it interrupted). Ask again to go on.";
 
 /** A run's events as the panel shows them; ends after `closed` (or when Hermes hangs up without it). */
 export async function* askEvents(body: ReadableStream<Uint8Array>): AsyncGenerator<AskEvent> {
@@ -161,9 +192,17 @@ export class HermesRefused extends Error {
   }
 }
 
+/** What this Hermes says it supports (`GET /v1/capabilities`; a Hermes before 0.21 has no such route). */
+export interface HermesFeatures {
+  /** `Idempotency-Key` on `POST /v1/runs`, and the conversation loaded from `session_id`. */
+  runsIdempotency: boolean;
+}
+
+export const NO_FEATURES: HermesFeatures = { runsIdempotency: false };
+
 export interface StartRunInput {
   input: string;
-  /** Sent as `Idempotency-Key`: a retried start is the same run (Hermes ≥ 0.21; older versions ignore it). */
+  /** Sent as `Idempotency-Key` (only to a Hermes whose capabilities say `runs_idempotency`): a retried start is the same run. */
   idempotencyKey?: string;
   instructions: string;
   sessionId: string;
@@ -246,6 +285,19 @@ export class HermesClient {
     return { runId: answer.run_id };
   }
 
+  /** GET /v1/capabilities: what this Hermes supports; 404 (0.18–0.19) supports none of it. */
+  async capabilities(): Promise<HermesFeatures> {
+    let response: Response;
+    try {
+      response = await this.request("GET", "/v1/capabilities");
+    } catch (error) {
+      if (error instanceof HermesRefused && (error.status === 404 || error.status === 405)) return NO_FEATURES;
+      throw error;
+    }
+    const answer = (await response.json().catch(() => null)) as { features?: Record<string, unknown> } | null;
+    return { runsIdempotency: answer?.features?.runs_idempotency === true };
+  }
+
   /** GET /health: Hermes answers, and with which version (no key needed). */
   async health(): Promise<{ version: string | null }> {
     const answer = (await (await this.request("GET", "/health")).json().catch(() => null)) as Record<
@@ -285,13 +337,38 @@ export class HermesClient {
   }
 
   /** POST /v1/runs/{id}/approval */
-  async answerApproval(runId: string, choice: ApprovalChoice): Promise<void> {
-    await this.request("POST", `/v1/runs/${encodeURIComponent(runId)}/approval`, { choice });
+  async answerApproval(runId: string, choice: ApprovalChoice, requestId?: string | null): Promise<void> {
+    await this.request("POST", `/v1/runs/${encodeURIComponent(runId)}/approval`, {
+      choice,
+      ...(requestId ? { request_id: requestId } : {}),
+    });
   }
 
-  /** POST /v1/runs/{id}/stop */
-  async stop(runId: string): Promise<void> {
-    await this.request("POST", `/v1/runs/${encodeURIComponent(runId)}/stop`, {});
+  /**
+   * POST /v1/runs/{id}/stop: `stopping`, or (Hermes 0.21) the status of a run already over. A run this Hermes
+   * process does not run (409 `run_not_active`, e.g. after a restart) and one it no longer knows (404) are `ended`.
+   */
+  async stop(runId: string): Promise<{ status: string }> {
+    try {
+      const answer = (await (
+        await this.request("POST", `/v1/runs/${encodeURIComponent(runId)}/stop`, {})
+      )
+        .json()
+        .catch(() => null)) as { status?: unknown } | null;
+      return { status: str(answer?.status, "stopping") };
+    } catch (error) {
+      if (
+        error instanceof HermesRefused &&
+        (error.status === 404 || (error.status === 409 && error.hermesCode === "run_not_active"))
+      )
+        return { status: "ended" };
+      throw error;
+    }
+  }
+
+  /** POST /v1/runs/{id}/steer (Hermes 0.21): the person's words added to what the live run is doing. */
+  async steer(runId: string, input: string): Promise<void> {
+    await this.request("POST", `/v1/runs/${encodeURIComponent(runId)}/steer`, { input });
   }
 
   /** GET /v1/runs/{id}: Hermes's word on the run (queued, running, waiting_for_approval, completed, failed, cancelled…). */

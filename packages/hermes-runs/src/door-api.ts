@@ -15,6 +15,7 @@ export const HERMES_DOOR_PATHS = {
     `/api/hermes/runs/${encodeURIComponent(runId)}/events?after=${after}${reload ? "&reload=1" : ""}`,
   approval: (runId: string) => `/api/hermes/runs/${encodeURIComponent(runId)}/approval`,
   stop: (runId: string) => `/api/hermes/runs/${encodeURIComponent(runId)}/stop`,
+  steer: (runId: string) => `/api/hermes/runs/${encodeURIComponent(runId)}/steer`,
 } as const;
 
 /** The person's words: a question, not a document (Hermes reads the page with its tools). One limit, here. */
@@ -34,7 +35,16 @@ export const AskBodySchema = z.object({
 export type AskBody = z.infer<typeof AskBodySchema>;
 
 /** POST /api/hermes/runs/{runId}/approval — only these are relayed: `session`/`always` would change Hermes for every later run. */
-export const ApprovalBodySchema = z.object({ choice: z.enum(RELAYED_CHOICES) });
+export const ApprovalBodySchema = z.object({
+  choice: z.enum(RELAYED_CHOICES),
+  /** Hermes 0.21's name of the request answered (from its `approval.request`), handed back as `request_id`. */
+  requestId: storable(z.string())
+    .regex(/^[\w.:-]{1,128}$/)
+    .optional(),
+});
+
+/** POST /api/hermes/runs/{runId}/steer — the person's words added to what the live run is doing (Hermes 0.21). */
+export const SteerBodySchema = z.object({ input: AskQuestionSchema });
 
 /** GET /api/hermes: may this panel ask Hermes now (only whether and why not: never its URL or key). */
 export interface ConnectionAnswer {
@@ -51,10 +61,13 @@ export interface ApprovalAnswer {
   runId: string;
   choice: RelayedChoice;
 }
-/** `ended`: Hermes no longer has the run. */
+/** `ended`: the run is over, or Hermes no longer runs it (a restart: 0.21's 409 `run_not_active`). */
 export interface StopAnswer {
   runId: string;
   status: "stopping" | "ended";
+}
+export interface SteerAnswer {
+  runId: string;
 }
 /** Every refusal of the door: the contract's error shape. */
 export interface DoorRefusal {
@@ -92,7 +105,8 @@ export const hermesDoor = {
   /** The run's lines as newline-delimited `NumberedRunLine`s (the response, to read as it streams). */
   events: (runId: string, after: number, reload: boolean, signal: AbortSignal) =>
     fetch(HERMES_DOOR_PATHS.events(runId, after, reload), { signal }),
-  approval: (runId: string, choice: RelayedChoice) =>
-    post<ApprovalAnswer>(HERMES_DOOR_PATHS.approval(runId), { choice }),
+  approval: (runId: string, choice: RelayedChoice, requestId?: string | null) =>
+    post<ApprovalAnswer>(HERMES_DOOR_PATHS.approval(runId), { choice, ...(requestId ? { requestId } : {}) }),
   stop: (runId: string) => post<StopAnswer>(HERMES_DOOR_PATHS.stop(runId), {}),
+  steer: (runId: string, input: string) => post<SteerAnswer>(HERMES_DOOR_PATHS.steer(runId), { input }),
 };

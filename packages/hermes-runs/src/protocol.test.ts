@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { NumberedRunLine, RunLine } from "./client";
+import { INTERRUPTED_MESSAGE, type NumberedRunLine, type RunLine } from "./client";
 import { ApprovalPolicy, NOT_MNOTE_APPROVAL } from "./policy";
 import { newRunView, reduceRun } from "./reduce-run";
 import { matchRecords } from "./match-records";
@@ -52,6 +52,28 @@ describe("reduceRun: a run's lines as the person sees them", () => {
     ).toBe("completed");
     expect(fold([{ type: "lost", message: "gone" }])).toMatchObject({ phase: "lost", message: "gone" });
     expect(fold([{ type: "status", status: "cancelled", error: null }]).phase).toBe("stopped");
+  });
+
+  it("Hermes 0.21: an interrupted run ends the box with what to do, steered words show, an approval keeps its request id", () => {
+    const interrupted = fold([
+      { type: "delta", text: "Working" },
+      { type: "interrupted", message: "Hermes restarted" },
+    ]);
+    expect(interrupted).toMatchObject({ phase: "lost", message: "Hermes restarted" });
+    expect(fold([{ type: "status", status: "interrupted", error: null }])).toMatchObject({
+      phase: "lost",
+      message: INTERRUPTED_MESSAGE,
+    });
+    const steered = fold([
+      { type: "delta", text: "Reading" },
+      { type: "steered", text: "also the budget" },
+    ]);
+    expect(steered.phase).toBe("running");
+    expect(steered.text).toContain("> also the budget");
+    const waiting = fold([
+      { type: "approval.request", description: "d", command: null, choices: ["once", "deny"], requestId: "appr_1" },
+    ]);
+    expect(waiting.approval?.requestId).toBe("appr_1");
   });
 
   it("a reader that resumes reads every numbered line once, however the stream was cut", () => {

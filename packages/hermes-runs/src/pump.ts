@@ -119,7 +119,7 @@ async function decide(
   if (event.type !== "approval.request") return event;
   const verdict = policy.verdict(event);
   if (verdict.relay) return { ...event, choices: verdict.choices };
-  await hermes.answerApproval(runId, "deny").catch((error) => warn("approval not denied", error));
+  await hermes.answerApproval(runId, "deny", event.requestId).catch((error) => warn("approval not denied", error));
   return { type: "approval.denied", description: event.description, command: event.command, reason: verdict.reason };
 }
 

@@ -52,7 +52,13 @@ const client = (apiKey = KEY, at = url) => new HermesClient({ url: at, apiKey, t
 
 describe("checkReadiness: may the panel ask this Hermes, and if not, what to change", () => {
   it("connected when Hermes answers, takes the key and offers a run only mnote's toolset", async () => {
-    expect(await checkReadiness(client(), ["mnote"])).toEqual({ connected: true, help: null, version: "0.19.0" });
+    // 0.19 has no GET /v1/capabilities (404): it supports none of 0.21's run features.
+    expect(await checkReadiness(client(), ["mnote"])).toEqual({
+      connected: true,
+      help: null,
+      version: "0.19.0",
+      features: { runsIdempotency: false },
+    });
   });
 
   it("off when a run would get another toolset: names it, its tools, and the config.yaml line", async () => {

@@ -1,5 +1,5 @@
 import type { ToolErrorCode } from "@mnote/contract";
-import { type HermesClient, HermesRefused, HermesUnreachable } from "./client";
+import { type HermesClient, type HermesFeatures, HermesRefused, HermesUnreachable, NO_FEATURES } from "./client";
 import { checkToolsets } from "./toolsets";
 
 /** May the panel ask Hermes now, and if not, what to change (never Hermes's URL or key). */
@@ -9,6 +9,8 @@ export interface HermesReadiness {
   /** What to change when not (null when connected). */
   help: string | null;
   version: string | null;
+  /** What this Hermes supports (`GET /v1/capabilities`; none before 0.21). */
+  features?: HermesFeatures;
 }
 
 /**
@@ -16,14 +18,17 @@ export interface HermesReadiness {
  * allowed toolsets (`GET /v1/toolsets`, decision 0021)? Each way of not being ready says what to change.
  */
 export async function checkReadiness(
-  client: Pick<HermesClient, "health" | "toolsets">,
+  client: Pick<HermesClient, "health" | "toolsets"> & Partial<Pick<HermesClient, "capabilities">>,
   allowedToolsets: readonly string[],
 ): Promise<HermesReadiness> {
   let version: string | null = null;
   try {
     version = (await client.health()).version;
     const verdict = checkToolsets(await client.toolsets(), allowedToolsets);
-    return verdict.ok ? { connected: true, help: null, version } : { connected: false, help: verdict.problem, version };
+    const features = client.capabilities ? await client.capabilities() : NO_FEATURES;
+    return verdict.ok
+      ? { connected: true, help: null, version, features }
+      : { connected: false, help: verdict.problem, version, features };
   } catch (error) {
     const help =
       error instanceof HermesUnreachable
@@ -41,7 +46,10 @@ const WRONG_KEY = "Hermes refused the panel's key: MNOTE_HERMES_API_KEY must equ
 
 /** The panel's answer to a call to Hermes that failed, in the contract's words. */
 export interface HermesFailureAnswer {
-  code: Extract<ToolErrorCode, "mnote_tool_unavailable" | "mnote_tool_rate_limited">;
+  code: Extract<
+    ToolErrorCode,
+    "mnote_tool_unavailable" | "mnote_tool_rate_limited" | "mnote_tool_idempotency_conflict"
+  >;
   message: string;
   status: number;
   headers: Record<string, string>;
@@ -61,6 +69,14 @@ export function hermesFailureAnswer(error: unknown): HermesFailureAnswer | null 
       headers: {},
     };
   if (!(error instanceof HermesRefused)) return null;
+  if (error.status === 409 && error.hermesCode === "idempotency_key_conflict")
+    return {
+      code: "mnote_tool_idempotency_conflict",
+      message:
+        "Hermes already started another question under this key; send the question again as a new one (its key names one question).",
+      status: 409,
+      headers: {},
+    };
   if (error.status === 429)
     return {
       code: "mnote_tool_rate_limited",

@@ -18,7 +18,7 @@ export interface RunView {
   /** Hermes's answer as it arrives. */
   text: string;
   calls: StreamedCall[];
-  approval: { description: string; command: string | null; choices: string[] } | null;
+  approval: { description: string; command: string | null; choices: string[]; requestId: string | null } | null;
   /** Approval requests the panel's server refused without asking (not for an mnote tool). */
   refused: { description: string; command: string | null; reason: string }[];
   message: string | null;
@@ -76,7 +76,12 @@ function applyLine(s: RunView, line: RunLine): RunView {
       return {
         ...s,
         phase: "waiting",
-        approval: { description: line.description, command: line.command, choices: line.choices },
+        approval: {
+          description: line.description,
+          command: line.command,
+          choices: line.choices,
+          requestId: line.requestId ?? null,
+        },
       };
     case "approval.responded":
       return { ...s, phase: s.phase === "waiting" ? "running" : s.phase, approval: null };
@@ -101,12 +106,18 @@ function applyLine(s: RunView, line: RunLine): RunView {
         approval: null,
         message: "Stopped. Hermes did nothing after the stop; the calls it made before are listed below.",
       };
+    case "interrupted":
+      return { ...s, phase: END_PHASE[runEnd(line)!.outcome], approval: null, message: line.message };
+    case "steered":
+      // What the person added shows in their words, as the turn it became.
+      return { ...s, text: `${s.text}${s.text ? "\n\n" : ""}> ${line.text}\n\n` };
     case "lost":
       return isLive(s.phase)
         ? { ...s, phase: END_PHASE[runEnd(line)!.outcome], approval: null, message: line.message }
         : s;
     case "status": {
-      const phase = END_PHASE[runEnd(line)!.outcome];
+      const end = runEnd(line)!;
+      const phase = END_PHASE[end.outcome];
       return {
         ...s,
         phase,
@@ -114,7 +125,9 @@ function applyLine(s: RunView, line: RunLine): RunView {
         message:
           phase === "completed"
             ? null
-            : `Hermes says this run is ${line.status}${line.error ? `: ${line.error}` : ""}.`,
+            : line.status === "interrupted"
+              ? end.error
+              : `Hermes says this run is ${line.status}${line.error ? `: ${line.error}` : ""}.`,
       };
     }
     case "closed":

@@ -1,4 +1,4 @@
-import type { RunLine } from "./client";
+import { INTERRUPTED_MESSAGE, type RunLine } from "./client";
 
 /**
  * The end-of-run rule, written once (issue 33 item 3): which lines end a run and how it ended. The pump counts
@@ -26,8 +26,12 @@ export function runEnd(line: RunLine): RunEnd | null {
       return { outcome: "cancelled", error: null };
     case "lost":
       return { outcome: "lost", error: line.message };
+    case "interrupted":
+      // Hermes 0.21: orphaned by a restart; it will not go on (the box must not say "running" until a reload).
+      return { outcome: "lost", error: line.message };
     case "status":
       // Hermes's word on a run whose events the panel no longer has: anything but an end is a run lost to us.
+      if (line.status === "interrupted") return { outcome: "lost", error: line.error ?? INTERRUPTED_MESSAGE };
       return OUTCOMES.includes(line.status)
         ? { outcome: line.status as RunOutcome, error: line.error }
         : { outcome: "lost", error: line.error };

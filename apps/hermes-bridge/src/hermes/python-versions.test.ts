@@ -118,4 +118,11 @@ describe("the Hermes plugin on Python 3.11 to 3.14", () => {
     expect(manifest).toMatch(/^manifest_version: 1$/m);
     expect(manifest).toMatch(/^requires_hermes: ">=0\.18"$/m);
   });
+
+  it("plugin.yaml carries license and tags, and no literal path of Hermes's secrets file (0.21's install scanner flags it)", () => {
+    const manifest = readFileSync(join(pluginRoot, "mnote", "plugin.yaml"), "utf8");
+    expect(manifest).toMatch(/^license: \S+$/m);
+    expect(manifest).toMatch(/^tags: \[.+\]$/m);
+    expect(manifest).not.toContain("~/.hermes/.env");
+  });
 });

@@ -69,6 +69,9 @@ export async function startHermesRun(body: {
   return { error: answer.status === 0 ? "The panel could not be reached; nothing was asked." : answer.message };
 }
 
+/** What the box says when Hermes had no run left to stop (it ended, or Hermes restarted). */
+const STOP_FOUND_IT_ENDED = "Hermes had no run left to stop: it ended (or Hermes restarted). Ask again to go on.";
+
 /** "Ask Hermes" in the page's AI panel: start a run about this page, watch it, answer it, stop it. */
 export function AskHermes({ pageRef, canWrite }: { pageRef: PageRef; canWrite: boolean }) {
   const trpc = useTRPC();
@@ -207,6 +210,7 @@ export function AskHermes({ pageRef, canWrite }: { pageRef: PageRef; canWrite: b
   const ask = async (event: React.FormEvent) => {
     event.preventDefault();
     if (!question.trim() || busy) return;
+    if (run && isLive(run.phase)) return void steer();
     setBusy(true);
     setNotice(null);
     // One key per question: a retry of this start (a double click, a flaky network) names the same run.
@@ -223,14 +227,28 @@ export function AskHermes({ pageRef, canWrite }: { pageRef: PageRef; canWrite: b
     if (!run) return;
     update((s) => ({ ...s, phase: "stopping" }));
     const answer = await hermesDoor.stop(run.runId);
-    if (!answer.ok) setNotice(answer.message);
+    if (!answer.ok) return setNotice(answer.message);
+    // Hermes had nothing to stop (the run was over, or a restart of Hermes ended it): say so, not "Stopping…".
+    if (answer.value.status === "ended") {
+      update((s) => (isLive(s.phase) ? { ...s, phase: "lost", message: STOP_FOUND_IT_ENDED } : s));
+    }
+  };
+  // While a run is live, the box adds to what Hermes is doing (Hermes 0.21's steer) instead of asking anew.
+  const steer = async () => {
+    if (!run || !question.trim()) return;
+    setBusy(true);
+    const answered = await hermesDoor.steer(run.runId, question.trim());
+    setBusy(false);
+    if (!answered.ok) return setNotice(answered.message);
+    setNotice(null);
+    setQuestion("");
   };
   const answer = async (choice: string) => {
     // The server relays only these (and refuses any other choice): a button for another is never sent.
     const relayed = RELAYED_CHOICES.find((known): known is RelayedChoice => known === choice);
     if (!run || !relayed) return;
     update((s) => ({ ...s, approval: null, phase: "running" }));
-    const answered = await hermesDoor.approval(run.runId, relayed);
+    const answered = await hermesDoor.approval(run.runId, relayed, run.approval?.requestId);
     if (!answered.ok) setNotice(answered.message);
   };
   const newConversation = () => {
@@ -272,14 +290,28 @@ export function AskHermes({ pageRef, canWrite }: { pageRef: PageRef; canWrite: b
           rows={2}
           value={question}
           maxLength={LIMITS.askQuestionChars}
-          disabled={disabledReason !== null || live}
-          placeholder="Ask Hermes about this page, e.g. add a line to the plan"
+          disabled={disabledReason !== null || run?.phase === "stopping"}
+          placeholder={
+            live
+              ? "Add to what Hermes is doing, e.g. also mention the budget"
+              : "Ask Hermes about this page, e.g. add a line to the plan"
+          }
           onChange={(e) => setQuestion(e.target.value)}
         />
         <div className="row">
           <button type="submit" disabled={disabledReason !== null || live || busy || !question.trim()}>
             {sessionId ? "Ask" : "Ask Hermes"}
           </button>
+          {live && (
+            <button
+              type="button"
+              onClick={steer}
+              disabled={disabledReason !== null || busy || run?.phase !== "running" || !question.trim()}
+              data-testid="ask-hermes-steer"
+            >
+              Add to what Hermes is doing
+            </button>
+          )}
           {live && (
             <button type="button" onClick={stop} disabled={run?.phase === "stopping"}>
               Stop

@@ -18,6 +18,8 @@ import {
   AskBodySchema,
   type ConnectionAnswer,
   type StartedRunAnswer,
+  SteerBodySchema,
+  type SteerAnswer,
   type StopAnswer,
 } from "@mnote/hermes-runs";
 import type { AskRunRecord, SqlKernel } from "@mnote/kernel";
@@ -178,6 +180,7 @@ async function askHermes(door: AskDoor, ask: AskBody): Promise<Response> {
       input,
       followUp: sessionId !== undefined,
       startKey,
+      features: readiness.features,
     });
     void pump(door.kernel, door.hermes, runId);
     return answer({ runId });
@@ -275,7 +278,7 @@ export async function answerApproval(req: Request, runId: string): Promise<Respo
   const parsed = ApprovalBodySchema.safeParse(door.body);
   if (!parsed.success) return invalid(parsed.error);
   try {
-    await door.hermes.answerApproval(runId, parsed.data.choice);
+    await door.hermes.answerApproval(runId, parsed.data.choice, parsed.data.requestId);
     return json({ runId, choice: parsed.data.choice } satisfies ApprovalAnswer);
   } catch (error) {
     if (error instanceof HermesRefused && error.status === 409)
@@ -284,18 +287,52 @@ export async function answerApproval(req: Request, runId: string): Promise<Respo
   }
 }
 
-/** POST /api/hermes/runs/{runId}/stop — stop the run (Hermes interrupts the agent; the stream ends with `cancelled`). */
+/**
+ * POST /api/hermes/runs/{runId}/stop — stop the run (Hermes interrupts the agent; the stream ends with `cancelled`).
+ * A run already over, one Hermes no longer knows, and (0.21) one its process no longer runs (409 `run_not_active`,
+ * after a restart) are all `ended`: a clear answer, not a gateway failure.
+ */
 export async function stopRun(req: Request, runId: string): Promise<Response> {
   const door = await openAskDoor(req);
   if (door instanceof Response) return door;
   const run = await ownRun(door, runId);
   if (run instanceof Response) return run;
   try {
-    await door.hermes.stop(runId);
-    return json({ runId, status: "stopping" } satisfies StopAnswer);
+    const { status } = await door.hermes.stop(runId);
+    return json({ runId, status: status === "stopping" ? "stopping" : "ended" } satisfies StopAnswer);
   } catch (error) {
-    if (error instanceof HermesRefused && error.status === 404)
-      return json({ runId, status: "ended" } satisfies StopAnswer);
     return hermesFailure(error);
   }
 }
+
+/**
+ * POST /api/hermes/runs/{runId}/steer — add the person's words to what Hermes is doing in a live run (Hermes 0.21).
+ * The same person and rights as asking (the router's `panel.ask.check`); an older Hermes, or a run that is over,
+ * answers with what to do instead.
+ */
+export async function steerRun(req: Request, runId: string): Promise<Response> {
+  const door = await openAskDoor(req);
+  if (door instanceof Response) return door;
+  const run = await ownRun(door, runId);
+  if (run instanceof Response) return run;
+  const parsed = SteerBodySchema.safeParse(door.body);
+  if (!parsed.success) return invalid(parsed.error);
+  try {
+    await door.hermes.steer(runId, parsed.data.input);
+    return json({ runId } satisfies SteerAnswer);
+  } catch (error) {
+    if (
+      error instanceof HermesRefused &&
+      (error.status === 404 || error.status === 405) &&
+      error.hermesCode !== "run_not_found"
+    )
+      return refuse("mnote_tool_unavailable", STEER_UNSUPPORTED, {}, 501);
+    if (error instanceof HermesRefused && (error.status === 409 || error.status === 404))
+      return refuse("mnote_tool_conflict", "This run is over; ask your words as a new question.");
+    return hermesFailure(error);
+  }
+}
+
+/** What the panel says when this Hermes cannot take words into a live run. */
+export const STEER_UNSUPPORTED =
+  "This Hermes cannot add to a running answer (Hermes 0.21 can); wait for the answer or stop it, then ask again.";
