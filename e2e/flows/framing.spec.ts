@@ -53,10 +53,17 @@ test("a page on another port cannot frame the panel: the frame renders nothing, 
     await expect(frame.locator("main, nav, .brand, button")).toHaveCount(0);
     await expect(frame.getByRole("button", { name: "Approve" })).toHaveCount(0);
   }
+  // Route handlers (JSON, redirects) carry a fixed policy instead of the pages' nonce one: never framed either.
+  for (const path of ["/oauth/metadata", "/api/trpc/panel.session.me"]) {
+    const answer = await page.request.get(path);
+    expect(answer.headers()["x-frame-options"], path).toBe("DENY");
+    expect(answer.headers()["content-security-policy"], path).toBe("default-src 'none'; frame-ancestors 'none'");
+  }
   // Clicking where the Approve button would be changes nothing.
   await page.locator("#victim").click({ position: { x: 600, y: 400 } });
   await openPage(page, doc);
-  await expect(page.getByTestId("page-title")).toHaveText(FLOW_PAGES.framing.title);
+  // The held rename still shows as a suggestion in the heading; the title itself is unchanged.
+  await expect(page.getByTestId("page-title")).toHaveAttribute("data-title", FLOW_PAGES.framing.title);
   // Chromium says why the frame stayed empty; that refusal is the point of this flow, not a broken panel.
   cspViolations.splice(0, cspViolations.length, ...cspViolations.filter((text) => !/frame-ancestors/.test(text)));
 });

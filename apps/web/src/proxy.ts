@@ -20,6 +20,8 @@ export function proxy(request: NextRequest) {
 }
 
 export const config = {
-  // Everything but Next's static files (scripts, styles, fonts: a policy on them does nothing).
-  matcher: ["/((?!_next/static|_next/image).*)"],
+  // Everything but Next's static files (scripts, styles, fonts: a policy on them does nothing) and the route handlers
+  // that answer JSON or a redirect (security-headers.ts NON_DOCUMENT_PATHS, which next.config.ts gives a fixed
+  // policy). Next reads a matcher statically: it must be a literal here, kept equal to that list by proxy.test.ts.
+  matcher: ["/((?!_next/static|_next/image|api/|oauth/token|oauth/register|oauth/metadata|\\.well-known/).*)"],
 };

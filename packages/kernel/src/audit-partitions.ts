@@ -28,8 +28,8 @@ export function monthStart(month: number, add = 0): string {
  * Before the transaction (PostgreSQL): the column, a proof that every existing row has none (so attaching the old
  * table as the NULL partition scans nothing), and the indexes the partitioned table's indexes take over on it. Each
  * step waits on no writer for long: ADD COLUMN without a default is a catalog change, VALIDATE and CONCURRENTLY take
- * locks that let writes through. A brief lock_timeout makes a busy table fail the start (retried by the next
- * start) rather than queue every call behind the migration.
+ * locks that let writes through. A brief lock_timeout on the two ACCESS EXCLUSIVE steps makes a busy table fail the
+ * start (retried by the next start) rather than queue every call behind the migration.
  */
 export async function auditMonthsOnline(session: SqlExecutor, dialect: SqlDriver["dialect"]): Promise<void> {
   if (dialect !== "postgres") return;
@@ -44,6 +44,10 @@ export async function auditMonthsOnline(session: SqlExecutor, dialect: SqlDriver
   );
   if (!check)
     await session.run(`ALTER TABLE audit_log ADD CONSTRAINT audit_log_before_months CHECK (month IS NULL) NOT VALID`);
+  // The steps below take SHARE UPDATE EXCLUSIVE, which lets every write through, so waiting costs callers nothing.
+  // They must not inherit the brief lock_timeout: CREATE INDEX CONCURRENTLY waits for every older transaction in
+  // the whole database (other schemas' too), and that wait counts as a lock wait (seen failing the start under load).
+  await session.run(`RESET lock_timeout`);
   await session.run(`ALTER TABLE audit_log VALIDATE CONSTRAINT audit_log_before_months`);
   // An interrupted CONCURRENTLY build leaves an invalid index behind; drop it so the build starts over.
   for (const name of ["audit_before_months_id", "audit_before_months_by_command"]) {
@@ -58,7 +62,6 @@ export async function auditMonthsOnline(session: SqlExecutor, dialect: SqlDriver
     `CREATE INDEX CONCURRENTLY IF NOT EXISTS audit_before_months_by_command ON audit_log (command_id)
      WHERE command_id IS NOT NULL`,
   );
-  await session.run(`RESET lock_timeout`);
 }
 
 /** The columns of `audit_log`, in the order the table has them after version 5 (ATTACH compares names and types). */

@@ -15,6 +15,22 @@ export const STATIC_SECURITY_HEADERS = [
   { key: "referrer-policy", value: "same-origin" },
 ] as const;
 
+/**
+ * The paths proxy.ts leaves alone: route handlers that answer JSON or a redirect, never a document with scripts.
+ * They must stay out of the proxy for a second reason: Next buffers a request's whole body before a proxy runs, so a
+ * body over the door's cap (which the route refuses from its declared length, unread) would hang there instead.
+ */
+export const NON_DOCUMENT_PATHS = [
+  "/api/:path*",
+  "/oauth/token",
+  "/oauth/register",
+  "/oauth/metadata",
+  "/.well-known/:path*",
+];
+
+/** Their policy: nothing may load from them as a document, and nothing may frame them (issue 31, finding 3). */
+export const NON_DOCUMENT_CONTENT_SECURITY_POLICY = "default-src 'none'; frame-ancestors 'none'";
+
 /** A fresh, unguessable nonce for one response (128 random bits, base64). */
 export function newNonce(): string {
   const bytes = new Uint8Array(16);
