@@ -15,12 +15,12 @@ export {
 } from "./context";
 export { payloadFingerprint, canonicalJson } from "./fingerprint";
 export { canReadPage, canWritePage, canWriteArtifacts } from "./access";
-export type { PanelToolName } from "./procedures/panel/revert-tool";
-export type { Who } from "./procedures/panel/people";
-export type { ProposalListItem, Proposal, ProposalState } from "./procedures/panel/proposals";
+export type { PanelToolName } from "./panel/revert-tool";
+export type { Who } from "./panel/people";
+export type { ProposalListItem, Proposal, ProposalState } from "./panel/proposals";
 export type { AuditRow, DecisionOnProposal } from "./procedures/panel/audit-list";
 export type { PageListItem } from "./procedures/panel/pages-list";
-export type { AgentTokenItem } from "./procedures/panel/agents";
+export type { AgentTokenItem } from "./panel/agents";
 export { createOAuthCaller, type OAuthRouter } from "./routers/oauth";
 export type { ConsentClient } from "./procedures/oauth/clients";
 export type { ConsentRefusal } from "./procedures/oauth/oauth-consent-decide";

@@ -1,7 +1,7 @@
 import { AppError } from "../../app-error";
 import { middleware, publicProcedure } from "../../trpc";
-import { appErrors } from "../panel/app-errors";
-import { panelProcedure } from "../panel/panel-procedure";
+import { appErrors } from "../../panel/app-errors";
+import { panelProcedure } from "../../panel/panel-procedure";
 
 /** The authorization server's settings, or the contract's refusal where this process is none (the bridge, the CLI). */
 const authorizationServer = middleware(({ ctx, next }) => {

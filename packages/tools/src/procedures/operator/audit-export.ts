@@ -2,7 +2,7 @@ import type { AuditRecord } from "@mnote/kernel";
 import { z } from "zod";
 import { AppError } from "../../app-error";
 import { publicProcedure } from "../../trpc";
-import { appErrors } from "../panel/app-errors";
+import { appErrors } from "../../panel/app-errors";
 
 /**
  * One exported audit record: a line of `mnote audit export` and of the stream to an operator's endpoint. The fields

@@ -1,6 +1,6 @@
 import { AppError } from "../../app-error";
-import { AgentTokenCreateInput, personAudit, scopesBeyondSession } from "./agents";
-import { panelProcedure } from "./panel-procedure";
+import { AgentTokenCreateInput, personAudit, scopesBeyondSession } from "../../panel/agents";
+import { panelProcedure } from "../../panel/panel-procedure";
 
 /** panel.agents.create — an agent token for yourself; its secret is in this answer and never again. */
 export const agentsCreate = panelProcedure.input(AgentTokenCreateInput).mutation(async ({ ctx, input }) => {

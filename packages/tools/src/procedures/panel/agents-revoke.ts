@@ -1,5 +1,5 @@
-import { AgentTokenRefInput, personAudit, requireOwnAgentToken } from "./agents";
-import { panelProcedure } from "./panel-procedure";
+import { AgentTokenRefInput, personAudit, requireOwnAgentToken } from "../../panel/agents";
+import { panelProcedure } from "../../panel/panel-procedure";
 
 /** panel.agents.revoke — one of your agent tokens stops working on its next call. */
 export const agentsRevoke = panelProcedure.input(AgentTokenRefInput).mutation(async ({ ctx, input }) => {

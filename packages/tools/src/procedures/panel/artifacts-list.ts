@@ -1,4 +1,4 @@
-import { PageRefSchema, panelProcedure, requirePage } from "./panel-procedure";
+import { PageRefSchema, panelProcedure, requirePage } from "../../panel/panel-procedure";
 
 /** panel.artifacts.list — the page's summary and AI notes with their reference edges, and their authors' names. */
 export const artifactsList = panelProcedure.input(PageRefSchema).query(async ({ ctx, input }) => {

@@ -1,7 +1,7 @@
 import { storable } from "@mnote/contract";
 import { z } from "zod";
 import { AppError } from "../../app-error";
-import { panelProcedure, requirePage } from "./panel-procedure";
+import { panelProcedure, requirePage } from "../../panel/panel-procedure";
 
 /** Another person's run and a run that never was look the same (decision 0021). */
 export const NO_SUCH_RUN = "no such run of yours (it may have ended over an hour ago)";

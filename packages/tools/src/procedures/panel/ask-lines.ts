@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { RunIdSchema } from "./ask-record";
-import { panelProcedure } from "./panel-procedure";
+import { panelProcedure } from "../../panel/panel-procedure";
 
 /**
  * panel.ask.lines — the signed-in person's run's lines after line `after`, and whether anyone can still follow

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { AppError } from "../../app-error";
 import { NO_SUCH_CONVERSATION } from "./ask-start";
 import { StartKeySchema } from "./ask-replay";
-import { panelProcedure, requirePage } from "./panel-procedure";
+import { panelProcedure, requirePage } from "../../panel/panel-procedure";
 
 /** Hermes's run ids as the panel accepts them (its own: `run_<hex>`). */
 export const RunIdSchema = storable(z.string()).regex(/^[\w-]{1,128}$/);

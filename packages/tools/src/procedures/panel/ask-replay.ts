@@ -2,7 +2,7 @@ import { storable, TOOL_ERROR_MESSAGES as M } from "@mnote/contract";
 import { z } from "zod";
 import { AppError } from "../../app-error";
 import { AskStartInput } from "./ask-start";
-import { panelProcedure, requirePage } from "./panel-procedure";
+import { panelProcedure, requirePage } from "../../panel/panel-procedure";
 
 /** One per question the person sends: a retried start with it names the same run. */
 export const StartKeySchema = storable(z.string()).regex(/^[\w-]{8,128}$/);

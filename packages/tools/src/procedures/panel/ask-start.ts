@@ -1,7 +1,7 @@
 import { storable } from "@mnote/contract";
 import { z } from "zod";
-import { askInstructions, askSessionId, isAskSessionOf } from "./ask";
-import { PageRefSchema, panelProcedure, requirePage } from "./panel-procedure";
+import { askInstructions, askSessionId, isAskSessionOf } from "../../panel/ask";
+import { PageRefSchema, panelProcedure, requirePage } from "../../panel/panel-procedure";
 import { AppError } from "../../app-error";
 
 /** Another person's conversation and one that never was look the same (decision 0021). */

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { createToolsContext } from "../../context";
 import { createCaller } from "../../root";
 import { createWorld, type World } from "../../test-support";
-import { askInstructions, askSessionId, isAskSessionOf } from "./ask";
+import { askInstructions, askSessionId, isAskSessionOf } from "../../panel/ask";
 
 const panelAs = (world: World, token: string) =>
   createCaller(createToolsContext({ kernel: world.kernel, authorization: `Bearer ${token}`, door: "panel" })).panel;

@@ -1,11 +1,11 @@
 import { type Block, LIMITS, storable } from "@mnote/contract";
 import { type AuditRecord, type CallIdentity, type DisplayNames, revertKeyPrefix } from "@mnote/kernel";
 import { z } from "zod";
-import { PageRefSchema, panelProcedure, requirePage } from "./panel-procedure";
-import { loadNames, type Who, who } from "./people";
-import { proposalKeyOf } from "./proposals";
-import { revertToolSpec } from "./revert-tool";
-import { mayDecide, revertRefusal } from "./rules";
+import { PageRefSchema, panelProcedure, requirePage } from "../../panel/panel-procedure";
+import { loadNames, type Who, who } from "../../panel/people";
+import { proposalKeyOf } from "../../panel/proposals";
+import { revertToolSpec } from "../../panel/revert-tool";
+import { mayDecide, revertRefusal } from "../../panel/rules";
 
 const TraceFilterSchema = storable(z.string()).max(LIMITS.traceFieldLength).optional();
 export const AuditListInput = PageRefSchema.extend({

@@ -1,7 +1,7 @@
 import { BlockSchema, type Block, type Change, storable } from "@mnote/contract";
 import type { ChangeAnchor, ConflictReason } from "@mnote/diff";
 import { z } from "zod";
-import { ProposalRefSchema } from "./panel-procedure";
+import { ProposalRefSchema } from "../../panel/panel-procedure";
 
 /**
  * A proposal's changes, each decided on its own (decision 0030): the shapes the panel reads and sends. The

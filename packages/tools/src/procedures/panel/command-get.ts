@@ -1,6 +1,6 @@
 import { IdSchema } from "@mnote/contract";
-import { PageRefSchema, panelProcedure, requirePage } from "./panel-procedure";
-import { loadNames, who } from "./people";
+import { PageRefSchema, panelProcedure, requirePage } from "../../panel/panel-procedure";
+import { loadNames, who } from "../../panel/people";
 import { AppError } from "../../app-error";
 
 export const CommandGetInput = PageRefSchema.extend({ commandId: IdSchema });

@@ -7,10 +7,10 @@ import { AppError } from "../../app-error";
 import type { BlockEdit } from "../../context";
 import { changeTarget, describeChange, describeChanges, proposalOnPage } from "../../proposal-merge";
 import type { ChangeDecision } from "./changes";
-import { callProposalTool, decisionOn, panelEnvelope } from "./decisions";
-import type { PageRefSchema, PersonContext } from "./panel-procedure";
-import { decisionKey, type Proposal } from "./proposals";
-import { REVERT_TOOL_NAME } from "./revert-tool";
+import { callProposalTool, decisionOn, panelEnvelope } from "../../panel/decisions";
+import type { PageRefSchema, PersonContext } from "../../panel/panel-procedure";
+import { decisionKey, type Proposal } from "../../panel/proposals";
+import { REVERT_TOOL_NAME } from "../../panel/revert-tool";
 
 /** What the reason of a `keep_mine` says when the person gave none: the agent reads it. */
 export const KEPT_MINE = "kept the page's newer version";

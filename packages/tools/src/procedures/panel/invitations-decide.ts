@@ -1,7 +1,7 @@
 import { isAdminRefusal } from "@mnote/kernel";
 import { AppError } from "../../app-error";
-import { InvitationDecideInput } from "./invitations";
-import { panelProcedure } from "./panel-procedure";
+import { InvitationDecideInput } from "../../panel/invitations";
+import { panelProcedure } from "../../panel/panel-procedure";
 
 /**
  * panel.invitations.decide — the invited person accepts (then a member, with the invitation's role) or declines.

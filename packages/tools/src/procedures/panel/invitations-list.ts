@@ -1,4 +1,4 @@
-import { panelProcedure } from "./panel-procedure";
+import { panelProcedure } from "../../panel/panel-procedure";
 
 /** panel.invitations.list — the workspaces that invited the signed-in person's email, waiting for their answer. */
 export const invitationsList = panelProcedure.query(async ({ ctx }) => {

@@ -1,5 +1,5 @@
-import { asPanelRefusal, MemberInviteInput, requireOwner } from "./members";
-import { panelProcedure } from "./panel-procedure";
+import { asPanelRefusal, MemberInviteInput, requireOwner } from "../../panel/members";
+import { panelProcedure } from "../../panel/panel-procedure";
 
 /**
  * panel.members.invite — invite an email to the workspace with a role (issue 31). No user is looked up: the answer

@@ -1,5 +1,5 @@
-import { requireMember, WorkspaceRefInput } from "./members";
-import { panelProcedure } from "./panel-procedure";
+import { requireMember, WorkspaceRefInput } from "../../panel/members";
+import { panelProcedure } from "../../panel/panel-procedure";
 
 /**
  * panel.members.list — a workspace's members (any member sees them), and whether you may manage them. Its owners

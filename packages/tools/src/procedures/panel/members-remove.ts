@@ -1,5 +1,5 @@
-import { asPanelRefusal, MemberRefInput, requireOwner } from "./members";
-import { panelProcedure } from "./panel-procedure";
+import { asPanelRefusal, MemberRefInput, requireOwner } from "../../panel/members";
+import { panelProcedure } from "../../panel/panel-procedure";
 
 /** panel.members.remove — takes effect on the member's next call; the kernel keeps the last owner. */
 export const membersRemove = panelProcedure.input(MemberRefInput).mutation(async ({ ctx, input }) => {

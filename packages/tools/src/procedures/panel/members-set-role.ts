@@ -1,5 +1,5 @@
-import { asPanelRefusal, MemberRoleInput, requireOwner } from "./members";
-import { panelProcedure } from "./panel-procedure";
+import { asPanelRefusal, MemberRoleInput, requireOwner } from "../../panel/members";
+import { panelProcedure } from "../../panel/panel-procedure";
 
 /** panel.members.setRole — the kernel refuses a non-member and demoting the last owner. */
 export const membersSetRole = panelProcedure.input(MemberRoleInput).mutation(async ({ ctx, input }) => {

@@ -1,5 +1,5 @@
 import { pageCursor } from "./page-changes";
-import { PageRefSchema, panelProcedure, requirePage } from "./panel-procedure";
+import { PageRefSchema, panelProcedure, requirePage } from "../../panel/panel-procedure";
 
 /**
  * panel.page.activity — the page's change cursor. The page route reads it before prefetching and starts the

@@ -4,7 +4,7 @@ import { tracked } from "@trpc/server";
 import { z } from "zod";
 import { resolveToken } from "../../resolve-token";
 import type { ToolsContext } from "../../context";
-import { PageRefSchema, panelProcedure, type PersonContext, requirePage } from "./panel-procedure";
+import { PageRefSchema, panelProcedure, type PersonContext, requirePage } from "../../panel/panel-procedure";
 import { AppError, isAppError, toTRPCError } from "../../app-error";
 
 /**

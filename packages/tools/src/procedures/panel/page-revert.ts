@@ -1,10 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { IdSchema, type OutputEnvelope } from "@mnote/contract";
 import { type AuditRecord, revertKeyPrefix } from "@mnote/kernel";
-import { callProposalTool } from "./decisions";
-import { PageRefSchema, panelProcedure, requirePage } from "./panel-procedure";
-import { revertToolSpec } from "./revert-tool";
-import { revertRefusal } from "./rules";
+import { callProposalTool } from "../../panel/decisions";
+import { PageRefSchema, panelProcedure, requirePage } from "../../panel/panel-procedure";
+import { revertToolSpec } from "../../panel/revert-tool";
+import { revertRefusal } from "../../panel/rules";
 import { AppError } from "../../app-error";
 
 /** An agent's own write, or a person's approval of an agent's proposal (its record names the proposer). */

@@ -1,6 +1,6 @@
 import { canWritePage } from "../../access";
-import { PageRefSchema, panelProcedure, requirePage } from "./panel-procedure";
-import { mayChangeApproval } from "./rules";
+import { PageRefSchema, panelProcedure, requirePage } from "../../panel/panel-procedure";
+import { mayChangeApproval } from "../../panel/rules";
 
 /** panel.page.view — the page as the person may see it, with what they may do on it. */
 export const pageView = panelProcedure.input(PageRefSchema).query(async ({ ctx, input }) => {

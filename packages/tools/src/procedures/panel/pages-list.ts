@@ -1,7 +1,7 @@
 import { IdSchema } from "@mnote/contract";
 import { z } from "zod";
 import { canReadPage, canWritePage } from "../../access";
-import { panelProcedure } from "./panel-procedure";
+import { panelProcedure } from "../../panel/panel-procedure";
 
 export const PagesListInput = z.object({ workspaceId: IdSchema });
 

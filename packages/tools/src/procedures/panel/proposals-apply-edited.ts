@@ -4,11 +4,11 @@ import { z } from "zod";
 import type { BlockEdit } from "../../context";
 import { canonicalJson } from "../../fingerprint";
 import { decideChanges } from "./decide-changes";
-import { asShown, callProposalTool, decidableProposal, decisionOn, panelEnvelope, undecided } from "./decisions";
-import { panelProcedure, ProposalRefSchema } from "./panel-procedure";
+import { asShown, callProposalTool, decidableProposal, decisionOn, panelEnvelope, undecided } from "../../panel/decisions";
+import { panelProcedure, ProposalRefSchema } from "../../panel/panel-procedure";
 import { checkedCut, KeepSchema } from "./proposals-apply-part";
-import { proposalArgs } from "./proposal-cut";
-import { decisionKey, type Proposal } from "./proposals";
+import { proposalArgs } from "../../panel/proposal-cut";
+import { decisionKey, type Proposal } from "../../panel/proposals";
 
 export const ProposalsApplyEditedInput = ProposalRefSchema.extend({
   /**

@@ -9,11 +9,11 @@ import {
   decisionOn,
   panelEnvelope,
   undecided,
-} from "./decisions";
-import { panelProcedure, ProposalRefSchema } from "./panel-procedure";
-import { proposalArgs } from "./proposal-cut";
-import { decisionKey, type Proposal } from "./proposals";
-import { cutsByChange } from "./rules";
+} from "../../panel/decisions";
+import { panelProcedure, ProposalRefSchema } from "../../panel/panel-procedure";
+import { proposalArgs } from "../../panel/proposal-cut";
+import { decisionKey, type Proposal } from "../../panel/proposals";
+import { cutsByChange } from "../../panel/rules";
 import { AppError } from "../../app-error";
 
 export const KeepSchema = z

@@ -1,8 +1,8 @@
 import type { OutputEnvelope } from "@mnote/contract";
 import { AppError } from "../../app-error";
 import { decideChanges } from "./decide-changes";
-import { applyAsShown, asShown, decidableProposal, undecided } from "./decisions";
-import { panelProcedure, ProposalRefSchema } from "./panel-procedure";
+import { applyAsShown, asShown, decidableProposal, undecided } from "../../panel/decisions";
+import { panelProcedure, ProposalRefSchema } from "../../panel/panel-procedure";
 
 /**
  * panel.proposals.approve — "Apply all". On the page it was computed on, with nothing decided yet, it applies exactly

@@ -1,9 +1,9 @@
 import type { OutputEnvelope } from "@mnote/contract";
 import { ProposalsDecideInput } from "./changes";
 import { decideChanges } from "./decide-changes";
-import { decidableProposal } from "./decisions";
-import { panelProcedure, requirePage } from "./panel-procedure";
-import { findProposal, type Proposal } from "./proposals";
+import { decidableProposal } from "../../panel/decisions";
+import { panelProcedure, requirePage } from "../../panel/panel-procedure";
+import { findProposal, type Proposal } from "../../panel/proposals";
 
 /**
  * panel.proposals.decide — decisions on some changes of a pending proposal, in one step (decision 0030): accept,

@@ -1,5 +1,5 @@
-import { panelProcedure, ProposalRefSchema, requirePage } from "./panel-procedure";
-import { findProposal, type Proposal } from "./proposals";
+import { panelProcedure, ProposalRefSchema, requirePage } from "../../panel/panel-procedure";
+import { findProposal, type Proposal } from "../../panel/proposals";
 import { AppError } from "../../app-error";
 
 /** panel.proposals.get — one proposal in full: its args, the whole preview (every change) and what was left out. */

@@ -1,5 +1,5 @@
-import { PageRefSchema, panelProcedure, requirePage } from "./panel-procedure";
-import { listProposals, type ProposalListItem } from "./proposals";
+import { PageRefSchema, panelProcedure, requirePage } from "../../panel/panel-procedure";
+import { listProposals, type ProposalListItem } from "../../panel/proposals";
 
 /**
  * panel.proposals.list — the page's proposals as summaries: every pending one, then the newest decided,

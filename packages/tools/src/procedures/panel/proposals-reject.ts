@@ -1,8 +1,8 @@
 import { storable } from "@mnote/contract";
 import { z } from "zod";
 import { decideChanges } from "./decide-changes";
-import { decidableProposal, recordRejection, undecided } from "./decisions";
-import { panelProcedure, ProposalRefSchema } from "./panel-procedure";
+import { decidableProposal, recordRejection, undecided } from "../../panel/decisions";
+import { panelProcedure, ProposalRefSchema } from "../../panel/panel-procedure";
 
 /** The most a rejection's reason may hold: what the agent reads back (issue 22). */
 export const REJECTION_REASON_MAX = 500;

@@ -1,4 +1,4 @@
-import { panelProcedure } from "./panel-procedure";
+import { panelProcedure } from "../../panel/panel-procedure";
 
 /** panel.session.me — who is signed in, and the workspaces they belong to. */
 export const sessionMe = panelProcedure.query(async ({ ctx }) => {

@@ -2,7 +2,7 @@ import { IdSchema } from "@mnote/contract";
 import { WORKSPACE_POLICY_AUDIT, type WorkspacePolicy } from "@mnote/kernel";
 import { z } from "zod";
 import { AppError } from "../../app-error";
-import { panelProcedure } from "./panel-procedure";
+import { panelProcedure } from "../../panel/panel-procedure";
 
 export const WorkspacePolicyHistoryInput = z.object({
   workspaceId: IdSchema,

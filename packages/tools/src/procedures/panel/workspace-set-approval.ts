@@ -1,8 +1,8 @@
 import { IdSchema } from "@mnote/contract";
 import { AppError } from "../../app-error";
 import { z } from "zod";
-import { panelProcedure } from "./panel-procedure";
-import { mayChangeApproval } from "./rules";
+import { panelProcedure } from "../../panel/panel-procedure";
+import { mayChangeApproval } from "../../panel/rules";
 
 export const WorkspaceSetApprovalInput = z.object({
   workspaceId: IdSchema,

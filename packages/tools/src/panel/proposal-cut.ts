@@ -1,12 +1,12 @@
-import { AppError } from "../../app-error";
+import { AppError } from "../app-error";
 import { type Block, describeIssues, TOOLS } from "@mnote/contract";
 import type { z } from "zod";
 import { applySelectedChanges } from "@mnote/diff";
 import { blockIdsNamed, type BlockEditOperation, type PageRecord, simulateBlockEdits } from "@mnote/kernel";
-import type { ToolsContext } from "../../context";
-import { keptOperations, withInsertIds } from "../../planning/page-edit";
-import { withIds } from "../../planning/page-save";
-import { withKeptMarks } from "../../markdown-args";
+import type { ToolsContext } from "../context";
+import { keptOperations, withInsertIds } from "../planning/page-edit";
+import { withIds } from "../planning/page-save";
+import { withKeptMarks } from "../markdown-args";
 import type { Proposal } from "./proposals";
 
 /**

@@ -1,7 +1,7 @@
 import { TOOL_NAMES, type ToolName, type WriteToolName } from "@mnote/contract";
 import type { AccessFacts, TokenRecord } from "@mnote/kernel";
-import { hasAccess } from "../../access";
-import { contractToolSpec, type ToolRules } from "../../tool-spec";
+import { hasAccess } from "../access";
+import { contractToolSpec, type ToolRules } from "../tool-spec";
 import { REVERT_TOOL_NAME, revertToolSpec } from "./revert-tool";
 
 /**

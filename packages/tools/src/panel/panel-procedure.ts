@@ -1,13 +1,13 @@
 import { IdSchema, TOOL_ERROR_MESSAGES as M } from "@mnote/contract";
 import type { TokenRecord } from "@mnote/kernel";
 import { z } from "zod";
-import { canReadPage, hasAccess } from "../../access";
-import { resolveToken } from "../../resolve-token";
-import { doorRefusal, type ToolsContext } from "../../context";
-import type { AccessNeed } from "../../tool-spec";
-import { middleware, publicProcedure } from "../../trpc";
+import { canReadPage, hasAccess } from "../access";
+import { resolveToken } from "../resolve-token";
+import { doorRefusal, type ToolsContext } from "../context";
+import type { AccessNeed } from "../tool-spec";
+import { middleware, publicProcedure } from "../trpc";
 import { appErrors } from "./app-errors";
-import { AppError } from "../../app-error";
+import { AppError } from "../app-error";
 
 /**
  * The panel's own reads and decisions. Only a person's token at the panel opens them:

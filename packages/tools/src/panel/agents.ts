@@ -1,6 +1,6 @@
 import { CAPABILITIES, CapabilitySchema, storable } from "@mnote/contract";
 import type { TokenListing } from "@mnote/kernel";
-import { AppError } from "../../app-error";
+import { AppError } from "../app-error";
 import { z } from "zod";
 import type { PersonContext } from "./panel-procedure";
 

@@ -2,14 +2,14 @@ import { randomUUID } from "node:crypto";
 import type { OutputEnvelope } from "@mnote/contract";
 import type { TokenRecord } from "@mnote/kernel";
 import type { z } from "zod";
-import { callTool } from "../../call-tool";
-import type { PanelDecision, ToolsContext } from "../../context";
-import { createCallerFactory, router } from "../../trpc";
+import { callTool } from "../call-tool";
+import type { PanelDecision, ToolsContext } from "../context";
+import { createCallerFactory, router } from "../trpc";
 import { type PageRefSchema, type PersonContext, type ProposalRefSchema, requirePage } from "./panel-procedure";
 import { findProposal, type Proposal } from "./proposals";
 import { revertTool, revertToolSpec } from "./revert-tool";
 import { isToolName, proposalToolSpec } from "./rules";
-import { AppError } from "../../app-error";
+import { AppError } from "../app-error";
 
 // A person's decisions on a proposal run through the proposal's own tool chain: the panel builds the envelope here
 // and calls the tool, never the kernel. Each way of deciding is written once here (apply as shown, record a

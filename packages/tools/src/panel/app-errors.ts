@@ -1,5 +1,5 @@
-import { AppError, isAppError, toTRPCError } from "../../app-error";
-import { middleware } from "../../trpc";
+import { AppError, isAppError, toTRPCError } from "../app-error";
+import { middleware } from "../trpc";
 
 /**
  * The panel's one mapping of errors, outermost on every panel procedure: a rule's `AppError` (and tRPC's own input

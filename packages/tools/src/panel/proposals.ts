@@ -1,16 +1,16 @@
 import type { Change, DryRunResult } from "@mnote/contract";
 import { type AccessFacts, type DisplayNames, type PageRecord, type ProposalRecord, sha256Hex } from "@mnote/kernel";
-import { canonicalJson } from "../../fingerprint";
+import { canonicalJson } from "../fingerprint";
 import type { PersonContext } from "./panel-procedure";
 import { loadNames, type Who, who } from "./people";
-import { type ProposalSummary, proposalSummary } from "../../proposal-summary";
+import { type ProposalSummary, proposalSummary } from "../proposal-summary";
 import { isAskSessionOf } from "./ask";
 import { cutsByChange, mayDecide } from "./rules";
 import { changeAnchor, type Placement } from "@mnote/diff";
-import { describeChange, proposalOnPage } from "../../proposal-merge";
-import type { ChangeChoice, ChangeCounts, ChangeState, ProposalChange } from "./changes";
+import { describeChange, proposalOnPage } from "../proposal-merge";
+import type { ChangeChoice, ChangeCounts, ChangeState, ProposalChange } from "../procedures/panel/changes";
 
-export type { ProposalSummary } from "../../proposal-summary";
+export type { ProposalSummary } from "../proposal-summary";
 
 /**
  * A partial or edited apply is a new edit, keyed after the proposal it came from: the original key (cut so the

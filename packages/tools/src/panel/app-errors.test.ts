@@ -1,9 +1,9 @@
 import { TOOL_ERROR_MESSAGES } from "@mnote/contract";
 import { TRPCError } from "@trpc/server";
 import { describe, expect, it } from "vitest";
-import { createToolsContext } from "../../context";
-import { createCaller } from "../../root";
-import { createWorld } from "../../test-support";
+import { createToolsContext } from "../context";
+import { createCaller } from "../root";
+import { createWorld } from "../test-support";
 
 describe("panel: a database that cannot answer", () => {
   it("answers 503 unavailable without the driver's message, like the tools' envelope", async () => {

@@ -9,15 +9,15 @@ import {
   type Change,
 } from "@mnote/contract";
 import { diffBlocks, mergeChanges, placementsFromOrder, planChosen, summarizeChanges } from "@mnote/diff";
-import { withInsertIds } from "../../planning/page-edit";
-import { proposalOnPage } from "../../proposal-merge";
-import { toOperations } from "../../anchored-operations";
+import { withInsertIds } from "../planning/page-edit";
+import { proposalOnPage } from "../proposal-merge";
+import { toOperations } from "../anchored-operations";
 import { z } from "zod";
-import { AppError } from "../../app-error";
-import type { Planner } from "../../planning/write-plan";
-import { runWrite } from "../../run-write";
-import { toolProcedure } from "../../tool-procedure";
-import type { ToolSpec } from "../../tool-spec";
+import { AppError } from "../app-error";
+import type { Planner } from "../planning/write-plan";
+import { runWrite } from "../run-write";
+import { toolProcedure } from "../tool-procedure";
+import type { ToolSpec } from "../tool-spec";
 
 /**
  * `apply`: what a person's decision on a revert proposal writes (decision 0030), as `panel.proposals.decide` planned

@@ -1,6 +1,6 @@
 import { EmailSchema, IdSchema } from "@mnote/contract";
 import { isAdminRefusal, type Role } from "@mnote/kernel";
-import { AppError } from "../../app-error";
+import { AppError } from "../app-error";
 import { z } from "zod";
 import type { PersonContext } from "./panel-procedure";
 
