@@ -37,6 +37,12 @@ export async function auditMonthsOnline(session: SqlExecutor, dialect: SqlDriver
     `SELECT c.relkind AS kind FROM pg_class c WHERE c.oid = to_regclass('audit_log')`,
   );
   if (partitioned?.kind !== "r") return;
+  // A small table (a new database, a test's) is migrated in the transaction, where building its indexes takes
+  // milliseconds; the online steps are for a table whose index builds would hold writers up.
+  const rows = await session.get<{ n: number }>(
+    `SELECT COUNT(*)::int AS n FROM (SELECT 1 FROM audit_log LIMIT ${ONLINE_FROM_ROWS}) sample`,
+  );
+  if ((rows?.n ?? 0) < ONLINE_FROM_ROWS) return;
   await session.run(`SET lock_timeout = '10s'`);
   await session.run(`ALTER TABLE audit_log ADD COLUMN IF NOT EXISTS month INTEGER`);
   const check = await session.get(
@@ -45,9 +51,9 @@ export async function auditMonthsOnline(session: SqlExecutor, dialect: SqlDriver
   if (!check)
     await session.run(`ALTER TABLE audit_log ADD CONSTRAINT audit_log_before_months CHECK (month IS NULL) NOT VALID`);
   // The steps below take SHARE UPDATE EXCLUSIVE, which lets every write through, so waiting costs callers nothing.
-  // They must not inherit the brief lock_timeout: CREATE INDEX CONCURRENTLY waits for every older transaction in
+  // They get a longer lock_timeout than the brief one: CREATE INDEX CONCURRENTLY waits for every older transaction in
   // the whole database (other schemas' too), and that wait counts as a lock wait (seen failing the start under load).
-  await session.run(`RESET lock_timeout`);
+  await session.run(`SET lock_timeout = '120s'`);
   await session.run(`ALTER TABLE audit_log VALIDATE CONSTRAINT audit_log_before_months`);
   // An interrupted CONCURRENTLY build leaves an invalid index behind; drop it so the build starts over.
   for (const name of ["audit_before_months_id", "audit_before_months_by_command"]) {
@@ -62,7 +68,11 @@ export async function auditMonthsOnline(session: SqlExecutor, dialect: SqlDriver
     `CREATE INDEX CONCURRENTLY IF NOT EXISTS audit_before_months_by_command ON audit_log (command_id)
      WHERE command_id IS NOT NULL`,
   );
+  await session.run(`RESET lock_timeout`);
 }
+
+/** From this many records the old table is prepared online (below, the transaction does it all). */
+export const ONLINE_FROM_ROWS = 10_000;
 
 /** The columns of `audit_log`, in the order the table has them after version 5 (ATTACH compares names and types). */
 const AUDIT_COLUMNS = `at TEXT NOT NULL, tool_name TEXT NOT NULL, effect TEXT NOT NULL, outcome TEXT NOT NULL, error_code TEXT,
@@ -91,6 +101,9 @@ export function auditMonthsStatements(dialect: SqlDriver["dialect"]): string[] {
     // A partitioned table's unique keys must contain the partition column, so `id` alone is no key any more:
     // the proposals index keeps pointing at its record by id, and retention keeps the two together (retention.ts).
     `ALTER TABLE proposals DROP CONSTRAINT IF EXISTS proposals_audit_id_fkey`,
+    // Done online for a large table; a small one gets its column here (ATTACH then checks its few rows and builds
+    // the indexes it lacks).
+    `ALTER TABLE audit_log ADD COLUMN IF NOT EXISTS month INTEGER`,
     // A partition may not have an identity column; the ids go on from a sequence of the new table.
     `ALTER TABLE audit_log ALTER COLUMN id DROP IDENTITY IF EXISTS`,
     `ALTER TABLE audit_log RENAME TO audit_log_before_months`,

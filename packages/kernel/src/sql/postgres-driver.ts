@@ -250,9 +250,22 @@ export async function openPostgresDriver(url: string, options: PostgresOptions =
         ...sessionConfig,
         statement_timeout: options.migrationLockTimeoutMs ?? 120_000,
       };
+      const waitMs = options.migrationLockTimeoutMs ?? 120_000;
       return oneOff(lockConfig, async (client) => {
         const key = `$1, hashtext(coalesce(current_schema(), ''))`;
-        await client.query(`SELECT pg_advisory_lock(${key})`, [MIGRATION_LOCK_CLASS]);
+        // Try, never block: a statement blocked on the lock is an open transaction, and the holder's online
+        // migration (CREATE INDEX CONCURRENTLY) waits for every older transaction of the database — each instance
+        // would wait for the other, a deadlock across sessions that PostgreSQL cannot see.
+        for (const started = Date.now(); ;) {
+          const got = await client.query<{ ok: boolean }>(`SELECT pg_try_advisory_lock(${key}) AS ok`, [
+            MIGRATION_LOCK_CLASS,
+          ]);
+          if (got.rows[0]?.ok) break;
+          if (Date.now() - started > waitMs) {
+            throw new Error(`another instance held the migration lock for over ${waitMs} ms`);
+          }
+          await sleep(100);
+        }
         try {
           return await fn();
         } finally {

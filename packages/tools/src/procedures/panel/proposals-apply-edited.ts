@@ -1,8 +1,10 @@
 import { type Block, BlockSchema, LIMITS, type OutputEnvelope } from "@mnote/contract";
+import type { StoredChangeDecision } from "@mnote/kernel";
 import { AppError } from "../../app-error";
 import { z } from "zod";
 import type { BlockEdit } from "../../context";
 import { canonicalJson } from "../../fingerprint";
+import { changeTarget } from "../../proposal-merge";
 import { decideChanges } from "./decide-changes";
 import { asShown, callProposalTool, decidableProposal, decisionOn, panelEnvelope, undecided } from "../../panel/decisions";
 import { panelProcedure, ProposalRefSchema } from "../../panel/panel-procedure";
@@ -69,9 +71,26 @@ export const proposalsApplyEdited = panelProcedure
         dryRun: false,
         args: { ...args, baseRevision: proposal.preview.baseRevision },
       },
-      decisionOn(proposal, { edits, ...(whole ? {} : { part: { kept, total } }) }),
+      {
+        ...decisionOn(proposal, { edits, ...(whole ? {} : { part: { kept, total } }) }),
+        // Each change's own state too, so the agent's retry reads the person's final version of each edited block
+        // (the answer a change-by-change decision gives; the retry must not redo the original).
+        changes: { decided: asShownStates(proposal, new Set(kept), edits), total },
+      },
     );
   });
+
+/** Every change of a proposal applied as shown: kept as proposed, kept in the person's version, or left out. */
+function asShownStates(proposal: Proposal, kept: ReadonlySet<number>, edits: BlockEdit[]): StoredChangeDecision[] {
+  const finals = new Map(edits.map((edit) => [edit.blockId, edit.applied]));
+  return proposal.preview.changes.map((change, index): StoredChangeDecision => {
+    const target = changeTarget(change);
+    if (!kept.has(index)) return { index, state: "rejected", target };
+    const id = change.kind === "insert" ? change.block.id : change.kind === "update" ? change.after.id : null;
+    const final = id !== null ? finals.get(id) : undefined;
+    return final ? { index, state: "applied_with_edits", final, target } : { index, state: "applied", target };
+  });
+}
 
 /**
  * Each edited block against the version the proposal shows: it must be one the proposal inserts or changes,

@@ -138,6 +138,11 @@ describe("edit before you accept (panel.proposals.applyEdited)", () => {
       audit: { commandId: applied.audit.commandId },
       result: { decision: { status: "applied_with_edits", decidedBy: "owner" } },
     });
+    // The retry carries the person's final text of the edited block, so the model does not redo the original.
+    const { changes } = (retry.result as { decision: { changes: { outcome: string; final?: unknown }[] } }).decision;
+    expect(changes.filter((change) => change.outcome === "applied_with_edits")).toEqual([
+      expect.objectContaining({ final: fixed }),
+    ]);
   });
 
   it("edits a page.save proposal's changed block, type and attributes included, with only some changes kept", async () => {
