@@ -6,7 +6,14 @@ import type { BlockEdit } from "../../context";
 import { canonicalJson } from "../../fingerprint";
 import { changeTarget } from "../../proposal-merge";
 import { decideChanges } from "./decide-changes";
-import { asShown, callProposalTool, decidableProposal, decisionOn, panelEnvelope, undecided } from "../../panel/decisions";
+import {
+  asShown,
+  callProposalTool,
+  decidableProposal,
+  decisionOn,
+  panelEnvelope,
+  undecided,
+} from "../../panel/decisions";
 import { panelProcedure, ProposalRefSchema } from "../../panel/panel-procedure";
 import { checkedCut, KeepSchema } from "./proposals-apply-part";
 import { proposalArgs } from "../../panel/proposal-cut";
