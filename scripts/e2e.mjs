@@ -5,6 +5,7 @@ import { spawnSync } from "node:child_process";
 import { accessSync, constants } from "node:fs";
 import { delimiter, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { BUILD_STACK_ARGS } from "./stack.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const PNPM = ["-y", "pnpm@12.4.2"];
@@ -60,25 +61,11 @@ const env = {
 const panelBuilt = process.argv.includes("--panel-built");
 const playwrightArgs = process.argv.slice(2).filter((arg) => arg !== "--panel-built");
 if (!panelBuilt) {
-  const build = spawnSync(
-    "npx",
-    [
-      ...PNPM,
-      "exec",
-      "turbo",
-      "run",
-      "build",
-      "--filter=@mnote/web",
-      "--filter=@mnote/cli",
-      "--filter=@mnote/hermes-bridge",
-      "--output-logs=errors-only",
-    ],
-    {
-      cwd: root,
-      stdio: "inherit",
-      env,
-    },
-  );
+  const build = spawnSync("npx", [...PNPM, ...BUILD_STACK_ARGS], {
+    cwd: root,
+    stdio: "inherit",
+    env,
+  });
   if (build.status !== 0) {
     console.error("e2e: building the panel failed");
     process.exit(build.status ?? 1);

@@ -4,6 +4,7 @@
 import { spawn, spawnSync } from "node:child_process";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { BUILD_STACK_ARGS } from "./stack.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const PNPM = ["-y", "pnpm@12.4.2"];
@@ -86,16 +87,7 @@ if (task === "test") {
   // typecheck, which reads the route types the build writes (.next/types). Nothing rebuilds or restores .next
   // while the flows' panel serves it.
   const panelAndFlows = (async () => {
-    const built = await startPnpm(
-      "exec",
-      "turbo",
-      "run",
-      "build",
-      "--filter=@mnote/web",
-      "--filter=@mnote/cli",
-      "--filter=@mnote/hermes-bridge",
-      "--output-logs=errors-only",
-    );
+    const built = await startPnpm(...BUILD_STACK_ARGS);
     if (built !== 0) return built;
     const statuses = await Promise.all([
       start(process.execPath, [join(root, "scripts", "e2e.mjs"), "--panel-built"]),

@@ -7,6 +7,21 @@ import { fileURLToPath } from "node:url";
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 
+/**
+ * pnpm's arguments that build what the stack runs: the panel's production build, and the CLI and the bridge as
+ * compiled JavaScript (their bins run `dist/`); turbo's cache makes it instant when nothing changed.
+ */
+export const BUILD_STACK_ARGS = [
+  "exec",
+  "turbo",
+  "run",
+  "build",
+  "--filter=@mnote/web",
+  "--filter=@mnote/cli",
+  "--filter=@mnote/hermes-bridge",
+  "--output-logs=errors-only",
+];
+
 /** A port the OS says is free right now. */
 export function freePort() {
   return new Promise((resolve, reject) => {

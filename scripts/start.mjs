@@ -2,7 +2,7 @@
 // `npm start`: the demo database, the bridge and the panel, with URLs and demo credentials.
 import { spawnSync } from "node:child_process";
 import { resolve } from "node:path";
-import { mnote, mnoteResult, ROOT, startStack } from "./stack.mjs";
+import { BUILD_STACK_ARGS, mnote, mnoteResult, ROOT, startStack } from "./stack.mjs";
 
 // The kernel's default database (DEFAULT_DATABASE_FILE in packages/kernel/src/open.ts), made absolute so the panel
 // (which runs in apps/web) and the bridge open the same file; this plain script cannot import the TypeScript kernel.
@@ -11,26 +11,11 @@ const env = { MNOTE_DATABASE_URL: databaseUrl };
 
 // The panel runs as a production build, the CLI and the bridge as compiled JavaScript (their bins run `dist/`, no
 // TypeScript compiler at run time); turbo's cache makes this instant when nothing changed.
-const build = spawnSync(
-  "npx",
-  [
-    "-y",
-    "pnpm@12.4.2",
-    "exec",
-    "turbo",
-    "run",
-    "build",
-    "--filter=@mnote/web",
-    "--filter=@mnote/cli",
-    "--filter=@mnote/hermes-bridge",
-    "--output-logs=errors-only",
-  ],
-  {
-    cwd: ROOT,
-    stdio: "inherit",
-    env: { ...process.env, TURBO_TELEMETRY_DISABLED: "1", NEXT_TELEMETRY_DISABLED: "1" },
-  },
-);
+const build = spawnSync("npx", ["-y", "pnpm@12.4.2", ...BUILD_STACK_ARGS], {
+  cwd: ROOT,
+  stdio: "inherit",
+  env: { ...process.env, TURBO_TELEMETRY_DISABLED: "1", NEXT_TELEMETRY_DISABLED: "1" },
+});
 if (build.status !== 0) process.exit(build.status ?? 1);
 
 await mnote(["init"], env);
