@@ -435,12 +435,15 @@ describe("fuzz: MCP Streamable HTTP (SDK client, tools/call)", () => {
         for (const key of ["content", "title", "summary", "options", "includeBlocks"])
           if (key in a || key === "includeBlocks") {
             // As above: an empty content array would be a valid save, so it goes in as a block's text.
+            // A boolean is a valid includeBlocks (found by a seed that set it to false): it goes in as a string.
             a[key] =
-              typeof value === "string" && key !== "content"
-                ? [value]
-                : key === "content" && !nonEmptyArray(value)
-                  ? [{ type: "paragraph", text: value }]
-                  : value;
+              typeof value === "boolean" && key === "includeBlocks"
+                ? String(value)
+                : typeof value === "string" && key !== "content"
+                  ? [value]
+                  : key === "content" && !nonEmptyArray(value)
+                    ? [{ type: "paragraph", text: value }]
+                    : value;
             return;
           }
       }),
