@@ -10,7 +10,11 @@ import { FLOW_PAGES } from "./pages";
 test.use({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
 
 type Box = { x: number; y: number; width: number; height: number };
-const box = async (locator: Locator): Promise<Box> => (await locator.boundingBox())!;
+// Measured once drawn: right after a page opens its rows may not be laid out yet (a null box, seen in CI).
+const box = async (locator: Locator): Promise<Box> => {
+  await expect(locator).toBeVisible();
+  return (await locator.boundingBox())!;
+};
 const overlap = (a: Box, b: Box) =>
   a.x < b.x + b.width - 0.5 && b.x < a.x + a.width - 0.5 && a.y < b.y + b.height - 0.5 && b.y < a.y + a.height - 0.5;
 
