@@ -94,6 +94,26 @@ describe("askEvents: Hermes's run events as the panel shows them", () => {
     ]);
   });
 
+  it("Hermes 0.21: tool-search lookups are no calls of the run, a steered run says no words, a completed call's preview is not shown twice", async () => {
+    const sse = (payload: object) => `data: ${JSON.stringify(payload)}\n\n`;
+    const events = await collect(
+      askEvents(
+        streamOf(
+          sse({ event: "tool.started", tool: "tool_describe", preview: null }),
+          sse({ event: "tool.completed", tool: "tool_describe", duration: 0, error: false, preview: "{}" }),
+          sse({ event: "tool.started", tool: "mnote_page_get", preview: null }),
+          sse({ event: "tool.completed", tool: "mnote_page_get", duration: 0.5, error: false, preview: '{"ok":true}' }),
+          sse({ event: "run.steered", accepted: true }),
+          sse({ event: "message.interim", text: "Reading the page first.", already_streamed: false }),
+        ),
+      ),
+    );
+    expect(events).toEqual<AskEvent[]>([
+      { type: "tool.started", tool: "mnote_page_get", preview: null },
+      { type: "tool.completed", tool: "mnote_page_get", durationSeconds: 0.5, error: false },
+    ]);
+  });
+
   it("reports failed and cancelled runs", async () => {
     const events = await collect(
       askEvents(

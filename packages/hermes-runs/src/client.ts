@@ -14,12 +14,13 @@
  *   `platform_toolsets.api_server` (hermes_cli/tools_config.py `_get_platform_tools`).
  * Hermes 0.21 (upstream NousResearch/hermes-agent @ 00067189, gateway/platforms/api_server.py and
  * api_server_run_idempotency.py; issue 35) adds, and the panel uses only where `GET /v1/capabilities` says so:
- * - `features.runs_idempotency`: `POST /v1/runs` takes `Idempotency-Key` (a replay answers 202 with the same run and
+ * - `features.runs_idempotency` ({supported: true, durable, retention_seconds}): `POST /v1/runs` takes `Idempotency-Key` (a replay answers 202 with the same run and
  *   `Idempotency-Replayed: true`; another body under the key is 409 `idempotency_key_conflict`) and loads the
  *   conversation from `session_id` itself, so the panel sends no `conversation_history` (which would make the
  *   retried start's body differ once a turn is stored, and drops tool turns). 0.18–0.19 answer 404 there.
- * - `run.interrupted` / status `interrupted` (a run orphaned by a restart), `message.interim`, `run.steered`,
- *   `tool.completed.preview`; `POST /v1/runs/{id}/steer` {input}; approval requests carry `request_id`, which
+ * - `run.interrupted` / status `interrupted` (a run orphaned by a restart), `message.interim`, `run.steered`
+ *   ({accepted: true}), a `preview` on `tool.completed`; `POST /v1/runs/{id}/steer` {input} (200, or 409
+ *   `run_not_accepting_steer` unless the run is running); approval requests carry `request_id`, which
  *   the answer names; `/stop` answers an ended run 200 with its status, and a run not live in that process 409
  *   `run_not_active`.
  * - `POST /v1/runs/{id}/approval` {choice: once|session|always|deny} → 200, or 409 when nothing waits;
@@ -78,7 +79,10 @@ export type AskEvent =
   | { type: "cancelled" }
   /** Hermes 0.21: the run was orphaned by a restart of Hermes and will not go on. */
   | { type: "interrupted"; message: string }
-  /** Hermes 0.21: words the person added while the run went on (`POST /v1/runs/{id}/steer`) reached it. */
+  /**
+   * Words the person added while the run went on (`POST /v1/runs/{id}/steer`, Hermes 0.21), once Hermes took them:
+   * the panel's own line (Hermes's `run.steered` names no words), folded in by the box that sent them.
+   */
   | { type: "steered"; text: string }
   /** `: stream closed`: Hermes has nothing more to say about this run. */
   | { type: "closed" };
@@ -98,10 +102,18 @@ export type NumberedRunLine = RunLine & { seq: number };
 
 const str = (value: unknown, fallback = ""): string => (typeof value === "string" ? value : fallback);
 
+/**
+ * Hermes 0.21's tool-search bridge tools that only look tools up (tools/tool_search.py): bookkeeping, not work on
+ * the page, so the panel lists no call of theirs. A `tool_call` reaches the panel under the tool it ran (Hermes's
+ * activity feed names the unwrapped tool).
+ */
+const TOOL_LOOKUPS = new Set(["tool_search", "tool_describe"]);
+
 /** One Hermes event payload → what the panel shows (null: nothing to show, e.g. reasoning, or an event this version does not know). */
 export function toAskEvent(payload: unknown): AskEvent | null {
   if (typeof payload !== "object" || payload === null) return null;
   const p = payload as Record<string, unknown>;
+  if ((p.event === "tool.started" || p.event === "tool.completed") && TOOL_LOOKUPS.has(str(p.tool))) return null;
   switch (p.event) {
     case "message.delta":
       return typeof p.delta === "string" && p.delta !== "" ? { type: "delta", text: p.delta } : null;
@@ -138,10 +150,9 @@ export function toAskEvent(payload: unknown): AskEvent | null {
       return { type: "cancelled" };
     case "run.interrupted":
       return { type: "interrupted", message: str(p.error, INTERRUPTED_MESSAGE) };
-    case "run.steered":
-      return { type: "steered", text: str(p.input ?? p.text) };
-    // Hermes 0.21's `message.interim` (text a model says before it calls tools) reaches the person through the
-    // final answer too, and `tool.completed.preview` repeats a completed call: shown once, so neither twice.
+    // Hermes 0.21's `run.steered` says only that words were taken in (`accepted: true`, not the words): the panel
+    // shows the person's words itself once the steer is accepted. `message.interim` (text a model says before it
+    // calls tools) reaches the person through the final answer too: shown once, not twice.
     default:
       return null;
   }
@@ -295,7 +306,10 @@ export class HermesClient {
       throw error;
     }
     const answer = (await response.json().catch(() => null)) as { features?: Record<string, unknown> } | null;
-    return { runsIdempotency: answer?.features?.runs_idempotency === true };
+    // 0.21.3 describes it as an object (api_server_runs.py `_idempotency_capabilities`: supported, durable,
+    // retention_seconds), not as a flag: only `supported: true` says a key is honoured.
+    const idempotency = answer?.features?.runs_idempotency as { supported?: unknown } | undefined;
+    return { runsIdempotency: idempotency?.supported === true };
   }
 
   /** GET /health: Hermes answers, and with which version (no key needed). */

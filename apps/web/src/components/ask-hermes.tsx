@@ -237,9 +237,12 @@ export function AskHermes({ pageRef, canWrite }: { pageRef: PageRef; canWrite: b
   const steer = async () => {
     if (!run || !question.trim()) return;
     setBusy(true);
-    const answered = await hermesDoor.steer(run.runId, question.trim());
+    const words = question.trim();
+    const answered = await hermesDoor.steer(run.runId, words);
     setBusy(false);
     if (!answered.ok) return setNotice(answered.message);
+    // Hermes took the words in (its `run.steered` event does not repeat them): they show here, in the answer.
+    update((s) => (s.runId === answered.value.runId ? { ...s, ...reduceRun(s, { type: "steered", text: words }) } : s));
     setNotice(null);
     setQuestion("");
   };

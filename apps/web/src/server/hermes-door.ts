@@ -327,11 +327,19 @@ export async function steerRun(req: Request, runId: string): Promise<Response> {
       error.hermesCode !== "run_not_found"
     )
       return refuse("mnote_tool_unavailable", STEER_UNSUPPORTED, {}, 501);
+    // 0.21 takes words only while a run is running (409 `run_not_accepting_steer`: over, stopping, or waiting
+    // for an approval); 404: Hermes no longer knows the run.
+    if (error instanceof HermesRefused && error.status === 409 && error.hermesCode === "run_not_accepting_steer")
+      return refuse("mnote_tool_conflict", STEER_NOT_NOW);
     if (error instanceof HermesRefused && (error.status === 409 || error.status === 404))
       return refuse("mnote_tool_conflict", "This run is over; ask your words as a new question.");
     return hermesFailure(error);
   }
 }
+
+/** What the panel says when Hermes takes no words into this run now (0.21's `run_not_accepting_steer`). */
+export const STEER_NOT_NOW =
+  "Hermes is not taking words into this run right now (it is over, stopping, or waiting for your approval); answer or wait, then ask again.";
 
 /** What the panel says when this Hermes cannot take words into a live run. */
 export const STEER_UNSUPPORTED =
