@@ -40,22 +40,36 @@ Scripts, chosen by the question:
   anything else               read the page and say its title and revision
 
 With `--hermes 0.21` it answers as Hermes 0.21.3's API server does (upstream NousResearch/hermes-agent @
-00067189dfecf833d4d009c2dd977ae85cf800e0: gateway/platforms/api_server.py, api_server_runs.py,
-api_server_run_idempotency.py; issue 35), where 0.18.2 differs:
-  GET  /v1/capabilities         {object: "hermes.capabilities", features: {runs_idempotency: true, ...}} (0.18: 404)
-  POST /v1/runs                 `Idempotency-Key` (1-255 visible ASCII, else 400): the same key and body replays
-                                202 with the same run and `Idempotency-Replayed: true`; another body under the key
-                                is 409 `idempotency_key_conflict`. Without conversation_history the conversation
-                                is loaded from session_id (0.18 starts from nothing)
-  approval.request              carries `request_id`; an answer naming another request is 409 approval_not_pending
-  POST /v1/runs/{id}/stop       an ended run answers 200 with its status; a run this process does not run (after
-                                a restart) answers 409 `run_not_active`
-  POST /v1/runs/{id}/steer      {input} -> 202 {run_id, status: "steering"}, then `run.steered`; 409
-                                `run_not_active` when the run is not live
+00067189dfecf833d4d009c2dd977ae85cf800e0; read in the stored index at its rebrand xiaoxuanoos/tino-agent @
+0f1ec5ea80861f394d6c849eac5b8a0cc174bbe5: gateway/platforms/api_server.py, api_server_runs.py; issue 35), where
+0.18.2 differs:
+  GET  /v1/capabilities         {object: "hermes.api_server.capabilities", features: {..., runs_idempotency:
+                                {supported: true, durable: true, retention_seconds}}} (0.18: 404)
+  POST /v1/runs                 `Idempotency-Key` (blank: none; over 255 characters or not visible ASCII: 400
+                                invalid_idempotency_key): the same key and body replays 202 {run_id, status: <its
+                                status now>, replayed: true} with `Idempotency-Replayed: true`; another body under the
+                                key is 409 `idempotency_key_conflict`. A new run answers {run_id, status: "started",
+                                replayed: false}. Without conversation_history the conversation is loaded from
+                                session_id (0.18 starts from nothing)
+  approval.request              carries `request_id`; an answer naming another request resolves nothing: 409
+                                approval_not_pending; approval.responded and the answer repeat the request_id
+  tool.completed                carries `preview`: the result, at most 500 characters
+  POST /v1/runs/{id}/stop       a run over answers 200 with its status object; a run not over that this process
+                                does not run answers 409 `run_not_active`
+  POST /v1/runs/{id}/steer      {input|message|text} -> 200 {object: "hermes.run.steer", run_id, accepted: true},
+                                then `run.steered` {accepted: true} (the words are not in it); 409
+                                `run_not_accepting_steer` unless the run is running; 400 `invalid_steer_input`
+  tool search                   the model sees tool_search / tool_describe / tool_call and a listing instead of
+                                mnote's tools (tools.tool_search.enabled auto, Hermes's default; `--tool-search off`
+                                is the profile setting mnote documents): tool_search.py beside this file
+  /p/<profile>/...              with `--profile NAME`, every route is served under that prefix only, as a
+                                multiplexed gateway serves a secondary profile
   POST /standin/restart         (the stand-in's own, for tests) what a restart of Hermes leaves: every live run
                                 `interrupted` (event `run.interrupted`, status `interrupted`), none live any more
+  GET  /standin/runs/{id}/metrics, /standin/stats   (the stand-in's own) model requests, tool calls and tool bytes
+                                of a run; runs started and replayed
 
-Run: python3 server.py --port N --key KEY --plugin DIR [--hermes 0.18|0.21]  (MNOTE_BRIDGE_URL, MNOTE_TOKEN in the env)
+Run: python3 server.py --port N --key KEY --plugin DIR [--hermes 0.18|0.21] [--tool-search auto|off] [--profile NAME]  (MNOTE_BRIDGE_URL, MNOTE_TOKEN in the env)
 """
 
 from __future__ import annotations
@@ -72,6 +86,8 @@ import threading
 import time
 import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import tool_search  # beside this file: the 0.21 tool-search bridge as the model sees it
 
 
 class PluginContext:
@@ -141,15 +157,52 @@ class Run:
         self.api_calls = 0
         self.tool_calls = 0
         self.steers: list[str] = []
+        self.steered = threading.Event()  # 0.21: words added while it runs wake the waiting model
         self.approval_request_id: str | None = None
+        self.planned: list[str] = []
+        self.described: set[str] = set()
+        self.metrics = RunMetrics()
         # False once a restart of Hermes orphaned it (0.21: a durable record, no live task in this process).
         self.active = True
 
 
+class RunMetrics:
+    """What one run cost in model requests and tool bytes (the stand-in's own: GET /standin/runs/{id}/metrics)."""
+
+    def __init__(self):
+        self.requests = 0
+        self.tool_calls = 0
+        self.definitions_bytes: list[int] = []
+        self.result_bytes: list[int] = []
+        # The tool bytes each request carries: its tool definitions, and every tool result so far (they stay in
+        # the conversation the next request sends).
+        self.tool_input_bytes = 0
+
+    def request(self, definitions_bytes: int):
+        self.requests += 1
+        self.definitions_bytes.append(definitions_bytes)
+        self.tool_input_bytes += definitions_bytes + sum(self.result_bytes)
+
+    def result(self, size: int):
+        self.tool_calls += 1
+        self.result_bytes.append(size)
+
+    def as_json(self) -> dict:
+        return {"model_requests": self.requests, "tool_calls": self.tool_calls,
+                "tool_definitions_bytes_per_request": self.definitions_bytes[0] if self.definitions_bytes else 0,
+                "tool_result_bytes": sum(self.result_bytes), "tool_input_bytes": self.tool_input_bytes}
+
+
 class StandIn:
-    def __init__(self, key: str, plugin: PluginContext, toolsets_file: str | None = None, version: str = "0.18"):
+    def __init__(self, key: str, plugin: PluginContext, toolsets_file: str | None = None, version: str = "0.18",
+                 tool_search_mode: str = "auto", profile: str | None = None):
         self.version = version
         self.toolsets_file = toolsets_file
+        # 0.18-0.19 have no tool search: the model sees the plugin's tools as they are.
+        self.surface = tool_search.ToolSurface(plugin.tools, "mnote", tool_search_mode if version == "0.21" else "off")
+        # 0.21 under `gateway.multiplex_profiles`: this profile is served at /p/<profile>/... only.
+        self.profile = profile
+        self.stats = {"runs_started": 0, "runs_replayed": 0, "idempotency_keys": 0}
         # 0.21: (key) -> (fingerprint of the body, run_id), as api_server_run_idempotency.py keeps them.
         self.idempotency: dict[str, tuple[str, str]] = {}
         self.key = key
@@ -159,13 +212,61 @@ class StandIn:
         self.lock = threading.Lock()
 
     # --- what Hermes's agent loop does around one tool call -------------------------------
+    def plan(self, run: Run, tools: list[str]):
+        """The mnote tools this script will call. Behind tool search a model loads their schemas first, all in one
+        tool_describe call (the bridge's description asks for one batch), unless the listing's names were enough."""
+        run.planned = list(tools)
+
     def call_tool(self, run: Run, name: str, args: dict) -> dict:
-        tool = self.plugin.tools[name]
+        """The model calls mnote's tool `name`: directly, or (0.21 with tool search on) through the bridge."""
+        if not self.surface.active:
+            return json.loads(self.model_call(run, name, args))
+        undescribed = [tool for tool in dict.fromkeys([*run.planned, name]) if tool not in run.described]
+        if undescribed:
+            self.model_call(run, tool_search.TOOL_DESCRIBE, {"names": undescribed})
+            run.described.update(undescribed)
+        text = self.model_call(run, tool_search.TOOL_CALL, {"calls": [{"name": name, "arguments": args}]})
+        answer = json.loads(text)
+        if "ok" not in answer:  # the bridge refused it (Hermes's tool_error: {"error": "..."}): nothing ran
+            return {"ok": False, "error": {"code": "hermes_tool_call_refused", "message": str(answer.get("error"))}}
+        return answer
+
+    def model_call(self, run: Run, name: str, args: dict) -> str:
+        """One model response that calls one tool (one request to the model carried the tool definitions), and
+        what Hermes's loop does with it: bridge tools answered inline, a tool_call unwrapped into the real tool
+        with the same ids, every real tool through the plugin's tool_execution middleware."""
+        run.metrics.request(self.surface.definitions_bytes())
         run.tool_calls += 1
+        run.api_calls += 1
         tool_call_id = f"call_{uuid.uuid4().hex[:24]}"
+        underlying, underlying_args, refused = name, args, None
+        if name == tool_search.TOOL_CALL:
+            underlying, underlying_args, refused = self.surface.unwrap(args)
+        shown = underlying or name  # Hermes's activity feed names the unwrapped tool
         # Hermes v0.18.2 sends no preview for plugin tools (seen against it: "preview": null).
-        self.push(run, {"event": "tool.started", "tool": name, "preview": None})
+        self.push(run, {"event": "tool.started", "tool": shown, "preview": None})
         started = time.monotonic()
+        if name == tool_search.TOOL_DESCRIBE:
+            text = self.surface.describe([str(n) for n in (args.get("names") or [])])
+        elif refused is not None:
+            text = json.dumps({"error": refused})
+        else:
+            text = self.run_plugin_tool(run, underlying, underlying_args, tool_call_id)
+        run.metrics.result(len(text.encode()))
+        try:
+            parsed = json.loads(text)
+        except ValueError:
+            parsed = {}
+        completed = {"event": "tool.completed", "tool": shown, "duration": round(time.monotonic() - started, 3),
+                     "error": bool(parsed.get("error")) if "ok" not in parsed else not parsed.get("ok", False)}
+        if self.version == "0.21":
+            # api_server_runs.py _tool_completed_preview: the result, redacted, at most 500 characters.
+            completed["preview"] = text if len(text) <= 500 else text[:497] + "..."
+        self.push(run, completed)
+        return text
+
+    def run_plugin_tool(self, run: Run, name: str, args: dict, tool_call_id: str) -> str:
+        tool = self.plugin.tools[name]
         task_id = run.session_id or run.run_id
 
         def dispatch(next_args=None):
@@ -182,11 +283,7 @@ class StandIn:
                                 api_request_id=f"{run.turn_id}:api:{run.api_calls}",
                                 next_call=lambda next_payload=None: call_at(index + 1, payload if next_payload is None else next_payload))
 
-        text = call_at(0, args)
-        envelope = json.loads(text)
-        self.push(run, {"event": "tool.completed", "tool": name, "duration": round(time.monotonic() - started, 3),
-                        "error": not envelope.get("ok", False)})
-        return envelope
+        return call_at(0, args)
 
     def push(self, run: Run, event: dict | None):
         if event is not None:
@@ -216,7 +313,6 @@ class StandIn:
         question = run.user_message.lower()
         workspace_id, document_id = self.page_ref(run)
         ref = {"workspaceId": workspace_id, "documentId": document_id}
-        run.api_calls += 1
         if question.startswith("i rejected your proposed edit"):
             # The panel's "Tell Hermes": the person's reason, as the next turn of the conversation that proposed it.
             reason = run.user_message.split("My reason:", 1)[-1].strip()
@@ -231,8 +327,11 @@ class StandIn:
             raise ModelRefused("Error code: 401 - {'error': {'message': 'Incorrect API key provided'}}")
         if "wait" in question or "slow" in question:
             self.say(run, "Let me think about this page for a while… ")
-            run.stopping.wait(60)
-            if run.steers:
+            # Until stopped, or (0.21) until the person adds words: the agent takes them in at its next step.
+            deadline = time.monotonic() + 60
+            while not run.stopping.is_set() and not run.steered.is_set() and time.monotonic() < deadline:
+                run.stopping.wait(0.05)
+            if run.steers and not run.stopping.is_set():
                 return f"I thought about it, and about what you added: {' / '.join(run.steers)}"
             return "I thought about it."
         if "dangerous" in question:
@@ -260,8 +359,8 @@ class StandIn:
         other = re.search(r"\b(doc_[a-z0-9_]+)\b", run.user_message)
         if other and other.group(1) != document_id:
             # A model that reads a page it was not asked about (the person named it, or a page told it to).
+            self.plan(run, ["mnote_page_get"])
             page = self.call_tool(run, "mnote_page_get", {**ref, "documentId": other.group(1), "includeBlocks": True})
-            run.api_calls += 1
             if not page.get("ok"):
                 return f"I could not read {other.group(1)}: {page['error']['message']}"
             result = page["result"]
@@ -269,11 +368,11 @@ class StandIn:
             return f"The page is titled \"{result['title']}\" and says: {texts}"
         if "stress" in question or "deadline" in question:
             return self.stress_the_deadline(run, ref)
+        self.plan(run, ["mnote_page_get", "mnote_page_edit"] if "add a line" in question else ["mnote_page_get"])
         page = self.call_tool(run, "mnote_page_get", {**ref, "includeBlocks": True})
         if not page.get("ok"):
             return f"I could not read the page: {page['error']['message']}"
         result = page["result"]
-        run.api_calls += 1
         if "add a line" in question:
             quoted = re.search(r"[\"“](.+?)[\"”]", run.user_message)
             line = quoted.group(1) if quoted else "Review the plan with Hermes"
@@ -282,7 +381,6 @@ class StandIn:
                 "baseRevision": result["revision"],
                 "operations": [{"op": "insert", "at": "end", "blocks": [{"type": "paragraph", "text": line}]}],
             })
-            run.api_calls += 1
             if edit.get("ok"):
                 return f"I added \"{line}\" at the end of \"{result['title']}\"."
             if edit["error"]["code"] == "mnote_tool_approval_required":
@@ -294,8 +392,8 @@ class StandIn:
 
     def stress_the_deadline(self, run: Run, ref: dict) -> str:
         """Read the page as Markdown, and write the deadline's block back as Markdown with the weekday in bold."""
+        self.plan(run, ["mnote_page_get", "mnote_page_edit"])
         page = self.call_tool(run, "mnote_page_get", {**ref, "format": "markdown"})
-        run.api_calls += 1
         if not page.get("ok"):
             return f"I could not read the page: {page['error']['message']}"
         result = page["result"]
@@ -311,7 +409,6 @@ class StandIn:
             "baseRevision": result["revision"],
             "operations": [{"op": "replace", "blockId": block_id, "markdown": line.replace(day, f"**{day}**", 1)}],
         })
-        run.api_calls += 1
         if edit.get("ok"):
             return f"I made \"{day}\" bold in \"{result['title']}\"."
         if edit["error"]["code"] == "mnote_tool_approval_required":
@@ -328,6 +425,7 @@ class StandIn:
                 self.push(run, {"event": "run.cancelled"})
                 self.finish(run, "cancelled", last_event="run.cancelled")
             else:
+                run.metrics.request(self.surface.definitions_bytes())  # the request that answered in words
                 self.say(run, output)
                 # Hermes v0.18.2 also hands the final text over as reasoning.available before run.completed.
                 self.push(run, {"event": "reasoning.available", "text": output})
@@ -403,16 +501,46 @@ def make_handler(standin: StandIn):
             except ValueError:
                 return ValueError
 
-        def do_GET(self):
+        def route(self) -> str | None:
+            """The request's path without the profile prefix; None (after a 404) when it names no served profile.
+            0.21's multiplexed gateway serves a secondary profile at /p/<profile>/... (api_server.py,
+            _resolve_request_profile / _prefix_names_served_profile); a stand-in given --profile is that profile."""
             path = self.path.split("?")[0]
+            if standin.profile is None:
+                return path
+            prefix = f"/p/{standin.profile}"
+            if path.startswith(prefix + "/"):
+                return path[len(prefix):]
+            self.send_json(404, {"error": "not found"})
+            return None
+
+        def do_GET(self):
+            path = self.route()
+            if path is None:
+                return
             if path in ("/health", "/v1/health"):
                 return self.send_json(200, {"status": "ok", "platform": "hermes-agent", "version": "stand-in"})
             if not self.authorized():
                 return
             if path == "/v1/capabilities" and standin.version == "0.21":
-                return self.send_json(200, {"object": "hermes.capabilities", "platform": "api_server", "version": "0.21.3",
-                                            "features": {"runs": True, "runs_idempotency": True, "runs_steer": True,
-                                                         "runs_interrupted_status": True, "approval_request_id": True}})
+                # api_server.py _handle_capabilities: static feature flags, and runs_idempotency as
+                # api_server_runs.py _idempotency_capabilities gives it (an object, not a flag).
+                return self.send_json(200, {
+                    "object": "hermes.api_server.capabilities", "platform": "hermes-agent", "model": "hermes-agent",
+                    "auth": {"type": "bearer", "required": True},
+                    "features": {"run_submission": True, "run_status": True, "run_events_sse": True, "run_stop": True,
+                                 "run_steer": True, "run_approval_response": True, "tool_progress_events": True,
+                                 "approval_events": True,
+                                 "runs_idempotency": {"supported": True, "durable": True, "retention_seconds": 86400}},
+                    "endpoints": {"runs": {"method": "POST", "path": "/v1/runs"},
+                                  "run_steer": {"method": "POST", "path": "/v1/runs/{run_id}/steer"},
+                                  "run_stop": {"method": "POST", "path": "/v1/runs/{run_id}/stop"}}})
+            match = re.fullmatch(r"/standin/runs/([^/]+)/metrics", path)
+            if match and match.group(1) in standin.runs:
+                run = standin.runs[match.group(1)]
+                return self.send_json(200, {**run.metrics.as_json(), "tool_search": standin.surface.active})
+            if path == "/standin/stats":
+                return self.send_json(200, standin.stats)
             if path == "/v1/toolsets":
                 enabled = enabled_toolsets(standin.toolsets_file)
                 data = [{"name": name, "label": label, "description": description, "enabled": name in enabled,
@@ -474,8 +602,8 @@ def make_handler(standin: StandIn):
                 run.stream_open = False
 
         def do_POST(self):
-            path = self.path.split("?")[0]
-            if not self.authorized():
+            path = self.route()
+            if path is None or not self.authorized():
                 return
             body = self.body()
             if path == "/standin/restart":
@@ -490,17 +618,25 @@ def make_handler(standin: StandIn):
                 message = raw if isinstance(raw, str) else (raw[-1].get("content", "") if isinstance(raw, list) else "")
                 if not message:
                     return self.send_json(400, openai_error("No user message found in input"))
-                key = self.headers.get("Idempotency-Key") if standin.version == "0.21" else None
-                if key is not None:
+                # api_server_runs.py _handle_runs: a blank key is no key; a key over 255 characters or with anything
+                # but visible ASCII is 400. The fingerprint is of the body (and the session-key header, unused here).
+                key = (self.headers.get("Idempotency-Key") or "").strip() if standin.version == "0.21" else ""
+                if key:
                     if not re.fullmatch(r"[\x21-\x7e]{1,255}", key):
                         return self.send_json(400, openai_error("Idempotency-Key must be 1-255 visible ASCII characters", "invalid_idempotency_key"))
-                    fingerprint = hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+                    fingerprint = hashlib.sha256(json.dumps({"body": body, "gateway_session_key": ""}, sort_keys=True,
+                                                            separators=(",", ":"), ensure_ascii=False).encode()).hexdigest()
                     with standin.lock:
+                        standin.stats["idempotency_keys"] += 1
                         known = standin.idempotency.get(key)
                         if known and known[0] != fingerprint:
-                            return self.send_json(409, openai_error("Idempotency-Key was already used with a different request body", "idempotency_key_conflict"))
+                            return self.send_json(409, openai_error("Idempotency-Key was already used with a different request payload", "idempotency_key_conflict"))
                         if known:
-                            return self.send_json(202, {"run_id": known[1], "status": "started"}, {"Idempotency-Replayed": "true"})
+                            # A replay names the run admitted first, with its status now.
+                            standin.stats["runs_replayed"] += 1
+                            status = standin.runs[known[1]].status["status"]
+                            return self.send_json(202, {"run_id": known[1], "status": status, "replayed": True},
+                                                  {"Idempotency-Replayed": "true"})
                         run_id = f"run_{uuid.uuid4().hex}"
                         standin.idempotency[key] = (fingerprint, run_id)
                 else:
@@ -514,8 +650,10 @@ def make_handler(standin: StandIn):
                 run = Run(run_id, session_id, message, body.get("instructions") or "", history)
                 standin.runs[run_id] = run
                 standin.sessions.setdefault(session_id, []).append({"role": "user", "content": message})
+                standin.stats["runs_started"] += 1
                 threading.Thread(target=standin.execute, args=(run,), daemon=True).start()
-                return self.send_json(202, {"run_id": run_id, "status": "started"})
+                started = {"run_id": run_id, "status": "started"}
+                return self.send_json(202, {**started, "replayed": False} if standin.version == "0.21" else started)
             match = re.fullmatch(r"/v1/runs/([^/]+)/approval", path)
             if match:
                 run = standin.runs.get(match.group(1))
@@ -526,40 +664,52 @@ def make_handler(standin: StandIn):
                 choice = str((body or {}).get("choice", "")).strip().lower()
                 choice = {"approve": "once", "approved": "once", "allow": "once"}.get(choice, choice)
                 request_id = (body or {}).get("request_id")
-                if standin.version == "0.21" and request_id is not None and request_id != run.approval_request_id:
-                    return self.send_json(409, openai_error(f"No pending approval {request_id} on run {run.run_id}", "approval_not_pending"))
                 if choice not in {"once", "session", "always", "deny"}:
                     return self.send_json(400, openai_error("Invalid approval choice; expected one of: once, session, always, deny", "invalid_approval_choice"))
                 if run.status["status"] in TERMINAL:
                     return self.send_json(409, openai_error(f"Run has no active approval session: {run.run_id}", "approval_not_active"))
                 pending = run.approval_pending
-                if pending is None or pending.is_set():
+                # 0.21: an answer naming another request resolves nothing (tools/approval.py
+                # resolve_gateway_approval by request_id), which the API server answers 409 approval_not_pending.
+                named_other = standin.version == "0.21" and request_id is not None and request_id != run.approval_request_id
+                if pending is None or pending.is_set() or named_other:
                     return self.send_json(409, openai_error(f"Run has no pending approval: {run.run_id}", "approval_not_pending"))
                 run.approval_choice = choice
                 run.status["status"] = "running"
-                standin.push(run, {"event": "approval.responded", "choice": choice, "resolved": 1})
+                named = {"request_id": request_id} if standin.version == "0.21" and request_id else {}
+                standin.push(run, {"event": "approval.responded", "choice": choice, **named, "resolved": 1})
                 pending.set()
-                return self.send_json(200, {"object": "hermes.run.approval_response", "run_id": run.run_id, "choice": choice, "resolved": 1})
+                return self.send_json(200, {"object": "hermes.run.approval_response", "run_id": run.run_id,
+                                            "choice": choice, **named, "resolved": 1})
             match = re.fullmatch(r"/v1/runs/([^/]+)/steer", path)
             if match and standin.version == "0.21":
+                # api_server_runs.py _handle_steer_run: only a running run takes words (409 run_not_accepting_steer
+                # otherwise, before the body is read); input, message or text; 200 {object: hermes.run.steer, ...}
+                # and a `run.steered` event that says only that it was accepted (not the words).
                 run = standin.runs.get(match.group(1))
                 if not run:
                     return self.send_json(404, openai_error(f"Run not found: {match.group(1)}", "run_not_found"))
-                text = str((body or {}).get("input") or "").strip() if body is not ValueError else ""
+                if not run.active or run.status["status"] != "running":
+                    return self.send_json(409, openai_error(f"Run is not currently accepting steer input: {run.run_id}", "run_not_accepting_steer"))
+                fields = body if isinstance(body, dict) else {}
+                text = str(fields.get("input") or fields.get("message") or fields.get("text") or "").strip()
                 if not text:
-                    return self.send_json(400, openai_error("Missing 'input' field"))
-                if not run.active or run.status["status"] in TERMINAL:
-                    return self.send_json(409, openai_error(f"Run is not active: {run.run_id}", "run_not_active"))
+                    return self.send_json(400, openai_error("Missing non-empty steer text; expected 'input', 'message', or 'text'.", "invalid_steer_input"))
                 run.steers.append(text)
-                standin.push(run, {"event": "run.steered", "input": text})
-                return self.send_json(202, {"run_id": run.run_id, "status": "steering"})
+                run.steered.set()
+                run.status["last_event"] = "run.steered"
+                standin.push(run, {"event": "run.steered", "accepted": True})
+                return self.send_json(200, {"object": "hermes.run.steer", "run_id": run.run_id, "accepted": True})
             match = re.fullmatch(r"/v1/runs/([^/]+)/stop", path)
             if match:
                 run = standin.runs.get(match.group(1))
-                if standin.version == "0.21" and run and not run.active:
-                    return self.send_json(409, openai_error(f"Run is not active in this process: {run.run_id}", "run_not_active"))
-                if standin.version == "0.21" and run and run.status["status"] in TERMINAL:
-                    return self.send_json(200, {"run_id": run.run_id, "status": run.status["status"]})
+                if standin.version == "0.21" and run:
+                    # api_server_runs.py _handle_stop_run: a run over answers with its status object; one not
+                    # over that this process does not run is 409 run_not_active.
+                    if run.status["status"] in TERMINAL:
+                        return self.send_json(200, run.status)
+                    if not run.active:
+                        return self.send_json(409, openai_error(f"Run is not active in this gateway process: {run.run_id}", "run_not_active"))
                 if not run or run.status["status"] in TERMINAL:
                     return self.send_json(404, openai_error(f"Run not found: {match.group(1)}", "run_not_found"))
                 run.status.update({"status": "stopping", "last_event": "run.stopping"})
@@ -582,8 +732,13 @@ def main():
                         help="a file naming the enabled toolsets (e.g. 'mnote' or 'mnote,terminal'), read per request")
     parser.add_argument("--hermes", choices=("0.18", "0.21"), default="0.18",
                         help="which Hermes API server to answer as (0.21: gateway/platforms/api_server*.py @ 00067189)")
+    parser.add_argument("--tool-search", choices=("auto", "off"), default="auto",
+                        help="0.21's tools.tool_search.enabled for this profile (default auto, as Hermes's)")
+    parser.add_argument("--profile", default=None,
+                        help="0.21: serve as this profile of a multiplexed gateway, at /p/<profile>/... only")
     options = parser.parse_args()
-    standin = StandIn(options.key, load_plugin(options.plugin), options.toolsets_file, options.hermes)
+    standin = StandIn(options.key, load_plugin(options.plugin), options.toolsets_file, options.hermes,
+                      options.tool_search, options.profile)
     server = ThreadingHTTPServer((options.host, options.port), make_handler(standin))
     server.daemon_threads = True
     print(f"hermes stand-in on http://{options.host}:{options.port}", flush=True)

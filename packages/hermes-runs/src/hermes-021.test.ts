@@ -84,8 +84,13 @@ afterAll(() => {
 });
 
 describe("what the panel asks Hermes, by what it says it supports (GET /v1/capabilities)", () => {
-  it("0.21 says runs_idempotency; 0.18 has no such route and supports none of it", async () => {
+  it("0.21 says runs_idempotency (an object: supported, durable, retention); 0.18 has no such route and supports none of it", async () => {
     expect(await v21.client.capabilities()).toEqual({ runsIdempotency: true });
+    // The shape the client reads is 0.21.3's own (api_server_runs.py _idempotency_capabilities), not a flag.
+    const raw = (await (
+      await fetch(`${v21.url}/v1/capabilities`, { headers: { authorization: `Bearer ${KEY}` } })
+    ).json()) as { features: { runs_idempotency: unknown } };
+    expect(raw.features.runs_idempotency).toMatchObject({ supported: true });
     expect(await v18.client.capabilities()).toEqual({ runsIdempotency: false });
     const readiness = await checkReadiness(v21.client, ["mnote"]);
     expect(readiness).toMatchObject({ connected: true, features: { runsIdempotency: true } });
@@ -120,8 +125,17 @@ describe("what the panel asks Hermes, by what it says it supports (GET /v1/capab
       type: "completed",
       output: expect.stringContaining("What did I ask first?"),
     });
-    // The same start again, now that the second turn is stored too: the same run, not 409.
+    // The same start again, now that the second turn is stored too: the same run, not 409, and Hermes says it
+    // replayed it (202, `Idempotency-Replayed: true`).
+    const replays = async () =>
+      (
+        (await (await fetch(`${v21.url}/standin/stats`, { headers: { authorization: `Bearer ${KEY}` } })).json()) as {
+          runs_replayed: number;
+        }
+      ).runs_replayed;
+    const before = await replays();
     expect((await ask()).runId).toBe(second.runId);
+    expect(await replays()).toBe(before + 1);
   });
 
   it("0.21: another question under a key already used is the contract's idempotency conflict, not a gateway failure", async () => {
@@ -184,8 +198,8 @@ describe("0.21's run states and answers", () => {
       outcome: "lost",
       error: INTERRUPTED_MESSAGE,
     });
-    // Hermes answers 409 run_not_active for it now; the panel hears `ended`.
-    expect(await v21.client.stop(runId)).toEqual({ status: "ended" });
+    // Hermes answers a stop of it with its status (`interrupted`): over, which the door tells as `ended`.
+    expect(await v21.client.stop(runId)).toEqual({ status: "interrupted" });
   });
 
   it("stop: an ended run answers with its status (0.21) or is gone (0.18); both are over for the panel", async () => {
@@ -201,20 +215,20 @@ describe("0.21's run states and answers", () => {
     }
   });
 
-  it("steer adds to a live run (0.21: run.steered, and the answer takes it in); 0.18 has no steer", async () => {
+  it("steer adds to a live run (0.21: 200, the answer takes the words in); a run not running is refused; 0.18 has no steer", async () => {
     const { runId } = await v21.client.startRun({ input: "please wait", instructions: "", sessionId: "s_steer" });
     const events = await v21.client.events(runId);
     expect((await events.next()).value).toMatchObject({ type: "delta" });
     await v21.client.steer(runId, "also mention the budget");
-    let steered: AskEvent | undefined;
-    for await (const event of events) {
-      if (event.type === "steered") {
-        steered = event;
-        break;
-      }
-    }
-    expect(steered).toEqual({ type: "steered", text: "also mention the budget" });
-    await v21.client.stop(runId);
+    const rest: AskEvent[] = [];
+    for await (const event of events) rest.push(event);
+    // Hermes's `run.steered` names no words: nothing of it is shown by itself (the box shows what it sent).
+    expect(rest.some((e) => e.type === "steered")).toBe(false);
+    expect(rest.find((e) => e.type === "completed")).toMatchObject({
+      output: expect.stringContaining("also mention the budget"),
+    });
+    const late = await v21.client.steer(runId, "too late").catch((error: unknown) => error);
+    expect(late).toMatchObject({ status: 409, hermesCode: "run_not_accepting_steer" });
     const old = await v18.client.startRun({ input: "please wait", instructions: "", sessionId: "s_steer18" });
     const refused = await v18.client.steer(old.runId, "more").catch((error: unknown) => error);
     expect(refused).toMatchObject({ status: 404, hermesCode: null });

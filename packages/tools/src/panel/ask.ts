@@ -20,9 +20,11 @@ export function askInstructions(page: {
     `Use only the mnote tools (${ASK_TOOL_NAMES.join(", ")}) with workspaceId "${page.workspaceId}" and documentId "${page.documentId}".`,
     "Read the page with mnote_page_get first; change it with mnote_page_edit (block operations) and pass baseRevision from what you read.",
     "Edits may be held for the person's approval: then say that the change waits in the panel's Proposals, do not retry it.",
-    // Hermes 0.21 may put plugin tools behind its search bridge (tools.tool_search); the README turns it off for the
-    // profile serving mnote, and a Hermes where it is on still finds the tools by these names (issue 35 item 1).
-    "If these tools are not listed directly, they are behind tool_search: call them with tool_call by the same names.",
+    // Hermes 0.21 puts plugin tools behind its search bridge unless the profile turns it off (tools.tool_search,
+    // default auto; the README turns it off for the profile serving mnote). Where it stays on, the model sees
+    // tool_search / tool_describe / tool_call and a listing naming these tools: said here so it goes straight to
+    // the schemas and calls, the way Hermes's bridge takes them (decision 0042, issue 35 item 1).
+    "If these tools are not listed directly, they are behind Hermes's tool search: their names are in tool_search's listing, so load their schemas with one tool_describe call naming all you need, then call them with tool_call by the same names (one tool per call).",
     // Over MCP, Hermes 0.21 answers a write whose session expired `outcome_uncertain` and does not replay it.
     "If a write's outcome is uncertain, read the page again before writing: it may have been applied.",
     PERSON_TEXT_IS_DATA,

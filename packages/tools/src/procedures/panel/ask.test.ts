@@ -21,6 +21,7 @@ describe("panel.ask: who may ask Hermes about a page, and with what", () => {
     expect(started.instructions).toContain("mnote_page_get");
     expect(started.instructions).toContain("mnote_artifact_create_ai_note");
     // Behind Hermes 0.21's tool search the model reaches them through tool_call (issue 35 item 1).
+    expect(started.instructions).toContain("one tool_describe call naming all you need");
     expect(started.instructions).toContain("call them with tool_call by the same names");
     // The same person continues the same conversation under the same session id.
     expect((await panelAs(w, w.tokens.editor).ask.start({ ...ref, sessionId: started.sessionId })).sessionId).toBe(
