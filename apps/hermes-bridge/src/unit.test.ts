@@ -223,6 +223,7 @@ describe("Hermes plugin files", () => {
         "client.py",
         "mcp_ids.py",
         "plugin.yaml",
+        "settings.py",
         "tool_schemas.json",
       ]);
       installHermesPlugin({ dir }); // replacing our own copy is fine

@@ -2,7 +2,7 @@
 
 Each tool is a thin handler: it turns the model's flat arguments into mnote's input
 envelope and POSTs it to the mnote bridge (``MNOTE_BRIDGE_URL``) with the bearer
-token ``MNOTE_TOKEN``. The bridge runs mnote's tools router; the handler returns the
+token ``MNOTE_TOKEN``, read for the profile the call runs for (settings.py). The bridge runs mnote's tools router; the handler returns the
 router's output envelope as a JSON string and never raises.
 
 The tool schemas in ``tool_schemas.json`` are generated from mnote's contract
@@ -16,7 +16,7 @@ import json
 import logging
 from pathlib import Path
 
-from . import client, mcp_ids
+from . import client, mcp_ids, settings
 
 logger = logging.getLogger(__name__)
 
@@ -38,6 +38,7 @@ def load_schemas() -> dict:
 
 def register(ctx) -> None:
     """Hermes entry point: register the mnote tools (seven) in the toolset ``mnote``."""
+    settings.use_context(ctx)  # Hermes 0.21: plugin settings from the profile's config.yaml (settings.py)
     mcp_ids.register(ctx)  # Hermes's ids on calls to the mnote MCP server (see mcp_ids.py)
     document = load_schemas()
     for tool in document["tools"]:

@@ -10,7 +10,6 @@ import contextvars
 import hashlib
 import json
 import logging
-import os
 import re
 import threading
 import urllib.error
@@ -18,9 +17,11 @@ import urllib.request
 import uuid
 from typing import Any, Callable, Optional
 
+from . import settings
+
 logger = logging.getLogger(__name__)
 
-DEFAULT_TIMEOUT_SECONDS = 30.0
+DEFAULT_TIMEOUT_SECONDS = settings.DEFAULT_TIMEOUT_SECONDS
 USER_AGENT = "mnote-hermes-plugin/0.1.0"
 # Asks the bridge for the envelope as Hermes-safe JSON: the same JSON value, but a success
 # never spells `"error"` where Hermes's failure test (agent/display.py _detect_tool_failure,
@@ -46,13 +47,8 @@ class Refused(Exception):
 
 
 def _settings() -> tuple[str, str, float]:
-    url = os.environ.get("MNOTE_BRIDGE_URL", "").strip().rstrip("/")
-    token = os.environ.get("MNOTE_TOKEN", "").strip()
-    try:
-        timeout = float(os.environ.get("MNOTE_BRIDGE_TIMEOUT", DEFAULT_TIMEOUT_SECONDS))
-    except ValueError:
-        timeout = DEFAULT_TIMEOUT_SECONDS
-    return url, token, timeout if timeout > 0 else DEFAULT_TIMEOUT_SECONDS
+    """The bridge URL, token and timeout of the profile the calling turn runs for (settings.py explains where)."""
+    return settings.bridge()
 
 
 def is_configured() -> bool:
