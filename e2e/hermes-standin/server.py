@@ -449,8 +449,9 @@ class StandIn:
             if run.status["status"] in TERMINAL or not run.active:
                 continue
             run.active = False
-            self.push(run, {"event": "run.interrupted", "error": "Run interrupted by gateway restart"})
-            self.finish(run, "interrupted", error="Run interrupted by gateway restart", last_event="run.interrupted")
+            # api_server_runs.py _execute_run _finish for a run _mark_shutdown_interrupted_runs marked.
+            self.push(run, {"event": "run.interrupted", "error": "Gateway shutdown interrupted the run."})
+            self.finish(run, "interrupted", error="Gateway shutdown interrupted the run.", last_event="run.interrupted")
             self.push(run, None)
             run.stopping.set()
             if run.approval_pending is not None:

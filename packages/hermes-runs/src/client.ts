@@ -148,8 +148,10 @@ export function toAskEvent(payload: unknown): AskEvent | null {
       return { type: "failed", message: str(p.error, "the run failed") };
     case "run.cancelled":
       return { type: "cancelled" };
+    // 0.21.3's error here is its own boilerplate ("Gateway shutdown interrupted the run."): the panel says what
+    // happened and what to do instead.
     case "run.interrupted":
-      return { type: "interrupted", message: str(p.error, INTERRUPTED_MESSAGE) };
+      return { type: "interrupted", message: INTERRUPTED_MESSAGE };
     // Hermes 0.21's `run.steered` says only that words were taken in (`accepted: true`, not the words): the panel
     // shows the person's words itself once the steer is accepted. `message.interim` (text a model says before it
     // calls tools) reaches the person through the final answer too: shown once, not twice.
