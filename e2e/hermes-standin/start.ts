@@ -29,6 +29,10 @@ export async function startHermesStandIn(options: {
    * environment's MNOTE_STANDIN_HERMES, else 0.18, so a flow runs in both modes with `MNOTE_STANDIN_HERMES=0.21`.
    */
   hermesVersion?: "0.18" | "0.21";
+  /** 0.21: `tools.tool_search.enabled` of the profile (default `auto`, as Hermes's; `off` is what mnote documents). */
+  toolSearch?: "auto" | "off";
+  /** 0.21: serve as this profile of a multiplexed gateway, at `/p/<profile>/…` only; `url` then ends with that path. */
+  profile?: string;
 }): Promise<HermesStandIn> {
   const version = options.hermesVersion ?? (process.env.MNOTE_STANDIN_HERMES === "0.21" ? "0.21" : "0.18");
   const child: ChildProcess = spawn(
@@ -44,6 +48,8 @@ export async function startHermesStandIn(options: {
       ...(options.toolsetsFile ? ["--toolsets-file", options.toolsetsFile] : []),
       "--hermes",
       version,
+      ...(options.toolSearch ? ["--tool-search", options.toolSearch] : []),
+      ...(options.profile ? ["--profile", options.profile] : []),
     ],
     {
       env: {
@@ -58,7 +64,7 @@ export async function startHermesStandIn(options: {
   // No python3 on this machine: say so instead of crashing the runner with an unhandled spawn error.
   let spawnError: Error | null = null;
   child.once("error", (error) => (spawnError = error));
-  const url = `http://127.0.0.1:${options.port}`;
+  const url = `http://127.0.0.1:${options.port}${options.profile ? `/p/${options.profile}` : ""}`;
   const stop = async () => {
     if (child.exitCode !== null || child.signalCode !== null) return;
     const exited = new Promise((resolve) => child.once("exit", resolve));
