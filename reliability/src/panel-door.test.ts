@@ -1,5 +1,6 @@
 import { LIMITS } from "@mnote/contract";
 import { RateLimiter, type RunningBridge } from "@mnote/hermes-bridge";
+import { PanelHermes } from "@mnote/hermes-runs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 // The panel's `/api/trpc` handler, exactly what apps/web/src/app/api/trpc/[trpc]/route.ts serves.
 import { handlePanelApi, type PanelApiOptions } from "../../apps/web/src/server/panel-api";
@@ -443,5 +444,86 @@ describe("live updates over server-sent events (panel.page.changes)", () => {
     await Promise.all([b.body!.cancel(), other.body!.cancel(), again.body!.cancel()]);
     // Every subscription let go of the kernel's feed when its body was cancelled, not at some later change.
     await expect.poll(() => feed.subscribers, { timeout: 2_000 }).toBe(idle);
+  });
+});
+
+describe("Ask Hermes at the panel's door (panel.hermes.*, decision 0043): the same limits and identity rules", () => {
+  // Nothing here may reach Hermes: every refusal is the door's or the router's, before any call to it.
+  const hermes = new PanelHermes({
+    url: "http://127.0.0.1:9",
+    apiKey: "door-key-0123456789",
+    allowedToolsets: ["mnote"],
+  });
+  const askRequest = (init: Parameters<typeof panelPost>[2]) =>
+    panelPost(
+      "panel.hermes.ask",
+      { workspaceId: world.ids.ws, documentId: world.ids.page, input: "what is here?" },
+      init,
+    );
+
+  it("a foreign Origin is refused before anything runs; a body over the cap is refused unread", async () => {
+    const before = await businessSnapshot(world.kernel);
+    const foreign = await handlePanelApi(
+      askRequest({ cookie: world.personTokens.owner, origin: "https://evil.example" }),
+      panelOptions({ hermes }),
+    );
+    expect(foreign.status).toBe(403);
+    expect(await foreign.json()).toMatchObject({ error: { code: "mnote_tool_permission_denied" } });
+    const tooLarge = await handlePanelApi(
+      askRequest({
+        cookie: world.personTokens.owner,
+        body: new ReadableStream<Uint8Array>({ pull: (controller) => controller.enqueue(new Uint8Array(64 * 1024)) }),
+        headers: { "content-length": String(LIMITS.requestBodyBytes + 1) },
+      }),
+      panelOptions({ hermes }),
+    );
+    expect(tooLarge.status).toBe(413);
+    expect(await tooLarge.json()).toMatchObject({ error: { code: "mnote_tool_payload_too_large" } });
+    expect(await businessSnapshot(world.kernel)).toEqual(before);
+  });
+
+  it("an agent's cookie is refused; each call takes one from the person's rate budget", async () => {
+    const agent = await handlePanelApi(askRequest({ cookie: agentToken }), panelOptions({ hermes }));
+    expect(agent.status).toBe(403);
+    const limiter = new RateLimiter({ ratePerSecond: 1, burst: 2 }, () => 0);
+    const stop = () =>
+      handlePanelApi(
+        panelPost("panel.hermes.stop", { runId: "run_0000000000000000" }, { cookie: world.personTokens.editor }),
+        panelOptions({ hermes, limiter }),
+      );
+    expect((await stop()).status).toBe(404);
+    expect((await stop()).status).toBe(404);
+    const limited = await stop();
+    expect(limited.status).toBe(429);
+    expect(await limited.json()).toMatchObject({ error: { code: "mnote_tool_rate_limited" } });
+  });
+
+  it("a run is its asker's: another person's run streams the same refusal as an unknown one", async () => {
+    const owner = world.personTokens.owner;
+    const post = (path: string, input: unknown) =>
+      handlePanelApi(panelPost(path, input, { cookie: owner }), panelOptions({ hermes }));
+    const started = (
+      await json(await post("panel.ask.start", { workspaceId: world.ids.ws, documentId: world.ids.page }))
+    ).result!.data as { sessionId: string };
+    const runId = "run_door_0123456789";
+    expect((await post("panel.ask.record", { runId, sessionId: started.sessionId })).status).toBe(200);
+    const firstEvent = async (id: string) => {
+      const url = `${PANEL}/api/trpc/panel.hermes.events?input=${encodeURIComponent(JSON.stringify({ runId: id }))}`;
+      const response = await handlePanelApi(
+        new Request(url, {
+          headers: {
+            host: "127.0.0.1:4200",
+            cookie: `mnote_session=${world.personTokens.editor}`,
+            accept: "text/event-stream",
+          },
+        }),
+        panelOptions({ hermes }),
+      );
+      const text = await response.text();
+      return { status: response.status, error: /event: serialized-error\ndata: (.*)\n/.exec(text)?.[1] ?? text };
+    };
+    const theirs = await firstEvent(runId);
+    expect(theirs).toEqual(await firstEvent("run_0000000000000000"));
+    expect(theirs.error).toContain("mnote_tool_not_found");
   });
 });

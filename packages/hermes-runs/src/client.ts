@@ -2,7 +2,7 @@
  * The panel's server as a client of Hermes's API server (Hermes Agent v0.18.2,
  * gateway/platforms/api_server.py): start a run, follow its events, answer its approval
  * requests, stop it, and read which toolsets its runs get. Only the panel's server holds the
- * key; the browser talks to /api/hermes/* (apps/web), never to Hermes.
+ * key; the browser talks to the router's `panel.hermes.*` (apps/web's /api/trpc), never to Hermes.
  *
  * Hermes's wire format, as its code has it:
  * - `POST /v1/runs` {input, instructions, session_id, conversation_history} → 202 {run_id, status: "started"};
@@ -87,7 +87,7 @@ export type AskEvent =
   /** `: stream closed`: Hermes has nothing more to say about this run. */
   | { type: "closed" };
 
-/** The lines /api/hermes/runs/{id}/events sends the browser: the run's events, plus the panel's own. */
+/** The lines `panel.hermes.events` sends the browser: the run's events, plus the panel's own. */
 export type RunLine =
   | AskEvent
   /** Hermes went away mid-run: the run may go on there. */

@@ -35,7 +35,7 @@ export interface FollowOptions {
 }
 
 /**
- * A run's lines for one reader, from the store, until the run ends: what `/api/hermes/runs/{id}/events` streams.
+ * A run's lines for one reader, from the store, until the run ends: what `panel.hermes.events` streams.
  * The reader going away stops the reading, not the run. A store that fails says `lost` and ends.
  */
 export async function* followRun(options: FollowOptions): AsyncGenerator<NumberedRunLine> {

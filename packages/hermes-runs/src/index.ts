@@ -14,4 +14,4 @@ export * from "./pump";
 export * from "./follow";
 export * from "./run-sweep";
 export * from "./start-run";
-export * from "./door-api";
+export * from "./panel-hermes";

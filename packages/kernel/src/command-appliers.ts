@@ -5,7 +5,7 @@
 import { type Block, DEFAULT_PAGE_OPTIONS } from "@mnote/contract";
 import { type BlockEditOperation, blockIdsNamed, simulateBlockEdits } from "./block-edits";
 import { newId } from "./ids";
-import { insertBlocks, readBlocks, readPageState, replaceBlocks, stateBefore, type Undo } from "./page-state";
+import { insertBlocks, readBlocks, readPageState, replaceBlocks, statesAround, type Undo } from "./page-state";
 import { findBlocks } from "./reads";
 import { blockAttrs, type CommandRow } from "./rows";
 import { type SqlExecutor, UniqueViolation } from "./sql/driver";
@@ -207,7 +207,7 @@ async function insertEdge(tx: SqlExecutor, edgeId: string, page: PageRecord, nod
 async function revertPage(tx: SqlExecutor, page: PageRecord, targetCommandId: string): Promise<AppliedCommand> {
   const target = await tx.get<CommandRow>(`SELECT * FROM commands WHERE id = ?`, [targetCommandId]);
   if (!target || target.document_id !== page.id) throw new CommandRejected("no such command on this page");
-  const restored = await stateBefore(tx, target);
+  const restored = (await statesAround(tx, target))?.before;
   const current = await readPageState(tx, page.id);
   if (!restored || !current) throw new CommandRejected("the page state before that command cannot be rebuilt");
   await tx.run(`UPDATE pages SET title = ?, options = ?, block_count = ? WHERE id = ?`, [
@@ -223,7 +223,7 @@ async function revertPage(tx: SqlExecutor, page: PageRecord, targetCommandId: st
 /**
  * A revert of one command's changes (decision 0030): the operations, title and options its merge planned on the page
  * as it is now, in one step. The page's state before is its undo (a revert is itself revertable by a person's undo
- * rule, and `stateBefore` walks over it like over any command).
+ * rule, and `statesAround` walks over it like over any command).
  */
 async function revertChanges(
   tx: SqlExecutor,

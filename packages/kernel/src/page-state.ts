@@ -57,23 +57,11 @@ export function applyUndo(state: PageState, undo: Undo): PageState {
   return undo.state;
 }
 
-/** Rebuild the page as it was before `target` by undoing, newest first, every command since. */
-export async function stateBefore(db: SqlExecutor, target: CommandRow): Promise<PageState | null> {
-  const current = await readPageState(db, target.document_id!);
-  if (!current) return null;
-  const later = await db.all<{ undo: string | null }>(
-    `SELECT undo FROM commands WHERE document_id = ? AND revision_after > ? AND revision_after > revision_before
-     ORDER BY revision_after DESC`,
-    [target.document_id, Number(target.revision_before)],
-  );
-  let state = current;
-  for (const row of later) if (row.undo) state = applyUndo(state, JSON.parse(row.undo) as Undo);
-  return state;
-}
-
 /**
  * The page just after `target` and just before it (decision 0030: a revert takes back exactly the changes between
- * the two), rebuilt by undoing, newest first, every command since.
+ * the two), rebuilt by undoing, newest first, every command since. The one walk back: a revert of the whole command
+ * restores `.before`, a revert of its changes takes back the difference (commands that did not bump the revision
+ * store no undo, so `.before` is `.after` for them).
  */
 export async function statesAround(
   db: SqlExecutor,

@@ -2,7 +2,7 @@
  * The kernel's reads: everything a call looks up before or instead of writing. Each function runs on
  * the driver or on an open transaction, so the write transaction reads with the same code.
  */
-import { stateBefore, statesAround } from "./page-state";
+import { statesAround } from "./page-state";
 import type { LocatedBlock } from "./block-edits";
 import {
   type AuditRow,
@@ -236,7 +236,7 @@ export async function getSummary(db: SqlExecutor, documentId: string) {
 export async function getPageStateBefore(db: SqlExecutor, commandId: string) {
   const command = await db.get<CommandRow>(`SELECT * FROM commands WHERE id = ?`, [commandId]);
   if (!command) return null;
-  const state = await stateBefore(db, command);
+  const state = (await statesAround(db, command))?.before;
   return state ? { documentId: command.document_id!, revision: Number(command.revision_before), state } : null;
 }
 

@@ -1,4 +1,5 @@
 import type { Block } from "@mnote/contract";
+import type { PanelHermes } from "@mnote/hermes-runs";
 import type { AppliedPart, CallIdentity, ChangeSettlement, Clock, SqlKernel, TokenHolder } from "@mnote/kernel";
 import type { OAuthServerSettings } from "@mnote/oauth";
 import { type ConfigReader, consoleLogger, type Logger } from "@mnote/process";
@@ -75,6 +76,11 @@ export interface ToolsContext {
   resource?: string | null;
   settings: ToolsSettings;
   /**
+   * The panel's Hermes (Ask Hermes, decision 0043): set only by the panel's server when MNOTE_HERMES_* is configured;
+   * absent or null everywhere else, where the `panel.hermes.*` procedures refuse.
+   */
+  hermes?: PanelHermes | null;
+  /**
    * Set only by the panel's decision procedures when a person's approval runs a proposal's tool: the write's
    * audit record names the proposal and who proposed it, and a part applies with its decision (decision 0016).
    */
@@ -121,6 +127,7 @@ export function createToolsContext(input: {
   settings?: Partial<ToolsSettings>;
   resource?: string | null;
   logger?: Logger;
+  hermes?: PanelHermes | null;
 }): ToolsContext {
   return {
     kernel: input.kernel,
@@ -130,5 +137,6 @@ export function createToolsContext(input: {
     door: input.door ?? "agent",
     resource: input.resource ?? null,
     settings: { ...DEFAULT_SETTINGS, ...input.settings },
+    hermes: input.hermes ?? null,
   };
 }

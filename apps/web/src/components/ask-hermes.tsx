@@ -3,22 +3,22 @@
 import { canonicalToolName, LIMITS } from "@mnote/contract";
 import {
   endsRun,
-  hermesDoor,
   isLive,
   matchRecords,
   RELAYED_CHOICES,
   type RelayedChoice,
-  refusalMessage,
-  type StartedRunAnswer,
   newRunView,
   type NumberedRunLine,
   reduceRun,
   type RunView,
 } from "@mnote/hermes-runs";
+import type { AppRouter } from "@mnote/tools";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { TRPCClientError } from "@trpc/client";
 import { useCallback, useEffect, useRef, useState } from "react";
-import { useTRPC } from "~/trpc/react";
-import type { PageRef } from "~/trpc/types";
+import { useTRPC, useTRPCClient } from "~/trpc/react";
+import { refusalOf } from "~/trpc/refusal";
+import type { PageRef, RouterOutputs } from "~/trpc/types";
 import { formatTime, outcomeText, toolLabel } from "./labels";
 
 /** A run as this tab shows it, and where its own audit records start. */
@@ -43,8 +43,19 @@ const runKey = (documentId: string) => `mnote.hermes.run.${documentId}`;
 /** The conversation this tab is having about the page: only its id is kept (sessionStorage), never its text. */
 const sessionKey = (documentId: string) => `mnote.hermes.session.${documentId}`;
 
-/** A run the panel started: what POST /api/hermes/runs answers. */
-export type StartedRun = StartedRunAnswer;
+/** A run the panel started: what `panel.hermes.ask` answers. */
+export type StartedRun = RouterOutputs["panel"]["hermes"]["ask"];
+
+/** The panel's typed client (`useTRPCClient`): Ask Hermes calls the router's `panel.hermes.*` like every view. */
+type PanelClient = ReturnType<typeof useTRPCClient>;
+
+/** What the box says of a refused call: the router's message, or that the panel was not reached. */
+function refusalText(error: unknown, unreached = "The panel could not be reached."): string {
+  if (!(error instanceof TRPCClientError)) return unreached;
+  // The router's errors carry their AppError (its `errorFormatter`); a request that never reached it has none.
+  const refused = error as TRPCClientError<AppRouter>;
+  return refused.data?.appError ? refusalOf(refused).message : unreached;
+}
 
 /**
  * Announced on `window` when a run of this page's conversation was started elsewhere in the panel ("Tell Hermes"
@@ -53,20 +64,25 @@ export type StartedRun = StartedRunAnswer;
 export const ASK_HERMES_RUN_EVENT = "mnote:ask-hermes-run";
 
 /**
- * Start a run (a conversation's first turn, or its next with `sessionId`) through the panel's door: the one way
+ * Start a run (a conversation's first turn, or its next with `sessionId`) through `panel.hermes.ask`: the one way
  * the box and "Tell Hermes" ask. `startKey` names the question, so a retried start names the same run.
  */
-export async function startHermesRun(body: {
-  workspaceId: string;
-  documentId: string;
-  input: string;
-  startKey: string;
-  sessionId?: string | null;
-}): Promise<{ started: StartedRun } | { error: string }> {
+export async function startHermesRun(
+  client: PanelClient,
+  body: {
+    workspaceId: string;
+    documentId: string;
+    input: string;
+    startKey: string;
+    sessionId?: string | null;
+  },
+): Promise<{ started: StartedRun } | { error: string }> {
   const { sessionId, ...rest } = body;
-  const answer = await hermesDoor.start({ ...rest, ...(sessionId ? { sessionId } : {}) });
-  if (answer.ok) return { started: answer.value };
-  return { error: answer.status === 0 ? "The panel could not be reached; nothing was asked." : answer.message };
+  try {
+    return { started: await client.panel.hermes.ask.mutate({ ...rest, ...(sessionId ? { sessionId } : {}) }) };
+  } catch (error) {
+    return { error: refusalText(error, "The panel could not be reached; nothing was asked.") };
+  }
 }
 
 /** What the box says when Hermes had no run left to stop (it ended, or Hermes restarted). */
@@ -75,14 +91,10 @@ const STOP_FOUND_IT_ENDED = "Hermes had no run left to stop: it ended (or Hermes
 /** "Ask Hermes" in the page's AI panel: start a run about this page, watch it, answer it, stop it. */
 export function AskHermes({ pageRef, canWrite }: { pageRef: PageRef; canWrite: boolean }) {
   const trpc = useTRPC();
+  const client = useTRPCClient();
   const queryClient = useQueryClient();
   const connection = useQuery({
-    queryKey: ["hermes", "connection"],
-    queryFn: async () => {
-      const answer = await hermesDoor.connection();
-      if (!answer.ok) throw new Error(answer.message);
-      return answer.value;
-    },
+    ...trpc.panel.hermes.connection.queryOptions(),
     // The box says when Hermes stops answering (the server checks at most every 10 s).
     refetchInterval: 30_000,
   });
@@ -101,7 +113,7 @@ export function AskHermes({ pageRef, canWrite }: { pageRef: PageRef; canWrite: b
     const runId = window.sessionStorage.getItem(runKey(pageRef.documentId));
     if (stored && runId) {
       setRun({ ...newRunView(runId), auditFloor: 0 });
-      void follow(runId, 0, true);
+      follow(runId, 0, true);
     }
     return () => reading.current?.abort();
     // `follow` is this render's; the effect runs once per page.
@@ -126,57 +138,8 @@ export function AskHermes({ pageRef, canWrite }: { pageRef: PageRef; canWrite: b
     if (line.type === "tool.completed" || line.type === "closed") refreshTrail();
   };
 
-  /**
-   * Reads the run's lines from the panel (any instance has them) and, when the connection drops while the
-   * run goes on, reads on after the last line it had — a few times, then says the run was lost.
-   */
-  const follow = async (runId: string, after: number, reload = false) => {
-    const controller = new AbortController();
-    reading.current?.abort();
-    reading.current = controller;
-    let last = after;
-    for (let attempt = 0; attempt < 4; attempt++) {
-      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 500 * attempt));
-      if (controller.signal.aborted) return;
-      let response: Response;
-      try {
-        response = await hermesDoor.events(runId, last, reload && attempt === 0, controller.signal);
-      } catch {
-        if (controller.signal.aborted) return;
-        continue;
-      }
-      if (!response.ok || !response.body) {
-        const message = await refusalMessage(response);
-        if (response.status === 404) window.sessionStorage.removeItem(runKey(pageRef.documentId));
-        update((s) => ({ ...s, phase: "lost", message }));
-        return;
-      }
-      const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
-      let buffer = "";
-      let ended = false;
-      try {
-        for (;;) {
-          const { done, value } = await reader.read();
-          if (done) break;
-          buffer += value;
-          let newline = buffer.indexOf("\n");
-          while (newline !== -1) {
-            const text = buffer.slice(0, newline);
-            buffer = buffer.slice(newline + 1);
-            newline = buffer.indexOf("\n");
-            if (!text) continue;
-            const line = JSON.parse(text) as NumberedRunLine;
-            last = Math.max(last, line.seq);
-            if (endsRun(line)) ended = true;
-            apply(runId, line);
-          }
-        }
-      } catch {
-        if (controller.signal.aborted) return;
-      }
-      // The panel closes a run's stream once it is over; a stream cut before that is read on.
-      if (ended) break;
-    }
+  /** The box gives up on a run's events: it may go on in Hermes; its calls show from the audit trail. */
+  const lostEvents = () =>
     update((s) =>
       isLive(s.phase)
         ? {
@@ -186,7 +149,49 @@ export function AskHermes({ pageRef, canWrite }: { pageRef: PageRef; canWrite: b
           }
         : s,
     );
-    refreshTrail();
+
+  /**
+   * Follows the run's lines from the panel (`panel.hermes.events`: any instance has them). A stream cut while the
+   * run goes on is read on by the link itself, after the last line it had (Last-Event-ID); after a few failed tries
+   * in a row, or a stream that ends before the run did, the box says the run's events were lost.
+   */
+  const follow = (runId: string, after: number, reload = false) => {
+    reading.current?.abort();
+    const controller = new AbortController();
+    reading.current = controller;
+    let ended = false;
+    let failedTries = 0;
+    const subscription = client.panel.hermes.events.subscribe(
+      { runId, after, reload },
+      {
+        onData: ({ data: line }) => {
+          failedTries = 0;
+          if (endsRun(line)) ended = true;
+          apply(runId, line);
+        },
+        onError: (error) => {
+          if (controller.signal.aborted) return;
+          // The router refused the stream (not this person's run, or no longer): say why, and forget the run.
+          const refusal = refusalOf(error);
+          if (refusal.code === "mnote_tool_not_found") window.sessionStorage.removeItem(runKey(pageRef.documentId));
+          update((s) => ({ ...s, phase: "lost", message: refusal.message }));
+        },
+        onComplete: () => {
+          if (controller.signal.aborted) return;
+          // The panel ends a run's stream once it is over; one that ended before that lost the run.
+          if (!ended) lostEvents();
+          refreshTrail();
+        },
+        onConnectionStateChange: (state) => {
+          if (controller.signal.aborted || state.state !== "connecting" || !state.error) return;
+          if (++failedTries < 4) return;
+          controller.abort();
+          lostEvents();
+          refreshTrail();
+        },
+      },
+    );
+    controller.signal.addEventListener("abort", () => subscription.unsubscribe(), { once: true });
   };
 
   /** Show and follow a run just started in this conversation (asked here, or told from a rejected proposal). */
@@ -197,7 +202,7 @@ export function AskHermes({ pageRef, canWrite }: { pageRef: PageRef; canWrite: b
     const floor = started.sessionId === sessionId ? Math.max(0, ...(trail.data ?? []).map((r) => r.id)) : 0;
     setRun({ ...newRunView(started.runId), auditFloor: floor });
     setNotice(null);
-    void follow(started.runId, 0);
+    follow(started.runId, 0);
   };
   // "Tell Hermes" starts the conversation's next turn from the Proposals tab: the box follows it. Subscribed
   // anew each render, so the handler sees this render's conversation and trail.
@@ -215,7 +220,7 @@ export function AskHermes({ pageRef, canWrite }: { pageRef: PageRef; canWrite: b
     setNotice(null);
     // One key per question: a retry of this start (a double click, a flaky network) names the same run.
     const startKey = (startKeyRef.current ??= crypto.randomUUID());
-    const answer = await startHermesRun({ ...pageRef, input: question, startKey, sessionId });
+    const answer = await startHermesRun(client, { ...pageRef, input: question, startKey, sessionId });
     setBusy(false);
     if ("error" in answer) return setNotice(answer.error);
     startKeyRef.current = null;
@@ -226,10 +231,14 @@ export function AskHermes({ pageRef, canWrite }: { pageRef: PageRef; canWrite: b
   const stop = async () => {
     if (!run) return;
     update((s) => ({ ...s, phase: "stopping" }));
-    const answer = await hermesDoor.stop(run.runId);
-    if (!answer.ok) return setNotice(answer.message);
+    let answer;
+    try {
+      answer = await client.panel.hermes.stop.mutate({ runId: run.runId });
+    } catch (error) {
+      return setNotice(refusalText(error));
+    }
     // Hermes had nothing to stop (the run was over, or a restart of Hermes ended it): say so, not "Stopping…".
-    if (answer.value.status === "ended") {
+    if (answer.status === "ended") {
       update((s) => (isLive(s.phase) ? { ...s, phase: "lost", message: STOP_FOUND_IT_ENDED } : s));
     }
   };
@@ -238,11 +247,16 @@ export function AskHermes({ pageRef, canWrite }: { pageRef: PageRef; canWrite: b
     if (!run || !question.trim()) return;
     setBusy(true);
     const words = question.trim();
-    const answered = await hermesDoor.steer(run.runId, words);
-    setBusy(false);
-    if (!answered.ok) return setNotice(answered.message);
+    let steered: { runId: string };
+    try {
+      steered = await client.panel.hermes.steer.mutate({ runId: run.runId, input: words });
+    } catch (error) {
+      return setNotice(refusalText(error));
+    } finally {
+      setBusy(false);
+    }
     // Hermes took the words in (its `run.steered` event does not repeat them): they show here, in the answer.
-    update((s) => (s.runId === answered.value.runId ? { ...s, ...reduceRun(s, { type: "steered", text: words }) } : s));
+    update((s) => (s.runId === steered.runId ? { ...s, ...reduceRun(s, { type: "steered", text: words }) } : s));
     setNotice(null);
     setQuestion("");
   };
@@ -251,8 +265,10 @@ export function AskHermes({ pageRef, canWrite }: { pageRef: PageRef; canWrite: b
     const relayed = RELAYED_CHOICES.find((known): known is RelayedChoice => known === choice);
     if (!run || !relayed) return;
     update((s) => ({ ...s, approval: null, phase: "running" }));
-    const answered = await hermesDoor.approval(run.runId, relayed, run.approval?.requestId);
-    if (!answered.ok) setNotice(answered.message);
+    const requestId = run.approval?.requestId;
+    await client.panel.hermes.approve
+      .mutate({ runId: run.runId, choice: relayed, ...(requestId ? { requestId } : {}) })
+      .catch((error: unknown) => setNotice(refusalText(error)));
   };
   const newConversation = () => {
     reading.current?.abort();

@@ -1,9 +1,9 @@
 "use client";
 
-import type { RefusalReason } from "@mnote/tools";
 import { matchQuery, type Query, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useMemo, useRef, useState } from "react";
 import { useTRPC } from "~/trpc/react";
+import { type Refusal, refusalOf } from "~/trpc/refusal";
 import type { DecisionAnswer, PageRef, RouterInputs, RouterOutputs } from "~/trpc/types";
 import { ChangeList, countChanges } from "./diff-view";
 import { proposalStatusText, toolLabel, whoText } from "./labels";
@@ -23,14 +23,6 @@ type Outcome = {
 /** The parts of an output envelope the panel reports back to the person. */
 type EnvelopeSummary = Pick<DecisionAnswer, "ok" | "result" | "audit" | "error">;
 
-/**
- * A refusal as the AppError mapping gives it (packages/tools `AppError`): a decision's tRPC error carries it as
- * `data.appError`, a tool's failure envelope as `error`. The one way the panel says a refused decision, whichever
- * door it came by: the contract's message (a conflict names the changes to resolve; decision 0030). The panel tells
- * refusals apart by `code` and `reason`, never by their words.
- */
-export type Refusal = { code: string; message: string; reason?: RefusalReason };
-
 export function refusalOutcome(refusal: Refusal | null | undefined): Outcome {
   // The page moved between reading it and writing (not "decided meanwhile", the other conflict).
   if (refusal?.code === "mnote_tool_conflict" && refusal.reason === "page_moved") {
@@ -38,10 +30,6 @@ export function refusalOutcome(refusal: Refusal | null | undefined): Outcome {
   }
   return { tone: "error", text: `${refusal?.message ?? "The edit was refused"}. Nothing was written.` };
 }
-
-/** A procedure's error as its AppError (the router's `errorFormatter` puts it in `data.appError`). */
-export const refusalOf = (error: { message: string; data?: { appError?: Refusal } | null }): Refusal =>
-  error.data?.appError ?? { code: "mnote_tool_unavailable", message: error.message };
 
 /**
  * A tool's failure envelope as a refusal. The envelope carries the contract's `{ code, message }` only, and a tool's

@@ -1,6 +1,7 @@
 "use client";
 
 import { useRef, useState } from "react";
+import { useTRPCClient } from "~/trpc/react";
 import type { PageRef } from "~/trpc/types";
 import { ASK_HERMES_RUN_EVENT, startHermesRun } from "./ask-hermes";
 
@@ -21,6 +22,7 @@ export function TellHermesButton({
   sessionId: string;
   reason: string;
 }) {
+  const client = useTRPCClient();
   const [state, setState] = useState<"idle" | "sending" | "sent">("idle");
   const [failure, setFailure] = useState<string | null>(null);
   // One key for this reason: a second click after a lost answer names the same run.
@@ -28,7 +30,7 @@ export function TellHermesButton({
   const tell = async () => {
     setState("sending");
     setFailure(null);
-    const answer = await startHermesRun({
+    const answer = await startHermesRun(client, {
       ...pageRef,
       sessionId,
       input: tellHermesInput(reason),

@@ -1,4 +1,5 @@
 import { LIMITS, TOOL_ERROR_MESSAGES } from "@mnote/contract";
+import type { PanelHermes } from "@mnote/hermes-runs";
 import type { SqlKernel, TokenRecord } from "@mnote/kernel";
 import {
   BodyTooLarge,
@@ -37,6 +38,8 @@ export interface PanelApiOptions {
   toolsSettings?: ToolsSettings;
   /** Live-update streams one token may hold open at once in this process (default PANEL_MAX_STREAMS_PER_TOKEN). */
   maxStreamsPerToken?: number;
+  /** The panel's Hermes, for Ask Hermes (`panel.hermes.*`); none: those procedures refuse. */
+  hermes?: PanelHermes | null;
 }
 
 /** Tabs of one person on one panel instance; more is a client that forgot to close its streams. */
@@ -87,7 +90,7 @@ function countedStream(response: Response, key: string, ended: AbortController):
   return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
 }
 
-// A refusal before any procedure runs: the panel's one shape (refusal.ts), re-exported for the Hermes routes.
+// A refusal before any procedure runs: the panel's one shape (refusal.ts), re-exported for the Hermes adapters.
 export { refuse };
 
 /** The body of a fetch `Request` under the cap: the one reader of every door (`@mnote/process`). */
@@ -171,7 +174,7 @@ const tooLarge = () =>
   refuse(413, "mnote_tool_payload_too_large", TOOL_ERROR_MESSAGES.payloadTooLarge, { connection: "close" });
 
 /**
- * The one door of the panel's `/api/hermes/*` routes: `admit` (Origin, token), one call of the budget, and a
+ * The one door of the panel's `/api/hermes/*` adapters: `admit` (Origin, token), one call of the budget, and a
  * POST's body read with the bridge's cap. (`/api/trpc` takes the same steps, with tRPC's own count of the calls.)
  */
 export async function openPanelDoor(req: Request, options: DoorOptions): Promise<OpenedDoor | Response> {
@@ -284,7 +287,7 @@ async function answerPanelApi(
       }
       // tRPC answers every call with this error; the door answers its own refusal in its place (below).
       if (refusal) throw new TRPCError({ code: "TOO_MANY_REQUESTS" });
-      return createPanelContext({ kernel, authorization, settings: options.toolsSettings });
+      return createPanelContext({ kernel, authorization, settings: options.toolsSettings, hermes: options.hermes });
     },
     onError: ({ error, path }) => {
       if (error.code === "INTERNAL_SERVER_ERROR") console.error(`[panel] ${path} failed`, error.cause ?? error);

@@ -8,7 +8,7 @@ import { useState } from "react";
 import { PANEL_MAX_BATCH_CALLS } from "./limits";
 import { makeQueryClient } from "./query-client";
 
-export const { TRPCProvider, useTRPC } = createTRPCContext<AppRouter>();
+export const { TRPCProvider, useTRPC, useTRPCClient } = createTRPCContext<AppRouter>();
 
 let browserQueryClient: QueryClient | undefined;
 

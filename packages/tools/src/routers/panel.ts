@@ -14,6 +14,12 @@ import { askStart } from "../procedures/panel/ask-start";
 import { askReplay } from "../procedures/panel/ask-replay";
 import { askRecord } from "../procedures/panel/ask-record";
 import { askLines } from "../procedures/panel/ask-lines";
+import { hermesApprove } from "../procedures/panel/hermes-approve";
+import { hermesAsk } from "../procedures/panel/hermes-ask";
+import { hermesConnection } from "../procedures/panel/hermes-connection";
+import { hermesEvents } from "../procedures/panel/hermes-events";
+import { hermesSteer } from "../procedures/panel/hermes-steer";
+import { hermesStop } from "../procedures/panel/hermes-stop";
 import { auditList } from "../procedures/panel/audit-list";
 import { commandGet } from "../procedures/panel/command-get";
 import { pageActivity } from "../procedures/panel/page-activity";
@@ -51,6 +57,15 @@ export const panelRouter = router({
   artifacts: router({ list: artifactsList }),
   workspace: router({ setApproval: workspaceSetApproval, policyHistory: workspacePolicyHistory }),
   ask: router({ start: askStart, replay: askReplay, record: askRecord, check: askCheck, lines: askLines }),
+  // Ask Hermes as the browser calls it (decision 0043): each step through the `panel.ask.*` rules above.
+  hermes: router({
+    connection: hermesConnection,
+    ask: hermesAsk,
+    events: hermesEvents,
+    approve: hermesApprove,
+    stop: hermesStop,
+    steer: hermesSteer,
+  }),
   agents: router({ list: agentsList, create: agentsCreate, revoke: agentsRevoke }),
   members: router({ list: membersList, invite: membersInvite, setRole: membersSetRole, remove: membersRemove }),
   invitations: router({ list: invitationsList, decide: invitationsDecide }),

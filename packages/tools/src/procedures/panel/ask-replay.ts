@@ -2,7 +2,7 @@ import { storable, TOOL_ERROR_MESSAGES as M } from "@mnote/contract";
 import { z } from "zod";
 import { AppError } from "../../app-error";
 import { AskStartInput } from "./ask-start";
-import { panelProcedure, requirePage } from "../../panel/panel-procedure";
+import { panelProcedure, type PersonContext, requirePage } from "../../panel/panel-procedure";
 
 /** One per question the person sends: a retried start with it names the same run. */
 export const StartKeySchema = storable(z.string()).regex(/^[\w-]{8,128}$/);
@@ -13,16 +13,19 @@ export const StartKeySchema = storable(z.string()).regex(/^[\w-]{8,128}$/);
  * used for another question is an idempotency conflict, as for any tool call. The person must still be able to
  * write the page (as for a new start).
  */
-export const askReplay = panelProcedure
-  .input(AskStartInput.extend({ startKey: StartKeySchema }))
-  .query(async ({ ctx, input }) => {
-    const { page, workspace } = await requirePage(ctx, input, "page_write");
-    const again = await ctx.kernel.ask.findRunByKey(ctx.token.userId, input.startKey);
-    if (!again) return null;
-    const same =
-      again.workspaceId === workspace.id &&
-      again.documentId === page.id &&
-      (input.sessionId === undefined || input.sessionId === again.sessionId);
-    if (!same) throw new AppError("mnote_tool_idempotency_conflict", M.idempotencyConflict);
-    return { runId: again.runId, sessionId: again.sessionId };
-  });
+export const AskReplayInput = AskStartInput.extend({ startKey: StartKeySchema });
+
+export const askReplay = panelProcedure.input(AskReplayInput).query(({ ctx, input }) => replayAsk(ctx, input));
+
+/** `panel.ask.replay`'s decision, also how `panel.hermes.ask` recognises a retried start. */
+export async function replayAsk(ctx: PersonContext, input: z.infer<typeof AskReplayInput>) {
+  const { page, workspace } = await requirePage(ctx, input, "page_write");
+  const again = await ctx.kernel.ask.findRunByKey(ctx.token.userId, input.startKey);
+  if (!again) return null;
+  const same =
+    again.workspaceId === workspace.id &&
+    again.documentId === page.id &&
+    (input.sessionId === undefined || input.sessionId === again.sessionId);
+  if (!same) throw new AppError("mnote_tool_idempotency_conflict", M.idempotencyConflict);
+  return { runId: again.runId, sessionId: again.sessionId };
+}

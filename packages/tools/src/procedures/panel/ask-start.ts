@@ -1,7 +1,7 @@
 import { storable } from "@mnote/contract";
 import { z } from "zod";
 import { askInstructions, askSessionId, isAskSessionOf } from "../../panel/ask";
-import { PageRefSchema, panelProcedure, requirePage } from "../../panel/panel-procedure";
+import { PageRefSchema, panelProcedure, type PersonContext, requirePage } from "../../panel/panel-procedure";
 import { AppError } from "../../app-error";
 
 /** Another person's conversation and one that never was look the same (decision 0021). */
@@ -23,7 +23,10 @@ export const AskStartInput = PageRefSchema.extend({
  * and only this person may continue it. The panel's server then starts the run with what this
  * returns; the router never calls Hermes, and the browser never sees Hermes's key.
  */
-export const askStart = panelProcedure.input(AskStartInput).mutation(async ({ ctx, input }) => {
+export const askStart = panelProcedure.input(AskStartInput).mutation(({ ctx, input }) => startAsk(ctx, input));
+
+/** `panel.ask.start`'s decision, also the first step of `panel.hermes.ask`. */
+export async function startAsk(ctx: PersonContext, input: z.infer<typeof AskStartInput>) {
   const { page, workspace } = await requirePage(ctx, input, "page_write");
   const userId = ctx.token.userId;
   let sessionId: string;
@@ -52,4 +55,4 @@ export const askStart = panelProcedure.input(AskStartInput).mutation(async ({ ct
     revision: page.revision,
     userId,
   };
-});
+}

@@ -1,5 +1,6 @@
 import { getKernel } from "~/server/kernel";
 import { panelEnv } from "~/server/env";
+import { panelHermes } from "~/server/hermes-door";
 import { handlePanelApi } from "~/server/panel-api";
 import { panelLimiter } from "~/server/rate-limit";
 
@@ -12,6 +13,7 @@ const handler = (req: Request) =>
     limiter: panelLimiter(),
     allowedOrigins: panelEnv().allowedOrigins,
     toolsSettings: panelEnv().tools,
+    hermes: panelHermes(),
   });
 
 export { handler as GET, handler as POST };

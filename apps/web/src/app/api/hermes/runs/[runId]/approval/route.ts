@@ -1,8 +1,13 @@
-import { answerApproval } from "~/server/hermes-door";
+import { callHermes } from "~/server/hermes-door";
+import type { RouterInputs } from "~/trpc/types";
 
 export const dynamic = "force-dynamic";
 
-/** Answer Hermes's approval request: body {choice: once|session|always|deny}. */
+type Approve = RouterInputs["panel"]["hermes"]["approve"];
+
+/** Answer Hermes's approval request (`panel.hermes.approve`): body {choice: once|deny, requestId?}. */
 export async function POST(req: Request, { params }: { params: Promise<{ runId: string }> }) {
-  return answerApproval(req, (await params).runId);
+  const { runId } = await params;
+  // The procedure parses the body: what is not its input is refused there.
+  return callHermes(req, (hermes, body) => hermes.approve({ ...body, runId } as Approve));
 }

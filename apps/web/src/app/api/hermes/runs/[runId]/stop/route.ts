@@ -1,8 +1,9 @@
-import { stopRun } from "~/server/hermes-door";
+import { callHermes } from "~/server/hermes-door";
 
 export const dynamic = "force-dynamic";
 
-/** Stop the run. */
+/** Stop the run (`panel.hermes.stop`). */
 export async function POST(req: Request, { params }: { params: Promise<{ runId: string }> }) {
-  return stopRun(req, (await params).runId);
+  const { runId } = await params;
+  return callHermes(req, (hermes) => hermes.stop({ runId }));
 }
