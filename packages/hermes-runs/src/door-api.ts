@@ -46,7 +46,10 @@ export const ApprovalBodySchema = z.object({
 /** POST /api/hermes/runs/{runId}/steer — the person's words added to what the live run is doing (Hermes 0.21). */
 export const SteerBodySchema = z.object({ input: AskQuestionSchema });
 
-/** GET /api/hermes: may this panel ask Hermes now (only whether and why not: never its URL or key). */
+/**
+ * GET /api/hermes: may this panel ask Hermes now, and if not, what the person can do, in their words (never its
+ * URL, key or settings: what to change is the operator's, in the panel's log).
+ */
 export interface ConnectionAnswer {
   connected: boolean;
   help: string | null;

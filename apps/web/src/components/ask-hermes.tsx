@@ -19,7 +19,8 @@ import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useCallback, useEffect, useRef, useState } from "react";
 import { useTRPC } from "~/trpc/react";
 import type { PageRef } from "~/trpc/types";
-import { formatTime, outcomeText, toolLabel } from "./labels";
+import { outcomeText, toolLabel } from "./labels";
+import { RelativeTime } from "./relative-time";
 
 /** A run as this tab shows it, and where its own audit records start. */
 type RunState = RunView & {
@@ -268,7 +269,7 @@ export function AskHermes({ pageRef, canWrite }: { pageRef: PageRef; canWrite: b
 
   if (connection.isPending) return null;
   const disabledReason = !connection.data?.connected
-    ? (connection.data?.help ?? "Hermes is not connected to this panel.")
+    ? (connection.data?.help ?? "Ask Hermes is not available right now.")
     : !canWrite
       ? "Only people who may edit this page can ask Hermes about it: its edits are made for the person asking."
       : null;
@@ -429,7 +430,7 @@ export function AskHermes({ pageRef, canWrite }: { pageRef: PageRef; canWrite: b
           <ul data-testid="ask-hermes-trail">
             {records.map((record) => (
               <li key={record.id}>
-                {formatTime(record.at)} · {toolLabel(record.identity.toolName)} · {outcomeText(record)}
+                <RelativeTime iso={record.at} /> · {toolLabel(record.identity.toolName)} · {outcomeText(record)}
                 {record.commandId && <code> {record.commandId}</code>}
               </li>
             ))}

@@ -50,9 +50,32 @@ export function refuse(
   return refuseWith(status, code, message, headers);
 }
 
-/** What the panel says when Hermes is not configured. */
+/** What the operator reads in the panel's log when Hermes is not configured. */
 export const HERMES_NOT_CONFIGURED =
   "Hermes is not connected to this panel: set MNOTE_HERMES_URL and MNOTE_HERMES_API_KEY (README: Connecting Hermes to the panel) and restart it.";
+
+/**
+ * What a person on the page reads when Ask Hermes is off: what they can do and whom to ask, never the settings
+ * that would fix it (those are for whoever runs mnote, in the panel's log and the README).
+ */
+export const ASK_HERMES_NOT_SET_UP =
+  "Ask Hermes is not set up for this panel. The person who runs mnote for your team can connect it.";
+export const ASK_HERMES_UNAVAILABLE =
+  "Ask Hermes is not available right now. Try again later; if it stays off, tell the person who runs mnote for your team (the panel's log says what to change).";
+
+/** Readiness in a person's words (`help` stays the operator's, for the log). */
+export function personHelp(readiness: HermesReadiness): string | null {
+  if (readiness.connected) return null;
+  return panelEnv().hermes ? ASK_HERMES_UNAVAILABLE : ASK_HERMES_NOT_SET_UP;
+}
+
+/** The operator's reason Ask Hermes is off, logged once each time it changes (not on every request). */
+let lastLoggedHelp: string | null = null;
+function logOperatorHelp(readiness: HermesReadiness) {
+  const help = readiness.connected ? null : readiness.help;
+  if (help && help !== lastLoggedHelp) console.warn(`[panel] Ask Hermes is off: ${help}`);
+  lastLoggedHelp = help;
+}
 
 function hermesFailure(error: unknown): Response {
   const answer = hermesFailureAnswer(error);
@@ -91,8 +114,11 @@ export function hermesReadiness(options: { maxAgeMs?: number } = {}): Promise<He
 
 /** GET /api/hermes — may this panel ask Hermes now? (Only whether and why not: never its URL or key.) */
 export async function hermesConnection(): Promise<Response> {
-  const { connected, help } = await hermesReadiness();
-  return Response.json({ connected, help } satisfies ConnectionAnswer, { headers: { "cache-control": "no-store" } });
+  const readiness = await hermesReadiness();
+  logOperatorHelp(readiness);
+  return Response.json({ connected: readiness.connected, help: personHelp(readiness) } satisfies ConnectionAnswer, {
+    headers: { "cache-control": "no-store" },
+  });
 }
 
 // --- The door --------------------------------------------------------------------------------------------------
@@ -116,7 +142,7 @@ export async function openAskDoor(req: Request): Promise<AskDoor | Response> {
     allowedOrigins: env.allowedOrigins,
   });
   if (door instanceof Response) return door;
-  if (!env.hermes) return refuse("mnote_tool_unavailable", HERMES_NOT_CONFIGURED);
+  if (!env.hermes) return refuse("mnote_tool_unavailable", ASK_HERMES_NOT_SET_UP);
   let body: unknown = undefined;
   if (req.method === "POST") {
     try {
@@ -171,7 +197,10 @@ async function askHermes(door: AskDoor, ask: AskBody): Promise<Response> {
       202,
     );
   const readiness = await hermesReadiness({ maxAgeMs: RUN_READINESS_TTL_MS });
-  if (!readiness.connected) return refuse("mnote_tool_unavailable", readiness.help ?? HERMES_NOT_CONFIGURED, {}, 503);
+  if (!readiness.connected) {
+    logOperatorHelp(readiness);
+    return refuse("mnote_tool_unavailable", personHelp(readiness) ?? ASK_HERMES_UNAVAILABLE, {}, 503);
+  }
   try {
     const { runId } = await startAskRun({
       hermes: door.hermes,
