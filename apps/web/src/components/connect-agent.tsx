@@ -108,14 +108,14 @@ export function ConnectAgent({ initial, sessionScopes }: { initial: AgentTokenIt
       >
         {list.data.map((token) => (
           <tr key={token.id} data-testid="agent-token">
-            <td>{token.label || <span className="muted">(no name)</span>}</td>
-            <td>{token.scopes.map((scope) => SCOPE_LABELS.get(scope) ?? scope).join(", ")}</td>
-            <td>
+            <td data-label="Name">{token.label || <span className="muted">(no name)</span>}</td>
+            <td data-label="Scopes">{token.scopes.map((scope) => SCOPE_LABELS.get(scope) ?? scope).join(", ")}</td>
+            <td data-label="Created">
               <RelativeTime iso={token.createdAt} />
             </td>
-            <td>{token.expiresAt ? <RelativeTime iso={token.expiresAt} /> : "never"}</td>
-            <td>{token.lastUsedAt ? <RelativeTime iso={token.lastUsedAt} /> : "never"}</td>
-            <td>{token.revokedAt ? "revoked" : token.live ? "live" : "expired"}</td>
+            <td data-label="Expires">{token.expiresAt ? <RelativeTime iso={token.expiresAt} /> : "never"}</td>
+            <td data-label="Last used">{token.lastUsedAt ? <RelativeTime iso={token.lastUsedAt} /> : "never"}</td>
+            <td data-label="State">{token.revokedAt ? "revoked" : token.live ? "live" : "expired"}</td>
             <td>
               {token.live && (
                 <RowAction

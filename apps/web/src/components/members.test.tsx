@@ -21,7 +21,9 @@ describe("Members", () => {
     // Remove asks first, naming whom and where; Cancel changes nothing.
     fireEvent.click(screen.getByRole("button", { name: "Remove viewer" }));
     const dialog = screen.getByRole("dialog", { name: "Remove viewer from Team?" });
-    expect(dialog.textContent).toContain("viewer loses access to its pages");
+    expect(dialog.textContent).toContain(
+      "viewer loses access to the pages of Team from their next action on, and so do their agents.",
+    );
     fireEvent.click(within(dialog).getByRole("button", { name: "Cancel" }));
     await waitFor(() => expect(screen.queryByRole("dialog")).toBeNull());
     expect(rows()).toHaveLength(initial.members.length);

@@ -61,8 +61,9 @@ export function Members({
       title: self ? `Leave ${workspaceName}?` : `Remove ${member.name} from ${workspaceName}?`,
       body: (
         <p>
-          {self ? "You lose" : `${member.name} loses`} access to its pages from the next action on, and so{" "}
-          {self ? "do your" : "do their"} agents. An owner can invite {self ? "you" : "them"} again later.
+          {self ? "You lose" : `${member.name} loses`} access to the pages of {workspaceName} from{" "}
+          {self ? "your" : "their"} next action on, and so do {self ? "your" : "their"} agents. An owner can invite{" "}
+          {self ? "you" : "them"} again later.
         </p>
       ),
       confirm: self ? "Leave the workspace" : `Remove ${member.name}`,
@@ -86,10 +87,10 @@ export function Members({
         {members.map((member) => (
           <Fragment key={member.userId}>
             <tr data-testid="member">
-              <td>
+              <td data-label="Name">
                 {member.name} {member.userId === you && <span className="muted">(you)</span>}
               </td>
-              <td>
+              <td data-label="Role">
                 {canManage ? (
                   <select
                     aria-label={`Role of ${member.name}`}

@@ -73,7 +73,9 @@ export function personHelp(readiness: HermesReadiness): string | null {
 let lastLoggedHelp: string | null = null;
 function logOperatorHelp(readiness: HermesReadiness) {
   const help = readiness.connected ? null : readiness.help;
-  if (help && help !== lastLoggedHelp) console.warn(`[panel] Ask Hermes is off: ${help}`);
+  // Some reasons already start "Ask Hermes is off: " (the toolset check's): said once in the line.
+  if (help && help !== lastLoggedHelp)
+    console.warn(`[panel] Ask Hermes is off: ${help.replace(/^Ask Hermes is off: /, "")}`);
   lastLoggedHelp = help;
 }
 
