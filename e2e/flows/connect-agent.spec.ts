@@ -80,3 +80,28 @@ test("a person connects an agent: the token is shown once with a Copy button, ac
   await expect(row).toContainText("revoked");
   expect((await whoami(token)).status).toBe(401);
 });
+
+test("times are the reader's, in another time zone and locale than the server's, with no hydration mismatch", async ({
+  browser,
+}) => {
+  // The server renders a time as its UTC minute; the browser then says it in its own words and zone. React reports a
+  // mismatch between the two renders as a console error (#418/#425 in a production build).
+  const context = await browser.newContext({
+    baseURL: e2eState().webUrl,
+    timezoneId: "Pacific/Kiritimati",
+    locale: "de-DE",
+  });
+  const page = await context.newPage();
+  const consoleErrors: string[] = [];
+  page.on("console", (message) => {
+    if (message.type() === "error") consoleErrors.push(message.text());
+  });
+  await signIn(page, "cy", { fresh: true });
+  await page.goto("/agents");
+  const created = page.getByTestId("agent-token").first().locator("td").nth(2).locator("time");
+  // The demo's token was made minutes ago: relative words, and the title is the exact time in Kiritimati (UTC+14).
+  await expect(created).toHaveText(/ago|just now/);
+  await expect(created).toHaveAttribute("title", /GMT\+14|UTC\+14|\+14/);
+  expect(consoleErrors.filter((text) => /hydrat|#418|#423|#425/i.test(text))).toEqual([]);
+  await context.close();
+});
