@@ -64,7 +64,8 @@ async function hermesStatus() {
     return "not connected: set MNOTE_HERMES_URL and MNOTE_HERMES_API_KEY (README: Connecting Hermes to the panel)";
   try {
     const panel = await (await fetch(`${stack.webUrl}/api/hermes`, { signal: AbortSignal.timeout(10_000) })).json();
-    if (!panel.connected) return panel.help;
+    // The page says what a person can do; what to change is the panel's own log line ("Ask Hermes is off: …").
+    if (!panel.connected) return 'off: the panel\'s log line "[panel] Ask Hermes is off: …" above says what to change';
     const health = await fetch(`${url}/health`, { signal: AbortSignal.timeout(3000) });
     const version = health.ok ? ((await health.json().catch(() => ({}))).version ?? "?") : "?";
     return `connected to Hermes ${version} at ${url} (its runs get only the allowed toolsets)`;

@@ -45,7 +45,7 @@ test("the demo picker: a foreign Origin is refused, a user outside the demo is r
   expect(cookie).toMatch(/SameSite=lax/i);
 });
 
-test("sign-in with a token: a person token signs in; an agent token, a revoked or made-up one does not", async ({
+test("sign-in with a token: a person token signs in; an agent token, a revoked, made-up or malformed one does not", async ({
   request,
 }) => {
   const { webUrl, databaseUrl, credentials } = e2eState();
@@ -65,9 +65,15 @@ test("sign-in with a token: a person token signs in; an agent token, a revoked o
     },
   )) as { token: string; id: string };
   await mnote(["admin", "token", "revoke", "--id", revoked.id], { MNOTE_DATABASE_URL: databaseUrl });
-  for (const refused of [credentials.ben.agent, revoked.token, "mnt_made_up"]) {
-    const answer = await signIn(refused);
-    expect(await answer.text()).toContain("/signin?error=token");
+  // Each refused for its own true reason (the sign-in page words each: sign-in.spec.ts), none with a session.
+  for (const [refused, reason] of [
+    [credentials.ben.agent, "token_agent"],
+    [revoked.token, "token_revoked"],
+    ["mnt_made_up", "token_unknown"],
+    ["not a token at all", "token_malformed"],
+  ]) {
+    const answer = await signIn(refused!);
+    expect(await answer.text()).toContain(`/signin?error=${reason}"`);
     expect(answer.headers()["set-cookie"]).toBeUndefined();
   }
 });

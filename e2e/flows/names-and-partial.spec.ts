@@ -20,10 +20,10 @@ test("people by name, ids on demand; a proposal applied in part says so (2 of 3)
   expect(proposal.ok).toBe(true);
   await openPage(page, doc); // after the call: this flow is about names and parts, live.spec.ts about push
 
-  // Names, not ids: the demo's agent token is "demo agent", acting for Ada. The ids wait behind "ids".
+  // Names, not ids: the demo's agent token is labelled "demo agent" and acts for Ada. The ids wait behind "ids".
   const card = proposalCard(page, proposal.request.toolCallId);
   const meta = card.locator("dl.meta");
-  await expect(meta).toContainText("demo agent, for Ada");
+  await expect(meta).toContainText("Ada’s agent (demo agent)");
   await expect(meta).toContainText(/ago|now/);
   await expect(meta).not.toContainText("user_ada", { useInnerText: true });
   await expect(meta).not.toContainText(proposal.request.toolCallId, { useInnerText: true });

@@ -65,3 +65,34 @@ test("screenshot: the panel with a pending page.save proposal (inserted, deleted
   await expect(card.getByRole("button", { name: "Approve", exact: true })).toBeInViewport();
   await save(page, "panel-phone.png", false);
 });
+
+test("screenshot: Members and Connect an agent, at 1440 px and on a 390 px phone", async ({ page }) => {
+  await page.context().grantPermissions(["clipboard-read", "clipboard-write"]);
+  await page.setViewportSize({ width: 1440, height: 860 });
+  await signIn(page, "ada");
+  await page.goto("/w/ws_demo/members");
+  await expect(page.getByRole("heading", { name: "Members of Demo workspace" })).toBeVisible();
+  await expect(page.getByTestId("member").first()).toBeVisible();
+  await page.setViewportSize({ width: 390, height: 844 });
+  await save(page, "members-phone.png");
+  // At full width, Remove asking first (cancelled after the picture: nobody is removed).
+  await page.setViewportSize({ width: 1440, height: 860 });
+  await page.getByRole("button", { name: "Remove Ben" }).click();
+  const dialog = page.getByRole("dialog", { name: "Remove Ben from Demo workspace?" });
+  await expect(dialog).toBeVisible();
+  await save(page, "members.png", false);
+  await dialog.getByRole("button", { name: "Cancel" }).click();
+  await expect(dialog).toBeHidden();
+
+  await page.setViewportSize({ width: 1440, height: 860 });
+  await page.goto("/agents");
+  await page.getByLabel("Name").fill("Hermes on my laptop");
+  await page.getByRole("button", { name: "Create agent token" }).click();
+  await page.getByRole("button", { name: "Copy the agent token" }).click();
+  await expect(page.getByTestId("copy-status")).toHaveText("Copied the agent token to the clipboard.");
+  await expect(page.getByTestId("agent-token").first().locator("time").first()).toHaveText(/ago|just now/);
+  await page.mouse.move(0, 0);
+  await save(page, "connect-agent.png");
+  await page.setViewportSize({ width: 390, height: 844 });
+  await save(page, "connect-agent-phone.png");
+});

@@ -1,4 +1,4 @@
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -143,7 +143,7 @@ describe("mnote CLI", () => {
     }
   }, 30_000);
 
-  it("a held write's retry answers the person's rejection: mnote_tool_rejected with who and why, exit 1", async () => {
+  it("a held write exits 3 (held for approval, said by --help); its retry answers the person's rejection: mnote_tool_rejected with who and why, exit 1", async () => {
     const held = (
       await mnote(dir, ["admin", "workspace", "create", "--name", "Held", "--owner", owner, "--approval", "on"])
     ).json.id;
@@ -169,7 +169,9 @@ describe("mnote CLI", () => {
       { workspaceId: held, documentId: heldPage, idempotencyKey: "cli_held_1", dryRun: false },
     );
     const first = await mnote(dir, ["call", "--token", token], call);
-    expect(first).toMatchObject({ code: 1, json: { error: { code: "mnote_tool_approval_required" } } });
+    expect(first).toMatchObject({ code: 3, json: { error: { code: "mnote_tool_approval_required" } } });
+    // The exit code is the one `--help` states, so a script can rely on it.
+    expect((await mnote(dir, ["call", "--help"])).stdout).toMatch(/3 when the write is held for a person's approval/);
     // Olga rejects it in the panel (its own procedures, on this database).
     const kernel = await openKernel(`file:${join(dir, "db", "mnote.db")}`);
     try {
@@ -189,6 +191,57 @@ describe("mnote CLI", () => {
       error: { code: "mnote_tool_rejected", message: M.rejected("Olga", "Not this title") },
     });
   }, 60_000);
+
+  it("admin page create --blocks-file gives a block without an id a new one, and names the field of a bad block", async () => {
+    const file = join(dir, "blocks.json");
+    writeFileSync(
+      file,
+      JSON.stringify([
+        { type: "heading", text: "Restart" },
+        { id: "kept_id", type: "paragraph", text: "Stop the service first." },
+        { type: "todo", text: "Check the logs" },
+      ]),
+    );
+    const create = (blocksFile: string) =>
+      mnote(dir, [
+        "admin",
+        "page",
+        "create",
+        "--workspace",
+        workspace,
+        "--title",
+        "From a file",
+        "--created-by",
+        owner,
+        "--blocks-file",
+        blocksFile,
+      ]);
+    const made = await create(file);
+    expect(made.code).toBe(0);
+    const read = await mnote(
+      dir,
+      ["call", "--token", token],
+      envelope("mnote.page.get", {}, { documentId: made.json.id as string }),
+    );
+    const blocks = read.json.result.blocks as Array<{ id: string; type: string; text: string }>;
+    expect(blocks.map((b) => [b.type, b.text])).toEqual([
+      ["heading", "Restart"],
+      ["paragraph", "Stop the service first."],
+      ["todo", "Check the logs"],
+    ]);
+    expect(blocks[1]!.id).toBe("kept_id");
+    expect(new Set(blocks.map((b) => b.id)).size).toBe(3);
+    for (const block of blocks) expect(block.id).toMatch(/^[A-Za-z0-9_-]{1,64}$/);
+
+    writeFileSync(file, JSON.stringify([{ type: "paragraph" }]));
+    const missingText = await create(file);
+    expect(missingText.code).toBe(2);
+    expect(missingText.json.error).toMatch(/^--blocks-file: blocks\.0\.text/);
+    writeFileSync(file, "[{not json");
+    const notJson = await create(file);
+    expect(notJson.code).toBe(2);
+    expect(notJson.json.error).toMatch(/is not JSON/);
+  }, 30_000);
 
   it("shows artifacts with their edges", async () => {
     await mnote(

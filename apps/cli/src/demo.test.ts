@@ -22,6 +22,28 @@ describe("mnote demo", () => {
     expect(again.json.credentials.ada).toEqual(first.json.credentials.ada);
   }, 60_000);
 
+  it("gives the demo people emails, so inviting them by email works; a demo seeded without them gets them", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "mnote-demo-"));
+    expect((await cli(dir, ["demo", ...credentials(dir)])).code).toBe(0);
+    const emails = async () =>
+      Object.fromEntries(
+        ((await cli(dir, ["admin", "user", "list"])).json as Array<{ id: string; email: string | null }>).map(
+          (user) => [user.id, user.email],
+        ),
+      );
+    expect(await emails()).toEqual({
+      user_ada: "ada@mnote-demo.example",
+      user_ben: "ben@mnote-demo.example",
+      user_cy: "cy@mnote-demo.example",
+      user_dee: "dee@mnote-demo.example",
+    });
+    // As a demo database made before the emails: Ben has none; the next start gives it back.
+    expect((await cli(dir, ["admin", "user", "set-email", "--id", "user_ben", "--clear"])).code).toBe(0);
+    expect((await emails()).user_ben).toBeNull();
+    expect((await cli(dir, ["demo", ...credentials(dir)])).code).toBe(0);
+    expect((await emails()).user_ben).toBe("ben@mnote-demo.example");
+  }, 60_000);
+
   it("refuses a database with users of its own: nothing seeded, a clear message", async () => {
     const dir = mkdtempSync(join(tmpdir(), "mnote-demo-"));
     const olga = (await cli(dir, ["admin", "user", "create", "--name", "Olga"])).json.id as string;

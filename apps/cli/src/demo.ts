@@ -4,15 +4,19 @@ import type { Block, Capability } from "@mnote/contract";
 import type { SqlKernel } from "@mnote/kernel";
 import { resolveToken } from "@mnote/tools";
 
-/** Known names (Ada owns the demo workspace, Ben edits, Cy views, Dee is elsewhere), so the README, the panel's sign-in picker and the e2e tests can refer to them. */
+/**
+ * Known names (Ada owns the demo workspace, Ben edits, Cy views, Dee is elsewhere), so the README, the panel's sign-in
+ * picker and the e2e tests can refer to them. Each has an email (under `.example`, a name that can never be a real
+ * address) so that inviting a demo person by email on *Members* works in the demo as it does for real users.
+ */
 export const DEMO = {
   workspaceId: "ws_demo",
   otherWorkspaceId: "ws_other",
   users: {
-    ada: { id: "user_ada", name: "Ada" },
-    ben: { id: "user_ben", name: "Ben" },
-    cy: { id: "user_cy", name: "Cy" },
-    dee: { id: "user_dee", name: "Dee" },
+    ada: { id: "user_ada", name: "Ada", email: "ada@mnote-demo.example" },
+    ben: { id: "user_ben", name: "Ben", email: "ben@mnote-demo.example" },
+    cy: { id: "user_cy", name: "Cy", email: "cy@mnote-demo.example" },
+    dee: { id: "user_dee", name: "Dee", email: "dee@mnote-demo.example" },
   },
   pages: { plan: "doc_plan", notes: "doc_notes", private: "doc_private", other: "doc_other" },
 } as const;
@@ -123,6 +127,13 @@ export async function ensureDemo(
       title: "Dee's page",
       createdBy: DEMO.users.dee.id,
     });
+  } else {
+    // A demo database seeded before the demo people had emails gets them, so inviting by email works there too.
+    for (const user of Object.values(DEMO.users)) {
+      const stored = await admin.getUser(user.id);
+      if (stored && stored.email === null && !(await admin.findUserByEmail(user.email)))
+        await admin.setUserEmail(user.id, user.email);
+    }
   }
   const saved = existsSync(credentialsFile)
     ? (JSON.parse(readFileSync(credentialsFile, "utf8")) as DemoCredentials)

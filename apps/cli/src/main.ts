@@ -32,6 +32,7 @@ function usage(): string {
     "usage:",
     ...COMMANDS.map((c) => `  ${c.usage}`),
     "",
+    "exit codes: 0 done, 1 the action failed, 2 usage error, 3 a `call` held for a person's approval",
     `MNOTE_DATABASE_URL: file:PATH (default ${DEFAULT_DATABASE_URL}) or postgres://… (MNOTE_PG_POOL_MAX, MNOTE_PG_STATEMENT_TIMEOUT_MS)`,
   ].join("\n");
 }
@@ -49,7 +50,7 @@ const PROCESS_IO: CliIo = {
   stderr: (text) => void process.stderr.write(text),
 };
 
-/** JSON on stdout; exit 0 on success, 1 when the action failed, 2 on usage errors. */
+/** JSON on stdout; exit 0 on success, 1 when the action failed, 2 on usage errors (and 3: `call` held, call.ts). */
 export async function main(argv: string[], io: CliIo = PROCESS_IO): Promise<number> {
   const command = COMMANDS.filter((c) => c.words.every((w, i) => argv[i] === w)).sort(
     (a, b) => b.words.length - a.words.length,

@@ -19,3 +19,4 @@ export {
   type PersonRefusal,
 } from "./people";
 export { OIDC_CALLBACK_PATH, type OidcConfig, oidcSettingsFromEnv } from "./config";
+export { safeReturnPath } from "./return-path";

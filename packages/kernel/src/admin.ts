@@ -70,7 +70,11 @@ export function createAdmin(db: SqlDriver, clock: Clock): KernelAdmin {
       [workspaceId],
     );
     if (owners.length === 1 && owners[0]!.user_id === userId) {
-      throw new AdminRefusal(`${userId} is the last owner of ${workspaceId}: make another member owner first`);
+      throw new AdminRefusal(`${userId} is the last owner of ${workspaceId}: make another member owner first`, {
+        rule: "last_owner",
+        userId,
+        workspaceId,
+      });
     }
   }
 
@@ -173,7 +177,12 @@ export function createAdmin(db: SqlDriver, clock: Clock): KernelAdmin {
           `SELECT role FROM members WHERE workspace_id = ? AND user_id = ?${db.forUpdate}`,
           [workspaceId, userId],
         );
-        if (!before) throw new AdminRefusal(`${userId} is not a member of ${workspaceId}`);
+        if (!before)
+          throw new AdminRefusal(`${userId} is not a member of ${workspaceId}`, {
+            rule: "not_member",
+            userId,
+            workspaceId,
+          });
         if (role !== "owner") await keepAnOwner(tx, workspaceId, userId);
         await tx.run(`UPDATE members SET role = ? WHERE workspace_id = ? AND user_id = ?`, [role, workspaceId, userId]);
         await audit(tx, { by }, "member.role", workspaceId, { userId, role, previousRole: before.role });
@@ -186,7 +195,12 @@ export function createAdmin(db: SqlDriver, clock: Clock): KernelAdmin {
           workspaceId,
           userId,
         ]);
-        if (changes === 0) throw new AdminRefusal(`${userId} is not a member of ${workspaceId}`);
+        if (changes === 0)
+          throw new AdminRefusal(`${userId} is not a member of ${workspaceId}`, {
+            rule: "not_member",
+            userId,
+            workspaceId,
+          });
         await audit(tx, { by }, "member.remove", workspaceId, { userId });
       });
     },

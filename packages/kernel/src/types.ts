@@ -485,9 +485,21 @@ export interface TokenListing extends TokenRecord {
   lastUsedAt: string | null;
 }
 
+/**
+ * Which membership rule an `AdminRefusal` is, with the ids it names: the message speaks to operators in ids (the
+ * CLI prints it), and the panel words the same facts for people, with names (`asPanelRefusal` in packages/tools).
+ */
+export type AdminRule =
+  | { rule: "last_owner"; userId: string; workspaceId: string }
+  | { rule: "not_member"; userId: string; workspaceId: string };
+
 /** An operator change the kernel refuses: it would leave a workspace without an owner, or names nothing. */
 export class AdminRefusal extends Error {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    /** The rule and its ids, where a person's screen words the refusal itself; absent for the operator-only ones. */
+    readonly facts: AdminRule | null = null,
+  ) {
     super(message);
     this.name = "AdminRefusal";
   }

@@ -2,7 +2,7 @@ export { appRouter, createCaller, type AppRouter } from "./root";
 export { callTool } from "./call-tool";
 export { blocksJson } from "./read-cache";
 export { AppError, isAppError, REFUSAL_REASONS, type RefusalReason, TRPC_CODE_OF } from "./app-error";
-export { resolveToken, signedInPerson } from "./resolve-token";
+export { checkPersonSignIn, type PersonSignInProblem, resolveToken, signedInPerson } from "./resolve-token";
 export {
   bearerSecret,
   createToolsContext,

@@ -1,6 +1,6 @@
 import { ManualClock, openSqliteDriver, SqlKernel } from "@mnote/kernel";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { resolveToken, signedInPerson } from "./resolve-token";
+import { checkPersonSignIn, resolveToken, signedInPerson } from "./resolve-token";
 
 describe("who a token is, where no tool runs (the panel's sign-in, the bridge's whoami)", () => {
   let kernel: SqlKernel;
@@ -41,5 +41,25 @@ describe("who a token is, where no tool runs (the panel's sign-in, the bridge's 
     expect(await signedInPerson(kernel, tokens.agent)).toBeNull();
     expect(await signedInPerson(kernel, tokens.revoked)).toBeNull();
     expect(await signedInPerson(kernel, tokens.expired)).toBeNull();
+  });
+
+  it("a sign-in that fails says the one true reason: malformed, unknown, revoked, expired or an agent's", async () => {
+    expect(await checkPersonSignIn(kernel, tokens.person)).toMatchObject({ ok: true, token: { id: personId } });
+    const problems = {
+      "": "malformed",
+      "not a token": "malformed",
+      "Bearer ": "malformed",
+      [tokens.person!.slice(4)]: "malformed",
+      mnt_unknown: "unknown",
+      [`${tokens.person}x`]: "unknown",
+      [tokens.revoked!]: "revoked",
+      [tokens.expired!]: "expired",
+      [tokens.agent!]: "agent",
+    };
+    for (const [sent, problem] of Object.entries(problems))
+      expect(await checkPersonSignIn(kernel, sent), sent).toEqual({ ok: false, problem });
+    // The same facts as signedInPerson, which the panel's procedures ask: only a live person token signs in.
+    for (const sent of Object.values(tokens))
+      expect((await checkPersonSignIn(kernel, sent)).ok).toBe((await signedInPerson(kernel, sent)) !== null);
   });
 });

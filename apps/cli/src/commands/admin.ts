@@ -1,6 +1,7 @@
+import { randomUUID } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { userInfo } from "node:os";
-import { BlockSchema, CapabilitySchema, describeIssues } from "@mnote/contract";
+import { type Block, BlockInputSchema, canonicalBlock, CapabilitySchema, describeIssues } from "@mnote/contract";
 import type { Role } from "@mnote/kernel";
 import { z } from "zod";
 import { optional, required, UsageError } from "../args";
@@ -149,16 +150,10 @@ export const adminCommands: Command[] = [
     words: ["admin", "page", "create"],
     usage:
       "mnote admin page create --workspace ID --title TITLE --created-by USER_ID [--private] [--blocks-file FILE.json] [--id ID]",
-    help: "Creates a page; a private one is reachable only by grant (its creator gets a write grant).",
+    help: 'Creates a page; a private one is reachable only by grant (its creator gets a write grant). --blocks-file is a JSON array of blocks as the tools take them ([{"type": "paragraph", "text": "…"}]); a block without an id gets a new one.',
     async run({ args, kernel }) {
       const blocksFile = optional(args, "blocks-file");
-      let blocks: z.infer<typeof BlockSchema>[] = [];
-      if (blocksFile) {
-        const parsed = z.array(BlockSchema).safeParse(JSON.parse(await readFile(blocksFile, "utf8")));
-        if (!parsed.success)
-          throw new UsageError(`--blocks-file: ${describeIssues(parsed.error, { root: "blocks", max: 1 })}`);
-        blocks = parsed.data;
-      }
+      const blocks = blocksFile ? await readBlocksFile(blocksFile) : [];
       const isPrivate = args.flags.get("private") === true;
       const createdBy = required(args, "created-by");
       const k = await kernel();
@@ -267,3 +262,29 @@ export const adminCommands: Command[] = [
     },
   },
 ];
+
+/**
+ * A page's first blocks from a JSON file, in the form the tools take (`BlockInputSchema`: per-type fields have
+ * defaults, `id` is optional). A block without an id gets a fresh one here, as a tool's write derives one: an
+ * operator writing a file by hand should not have to invent ids (before, a missing id failed with "expected
+ * string, received undefined"). A bad file is a usage error naming the field at fault.
+ */
+export async function readBlocksFile(path: string): Promise<Block[]> {
+  let json: unknown;
+  try {
+    json = JSON.parse(await readFile(path, "utf8"));
+  } catch (error) {
+    const reason = error instanceof SyntaxError ? "is not JSON" : "cannot be read";
+    throw new UsageError(
+      `--blocks-file: ${path} ${reason} (${error instanceof Error ? error.message : String(error)})`,
+    );
+  }
+  const parsed = z.array(BlockInputSchema).safeParse(json);
+  if (!parsed.success)
+    throw new UsageError(
+      `--blocks-file: ${describeIssues(parsed.error, { root: "blocks", prefix: ["blocks"], max: 1 })}`,
+    );
+  return parsed.data.map((block) =>
+    canonicalBlock({ ...block, id: block.id ?? `blk_${randomUUID().replaceAll("-", "")}` }),
+  );
+}

@@ -19,7 +19,8 @@ import { useCallback, useEffect, useRef, useState } from "react";
 import { useTRPC, useTRPCClient } from "~/trpc/react";
 import { refusalOf } from "~/trpc/refusal";
 import type { PageRef, RouterOutputs } from "~/trpc/types";
-import { formatTime, outcomeText, toolLabel } from "./labels";
+import { outcomeText, toolLabel } from "./labels";
+import { RelativeTime } from "./relative-time";
 
 /** A run as this tab shows it, and where its own audit records start. */
 type RunState = RunView & {
@@ -287,7 +288,7 @@ export function AskHermes({ pageRef, canWrite }: { pageRef: PageRef; canWrite: b
 
   if (connection.isPending) return null;
   const disabledReason = !connection.data?.connected
-    ? (connection.data?.help ?? "Hermes is not connected to this panel.")
+    ? (connection.data?.help ?? "Ask Hermes is not available right now.")
     : !canWrite
       ? "Only people who may edit this page can ask Hermes about it: its edits are made for the person asking."
       : null;
@@ -448,7 +449,7 @@ export function AskHermes({ pageRef, canWrite }: { pageRef: PageRef; canWrite: b
           <ul data-testid="ask-hermes-trail">
             {records.map((record) => (
               <li key={record.id}>
-                {formatTime(record.at)} · {toolLabel(record.identity.toolName)} · {outcomeText(record)}
+                <RelativeTime iso={record.at} /> · {toolLabel(record.identity.toolName)} · {outcomeText(record)}
                 {record.commandId && <code> {record.commandId}</code>}
               </li>
             ))}

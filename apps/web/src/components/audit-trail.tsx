@@ -5,7 +5,7 @@ import { useState } from "react";
 import { useTRPC } from "~/trpc/react";
 import type { PageRef, RouterOutputs } from "~/trpc/types";
 import { CopyableId } from "./copyable-id";
-import { formatTime, toolLabel, whoText } from "./labels";
+import { toolLabel, whoText } from "./labels";
 import { RelativeTime } from "./relative-time";
 import { LoadFailed } from "./load-failed";
 
@@ -275,7 +275,7 @@ function CommandDetail({ pageRef, commandId }: { pageRef: PageRef; commandId: st
     <span className="command-detail" role="note">
       kernel command <strong>{command.data.name}</strong>, revision {command.data.revisionBefore} →{" "}
       {command.data.revisionAfter}, by {whoText(command.data.who)} (<code>{command.data.identity.actorId}</code>) at{" "}
-      {formatTime(command.data.createdAt)}
+      <RelativeTime iso={command.data.createdAt} />
     </span>
   );
 }

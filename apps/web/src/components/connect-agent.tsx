@@ -5,6 +5,9 @@ import type { AgentTokenItem } from "@mnote/tools";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { useTRPC } from "~/trpc/react";
+import { useConfirmation } from "./confirm-dialog";
+import { CopyButton } from "./copy-button";
+import { RelativeTime } from "./relative-time";
 import { RowAction, TableCard } from "./table-card";
 
 const SCOPES = [
@@ -14,7 +17,7 @@ const SCOPES = [
 ] as const;
 const EXPIRY = [1, 7, 30, 90, 365];
 
-const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString("en-GB", { timeZone: "UTC" }) + " UTC" : "—");
+const SCOPE_LABELS = new Map<string, string>(SCOPES.map((scope) => [scope.id, scope.label]));
 
 /** Create an agent token (its secret shown this once), list yours with their last use, revoke one. */
 export function ConnectAgent({ initial, sessionScopes }: { initial: AgentTokenItem[]; sessionScopes: string[] }) {
@@ -29,6 +32,7 @@ export function ConnectAgent({ initial, sessionScopes }: { initial: AgentTokenIt
   const [days, setDays] = useState(30);
   const create = useMutation(trpc.panel.agents.create.mutationOptions({ onSuccess: () => void refresh() }));
   const revoke = useMutation(trpc.panel.agents.revoke.mutationOptions({ onSuccess: () => void refresh() }));
+  const confirmation = useConfirmation();
 
   return (
     <>
@@ -85,8 +89,11 @@ export function ConnectAgent({ initial, sessionScopes }: { initial: AgentTokenIt
               <strong>{create.data.label}</strong>: copy this token now — it is shown once, and mnote keeps only its
               hash.
             </p>
-            <p>
-              <code data-testid="agent-token-secret">{create.data.token}</code>
+            <p className="row">
+              <code data-testid="agent-token-secret" id="agent-token-secret">
+                {create.data.token}
+              </code>
+              <CopyButton text={create.data.token} what="the agent token" selectId="agent-token-secret" />
             </p>
             <p className="muted">
               For Hermes&apos;s mnote plugin: <code>MNOTE_TOKEN={"<this token>"}</code> in <code>~/.hermes/.env</code>.
@@ -101,18 +108,32 @@ export function ConnectAgent({ initial, sessionScopes }: { initial: AgentTokenIt
       >
         {list.data.map((token) => (
           <tr key={token.id} data-testid="agent-token">
-            <td>{token.label || <span className="muted">(no name)</span>}</td>
-            <td>{token.scopes.join(", ")}</td>
-            <td>{when(token.createdAt)}</td>
-            <td>{token.expiresAt ? when(token.expiresAt) : "never"}</td>
-            <td>{token.lastUsedAt ? when(token.lastUsedAt) : "never"}</td>
-            <td>{token.revokedAt ? "revoked" : token.live ? "live" : "expired"}</td>
+            <td data-label="Name">{token.label || <span className="muted">(no name)</span>}</td>
+            <td data-label="Scopes">{token.scopes.map((scope) => SCOPE_LABELS.get(scope) ?? scope).join(", ")}</td>
+            <td data-label="Created">
+              <RelativeTime iso={token.createdAt} />
+            </td>
+            <td data-label="Expires">{token.expiresAt ? <RelativeTime iso={token.expiresAt} /> : "never"}</td>
+            <td data-label="Last used">{token.lastUsedAt ? <RelativeTime iso={token.lastUsedAt} /> : "never"}</td>
+            <td data-label="State">{token.revokedAt ? "revoked" : token.live ? "live" : "expired"}</td>
             <td>
               {token.live && (
                 <RowAction
-                  name={`Revoke ${token.label || token.id}`}
+                  name={`Revoke ${token.label || "the token with no name"}`}
                   busy={revoke.isPending}
-                  onClick={() => revoke.mutate({ tokenId: token.id })}
+                  onClick={() =>
+                    confirmation.ask({
+                      title: `Revoke ${token.label ? `“${token.label}”` : "this agent token"}?`,
+                      body: (
+                        <p>
+                          Whatever uses this token (Hermes, an MCP client, a script) is refused from its next call on.
+                          This cannot be undone: to connect it again, create a new token.
+                        </p>
+                      ),
+                      confirm: "Revoke the token",
+                      onConfirm: () => revoke.mutate({ tokenId: token.id }),
+                    })
+                  }
                 >
                   Revoke
                 </RowAction>
@@ -128,6 +149,12 @@ export function ConnectAgent({ initial, sessionScopes }: { initial: AgentTokenIt
           </tr>
         )}
       </TableCard>
+      {revoke.error && (
+        <p role="alert" className="error">
+          {revoke.error.message}
+        </p>
+      )}
+      {confirmation.dialog}
     </>
   );
 }

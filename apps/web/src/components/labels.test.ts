@@ -1,6 +1,6 @@
 import { TOOL_ERROR_CODES, TOOL_ERROR_LABELS } from "@mnote/contract";
 import { describe, expect, it } from "vitest";
-import { outcomeText } from "./labels";
+import { outcomeText, whoText } from "./labels";
 
 const OUTCOMES = ["ok", "replayed", "proposal", "held_for_approval", "rejected", "failed"] as const;
 
@@ -23,5 +23,18 @@ describe("outcomeText: an audit record's outcome in words, never a raw code", ()
       "refused: no permission",
     );
     expect(outcomeText({ outcome: "ok", errorCode: null })).toBe("done");
+  });
+});
+
+describe("whoText: who made a call, the person first and an agent token's label as its label", () => {
+  const who = { actorId: "user_ben", actorName: "Ben", tokenId: "tok_1" };
+  it("says the person, their agent, and the agent's label in brackets (never the label as a person)", () => {
+    expect(whoText({ ...who, holder: "person", agentName: null })).toBe("Ben");
+    expect(whoText({ ...who, holder: "agent", agentName: "demo agent" })).toBe("Ben’s agent (demo agent)");
+    expect(whoText({ ...who, holder: "agent", agentName: null })).toBe("Ben’s agent");
+    expect(whoText({ ...who, actorName: null, holder: "agent", agentName: null })).toBe("user_ben’s agent");
+    expect(whoText({ actorId: "", actorName: null, tokenId: null, holder: null, agentName: null })).toBe(
+      "nobody (no valid token)",
+    );
   });
 });

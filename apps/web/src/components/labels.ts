@@ -41,11 +41,16 @@ export function outcomeText(record: { outcome: AuditOutcome; errorCode?: ToolErr
   return record.errorCode ? TOOL_ERROR_LABELS[record.errorCode] : OUTCOME_LABELS[record.outcome];
 }
 
-/** "Hermes, for Ada", "Agent for Ada", "Ada": who made a call or a proposal, by name (ids are shown beside it). */
+/**
+ * "Ada’s agent (Hermes)", "Ada’s agent", "Ada": who made a call or a proposal, by name (ids are shown beside it).
+ * The person leads and an agent token's label follows as its label: "demo agent, for Ben" read as if the label
+ * were a person's name.
+ */
 export function whoText(who: Who): string {
-  const person = who.actorName || who.actorId || "nobody (no valid token)";
+  const person = who.actorName || who.actorId;
+  if (!person) return who.holder === "agent" ? "an agent (no valid token)" : "nobody (no valid token)";
   if (who.holder !== "agent") return person;
-  return who.agentName ? `${who.agentName}, for ${person}` : `Agent for ${person}`;
+  return who.agentName ? `${person}’s agent (${who.agentName})` : `${person}’s agent`;
 }
 
 /**
@@ -63,30 +68,4 @@ export function proposalStatusText(proposal: {
   if (proposal.status === "applied_in_part") return `applied in part${part}`;
   if (proposal.status === "rejected" && name) return `rejected by ${name}`;
   return proposal.status.replaceAll("_", " ");
-}
-
-export function formatTime(iso: string) {
-  const date = new Date(iso);
-  return date.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "medium" });
-}
-
-const RELATIVE = new Intl.RelativeTimeFormat("en", { numeric: "auto" });
-const STEPS: [Intl.RelativeTimeFormatUnit, number][] = [
-  ["second", 60],
-  ["minute", 60],
-  ["hour", 24],
-  ["day", 7],
-  ["week", 4.35],
-  ["month", 12],
-  ["year", Infinity],
-];
-
-/** "2 minutes ago": how people say when; the exact time is the element's title. */
-export function relativeTime(iso: string, now = Date.now()) {
-  let amount = (new Date(iso).getTime() - now) / 1000;
-  for (const [unit, size] of STEPS) {
-    if (Math.abs(amount) < size) return RELATIVE.format(Math.round(amount), unit);
-    amount /= size;
-  }
-  return formatTime(iso);
 }

@@ -1,8 +1,9 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useState } from "react";
+import { Fragment, useState } from "react";
 import { useTRPC } from "~/trpc/react";
+import { useConfirmation } from "./confirm-dialog";
 import { RowAction, TableCard } from "./table-card";
 
 type Role = "owner" | "editor" | "viewer";
@@ -16,71 +17,134 @@ interface MembersAnswer {
   you: string;
 }
 
+/** Where a refusal shows: beside the member it was about, or under the invitation form. */
+type Problem = { at: "member"; userId: string; message: string } | { at: "invite"; message: string };
+
 /**
  * The members table. What an owner may do is the server's answer (`canManage`) and every rule is checked
- * there again (the kernel's: a workspace keeps an owner); the page shows the refusal in the server's words.
+ * there again (the kernel's: a workspace keeps an owner); a refusal shows in the server's words where the action
+ * was taken — under that member's row, or under the invitation form — and the latest replaces any earlier one.
+ * Removing someone asks first.
  */
-export function Members({ workspaceId, initial }: { workspaceId: string; initial: MembersAnswer }) {
+export function Members({
+  workspaceId,
+  workspaceName,
+  initial,
+}: {
+  workspaceId: string;
+  workspaceName: string;
+  initial: MembersAnswer;
+}) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const list = useQuery({ ...trpc.panel.members.list.queryOptions({ workspaceId }), initialData: initial });
   const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.panel.members.list.queryKey({ workspaceId }) });
+  const [problem, setProblem] = useState<Problem | null>(null);
+  // Every refusal is shown once, where it belongs, and reads the list again (a "no longer a member" means it was old).
+  const onMemberError = (userId: string) => (error: { message: string }) => {
+    setProblem({ at: "member", userId, message: error.message });
+    void refresh();
+  };
   const options = { onSuccess: () => void refresh() };
   const invite = useMutation(trpc.panel.members.invite.mutationOptions(options));
   const setRole = useMutation(trpc.panel.members.setRole.mutationOptions(options));
   const remove = useMutation(trpc.panel.members.remove.mutationOptions(options));
+  const confirmation = useConfirmation();
   const [email, setEmail] = useState("");
   const [role, setNewRole] = useState<Role>("editor");
-  const error = invite.error ?? setRole.error ?? remove.error;
   const { members, invitations, canManage, you } = list.data;
   const [sent, setSent] = useState<string | null>(null);
 
+  const askToRemove = (member: MembersAnswer["members"][number]) => {
+    const self = member.userId === you;
+    confirmation.ask({
+      title: self ? `Leave ${workspaceName}?` : `Remove ${member.name} from ${workspaceName}?`,
+      body: (
+        <p>
+          {self ? "You lose" : `${member.name} loses`} access to the pages of {workspaceName} from{" "}
+          {self ? "your" : "their"} next action on, and so do {self ? "your" : "their"} agents. An owner can invite{" "}
+          {self ? "you" : "them"} again later.
+        </p>
+      ),
+      confirm: self ? "Leave the workspace" : `Remove ${member.name}`,
+      onConfirm: () => {
+        setProblem(null);
+        remove.mutate(
+          { workspaceId, userId: member.userId },
+          {
+            onError: onMemberError(member.userId),
+            // The row and its button are gone: focus goes to the table's heading, not to the page's top.
+            onSuccess: () => focusHeading("members"),
+          },
+        );
+      },
+    });
+  };
+
   return (
     <>
-      {error && (
-        <p role="alert" className="error">
-          {error.message}
-        </p>
-      )}
       <TableCard id="members" title="Members" columns={canManage ? ["Name", "Role", ""] : ["Name", "Role"]}>
         {members.map((member) => (
-          <tr key={member.userId} data-testid="member">
-            <td>
-              {member.name} {member.userId === you && <span className="muted">(you)</span>}{" "}
-              <code className="muted">{member.userId}</code>
-            </td>
-            <td>
-              {canManage ? (
-                <select
-                  aria-label={`Role of ${member.name}`}
-                  value={member.role}
-                  disabled={setRole.isPending}
-                  onChange={(e) => setRole.mutate({ workspaceId, userId: member.userId, role: e.target.value as Role })}
-                >
-                  {ROLES.map((r) => (
-                    <option key={r} value={r}>
-                      {r}
-                    </option>
-                  ))}
-                </select>
-              ) : (
-                member.role
-              )}
-            </td>
-            {canManage && (
-              <td>
-                <RowAction
-                  name={`Remove ${member.name}`}
-                  busy={remove.isPending}
-                  onClick={() => remove.mutate({ workspaceId, userId: member.userId })}
-                >
-                  Remove
-                </RowAction>
+          <Fragment key={member.userId}>
+            <tr data-testid="member">
+              <td data-label="Name">
+                {member.name} {member.userId === you && <span className="muted">(you)</span>}
               </td>
+              <td data-label="Role">
+                {canManage ? (
+                  <select
+                    aria-label={`Role of ${member.name}`}
+                    value={member.role}
+                    disabled={setRole.isPending}
+                    onChange={(e) => {
+                      setProblem(null);
+                      setRole.mutate(
+                        { workspaceId, userId: member.userId, role: e.target.value as Role },
+                        { onError: onMemberError(member.userId) },
+                      );
+                    }}
+                  >
+                    {ROLES.map((r) => (
+                      <option key={r} value={r}>
+                        {r}
+                      </option>
+                    ))}
+                  </select>
+                ) : (
+                  member.role
+                )}
+              </td>
+              {canManage && (
+                <td>
+                  <RowAction
+                    name={member.userId === you ? "Leave the workspace" : `Remove ${member.name}`}
+                    busy={remove.isPending}
+                    onClick={() => askToRemove(member)}
+                  >
+                    {member.userId === you ? "Leave" : "Remove"}
+                  </RowAction>
+                </td>
+              )}
+            </tr>
+            {problem?.at === "member" && problem.userId === member.userId && (
+              <tr data-testid="member-problem">
+                <td colSpan={canManage ? 3 : 2}>
+                  <p role="alert" className="error">
+                    {problem.message}
+                  </p>
+                </td>
+              </tr>
             )}
-          </tr>
+          </Fragment>
         ))}
       </TableCard>
+      {problem?.at === "member" && !members.some((m) => m.userId === problem.userId) && (
+        // The member the refusal was about is no longer listed (the list was out of date): say it under the table.
+        <p role="alert" className="error" data-testid="member-problem">
+          {problem.message}
+        </p>
+      )}
+      {confirmation.dialog}
       {canManage && (
         <section className="card" aria-labelledby="invite">
           <h2 id="invite">Invite a member</h2>
@@ -93,6 +157,7 @@ export function Members({ workspaceId, initial }: { workspaceId: string; initial
             onSubmit={(event) => {
               event.preventDefault();
               setSent(null);
+              setProblem(null);
               invite.mutate(
                 { workspaceId, email, role },
                 {
@@ -100,6 +165,7 @@ export function Members({ workspaceId, initial }: { workspaceId: string; initial
                     setEmail("");
                     setSent(answer.email);
                   },
+                  onError: (error) => setProblem({ at: "invite", message: error.message }),
                 },
               );
             }}
@@ -118,6 +184,11 @@ export function Members({ workspaceId, initial }: { workspaceId: string; initial
               Invite
             </button>
           </form>
+          {problem?.at === "invite" && (
+            <p role="alert" className="error" data-testid="invite-problem">
+              {problem.message}
+            </p>
+          )}
           {sent && (
             <p role="status" className="muted">
               Invited {sent}. They become a member when they accept.
@@ -139,4 +210,12 @@ export function Members({ workspaceId, initial }: { workspaceId: string; initial
       )}
     </>
   );
+}
+
+/** Focus a section's heading (after the control that had focus went away). */
+function focusHeading(id: string) {
+  const heading = document.getElementById(id);
+  if (!heading) return;
+  heading.setAttribute("tabindex", "-1");
+  heading.focus();
 }

@@ -9,6 +9,7 @@ import { AskHermes } from "./ask-hermes";
 import type { Me } from "~/trpc/types";
 import { AuditTrail } from "./audit-trail";
 import { BlockFocusContext, type BlockTarget } from "./block-focus";
+import { useConfirmation } from "./confirm-dialog";
 import { PageBody, type PageBodyHandle } from "./page-body";
 import { PolicyHistory } from "./policy-history";
 import { PageHeading, PageSuggestionsFor, SuggestionSwitcher } from "./page-suggestions";
@@ -156,45 +157,13 @@ function PageScreenBody({
           </div>
         </main>
         <aside className="ai-panel" aria-label="Page AI" id="page-ai" tabIndex={-1}>
-          <div className="row between">
-            <h2>Page AI</h2>
-            {view.data.mayChangeApproval ? (
-              <label className="inline">
-                <input
-                  type="checkbox"
-                  checked={workspace.approvalRequired}
-                  disabled={setApproval.isPending}
-                  onChange={(e) => setApproval.mutate({ workspaceId, approvalRequired: e.target.checked })}
-                />{" "}
-                Agent edits wait for approval
-              </label>
-            ) : (
-              <span className="muted">
-                {workspace.approvalRequired ? "Agent edits wait for approval" : "Agent edits apply directly"}
-              </span>
-            )}
-          </div>
-          {view.data.mayChangeApproval ? (
-            <label className="inline" data-testid="hold-artifacts">
-              <input
-                type="checkbox"
-                checked={workspace.holdArtifacts}
-                disabled={setApproval.isPending || !workspace.approvalRequired}
-                onChange={(e) =>
-                  setApproval.mutate({
-                    workspaceId,
-                    approvalRequired: workspace.approvalRequired,
-                    holdArtifacts: e.target.checked,
-                  })
-                }
-              />{" "}
-              Summaries and AI notes wait too
-            </label>
-          ) : (
-            workspace.approvalRequired &&
-            workspace.holdArtifacts && <span className="muted">Summaries and AI notes wait for approval too</span>
-          )}
-          {view.data.mayChangeApproval && <PolicyHistory workspaceId={workspaceId} />}
+          <h2>Page AI</h2>
+          <ApprovalPolicy
+            workspace={workspace}
+            mayChange={view.data.mayChangeApproval}
+            busy={setApproval.isPending}
+            onChange={(policy) => setApproval.mutate({ workspaceId, ...policy })}
+          />
           <AskHermes pageRef={pageRef} canWrite={view.data.canWrite} />
           <ReviewShortcuts proposal={shown} pageRef={pageRef} />
           <PanelTabs tab={tab} onSelect={setTab} pending={pending} />
@@ -213,6 +182,71 @@ function PageScreenBody({
         </aside>
       </div>
     </BlockFocusContext.Provider>
+  );
+}
+
+/**
+ * The workspace's approval policy, said as what it is: one rule for every page of the workspace, not this page's
+ * setting. Owners switch it here; turning approval off (agents' edits then apply unreviewed) asks first, turning it
+ * on does not. Everyone else reads it.
+ */
+function ApprovalPolicy({
+  workspace,
+  mayChange,
+  busy,
+  onChange,
+}: {
+  workspace: { id: string; name: string; approvalRequired: boolean; holdArtifacts: boolean };
+  mayChange: boolean;
+  busy: boolean;
+  onChange: (policy: { approvalRequired: boolean; holdArtifacts?: boolean }) => void;
+}) {
+  const confirmation = useConfirmation();
+  if (!mayChange)
+    return (
+      <p className="muted policy" data-testid="approval-policy">
+        {workspace.approvalRequired ? "Agent edits wait for approval" : "Agent edits apply directly"}
+        {workspace.approvalRequired && workspace.holdArtifacts ? ", and so do summaries and AI notes," : ""} on every
+        page of {workspace.name}.
+      </p>
+    );
+  return (
+    <fieldset className="policy" data-testid="approval-policy">
+      <legend>For every page of {workspace.name}</legend>
+      <label className="inline">
+        <input
+          type="checkbox"
+          checked={workspace.approvalRequired}
+          disabled={busy}
+          onChange={(e) => {
+            if (e.target.checked) return onChange({ approvalRequired: true });
+            confirmation.ask({
+              title: `Let agent edits apply without approval in ${workspace.name}?`,
+              body: (
+                <p>
+                  Agents&apos; edits to every page of {workspace.name}, not only this one, will apply at once, with no
+                  one reviewing them first. You can turn approval on again at any time.
+                </p>
+              ),
+              confirm: "Let edits apply directly",
+              onConfirm: () => onChange({ approvalRequired: false }),
+            });
+          }}
+        />{" "}
+        Agent edits wait for approval
+      </label>
+      <label className="inline" data-testid="hold-artifacts">
+        <input
+          type="checkbox"
+          checked={workspace.holdArtifacts}
+          disabled={busy || !workspace.approvalRequired}
+          onChange={(e) => onChange({ approvalRequired: workspace.approvalRequired, holdArtifacts: e.target.checked })}
+        />{" "}
+        Summaries and AI notes wait too
+      </label>
+      <PolicyHistory workspaceId={workspace.id} />
+      {confirmation.dialog}
+    </fieldset>
   );
 }
 

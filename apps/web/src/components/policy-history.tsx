@@ -3,6 +3,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { useTRPC } from "~/trpc/react";
+import { RelativeTime } from "./relative-time";
 
 interface Policy {
   approvalRequired: boolean;
@@ -38,8 +39,7 @@ export function PolicyHistory({ workspaceId }: { workspaceId: string }) {
         <ol className="policy-changes">
           {history.data.map((change) => (
             <li key={change.id} data-testid="policy-change">
-              <time dateTime={change.at}>{new Date(change.at).toLocaleString()}</time>{" "}
-              <strong>{change.byName ?? change.by}</strong>
+              <RelativeTime iso={change.at} /> <strong>{change.byName ?? change.by}</strong>
               {change.via === "cli" ? " (CLI)" : ""}: {describePolicy(change.from)} → {describePolicy(change.to)}
             </li>
           ))}

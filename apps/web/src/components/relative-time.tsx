@@ -1,27 +1,31 @@
 "use client";
 
 import { useSyncExternalStore } from "react";
-import { formatTime, relativeTime } from "./labels";
+import { exactTimeText, utcMinute, whenText } from "./time-format";
 
-const noSubscription = () => () => undefined;
+/** How often a shown time is said again ("just now" becomes "1 minute ago"). */
+const TICK_MS = 30_000;
 
-/** The same words on the server and in any browser's time zone: the time in UTC, to the minute. */
-export const utcMinute = (iso: string) => `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
+/** One timer for every time on the screen. */
+function subscribeToTicks(onTick: () => void) {
+  const timer = setInterval(onTick, TICK_MS);
+  return () => clearInterval(timer);
+}
+/** The clock to the tick: the same value between ticks, as `useSyncExternalStore` needs. */
+const currentTick = () => Math.floor(Date.now() / TICK_MS) * TICK_MS;
+const noTickOnTheServer = () => null;
 
 /**
- * "2 minutes ago", with the exact local time as its title. The server and the browser's first (hydrating)
- * render both show the UTC time, so a browser in another time zone (or a clock a minute on) never mismatches
- * the server's HTML (issue 22 item 6); the relative words and local time follow once the page is live.
+ * Every time the panel shows (time-format.ts): "5 minutes ago" while recent, else the date in the reader's time zone,
+ * with the exact time as its title. The server and the browser's first (hydrating) render both show the UTC time,
+ * so a browser in another time zone (or a clock a minute on) never mismatches the server's HTML (issue 22 item 6);
+ * the reader's words follow once the page is live, and move on with the clock.
  */
 export function RelativeTime({ iso }: { iso: string }) {
-  const live = useSyncExternalStore(
-    noSubscription,
-    () => true,
-    () => false,
-  );
+  const now = useSyncExternalStore(subscribeToTicks, currentTick, noTickOnTheServer);
   return (
-    <time dateTime={iso} title={live ? formatTime(iso) : utcMinute(iso)}>
-      {live ? relativeTime(iso) : utcMinute(iso)}
+    <time dateTime={iso} title={now === null ? utcMinute(iso) : exactTimeText(iso)}>
+      {now === null ? utcMinute(iso) : whenText(iso, now)}
     </time>
   );
 }

@@ -2,7 +2,8 @@ import type { ReactNode } from "react";
 
 /**
  * A card holding one table (your agent tokens, a workspace's members): its heading names the section, the table
- * scrolls on its own on a narrow screen. `columns` are the header cells ("" for a column of row actions).
+ * scrolls on its own on a narrow screen. `columns` are the header cells ("" for a column of row actions, named
+ * "Actions" for screen readers only).
  */
 export function TableCard({
   id,
@@ -23,7 +24,8 @@ export function TableCard({
           <thead>
             <tr>
               {columns.map((column, i) => (
-                <th key={i}>{column}</th>
+                // A column of row actions has no visible heading, but a screen reader still names it.
+                <th key={i}>{column || <span className="sr-only">Actions</span>}</th>
               ))}
             </tr>
           </thead>

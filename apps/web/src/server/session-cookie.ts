@@ -36,10 +36,32 @@ export function oauthResumeCookieOptions(secure: boolean) {
   return { httpOnly: true, sameSite: "lax" as const, path: "/", secure, maxAge: 600 };
 }
 
-/** Where a sign-in goes next: back to the consent page the cookie names, else home. */
-export function afterSignInPath(cookieHeader: string | null): string {
+/**
+ * Where a sign-in goes next: back to the consent page the cookie names, else to the page the person was opening
+ * (`returnTo`, already a `safeReturnPath`), else home.
+ */
+export function afterSignInPath(cookieHeader: string | null, returnTo: string | null = null): string {
   const match = /(?:^|;\s*)mnote_oauth_resume=([A-Za-z0-9_-]{1,8000})(?:;|$)/.exec(cookieHeader ?? "");
-  return match ? `/oauth/authorize?resume=${match[1]}` : "/";
+  return match ? `/oauth/authorize?resume=${match[1]}` : (returnTo ?? "/");
+}
+
+/**
+ * The page a sign-in through the identity provider returns to, from the start to the callback (the provider's
+ * round trip carries no form field): a `safeReturnPath`, scoped and timed like the flow's own cookie.
+ */
+export const OIDC_RETURN_COOKIE = "mnote_oidc_return";
+
+/**
+ * The sign-in page with its error (one of the page's own keys) and the page to return to (a `safeReturnPath`, or
+ * none). Written as it is, not percent-encoded: a return path's characters (`A-Z a-z 0-9 _ . / -`) are all legal
+ * in a query, and `redirectTo` keeps only such characters.
+ */
+export function signInPath(options: { error?: string; returnTo?: string | null } = {}): string {
+  const query = [
+    ...(options.error ? [`error=${options.error}`] : []),
+    ...(options.returnTo ? [`next=${options.returnTo}`] : []),
+  ];
+  return query.length > 0 ? `/signin?${query.join("&")}` : "/signin";
 }
 
 export function oidcFlowCookieOptions(secure: boolean) {

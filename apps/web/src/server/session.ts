@@ -2,6 +2,7 @@ import "server-only";
 import { cookies } from "next/headers";
 import { redirect } from "next/navigation";
 import { NextResponse } from "next/server";
+import { safeReturnPath } from "@mnote/identity";
 import { createCaller } from "@mnote/tools";
 import { createPanelContext } from "./context";
 import { panelEnv } from "./env";
@@ -12,6 +13,7 @@ import {
   oauthResumeCookieOptions,
   SESSION_COOKIE,
   sessionCookieOptions,
+  signInPath,
 } from "./session-cookie";
 
 export {
@@ -19,9 +21,11 @@ export {
   OAUTH_RESUME_COOKIE,
   oauthResumeCookieOptions,
   OIDC_FLOW_COOKIE,
+  OIDC_RETURN_COOKIE,
   oidcFlowCookieOptions,
   SESSION_COOKIE,
   sessionCookieOptions,
+  signInPath,
   tokenFromCookieHeader,
 } from "./session-cookie";
 
@@ -35,11 +39,14 @@ export async function serverCaller() {
   return createCaller(await requestPanelContext());
 }
 
-/** The router as the signed-in person, and who they are; no session sends the browser to sign in. */
-export async function signedIn() {
+/**
+ * The router as the signed-in person, and who they are; no session sends the browser to sign in, and back to
+ * `returnTo` (this page's own path) after it.
+ */
+export async function signedIn(returnTo: string | null = null) {
   const caller = await serverCaller();
   const me = await caller.panel.session.me().catch(() => null);
-  if (!me) redirect("/signin");
+  if (!me) redirect(signInPath({ returnTo: safeReturnPath(returnTo) }));
   return { caller, me };
 }
 
@@ -50,7 +57,8 @@ export async function signedIn() {
  * refresh stays on whatever origin the browser used.
  */
 export function redirectTo(path: string) {
-  const href = path.replace(/[^\w/?=&.-]/g, "");
+  // Only a path's characters, and `&` written as the HTML entity it must be inside an attribute.
+  const href = path.replace(/[^\w/?=&.-]/g, "").replaceAll("&", "&amp;");
   return new NextResponse(
     `<!doctype html><html lang="en"><head><meta http-equiv="refresh" content="0;url=${href}"><title>mnote</title></head><body><a href="${href}">Continue</a></body></html>`,
     { status: 200, headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" } },
@@ -59,11 +67,12 @@ export function redirectTo(path: string) {
 
 /**
  * The answer to every sign-in that worked (token, demo picker, identity provider): on to where the person was going
- * (a consent page waiting in its cookie, else the panel), that cookie spent, the session's cookie set.
+ * (a consent page waiting in its cookie, else the page they were opening, else home), that cookie spent, the
+ * session's cookie set.
  */
-export function signedInAnswer(req: Request, sessionToken: string) {
+export function signedInAnswer(req: Request, sessionToken: string, returnTo: string | null = null) {
   const { secureCookies } = panelEnv();
-  const response = redirectTo(afterSignInPath(req.headers.get("cookie")));
+  const response = redirectTo(afterSignInPath(req.headers.get("cookie"), safeReturnPath(returnTo)));
   response.cookies.set(OAUTH_RESUME_COOKIE, "", { ...oauthResumeCookieOptions(secureCookies), maxAge: 0 });
   response.cookies.set(SESSION_COOKIE, sessionToken, sessionCookieOptions(secureCookies));
   return response;

@@ -1,5 +1,11 @@
 import { TOOL_ERROR_MESSAGES } from "@mnote/contract";
-import { HERMES_NOT_CONFIGURED, hermesFailureAnswer, type PanelHermes, pumpRun } from "@mnote/hermes-runs";
+import {
+  HERMES_NOT_CONFIGURED,
+  hermesFailureAnswer,
+  type HermesReadiness,
+  type PanelHermes,
+  pumpRun,
+} from "@mnote/hermes-runs";
 import { mnoteMetrics } from "@mnote/process";
 import { AppError, isAppError } from "../app-error";
 import type { ToolsContext } from "../context";
@@ -10,10 +16,41 @@ import type { ToolsContext } from "../context";
  * Hermes; the panel's `/api/hermes/*` routes are adapters calling the same procedures.
  */
 
-/** The panel's Hermes, or the refusal that says how to connect it (the bridge and the CLI have none). */
+/**
+ * What a person on the page reads when Ask Hermes is off: what they can do and whom to ask, never the settings that
+ * would fix it (those are the operator's, in the panel's log and the README).
+ */
+export const ASK_HERMES_NOT_SET_UP =
+  "Ask Hermes is not set up for this panel. The person who runs mnote for your team can connect it.";
+export const ASK_HERMES_UNAVAILABLE =
+  "Ask Hermes is not available right now. Try again later; if it stays off, tell the person who runs mnote for your team (the panel's log says what to change).";
+
+/** The panel's Hermes, or the refusal that says it is not set up (the bridge and the CLI have none). */
 export function requireHermes(ctx: ToolsContext): PanelHermes {
-  if (!ctx.hermes) throw new AppError("mnote_tool_unavailable", HERMES_NOT_CONFIGURED);
+  if (!ctx.hermes) {
+    logOperatorHelp(ctx, HERMES_NOT_CONFIGURED);
+    throw new AppError("mnote_tool_unavailable", ASK_HERMES_NOT_SET_UP);
+  }
   return ctx.hermes;
+}
+
+/** Readiness in a person's words (`help` stays the operator's, for the log), and the operator's reason logged. */
+export function personHelp(ctx: ToolsContext, readiness: HermesReadiness): string | null {
+  if (readiness.connected) {
+    logOperatorHelp(ctx, null);
+    return null;
+  }
+  logOperatorHelp(ctx, readiness.help ?? null);
+  return ASK_HERMES_UNAVAILABLE;
+}
+
+/** The operator's reason Ask Hermes is off, logged once each time it changes (not on every request). */
+let lastLoggedHelp: string | null = null;
+export function logOperatorHelp(ctx: ToolsContext, help: string | null): void {
+  // Some reasons already start "Ask Hermes is off: " (the toolset check's): said once in the line.
+  if (help && help !== lastLoggedHelp)
+    ctx.logger.warn({}, `[panel] Ask Hermes is off: ${help.replace(/^Ask Hermes is off: /, "")}`);
+  lastLoggedHelp = help;
 }
 
 /**

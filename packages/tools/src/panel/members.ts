@@ -1,5 +1,5 @@
 import { EmailSchema, IdSchema } from "@mnote/contract";
-import { isAdminRefusal, type Role } from "@mnote/kernel";
+import { type AdminRule, isAdminRefusal, type Role } from "@mnote/kernel";
 import { AppError } from "../app-error";
 import { z } from "zod";
 import type { PersonContext } from "./panel-procedure";
@@ -28,12 +28,27 @@ export async function requireOwner(ctx: PersonContext, workspaceId: string): Pro
     throw new AppError("mnote_tool_permission_denied", "only a workspace owner manages its members");
 }
 
-/** A kernel refusal (the last owner, not a member) is the person's mistake, said in the kernel's words. */
-export async function asPanelRefusal<T>(change: Promise<T>): Promise<T> {
+/**
+ * A kernel refusal (the last owner, not a member) is the person's mistake: said in words, with the person's and the
+ * workspace's names where the kernel's message (for operators, printed by the CLI) has their ids.
+ */
+export async function asPanelRefusal<T>(ctx: PersonContext, change: Promise<T>): Promise<T> {
   try {
     return await change;
   } catch (error) {
-    if (isAdminRefusal(error)) throw new AppError("mnote_tool_conflict", error.message);
-    throw error;
+    if (!isAdminRefusal(error)) throw error;
+    const facts = error.facts ?? null;
+    throw new AppError("mnote_tool_conflict", facts ? await refusalInWords(ctx, facts) : error.message);
   }
+}
+
+async function refusalInWords(ctx: PersonContext, facts: AdminRule): Promise<string> {
+  const you = facts.userId === ctx.token.userId;
+  const person = you ? "You" : ((await ctx.kernel.admin.getUser(facts.userId))?.name ?? "That person");
+  const workspace =
+    (await ctx.kernel.admin.listWorkspaces(ctx.token.userId)).find((w) => w.id === facts.workspaceId)?.name ??
+    "this workspace";
+  if (facts.rule === "last_owner")
+    return `${person} ${you ? "are" : "is"} the only owner of ${workspace}, and a workspace needs an owner: make another member an owner first.`;
+  return `${person} ${you ? "are" : "is"} no longer a member of ${workspace}: the list is shown again as it is now.`;
 }

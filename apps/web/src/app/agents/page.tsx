@@ -6,7 +6,7 @@ export const dynamic = "force-dynamic";
 
 /** "Connect an agent": the signed-in person's agent tokens (issue 23 item 3). */
 export default async function Agents() {
-  const { caller, me } = await signedIn();
+  const { caller, me } = await signedIn("/agents");
   const tokens = await caller.panel.agents.list();
   return (
     <AccountPage me={me} title="Connect an agent">

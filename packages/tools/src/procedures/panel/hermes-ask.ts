@@ -1,8 +1,8 @@
 import { LIMITS, storable } from "@mnote/contract";
-import { HERMES_NOT_CONFIGURED, RUN_READINESS_TTL_MS, startAskRun } from "@mnote/hermes-runs";
+import { RUN_READINESS_TTL_MS, startAskRun } from "@mnote/hermes-runs";
 import { z } from "zod";
 import { AppError } from "../../app-error";
-import { hermesRefusal, pumpAskRun, requireHermes } from "../../panel/hermes";
+import { ASK_HERMES_UNAVAILABLE, hermesRefusal, personHelp, pumpAskRun, requireHermes } from "../../panel/hermes";
 import { panelProcedure } from "../../panel/panel-procedure";
 import { recordAskRun } from "./ask-record";
 import { replayAsk, StartKeySchema } from "./ask-replay";
@@ -44,7 +44,8 @@ export const hermesAsk = panelProcedure.input(HermesAskInput).mutation(async ({ 
   }
   const started = await startAsk(ctx, { workspaceId, documentId, sessionId });
   const readiness = await hermes.readiness(RUN_READINESS_TTL_MS);
-  if (!readiness.connected) throw new AppError("mnote_tool_unavailable", readiness.help ?? HERMES_NOT_CONFIGURED);
+  if (!readiness.connected)
+    throw new AppError("mnote_tool_unavailable", personHelp(ctx, readiness) ?? ASK_HERMES_UNAVAILABLE);
   try {
     const { runId } = await startAskRun({
       hermes: hermes.client,

@@ -1,12 +1,7 @@
 import { LIMITS } from "@mnote/contract";
-import {
-  endsRun,
-  HERMES_NOT_CONFIGURED,
-  type NumberedRunLine,
-  PanelHermes,
-  STEER_UNSUPPORTED,
-} from "@mnote/hermes-runs";
+import { endsRun, type NumberedRunLine, PanelHermes, STEER_UNSUPPORTED } from "@mnote/hermes-runs";
 import { isTrackedEnvelope } from "@trpc/server";
+import { ASK_HERMES_NOT_SET_UP, ASK_HERMES_UNAVAILABLE } from "../../panel/hermes";
 import { createServer, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -177,15 +172,15 @@ describe("panel.hermes: Ask Hermes through the router", () => {
     expect(approvals).toEqual([]);
   });
 
-  it("refuses a viewer and a caller without a session; with no Hermes configured every step says how to connect it", async () => {
+  it("refuses a viewer and a caller without a session; with no Hermes configured every step says it is not set up (in a person's words)", async () => {
     const w = await createWorld();
     const ref = { workspaceId: w.ids.ws, documentId: w.ids.page };
     expect((await refusal(panelAs(w, w.tokens.viewer).ask({ ...ref, input: "x" })))?.code).toBe("FORBIDDEN");
     expect((await refusal(panelAs(w, null).ask({ ...ref, input: "x" })))?.code).toBe("UNAUTHORIZED");
     const none = panelAs(w, w.tokens.owner, null);
-    expect(await none.connection()).toEqual({ connected: false, help: HERMES_NOT_CONFIGURED });
+    expect(await none.connection()).toEqual({ connected: false, help: ASK_HERMES_NOT_SET_UP });
     for (const call of [none.ask({ ...ref, input: "x" }), none.stop({ runId: "run_1" })])
-      expect(await refusal(call)).toEqual({ code: "SERVICE_UNAVAILABLE", message: HERMES_NOT_CONFIGURED });
+      expect(await refusal(call)).toEqual({ code: "SERVICE_UNAVAILABLE", message: ASK_HERMES_NOT_SET_UP });
     expect(started).toEqual([]);
   });
 
@@ -196,9 +191,10 @@ describe("panel.hermes: Ask Hermes through the router", () => {
     offered = ["mnote", "terminal"];
     const notReady = await refusal(panelAs(w, w.tokens.owner).ask({ ...ref, input: "x" }));
     expect(notReady?.code).toBe("SERVICE_UNAVAILABLE");
-    expect(notReady?.message).toContain("terminal");
+    // The person reads what they can do; the operator's reason (the toolsets, the address) goes to the log only.
+    expect(notReady?.message).toBe(ASK_HERMES_UNAVAILABLE);
     const gone = hermesAt("http://127.0.0.1:9");
-    expect((await panelAs(w, null, gone).connection()).help).toContain("Hermes does not answer at");
+    expect((await panelAs(w, null, gone).connection()).help).toBe(ASK_HERMES_UNAVAILABLE);
     expect(started).toEqual([]);
   });
 

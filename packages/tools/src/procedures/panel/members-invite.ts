@@ -11,6 +11,7 @@ import { panelProcedure } from "../../panel/panel-procedure";
 export const membersInvite = panelProcedure.input(MemberInviteInput).mutation(async ({ ctx, input }) => {
   await requireOwner(ctx, input.workspaceId);
   await asPanelRefusal(
+    ctx,
     ctx.kernel.admin.inviteMember({
       workspaceId: input.workspaceId,
       email: input.email,

@@ -131,10 +131,27 @@ describe("panel.members", () => {
     const owner = panelAs(w, w.tokens.owner).members;
     const before = await w.kernel.admin.tableSnapshot();
     const cases: Array<[Promise<unknown>, string, RegExp]> = [
-      [owner.setRole({ workspaceId: w.ids.ws, userId: w.ids.owner, role: "editor" }), "CONFLICT", /last owner/],
-      [owner.remove({ workspaceId: w.ids.ws, userId: w.ids.owner }), "CONFLICT", /last owner/],
-      [owner.setRole({ workspaceId: w.ids.ws, userId: w.ids.stranger, role: "viewer" }), "CONFLICT", /not a member/],
-      [owner.remove({ workspaceId: w.ids.ws, userId: w.ids.stranger }), "CONFLICT", /not a member/],
+      // In words, with names (never "owner_x is the last owner of ws_x", the kernel's message for operators).
+      [
+        owner.setRole({ workspaceId: w.ids.ws, userId: w.ids.owner, role: "editor" }),
+        "CONFLICT",
+        /^You are the only owner of Team, and a workspace needs an owner: make another member an owner first\.$/,
+      ],
+      [
+        owner.remove({ workspaceId: w.ids.ws, userId: w.ids.owner }),
+        "CONFLICT",
+        /^You are the only owner of Team, and a workspace needs an owner/,
+      ],
+      [
+        owner.setRole({ workspaceId: w.ids.ws, userId: w.ids.stranger, role: "viewer" }),
+        "CONFLICT",
+        /^stranger is no longer a member of Team: the list is shown again as it is now\.$/,
+      ],
+      [
+        owner.remove({ workspaceId: w.ids.ws, userId: w.ids.stranger }),
+        "CONFLICT",
+        /^stranger is no longer a member of Team/,
+      ],
       [
         owner.invite({ workspaceId: w.ids.ws, email: "\u212Aate@example.com", role: "viewer" }),
         "UNPROCESSABLE_CONTENT",

@@ -1,5 +1,5 @@
-import { closePanelSession } from "@mnote/identity";
-import { resolveToken, signedInPerson } from "@mnote/tools";
+import { closePanelSession, safeReturnPath } from "@mnote/identity";
+import { checkPersonSignIn, resolveToken } from "@mnote/tools";
 import { NextResponse } from "next/server";
 import { getKernel } from "~/server/kernel";
 import { panelEnv } from "~/server/env";
@@ -10,20 +10,25 @@ import {
   SESSION_COOKIE,
   sessionCookieOptions,
   signedInAnswer,
+  signInPath,
   tokenFromCookieHeader,
 } from "~/server/session";
 
-/** Sign in with an mnote person token (issued by `mnote admin token create --holder person`). */
+/**
+ * Sign in with an mnote person token (issued by `mnote admin token create --holder person`). A token that does not
+ * sign in is sent back with the one true reason (`checkPersonSignIn`: malformed, unknown, revoked, expired, an
+ * agent's), and the page the person was opening (`next`) is kept either way.
+ */
 export async function POST(req: Request) {
   if (foreignOrigin(req, panelEnv().allowedOrigins)) return crossOriginRefusal();
   const form = await req.formData().catch(() => null);
   const field = form?.get("token");
   const token = typeof field === "string" ? field.trim() : "";
+  const returnTo = safeReturnPath(form?.get("next"));
   const kernel = await getKernel();
-  if (!(await signedInPerson(kernel, token))) {
-    return redirectTo("/signin?error=token");
-  }
-  return signedInAnswer(req, token);
+  const signIn = await checkPersonSignIn(kernel, token);
+  if (!signIn.ok) return redirectTo(signInPath({ error: `token_${signIn.problem}`, returnTo }));
+  return signedInAnswer(req, token, returnTo);
 }
 
 /** Sign out; a session the panel opened (demo picker, identity provider) ends with its token. */

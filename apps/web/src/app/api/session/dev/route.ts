@@ -1,9 +1,9 @@
-import { openPanelSession } from "@mnote/identity";
+import { openPanelSession, safeReturnPath } from "@mnote/identity";
 import { getKernel } from "~/server/kernel";
 import { panelEnv } from "~/server/env";
 import { foreignOrigin } from "~/server/origin";
 import { crossOriginRefusal, refuse } from "~/server/refusal";
-import { redirectTo, signedInAnswer } from "~/server/session";
+import { redirectTo, signedInAnswer, signInPath } from "~/server/session";
 
 /**
  * The demo's sign-in picker: issue a short-lived person token for one of the demo users.
@@ -18,10 +18,11 @@ export async function POST(req: Request) {
   // A file sent under the field's name is not a user id (String() would make it "[object File]").
   const field = form?.get("userId");
   const userId = typeof field === "string" ? field : "";
-  if (!demoUsers.includes(userId)) return redirectTo("/signin?error=user");
+  const returnTo = safeReturnPath(form?.get("next"));
+  if (!demoUsers.includes(userId)) return redirectTo(signInPath({ error: "user", returnTo }));
   const kernel = await getKernel();
   const user = await kernel.admin.getUser(userId);
-  if (!user) return redirectTo("/signin?error=user");
+  if (!user) return redirectTo(signInPath({ error: "user", returnTo }));
   const token = await openPanelSession(kernel, user.id, "dev");
-  return signedInAnswer(req, token);
+  return signedInAnswer(req, token, returnTo);
 }

@@ -1,10 +1,26 @@
-import { closePanelSession, decodeFlow, openPanelSession, personForIdentity, SignInRefused } from "@mnote/identity";
+import {
+  closePanelSession,
+  decodeFlow,
+  openPanelSession,
+  personForIdentity,
+  safeReturnPath,
+  SignInRefused,
+} from "@mnote/identity";
 import { resolveToken } from "@mnote/tools";
 import { cookies } from "next/headers";
+import type { NextResponse } from "next/server";
 import { panelEnv } from "~/server/env";
 import { getKernel } from "~/server/kernel";
 import { relyingParty } from "~/server/oidc";
-import { OIDC_FLOW_COOKIE, oidcFlowCookieOptions, redirectTo, SESSION_COOKIE, signedInAnswer } from "~/server/session";
+import {
+  OIDC_FLOW_COOKIE,
+  OIDC_RETURN_COOKIE,
+  oidcFlowCookieOptions,
+  redirectTo,
+  SESSION_COOKIE,
+  signedInAnswer,
+  signInPath,
+} from "~/server/session";
 
 /**
  * The provider sends the browser back here. The flow's cookie goes whatever happens (a callback works once);
@@ -16,12 +32,16 @@ export async function GET(req: Request) {
   if (!rp) return redirectTo("/signin");
   const jar = await cookies();
   const flow = decodeFlow(jar.get(OIDC_FLOW_COOKIE)?.value);
+  const returnTo = safeReturnPath(jar.get(OIDC_RETURN_COOKIE)?.value);
   const { secureCookies } = panelEnv();
-  const refuse = (reason: string) => {
-    const response = redirectTo(`/signin?error=${reason}`);
-    response.cookies.set(OIDC_FLOW_COOKIE, "", { ...oidcFlowCookieOptions(secureCookies), maxAge: 0 });
+  // Both of the flow's cookies go, whatever the outcome.
+  const spent = (response: NextResponse) => {
+    const gone = { ...oidcFlowCookieOptions(secureCookies), maxAge: 0 };
+    response.cookies.set(OIDC_FLOW_COOKIE, "", gone);
+    response.cookies.set(OIDC_RETURN_COOKIE, "", gone);
     return response;
   };
+  const refuse = (reason: string) => spent(redirectTo(signInPath({ error: reason, returnTo })));
   let identity;
   try {
     identity = await rp.finish(flow, new URL(req.url).searchParams);
@@ -37,7 +57,5 @@ export async function GET(req: Request) {
   const previous = jar.get(SESSION_COOKIE)?.value;
   if (previous) await closePanelSession(kernel, await resolveToken(kernel, previous));
   const token = await openPanelSession(kernel, person.user.id, "oidc");
-  const response = signedInAnswer(req, token);
-  response.cookies.set(OIDC_FLOW_COOKIE, "", { ...oidcFlowCookieOptions(secureCookies), maxAge: 0 });
-  return response;
+  return spent(signedInAnswer(req, token, returnTo));
 }

@@ -1,6 +1,7 @@
 import { notFound, redirect } from "next/navigation";
 import { PageScreen } from "~/components/page-screen";
-import { serverCaller } from "~/server/session";
+import { serverCaller, signInPath } from "~/server/session";
+import { safeReturnPath } from "@mnote/identity";
 import { getQueryClient, HydrateClient, trpc } from "~/trpc/server";
 
 export const dynamic = "force-dynamic";
@@ -9,7 +10,8 @@ export default async function PagePage({ params }: { params: Promise<{ workspace
   const { workspaceId, documentId } = await params;
   const caller = await serverCaller();
   const me = await caller.panel.session.me().catch(() => null);
-  if (!me) redirect("/signin");
+  // Signed out: sign in, then back to this page (not home).
+  if (!me) redirect(signInPath({ returnTo: safeReturnPath(`/w/${workspaceId}/p/${documentId}`) }));
   const pageRef = { workspaceId, documentId };
   // The change cursor is read before the page: the live stream starts from it, so a change landing between
   // these reads and the stream's start reaches the panel as a change (decision 0017).
