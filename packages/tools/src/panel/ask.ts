@@ -1,7 +1,7 @@
 /** What a question to Hermes from the panel is made of: its instructions (panel.ask.start); its session id: ask-session.ts. */
 import { PERSON_TEXT_IS_DATA, quoteData, TOOL_NAMES, toProviderName } from "@mnote/contract";
 
-export { askSessionId, isAskSessionOf } from "../ask-session";
+export { askSessionId, askSessionIdForStart, isAskSessionOf } from "../ask-session";
 
 /** The mnote tools a run asked from the panel may use, by the names Hermes's plugin registers them under. */
 export const ASK_TOOL_NAMES = TOOL_NAMES.map(toProviderName);

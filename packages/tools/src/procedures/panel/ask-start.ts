@@ -1,6 +1,6 @@
 import { storable } from "@mnote/contract";
 import { z } from "zod";
-import { askInstructions, askSessionId, isAskSessionOf } from "../../panel/ask";
+import { askInstructions, askSessionId, askSessionIdForStart, isAskSessionOf } from "../../panel/ask";
 import { PageRefSchema, panelProcedure, type PersonContext, requirePage } from "../../panel/panel-procedure";
 import { AppError } from "../../app-error";
 
@@ -26,7 +26,7 @@ export const AskStartInput = PageRefSchema.extend({
 export const askStart = panelProcedure.input(AskStartInput).mutation(({ ctx, input }) => startAsk(ctx, input));
 
 /** `panel.ask.start`'s decision, also the first step of `panel.hermes.ask`. */
-export async function startAsk(ctx: PersonContext, input: z.infer<typeof AskStartInput>) {
+export async function startAsk(ctx: PersonContext, input: z.infer<typeof AskStartInput>, startKey?: string) {
   const { page, workspace } = await requirePage(ctx, input, "page_write");
   const userId = ctx.token.userId;
   let sessionId: string;
@@ -40,8 +40,17 @@ export async function startAsk(ctx: PersonContext, input: z.infer<typeof AskStar
     const latest = await ctx.kernel.ask.latestRun(sessionId);
     if (latest && ctx.kernel.ask.isGoingOn(latest)) throw new AppError("mnote_tool_conflict", STILL_ANSWERING);
   } else {
-    sessionId = askSessionId(page.id);
-    await ctx.kernel.ask.openSession({ sessionId, userId, workspaceId: workspace.id, documentId: page.id });
+    // A retried first question (same key) opens the same conversation again: the retry's start is then the same
+    // call to Hermes, which 0.21 replays by its Idempotency-Key.
+    sessionId = startKey ? askSessionIdForStart(userId, page.id, startKey) : askSessionId(page.id);
+    const opened = await ctx.kernel.ask.openSession({
+      sessionId,
+      userId,
+      workspaceId: workspace.id,
+      documentId: page.id,
+    });
+    if (opened.userId !== userId || opened.workspaceId !== workspace.id)
+      throw new AppError("mnote_tool_not_found", NO_SUCH_CONVERSATION);
   }
   return {
     sessionId,

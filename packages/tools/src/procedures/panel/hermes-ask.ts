@@ -42,7 +42,7 @@ export const hermesAsk = panelProcedure.input(HermesAskInput).mutation(async ({ 
     const again = await replayAsk(ctx, { workspaceId, documentId, sessionId, startKey });
     if (again) return { ...again, revision: null };
   }
-  const started = await startAsk(ctx, { workspaceId, documentId, sessionId });
+  const started = await startAsk(ctx, { workspaceId, documentId, sessionId }, startKey);
   const readiness = await hermes.readiness(RUN_READINESS_TTL_MS);
   if (!readiness.connected)
     throw new AppError("mnote_tool_unavailable", personHelp(ctx, readiness) ?? ASK_HERMES_UNAVAILABLE);

@@ -24,7 +24,9 @@ let url: string;
 /** What Hermes's `GET /v1/toolsets` offers a run (a test sets `terminal` to make Hermes not ready). */
 let offered: string[];
 /** The runs Hermes was asked to start: what the panel sent it. */
-let started: { input: unknown; instructions: unknown }[];
+let started: { input: unknown; instructions: unknown; sessionId: unknown }[];
+/** Answer the next run start 503 (Hermes busy): the run is never recorded, as when the answer is lost. */
+let failNextStart: boolean;
 let approvals: { runId: string; choice: unknown }[];
 
 beforeAll(async () => {
@@ -48,8 +50,12 @@ beforeAll(async () => {
         return send(200, { object: "list", platform: "api_server", data: offered.map(toolset) });
       }
       if (req.method === "POST" && req.url === "/v1/runs") {
-        const run = JSON.parse(body) as { input: unknown; instructions: unknown };
-        started.push({ input: run.input, instructions: run.instructions });
+        const run = JSON.parse(body) as { input: unknown; instructions: unknown; session_id: unknown };
+        started.push({ input: run.input, instructions: run.instructions, sessionId: run.session_id });
+        if (failNextStart) {
+          failNextStart = false;
+          return send(503, { error: { message: "busy" } });
+        }
         return send(202, {
           run_id: `run_${started.length}_${Math.random().toString(16).slice(2, 10)}`,
           status: "started",
@@ -82,6 +88,7 @@ beforeEach(() => {
   offered = ["mnote"];
   started = [];
   approvals = [];
+  failNextStart = false;
 });
 
 /** The panel's router as `token`'s person, with the panel's Hermes (a fresh readiness cache per caller). */
@@ -120,7 +127,11 @@ describe("panel.hermes: Ask Hermes through the router", () => {
     expect(run.revision).toBe(1);
     // Hermes got the question trimmed and the router's instructions; the database got no text of it.
     expect(started).toEqual([
-      { input: "what is here?", instructions: expect.stringContaining(`documentId ${w.ids.page}`) },
+      {
+        input: "what is here?",
+        instructions: expect.stringContaining(`documentId ${w.ids.page}`),
+        sessionId: run.sessionId,
+      },
     ]);
     expect((await w.kernel.ask.getRun(run.runId))?.userId).toBe((await w.kernel.ask.getSession(run.sessionId))?.userId);
 
@@ -170,6 +181,23 @@ describe("panel.hermes: Ask Hermes through the router", () => {
     expect(conversation?.code).toBe("NOT_FOUND");
     expect(started).toHaveLength(1);
     expect(approvals).toEqual([]);
+  });
+
+  it("a first question retried before its run was recorded starts the same conversation (one body for Hermes 0.21's key)", async () => {
+    const w = await createWorld();
+    const ref = { workspaceId: w.ids.ws, documentId: w.ids.page };
+    const ask = { ...ref, input: "what is here?", startKey: "first_question_1" };
+    failNextStart = true;
+    expect((await refusal(panelAs(w, w.tokens.editor).ask(ask)))?.code).toBe("SERVICE_UNAVAILABLE");
+    const retried = await panelAs(w, w.tokens.editor).ask(ask);
+    expect(started).toHaveLength(2);
+    expect(started[1]).toEqual(started[0]);
+    expect(retried.sessionId).toBe(started[0]!.sessionId);
+    // Another question (another key) is another conversation; another person's same key never names this one.
+    const other = await panelAs(w, w.tokens.editor).ask({ ...ask, startKey: "first_question_2" });
+    expect(other.sessionId).not.toBe(retried.sessionId);
+    const owners = await panelAs(w, w.tokens.owner).ask(ask);
+    expect(owners.sessionId).not.toBe(retried.sessionId);
   });
 
   it("refuses a viewer and a caller without a session; with no Hermes configured every step says it is not set up (in a person's words)", async () => {
