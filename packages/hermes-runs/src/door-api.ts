@@ -27,6 +27,8 @@ export const AskBodySchema = z.object({
   documentId: storable(z.string()).min(1).max(128),
   input: AskQuestionSchema,
   sessionId: storable(z.string()).max(256).optional(),
+  /** Asked from a comment thread of the page: its id (the server quotes the thread to Hermes as data). */
+  threadId: storable(z.string()).min(1).max(128).optional(),
   /** One per question the person sends: a retried start names the same run (and Hermes's Idempotency-Key). */
   startKey: storable(z.string())
     .regex(/^[\w-]{8,128}$/)

@@ -202,6 +202,10 @@ export async function listCommentThreads(db: SqlExecutor, query: CommentThreadQu
     where.push("t.updated_at > ?");
     params.push(query.since);
   }
+  if (query.threadId !== undefined) {
+    where.push("t.id = ?");
+    params.push(query.threadId);
+  }
   if (query.after) {
     where.push("(t.created_at > ? OR (t.created_at = ? AND t.id > ?))");
     params.push(query.after.createdAt, query.after.createdAt, query.after.id);

@@ -140,6 +140,8 @@ export interface CommentThreadQuery {
   /** Only threads whose last activity is after this time. */
   since?: string;
   after?: { createdAt: string; id: string };
+  /** Only this thread (when it is on the page). */
+  threadId?: string;
   limit: number;
 }
 

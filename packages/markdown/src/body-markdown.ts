@@ -19,5 +19,6 @@ export function bodyToMarkdown(blocks: readonly Block[]): string {
     const after = text.startsWith("\n\n", at + comment.length) && before === 0 ? 2 : 0;
     text = text.slice(0, at - before) + text.slice(at + comment.length + after);
   }
-  return text;
+  // A body is quoted inside other text (a list answer, a thread): no trailing line break.
+  return text.replace(/\n+$/, "");
 }

@@ -79,7 +79,7 @@ class PluginAgainstBridge(unittest.TestCase):
 
     # registration --------------------------------------------------------
     def test_register_mirrors_hermes_and_the_contract(self):
-        self.assertEqual(len(self.ctx.tools), 7)
+        self.assertEqual(len(self.ctx.tools), 9)
         self.assertEqual(set(self.ctx.tools), {tool["name"] for tool in self.schemas["tools"]})
         self.assertEqual(self.schemas["modelEnvelopeFields"], ["workspaceId", "documentId", "dryRun", "idempotencyKey"])
         for name, entry in self.ctx.tools.items():

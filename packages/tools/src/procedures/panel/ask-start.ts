@@ -1,6 +1,7 @@
-import { storable } from "@mnote/contract";
+import { IdSchema, storable } from "@mnote/contract";
+import { readThreadWindow } from "../../comment-threads";
 import { z } from "zod";
-import { askInstructions, askSessionId, isAskSessionOf } from "../../panel/ask";
+import { askInstructions, askSessionId, askThreadInstructions, isAskSessionOf } from "../../panel/ask";
 import { PageRefSchema, panelProcedure, requirePage } from "../../panel/panel-procedure";
 import { AppError } from "../../app-error";
 
@@ -13,6 +14,8 @@ export const STILL_ANSWERING = "Hermes is still answering in this conversation; 
 export const AskStartInput = PageRefSchema.extend({
   /** The conversation to continue; absent: a new one. */
   sessionId: storable(z.string()).max(256).optional(),
+  /** Asked from this comment thread of the page: the thread goes to Hermes as quoted data (decision 0040). */
+  threadId: IdSchema.optional(),
 });
 
 /**
@@ -40,15 +43,24 @@ export const askStart = panelProcedure.input(AskStartInput).mutation(async ({ ct
     sessionId = askSessionId(page.id);
     await ctx.kernel.ask.openSession({ sessionId, userId, workspaceId: workspace.id, documentId: page.id });
   }
+  let threadPart: string[] = [];
+  if (input.threadId !== undefined) {
+    const { threads } = await readThreadWindow(ctx.kernel, page, { includeResolved: true, threadId: input.threadId });
+    if (!threads[0]) throw new AppError("mnote_tool_not_found", "no such comment thread on this page");
+    threadPart = [askThreadInstructions(threads[0])];
+  }
   return {
     sessionId,
-    instructions: askInstructions({
-      workspaceId: workspace.id,
-      documentId: page.id,
-      title: page.title,
-      revision: page.revision,
-      workspaceName: workspace.name,
-    }),
+    instructions: [
+      askInstructions({
+        workspaceId: workspace.id,
+        documentId: page.id,
+        title: page.title,
+        revision: page.revision,
+        workspaceName: workspace.name,
+      }),
+      ...threadPart,
+    ].join("\n"),
     revision: page.revision,
     userId,
   };
