@@ -62,6 +62,8 @@ export async function startHermesRun(body: {
   input: string;
   startKey: string;
   sessionId?: string | null;
+  /** Asked from a comment thread (decision 0040): the server hands Hermes the thread as quoted data. */
+  threadId?: string;
 }): Promise<{ started: StartedRun } | { error: string }> {
   const { sessionId, ...rest } = body;
   const answer = await hermesDoor.start({ ...rest, ...(sessionId ? { sessionId } : {}) });

@@ -148,7 +148,7 @@ const json = (body: unknown, status = 200) => Response.json(body, { status, head
  * reason through it too). Answers 202 `StartedRunAnswer`.
  */
 async function askHermes(door: AskDoor, ask: AskBody): Promise<Response> {
-  const { workspaceId, documentId, input, sessionId, startKey } = ask;
+  const { workspaceId, documentId, input, sessionId, startKey, threadId } = ask;
   if (startKey) {
     // A retried start (a double click, a lost answer): the run this key started, if it is this question's.
     let again;
@@ -161,7 +161,7 @@ async function askHermes(door: AskDoor, ask: AskBody): Promise<Response> {
   }
   let started;
   try {
-    started = await door.caller.panel.ask.start({ workspaceId, documentId, sessionId });
+    started = await door.caller.panel.ask.start({ workspaceId, documentId, sessionId, threadId });
   } catch (error) {
     return routerRefusal(error);
   }
