@@ -400,7 +400,7 @@ function spoilInput(w: World, tool: ToolName, actor: Actor, spoil: number): unkn
       return { ...input, capabilityScope: ["page.everything"] };
     default:
       // Writes: empty args miss their required field. Reads: args must be an object.
-      return tool === "mnote.page.get" ? { ...input, args: [] } : input;
+      return TOOLS[tool].kind === "read" ? { ...input, args: [] } : input;
   }
 }
 
