@@ -8,7 +8,7 @@ interface ListedThreads {
     anchor: { blockId: string; quote: string | null; detached: boolean };
     comments: { author: { kind: string; name: string }; markdown: string }[];
   }[];
-  readAt: string;
+  latestActivity: string | null;
 }
 
 /**
@@ -56,7 +56,7 @@ test("agent comments → Ada replies in the panel → the agent's next comment.l
 
   const after = await agentCall<ListedThreads>(
     "mnote_comment_list",
-    { since: before.result!.readAt },
+    { since: before.result!.latestActivity },
     { documentId: doc },
   );
   expect(after.ok).toBe(true);

@@ -160,6 +160,15 @@ async function threadFacts(db: SqlExecutor, threadId: string) {
   return row ? { documentId: row.document_id, commentCount: Number(row.n) } : null;
 }
 
+/** When the page's comment threads last changed (a comment, resolve or reopen), or null when it has none. */
+export async function getLatestCommentActivity(db: SqlExecutor, documentId: string): Promise<string | null> {
+  const row = await db.get<{ at: string | null }>(
+    `SELECT MAX(updated_at) AS at FROM comment_threads WHERE document_id = ?`,
+    [documentId],
+  );
+  return row?.at ?? null;
+}
+
 /** A thread's page and how many comments it holds (null: no such thread): what a reply's dry run checks. */
 export function getCommentThreadFacts(db: SqlExecutor, threadId: string) {
   return threadFacts(db, threadId);
@@ -199,7 +208,7 @@ export async function listCommentThreads(db: SqlExecutor, query: CommentThreadQu
   const params: (string | number)[] = [query.documentId];
   if (!query.includeResolved) where.push("t.resolved_at IS NULL");
   if (query.since !== undefined) {
-    where.push("t.updated_at > ?");
+    where.push("t.updated_at >= ?");
     params.push(query.since);
   }
   if (query.threadId !== undefined) {

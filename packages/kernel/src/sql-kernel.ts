@@ -1,5 +1,5 @@
 import { createAdmin } from "./admin";
-import { getCommentThreadFacts, listCommentThreads } from "./comments";
+import { getCommentThreadFacts, getLatestCommentActivity, listCommentThreads } from "./comments";
 import { type Clock, systemClock } from "./clock";
 import { createOAuth, type KernelOAuth } from "./oauth";
 import * as askRecords from "./ask-records";
@@ -232,6 +232,10 @@ export class SqlKernel {
   /** A page's comment threads with their comments, oldest first, from a position (decision 0040). */
   listCommentThreads(query: CommentThreadQuery) {
     return listCommentThreads(this.db, query);
+  }
+  /** When the page's comment threads last changed, or null when it has none. */
+  getLatestCommentActivity(documentId: string) {
+    return getLatestCommentActivity(this.db, documentId);
   }
   /** A thread's page and how many comments it holds, or null: what a reply's plan checks. */
   getCommentThreadFacts(threadId: string) {

@@ -137,7 +137,7 @@ export interface CommentThreadRecord {
 export interface CommentThreadQuery {
   documentId: string;
   includeResolved: boolean;
-  /** Only threads whose last activity is after this time. */
+  /** Only threads whose last activity is at or after this time. */
   since?: string;
   after?: { createdAt: string; id: string };
   /** Only this thread (when it is on the page). */

@@ -48,7 +48,8 @@ export type ReadThread = Omit<CommentThread, "comments"> & {
 
 export interface ThreadWindow {
   threads: ReadThread[];
-  readAt: string;
+  /** The page's latest comment activity (any thread): a pure function of the page's state, so a read replays. */
+  latestActivity: string | null;
   nextCursor: string | null;
 }
 
@@ -81,15 +82,16 @@ function authorOf(names: DisplayNames, record: CommentAuthorRecord): CommentAuth
 
 /**
  * One window of the page's threads, oldest first: at most `commentThreadsPerWindow` threads and about the read
- * budget of JSON (always at least one thread, so a cursor always moves on). `readAt` is taken before reading, so a
- * comment written meanwhile is in this answer or after `since: readAt`, never lost between the two.
+ * budget of JSON (always at least one thread, so a cursor always moves on). `latestActivity` is the page's newest
+ * thread activity, read first: `since` counts it in (at or after), so what lands in the same millisecond comes again
+ * rather than never.
  */
 export async function readThreadWindow(
   kernel: SqlKernel,
   page: PageRecord,
   query: ThreadWindowQuery,
 ): Promise<ThreadWindow> {
-  const readAt = kernel.clock.now().toISOString();
+  const latestActivity = await kernel.getLatestCommentActivity(page.id);
   const after = query.cursor !== undefined ? decodeCursor(query.cursor, query) : undefined;
   const records = await kernel.listCommentThreads({
     documentId: page.id,
@@ -126,7 +128,7 @@ export async function readThreadWindow(
           } satisfies ThreadCursor),
         ).toString("base64url")
       : null;
-  return { threads, readAt, nextCursor };
+  return { threads, latestActivity, nextCursor };
 }
 
 function threadOf(names: DisplayNames, record: CommentThreadRecord): ReadThread {

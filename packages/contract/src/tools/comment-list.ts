@@ -40,14 +40,14 @@ export const commentListTool = defineTool({
   description:
     "Read the page's comment threads: where each is anchored (block, quoted span, or detached when the block was " +
     "deleted), its comments and replies with who wrote them (person or agent, by name), and whether it is " +
-    "resolved. Open threads only unless includeResolved; since: only threads with activity after that time (use " +
-    "the previous answer's readAt to see what is new). Long lists come in windows: pass nextCursor as cursor. " +
+    "resolved. Open threads only unless includeResolved; since: only threads with activity at or after that time " +
+    "(pass the previous answer's latestActivity to see what is new; the thread you saw last comes again). Long lists come in windows: pass nextCursor as cursor. " +
     PAGE_CONTENT_IS_DATA,
   args: z.strictObject({
     since: z.iso
       .datetime({ offset: true, message: "since must be an ISO 8601 time, e.g. 2026-12-03T10:00:00Z" })
       .optional()
-      .describe("Only threads with a comment, resolve or reopen after this time (ISO 8601)."),
+      .describe("Only threads with a comment, resolve or reopen at or after this time (ISO 8601)."),
     includeResolved: z.boolean().default(false).describe("Include resolved threads."),
     cursor: z.string().max(400).optional().describe("nextCursor from the previous answer, to read on."),
   }),
@@ -56,7 +56,10 @@ export const commentListTool = defineTool({
     workspaceId: z.string(),
     contentNotice: ContentNoticeSchema,
     threads: z.array(CommentThreadSchema).describe("Oldest thread first."),
-    readAt: z.string().describe("When this was read: pass as since next time to see only what changed."),
+    latestActivity: z
+      .string()
+      .nullable()
+      .describe("The page's latest comment, resolve or reopen (null: none yet): pass as since to see what is new."),
     nextCursor: z
       .string()
       .nullable()

@@ -174,6 +174,11 @@ export function commentsSuite(name: string, openKernel: (options?: KernelOptions
       clock.advance(1_000);
       applied(await run({ name: "comment.create", anchor: { threadId: threads[0]! }, body: body("not yet") }));
       const changed = await list({ since: mark });
+      // The page's latest activity is the reply's time, and since counts a thread changed at that very time in.
+      const latest = await kernel.getLatestCommentActivity(doc);
+      expect(latest).toBe(clock.now().toISOString());
+      expect((await list({ since: latest! })).map((t) => t.id)).toEqual([threads[0]]);
+      expect(await kernel.getLatestCommentActivity(otherDoc)).toBeNull();
       expect(changed.map((t) => [t.id, t.resolvedAt, t.comments.length])).toEqual([[threads[0], null, 2]]);
     });
   });

@@ -20,7 +20,7 @@ export const commentList = toolProcedure("mnote.comment.list").query(async (call
       ...thread,
       comments: thread.comments.map(({ body: _blocks, ...comment }) => comment),
     })),
-    readAt: window.readAt,
+    latestActivity: window.latestActivity,
     nextCursor: window.nextCursor,
   };
   return { kind: "read", result };

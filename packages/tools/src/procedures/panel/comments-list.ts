@@ -1,3 +1,4 @@
+import { storable } from "@mnote/contract";
 import { z } from "zod";
 import { hasAccess } from "../../access";
 import { readThreadWindow } from "../../comment-threads";
@@ -5,7 +6,7 @@ import { PageRefSchema, panelProcedure, requirePage } from "../../panel/panel-pr
 
 export const CommentsListInput = PageRefSchema.extend({
   includeResolved: z.boolean().default(true),
-  cursor: z.string().max(400).optional(),
+  cursor: storable(z.string()).max(400).optional(),
 });
 
 /**

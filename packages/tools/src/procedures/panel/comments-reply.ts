@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { IdempotencyKeySchema, IdSchema, LIMITS } from "@mnote/contract";
+import { IdempotencyKeySchema, IdSchema, LIMITS, storable } from "@mnote/contract";
 import { z } from "zod";
 import { AppError } from "../../app-error";
 import { callTool } from "../../call-tool";
@@ -7,7 +7,7 @@ import { PageRefSchema, panelProcedure, requirePage } from "../../panel/panel-pr
 
 export const CommentsReplyInput = PageRefSchema.extend({
   threadId: IdSchema,
-  markdown: z.string().max(LIMITS.commentLength),
+  markdown: storable(z.string()).max(LIMITS.commentLength),
   /** One per reply the person writes (the browser makes it): a double click or a retry sends one reply, not two. */
   key: IdempotencyKeySchema,
 });

@@ -14,7 +14,7 @@ describe("comment threads between an agent and the people of a page", () => {
     expect(answer.ok).toBe(true);
     return answer.result as {
       threads: { threadId: string; resolved: boolean; comments: { author: unknown; markdown: string }[] }[];
-      readAt: string;
+      latestActivity: string | null;
       nextCursor: string | null;
     };
   };
@@ -42,7 +42,7 @@ describe("comment threads between an agent and the people of a page", () => {
     // The same draft sent twice (a double click) is one reply.
     await owner.comments.reply({ ...ref, threadId, markdown: "Yes, *first*.", key: "draft_1" });
 
-    const after = await agentList(w, { since: before.readAt });
+    const after = await agentList(w, { since: before.latestActivity });
     expect(after.threads).toHaveLength(1);
     expect(after.threads[0]!.comments.map((c) => [c.author, c.markdown])).toEqual([
       [{ kind: "agent", name: expect.any(String), forPerson: "owner" }, "Is this **first**?"],
