@@ -203,6 +203,11 @@ export const FLOW_PAGES = {
     title: "Rollout plan",
     blocks: paragraphs("ro", "Rollout", "Risks"),
   },
+  comments: {
+    id: "doc_e2e_comments",
+    title: "Launch spec",
+    blocks: [heading("cs", "Launch"), ...paragraphs("cs", "We launch on Friday.", "Pricing stays the same.")],
+  },
   editFormat: {
     id: "doc_e2e_edit_format",
     title: "Standup",

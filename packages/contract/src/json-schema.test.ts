@@ -14,7 +14,7 @@ import {
 describe("agent-facing schemas", () => {
   const schemas = allToolJsonSchemas();
 
-  it("lists the seven tools of the contract", () => {
+  it("lists the tools of the contract", () => {
     expect(schemas.map((s) => s.name)).toEqual([
       "mnote.page.get",
       "mnote.page.save",
@@ -23,6 +23,8 @@ describe("agent-facing schemas", () => {
       "mnote.page.update_options",
       "mnote.artifact.create_summary",
       "mnote.artifact.create_ai_note",
+      "mnote.comment.create",
+      "mnote.comment.list",
     ]);
   });
 
@@ -52,6 +54,9 @@ describe("agent-facing schemas", () => {
     expect(byName["mnote.page.update_options"]!.required).toEqual(["workspaceId", "documentId", "options"]);
     expect(byName["mnote.artifact.create_summary"]!.required).toEqual(["workspaceId", "documentId", "summary"]);
     expect(byName["mnote.artifact.create_ai_note"]!.required).toEqual(["workspaceId", "documentId", "content"]);
+    // A thread or a reply: blockId or threadId, exactly one (checked by the router), so only the body is required.
+    expect(byName["mnote.comment.create"]!.required).toEqual(["workspaceId", "documentId", "markdown"]);
+    expect(byName["mnote.comment.list"]!.required).toEqual(["workspaceId", "documentId"]);
     for (const schema of Object.values(byName)) {
       expect(schema.type).toBe("object");
       expect(schema.additionalProperties).toBe(false);
@@ -109,11 +114,13 @@ describe("tool name types", () => {
       | "mnote.page.update_options"
       | "mnote.artifact.create_summary"
       | "mnote.artifact.create_ai_note"
+      | "mnote.comment.create"
     >();
   });
 
   it("lists at run time the same write tools the type names", () => {
-    expect(WRITE_TOOL_NAMES).toEqual(TOOL_NAMES.filter((name) => name !== "mnote.page.get"));
+    const reads: string[] = ["mnote.page.get", "mnote.comment.list"];
+    expect(WRITE_TOOL_NAMES).toEqual(TOOL_NAMES.filter((name) => !reads.includes(name)));
     expect(isWriteTool("mnote.page.save")).toBe(true);
     expect(isWriteTool("mnote.page.get")).toBe(false);
     expect(isWriteTool("mnote.page.delete")).toBe(false);

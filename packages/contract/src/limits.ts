@@ -32,6 +32,16 @@ export const LIMITS = {
   hrefLength: 2_000,
   /** One Markdown body a model sends (page.save, page.edit): characters, before it is parsed into blocks. */
   markdownLength: 2_000_000,
+  /** One comment's Markdown body (mnote.comment.create): a remark, not a document. */
+  commentLength: 10_000,
+  /** Blocks one comment's Markdown may make. */
+  commentBlocks: 50,
+  /** The quoted span a new thread may anchor to, within its block's text. */
+  commentQuoteLength: 1_000,
+  /** Comments one thread holds (its first and its replies): a thread is a conversation, not a log. */
+  commentsPerThread: 200,
+  /** Threads one mnote.comment.list answer holds at most (the read budget may stop earlier). */
+  commentThreadsPerWindow: 50,
   /** A question asked of Hermes from the panel: a question, not a document (Hermes reads the page with its tools). */
   askQuestionChars: 4_000,
   /** One HTTP request's body, on every door that reads one (bridge HTTP and MCP, panel API). */

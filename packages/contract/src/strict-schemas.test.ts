@@ -114,6 +114,20 @@ const argumentsArb: { [N in ToolName]: fc.Arbitrary<Record<string, unknown>> } =
   ),
   "mnote.artifact.create_summary": fc.record({ ...page, ...write, summary: text }, requiredKeys("summary")),
   "mnote.artifact.create_ai_note": fc.record({ ...page, ...write, content: text }, requiredKeys("content")),
+  "mnote.comment.create": fc.oneof(
+    fc.record(
+      { ...page, ...write, blockId: blockIdArb, quote: text, markdown: text },
+      requiredKeys("blockId", "markdown"),
+    ),
+    fc.record(
+      { ...page, ...write, threadId: fc.constant("thr_1"), markdown: text },
+      requiredKeys("threadId", "markdown"),
+    ),
+  ),
+  "mnote.comment.list": fc.record(
+    { ...page, since: fc.constant("2026-12-03T10:00:00Z"), includeResolved: fc.boolean(), cursor: text },
+    requiredKeys(),
+  ),
   "mnote.page.edit": fc.record(
     {
       ...page,

@@ -4,12 +4,13 @@
  */
 import { type Block, DEFAULT_PAGE_OPTIONS } from "@mnote/contract";
 import { type BlockEditOperation, blockIdsNamed, simulateBlockEdits } from "./block-edits";
+import { applyCommentCommand } from "./comments";
 import { newId } from "./ids";
 import { insertBlocks, readBlocks, readPageState, replaceBlocks, statesAround, type Undo } from "./page-state";
 import { findBlocks } from "./reads";
 import { blockAttrs, type CommandRow } from "./rows";
 import { type SqlExecutor, UniqueViolation } from "./sql/driver";
-import type { KernelCommand, PageRecord } from "./types";
+import type { KernelCommand, PageRecord, TokenHolder } from "./types";
 
 /** A command that cannot apply to the page as it is; the transaction rolls back. */
 export class CommandRejected extends Error {}
@@ -28,7 +29,14 @@ export async function applyCommand(
   tx: SqlExecutor,
   page: PageRecord,
   command: KernelCommand,
-  context: { commandId: string; actorId: string; now: string; blockCount: number },
+  context: {
+    commandId: string;
+    actorId: string;
+    holder: TokenHolder | null;
+    tokenId: string | null;
+    now: string;
+    blockCount: number;
+  },
 ): Promise<AppliedCommand> {
   switch (command.name) {
     case "page.body.save":
@@ -65,6 +73,9 @@ export async function applyCommand(
       await insertEdge(tx, edgeId, page, nodeId, context.now);
       return { bumpsRevision: false, result: { nodeId, edgeId }, undo: null };
     }
+    case "comment.create":
+    case "comment.thread.setResolved":
+      return applyCommentCommand(tx, page, command, context);
     case "page.revert":
       if (command.operations || command.title !== undefined || command.options)
         return revertChanges(tx, page, command, context.blockCount);

@@ -23,6 +23,8 @@ const KEY_ORDER: Record<BusinessTable, string> = {
   oauth_requests: "id",
   oauth_refresh_tokens: "token_hash",
   invitations: "id",
+  comment_threads: "id",
+  comments: "id",
 };
 
 /** Stay under SQLite's oldest bound-parameter limit (999) in one multi-row INSERT. */

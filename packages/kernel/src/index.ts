@@ -49,3 +49,4 @@ export type {
 export type { AuditRetention, AuditSweep, ExpiredSweep, KernelHousekeeping } from "./retention";
 export { auditMonth } from "./audit-partitions";
 export type { AuditExportQuery } from "./audit-export";
+export { commentAnchorProblem, commentReplyProblem } from "./comments";

@@ -226,6 +226,27 @@ const MIGRATIONS: Migration[] = [
       `CREATE INDEX invitations_by_email ON invitations (email, decided_at)`,
     ],
   },
+  {
+    version: 17,
+    name: "comment threads",
+    // Issue 34 (decision 0040): comments are page artifacts, not chat. A thread hangs on a block by id (no foreign
+    // key: the block may be deleted and the thread stays, read as detached); its comments are numbered in the
+    // thread (`seq`, under the page's write lock) so replies keep their order whatever the clock says. A comment's
+    // body is blocks, like a page. Who wrote it and who resolved the thread are the tokens' users and holders.
+    statements: () => [
+      `CREATE TABLE comment_threads (id TEXT PRIMARY KEY, workspace_id TEXT NOT NULL REFERENCES workspaces(id),
+        document_id TEXT NOT NULL REFERENCES pages(id), block_id TEXT NOT NULL, quote TEXT, created_by TEXT NOT NULL,
+        command_id TEXT NOT NULL REFERENCES commands(id) DEFERRABLE INITIALLY DEFERRED,
+        created_at TEXT NOT NULL, updated_at TEXT NOT NULL, resolved_at TEXT, resolved_by TEXT,
+        resolved_holder TEXT CHECK (resolved_holder IN ('person', 'agent')), resolved_token_id TEXT)`,
+      `CREATE INDEX comment_threads_by_document ON comment_threads (document_id, created_at, id)`,
+      `CREATE TABLE comments (id TEXT PRIMARY KEY, thread_id TEXT NOT NULL REFERENCES comment_threads(id),
+        document_id TEXT NOT NULL REFERENCES pages(id), seq INTEGER NOT NULL, author_id TEXT NOT NULL,
+        author_holder TEXT NOT NULL CHECK (author_holder IN ('person', 'agent')), author_token_id TEXT,
+        body TEXT NOT NULL, command_id TEXT NOT NULL REFERENCES commands(id) DEFERRABLE INITIALLY DEFERRED,
+        created_at TEXT NOT NULL, UNIQUE (thread_id, seq))`,
+    ],
+  },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS.at(-1)!.version;
@@ -291,4 +312,6 @@ export const BUSINESS_TABLES = [
   "oauth_requests",
   "oauth_refresh_tokens",
   "invitations",
+  "comment_threads",
+  "comments",
 ] as const;

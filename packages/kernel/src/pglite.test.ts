@@ -1,6 +1,7 @@
 import { retentionSuite } from "./conformance/retention";
 import { beforeAll, describe, expect, it } from "vitest";
 import { kernelConformanceSuite } from "./conformance";
+import { commentsSuite } from "./conformance/comments";
 import { SqlKernel } from "./sql-kernel";
 import { ensurePgliteTemplateSync, openTestPgliteDriver, openTestPgliteKernel, sharedPglite } from "./test-databases";
 
@@ -9,6 +10,7 @@ ensurePgliteTemplateSync();
 beforeAll(() => sharedPglite().then(() => undefined), 120_000);
 
 kernelConformanceSuite("PGlite (PostgreSQL in process)", openTestPgliteKernel);
+commentsSuite("PGlite", openTestPgliteKernel);
 
 retentionSuite("PGlite", (clock) => openTestPgliteKernel({ clock }));
 

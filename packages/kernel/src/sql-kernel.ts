@@ -1,4 +1,5 @@
 import { createAdmin } from "./admin";
+import { getCommentThreadFacts, getLatestCommentActivity, listCommentThreads } from "./comments";
 import { type Clock, systemClock } from "./clock";
 import { createOAuth, type KernelOAuth } from "./oauth";
 import * as askRecords from "./ask-records";
@@ -17,6 +18,7 @@ import type {
   AuditQuery,
   BlockWindowQuery,
   CallFactsQuery,
+  CommentThreadQuery,
   EditQuery,
   ExecuteOutcome,
   ExecuteRequest,
@@ -226,6 +228,18 @@ export class SqlKernel {
   }
   listArtifacts(documentId: string) {
     return reads.listArtifacts(this.db, documentId);
+  }
+  /** A page's comment threads with their comments, oldest first, from a position (decision 0040). */
+  listCommentThreads(query: CommentThreadQuery) {
+    return listCommentThreads(this.db, query);
+  }
+  /** When the page's comment threads last changed, or null when it has none. */
+  getLatestCommentActivity(documentId: string) {
+    return getLatestCommentActivity(this.db, documentId);
+  }
+  /** A thread's page and how many comments it holds, or null: what a reply's plan checks. */
+  getCommentThreadFacts(threadId: string) {
+    return getCommentThreadFacts(this.db, threadId);
   }
 
   // Writes.

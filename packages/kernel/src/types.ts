@@ -95,6 +95,56 @@ export interface ArtifactEdge {
   createdAt: string;
 }
 
+/** Where a new comment thread sits: a block, and optionally a span of its text. */
+export interface CommentAnchor {
+  blockId: string;
+  quote: string | null;
+}
+
+/** Who wrote a comment or resolved a thread: the token's user, and whether an agent held the token. */
+export interface CommentAuthorRecord {
+  userId: string;
+  holder: TokenHolder;
+  tokenId: string | null;
+}
+
+export interface CommentRecord {
+  id: string;
+  threadId: string;
+  author: CommentAuthorRecord;
+  body: Block[];
+  commandId: string;
+  createdAt: string;
+}
+
+export interface CommentThreadRecord {
+  id: string;
+  workspaceId: string;
+  documentId: string;
+  blockId: string;
+  quote: string | null;
+  /** The block is no longer on the page: the thread stays readable without its place. */
+  detached: boolean;
+  resolvedAt: string | null;
+  resolvedBy: CommentAuthorRecord | null;
+  createdAt: string;
+  /** The last comment, resolve or reopen. */
+  updatedAt: string;
+  comments: CommentRecord[];
+}
+
+/** Which of a page's threads to read: oldest first, from after a (createdAt, id) position. */
+export interface CommentThreadQuery {
+  documentId: string;
+  includeResolved: boolean;
+  /** Only threads whose last activity is at or after this time. */
+  since?: string;
+  after?: { createdAt: string; id: string };
+  /** Only this thread (when it is on the page). */
+  threadId?: string;
+  limit: number;
+}
+
 /** A kernel command: the only way business data changes. */
 export type KernelCommand =
   | { name: "page.body.save"; mode: "replace" | "append"; blocks: Block[] }
@@ -103,6 +153,13 @@ export type KernelCommand =
   | { name: "page.layout.updateOptions"; options: PageOptionsPatch }
   | { name: "artifact.summary.upsert"; summary: string }
   | { name: "artifact.aiNote.create"; content: string }
+  /**
+   * A comment (decision 0040): a new thread anchored to a block (and a span of its text), or a reply in a thread.
+   * The body is stored as blocks, like a page; the page itself does not change.
+   */
+  | { name: "comment.create"; anchor: CommentAnchor | { threadId: string }; body: Block[] }
+  /** A person resolves or reopens a thread (the panel). */
+  | { name: "comment.thread.setResolved"; threadId: string; resolved: boolean }
   /**
    * Takes back one command's changes (decision 0030): exactly the operations, title and options the revert's
    * merge planned on the page as it is now. A command recorded before carries none of them and restores the

@@ -3,6 +3,7 @@
  * the command, its idempotency key, the proposal it settles and its audit record, all or nothing.
  */
 import { BlockIdTaken, applyCommand, CommandRejected } from "./command-appliers";
+import { CommentRejected } from "./comments";
 import { AUDIT_INSERT, auditValues, PROPOSALS_APPLY, settleProposal } from "./audit-records";
 import type { Announce } from "./change-feed";
 import type { Clock } from "./clock";
@@ -43,7 +44,7 @@ async function execute(
     try {
       return await db.transaction((tx) => executeIn(tx, lockPageSql, request, announce, clock.now().toISOString()));
     } catch (error) {
-      if (error instanceof CommandRejected || error instanceof EditRejected)
+      if (error instanceof CommandRejected || error instanceof EditRejected || error instanceof CommentRejected)
         return { kind: "rejected", message: error.message };
       if (error instanceof BlockIdTaken) return { kind: "block_id_taken" };
       // Another process inserted the same idempotency key first: run again and find its record.
@@ -89,6 +90,8 @@ async function executeIn(
   const applied = await applyCommand(tx, page, command, {
     commandId,
     actorId: identity.actorId,
+    holder: identity.holder,
+    tokenId: identity.tokenId,
     now,
     blockCount: Number(pageRow.block_count),
   });

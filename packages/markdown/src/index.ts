@@ -7,3 +7,4 @@ export { blocksToMarkdown, blocksToTree, CALLOUT_MARKER, idComment } from "./to-
 /** Empties the kept inline Markdown: for tests and for the benchmark's first-read timing. */
 export { forgetInlineMarkdown } from "./to-markdown";
 export { MarkdownRefused, markdownToBlocks } from "./from-markdown";
+export { bodyToMarkdown } from "./body-markdown";

@@ -33,6 +33,8 @@ const toolProcedures: {
   "mnote.page.update_options": (caller) => caller.page.update_options,
   "mnote.artifact.create_summary": (caller) => caller.artifact.create_summary,
   "mnote.artifact.create_ai_note": (caller) => caller.artifact.create_ai_note,
+  "mnote.comment.create": (caller) => caller.comment.create,
+  "mnote.comment.list": (caller) => caller.comment.list,
 };
 
 /**

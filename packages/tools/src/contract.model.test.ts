@@ -112,6 +112,10 @@ const argsArb: Record<WriteToolName, fc.Arbitrary<Record<string, unknown>>> = {
     .map((options) => ({ options })),
   "mnote.artifact.create_summary": fc.constantFrom("S one", "S two ", "S three").map((summary) => ({ summary })),
   "mnote.artifact.create_ai_note": fc.constantFrom("N one", "N two").map((content) => ({ content })),
+  // A block the page may or may not still hold: a comment on a deleted block is refused.
+  "mnote.comment.create": fc
+    .tuple(fc.constantFrom("h1", "p1", "x1", "e1"), fc.constantFrom("C one", "C two"))
+    .map(([blockId, markdown]) => ({ blockId, markdown })),
 };
 const keyArb: fc.Arbitrary<KeyRef> = fc.oneof(
   { arbitrary: fc.constant({ fresh: true as const }), weight: 3 },
@@ -186,6 +190,8 @@ interface Model {
   blocks: Block[];
   summary: string | null;
   aiNotes: number;
+  /** Comments written (each call here starts a thread). */
+  comments: number;
   /** (user, tool, key) → what the first applied call recorded. */
   keys: Map<string, Recorded>;
   pageCommands: number;
@@ -242,6 +248,8 @@ function expectWrite(
       deletesMany = deletesTooMany(model.blocks.filter((b) => !kept.has(b.id)).length, model.blocks.length);
     }
   }
+  if (w.tool === "mnote.comment.create" && !model.blocks.some((b) => b.id === w.args.blockId))
+    return { ok: false, code: "mnote_tool_invalid_input" };
   if (w.tool === "mnote.page.edit" && editResult(model, w.args) === "rejected")
     return { ok: false, code: "mnote_tool_invalid_input" };
   const unwired = w.tool === "mnote.page.update_options" && "protectEditing" in (w.args.options as object);
@@ -359,6 +367,9 @@ function applyWrite(model: Model, tool: WriteToolName, args: Record<string, unkn
     case "mnote.artifact.create_ai_note":
       model.aiNotes++;
       break;
+    case "mnote.comment.create":
+      model.comments++;
+      break;
   }
 }
 
@@ -389,7 +400,7 @@ function spoilInput(w: World, tool: ToolName, actor: Actor, spoil: number): unkn
       return { ...input, capabilityScope: ["page.everything"] };
     default:
       // Writes: empty args miss their required field. Reads: args must be an object.
-      return tool === "mnote.page.get" ? { ...input, args: [] } : input;
+      return TOOLS[tool].kind === "read" ? { ...input, args: [] } : input;
   }
 }
 
@@ -402,6 +413,7 @@ async function runSequence(open: () => Promise<SqlKernel>, steps: Step[]) {
     blocks: await w.kernel.getBlocks(w.ids.page),
     summary: null,
     aiNotes: 0,
+    comments: 0,
     keys: new Map(),
     pageCommands: 0,
     commands: 0,
@@ -558,6 +570,8 @@ async function runSequence(open: () => Promise<SqlKernel>, steps: Step[]) {
       ).toEqual(model.summary === null ? [] : [model.summary]);
       expect(nodes.filter((x) => x.kind === "ai_note").length, where).toBe(model.aiNotes);
       expect(edges.length, where).toBe(nodes.length);
+      const threads = await w.kernel.listCommentThreads({ documentId: w.ids.page, includeResolved: true, limit: 1000 });
+      expect(threads.flatMap((t) => t.comments).length, where).toBe(model.comments);
       before = after;
     }
   } finally {

@@ -70,6 +70,11 @@ const EXPECTED: Record<WriteToolName, (w: World) => { diff: unknown; changes: un
     changes: [{ kind: "add_ai_note", content: "A note" }],
     plan: /ai_note/,
   }),
+  "mnote.comment.create": () => ({
+    diff: [{ op: "add_comment" }],
+    changes: [{ kind: "add_comment", blockId: "p1", quote: "First", threadId: null, markdown: "Which **first**?" }],
+    plan: /start a comment thread on block p1/,
+  }),
 };
 
 const isPageTool = (tool: WriteToolName) => PAGE_WRITE_TOOLS.includes(tool);

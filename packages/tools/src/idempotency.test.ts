@@ -33,9 +33,15 @@ const EQUIVALENT_ARGS: Record<WriteToolName, Record<string, unknown>> = {
   "mnote.page.update_options": { options: { wideLayout: true } },
   "mnote.artifact.create_summary": { summary: "A summary   " },
   "mnote.artifact.create_ai_note": { content: "\tA note" },
+  "mnote.comment.create": { markdown: "Which **first**?  ", quote: "First", blockId: "p1" },
 };
 
 const isPageTool = (tool: WriteToolName) => PAGE_WRITE_TOOLS.includes(tool);
+/** The summary and AI notes are nodes with a reference edge; comments have tables of their own. */
+const isArtifactNode = (tool: WriteToolName) => tool.startsWith("mnote.artifact.");
+/** SAMPLE_ARGS on the private page: a comment names a block of that page. */
+const privatePageArgs = (tool: WriteToolName) =>
+  tool === "mnote.comment.create" ? { blockId: "s1", markdown: "A comment" } : SAMPLE_ARGS[tool];
 
 async function countCommands(w: World) {
   return (await snapshot(w)).commands!.length;
@@ -107,8 +113,9 @@ describe.each(testKernels())("idempotency ($name)", ({ open }) => {
       const after = await snapshot(w);
       expect(after.commands!.length - before.commands!.length).toBe(1);
       expect(after.idempotency!.length - before.idempotency!.length).toBe(1);
-      expect(after.nodes!.length - before.nodes!.length).toBe(isPageTool(tool) ? 0 : 1);
-      expect(after.edges!.length - before.edges!.length).toBe(isPageTool(tool) ? 0 : 1);
+      expect(after.nodes!.length - before.nodes!.length).toBe(isArtifactNode(tool) ? 1 : 0);
+      expect(after.edges!.length - before.edges!.length).toBe(isArtifactNode(tool) ? 1 : 0);
+      expect(after.comments!.length - before.comments!.length).toBe(tool === "mnote.comment.create" ? 1 : 0);
       expect(await revisionOf(w)).toBe(isPageTool(tool) ? revision + 1 : revision);
       if (tool === "mnote.page.save") expect(await w.kernel.getBlocks(w.ids.page)).toHaveLength(3);
       const outcomes = (await w.kernel.listAudit({ documentId: w.ids.page })).map((r) => r.outcome).sort();
@@ -164,7 +171,7 @@ describe.each(testKernels())("idempotency ($name)", ({ open }) => {
     it("a replay re-checks access: after losing the page grant, the retry is denied", async () => {
       const w = await world();
       const editor = (overrides = {}) =>
-        w.envelope(tool, SAMPLE_ARGS[tool], {
+        w.envelope(tool, privatePageArgs(tool), {
           idempotencyKey: "k",
           actorId: w.ids.editor,
           documentId: w.ids.privatePage,

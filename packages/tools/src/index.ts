@@ -15,7 +15,8 @@ export {
 } from "./context";
 export { payloadFingerprint, canonicalJson } from "./fingerprint";
 export { canReadPage, canWritePage, canWriteArtifacts } from "./access";
-export type { PanelToolName } from "./panel/revert-tool";
+export type { PanelToolName } from "./panel/panel-tools";
+export type { ReadThread } from "./comment-threads";
 export type { Who } from "./panel/people";
 export type { ProposalListItem, Proposal, ProposalState } from "./panel/proposals";
 export type { AuditRow, DecisionOnProposal } from "./procedures/panel/audit-list";

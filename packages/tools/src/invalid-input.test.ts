@@ -87,8 +87,8 @@ function commonCases(tool: ToolName): Case[] {
     ["input is an array", (e) => [e], /^input:/],
     ["input is null", () => null, /^input:/],
   ];
-  // page.get takes no baseRevision: there it is just an unknown args key.
-  return cases.filter(([name]) => !(tool === "mnote.page.get" && name.startsWith("baseRevision")));
+  // Reads take no baseRevision: there it is just an unknown args key.
+  return cases.filter(([name]) => !(TOOLS[tool].kind === "read" && name.startsWith("baseRevision")));
 }
 
 const WRITE_CASES: Case[] = [
@@ -344,6 +344,37 @@ const TOOL_CASES: Record<ToolName, Case[]> = {
     ],
     ["content an array", (e) => withArgs(e, { content: ["x"] }), "args.content:"],
     ["content has NUL", (e) => withArgs(e, { content: "note\u0000" }), "args.content: must not contain NUL"],
+  ],
+  "mnote.comment.create": [
+    ["markdown missing", (e) => withArgs(e, { markdown: undefined }), "args.markdown:"],
+    ["markdown empty", (e) => withArgs(e, { markdown: "  " }), "args.markdown: markdown must not be empty"],
+    [
+      "markdown oversized",
+      (e) => withArgs(e, { markdown: "m".repeat(LIMITS.commentLength + 1) }),
+      "args.markdown: markdown is longer",
+    ],
+    ["markdown a table", (e) => withArgs(e, { markdown: "| a |\n| - |\n| b |" }), "args.markdown: line 1:"],
+    ["neither block nor thread", (e) => ({ ...e, args: { markdown: "hi" } }), "args: name blockId (a new thread) or"],
+    ["both block and thread", (e) => withArgs(e, { threadId: "thr_1" }), "args.threadId: name blockId or threadId"],
+    [
+      "quote with a thread",
+      (e) => ({ ...e, args: { threadId: "thr_1", quote: "x", markdown: "hi" } }),
+      "args.quote: quote goes with blockId",
+    ],
+    ["no such block", (e) => withArgs(e, { blockId: "nope", quote: undefined }), "args.blockId: no block nope"],
+    ["quote not in the block", (e) => withArgs(e, { quote: "Second" }), "args.quote: block p1 does not contain"],
+    [
+      "no such thread",
+      (e) => ({ ...e, args: { threadId: "thr_x", markdown: "hi" } }),
+      "args.threadId: no thread thr_x",
+    ],
+    ["block id malformed", (e) => withArgs(e, { blockId: "a b" }), "args.blockId: block id must be"],
+  ],
+  "mnote.comment.list": [
+    ["since not a time", (e) => withArgs(e, { since: "yesterday" }), "args.since: since must be an ISO 8601 time"],
+    ["includeResolved a string", (e) => withArgs(e, { includeResolved: "yes" }), "args.includeResolved:"],
+    ["cursor not ours", (e) => withArgs(e, { cursor: "abc" }), "args.cursor: not a cursor from a comment list"],
+    ["unknown arg", (e) => withArgs(e, { limit: 3 }), /args: Unrecognized key: "limit"/],
   ],
 };
 

@@ -1,4 +1,4 @@
-import { type OutputEnvelope, TOOL_ERROR_MESSAGES as M, TOOL_NAMES, TOOLS, type ToolName } from "@mnote/contract";
+import { type OutputEnvelope, TOOL_ERROR_MESSAGES as M, TOOL_NAMES, TOOLS } from "@mnote/contract";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectFailure, expectOnlyAuditGrew, KERNEL_WARMUP_MS, snapshot } from "./test-contract";
 import { testKernels } from "./test-kernels";
@@ -46,6 +46,12 @@ const READ_VARIANTS: Variant[] = [
   ["window from a block of the private page", () => ({}), { startBlockId: "s1", limit: 1 }],
 ];
 
+/** mnote.comment.list's own ways to read: every open thread, and resolved ones too from a time. */
+const COMMENT_LIST_VARIANTS: Variant[] = [
+  ["default args", () => ({})],
+  ["resolved threads too, since a time", () => ({}), { includeResolved: true, since: "2000-01-01T00:00:00Z" }],
+];
+
 const CALLERS = ["editor", "viewer"] as const;
 
 describe.each(testKernels())("no leak ($name)", ({ open }) => {
@@ -60,6 +66,7 @@ describe.each(testKernels())("no leak ($name)", ({ open }) => {
       ["mnote.artifact.create_summary", { summary: `summary ${w.SECRET}` }],
       ["mnote.artifact.create_ai_note", { content: `note ${w.SECRET}` }],
       ["mnote.page.update_options", { options: { wideLayout: true } }],
+      ["mnote.comment.create", { blockId: "s1", markdown: `comment ${w.SECRET}` }],
     ] as const) {
       const out = await w.call(tool, w.envelope(tool, args, priv), owner);
       expect(out.ok).toBe(true);
@@ -75,7 +82,12 @@ describe.each(testKernels())("no leak ($name)", ({ open }) => {
   });
 
   describe.each(TOOL_NAMES)("%s", (tool) => {
-    const variants = TOOLS[tool].kind === "write" ? WRITE_VARIANTS : READ_VARIANTS;
+    const variants =
+      TOOLS[tool].kind === "write"
+        ? WRITE_VARIANTS
+        : tool === "mnote.comment.list"
+          ? COMMENT_LIST_VARIANTS
+          : READ_VARIANTS;
 
     describe.each(CALLERS)("as the %s", (who) => {
       it.each(variants)(
@@ -122,7 +134,7 @@ describe.each(testKernels())("no leak ($name)", ({ open }) => {
   it("a reader denied a write on the private page learns nothing beyond what it may read", async () => {
     // The read-granted member may read the page, so "write denied" is no leak; but the
     // failure must still not echo its title or artifacts.
-    for (const tool of TOOL_NAMES.filter((t) => t !== "mnote.page.get") as ToolName[]) {
+    for (const tool of TOOL_NAMES.filter((t) => TOOLS[t].kind === "write")) {
       const out = await w.call(
         tool,
         w.envelope(tool, SAMPLE_ARGS[tool], { actorId: w.ids.privateReader, documentId: w.ids.privatePage }),

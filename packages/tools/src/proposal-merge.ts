@@ -110,6 +110,8 @@ export function describeChange(
       return "wrote the page's summary";
     case "add_ai_note":
       return "added an AI note";
+    case "add_comment":
+      return change.threadId ? "replied in a comment thread" : "commented on a block";
   }
 }
 

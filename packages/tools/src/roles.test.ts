@@ -1,4 +1,4 @@
-import { TOOL_ERROR_MESSAGES as M, TOOL_NAMES, type ToolName } from "@mnote/contract";
+import { TOOL_ERROR_MESSAGES as M, TOOL_NAMES, TOOLS, type ToolName } from "@mnote/contract";
 import { describe, expect, it } from "vitest";
 import {
   ARTIFACT_WRITE_TOOLS,
@@ -30,7 +30,7 @@ describe.each(testKernels())("roles and page access ($name)", ({ open }) => {
 
   it.each(["owner", "editor"] as const)("%s reads and uses every write tool", async (who) => {
     const w = await world();
-    for (const tool of TOOL_NAMES) expectOk(await as(w, who, tool), tool === "mnote.page.get" ? "read" : "write");
+    for (const tool of TOOL_NAMES) expectOk(await as(w, who, tool), TOOLS[tool].kind);
     const page = await w.kernel.getPage(w.ids.page);
     expect(page).toMatchObject({ title: "Renamed", revision: 5, options: { wideLayout: true } });
     const { nodes, edges } = await w.kernel.listArtifacts(w.ids.page);
@@ -103,7 +103,11 @@ describe.each(testKernels())("roles and page access ($name)", ({ open }) => {
     it("a write grant lets the same member write it and its artifacts", async () => {
       const w = await world();
       await w.kernel.admin.grantPage({ documentId: w.ids.privatePage, userId: w.ids.privateReader, access: "write" });
-      for (const tool of WRITE_TOOLS) expectOk(await as(w, "privateReader", tool, w.ids.privatePage), "write");
+      for (const tool of WRITE_TOOLS) {
+        // A comment names a block of the page it is on.
+        const args = tool === "mnote.comment.create" ? { blockId: "s1", markdown: "A comment" } : SAMPLE_ARGS[tool];
+        expectOk(await as(w, "privateReader", tool, w.ids.privatePage, args), "write");
+      }
       expect(await w.kernel.getPage(w.ids.privatePage)).toMatchObject({ title: "Renamed", revision: 5 });
       expect((await w.kernel.listArtifacts(w.ids.privatePage)).nodes).toHaveLength(2);
     });

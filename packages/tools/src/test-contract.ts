@@ -140,4 +140,5 @@ export const OTHER_WRITE_ARGS: Record<WriteToolName, Record<string, unknown>> = 
   "mnote.page.update_options": { options: { smallText: true } },
   "mnote.artifact.create_summary": { summary: "Another summary" },
   "mnote.artifact.create_ai_note": { content: "Another note" },
+  "mnote.comment.create": { blockId: "p1", markdown: "Another comment" },
 };

@@ -150,6 +150,8 @@ export const SAMPLE_ARGS: Record<ToolName, Record<string, unknown>> = {
   "mnote.page.update_options": { options: { wideLayout: true } },
   "mnote.artifact.create_summary": { summary: "A summary" },
   "mnote.artifact.create_ai_note": { content: "A note" },
+  "mnote.comment.create": { blockId: "p1", quote: "First", markdown: "Which **first**?" },
+  "mnote.comment.list": {},
 };
 
 /** Replaces the main page body through the kernel (setup, not the subject). */

@@ -77,6 +77,8 @@ const CONTRACT_TOOL_SPECS: { [N in ToolName]: ToolSpec<ContractToolInput[N], Too
     "mnote.artifact.create_ai_note",
     toolInputSchema("mnote.artifact.create_ai_note"),
   ),
+  "mnote.comment.create": specOf("mnote.comment.create", toolInputSchema("mnote.comment.create")),
+  "mnote.comment.list": specOf("mnote.comment.list", toolInputSchema("mnote.comment.list")),
 };
 
 /** A contract tool's spec: its rules, and a schema that parses its input as `ContractToolInput[N]`. */

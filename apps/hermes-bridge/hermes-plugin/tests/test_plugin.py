@@ -79,7 +79,7 @@ class PluginAgainstBridge(unittest.TestCase):
 
     # registration --------------------------------------------------------
     def test_register_mirrors_hermes_and_the_contract(self):
-        self.assertEqual(len(self.ctx.tools), 7)
+        self.assertEqual(len(self.ctx.tools), 9)
         self.assertEqual(set(self.ctx.tools), {tool["name"] for tool in self.schemas["tools"]})
         self.assertEqual(self.schemas["modelEnvelopeFields"], ["workspaceId", "documentId", "dryRun", "idempotencyKey"])
         for name, entry in self.ctx.tools.items():
@@ -116,13 +116,14 @@ class PluginAgainstBridge(unittest.TestCase):
 
     # every tool ------------------------------------------------------------
     def test_every_tool_succeeds_through_the_bridge(self):
+        kinds = {tool["canonicalName"]: tool["kind"] for tool in self.schemas["tools"]}
         for canonical in self.world["sampleArgs"]:
             with self.subTest(tool=canonical):
                 out = self.call(canonical, session=f"sess-all-{canonical}")
                 self.assertTrue(out["ok"], out)
                 self.assertEqual(out["toolName"], canonical)
                 self.assertIsNone(out["error"])
-                expected = "read" if canonical == "mnote.page.get" else "write"
+                expected = kinds[canonical]
                 self.assertEqual(out["audit"]["effect"], expected)
                 if expected == "write":
                     self.assertTrue(out["audit"]["commandId"])

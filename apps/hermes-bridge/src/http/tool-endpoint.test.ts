@@ -1,4 +1,11 @@
-import { TOOL_ERROR_HTTP_STATUS, TOOL_NAMES, toolJsonSchema, toProviderName, type ToolName } from "@mnote/contract";
+import {
+  TOOL_ERROR_HTTP_STATUS,
+  TOOL_NAMES,
+  toolJsonSchema,
+  toProviderName,
+  type ToolName,
+  WRITE_TOOL_NAMES,
+} from "@mnote/contract";
 import type { SqlKernel } from "@mnote/kernel";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hermesDetectsFailure } from "../hermes/hermes-wire";
@@ -107,7 +114,7 @@ describe("GET /v1/tools", () => {
   it("answers /healthz", async () => {
     const response = await fetch(`${bridge.url}/healthz`);
     expect(response.status).toBe(200);
-    expect(await response.json()).toEqual({ ok: true, tools: 7 });
+    expect(await response.json()).toEqual({ ok: true, tools: TOOL_NAMES.length });
   });
 
   it("keeps an idle connection longer than clients keep theirs (no send on a socket the bridge is closing)", async () => {
@@ -132,7 +139,7 @@ describe("POST /v1/tools/{name}: the router's envelope, byte for byte", () => {
     });
   }
 
-  for (const tool of TOOL_NAMES.filter((t) => t !== "mnote.page.get")) {
+  for (const tool of WRITE_TOOL_NAMES) {
     it(`${tool}: dry run`, async () => {
       const envelope = envelopeFor(world, tool, SAMPLE_ARGS[tool], { dryRun: true });
       const before = await kernel.admin.tableSnapshot();

@@ -76,6 +76,8 @@ export async function startHermesRun(
     input: string;
     startKey: string;
     sessionId?: string | null;
+    /** Asked from a comment thread (decision 0040): the server hands Hermes the thread as quoted data. */
+    threadId?: string;
   },
 ): Promise<{ started: StartedRun } | { error: string }> {
   const { sessionId, ...rest } = body;

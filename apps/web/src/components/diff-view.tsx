@@ -158,6 +158,13 @@ function describe(change: Change) {
       };
     case "add_ai_note":
       return { tag: "New AI note", className: "insert", body: <span>{change.content}</span>, where: "" };
+    case "add_comment":
+      return {
+        tag: change.threadId ? "Reply" : "New comment",
+        className: "insert",
+        body: <span className="comment-text">{change.markdown}</span>,
+        where: change.quote ? `on “${change.quote}”` : "",
+      };
   }
 }
 

@@ -15,7 +15,10 @@ export const TOOL_LABELS: Record<ToolName | PanelToolName, string> = {
   "mnote.page.update_options": "Change page options",
   "mnote.artifact.create_summary": "Write page summary",
   "mnote.artifact.create_ai_note": "Add AI note",
+  "mnote.comment.create": "Comment",
+  "mnote.comment.list": "Read comments",
   "panel.page.revert": "Revert an AI edit",
+  "panel.comment.resolve": "Resolve or reopen a comment",
 };
 
 /** The audit log also records calls to names that are no tool (refused as not found): shown as sent. */

@@ -6,6 +6,7 @@ import type { RouterInputs, RouterOutputs } from "~/trpc/types";
 import { useWindowVirtualizer } from "@tanstack/react-virtual";
 import { memo, type Ref, useImperativeHandle, useLayoutEffect, useMemo, useRef, useState } from "react";
 import { BlockEditor } from "./block-editor";
+import { CommentMarker } from "./comments";
 import { blockLabel, BlockView } from "./blocks";
 import { AttributeChanges, WordDiff } from "./diff-view";
 import type { ChangeRef } from "./review-state";
@@ -142,7 +143,10 @@ export function PageBody({
                   ⋯ {row.blocks.length} unchanged blocks — show them
                 </button>
               ) : row.row === "same" ? (
-                <BlockView block={row.block} highlighted={row.block.id === highlighted} />
+                <>
+                  <CommentMarker blockId={row.block.id} />
+                  <BlockView block={row.block} highlighted={row.block.id === highlighted} />
+                </>
               ) : (
                 <Suggestion row={row} suggestions={suggestions!} />
               )}

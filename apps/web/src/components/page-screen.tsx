@@ -2,9 +2,10 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
-import { useCallback, useRef, useState } from "react";
+import { useCallback, useMemo, useRef, useState } from "react";
 import { useTRPC } from "~/trpc/react";
 import { Artifacts } from "./artifacts";
+import { CommentMarginContext, Comments, usePageComments } from "./comments";
 import { AskHermes } from "./ask-hermes";
 import type { Me } from "~/trpc/types";
 import { AuditTrail } from "./audit-trail";
@@ -19,9 +20,14 @@ import { ReviewShortcuts } from "./review-shortcuts";
 import { SignOutButton } from "./sign-out";
 import { usePageChanges } from "./use-page-changes";
 
-const TABS = ["proposals", "audit", "artifacts"] as const;
+const TABS = ["proposals", "comments", "audit", "artifacts"] as const;
 type Tab = (typeof TABS)[number];
-const TAB_LABELS: Record<Tab, string> = { proposals: "Proposals", audit: "Audit trail", artifacts: "Artifacts" };
+const TAB_LABELS: Record<Tab, string> = {
+  proposals: "Proposals",
+  comments: "Comments",
+  audit: "Audit trail",
+  artifacts: "Artifacts",
+};
 
 /** The page beside its AI panel; the review state is shared by both (review-state.tsx). */
 export function PageScreen(props: Parameters<typeof PageScreenBody>[0]) {
@@ -86,6 +92,24 @@ function PageScreenBody({
     if (id !== null) pageBody.current?.scrollToBlock(id);
   }, []);
   const shown = useShownProposal(proposals.data);
+  // Comment threads: in the page's margin beside their blocks, and in the Comments tab (one read for both).
+  const comments = usePageComments(pageRef);
+  const [focusThread, setFocusThread] = useState<string | null>(null);
+  const margin = useMemo(() => {
+    const byBlock = new Map<string, NonNullable<typeof comments.data>["threads"]>();
+    for (const thread of comments.data?.threads ?? []) {
+      if (thread.resolved || thread.anchor.detached) continue;
+      byBlock.set(thread.anchor.blockId, [...(byBlock.get(thread.anchor.blockId) ?? []), thread]);
+    }
+    return {
+      threadsOn: (blockId: string) => byBlock.get(blockId) ?? [],
+      show: (threadId: string) => {
+        setFocusThread(threadId);
+        setTab("comments");
+      },
+    };
+  }, [comments.data]);
+  const openThreads = comments.data?.threads.filter((t) => !t.resolved).length ?? 0;
 
   if (view.isPending) return <main className="loading">Loading…</main>;
   if (view.isError)
@@ -104,83 +128,90 @@ function PageScreenBody({
 
   return (
     <BlockFocusContext.Provider value={focusBlock}>
-      {pending > 0 && (
-        <a className="pending-bar" href="#page-ai" data-testid="pending-bar">
-          {pending} pending — Review
-        </a>
-      )}
-      <header className="topbar">
-        <nav aria-label="Breadcrumb" className="crumbs">
-          <Link href="/">mnote</Link> / <span>{workspace.name}</span> / <span aria-current="page">{page.title}</span>
-        </nav>
-        <span className="who">
-          {me.user?.name} ({role}) <SignOutButton />
-        </span>
-      </header>
-      <div className="layout">
-        <main className={`page${page.options.wideLayout ? " wide" : ""}${page.options.smallText ? " small-text" : ""}`}>
-          <PageHeading
-            page={page}
-            proposal={shown}
-            pageRef={pageRef}
-            meta={
-              <>
-                <span data-testid="page-revision">Revision {page.revision}</span>
-                {page.isPrivate && <span className="badge muted-badge">private</span>}
-              </>
-            }
-          />
-          {page.options.showToc && (
-            <nav aria-label="Table of contents" className="toc">
-              <ul>
-                {blocks
-                  .filter((b) => b.type === "heading")
-                  .map((b) => (
-                    <li key={b.id}>{b.text}</li>
-                  ))}
-              </ul>
-            </nav>
-          )}
-          <SuggestionSwitcher pending={proposals.data ?? []} shown={shown} />
-          <div className="blocks" data-testid="page-blocks">
-            {shown ? (
-              <PageSuggestionsFor
-                proposal={shown}
-                pageRef={pageRef}
-                blocks={blocks}
-                highlighted={highlighted}
-                handle={pageBody}
-              />
-            ) : (
-              <PageBody blocks={blocks} highlighted={highlighted} suggestions={null} handle={pageBody} />
-            )}
-          </div>
-        </main>
-        <aside className="ai-panel" aria-label="Page AI" id="page-ai" tabIndex={-1}>
-          <h2>Page AI</h2>
-          <ApprovalPolicy
-            workspace={workspace}
-            mayChange={view.data.mayChangeApproval}
-            busy={setApproval.isPending}
-            onChange={(policy) => setApproval.mutate({ workspaceId, ...policy })}
-          />
-          <AskHermes pageRef={pageRef} canWrite={view.data.canWrite} />
-          <ReviewShortcuts proposal={shown} pageRef={pageRef} />
-          <PanelTabs tab={tab} onSelect={setTab} pending={pending} />
-          <section
-            ref={tabPanel}
-            role="tabpanel"
-            id={`panel-${tab}`}
-            aria-labelledby={`tab-${tab}`}
-            className="tabpanel"
-            tabIndex={0}
+      <CommentMarginContext.Provider value={margin}>
+        {pending > 0 && (
+          <a className="pending-bar" href="#page-ai" data-testid="pending-bar">
+            {pending} pending — Review
+          </a>
+        )}
+        <header className="topbar">
+          <nav aria-label="Breadcrumb" className="crumbs">
+            <Link href="/">mnote</Link> / <span>{workspace.name}</span> / <span aria-current="page">{page.title}</span>
+          </nav>
+          <span className="who">
+            {me.user?.name} ({role}) <SignOutButton />
+          </span>
+        </header>
+        <div className="layout">
+          <main
+            className={`page${page.options.wideLayout ? " wide" : ""}${page.options.smallText ? " small-text" : ""}`}
           >
-            {tab === "proposals" && <Proposals pageRef={pageRef} />}
-            {tab === "audit" && <AuditTrail pageRef={pageRef} onReverted={showProposals} />}
-            {tab === "artifacts" && <Artifacts pageRef={pageRef} />}
-          </section>
-        </aside>
-      </div>
+            <PageHeading
+              page={page}
+              proposal={shown}
+              pageRef={pageRef}
+              meta={
+                <>
+                  <span data-testid="page-revision">Revision {page.revision}</span>
+                  {page.isPrivate && <span className="badge muted-badge">private</span>}
+                </>
+              }
+            />
+            {page.options.showToc && (
+              <nav aria-label="Table of contents" className="toc">
+                <ul>
+                  {blocks
+                    .filter((b) => b.type === "heading")
+                    .map((b) => (
+                      <li key={b.id}>{b.text}</li>
+                    ))}
+                </ul>
+              </nav>
+            )}
+            <SuggestionSwitcher pending={proposals.data ?? []} shown={shown} />
+            <div className="blocks" data-testid="page-blocks">
+              {shown ? (
+                <PageSuggestionsFor
+                  proposal={shown}
+                  pageRef={pageRef}
+                  blocks={blocks}
+                  highlighted={highlighted}
+                  handle={pageBody}
+                />
+              ) : (
+                <PageBody blocks={blocks} highlighted={highlighted} suggestions={null} handle={pageBody} />
+              )}
+            </div>
+          </main>
+          <aside className="ai-panel" aria-label="Page AI" id="page-ai" tabIndex={-1}>
+            <h2>Page AI</h2>
+            <ApprovalPolicy
+              workspace={workspace}
+              mayChange={view.data.mayChangeApproval}
+              busy={setApproval.isPending}
+              onChange={(policy) => setApproval.mutate({ workspaceId, ...policy })}
+            />
+            <AskHermes pageRef={pageRef} canWrite={view.data.canWrite} />
+            <ReviewShortcuts proposal={shown} pageRef={pageRef} />
+            <PanelTabs tab={tab} onSelect={setTab} pending={pending} openThreads={openThreads} />
+            <section
+              ref={tabPanel}
+              role="tabpanel"
+              id={`panel-${tab}`}
+              aria-labelledby={`tab-${tab}`}
+              className="tabpanel"
+              tabIndex={0}
+            >
+              {tab === "proposals" && <Proposals pageRef={pageRef} />}
+              {tab === "comments" && (
+                <Comments pageRef={pageRef} blocks={blocks} canAsk={view.data.canWrite} focusThread={focusThread} />
+              )}
+              {tab === "audit" && <AuditTrail pageRef={pageRef} onReverted={showProposals} />}
+              {tab === "artifacts" && <Artifacts pageRef={pageRef} />}
+            </section>
+          </aside>
+        </div>
+      </CommentMarginContext.Provider>
     </BlockFocusContext.Provider>
   );
 }
@@ -254,7 +285,17 @@ function ApprovalPolicy({
  * The WAI-ARIA tabs pattern: one tab in the Tab order (roving tabindex), arrow keys and Home/End move
  * between tabs and select them (automatic activation: each panel is cheap to show).
  */
-function PanelTabs({ tab, onSelect, pending }: { tab: Tab; onSelect: (tab: Tab) => void; pending: number }) {
+function PanelTabs({
+  tab,
+  onSelect,
+  pending,
+  openThreads,
+}: {
+  tab: Tab;
+  onSelect: (tab: Tab) => void;
+  pending: number;
+  openThreads: number;
+}) {
   const refs = useRef<Partial<Record<Tab, HTMLButtonElement | null>>>({});
   const move = (to: Tab) => {
     onSelect(to);
@@ -298,6 +339,13 @@ function PanelTabs({ tab, onSelect, pending }: { tab: Tab; onSelect: (tab: Tab) 
               <span className="sr-only"> (</span>
               {pending}
               <span className="sr-only"> pending)</span>
+            </span>
+          )}
+          {t === "comments" && openThreads > 0 && (
+            <span className="count">
+              <span className="sr-only"> (</span>
+              {openThreads}
+              <span className="sr-only"> open)</span>
             </span>
           )}
         </button>

@@ -1,5 +1,7 @@
 import { artifactCreateAiNoteTool } from "./artifact-create-ai-note";
 import { artifactCreateSummaryTool } from "./artifact-create-summary";
+import { commentCreateTool } from "./comment-create";
+import { commentListTool } from "./comment-list";
 import { pageEditTool } from "./page-edit";
 import { pageGetTool } from "./page-get";
 import { pageSaveTool } from "./page-save";
@@ -10,8 +12,17 @@ export * from "./shared";
 export { EditOperationSchema, type EditOperation } from "./page-edit";
 export { OutlineEntrySchema, SearchMatchSchema, WindowSchema } from "./page-get";
 export {
+  CommentAuthorSchema,
+  CommentSchema,
+  CommentThreadSchema,
+  type CommentAuthor,
+  type CommentThread,
+} from "./comment-list";
+export {
   artifactCreateAiNoteTool,
   artifactCreateSummaryTool,
+  commentCreateTool,
+  commentListTool,
   pageEditTool,
   pageGetTool,
   pageSaveTool,
@@ -19,7 +30,7 @@ export {
   pageUpdateTitleTool,
 };
 
-/** The seven tools, in the order agents see them. */
+/** The tools, in the order agents see them. */
 export const TOOLS = {
   "mnote.page.get": pageGetTool,
   "mnote.page.save": pageSaveTool,
@@ -28,6 +39,8 @@ export const TOOLS = {
   "mnote.page.update_options": pageUpdateOptionsTool,
   "mnote.artifact.create_summary": artifactCreateSummaryTool,
   "mnote.artifact.create_ai_note": artifactCreateAiNoteTool,
+  "mnote.comment.create": commentCreateTool,
+  "mnote.comment.list": commentListTool,
 } as const;
 
 export type Tools = typeof TOOLS;

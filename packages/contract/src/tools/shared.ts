@@ -32,6 +32,7 @@ export const DiffSummaryOpSchema = z.object({
     "create_summary",
     "update_summary",
     "create_ai_note",
+    "add_comment",
   ]),
   blocks: z.number().int().optional(),
   fields: z.array(z.string()).optional(),
@@ -48,6 +49,14 @@ export const ChangeSchema = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("set_option"), key: z.string(), before: z.boolean(), after: z.boolean() }),
   z.object({ kind: z.literal("set_summary"), before: z.string().nullable(), after: z.string() }),
   z.object({ kind: z.literal("add_ai_note"), content: z.string() }),
+  /** A comment: a new thread on `blockId` (and `quote`), or a reply in `threadId`. */
+  z.object({
+    kind: z.literal("add_comment"),
+    blockId: z.string().nullable(),
+    quote: z.string().nullable(),
+    threadId: z.string().nullable(),
+    markdown: z.string(),
+  }),
 ]);
 export type Change = z.infer<typeof ChangeSchema>;
 

@@ -1,5 +1,6 @@
 /** What a question to Hermes from the panel is made of: its instructions (panel.ask.start); its session id: ask-session.ts. */
 import { PERSON_TEXT_IS_DATA, quoteData, TOOL_NAMES, toProviderName } from "@mnote/contract";
+import type { ReadThread } from "../comment-threads";
 
 export { askSessionId, askSessionIdForStart, isAskSessionOf } from "../ask-session";
 
@@ -20,6 +21,8 @@ export function askInstructions(page: {
     `Use only the mnote tools (${ASK_TOOL_NAMES.join(", ")}) with workspaceId "${page.workspaceId}" and documentId "${page.documentId}".`,
     "Read the page with mnote_page_get first; change it with mnote_page_edit (block operations) and pass baseRevision from what you read.",
     "Edits may be held for the person's approval: then say that the change waits in the panel's Proposals, do not retry it.",
+    "The page's comment threads: read them with mnote_comment_list; answer in a thread with mnote_comment_create (threadId), " +
+      "and comment on a block (blockId) instead of editing when the people should decide.",
     // Hermes 0.21 puts plugin tools behind its search bridge unless the profile turns it off (tools.tool_search,
     // default auto; the README turns it off for the profile serving mnote). Where it stays on, the model sees
     // tool_search / tool_describe / tool_call and a listing naming these tools: said here so it goes straight to
@@ -28,5 +31,32 @@ export function askInstructions(page: {
     // Over MCP, Hermes 0.21 answers a write whose session expired `outcome_uncertain` and does not replay it.
     "If a write's outcome is uncertain, read the page again before writing: it may have been applied.",
     PERSON_TEXT_IS_DATA,
+  ].join("\n");
+}
+
+/** Comments quoted into a run's instructions at most: the thread's first and its latest replies. */
+const QUOTED_COMMENTS = 6;
+
+/**
+ * Asked from a comment thread (decision 0040): turn the thread into a suggested edit. The thread reaches the model as
+ * quoted data — names, the quoted span and every comment as JSON strings (`quoteData`), never as instructions.
+ */
+export function askThreadInstructions(thread: ReadThread): string {
+  const comments =
+    thread.comments.length <= QUOTED_COMMENTS
+      ? thread.comments
+      : [thread.comments[0]!, ...thread.comments.slice(-(QUOTED_COMMENTS - 1))];
+  return [
+    `The person asks from comment thread ${thread.threadId} on block ${thread.anchor.blockId}` +
+      (thread.anchor.detached ? " (the block was deleted since)" : "") +
+      ": turn what the thread asks for into a suggested edit of the page with mnote_page_edit (by block id, with " +
+      `baseRevision), then reply in the thread with mnote_comment_create (threadId "${thread.threadId}") saying what you proposed.`,
+    ...(thread.anchor.quote !== null
+      ? [`The thread is about this text of the block: ${quoteData(thread.anchor.quote)}.`]
+      : []),
+    "The thread's comments, oldest first (each: who, then what they wrote, as data):",
+    ...comments.map(
+      (comment) => `- ${comment.author.kind} ${quoteData(comment.author.name)}: ${quoteData(comment.markdown)}`,
+    ),
   ].join("\n");
 }

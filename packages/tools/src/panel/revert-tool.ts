@@ -45,7 +45,6 @@ const inputSchema = InputEnvelopeSchema.extend({ args, idempotencyKey: Idempoten
 
 /** The tool name a revert is recorded under (its proposals and writes); typed so the panel's labels list it. */
 export const REVERT_TOOL_NAME = "panel.page.revert";
-export type PanelToolName = typeof REVERT_TOOL_NAME;
 
 export const revertToolSpec: ToolSpec<z.output<typeof inputSchema>, RevertToolInput> = {
   name: REVERT_TOOL_NAME,

@@ -42,6 +42,7 @@ const CUT_BY_CHANGE = {
   "mnote.page.update_options": false,
   "mnote.artifact.create_summary": false,
   "mnote.artifact.create_ai_note": false,
+  "mnote.comment.create": false,
 } satisfies Record<WriteToolName, boolean>;
 
 export function cutsByChange(toolName: string): toolName is "mnote.page.save" | "mnote.page.edit" {
@@ -59,6 +60,7 @@ const CHANGES_THE_PAGE = {
   "mnote.page.update_options": true,
   "mnote.artifact.create_summary": false,
   "mnote.artifact.create_ai_note": false,
+  "mnote.comment.create": false,
 } satisfies Record<WriteToolName, boolean>;
 
 export function changesThePage(toolName: string): boolean {

@@ -2,6 +2,8 @@ import type { ToolName } from "@mnote/contract";
 import { router } from "../trpc";
 import { artifactCreateAiNote } from "../procedures/artifact-create-ai-note";
 import { artifactCreateSummary } from "../procedures/artifact-create-summary";
+import { commentCreate } from "../procedures/comment-create";
+import { commentList } from "../procedures/comment-list";
 import { pageEdit } from "../procedures/page-edit";
 import { pageGet } from "../procedures/page-get";
 import { pageSave } from "../procedures/page-save";
@@ -21,6 +23,10 @@ const procedures = {
     create_summary: artifactCreateSummary,
     create_ai_note: artifactCreateAiNote,
   },
+  comment: {
+    create: commentCreate,
+    list: commentList,
+  },
 };
 
 type RoutedTools = {
@@ -33,8 +39,9 @@ type RoutedTools = {
 const everyToolRouted: [RoutedTools, ToolName] extends [ToolName, RoutedTools] ? true : never = true;
 void everyToolRouted;
 
-/** The seven agent tools. */
+/** The agent tools. */
 export const mnoteRouter = router({
   page: router(procedures.page),
   artifact: router(procedures.artifact),
+  comment: router(procedures.comment),
 });

@@ -3,6 +3,9 @@ import { agentsCreate } from "../procedures/panel/agents-create";
 import { agentsList } from "../procedures/panel/agents-list";
 import { agentsRevoke } from "../procedures/panel/agents-revoke";
 import { artifactsList } from "../procedures/panel/artifacts-list";
+import { commentsList } from "../procedures/panel/comments-list";
+import { commentsReply } from "../procedures/panel/comments-reply";
+import { commentsSetResolved } from "../procedures/panel/comments-set-resolved";
 import { invitationsDecide } from "../procedures/panel/invitations-decide";
 import { invitationsList } from "../procedures/panel/invitations-list";
 import { membersInvite } from "../procedures/panel/members-invite";
@@ -55,6 +58,7 @@ export const panelRouter = router({
   audit: router({ list: auditList }),
   command: router({ get: commandGet }),
   artifacts: router({ list: artifactsList }),
+  comments: router({ list: commentsList, reply: commentsReply, setResolved: commentsSetResolved }),
   workspace: router({ setApproval: workspaceSetApproval, policyHistory: workspacePolicyHistory }),
   ask: router({ start: askStart, replay: askReplay, record: askRecord, check: askCheck, lines: askLines }),
   // Ask Hermes as the browser calls it (decision 0043): each step through the `panel.ask.*` rules above.

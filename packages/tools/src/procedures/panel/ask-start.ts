@@ -1,6 +1,13 @@
-import { storable } from "@mnote/contract";
+import { IdSchema, storable } from "@mnote/contract";
+import { readThreadWindow } from "../../comment-threads";
 import { z } from "zod";
-import { askInstructions, askSessionId, askSessionIdForStart, isAskSessionOf } from "../../panel/ask";
+import {
+  askInstructions,
+  askSessionId,
+  askSessionIdForStart,
+  askThreadInstructions,
+  isAskSessionOf,
+} from "../../panel/ask";
 import { PageRefSchema, panelProcedure, type PersonContext, requirePage } from "../../panel/panel-procedure";
 import { AppError } from "../../app-error";
 
@@ -13,6 +20,8 @@ export const STILL_ANSWERING = "Hermes is still answering in this conversation; 
 export const AskStartInput = PageRefSchema.extend({
   /** The conversation to continue; absent: a new one. */
   sessionId: storable(z.string()).max(256).optional(),
+  /** Asked from this comment thread of the page: the thread goes to Hermes as quoted data (decision 0040). */
+  threadId: IdSchema.optional(),
 });
 
 /**
@@ -52,15 +61,24 @@ export async function startAsk(ctx: PersonContext, input: z.infer<typeof AskStar
     if (opened.userId !== userId || opened.workspaceId !== workspace.id)
       throw new AppError("mnote_tool_not_found", NO_SUCH_CONVERSATION);
   }
+  let threadPart: string[] = [];
+  if (input.threadId !== undefined) {
+    const { threads } = await readThreadWindow(ctx.kernel, page, { includeResolved: true, threadId: input.threadId });
+    if (!threads[0]) throw new AppError("mnote_tool_not_found", "no such comment thread on this page");
+    threadPart = [askThreadInstructions(threads[0])];
+  }
   return {
     sessionId,
-    instructions: askInstructions({
-      workspaceId: workspace.id,
-      documentId: page.id,
-      title: page.title,
-      revision: page.revision,
-      workspaceName: workspace.name,
-    }),
+    instructions: [
+      askInstructions({
+        workspaceId: workspace.id,
+        documentId: page.id,
+        title: page.title,
+        revision: page.revision,
+        workspaceName: workspace.name,
+      }),
+      ...threadPart,
+    ].join("\n"),
     revision: page.revision,
     userId,
   };

@@ -19,6 +19,8 @@ export const HermesAskInput = z.object({
   sessionId: storable(z.string()).max(256).optional(),
   /** One per question the person sends: a retried start names the same run (and Hermes's Idempotency-Key). */
   startKey: StartKeySchema.optional(),
+  /** Asked from a comment thread of the page: its id (the router quotes the thread to Hermes as data). */
+  threadId: storable(z.string()).min(1).max(128).optional(),
 });
 
 /** A run the panel started (revision null: a retried start, answered from the run it started). */
@@ -36,13 +38,13 @@ export interface StartedRun {
  */
 export const hermesAsk = panelProcedure.input(HermesAskInput).mutation(async ({ ctx, input }): Promise<StartedRun> => {
   const hermes = requireHermes(ctx);
-  const { workspaceId, documentId, sessionId, startKey } = input;
+  const { workspaceId, documentId, sessionId, startKey, threadId } = input;
   if (startKey) {
     // A retried start (a double click, a lost answer): the run this key started, if it is this question's.
     const again = await replayAsk(ctx, { workspaceId, documentId, sessionId, startKey });
     if (again) return { ...again, revision: null };
   }
-  const started = await startAsk(ctx, { workspaceId, documentId, sessionId }, startKey);
+  const started = await startAsk(ctx, { workspaceId, documentId, sessionId, threadId }, startKey);
   const readiness = await hermes.readiness(RUN_READINESS_TTL_MS);
   if (!readiness.connected)
     throw new AppError("mnote_tool_unavailable", personHelp(ctx, readiness) ?? ASK_HERMES_UNAVAILABLE);
