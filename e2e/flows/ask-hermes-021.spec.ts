@@ -22,7 +22,7 @@ const HERMES_KEY = randomBytes(24).toString("hex");
 const standIn = async (path: string, method = "GET") =>
   (await (
     await fetch(`${hermes!.url}${path}`, { method, headers: { authorization: `Bearer ${HERMES_KEY}` } })
-  ).json()) as Record<string, number>;
+  ).json()) as { runs_started: number; idempotency_keys: number };
 
 test.beforeAll(async () => {
   test.setTimeout(180_000);
