@@ -192,14 +192,25 @@ const LAYOUT_LABELS = {
   "months-0035": "a month's partition as decision 0035 dropped it (DETACH and DROP in one transaction)",
 };
 
+/** Decision 0035's rule of what retention keeps, as its drop ran it (one OR over the month's records). */
+const NEEDED_0035 = `(a.id IN (SELECT p.audit_id FROM proposals p WHERE p.status = 'pending')
+  OR (a.effect = 'write' AND a.outcome = 'ok' AND a.command_id IS NOT NULL)
+  OR a.run_id IN (SELECT r.run_id FROM ask_runs r WHERE r.status = 'running'))`;
+
 /**
- * For comparison, the drop decision 0041 replaced: the month's records counted, the partition detached (ACCESS
- * EXCLUSIVE on audit_log) and dropped, in one transaction, on a session of its own as the sweep ran it. Its move of
- * the needed records (a scan under no lock the calls wait for) is left out: none are needed here.
+ * For comparison, the drop decision 0041 replaced, statement for statement as it ran on the sweep's own session:
+ * the needed records moved (a batch), then in one transaction the move again, the decided proposals' index rows,
+ * the count, DETACH (ACCESS EXCLUSIVE on audit_log) and DROP, committed.
  */
 async function dropAsIn0035(driver: SqlDriver): Promise<number> {
+  const needed = `SELECT a.id FROM audit_log a WHERE a.month = 202603 AND ${NEEDED_0035}`;
   return driver.session!(async (session) => {
+    await session.run(`UPDATE audit_log SET month = 0 WHERE month = 202603 AND id IN (${needed} LIMIT 1000)`);
     await session.run("BEGIN");
+    await session.run(`UPDATE audit_log SET month = 0 WHERE month = 202603 AND id IN (${needed})`);
+    await session.run(
+      `DELETE FROM proposals WHERE status <> 'pending' AND audit_id IN (SELECT id FROM audit_log_m202603)`,
+    );
     const count = await session.get<{ n: number | string }>(`SELECT COUNT(*) AS n FROM audit_log_m202603`);
     await session.run(`ALTER TABLE audit_log DETACH PARTITION audit_log_m202603`);
     await session.run(`DROP TABLE audit_log_m202603`);

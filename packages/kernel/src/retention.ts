@@ -111,6 +111,25 @@ const NEEDED = `(a.id IN (SELECT p.audit_id FROM proposals p WHERE p.status = 'p
   OR (a.effect = 'write' AND a.outcome = 'ok' AND a.command_id IS NOT NULL)
   OR a.run_id IN (SELECT r.run_id FROM ask_runs r WHERE r.status = 'running'))`;
 
+/**
+ * PostgreSQL: the ids of `table` (a month's partition, or its table once detached) that `NEEDED` keeps, one arm at a
+ * time so that each uses its index — the ids for pending proposals, the partial command index for applied writes —
+ * and the whole table is read only while an Ask Hermes run is running. As one OR, the planner reads every record of
+ * the month, and a month of a million reads took seconds of the server's CPU from the calls (section 9 of
+ * docs/benchmarks.md).
+ */
+async function neededIds(tx: SqlExecutor, table: string): Promise<string> {
+  const arms = [
+    `SELECT a.id FROM ${table} a WHERE a.id IN (SELECT p.audit_id FROM proposals p WHERE p.status = 'pending')`,
+    `SELECT a.id FROM ${table} a WHERE a.command_id IS NOT NULL AND a.effect = 'write' AND a.outcome = 'ok'`,
+  ];
+  if (await tx.get(`SELECT 1 AS ok FROM ask_runs WHERE status = 'running' LIMIT 1`))
+    arms.push(
+      `SELECT a.id FROM ${table} a WHERE a.run_id IN (SELECT r.run_id FROM ask_runs r WHERE r.status = 'running')`,
+    );
+  return arms.join(" UNION ");
+}
+
 /** Advisory-lock class for housekeeping ("mnhk"); the second key names the sweep and the schema. */
 const HOUSEKEEPING_LOCK_CLASS = 0x6d6e686b;
 
@@ -312,11 +331,12 @@ async function inOneTransaction<T>(db: SqlDriver, session: SqlExecutor, fn: (tx:
 async function dropMonth(db: SqlDriver, session: SqlExecutor, month: number, batchSize: number, spend: () => boolean) {
   let moved = 0;
   const name = monthPartition(month);
-  const needed = `SELECT a.id FROM audit_log a WHERE a.month = ${month} AND ${NEEDED}`;
   for (;;) {
     if (!spend()) return null;
+    const needed = await neededIds(session, name);
     const { changes } = await session.run(
-      `UPDATE audit_log SET month = ${KEPT_MONTH} WHERE month = ${month} AND id IN (${needed} LIMIT ${batchSize})`,
+      `UPDATE audit_log SET month = ${KEPT_MONTH} WHERE month = ${month} AND id IN (
+         SELECT id FROM (${needed}) n LIMIT ${batchSize})`,
     );
     moved += changes;
     if (changes < batchSize) break;
@@ -341,8 +361,7 @@ async function dropMonth(db: SqlDriver, session: SqlExecutor, month: number, bat
  * PostgreSQL: drops a month's detached table in one short transaction that locks that table only. What is still
  * needed in it goes to the kept partition first: none in the ordinary course (the moves took it, and a past month
  * gets no new records), but a record written in that month by a transaction still open when the moves looked is
- * there now — the concurrent detach waited for every such transaction. The check uses the indexes for pending
- * proposals and applied writes and reads the whole table only while an Ask Hermes run is running. The index rows of
+ * there now — the concurrent detach waited for every such transaction (`neededIds`). The index rows of
  * the decided proposals among its records go with it. If the table was attached again meanwhile (a kernel writing
  * in that month, `ensureMonthPartition`), it is left for the next run.
  */
@@ -354,19 +373,10 @@ async function dropDetached(db: SqlDriver, session: SqlExecutor, month: number) 
       await tx.run(`LOCK TABLE ${name} IN ACCESS EXCLUSIVE MODE`);
       const attached = await tx.get(`SELECT 1 AS ok FROM pg_inherits WHERE inhrelid = to_regclass(?)`, [name]);
       if (attached) return null;
-      // NEEDED, one arm at a time so that each can use its index.
-      const arms = [
-        `SELECT a.id FROM ${name} a WHERE a.id IN (SELECT p.audit_id FROM proposals p WHERE p.status = 'pending')`,
-        `SELECT a.id FROM ${name} a WHERE a.command_id IS NOT NULL AND a.effect = 'write' AND a.outcome = 'ok'`,
-      ];
-      if (await tx.get(`SELECT 1 AS ok FROM ask_runs WHERE status = 'running' LIMIT 1`))
-        arms.push(
-          `SELECT a.id FROM ${name} a WHERE a.run_id IN (SELECT r.run_id FROM ask_runs r WHERE r.status = 'running')`,
-        );
       const moved = (
         await tx.run(
           `INSERT INTO audit_log (${AUDIT_RECORD_COLUMNS}) SELECT ${kept} FROM ${name}
-           WHERE id IN (${arms.join(" UNION ")})`,
+           WHERE id IN (${await neededIds(tx, name)})`,
         )
       ).changes;
       await tx.run(
