@@ -124,6 +124,7 @@ export function auditMonthsStatements(dialect: SqlDriver["dialect"]): string[] {
     // Matching indexes exist on it (built online), so attaching takes them over instead of building.
     `ALTER TABLE audit_log ATTACH PARTITION audit_log_before_months FOR VALUES IN (NULL)`,
     `CREATE TABLE audit_log_kept PARTITION OF audit_log FOR VALUES IN (${KEPT_MONTH})`,
+    // Removed again by version 18 (`dropDefaultPartitionOnline`, decision 0041); an applied version is never edited.
     `CREATE TABLE audit_log_other PARTITION OF audit_log DEFAULT`,
     streams,
   ];
