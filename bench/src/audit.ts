@@ -185,8 +185,44 @@ async function loadExpired(kernel: SqlKernel, count: number, at: Date, month: nu
   }
 }
 
+const LAYOUT_LABELS = {
+  table: "one table",
+  rows: "the table from before version 12 (rows)",
+  months: "a month's partition (decision 0041: detached concurrently, then dropped)",
+  "months-0035": "a month's partition as decision 0035 dropped it (DETACH and DROP in one transaction)",
+};
+
+/** Decision 0035's rule of what retention keeps, as its drop ran it (one OR over the month's records). */
+const NEEDED_0035 = `(a.id IN (SELECT p.audit_id FROM proposals p WHERE p.status = 'pending')
+  OR (a.effect = 'write' AND a.outcome = 'ok' AND a.command_id IS NOT NULL)
+  OR a.run_id IN (SELECT r.run_id FROM ask_runs r WHERE r.status = 'running'))`;
+
+/**
+ * For comparison, the drop decision 0041 replaced, statement for statement as it ran on the sweep's own session:
+ * the needed records moved (a batch), then in one transaction the move again, the decided proposals' index rows,
+ * the count, DETACH (ACCESS EXCLUSIVE on audit_log) and DROP, committed.
+ */
+async function dropAsIn0035(driver: SqlDriver): Promise<number> {
+  const needed = `SELECT a.id FROM audit_log a WHERE a.month = 202603 AND ${NEEDED_0035}`;
+  return driver.session!(async (session) => {
+    await session.run(`UPDATE audit_log SET month = 0 WHERE month = 202603 AND id IN (${needed} LIMIT 1000)`);
+    await session.run("BEGIN");
+    await session.run(`UPDATE audit_log SET month = 0 WHERE month = 202603 AND id IN (${needed})`);
+    await session.run(
+      `DELETE FROM proposals WHERE status <> 'pending' AND audit_id IN (SELECT id FROM audit_log_m202603)`,
+    );
+    const count = await session.get<{ n: number | string }>(`SELECT COUNT(*) AS n FROM audit_log_m202603`);
+    await session.run(`ALTER TABLE audit_log DETACH PARTITION audit_log_m202603`);
+    await session.run(`DROP TABLE audit_log_m202603`);
+    await session.run("COMMIT");
+    return Number(count?.n ?? 0);
+  });
+}
+
 interface SweepResult {
   label: string;
+  /** The way decision 0041 replaced, measured beside it: not held to the goal. */
+  comparison: boolean;
   removed: number;
   seconds: number;
   calls: { without: number[]; during: number[] };
@@ -198,7 +234,7 @@ interface SweepResult {
  */
 async function sweepUnderLoad(
   kind: Kind,
-  layout: "rows" | "months",
+  layout: "rows" | "months" | "months-0035",
   settings: AuditBenchSettings,
 ): Promise<SweepResult> {
   const clock = new ManualClock("2028-06-15T12:00:00.000Z");
@@ -207,7 +243,7 @@ async function sweepUnderLoad(
   try {
     const w = await world(kernel);
     const driver = driverOf(kernel);
-    if (kind === "postgres" && layout === "months")
+    if (kind === "postgres" && layout !== "rows")
       await driver.run(`CREATE TABLE audit_log_m202603 PARTITION OF audit_log FOR VALUES IN (202603)`);
     // PostgreSQL rows: the records an upgraded database carries from before version 12, in the old table's
     // partition (month NULL), deleted row by row like SQLite's; months: a month's partition, dropped.
@@ -236,6 +272,10 @@ async function sweepUnderLoad(
     const t = now();
     let removed = 0;
     for (;;) {
+      if (layout === "months-0035") {
+        removed += await dropAsIn0035(driver);
+        break;
+      }
       // The defaults a process runs with (batches of 1,000 rows, runs of at most 1,000 batches).
       const sweep = await kernel.housekeeping.sweepAudit(clock.now(), { days: 365 });
       removed += sweep.removed + sweep.droppedRecords;
@@ -246,7 +286,8 @@ async function sweepUnderLoad(
     running = false;
     await Promise.all(callers);
     return {
-      label: `${kind === "sqlite" ? "SQLite" : "PostgreSQL"}, ${layout === "months" ? "a month's partition" : kind === "sqlite" ? "one table" : "the table from before version 12 (rows)"}`,
+      label: `${kind === "sqlite" ? "SQLite" : "PostgreSQL"}, ${LAYOUT_LABELS[layout === "rows" && kind === "sqlite" ? "table" : layout]}`,
+      comparison: layout === "months-0035",
       removed,
       seconds,
       calls: { without, during },
@@ -292,6 +333,7 @@ export async function runAudit(settings: AuditBenchSettings) {
   for (const [kind, layout] of [
     ["sqlite", "rows"],
     ["postgres", "months"],
+    ["postgres", "months-0035"],
     ["postgres", "rows"],
   ] as const) {
     log(`sweep ${kind} ${layout}`);
@@ -313,7 +355,9 @@ export async function runAudit(settings: AuditBenchSettings) {
     };
   });
   const writePass = Object.values(writeData).every((ratio) => ratio <= 1.05);
-  const sweepPass = sweepRows.every((r) => r.p99.during / r.p99.without <= 2 && r.s.removed >= settings.sweepRows);
+  const sweepPass = sweepRows.every(
+    (r) => r.s.comparison || (r.p99.during / r.p99.without <= 2 && r.s.removed >= settings.sweepRows),
+  );
   const markdown = [
     table(["audit record", "before (v10)", "after (v12)", "after / before"], bytes),
     "",

@@ -548,14 +548,16 @@ if (audit) {
       "`audit_log` and its indexes; PostgreSQL: `pg_total_relation_size` of every audit partition), after " +
       `${settings.audit.records.toLocaleString("en-US")} \`page.get\` reads or \`page.update_title\` writes through the router with ` +
       "Hermes-length ids. *Before* is a database migrated to version 10 whose `audit_log` only gained the nullable `month` " +
-      "column the kernel writes now (the old table and indexes, no partitions); *after* is version 12 (decision 0035). " +
+      "column the kernel writes now (the old table and indexes, no partitions); *after* is the latest version (12: months, decision 0035; " +
+      "18: no default partition, decision 0041). " +
       `*Write*: ${settings.audit.rounds} rounds × ${settings.audit.writesPerRound} writes per variant, interleaved and rotated; ` +
       "the ratio is the median of per-round ratios. *Sweep*: " +
       `${settings.audit.sweepRows.toLocaleString("en-US")} records two years old loaded with SQL, then ${settings.audit.callers} ` +
       "callers loop on `page.get` (each call reads the page and appends its own audit record): their latencies for 3 s " +
       "without a sweep, then during `sweepAudit` with a process's defaults (batches of 250 rows on SQLite and 1,000 on PostgreSQL, a turn of the event loop " +
-      "between batches, runs until nothing is left; 365 days' retention). On PostgreSQL once as a month's partition (dropped whole) and once as rows of the table " +
-      "from before version 12 (deleted row by row, as on SQLite).",
+      "between batches, runs until nothing is left; 365 days' retention). On PostgreSQL once as a month's partition (detached concurrently and dropped " +
+      "whole), once the same month dropped as decision 0035 did (count, DETACH and DROP in one transaction under ACCESS EXCLUSIVE on `audit_log`; " +
+      "for comparison, not held to the goal) and once as rows of the table from before version 12 (deleted row by row, as on SQLite).",
     "",
     audit.markdown,
     "",

@@ -1,11 +1,13 @@
 /**
- * The audit log by month (issue 39, decision 0035). Every record carries `month` (yyyymm of its `at`, UTC). On
- * PostgreSQL `audit_log` is partitioned by LIST on that column: one partition a month (`audit_log_m202601`), one for
- * the records kept past retention because something still needs them (`audit_log_kept`, month 0), the table as it
- * was before this version (`audit_log_before_months`, month NULL) and a default partition for a month whose partition
- * does not exist yet (`audit_log_other`), so an insert never fails for want of a partition. Retention then drops a
- * month's partition instead of deleting its rows (retention.ts). SQLite keeps one table; the column is there too, so
- * the kernel writes one INSERT on every database.
+ * The audit log by month (issue 39, decisions 0035 and 0041). Every record carries `month` (yyyymm of its `at`, UTC).
+ * On PostgreSQL `audit_log` is partitioned by LIST on that column: one partition a month (`audit_log_m202601`), one
+ * for the records kept past retention because something still needs them (`audit_log_kept`, month 0) and the table
+ * as it was before version 12 (`audit_log_before_months`, month NULL). There is no default partition (version 18):
+ * with one, PostgreSQL refuses `DETACH PARTITION … CONCURRENTLY`, and dropping a month would take ACCESS EXCLUSIVE
+ * on audit_log and queue every call's audit insert behind it. Instead a month's partition exists before its first
+ * record: made ahead at open and by every sweep, and by the kernel before it writes in a month it has not checked
+ * (audit-month-guard.ts). Retention then detaches a month concurrently and drops it (retention.ts). SQLite keeps one
+ * table; the column is there too, so the kernel writes one INSERT on every database.
  */
 import type { SqlDriver, SqlExecutor } from "./sql/driver";
 
@@ -122,37 +124,70 @@ export function auditMonthsStatements(dialect: SqlDriver["dialect"]): string[] {
     // Matching indexes exist on it (built online), so attaching takes them over instead of building.
     `ALTER TABLE audit_log ATTACH PARTITION audit_log_before_months FOR VALUES IN (NULL)`,
     `CREATE TABLE audit_log_kept PARTITION OF audit_log FOR VALUES IN (${KEPT_MONTH})`,
+    // Removed again by version 18 (`dropDefaultPartitionOnline`, decision 0041); an applied version is never edited.
     `CREATE TABLE audit_log_other PARTITION OF audit_log DEFAULT`,
     streams,
   ];
 }
 
+/** Months with a partition at any time: the clock's month and the ones after it (created ahead). */
+export const MONTHS_AHEAD = 3;
+
 /**
- * PostgreSQL: the partitions of this month and the next two, created when missing (at open and by every sweep), so
- * the default partition stays empty. Creating one while the default holds rows of its month fails (PostgreSQL would
- * have to move them); that month's records then stay in the default partition, where retention deletes them by row.
+ * PostgreSQL: the partition of `month`, made when it has none. Made as a table of its own and then attached:
+ * `ATTACH PARTITION` takes SHARE UPDATE EXCLUSIVE on audit_log, which lets every insert and read through, where
+ * `CREATE TABLE … PARTITION OF` would take ACCESS EXCLUSIVE and queue every call behind it (decision 0041). With no
+ * default partition, attaching scans nothing but the new, empty table. A table of that name that is not attached
+ * (one whose making stopped half-way) is attached as it is. Several processes may do this at once: whoever loses the
+ * race finds the month attached and answers false.
+ */
+export async function ensureMonthPartition(db: SqlExecutor, month: number): Promise<boolean> {
+  if (await isAttached(db, month)) return false;
+  const name = monthPartition(month);
+  try {
+    await db.run(`CREATE TABLE IF NOT EXISTS ${name} (LIKE audit_log INCLUDING DEFAULTS)`);
+    await db.run(`ALTER TABLE audit_log ATTACH PARTITION ${name} FOR VALUES IN (${month})`);
+    return true;
+  } catch (error) {
+    if (await isAttached(db, month)) return false;
+    throw error;
+  }
+}
+
+const isAttached = async (db: SqlExecutor, month: number) =>
+  Boolean(
+    await db.get(
+      `SELECT 1 AS ok FROM pg_inherits i
+       WHERE i.inhparent = to_regclass('audit_log') AND i.inhrelid = to_regclass(?) AND NOT i.inhdetachpending`,
+      [monthPartition(month)],
+    ),
+  );
+
+/** PostgreSQL with months (version 12 on): is audit_log partitioned here? */
+async function isPartitioned(db: SqlExecutor): Promise<boolean> {
+  const parent = await db.get<{ kind: string }>(
+    `SELECT relkind AS kind FROM pg_class WHERE oid = to_regclass('audit_log')`,
+  );
+  return parent?.kind === "p";
+}
+
+/**
+ * PostgreSQL: the partitions of `now`'s month and the next ones (`MONTHS_AHEAD` in all), made when missing: at open,
+ * by every sweep, and by the kernel before it writes in a month it has not checked yet (audit-month-guard.ts), so an
+ * insert always finds its month although audit_log has no default partition (decision 0041).
  */
 export async function ensureMonthPartitions(
   session: SqlExecutor,
   dialect: SqlDriver["dialect"],
   now: Date,
 ): Promise<{ created: number; failed: number }> {
-  if (dialect !== "postgres") return { created: 0, failed: 0 };
-  const parent = await session.get<{ kind: string }>(
-    `SELECT relkind AS kind FROM pg_class WHERE oid = to_regclass('audit_log')`,
-  );
-  if (parent?.kind !== "p") return { created: 0, failed: 0 };
+  if (dialect !== "postgres" || !(await isPartitioned(session))) return { created: 0, failed: 0 };
   const current = auditMonth(now.toISOString());
   let created = 0;
   let failed = 0;
-  for (let add = 0; add < 3; add++) {
-    const month = auditMonth(monthStart(current, add));
-    const name = monthPartition(month);
-    const exists = await session.get(`SELECT 1 AS ok FROM pg_class WHERE oid = to_regclass(?)`, [name]);
-    if (exists) continue;
+  for (let add = 0; add < MONTHS_AHEAD; add++) {
     try {
-      await session.run(`CREATE TABLE IF NOT EXISTS ${name} PARTITION OF audit_log FOR VALUES IN (${month})`);
-      created += 1;
+      if (await ensureMonthPartition(session, auditMonth(monthStart(current, add)))) created += 1;
     } catch {
       failed += 1;
     }
@@ -160,15 +195,92 @@ export async function ensureMonthPartitions(
   return { created, failed };
 }
 
-/** PostgreSQL: the month partitions there are now (not the kept, old or default ones), oldest first. */
-export async function listMonthPartitions(session: SqlExecutor): Promise<number[]> {
-  const rows = await session.all<{ name: string }>(
-    `SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
-     WHERE i.inhparent = to_regclass('audit_log')`,
-  );
-  return rows
-    .map((row) => /^audit_log_m(\d{6})$/.exec(row.name)?.[1])
+const monthOf = (name: string) => /^audit_log_m(\d{6})$/.exec(name)?.[1];
+const months = (rows: { name: string }[]) =>
+  rows
+    .map((row) => monthOf(row.name))
     .filter((month): month is string => month !== undefined)
     .map(Number)
     .sort((a, b) => a - b);
+
+/** PostgreSQL: the month partitions attached now (not the kept or old ones, nor one being detached), oldest first. */
+export async function listMonthPartitions(session: SqlExecutor): Promise<number[]> {
+  return months(
+    await session.all<{ name: string }>(
+      `SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+       WHERE i.inhparent = to_regclass('audit_log') AND NOT i.inhdetachpending`,
+    ),
+  );
+}
+
+/**
+ * PostgreSQL: months whose partition a sweep detached and did not drop yet (the process stopped in between). A
+ * detach that stopped half-way (`DETACH … CONCURRENTLY` interrupted: the partition is "pending detach", and a table
+ * may have one such at a time) is finished first.
+ */
+export async function detachedMonths(session: SqlExecutor): Promise<number[]> {
+  const pending = await session.all<{ name: string }>(
+    `SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+     WHERE i.inhparent = to_regclass('audit_log') AND i.inhdetachpending`,
+  );
+  for (const { name } of pending) {
+    // Waits like the detach did; if it gives up too, the partition stays pending for the next run.
+    await session.run(`ALTER TABLE audit_log DETACH PARTITION ${name} FINALIZE`).catch(() => undefined);
+  }
+  return months(
+    await session.all<{ name: string }>(
+      `SELECT c.relname AS name FROM pg_class c
+       WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind = 'r' AND NOT c.relispartition
+         AND c.relname LIKE 'audit_log_m%'`,
+    ),
+  );
+}
+
+/** The columns an audit record has, `id` first (moving records between tables names them all). */
+export const AUDIT_RECORD_COLUMNS = `id, ${AUDIT_COLUMNS.split(",")
+  .map((column) => column.trim().split(/\s+/)[0])
+  .join(", ")}`;
+
+/** Version 18's table of records the default partition held. */
+const OLD_DEFAULT = "audit_log_other";
+
+/**
+ * Version 18, before its (empty) transaction, PostgreSQL: audit_log loses its default partition, online. First the
+ * months around now get their partitions (so no insert needs the default any more); then the default is detached
+ * — a catalog change under a brief ACCESS EXCLUSIVE on audit_log, waited for at most 10 s — and the records it held
+ * (months that had no partition yet: copied by `migrate-data`, or written with a clock far ahead) go to partitions
+ * of their months in batches, ids and times unchanged, each batch one statement. A start that stops half-way
+ * continues here: the detached table is still there, with what was not moved yet.
+ */
+export async function dropDefaultPartitionOnline(
+  session: SqlExecutor,
+  dialect: SqlDriver["dialect"],
+  now: Date,
+): Promise<void> {
+  if (dialect !== "postgres" || !(await isPartitioned(session))) return;
+  await ensureMonthPartitions(session, dialect, now);
+  const attached = await session.get(
+    `SELECT 1 AS ok FROM pg_inherits WHERE inhparent = to_regclass('audit_log') AND inhrelid = to_regclass(?)`,
+    [OLD_DEFAULT],
+  );
+  if (attached) {
+    await session.run(`SET lock_timeout = '10s'`);
+    await session.run(`ALTER TABLE audit_log DETACH PARTITION ${OLD_DEFAULT}`);
+    await session.run(`RESET lock_timeout`);
+  }
+  if (!(await session.get(`SELECT 1 AS ok FROM pg_class WHERE oid = to_regclass(?)`, [OLD_DEFAULT]))) return;
+  const held = await session.all<{ month: number }>(
+    `SELECT DISTINCT month FROM ${OLD_DEFAULT} WHERE month IS NOT NULL AND month <> ${KEPT_MONTH}`,
+  );
+  for (const { month } of held) await ensureMonthPartition(session, Number(month));
+  for (;;) {
+    const { changes } = await session.run(
+      `WITH moved AS (
+         DELETE FROM ${OLD_DEFAULT} WHERE id IN (SELECT id FROM ${OLD_DEFAULT} ORDER BY id LIMIT 1000)
+         RETURNING ${AUDIT_RECORD_COLUMNS})
+       INSERT INTO audit_log (${AUDIT_RECORD_COLUMNS}) SELECT ${AUDIT_RECORD_COLUMNS} FROM moved`,
+    );
+    if (changes === 0) break;
+  }
+  await session.run(`DROP TABLE ${OLD_DEFAULT}`);
 }

@@ -2,6 +2,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
+import { ManualClock } from "./clock";
 import { CopyRefused, copyDatabase } from "./copy";
 import type { SqlDriver, SqlExecutor } from "./sql/driver";
 import { openSqliteDriver } from "./sql/sqlite-driver";
@@ -121,11 +122,12 @@ async function copyAndCheck(source: SqlDriver, target: SqlDriver) {
 }
 
 describe("copyDatabase", () => {
+  // The first PGlite database of the file: migrating it and the copy took 18–20 s at a load average of 30 (2 cores).
   it("copies a SQLite file to PostgreSQL (PGlite), identical row for row", async () => {
     const { from, to } = await copyAndCheck(sqliteFile(), await openTestPgliteDriver());
     await from.close();
     await to.close();
-  });
+  }, 60_000);
 
   it("copies back from PostgreSQL (PGlite) to a SQLite file", async () => {
     const pglite = await openTestPgliteDriver();
@@ -138,6 +140,19 @@ describe("copyDatabase", () => {
     const { from, to } = await copyAndCheck(sqliteFile(), await openTestPostgresDriver());
     await from.close();
     await to.close();
+  });
+
+  it("copies audit records of months the PostgreSQL target has no partition for yet (it has no default one)", async () => {
+    const source = sqliteFile();
+    // Records of March 2024: the target makes only the months around now when it opens.
+    const from = await SqlKernel.open(source, { clock: new ManualClock("2024-03-10T00:00:00.000Z") });
+    await fillSource(from);
+    const target = await openTestPgliteDriver();
+    const report = await copyDatabase(source, target);
+    expect(report.tables.audit_log).toBe(13);
+    expect(await target.get(`SELECT COUNT(*) AS n FROM audit_log_m202403`)).toEqual({ n: 13 });
+    await from.close();
+    await target.close();
   });
 
   it("refuses a target that already has data, and changes nothing", async () => {

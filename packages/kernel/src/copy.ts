@@ -1,3 +1,4 @@
+import { ensureMonthPartition, KEPT_MONTH } from "./audit-partitions";
 import { BUSINESS_TABLES, LATEST_SCHEMA_VERSION, migrate } from "./migrations";
 import type { SqlDriver, SqlExecutor, SqlValue } from "./sql/driver";
 
@@ -101,6 +102,14 @@ export async function copyDatabase(from: SqlDriver, to: SqlDriver, options: Copy
       const tables = {} as Record<BusinessTable, number>;
       for (const table of BUSINESS_TABLES) {
         const total = await countRows(source, table);
+        if (table === "audit_log" && to.dialect === "postgres") {
+          // A record lands in its month's partition, and audit_log has no default one (decision 0041): every
+          // month the source's records carry gets its partition first (past ones too; retention drops them).
+          const months = await source.all<{ month: number | string }>(
+            `SELECT DISTINCT month FROM audit_log WHERE month IS NOT NULL AND month <> ${KEPT_MONTH}`,
+          );
+          for (const { month } of months) await ensureMonthPartition(target, Number(month));
+        }
         let copied = 0;
         for (let offset = 0; ; offset += batchSize) {
           const rows = await source.all<Record<string, SqlValue>>(

@@ -1,5 +1,5 @@
 import { type Clock, systemClock } from "./clock";
-import { auditMonthsOnline, auditMonthsStatements } from "./audit-partitions";
+import { auditMonthsOnline, auditMonthsStatements, dropDefaultPartitionOnline } from "./audit-partitions";
 import { inSession, type SqlDriver, type SqlExecutor } from "./sql/driver";
 
 /**
@@ -13,9 +13,10 @@ interface Migration {
   /**
    * What must happen before the transaction, on a session of its own and without a statement timeout: long work that
    * may not block writers (building an index CONCURRENTLY, validating a constraint). Runs under the migration lock,
-   * and again if the process stopped before the version was recorded, so each step is idempotent.
+   * and again if the process stopped before the version was recorded, so each step is idempotent. `now` is the
+   * migrating process's clock.
    */
-  online?: (session: SqlExecutor, dialect: SqlDriver["dialect"]) => Promise<void>;
+  online?: (session: SqlExecutor, dialect: SqlDriver["dialect"], now: Date) => Promise<void>;
   statements: (dialect: SqlDriver["dialect"]) => string[];
 }
 
@@ -247,6 +248,16 @@ const MIGRATIONS: Migration[] = [
         created_at TEXT NOT NULL, UNIQUE (thread_id, seq))`,
     ],
   },
+  {
+    version: 18,
+    name: "audit months without a default partition",
+    // Issue 39 (decision 0041): PostgreSQL refuses DETACH PARTITION CONCURRENTLY while a default partition exists,
+    // and dropping a month otherwise locks audit_log against every call. The online part makes the months around
+    // now, detaches the default and moves what it held into months of their own (audit-partitions.ts); nothing is
+    // left for the transaction. SQLite has no partitions.
+    online: dropDefaultPartitionOnline,
+    statements: () => [],
+  },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS.at(-1)!.version;
@@ -273,7 +284,7 @@ export async function migrate(
         const pending = !(await driver.get(`SELECT version FROM schema_migrations WHERE version = ?`, [
           migration.version,
         ]));
-        if (pending) await inSession(driver, (session) => online(session, driver.dialect));
+        if (pending) await inSession(driver, (session) => online(session, driver.dialect, clock.now()));
       }
       const done = await driver.transaction(async (tx) => {
         const row = await tx.get(`SELECT version FROM schema_migrations WHERE version = ?`, [migration.version]);

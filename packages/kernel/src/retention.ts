@@ -9,7 +9,9 @@
  *    a command can be reverted as long as the page's command log has it (the log is never pruned);
  *  - every record of an Ask Hermes run still running: the panel follows the run's calls while it runs.
  * Before a month's partition is dropped its kept records move to the kept partition (month 0), with their `at`.
- * A decided proposal's index row goes with its audit record.
+ * A decided proposal's index row goes with its audit record. The partition is detached with `DETACH PARTITION …
+ * CONCURRENTLY` and dropped once it is a table of its own, so no step locks audit_log against the calls' inserts
+ * (decision 0041).
  *
  * The expired-records sweep removes what can grant or block nothing any more: idempotency records past their
  * `expires_at` (MNOTE_IDEMPOTENCY_TTL_HOURS), rate windows that ended, tokens expired or revoked longer than the
@@ -18,9 +20,17 @@
  *
  * On PostgreSQL each sweep runs on a session of its own holding an advisory lock, so with several bridges and
  * panels on one database one instance at a time does it and the others skip (`skipped: 1`). Every statement is one
- * short transaction; the partition swaps wait at most `lock_timeout` for their lock and are retried next time.
+ * short transaction; a step that does not get its lock within `lock_timeout` is taken up again by the next run.
  */
-import { ensureMonthPartitions, KEPT_MONTH, listMonthPartitions, monthPartition, monthStart } from "./audit-partitions";
+import {
+  AUDIT_RECORD_COLUMNS,
+  detachedMonths,
+  ensureMonthPartitions,
+  KEPT_MONTH,
+  listMonthPartitions,
+  monthPartition,
+  monthStart,
+} from "./audit-partitions";
 import type { Clock } from "./clock";
 import type { KernelOAuth } from "./oauth";
 import { inSession, type SqlDriver, type SqlExecutor } from "./sql/driver";
@@ -67,8 +77,14 @@ export interface KernelHousekeeping {
   sweepAudit(now: Date, retention: AuditRetention): Promise<AuditSweep>;
   /** Expired idempotency records, rate windows, tokens and OAuth leftovers, `batchSize` rows per statement. */
   sweepExpired(now: Date, options: { tokenGraceDays: number; batchSize?: number }): Promise<ExpiredSweep>;
-  /** PostgreSQL: the audit partitions of this month and the next two (also run by `sweepAudit` and at open). */
+  /** PostgreSQL: the audit partitions of this month and the next ones (also run by `sweepAudit` and at open). */
   ensurePartitions(now: Date): Promise<{ created: number; failed: number }>;
+  /**
+   * Runs `fn` unless another instance runs the job called `name` right now (PostgreSQL: an advisory lock held on a
+   * session of its own while `fn` runs; null when another instance holds it). On SQLite and PGlite, one process per
+   * database, `fn` just runs. The audit stream uses it so that two instances do not push the same records.
+   */
+  alone<T>(name: string, fn: () => Promise<T>): Promise<T | null>;
 }
 
 const DAY_MS = 86_400_000;
@@ -94,6 +110,25 @@ const yieldToCalls = () => new Promise<void>((resolve) => setImmediate(resolve))
 const NEEDED = `(a.id IN (SELECT p.audit_id FROM proposals p WHERE p.status = 'pending')
   OR (a.effect = 'write' AND a.outcome = 'ok' AND a.command_id IS NOT NULL)
   OR a.run_id IN (SELECT r.run_id FROM ask_runs r WHERE r.status = 'running'))`;
+
+/**
+ * PostgreSQL: the ids of `table` (a month's partition, or its table once detached) that `NEEDED` keeps, one arm at a
+ * time so that each uses its index — the ids for pending proposals, the partial command index for applied writes —
+ * and the whole table is read only while an Ask Hermes run is running. As one OR, the planner reads every record of
+ * the month, and a month of a million reads took seconds of the server's CPU from the calls (section 9 of
+ * docs/benchmarks.md).
+ */
+async function neededIds(tx: SqlExecutor, table: string): Promise<string> {
+  const arms = [
+    `SELECT a.id FROM ${table} a WHERE a.id IN (SELECT p.audit_id FROM proposals p WHERE p.status = 'pending')`,
+    `SELECT a.id FROM ${table} a WHERE a.command_id IS NOT NULL AND a.effect = 'write' AND a.outcome = 'ok'`,
+  ];
+  if (await tx.get(`SELECT 1 AS ok FROM ask_runs WHERE status = 'running' LIMIT 1`))
+    arms.push(
+      `SELECT a.id FROM ${table} a WHERE a.run_id IN (SELECT r.run_id FROM ask_runs r WHERE r.status = 'running')`,
+    );
+  return arms.join(" UNION ");
+}
 
 /** Advisory-lock class for housekeeping ("mnhk"); the second key names the sweep and the schema. */
 const HOUSEKEEPING_LOCK_CLASS = 0x6d6e686b;
@@ -138,6 +173,8 @@ export function createHousekeeping(db: SqlDriver, _clock: Clock, oauth: KernelOA
   return {
     ensurePartitions: (now) => inSession(db, (session) => ensureMonthPartitions(session, db.dialect, now)),
 
+    alone: (name, fn) => exclusively(db, name, () => fn()),
+
     async sweepAudit(now, retention) {
       const result = await exclusively(db, "audit", async (session) => {
         const sweep = emptyAudit();
@@ -148,6 +185,15 @@ export function createHousekeeping(db: SqlDriver, _clock: Clock, oauth: KernelOA
         const readCutoff = new Date(now.getTime() - readDays * DAY_MS).toISOString();
         if (db.dialect === "postgres") {
           sweep.partitionsCreated = (await ensureMonthPartitions(session, db.dialect, now)).created;
+          // A month detached by a run that stopped before dropping it: finish it (all its records are checked).
+          for (const month of await detachedMonths(session)) {
+            if (monthStart(month, 1) > cutoff || budget-- <= 0) continue;
+            const dropped = await dropDetached(db, session, month);
+            if (!dropped) continue;
+            sweep.moved += dropped.moved;
+            sweep.droppedRecords += dropped.records;
+            sweep.partitionsDropped += 1;
+          }
           // Whole months past retention: keep what is needed, then drop the partition.
           for (const month of await listMonthPartitions(session)) {
             if (monthStart(month, 1) > cutoff || budget <= 0) break;
@@ -272,35 +318,75 @@ async function inOneTransaction<T>(db: SqlDriver, session: SqlExecutor, fn: (tx:
 }
 
 /**
- * PostgreSQL: one month past retention. Its needed records move to the kept partition (batches, writes go on),
- * the decided proposals' index rows of the rest go, and then, in one short transaction, the partition is detached
- * and dropped after moving anything needed that came up meanwhile. Null when the drop had to give up (its lock not
- * had within lock_timeout): the next run tries again.
+ * PostgreSQL: one month past retention, without ever locking audit_log against the calls (decision 0041):
+ *  1. its needed records move to the kept partition, in batches (row locks only; writes go on);
+ *  2. the partition is detached with `DETACH PARTITION … CONCURRENTLY`: SHARE UPDATE EXCLUSIVE on audit_log, which
+ *     no insert or read waits for; it waits itself for the transactions that might still use the partition. It may
+ *     not run in a transaction: the sweep's session runs each statement on its own (PGlite's driver too, between
+ *     the transactions of the calls);
+ *  3. the detached table is dropped (`dropDetached`).
+ * Null when a step had to give up (its lock not had within lock_timeout): the next run takes it up again — an
+ * interrupted concurrent detach is finished (`detachedMonths`), a detached table dropped.
  */
 async function dropMonth(db: SqlDriver, session: SqlExecutor, month: number, batchSize: number, spend: () => boolean) {
   let moved = 0;
-  const needed = `SELECT a.id FROM audit_log a WHERE a.month = ${month} AND ${NEEDED}`;
+  const name = monthPartition(month);
   for (;;) {
     if (!spend()) return null;
+    const needed = await neededIds(session, name);
     const { changes } = await session.run(
-      `UPDATE audit_log SET month = ${KEPT_MONTH} WHERE month = ${month} AND id IN (${needed} LIMIT ${batchSize})`,
+      `UPDATE audit_log SET month = ${KEPT_MONTH} WHERE month = ${month} AND id IN (
+         SELECT id FROM (${needed}) n LIMIT ${batchSize})`,
     );
     moved += changes;
     if (changes < batchSize) break;
     await yieldToCalls();
   }
-  const name = monthPartition(month);
   try {
-    const dropped = await inOneTransaction(db, session, async (tx) => {
-      moved += (await tx.run(`UPDATE audit_log SET month = ${KEPT_MONTH} WHERE month = ${month} AND id IN (${needed})`))
-        .changes;
-      await tx.run(`DELETE FROM proposals WHERE status <> 'pending' AND audit_id IN (SELECT id FROM ${name})`);
+    // Its waits block nobody (see above), so it may wait longer than the sweep's other steps.
+    await session.run(`SET lock_timeout = '30s'`);
+    try {
+      await session.run(`ALTER TABLE audit_log DETACH PARTITION ${name} CONCURRENTLY`);
+    } finally {
+      await session.run(`SET lock_timeout = '2s'`);
+    }
+  } catch {
+    return null;
+  }
+  const dropped = await dropDetached(db, session, month);
+  return dropped && { moved: moved + dropped.moved, records: dropped.records };
+}
+
+/**
+ * PostgreSQL: drops a month's detached table in one short transaction that locks that table only. What is still
+ * needed in it goes to the kept partition first: none in the ordinary course (the moves took it, and a past month
+ * gets no new records), but a record written in that month by a transaction still open when the moves looked is
+ * there now — the concurrent detach waited for every such transaction (`neededIds`). The index rows of
+ * the decided proposals among its records go with it. If the table was attached again meanwhile (a kernel writing
+ * in that month, `ensureMonthPartition`), it is left for the next run.
+ */
+async function dropDetached(db: SqlDriver, session: SqlExecutor, month: number) {
+  const name = monthPartition(month);
+  const kept = AUDIT_RECORD_COLUMNS.replace(/\bmonth\b/, `${KEPT_MONTH} AS month`);
+  try {
+    return await inOneTransaction(db, session, async (tx) => {
+      await tx.run(`LOCK TABLE ${name} IN ACCESS EXCLUSIVE MODE`);
+      const attached = await tx.get(`SELECT 1 AS ok FROM pg_inherits WHERE inhrelid = to_regclass(?)`, [name]);
+      if (attached) return null;
+      const moved = (
+        await tx.run(
+          `INSERT INTO audit_log (${AUDIT_RECORD_COLUMNS}) SELECT ${kept} FROM ${name}
+           WHERE id IN (${await neededIds(tx, name)})`,
+        )
+      ).changes;
+      await tx.run(
+        `DELETE FROM proposals p WHERE p.status <> 'pending' AND EXISTS (SELECT 1 FROM ${name} a WHERE a.id = p.audit_id)
+           AND NOT EXISTS (SELECT 1 FROM audit_log k WHERE k.month = ${KEPT_MONTH} AND k.id = p.audit_id)`,
+      );
       const count = await tx.get<{ n: number | string }>(`SELECT COUNT(*) AS n FROM ${name}`);
-      await tx.run(`ALTER TABLE audit_log DETACH PARTITION ${name}`);
       await tx.run(`DROP TABLE ${name}`);
-      return Number(count?.n ?? 0);
+      return { moved, records: Number(count?.n ?? 0) - moved };
     });
-    return { moved, records: dropped };
   } catch {
     // Most likely the lock was not had within lock_timeout; everything rolled back, the next run tries again.
     return null;

@@ -7,6 +7,7 @@ import { appendAudit, rejectProposal } from "./audit-records";
 import { KernelChangeFeed } from "./change-feed";
 import { type AuditExportQuery, getStreamCursor, listAuditForExport, setStreamCursor } from "./audit-export";
 import { ensureMonthPartitions } from "./audit-partitions";
+import { guardAuditMonths } from "./audit-month-guard";
 import { migrate } from "./migrations";
 import { createHousekeeping, type KernelHousekeeping } from "./retention";
 import { getDisplayNames, listPageOverviews } from "./panel-reads";
@@ -70,8 +71,9 @@ export class SqlKernel {
   ) {
     const clock = (this.clock = options.clock ?? systemClock);
     this.changes = new KernelChangeFeed(source, clock);
-    // The feed's driver: what a transaction announces is emitted when it commits.
-    this.db = this.changes.driver;
+    // The feed's driver: what a transaction announces is emitted when it commits. On PostgreSQL every write first
+    // makes sure the audit partition of the clock's month exists (audit-month-guard.ts, decision 0041).
+    this.db = guardAuditMonths(this.changes.driver, clock);
     this.admin = createAdmin(this.db, clock);
     this.oauth = createOAuth(this.db, clock);
     this.housekeeping = createHousekeeping(this.db, clock, this.oauth);

@@ -21,7 +21,7 @@ async function read(w: World, overrides: Record<string, unknown> = {}) {
   expect(out.ok).toBe(true);
 }
 
-describe.each(testKernels())("audit export and stream ($name)", ({ open }) => {
+describe.each(testKernels())("audit export and stream ($name)", ({ name, open }) => {
   const world = useWorlds(open);
 
   it("exports a range oldest first with the trail's fields, actorIsAgent and the Hermes ids; a bad range is refused", async () => {
@@ -157,4 +157,37 @@ describe.each(testKernels())("audit export and stream ($name)", ({ open }) => {
       server.close();
     }
   });
+
+  // One database, two instances' schedulers: the advisory lock is PostgreSQL's (SQLite and PGlite serve one process).
+  it.runIf(name === "PostgreSQL server")(
+    "streams from one instance at a time: a second run meanwhile skips, so no page is pushed twice",
+    async () => {
+      const clock = new ManualClock("2026-03-01T10:00:00.000Z");
+      const w = await world({ clock });
+      const path = join(mkdtempSync(join(tmpdir(), "mnote-stream-")), "audit.ndjson");
+      const target = { url: `file:${path}` };
+      await read(w);
+      clock.advance(2 * MINUTE);
+      let release = () => {};
+      const held = new Promise<void>((resolve) => (release = resolve));
+      let delivering = () => {};
+      const started = new Promise<void>((resolve) => (delivering = resolve));
+      const slow = async (lines: string) => {
+        delivering();
+        await held;
+        await deliverTo(target)(lines);
+      };
+      const first = auditStreamJob(w.kernel, target, slow)(clock.now());
+      await started;
+      // The first run is in the middle of delivering its page: the second finds the target taken.
+      expect(await auditStreamJob(w.kernel, target)(clock.now())).toEqual({ streamed: 0, skipped: 1 });
+      release();
+      expect((await first).streamed).toBeGreaterThan(0);
+      const ids = readFileSync(path, "utf8")
+        .trim()
+        .split("\n")
+        .map((line) => (JSON.parse(line) as { id: number }).id);
+      expect(new Set(ids).size).toBe(ids.length);
+    },
+  );
 });

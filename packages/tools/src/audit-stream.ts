@@ -48,11 +48,13 @@ export function deliverTo(target: AuditStreamTarget, fetchImpl: typeof fetch = f
  * One run of the stream: the records after the target's cursor (through the operator router, as the export reads
  * them), a page at a time, each page delivered and then the cursor moved past it. At least once: a delivery that
  * succeeded before a crash is sent again by the next run; receivers de-duplicate by `id`. It runs in the
- * housekeeping scheduler, never inside a tool call, so a slow or failing endpoint delays only the stream.
+ * housekeeping scheduler, never inside a tool call, so a slow or failing endpoint delays only the stream. With
+ * several instances on one PostgreSQL database one pushes to a target at a time (an advisory lock per target); the
+ * others answer `skipped: 1`, so two instances do not send the same page side by side.
  */
 export function auditStreamJob(kernel: SqlKernel, target: AuditStreamTarget, deliver: Deliver = deliverTo(target)) {
   const caller = createOperatorCaller(createToolsContext({ kernel }));
-  return async (now: Date) => {
+  const run = async (now: Date) => {
     let cursor = await kernel.getStreamCursor(target.url);
     let streamed = 0;
     for (let page = 0; page < PAGES_PER_RUN; page++) {
@@ -71,6 +73,8 @@ export function auditStreamJob(kernel: SqlKernel, target: AuditStreamTarget, del
     }
     return { streamed };
   };
+  return async (now: Date) =>
+    (await kernel.housekeeping.alone(`audit-stream ${target.url}`, () => run(now))) ?? { streamed: 0, skipped: 1 };
 }
 
 /**
