@@ -2,7 +2,7 @@
 
 import { reviewRows } from "@mnote/diff";
 import { useEffect, useMemo, useRef, useState } from "react";
-import { type ProposalItem, useDecisions, useProposalDetail } from "./proposals";
+import { OutcomeText, type ProposalItem, useDecisions, useProposalDetail } from "./proposals";
 import { useReview } from "./review-state";
 
 /** The review's keyboard shortcuts, as the `?` overlay lists them (issue 22 item 4). */
@@ -170,7 +170,7 @@ function ProposalKeys({
   if (!decisions.outcome) return null;
   return (
     <p role={decisions.outcome.tone === "error" ? "alert" : "status"} className={`notice ${decisions.outcome.tone}`}>
-      {decisions.outcome.text}
+      <OutcomeText outcome={decisions.outcome} />
     </p>
   );
 }
