@@ -188,7 +188,6 @@ export function AuditTrail({ pageRef, onReverted }: { pageRef: PageRef; onRevert
                       type="button"
                       className="small"
                       disabled={revert.isPending}
-                      aria-label={`Revert: ${entrySentence(record)}`}
                       onClick={() => proposeRevert(record.commandId!)}
                     >
                       Revert
@@ -237,10 +236,7 @@ function approvalWords(record: AuditRow, actor: string) {
   return `approved by ${actor}`;
 }
 
-/**
- * A record as one sentence: who did what, and what came of it. The one wording of the history, so the row, its
- * Revert button's name and the tests read the same words.
- */
+/** A record as one sentence: who did what, and what came of it. The one wording of the history. */
 export function entrySentence(record: AuditRow): string {
   const actor = whoShort(record.who);
   const tool = toolLabel(record.identity.toolName);

@@ -541,6 +541,7 @@ const ChangeRow = memo(function ChangeRow({
       data-index={rowIndex}
       data-kind={change.kind}
       data-change={changeIndex}
+      data-position={positionOf(change)}
       className={`change ${className}${flagged ? " flagged" : ""}${current ? " current" : ""}${leftOut ? " left-out" : ""}`}
       data-left-out={leftOut || undefined}
       style={{ transform: `translateY(${start}px)` }}
@@ -593,6 +594,23 @@ const ChangeRow = memo(function ChangeRow({
     </li>
   );
 });
+
+/**
+ * A block change's place in the page (1-based; a delete's in the page as it is, the rest in the page as it will be):
+ * for tools and tests reading the list's order (`data-position`), never shown — people read "after 'Rollout'".
+ */
+function positionOf(change: Change): number | undefined {
+  switch (change.kind) {
+    case "insert":
+    case "delete":
+    case "update":
+      return change.index + 1;
+    case "move":
+      return change.to + 1;
+    default:
+      return undefined;
+  }
+}
 
 /** The person's edit of the block a change inserts or changes, if any. */
 function editOf(change: Change, edits?: ReadonlyMap<string, Block>): Block | undefined {

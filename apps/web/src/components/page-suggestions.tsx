@@ -166,6 +166,9 @@ function SuggestedHeading({
   );
 }
 
+/** The suggestions still to decide in the page, in page order. */
+const OPEN_SUGGESTIONS = '.suggestion[data-state="pending"], .suggestion[data-state="conflict"]';
+
 /** The page with one pending proposal's changes where they land, in step with its card in the panel. */
 export function PageSuggestionsFor({
   proposal,
@@ -194,16 +197,27 @@ export function PageSuggestionsFor({
   // focus was in here: a person who moved it elsewhere keeps it there.
   const reviewRef = useRef<HTMLDivElement>(null);
   const focusedHere = useRef(false);
+  // Where the focused suggestion stood among the open ones: the one that takes its place is its successor.
+  const focusedAt = useRef(0);
   const changes = suggestions?.changes;
   const editing = review.editing;
   useEffect(() => {
     if (!focusedHere.current || (document.activeElement && document.activeElement !== document.body)) return;
     const box = reviewRef.current;
-    const next = box?.querySelector<HTMLElement>(
-      '.suggestion[data-state="pending"], .suggestion[data-state="conflict"]',
-    );
-    (next ?? box)?.focus({ preventScroll: true });
+    const open = [...(box?.querySelectorAll<HTMLElement>(OPEN_SUGGESTIONS) ?? [])];
+    (open[Math.min(focusedAt.current, open.length - 1)] ?? box)?.focus({ preventScroll: true });
   }, [changes, editing]);
+  useEffect(
+    () => () => {
+      // The proposal is done and its review leaves the page: the focus stays in the page, not on <body>.
+      if (!focusedHere.current) return;
+      requestAnimationFrame(() => {
+        if (!document.activeElement || document.activeElement === document.body)
+          document.querySelector<HTMLElement>('[data-testid="page-blocks"]')?.focus({ preventScroll: true });
+      });
+    },
+    [],
+  );
   const forward = (handleRef: Ref<PageBodyHandle>, value: PageBodyHandle | null) => {
     inner.current = value;
     if (typeof handleRef === "function") handleRef(value);
@@ -224,13 +238,15 @@ export function PageSuggestionsFor({
       data-testid="in-page-review"
       data-proposal-id={proposal.id}
       tabIndex={-1}
-      onFocus={() => {
+      onFocus={(event) => {
         focusedHere.current = true;
+        const suggestion = (event.target as HTMLElement).closest(OPEN_SUGGESTIONS);
+        const open = [...event.currentTarget.querySelectorAll(OPEN_SUGGESTIONS)];
+        if (suggestion) focusedAt.current = Math.max(0, open.indexOf(suggestion));
       }}
       onBlur={(event) => {
         // Focus moved to something outside (not lost with a removed element, which has no next target).
-        if (event.relatedTarget && !event.currentTarget.contains(event.relatedTarget))
-          focusedHere.current = false;
+        if (event.relatedTarget && !event.currentTarget.contains(event.relatedTarget)) focusedHere.current = false;
       }}
     >
       <p className="muted suggestion-note" role="note">
