@@ -7,7 +7,7 @@ import { useEffect, useMemo, useRef, useState } from "react";
 import { CharactersLeft } from "./characters-left";
 import { useTRPC } from "~/trpc/react";
 import type { DecisionAnswer, PageRef, RouterInputs, RouterOutputs } from "~/trpc/types";
-import { ChangeList, countChanges } from "./diff-view";
+import { ChangeList, countChanges, optionLabel } from "./diff-view";
 import { possessive, proposalStatusText, toolLabel, whoShort, whoText } from "./labels";
 import { CopyableId } from "./copyable-id";
 import { RelativeTime } from "./relative-time";
@@ -39,6 +39,10 @@ export function refusalOutcome(refusal: Refusal | null | undefined): Outcome {
   // The page moved between reading it and writing (not "decided meanwhile", the other conflict).
   if (refusal?.code === "mnote_tool_conflict" && refusal.reason === "page_moved") {
     return { tone: "error", text: "The page changed while deciding. Nothing was written: try again." };
+  }
+  // The contract's message names the option's key and its registry state; a person reads what it means.
+  if (refusal?.code === "mnote_tool_option_unsupported") {
+    return { tone: "error", text: "The editor does not support that page option yet. Nothing was written." };
   }
   return { tone: "error", text: `${plainPaths(refusal?.message ?? "The edit was refused")}. Nothing was written.` };
 }
@@ -380,13 +384,25 @@ function ProposalMeta({ proposal }: { proposal: ProposalItem }) {
         <ul className="warnings" aria-label="Warnings">
           {proposal.summary!.warnings.map((w, i) => (
             <li key={i} className="warning">
-              ⚠ {w.message}
+              ⚠ {warningText(w)}
             </li>
           ))}
         </ul>
       )}
     </>
   );
+}
+
+/**
+ * A planner's warning as a person reads it: an option the editor does not support yet by its label (the message
+ * names its key and the code a real call fails with, for agents); any other warning as the planner wrote it.
+ */
+export function warningText(warning: { code: string; field?: string; message: string }): string {
+  if (warning.code === "option_not_wired" && warning.field?.startsWith("options.")) {
+    const label = optionLabel(warning.field.slice("options.".length));
+    return `${label} is not supported by the editor yet: applying this change will be refused.`;
+  }
+  return warning.message;
 }
 
 /** "4 changes · 1 inserted · 2 changed · title": what a proposal does, before its changes are read. */
