@@ -1,6 +1,6 @@
 import AxeBuilder from "@axe-core/playwright";
 import type { Page } from "@playwright/test";
-import { agentCall, expect, openPage, panelTab, proposalCard, signIn, test } from "./support";
+import { agentCall, expect, openDetails, openPage, panelTab, proposalCard, signIn, test } from "./support";
 import { FLOW_PAGES } from "./pages";
 
 /** axe-core's WCAG 2.x A/AA rules and best practices; any violation fails with its rule ids and targets. */
@@ -23,7 +23,8 @@ const AXE_RUN_MS = 25_000;
 test("sign-in, home, and the page with its panel (every tab, a pending proposal) have no axe violations", async ({
   page,
 }) => {
-  test.setTimeout(60_000 + 5 * AXE_RUN_MS);
+  // Six axe runs (sign-in, home, three tabs and the reject form), each several seconds on a busy 2-core machine.
+  test.setTimeout(60_000 + 6 * AXE_RUN_MS);
   const doc = FLOW_PAGES.accessibility.id;
   const proposal = await agentCall(
     "mnote_page_save",
@@ -54,11 +55,26 @@ test("sign-in, home, and the page with its panel (every tab, a pending proposal)
   await openPage(page, doc);
   await expect(proposalCard(page, proposal.request.toolCallId)).toBeVisible();
   await expectNoViolations(page, "the Proposals tab");
+  // The reject form, with its reason's countdown, and the card's Details open.
+  const card = proposalCard(page, proposal.request.toolCallId);
+  await openDetails(card);
+  await card.getByRole("button", { name: "Reject", exact: true }).click();
+  await page.getByLabel(/^Why\?/).fill("Not this week");
+  await expect(card.getByTestId("characters-left")).toHaveText("487 characters left");
+  await expectNoViolations(page, "the reject form");
+  await card.getByRole("button", { name: "Cancel" }).click();
 
   await panelTab(page, "Audit trail").click();
   await expect(page.locator("table.audit tbody tr").first()).toBeVisible();
-  await page.locator("table.audit .command-link").first().click();
-  await expect(page.locator(".command-detail")).toContainText("kernel command");
+  // Reads shown too, and one entry's Details open on its change record: every part of the history is checked.
+  await page.getByRole("checkbox", { name: /^Show reads/ }).check();
+  const withRecord = page
+    .locator("table.audit tbody tr")
+    .filter({ has: page.locator(".command-link") })
+    .first();
+  await openDetails(withRecord);
+  await withRecord.locator(".command-link").click();
+  await expect(page.locator(".command-detail")).toContainText("Change record: page version");
   await expectNoViolations(page, "the Audit trail tab");
 
   await panelTab(page, "Artifacts").click();

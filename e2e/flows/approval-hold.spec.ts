@@ -1,4 +1,16 @@
-import { agentCall, agentRetry, auditRows, expect, openPage, panelTab, proposalCard, signIn, test } from "./support";
+import {
+  agentCall,
+  agentRetry,
+  auditRows,
+  expect,
+  expectNoIdsInFirstLines,
+  openDetails,
+  openPage,
+  panelTab,
+  proposalCard,
+  signIn,
+  test,
+} from "./support";
 import { FLOW_PAGES } from "./pages";
 
 test("an agent's real write is held for approval, appears live, and the agent's retry replays Ada's approval", async ({
@@ -43,12 +55,23 @@ test("an agent's real write is held for approval, appears live, and the agent's 
   const retry = await agentRetry(held.request);
   expect(retry).toMatchObject({ ok: true, httpStatus: 200, audit: { effect: "write" }, result: { revision: 2 } });
   await page.getByLabel("Show applied and rejected").check();
-  await expect(card.locator(".badge", { hasText: "applied" })).toBeVisible();
-  await expect(card.locator("p", { hasText: "Applied by command" }).locator("code")).toHaveText(retry.audit.commandId!);
+  // One state, the final one: applied, and no longer "held for approval" beside it (issue 36).
+  await expect(card.getByTestId("proposal-status")).toHaveText("applied by Ada");
+  await expect(card.locator(".badge", { hasText: "held for approval" })).toHaveCount(0);
+  // The change record is one click away, never in the card's first lines.
+  await openDetails(card);
+  await expect(card.locator("details.ids code", { hasText: retry.audit.commandId! })).toBeVisible();
+  await expectNoIdsInFirstLines(page);
 
   await panelTab(page, "Audit trail").click();
-  await expect(auditRows(page, held.request.toolCallId)).toHaveAttribute("data-outcome", "held_for_approval");
+  const heldRow = auditRows(page, held.request.toolCallId);
+  await expect(heldRow).toHaveAttribute("data-outcome", "held_for_approval");
+  await expect(heldRow.locator(".entry")).toHaveText(/’s agent suggested “Rename page” — applied by Ada$/);
   await expect(auditRows(page, retry.request.toolCallId, "write")).toHaveAttribute("data-outcome", "replayed");
+  await expect(auditRows(page, retry.request.toolCallId).locator(".entry")).toHaveText(
+    /’s agent repeated “Rename page” — answered with the result it had before/,
+  );
   await expect(auditRows(page, retry.request.toolCallId)).toContainText(retry.audit.commandId!);
+  await expectNoIdsInFirstLines(page);
   expect(navigations).toBe(0);
 });

@@ -97,7 +97,7 @@ test("a write to one block makes only that change a conflict; decisions are the 
   await page.getByLabel("Show applied and rejected").check();
   await card.getByRole("button", { name: /^Show 2 changes/ }).click();
   await expect(card.locator('li.change[data-change="1"] [data-testid="change-state"]')).toContainText(
-    "left out by Ben",
+    "rejected by Ben",
   );
 });
 

@@ -1,5 +1,5 @@
 import type { Page } from "@playwright/test";
-import { agentCall, expect, openPage, panelTab, proposalCard, signIn, test } from "./support";
+import { agentCall, expect, openDetails, openPage, panelTab, proposalCard, signIn, test } from "./support";
 import { FLOW_PAGES } from "./pages";
 
 /** Make every panel request that carries `procedure` fail at the network, as a dropped connection would. */
@@ -37,16 +37,18 @@ test("failed requests show the error and a Retry (artifacts, command view, a pro
   const write = page.locator('tr[data-effect="write"][data-outcome="ok"]').first();
   await expect(write).toBeVisible();
   const restoreCommand = await failRequests(page, "panel.command.get");
+  await openDetails(write);
   await write.locator(".command-link").click();
   const commandError = write.getByRole("alert");
-  await expect(commandError).toContainText("Could not load command");
+  await expect(commandError).toContainText("Could not load the change record");
   await restoreCommand();
   await commandError.getByRole("button", { name: "Retry" }).click();
-  await expect(write.getByRole("note")).toContainText("kernel command");
+  await expect(write.getByRole("note")).toContainText("Change record: page version");
 
   // A filter that matches nothing says so instead of showing an empty table.
+  await page.locator("summary", { hasText: "Filter by ids" }).click();
   await page.getByLabel("Run", { exact: true }).fill("run_that_never_happened");
-  await expect(page.getByTestId("audit-empty")).toHaveText("No audit records match this filter.");
+  await expect(page.getByTestId("audit-empty")).toHaveText("Nothing in the history matches this filter.");
   await expect(page.locator("table.audit")).toHaveCount(0);
   await page.getByRole("button", { name: "Clear" }).click();
   await expect(page.locator("table.audit tbody tr").first()).toBeVisible();

@@ -47,6 +47,11 @@ test("an agent's Markdown formatting is reviewed as a mark change, approved, and
   const formatting = card.locator('.attr-change[data-attribute="formatting"]');
   await expect(formatting.filter({ hasText: "bold" })).toHaveText("bold added to 'Friday'");
   await expect(formatting.filter({ hasText: "link" })).toHaveText("link added to 'docs'");
+  // The formatting itself is drawn, before → after, in the card and in the page; the words stay for screen readers.
+  await expect(card.locator(".formatting-diff ins strong")).toHaveText("Friday");
+  await expect(card.locator(".formatting-diff ins a")).toHaveText("docs");
+  await expect(formatting.first()).toHaveClass(/sr-only/);
+  await expect(page.getByTestId("in-page-review").locator(".formatting-diff ins strong")).toHaveText("Friday");
 
   await card.getByRole("button", { name: "Approve", exact: true }).click();
   await expect(page.getByTestId("page-revision")).toHaveText("Revision 2");

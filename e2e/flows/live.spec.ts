@@ -37,6 +37,7 @@ test("with the panel open, an agent's dry run and reads are pushed to it: no rel
 
   // The audit trail is live too: an agent read lands there while it is open.
   await panelTab(page, "Audit trail").click();
+  await page.getByRole("checkbox", { name: /^Show reads/ }).check(); // reads are folded away until asked for
   const read = await agentCall("mnote_page_get", {}, { documentId: doc });
   expect(read).toMatchObject({ ok: true, audit: { effect: "read" } });
   await expect(auditRows(page, read.request.toolCallId, "read")).toBeVisible();

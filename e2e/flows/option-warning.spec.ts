@@ -17,15 +17,17 @@ test("a dry run setting a planned option is flagged “not wired yet”, and app
 
   const card = proposalCard(page, proposal.request.toolCallId);
   await expect(card).toHaveAttribute("data-tool", "mnote.page.update_options");
+  // The option by its label, never its key (issue 36).
   await expect(card.getByRole("list", { name: "Warnings" })).toContainText(
-    "protectEditing is planned but not supported by the editor yet",
+    "Protect editing is not supported by the editor yet",
   );
   const change = card.locator('li.change[data-kind="set_option"]');
-  await expect(change).toContainText("protectEditing");
+  await expect(change).toContainText("Protect editing: off → on");
+  await expect(card).not.toContainText("protectEditing", { useInnerText: true });
   await expect(change.locator(".badge", { hasText: "not wired yet" })).toBeVisible();
 
   await card.getByRole("button", { name: "Approve", exact: true }).click();
-  await expect(card.getByRole("alert")).toContainText("runtimeSupport is planned, not wired"); // the contract's message, in words
+  await expect(card.getByRole("alert")).toContainText("The editor does not support that page option yet");
   await expect(card.getByRole("alert")).toContainText("Nothing was written.");
   await expect(page.getByTestId("page-revision")).toHaveText("Revision 1");
   await expect(page.locator(".page-meta .badge.option")).toHaveCount(0);

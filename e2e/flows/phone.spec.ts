@@ -35,7 +35,7 @@ test("phone, 390 px: the pending count and Approve are reachable from the top; t
 
   await approve.tap();
   await expect(page.getByTestId("page-revision")).toHaveText("Revision 2");
-  await expect(page.getByTestId("decided")).toContainText("Applied as command");
+  await expect(page.getByTestId("decided")).toContainText("Applied. The page shows it now.");
 
   // The audit trail is one stacked card per record, inside the panel's width.
   await page.getByRole("tab", { name: "Audit trail" }).tap();
@@ -48,5 +48,12 @@ test("phone, 390 px: the pending count and Approve are reachable from the top; t
     expect(box.x + box.width).toBeLessThanOrEqual(panel.x + panel.width + 0.5);
   }
   await expect(rows.first().locator("td").first()).toHaveCSS("display", "block");
+  // A row's ids, opened, wrap inside the panel too: never past its edge (issue 36).
+  await rows
+    .first()
+    .locator("summary", { hasText: /^Details$/ })
+    .tap();
+  const opened = (await rows.first().boundingBox())!;
+  expect(opened.x + opened.width).toBeLessThanOrEqual(panel.x + panel.width + 0.5);
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
 });

@@ -1,4 +1,16 @@
-import { agentCall, auditRows, blockTexts, expect, openPage, panelTab, proposalCard, signIn, test } from "./support";
+import {
+  agentCall,
+  auditRows,
+  blockTexts,
+  expect,
+  expectNoIdsInFirstLines,
+  openDetails,
+  openPage,
+  panelTab,
+  proposalCard,
+  signIn,
+  test,
+} from "./support";
 import { FLOW_PAGES } from "./pages";
 
 test("agent proposes a page.save, Ada sees the diff, approves, and the audit trail links dry run, write and command", async ({
@@ -30,8 +42,9 @@ test("agent proposes a page.save, Ada sees the diff, approves, and the audit tra
   await expect(card.locator('li.change[data-kind="update"] ins')).toHaveText(/and review/);
   await expect(card.locator('li.change[data-kind="delete"]')).toContainText("Email the beta users");
   await expect(card.locator('li.change[data-kind="insert"]')).toContainText("Update the changelog");
-  // Hermes's ids sit behind the card's "ids" toggle (issue 22): open it, then the run id is there.
-  await card.locator("summary", { hasText: /^ids$/ }).first().click();
+  // Hermes's ids sit behind the card's "Details" (issues 22, 36): open it, then the run id is there.
+  await expectNoIdsInFirstLines(page);
+  await openDetails(card);
   await expect(card.getByText(proposal.request.runId, { exact: true })).toBeVisible();
 
   await card.getByRole("button", { name: "Approve", exact: true }).click();
@@ -40,8 +53,11 @@ test("agent proposes a page.save, Ada sees the diff, approves, and the audit tra
   await expect(card).toHaveCount(0);
   await page.getByLabel("Show applied and rejected").check();
   await expect(card.locator(".badge", { hasText: "applied" })).toBeVisible();
-  const commandId = (await card.locator("p", { hasText: "Applied by command" }).locator("code").innerText()).trim();
-  expect(commandId).toMatch(/\S/);
+  await openDetails(card);
+  const commandId = (
+    await card.locator(".copyable-id", { hasText: "change record" }).locator("code").innerText()
+  ).trim();
+  expect(commandId).toMatch(/^cmd_/);
   expect(await blockTexts(page)).toEqual(["Launch", "Draft and review the announcement", "Update the changelog"]);
 
   // Audit trail: the agent's dry run (by its toolCallId) and the write it became, on one trace.
@@ -49,11 +65,17 @@ test("agent proposes a page.save, Ada sees the diff, approves, and the audit tra
   const dryRunRow = auditRows(page, proposal.request.toolCallId, "dry_run");
   await expect(dryRunRow).toHaveCount(1);
   await expect(dryRunRow).toHaveAttribute("data-outcome", "proposal");
-  await dryRunRow.getByRole("button", { name: proposal.request.traceId }).click();
+  // In words: whose suggestion, and where it ended up; the write it became, and who approved it.
+  await expect(dryRunRow.locator(".entry")).toHaveText(/’s agent suggested “Edit page body” — applied by Ada$/);
+  await expectNoIdsInFirstLines(page);
+  await openDetails(dryRunRow);
+  await dryRunRow.getByRole("button", { name: `Show only trace ${proposal.request.traceId}` }).click();
   const traceRows = page.locator("table.audit tbody tr");
   await expect(traceRows).toHaveCount(2);
   const writeRow = page.locator('tr[data-effect="write"][data-outcome="ok"]').filter({ hasText: commandId });
   await expect(writeRow).toHaveCount(1);
-  await writeRow.getByRole("button", { name: commandId }).click();
-  await expect(writeRow.getByRole("note")).toContainText("kernel command page.body.save, revision 1 → 2");
+  await expect(writeRow.locator(".entry")).toHaveText(/’s agent .*'Update the changelog'.* — approved by Ada$/);
+  await openDetails(writeRow);
+  await writeRow.getByRole("button", { name: `Change record ${commandId}` }).click();
+  await expect(writeRow.getByRole("note")).toContainText("Change record: page version 1 → 2");
 });

@@ -1,4 +1,14 @@
-import { agentCall, auditRows, expect, openPage, panelTab, proposalCard, signIn, test } from "./support";
+import {
+  agentCall,
+  auditRows,
+  expect,
+  expectNoIdsInFirstLines,
+  openPage,
+  panelTab,
+  proposalCard,
+  signIn,
+  test,
+} from "./support";
 import { FLOW_PAGES } from "./pages";
 
 test("Ada rejects an agent's proposal: it leaves the pending list, the page is unchanged, the audit trail records the rejection", async ({
@@ -36,6 +46,12 @@ test("Ada rejects an agent's proposal: it leaves the pending list, the page is u
   await expect(auditRows(page, proposal.request.toolCallId, "dry_run")).toHaveAttribute("data-outcome", "proposal");
   const rejection = page.locator('tr[data-effect="none"][data-outcome="rejected"]');
   await expect(rejection).toHaveCount(1);
+  // In words, one final state per entry (issue 36): the suggestion says it was rejected, the decision who rejected.
+  await expect(rejection.locator(".entry")).toHaveText("Ada rejected Ada’s agent’s suggestion");
+  await expect(auditRows(page, proposal.request.toolCallId, "dry_run").locator(".entry")).toHaveText(
+    "Ada’s agent suggested “Rename page” — rejected by Ada",
+  );
+  await expectNoIdsInFirstLines(page);
   await expect(rejection).toContainText("Rename page");
   await expect(rejection).toContainText("user_ada");
   await expect(rejection).toContainText(proposal.request.traceId); // on the proposal's trace

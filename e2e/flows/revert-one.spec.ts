@@ -45,6 +45,9 @@ test("Revert takes back exactly one write, and its proposal is narrowed change b
   const revert = page.locator('li.card[data-proposal-id][data-tool="panel.page.revert"]');
   await expect(revert).toHaveCount(1);
   await expect(revert.locator("li.change")).toHaveCount(2);
+  // Which edit it takes back, in words (issue 36).
+  await expect(revert.locator("h3")).toHaveText("Take back Ada’s agent’s edit");
+  await expect(revert.getByTestId("reverts")).toContainText("'Alpha line'");
   await expect(revert.locator('li.change[data-kind="delete"]')).toContainText("Alpha line");
   await expect(revert.locator("li.change")).not.toContainText(["Beta line"]);
 

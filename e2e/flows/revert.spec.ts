@@ -1,4 +1,15 @@
-import { agentCall, blockTexts, expect, openPage, panelTab, proposalCard, signIn, test } from "./support";
+import {
+  agentCall,
+  blockTexts,
+  expect,
+  expectNoIdsInFirstLines,
+  openDetails,
+  openPage,
+  panelTab,
+  proposalCard,
+  signIn,
+  test,
+} from "./support";
 import { FLOW_PAGES } from "./pages";
 
 test("Ada reverts an applied agent write from the audit trail through a revert proposal", async ({ page }) => {
@@ -43,6 +54,14 @@ test("Ada reverts an applied agent write from the audit trail through a revert p
   await expect(panelTab(page, "Proposals")).toHaveAttribute("aria-selected", "true");
   const revert = page.locator('[data-proposal-id][data-tool="panel.page.revert"]');
   await expect(revert).toHaveCount(1);
+  // It says whose edit it takes back and what that edit did, not only "a revert" (issue 36).
+  await expect(revert.locator("h3")).toHaveText("Take back Ada’s agent’s edit");
+  await expect(revert.getByTestId("reverts")).toContainText("'Approved by finance'");
+  await expectNoIdsInFirstLines(page);
+  // Ada's own suggestion: a rejection's reason is kept in the history, no agent reads it.
+  await revert.getByRole("button", { name: "Reject", exact: true }).click();
+  await expect(revert.getByLabel("Why? (optional — kept in the history)")).toBeFocused();
+  await revert.getByRole("button", { name: "Cancel" }).click();
   await expect(revert.locator('li.change[data-kind="delete"]')).toContainText("Approved by finance");
   await expect(page.getByTestId("page-revision")).toHaveText("Revision 2");
   await revert.getByRole("button", { name: "Approve", exact: true }).click();
@@ -53,8 +72,10 @@ test("Ada reverts an applied agent write from the audit trail through a revert p
   await panelTab(page, "Audit trail").click();
   const revertWrite = page
     .locator('tr[data-effect="write"][data-outcome="ok"]')
-    .filter({ hasText: "Revert an AI edit" });
+    .filter({ hasText: "took back an edit" });
   await expect(revertWrite).toHaveCount(1);
+  await expect(revertWrite.locator(".entry")).toHaveText(/^Ada took back an edit: .*'Approved by finance'/);
+  await openDetails(revertWrite);
   await revertWrite.locator(".command-link").click();
-  await expect(revertWrite.getByRole("note")).toContainText("kernel command page.revert, revision 2 → 3");
+  await expect(revertWrite.getByRole("note")).toContainText("Change record: page version 2 → 3");
 });

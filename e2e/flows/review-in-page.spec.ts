@@ -201,6 +201,8 @@ test("keyboard review: ? lists the shortcuts, j/k move, x rejects the focused ch
   await page.keyboard.press("x");
   await expect(inPage.locator(".suggestion[data-kind=update]")).toHaveCount(1);
   await expect(inPage.locator(".suggestion[data-kind=update]")).toContainText("One");
+  // The focus moves on to the change still open, not to <body>: the next keys review it (issue 36).
+  await expect(inPage.locator(".suggestion[data-kind=update]")).toBeFocused();
   await page.keyboard.press("k");
   await page.keyboard.press("e");
   const editor = inPage.getByRole("form", { name: /^Edit Changed paragraph/ });
@@ -213,4 +215,6 @@ test("keyboard review: ? lists the shortcuts, j/k move, x rejects the focused ch
   await expect(page.getByTestId("page-revision")).toHaveText("Revision 2");
   await expect(page.getByTestId("in-page-review")).toHaveCount(0);
   expect(await blockTexts(page)).toEqual(["jkx? One", "Two", "Three"]);
+  // The review is done: the focus stays with the page, not on <body>.
+  await expect(page.getByTestId("page-blocks")).toBeFocused();
 });

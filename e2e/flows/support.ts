@@ -266,3 +266,40 @@ export async function signInAtProvider(page: Page, login: string) {
   await page.getByRole("button", { name: "Sign-in" }).click();
   await page.getByRole("button", { name: "Continue" }).click();
 }
+
+/**
+ * An id or a code — a command or call id (cmd_…, panel_…), a contract code (mnote_tool_…), a snake_case or camelCase
+ * key (held_for_approval, wideLayout) — none of which a person should have to read in the first line of a history
+ * entry or a suggestion's card (issue 36). Ids are one click away, under "Details".
+ */
+export const ID_OR_CODE =
+  /\b(?:cmd_|panel_|mnote_tool_|run_|trace_|user_|session_)|\b[a-z]+_[a-z_]+\b|\b[a-z]+[A-Z][a-zA-Z]*\b/;
+
+/** What a person reads of an element before any click: its text pieces apart, leaving out closed disclosures. */
+export async function shownWords(scope: Locator): Promise<string> {
+  return scope.evaluate((root) => {
+    const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+    const pieces: string[] = [];
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const closed = node.parentElement?.closest("details:not([open])");
+      // A closed disclosure shows its summary ("Details") only.
+      if (closed && !node.parentElement?.closest("summary")) continue;
+      pieces.push(node.textContent ?? "");
+    }
+    return pieces.join(" ").replace(/\s+/g, " ").trim();
+  });
+}
+
+/** Every history entry's and suggestion card's first line is words: no id, no code (issue 36). */
+export async function expectNoIdsInFirstLines(page: Page) {
+  const firstLines = page.locator("table.audit .entry, li.proposal > .row.between, li.proposal dl.meta");
+  for (const line of await firstLines.all()) expect(await shownWords(line), "a first line").not.toMatch(ID_OR_CODE);
+}
+
+/** Open the "Details" disclosure in `scope` (ids, change records). */
+export async function openDetails(scope: Locator) {
+  await scope
+    .locator("summary", { hasText: /^Details$/ })
+    .first()
+    .click();
+}

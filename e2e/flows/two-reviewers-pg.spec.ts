@@ -187,7 +187,7 @@ test("two reviewers on two panel processes (PostgreSQL) decide one proposal's ch
   await ada.getByLabel("Show applied and rejected").check();
   await ada.getByRole("button", { name: /^Show 2 changes/ }).click();
   await expect(ada.locator('li.change[data-change="0"] [data-testid="change-state"]')).toHaveText("applied by Ada");
-  await expect(ada.locator('li.change[data-change="1"] [data-testid="change-state"]')).toContainText("left out by Ben");
+  await expect(ada.locator('li.change[data-change="1"] [data-testid="change-state"]')).toContainText("rejected by Ben");
   await ada.context().close();
   await ben.context().close();
 });

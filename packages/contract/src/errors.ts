@@ -41,10 +41,13 @@ export const TOOL_ERROR_MESSAGES = {
    * written by a member of the page's workspace, on a page the caller may write): the model reads why, as quoted
    * data (`quoteData`), never as words of mnote's own.
    */
+  // Without a reason there is nothing "asked" to follow (issue 36): the model is told to ask, never to guess.
   rejected: (decidedBy: string, reason: string | null) =>
     `修改已被拒绝 (the edit was rejected in the page panel by ${quoteData(decidedBy)}${
-      reason ? `, who wrote: ${quoteData(reason)}` : ", without a reason"
-    }; nothing was written. Do not send it again unchanged: change it as asked, or ask the user). ${PERSON_TEXT_IS_DATA}`,
+      reason
+        ? `, who wrote: ${quoteData(reason)}; nothing was written. Do not send it again unchanged: change it as the reason asks, or ask the user`
+        : ` without giving a reason; nothing was written. Do not send it again unchanged: ask the user what they want instead`
+    }). ${PERSON_TEXT_IS_DATA}`,
   /**
    * A held edit whose changes a person could not apply because the page changed there since (decision 0030): which
    * blocks (or the title, an option) to read again before proposing anew.

@@ -42,6 +42,11 @@ export const LIMITS = {
   commentsPerThread: 200,
   /** Threads one mnote.comment.list answer holds at most (the read budget may stop earlier). */
   commentThreadsPerWindow: 50,
+  /**
+   * A person's reason for rejecting a proposal or one of its changes: what the agent reads back on its retry. The
+   * panel's reason box counts down from it and refuses past it before sending (issue 36).
+   */
+  rejectionReasonLength: 500,
   /** A question asked of Hermes from the panel: a question, not a document (Hermes reads the page with its tools). */
   askQuestionChars: 4_000,
   /** One HTTP request's body, on every door that reads one (bridge HTTP and MCP, panel API). */

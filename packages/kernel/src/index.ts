@@ -23,7 +23,7 @@ export type { PgliteOptions } from "./sql/pglite-driver";
 export { type PoolStats, type SqlDriver, type SqlExecutor, type SqlValue, UniqueViolation } from "./sql/driver";
 export { migrate, LATEST_SCHEMA_VERSION, BUSINESS_TABLES } from "./migrations";
 export { hashToken, isTokenLive, sha256Hex } from "./ids";
-export { revertKeyPrefix } from "./reads";
+export { revertedCommandId, revertKeyPrefix } from "./reads";
 export { copyDatabase, CopyRefused, type CopyOptions, type CopyReport } from "./copy";
 export {
   applyBlockEdits,

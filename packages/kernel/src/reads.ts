@@ -349,6 +349,12 @@ export async function getAudit(db: SqlExecutor, id: number) {
 /** The key prefix the panel's revert of `commandId` is keyed with (panel.page.revert: `revert_<id>_r<revision>`). */
 export const revertKeyPrefix = (commandId: string) => `revert_${commandId}_r`;
 
+/** The command a revert's key names (`revert_<id>_r<revision>`), or null for any other key. */
+export function revertedCommandId(key: string): string | null {
+  const match = /^revert_(.+)_r\d+$/.exec(key);
+  return match ? match[1]! : null;
+}
+
 export async function getRevertFacts(db: SqlExecutor, commandId: string) {
   const row = await db.get<AuditRow>(
     `SELECT * FROM audit_log WHERE command_id = ? AND effect = 'write' AND outcome = 'ok' ORDER BY id LIMIT 1`,

@@ -37,7 +37,7 @@ const EXPECTED: Record<WriteToolName, (w: World) => { diff: unknown; changes: un
         block: { id: expect.stringMatching(/^b[0-9a-f]{15}$/), type: "paragraph", text: "added" },
       },
     ],
-    plan: /append 1 block/,
+    plan: /add 1 block after the 2 on the page/,
   }),
   "mnote.page.edit": () => ({
     diff: [{ op: "insert", blocks: 1 }],
@@ -48,7 +48,7 @@ const EXPECTED: Record<WriteToolName, (w: World) => { diff: unknown; changes: un
         block: { id: expect.stringMatching(/^b[0-9a-f]{15}$/), type: "paragraph", text: "added by edit" },
       },
     ],
-    plan: /edit 1 operation\(s\) on the named blocks: 2 block\(s\) become 3/,
+    plan: /1 edit to named blocks: the page goes from 2 blocks to 3/,
   }),
   "mnote.page.update_title": () => ({
     diff: [{ op: "set_title", fields: ["title"] }],

@@ -101,7 +101,7 @@ describe.each(testKernels())("page.save ($name)", ({ open }) => {
       { kind: "move", from: 0, to: 2, block: H1 },
       { kind: "insert", index: 3, block: N1 },
     ]);
-    expect(preview.plan).toEqual(["replace the body: 4 block(s) become 4", "page revision 2 → 3"]);
+    expect(preview.plan).toEqual(["replace the page's body: 4 blocks become 4", "page revision 2 → 3"]);
     await expectOnlyAuditGrew(w, before);
     expect(expectOk(await save(w, args, { idempotencyKey: "r1" }), "write")).toEqual({
       commandName: "page.body.save",

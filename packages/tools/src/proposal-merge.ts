@@ -1,4 +1,4 @@
-import type { Block, Change, DryRunResult } from "@mnote/contract";
+import { type Block, type Change, type DryRunResult, PAGE_OPTION_REGISTRY, type PageOptionKey } from "@mnote/contract";
 import {
   idsToMerge,
   insertedBlocks,
@@ -9,6 +9,7 @@ import {
   changeAnchor,
 } from "@mnote/diff";
 import type { PageRecord, SqlKernel } from "@mnote/kernel";
+import { counted } from "./counted";
 
 /**
  * A proposal's changes against the page as it is now (decision 0030), read from the proposal's audit record: the
@@ -85,11 +86,8 @@ export function describeChange(
   near: (id: string) => Block | undefined,
 ): string {
   const where = () => {
-    if (!placement) return "";
-    if ("end" in placement) return " at the end";
-    if (placement.after === null) return " at the start";
-    const block = near(placement.after);
-    return block ? ` after ${quoteBlock(block)}` : "";
+    const words = placementWords(placement, near);
+    return words ? ` ${words}` : "";
   };
   switch (change.kind) {
     case "insert":
@@ -105,7 +103,7 @@ export function describeChange(
     case "set_title":
       return `renamed the page from ${quoteText(change.before)} to ${quoteText(change.after)}`;
     case "set_option":
-      return `turned ${change.after ? "on" : "off"} ${change.key}`;
+      return `turned ${change.after ? "on" : "off"} ${PAGE_OPTION_REGISTRY[change.key as PageOptionKey]?.label ?? change.key}`;
     case "set_summary":
       return "wrote the page's summary";
     case "add_ai_note":
@@ -115,9 +113,24 @@ export function describeChange(
   }
 }
 
+/**
+ * Where an inserted or moved block goes, in words ("after 'Rollout'", "at the start", "at the end"); empty when the
+ * proposal recorded no place or the block it follows is unknown. A position number means nothing to a reader.
+ */
+export function placementWords(
+  placement: Placement | null | undefined,
+  near: (id: string) => Block | undefined,
+): string {
+  if (!placement) return "";
+  if ("end" in placement) return "at the end";
+  if (placement.after === null) return "at the start";
+  const block = near(placement.after);
+  return block ? `after ${quoteBlock(block)}` : "";
+}
+
 /** A write's changes in one sentence: the first few in words, then how many more. */
 export function describeChanges(sentences: readonly string[]): string {
   if (sentences.length === 0) return "changed nothing";
   const shown = sentences.slice(0, 3).join("; ");
-  return sentences.length > 3 ? `${shown}; and ${sentences.length - 3} more change(s)` : shown;
+  return sentences.length > 3 ? `${shown}; and ${counted(sentences.length - 3, "more change", "more changes")}` : shown;
 }

@@ -7,6 +7,7 @@ import type { PanelDecision, ToolsContext } from "./context";
 import type { ToolEnding } from "./middleware/answer-and-audit";
 import type { Planner, Planning, WritePlan } from "./planning/write-plan";
 import type { ParsedEnvelope } from "./tool-spec";
+import { counted } from "./counted";
 
 /**
  * The last step of every write tool: a replay answers what the key already holds; a dry run records the proposal
@@ -164,7 +165,7 @@ async function describeWrite(ctx: ToolsContext, documentId: string, plan: WriteP
     }
   });
   const more = plan.command.operations.length - operations.length;
-  return describeChanges(more > 0 ? [...sentences, `and ${more} more operation(s)`] : sentences);
+  return describeChanges(more > 0 ? [...sentences, `and ${counted(more, "more edit", "more edits")}`] : sentences);
 }
 
 /** How many operations of a plain edit the trail puts in words; the rest are counted. */

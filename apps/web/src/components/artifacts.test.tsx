@@ -34,6 +34,25 @@ describe("Artifacts", () => {
     await w.kernel.close();
   });
 
+  it("shows an agent's Markdown as formatting, by the page's rules, keeping its line breaks (issue 36)", async () => {
+    const w = await createWorld();
+    const pageRef = { workspaceId: w.ids.ws, documentId: w.ids.page };
+    const agent = `Bearer ${w.tokens.ownerAgent}`;
+    const content = "Ready for **review**\nsee [the plan](https://example.com/plan)\n\n- one\n- two";
+    const note = w.envelope("mnote.artifact.create_ai_note", { content });
+    expect((await w.call("mnote.artifact.create_ai_note", note, agent)).ok).toBe(true);
+    const { container } = renderPanelView(<Artifacts pageRef={pageRef} />, w, w.tokens.owner);
+    const review = await screen.findByText("review");
+    expect(review.closest("strong")).toBeTruthy();
+    const item = container.querySelector('[data-kind="ai_note"]')!;
+    expect(item.textContent).not.toContain("**");
+    expect(item.querySelector("a")!.getAttribute("href")).toBe("https://example.com/plan");
+    // The soft line break stays in the paragraph's text (the stylesheet shows it); the list is a list.
+    expect(item.querySelector(".markdown-text .paragraph")!.textContent).toMatch(/review\nsee the plan/);
+    expect(item.querySelectorAll(".markdown-text .bulleted")).toHaveLength(2);
+    await w.kernel.close();
+  });
+
   it("a person who may not read the page sees the router's refusal, not the artifacts", async () => {
     const w = await createWorld();
     const pageRef = { workspaceId: w.ids.ws, documentId: w.ids.page };

@@ -5,6 +5,7 @@ import { useTRPC } from "~/trpc/react";
 import { CopyableId } from "./copyable-id";
 import { RelativeTime } from "./relative-time";
 import { LoadFailed } from "./load-failed";
+import { MarkdownText } from "./markdown-text";
 
 /** The page's summary and AI notes, each with the reference edge that ties it to the page. */
 export function Artifacts({ pageRef }: { pageRef: { workspaceId: string; documentId: string } }) {
@@ -21,11 +22,11 @@ export function Artifacts({ pageRef }: { pageRef: { workspaceId: string; documen
       <h3>Summary</h3>
       {summary ? (
         <article className="card artifact" data-kind="summary">
-          <p>{summary.content}</p>
+          <MarkdownText markdown={summary.content} />
           <div className="muted artifact-meta">
             updated <RelativeTime iso={summary.updatedAt} />{" "}
             <details className="ids">
-              <summary>ids</summary>
+              <summary>Details</summary>
               <CopyableId label="node" value={summary.id} />{" "}
               <CopyableId
                 label={`edge (${edgeOf(summary.id)?.kind ?? "missing"})`}
@@ -42,11 +43,11 @@ export function Artifacts({ pageRef }: { pageRef: { workspaceId: string; documen
       <ul className="notes">
         {notes.map((note) => (
           <li key={note.id} className="card artifact" data-kind="ai_note">
-            <p>{note.content}</p>
+            <MarkdownText markdown={note.content} />
             <div className="muted artifact-meta">
               <RelativeTime iso={note.createdAt} />{" "}
               <details className="ids">
-                <summary>ids</summary>
+                <summary>Details</summary>
                 <CopyableId label="node" value={note.id} />{" "}
                 <CopyableId label="edge" value={edgeOf(note.id)?.id ?? "missing"} />
               </details>

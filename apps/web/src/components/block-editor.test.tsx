@@ -1,5 +1,5 @@
 // @vitest-environment happy-dom
-import type { Block } from "@mnote/contract";
+import { type Block, LIMITS } from "@mnote/contract";
 import { cleanup, fireEvent, render, screen } from "@testing-library/react";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { BlockEditor } from "./block-editor";
@@ -63,5 +63,19 @@ describe("editing a suggestion keeps its formatting (issue 32 item 6)", () => {
     fireEvent.change(box, { target: { value: "x **y**" } });
     fireEvent.click(screen.getByRole("button", { name: "Keep my edit" }));
     expect(onSave).toHaveBeenCalledWith({ id: "c", type: "code", language: "js", text: "x **y**" });
+  });
+
+  it("counts down to the contract's limit on the block's text, and past it sends nothing and keeps the text (issue 36)", () => {
+    const { box, save, onSave } = editor();
+    const shown = () => screen.getByTestId("characters-left").textContent;
+    // Counted on the text the block will hold: the Markdown's stars and link target are not text.
+    expect(shown()).toBe(`${(LIMITS.blockTextLength - proposed.text.length).toLocaleString("en")} characters left`);
+    const tooLong = `**${"x".repeat(LIMITS.blockTextLength + 5)}**`;
+    fireEvent.change(box, { target: { value: tooLong } });
+    expect(shown()).toMatch(/^5 characters too many/);
+    save();
+    expect(onSave).not.toHaveBeenCalled();
+    expect(box.value).toBe(tooLong);
+    expect(box.getAttribute("aria-invalid")).toBe("true");
   });
 });

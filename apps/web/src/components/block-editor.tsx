@@ -5,6 +5,7 @@ import {
   BLOCK_TYPES,
   type BlockType,
   canonicalBlock,
+  LIMITS,
   LIST_TYPES,
   type Mark,
   MARKED_TYPES,
@@ -12,6 +13,7 @@ import {
 import { inlineToMarkdown, MarkdownRefused, markdownToInline } from "@mnote/markdown/inline";
 import { useEffect, useId, useMemo, useRef, useState } from "react";
 import { FormattedText } from "./blocks";
+import { CharactersLeft } from "./characters-left";
 
 /** The box's text for a block: Markdown where the block holds formatting, its plain text (code) otherwise. */
 export function editableText(block: Block): string {
@@ -92,8 +94,13 @@ export function BlockEditor({
         return { ...base, type };
     }
   };
+  // The contract's limit on a block's text, counted on what the block will hold (the Markdown read into marks): the
+  // box counts down and refuses past it before sending, keeping what was typed (issue 36).
+  const used = "text" in read ? read.text.length : text.length;
+  const over = used > LIMITS.blockTextLength;
   const save = () => {
     if ("refused" in read) setRefusal(read.refused);
+    else if (over) textRef.current?.focus();
     else onSave(canonicalBlock(edited(read)));
   };
   const marked = MARKED_TYPES.has(type);
@@ -157,10 +164,11 @@ export function BlockEditor({
         ref={textRef}
         value={text}
         rows={Math.min(8, Math.max(2, Math.ceil(text.length / 60)))}
-        aria-describedby={marked ? `${id}-hint` : undefined}
-        aria-invalid={refusal !== null || undefined}
+        aria-describedby={marked ? `${id}-hint ${id}-count` : `${id}-count`}
+        aria-invalid={refusal !== null || over || undefined}
         onChange={(e) => setText(e.target.value)}
       />
+      <CharactersLeft id={`${id}-count`} used={used} limit={LIMITS.blockTextLength} />
       {marked && (
         <p className="muted small-print" id={`${id}-hint`}>
           Markdown: **bold**, *italic*, ~~struck~~, `code`, [link](https://…)

@@ -99,7 +99,7 @@ function indentOf(block: Block): number {
 }
 
 /** The block's shape; `content` is its text, or what stands for it (a word diff). */
-function BlockBody({ block, content }: { block: Block; content: ReactNode }) {
+export function BlockBody({ block, content }: { block: Block; content: ReactNode }) {
   switch (block.type) {
     case "heading": {
       const Tag = `h${block.level + 1}` as "h2" | "h3" | "h4";

@@ -6,12 +6,59 @@ import { useVirtualizer } from "@tanstack/react-virtual";
 import { memo, useEffect, useMemo, useRef, useState } from "react";
 import { type BlockTarget, useFocusBlock } from "./block-focus";
 import { blockLabel, FormattedText } from "./blocks";
+import { possessive } from "./labels";
+import { MarkdownText } from "./markdown-text";
 
 /** An attribute value as text: an object (a future attribute) as JSON, never "[object Object]". */
 const shown = (value: unknown) => (typeof value === "object" && value !== null ? JSON.stringify(value) : String(value));
 
 /** An option's value as a person reads it: on / off. */
 export const onOff = (value: unknown) => (value === true ? "on" : value === false ? "off" : shown(value));
+
+/** An option as a person reads it ("Wide layout"), never its key ("wideLayout"); an unknown key as sent. */
+export const optionLabel = (key: string) => PAGE_OPTION_REGISTRY[key as PageOptionKey]?.label ?? key;
+
+/**
+ * A block whose text stays and whose formatting changes: the text as it was and as it would be, each with its
+ * formatting drawn (bold as bold), so the person sees the change itself; the words for it are beside it for screen
+ * readers (AttributeChanges).
+ */
+export function FormattingDiff({ before, after }: { before: Block; after: Block }) {
+  return (
+    <span className="formatting-diff same-text">
+      <del aria-hidden="true">
+        <FormattedText block={before} />
+      </del>{" "}
+      <span aria-hidden="true">→</span>{" "}
+      <ins>
+        <FormattedText block={after} />
+      </ins>
+    </span>
+  );
+}
+
+/**
+ * A changed block's body: its attribute changes, then its text — the formatting drawn where only the formatting
+ * changed, else a word diff (whose changed words carry no formatting; the chips say what formatting changed).
+ */
+export function ChangedText({ before, after }: { before: Block; after: Block }) {
+  const sameText = before.text === after.text;
+  const formatted = sameText && markChanges(before, after).length > 0;
+  return (
+    <>
+      <AttributeChanges before={before} after={after} formattingShown={formatted} />
+      {formatted ? (
+        <FormattingDiff before={before} after={after} />
+      ) : sameText ? (
+        <span className="same-text">
+          <FormattedText block={after} />
+        </span>
+      ) : (
+        <WordDiff before={before.text} after={after.text} />
+      )}
+    </>
+  );
+}
 
 /** Word-level inline diff inside one changed text. */
 export function WordDiff({ before, after }: { before: string; after: string }) {
@@ -62,8 +109,20 @@ function attributeChanges(before: Block, after: Block): { what: string; from: st
   ];
 }
 
-/** A changed block's type and attribute changes ("heading level: 1 → 2"), marked; nothing when there are none. */
-export function AttributeChanges({ before, after }: { before: Block; after: Block }) {
+/**
+ * A changed block's type and attribute changes ("heading level: 1 → 2"), marked; nothing when there are none. Where
+ * the formatting itself is drawn beside it (`formattingShown`), its words ("bold added to 'Friday'") stay for screen
+ * readers only: the person sees the bold, not a chip about it (issue 36).
+ */
+export function AttributeChanges({
+  before,
+  after,
+  formattingShown = false,
+}: {
+  before: Block;
+  after: Block;
+  formattingShown?: boolean;
+}) {
   const attributes = attributeChanges(before, after);
   const formatting = markChanges(before, after);
   if (attributes.length === 0 && formatting.length === 0) return null;
@@ -75,7 +134,11 @@ export function AttributeChanges({ before, after }: { before: Block; after: Bloc
         </span>
       ))}
       {formatting.map((words) => (
-        <span key={words} className="attr-change mark-change" data-attribute="formatting">
+        <span
+          key={words}
+          className={`attr-change mark-change${formattingShown ? " sr-only" : ""}`}
+          data-attribute="formatting"
+        >
           {words}
         </span>
       ))}
@@ -83,47 +146,49 @@ export function AttributeChanges({ before, after }: { before: Block; after: Bloc
   );
 }
 
-function describe(change: Change) {
+/**
+ * A change's tag, body and where it lands. `place` is the server's words for where an insert or a move goes ("after
+ * 'Rollout'"); without it the block's kind alone says what it is — never a position number (issue 36).
+ */
+function describe(change: Change, place = "") {
+  const at = (block: Block) => (place ? `${blockLabel(block)} ${place}` : blockLabel(block));
   switch (change.kind) {
     case "insert":
       return {
         tag: "Inserted",
         className: "insert",
-        body: <span>{change.block.text || <em>({blockLabel(change.block)})</em>}</span>,
-        where: `${blockLabel(change.block)} at position ${change.index + 1}`,
+        body: (
+          <span>
+            {change.block.text ? <FormattedText block={change.block} /> : <em>({blockLabel(change.block)})</em>}
+          </span>
+        ),
+        where: at(change.block),
       };
     case "delete":
       return {
         tag: "Deleted",
         className: "delete",
-        body: <del>{change.block.text || `(${blockLabel(change.block)})`}</del>,
-        where: `${blockLabel(change.block)} from position ${change.index + 1}`,
+        body: <del>{change.block.text ? <FormattedText block={change.block} /> : `(${blockLabel(change.block)})`}</del>,
+        where: blockLabel(change.block),
       };
     case "update": {
       return {
         tag: "Changed",
         className: "update",
-        body: (
-          <>
-            <AttributeChanges before={change.before} after={change.after} />
-            {change.before.text === change.after.text ? (
-              <span className="same-text">
-                <FormattedText block={change.after} />
-              </span>
-            ) : (
-              <WordDiff before={change.before.text} after={change.after.text} />
-            )}
-          </>
-        ),
-        where: `${blockLabel(change.after)} at position ${change.index + 1}`,
+        body: <ChangedText before={change.before} after={change.after} />,
+        where: blockLabel(change.after),
       };
     }
     case "move":
       return {
         tag: "Moved",
         className: "move",
-        body: <span>{change.block.text}</span>,
-        where: `position ${change.from + 1} → ${change.to + 1}`,
+        body: (
+          <span>
+            <FormattedText block={change.block} />
+          </span>
+        ),
+        where: place || blockLabel(change.block),
       };
     case "set_title":
       return {
@@ -138,8 +203,7 @@ function describe(change: Change) {
         className: "update",
         body: (
           <span>
-            {PAGE_OPTION_REGISTRY[change.key as PageOptionKey]?.label ?? change.key} (<code>{change.key}</code>):{" "}
-            <del>{onOff(change.before)}</del> → <ins>{onOff(change.after)}</ins>
+            {optionLabel(change.key)}: <del>{onOff(change.before)}</del> → <ins>{onOff(change.after)}</ins>
           </span>
         ),
         where: "",
@@ -150,19 +214,19 @@ function describe(change: Change) {
         className: change.before === null ? "insert" : "update",
         body:
           change.before === null ? (
-            <span>{change.after}</span>
+            <MarkdownText markdown={change.after} />
           ) : (
             <WordDiff before={change.before} after={change.after} />
           ),
         where: "",
       };
     case "add_ai_note":
-      return { tag: "New AI note", className: "insert", body: <span>{change.content}</span>, where: "" };
+      return { tag: "New AI note", className: "insert", body: <MarkdownText markdown={change.content} />, where: "" };
     case "add_comment":
       return {
         tag: change.threadId ? "Reply" : "New comment",
         className: "insert",
-        body: <span className="comment-text">{change.markdown}</span>,
+        body: <MarkdownText markdown={change.markdown} />,
         where: change.quote ? `on “${change.quote}”` : "",
       };
   }
@@ -410,10 +474,18 @@ export interface ChangeState {
   state: "pending" | "conflict" | "applied" | "applied_with_edits" | "rejected";
   decision: { by: { actorName: string | null }; reason: string | null } | null;
   choices: readonly string[];
+  /** An insert or a move: where it goes, in the server's words ("after 'Rollout'"). */
+  where?: string;
 }
 
-/** "applied by Ada", "left out by Ben: “not now”", "conflict": a decided or conflicting change's badge. */
-export function stateWords(state: ChangeState): string | null {
+/**
+ * What a change not applied did to the page, said so it cannot be misread: a rejected deletion keeps the block
+ * ("not deleted"), where "left out" read as if the block would go (issue 36).
+ */
+export const notAppliedWords = (kind: Change["kind"]) => (kind === "delete" ? "not deleted" : "not applied");
+
+/** "applied by Ada", "not deleted — rejected by Ben: “not now”", "conflict": a decided or conflicting change's badge. */
+export function stateWords(state: ChangeState, kind?: Change["kind"]): string | null {
   // A proposal decided whole (Approve, Reject, or before decision 0030) has no decision per change: its card says it.
   if (!state.decision && state.state !== "conflict") return null;
   const by = state.decision?.by.actorName ?? "someone";
@@ -421,9 +493,9 @@ export function stateWords(state: ChangeState): string | null {
     case "applied":
       return `applied by ${by}`;
     case "applied_with_edits":
-      return `applied with ${by}’s edit`;
+      return `applied with ${possessive(by)} edit`;
     case "rejected":
-      return `left out by ${by}${state.decision?.reason ? `: “${state.decision.reason}”` : ""}`;
+      return `${kind === "delete" ? "not deleted — " : ""}rejected by ${by}${state.decision?.reason ? `: “${state.decision.reason}”` : ""}`;
     case "conflict":
       return "conflict: the page changed here";
     default:
@@ -467,7 +539,8 @@ const ChangeRow = memo(function ChangeRow({
   measure: (element: Element | null) => void;
   events: RowEvents;
 }) {
-  const { tag, className, body, where } = useMemo(() => describe(withEdit(change, edit)), [change, edit]);
+  const place = state?.where ?? "";
+  const { tag, className, body, where } = useMemo(() => describe(withEdit(change, edit), place), [change, edit, place]);
   return (
     <li
       id={rowId}
@@ -475,6 +548,7 @@ const ChangeRow = memo(function ChangeRow({
       data-index={rowIndex}
       data-kind={change.kind}
       data-change={changeIndex}
+      data-position={positionOf(change)}
       className={`change ${className}${flagged ? " flagged" : ""}${current ? " current" : ""}${leftOut ? " left-out" : ""}`}
       data-left-out={leftOut || undefined}
       style={{ transform: `translateY(${start}px)` }}
@@ -499,15 +573,15 @@ const ChangeRow = memo(function ChangeRow({
       {where && <span className="where">{where}</span>}
       <span className="body">{body}</span>
       {flagged && <span className="badge warn">not wired yet</span>}
-      {leftOut && !state?.decision && <span className="badge muted-badge">left out</span>}
+      {leftOut && !state?.decision && <span className="badge muted-badge">{notAppliedWords(change.kind)}</span>}
       {edit && <span className="badge info">your edit</span>}
-      {state && stateWords(state) && (
+      {state && stateWords(state, change.kind) && (
         <span
           className={`badge ${state.state === "conflict" ? "warn" : state.state === "rejected" ? "muted-badge" : "ok"}`}
           data-testid="change-state"
           data-state={state.state}
         >
-          {stateWords(state)}
+          {stateWords(state, change.kind)}
         </span>
       )}
       {state?.state === "conflict" && (
@@ -527,6 +601,23 @@ const ChangeRow = memo(function ChangeRow({
     </li>
   );
 });
+
+/**
+ * A block change's place in the page (1-based; a delete's in the page as it is, the rest in the page as it will be):
+ * for tools and tests reading the list's order (`data-position`), never shown — people read "after 'Rollout'".
+ */
+function positionOf(change: Change): number | undefined {
+  switch (change.kind) {
+    case "insert":
+    case "delete":
+    case "update":
+      return change.index + 1;
+    case "move":
+      return change.to + 1;
+    default:
+      return undefined;
+  }
+}
 
 /** The person's edit of the block a change inserts or changes, if any. */
 function editOf(change: Change, edits?: ReadonlyMap<string, Block>): Block | undefined {

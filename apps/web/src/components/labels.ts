@@ -17,7 +17,7 @@ export const TOOL_LABELS: Record<ToolName | PanelToolName, string> = {
   "mnote.artifact.create_ai_note": "Add AI note",
   "mnote.comment.create": "Comment",
   "mnote.comment.list": "Read comments",
-  "panel.page.revert": "Revert an AI edit",
+  "panel.page.revert": "Take back an edit",
   "panel.comment.resolve": "Resolve or reopen a comment",
 };
 
@@ -26,11 +26,11 @@ export const toolLabel = (name: string) => (name in TOOL_LABELS ? TOOL_LABELS[na
 
 type AuditOutcome = RouterOutputs["panel"]["audit"]["list"][number]["outcome"];
 
-/** What came of a call, in words, where no error code says more. */
+/** What came of a call, in words, where no error code says more (docs/glossary.md's words: suggestion, apply…). */
 const OUTCOME_LABELS: Record<AuditOutcome, string> = {
   ok: "done",
-  replayed: "answered again (a retry of a call already made)",
-  proposal: "a dry run: proposed, nothing written",
+  replayed: "answered again (the same call, made before)",
+  proposal: "suggested: nothing written until someone applies it",
   held_for_approval: TOOL_ERROR_LABELS.mnote_tool_approval_required,
   rejected: TOOL_ERROR_LABELS.mnote_tool_rejected,
   failed: "failed",
@@ -45,16 +45,22 @@ export function outcomeText(record: { outcome: AuditOutcome; errorCode?: ToolErr
 }
 
 /**
- * "Ada’s agent (Hermes)", "Ada’s agent", "Ada": who made a call or a proposal, by name (ids are shown beside it).
- * The person leads and an agent token's label follows as its label: "demo agent, for Ben" read as if the label
- * were a person's name.
+ * "Ada’s agent “Hermes”", "Ada’s agent", "Ada": who made a call or a suggestion, by name (ids are one click away).
+ * An agent is always named as the person's agent: its token's label ("demo agent") is no person's name (issue 36).
  */
 export function whoText(who: Who): string {
-  const person = who.actorName || who.actorId;
-  if (!person) return who.holder === "agent" ? "an agent (no valid token)" : "nobody (no valid token)";
-  if (who.holder !== "agent") return person;
-  return who.agentName ? `${person}’s agent (${who.agentName})` : `${person}’s agent`;
+  const short = whoShort(who);
+  return who.holder === "agent" && who.agentName ? `${short} “${who.agentName}”` : short;
 }
+
+/** "Ada’s agent", "Ada": the subject of a sentence in the history ("Ada’s agent inserted 'Alpha line'"). */
+export function whoShort(who: Who): string {
+  const person = who.actorName || (who.actorId ? "someone" : "nobody (no valid sign-in)");
+  return who.holder === "agent" ? `${possessive(person)} agent` : person;
+}
+
+/** "Ada’s", "James’": a name's possessive, as the panel writes it (typographic apostrophe). */
+export const possessive = (name: string) => (name.endsWith("s") ? `${name}’` : `${name}’s`);
 
 /**
  * A decided proposal's state in words: "applied", "applied in part (2 of 3 changes)", "applied with Ada's edits",
@@ -67,8 +73,10 @@ export function proposalStatusText(proposal: {
 }): string {
   const name = proposal.decidedBy?.actorName;
   const part = proposal.part ? ` (${proposal.part.kept} of ${proposal.part.total} changes)` : "";
-  if (proposal.status === "applied_with_edits") return `applied with ${name ? `${name}’s` : "a person’s"} edits${part}`;
+  if (proposal.status === "applied_with_edits")
+    return `applied with ${name ? possessive(name) : "a person’s"} edits${part}`;
   if (proposal.status === "applied_in_part") return `applied in part${part}`;
-  if (proposal.status === "rejected" && name) return `rejected by ${name}`;
-  return proposal.status.replaceAll("_", " ");
+  if (proposal.status === "rejected") return name ? `rejected by ${name}` : "rejected";
+  if (proposal.status === "applied") return name ? `applied by ${name}` : "applied";
+  return "waiting for review";
 }

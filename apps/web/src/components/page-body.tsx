@@ -1,14 +1,14 @@
 "use client";
 
 import type { Block } from "@mnote/contract";
-import type { Placement, SuggestedRow } from "@mnote/diff";
+import { markChanges, type Placement, type SuggestedRow } from "@mnote/diff";
 import type { RouterInputs, RouterOutputs } from "~/trpc/types";
 import { useWindowVirtualizer } from "@tanstack/react-virtual";
 import { memo, type Ref, useImperativeHandle, useLayoutEffect, useMemo, useRef, useState } from "react";
 import { BlockEditor } from "./block-editor";
 import { CommentMarker } from "./comments";
 import { blockLabel, BlockView } from "./blocks";
-import { AttributeChanges, WordDiff } from "./diff-view";
+import { AttributeChanges, FormattingDiff, WordDiff } from "./diff-view";
 import type { ChangeRef } from "./review-state";
 import { openRows } from "./open-suggestions";
 
@@ -225,13 +225,17 @@ const Suggestion = memo(function Suggestion({
       </del>
     );
   } else if (row.row === "update") {
+    // Only the formatting changed: the page draws it (bold as bold), before and after (issue 36).
+    const formattingOnly = row.before.text === row.block.text && markChanges(row.before, row.block).length > 0;
     body = (
       <>
-        <AttributeChanges before={row.before} after={row.block} />
+        <AttributeChanges before={row.before} after={row.block} formattingShown={formattingOnly} />
         <BlockView
           block={row.block}
           text={
-            row.before.text === row.block.text ? undefined : (
+            formattingOnly ? (
+              <FormattingDiff before={row.before} after={row.block} />
+            ) : row.before.text === row.block.text ? undefined : (
               <WordDiff before={row.before.text} after={row.block.text} />
             )
           }

@@ -169,7 +169,8 @@ function PageScreenBody({
               </nav>
             )}
             <SuggestionSwitcher pending={proposals.data ?? []} shown={shown} />
-            <div className="blocks" data-testid="page-blocks">
+            {/* Focusable so a finished in-page review hands the focus back to the page, not to <body>. */}
+            <div className="blocks" data-testid="page-blocks" tabIndex={-1}>
               {shown ? (
                 <PageSuggestionsFor
                   proposal={shown}

@@ -1,11 +1,11 @@
 "use client";
 
-import { type Block, PAGE_OPTION_KEYS, PAGE_OPTION_REGISTRY, type PageOptionKey } from "@mnote/contract";
+import { type Block, PAGE_OPTION_KEYS, PAGE_OPTION_REGISTRY } from "@mnote/contract";
 import { type ReactNode, type Ref, useEffect, useRef } from "react";
-import { onOff, WordDiff } from "./diff-view";
+import { onOff, optionLabel, WordDiff } from "./diff-view";
 import { PageBody, type PageBodyHandle, type PageSuggestions, SuggestionActions } from "./page-body";
-import { type ProposalItem, useDecisions, useProposalDetail } from "./proposals";
-import { toolLabel, whoText } from "./labels";
+import { OutcomeText, type ProposalItem, proposalTitle, useDecisions, useProposalDetail } from "./proposals";
+import { whoText } from "./labels";
 import { useReview } from "./review-state";
 
 type PageRef = { workspaceId: string; documentId: string };
@@ -22,7 +22,7 @@ export function SuggestionSwitcher({ pending: all, shown }: { pending: ProposalI
         {pending.map((p, i) => (
           <option key={p.id} value={p.id}>
             {i === 0 ? "Newest: " : ""}
-            {toolLabel(p.toolName)} by {whoText(p.who)}
+            {proposalTitle(p)} by {whoText(p.who)}
           </option>
         ))}
         <option value={0}>None (the page as it is)</option>
@@ -138,13 +138,13 @@ function SuggestedHeading({
           role={decisions.outcome.tone === "error" ? "alert" : "status"}
           className={`notice ${decisions.outcome.tone}`}
         >
-          {decisions.outcome.text}
+          <OutcomeText outcome={decisions.outcome} />
         </p>
       )}
       {options.map((option) => {
         const { proposed: change, index } = option;
         if (change.kind !== "set_option") return null;
-        const label = PAGE_OPTION_REGISTRY[change.key as PageOptionKey]?.label ?? change.key;
+        const label = optionLabel(change.key);
         const what = `${label}: ${onOff(change.before)} → ${onOff(change.after)}`;
         return (
           <p
@@ -165,6 +165,9 @@ function SuggestedHeading({
     </>
   );
 }
+
+/** The suggestions still to decide in the page, in page order. */
+const OPEN_SUGGESTIONS = '.suggestion[data-state="pending"], .suggestion[data-state="conflict"]';
 
 /** The page with one pending proposal's changes where they land, in step with its card in the panel. */
 export function PageSuggestionsFor({
@@ -189,6 +192,32 @@ export function PageSuggestionsFor({
     if (current && current.proposalId === proposal.id && review.currentFrom !== "page")
       inner.current?.scrollToChange(current.change);
   }, [current, proposal.id, review.currentFrom]);
+  // A decided change leaves the suggestions (it is the page's block now), and a closed editor leaves with its box:
+  // the focus they had goes to the next suggestion — or this review — never to <body> (issue 36). Only while the
+  // focus was in here: a person who moved it elsewhere keeps it there.
+  const reviewRef = useRef<HTMLDivElement>(null);
+  const focusedHere = useRef(false);
+  // Where the focused suggestion stood among the open ones: the one that takes its place is its successor.
+  const focusedAt = useRef(0);
+  const changes = suggestions?.changes;
+  const editing = review.editing;
+  useEffect(() => {
+    if (!focusedHere.current || (document.activeElement && document.activeElement !== document.body)) return;
+    const box = reviewRef.current;
+    const open = [...(box?.querySelectorAll<HTMLElement>(OPEN_SUGGESTIONS) ?? [])];
+    (open[Math.min(focusedAt.current, open.length - 1)] ?? box)?.focus({ preventScroll: true });
+  }, [changes, editing]);
+  useEffect(
+    () => () => {
+      // The proposal is done and its review leaves the page: the focus stays in the page, not on <body>.
+      if (!focusedHere.current) return;
+      requestAnimationFrame(() => {
+        if (!document.activeElement || document.activeElement === document.body)
+          document.querySelector<HTMLElement>('[data-testid="page-blocks"]')?.focus({ preventScroll: true });
+      });
+    },
+    [],
+  );
   const forward = (handleRef: Ref<PageBodyHandle>, value: PageBodyHandle | null) => {
     inner.current = value;
     if (typeof handleRef === "function") handleRef(value);
@@ -203,9 +232,25 @@ export function PageSuggestionsFor({
     );
   }
   return (
-    <div className="in-page-review" data-testid="in-page-review" data-proposal-id={proposal.id}>
+    <div
+      ref={reviewRef}
+      className="in-page-review"
+      data-testid="in-page-review"
+      data-proposal-id={proposal.id}
+      tabIndex={-1}
+      onFocus={(event) => {
+        focusedHere.current = true;
+        const suggestion = (event.target as HTMLElement).closest(OPEN_SUGGESTIONS);
+        const open = [...event.currentTarget.querySelectorAll(OPEN_SUGGESTIONS)];
+        if (suggestion) focusedAt.current = Math.max(0, open.indexOf(suggestion));
+      }}
+      onBlur={(event) => {
+        // Focus moved to something outside (not lost with a removed element, which has no next target).
+        if (event.relatedTarget && !event.currentTarget.contains(event.relatedTarget)) focusedHere.current = false;
+      }}
+    >
       <p className="muted suggestion-note" role="note">
-        Showing “{toolLabel(proposal.toolName)}” by {whoText(proposal.who)} as suggestions.
+        Showing “{proposalTitle(proposal)}” by {whoText(proposal.who)} as suggestions.
         {(detail.data?.changeCounts.conflict ?? 0) > 0 && (
           <strong className="stale-note" data-testid="conflicts-in-page">
             {" "}
@@ -218,7 +263,7 @@ export function PageSuggestionsFor({
           role={decisions.outcome.tone === "error" ? "alert" : "status"}
           className={`notice ${decisions.outcome.tone}`}
         >
-          {decisions.outcome.text}
+          <OutcomeText outcome={decisions.outcome} />
         </p>
       )}
       <PageBody

@@ -1,8 +1,9 @@
 // @vitest-environment happy-dom
+import { LIMITS } from "@mnote/contract";
 import { createWorld } from "@mnote/tools/testing";
 import { cleanup, fireEvent, screen, within } from "@testing-library/react";
 import { afterEach, describe, expect, it } from "vitest";
-import { Proposals, refusalOutcome } from "./proposals";
+import { plainPaths, Proposals, refusalOutcome } from "./proposals";
 import { ReviewProvider } from "./review-state";
 import { panelClient, renderPanelView } from "./test-render";
 
@@ -104,5 +105,68 @@ describe("Proposals: a refused decision is said one way, whichever door it came 
       refusalOutcome({ code: "mnote_tool_conflict", message: "decided meanwhile", reason: "proposal_decided" }).text,
     ).toBe("decided meanwhile. Nothing was written.");
     await w.kernel.close();
+  });
+});
+
+/** An element's text with its pieces apart ("Rename page" "Shown in the page"), as a reader sees them. */
+function spaced(element: Element): string {
+  const walker = element.ownerDocument.createTreeWalker(element, 4 /* NodeFilter.SHOW_TEXT */);
+  const pieces: string[] = [];
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) pieces.push(node.textContent ?? "");
+  return pieces.join(" ");
+}
+
+/** An id or a code: what a person must never have to read in an entry's first line (issue 36). */
+const ID_OR_CODE =
+  /\b(?:cmd_|panel_|mnote_tool_|run_|trace_|user_|session_)|\b[a-z]+_[a-z_]+\b|\b[a-z]+[A-Z][a-zA-Z]*\b/;
+
+describe("Proposals speak the reader's language (issue 36)", () => {
+  it("a card's heading, badges and who/when carry no id or code; the ids and page version are behind Details", async () => {
+    const { w, pageRef } = await worldWithProposal();
+    const { container } = renderProposals(w, pageRef);
+    await screen.findByRole("button", { name: "Approve" });
+    const card = container.querySelector<HTMLElement>("li.proposal")!;
+    const details = card.querySelector<HTMLDetailsElement>(":scope > details.ids")!;
+    expect(details.open).toBe(false);
+    expect(details.textContent).toContain("session_1");
+    const firstLines = [card.querySelector(".row.between"), card.querySelector("dl.meta")].map((e) => spaced(e!));
+    for (const line of firstLines) expect(line).not.toMatch(ID_OR_CODE);
+    expect(card.textContent).not.toMatch(/Base revision|an agent's session|held for approval/);
+    fireEvent.click(screen.getByRole("button", { name: "Approve" }));
+    const decided = await screen.findByTestId("decided");
+    // The outcome says what happened; the change record's id is one click away.
+    expect(decided.firstChild!.textContent).toBe("Applied. The page shows it now.");
+    expect(within(decided).getByText("Details").closest("details")!.open).toBe(false);
+    await w.kernel.close();
+  });
+
+  it("the reason box counts down, refuses past the limit before sending, and keeps what was typed", async () => {
+    const { w, pageRef, proposalId } = await worldWithProposal();
+    renderProposals(w, pageRef);
+    fireEvent.click(await screen.findByRole("button", { name: "Reject" }));
+    const box = screen.getByLabelText<HTMLTextAreaElement>(/^Why\? \(optional — the agent reads it on its next try\)/);
+    expect(screen.getByTestId("characters-left").textContent).toBe(`${LIMITS.rejectionReasonLength} characters left`);
+    fireEvent.change(box, { target: { value: "Too long" } });
+    expect(screen.getByTestId("characters-left").textContent).toBe(
+      `${LIMITS.rejectionReasonLength - "Too long".length} characters left`,
+    );
+    const tooLong = "x".repeat(LIMITS.rejectionReasonLength + 12);
+    fireEvent.change(box, { target: { value: tooLong } });
+    expect(screen.getByTestId("characters-left").textContent).toMatch(/^12 characters too many/);
+    const form = screen.getByRole("form", { name: "Reject this proposal" });
+    fireEvent.click(within(form).getByRole("button", { name: "Reject" }));
+    // Nothing was sent: the proposal is still pending and the typed reason is all there.
+    const [still] = await w.caller(w.tokens.owner).panel.proposals.list(pageRef);
+    expect(still).toMatchObject({ id: proposalId, status: "pending" });
+    expect(box.value).toBe(tooLong);
+    expect(box.getAttribute("aria-invalid")).toBe("true");
+    await w.kernel.close();
+  });
+
+  it("a refusal's field path reads as words", () => {
+    expect(plainPaths("edits.0.text: at most 20000 characters")).toBe(
+      "the edited block’s text: at most 20000 characters",
+    );
+    expect(plainPaths("decisions.3.block.text: too long")).toBe("the edited block’s text: too long");
   });
 });

@@ -1,12 +1,14 @@
 "use client";
 
 import { matchQuery, type Query, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { LIMITS } from "@mnote/contract";
 import { useEffect, useMemo, useRef, useState } from "react";
+import { CharactersLeft } from "./characters-left";
 import { useTRPC } from "~/trpc/react";
 import { type Refusal, refusalOf } from "~/trpc/refusal";
 import type { DecisionAnswer, PageRef, RouterInputs, RouterOutputs } from "~/trpc/types";
-import { ChangeList, countChanges } from "./diff-view";
-import { proposalStatusText, toolLabel, whoText } from "./labels";
+import { ChangeList, countChanges, optionLabel } from "./diff-view";
+import { possessive, proposalStatusText, toolLabel, whoShort, whoText } from "./labels";
 import { CopyableId } from "./copyable-id";
 import { RelativeTime } from "./relative-time";
 import { useReview, useShownProposal } from "./review-state";
@@ -16,6 +18,8 @@ import { LoadFailed } from "./load-failed";
 type Outcome = {
   tone: "ok" | "error";
   text: string;
+  /** The change record a decision wrote: one click away ("Details"), never in the sentence (issue 36). */
+  commandId?: string;
   /** A rejection with a reason, of a proposal from an Ask Hermes conversation: offer to tell Hermes why. */
   tellHermes?: { sessionId: string; reason: string };
 };
@@ -28,8 +32,19 @@ export function refusalOutcome(refusal: Refusal | null | undefined): Outcome {
   if (refusal?.code === "mnote_tool_conflict" && refusal.reason === "page_moved") {
     return { tone: "error", text: "The page changed while deciding. Nothing was written: try again." };
   }
-  return { tone: "error", text: `${refusal?.message ?? "The edit was refused"}. Nothing was written.` };
+  // The contract's message names the option's key and its registry state; a person reads what it means.
+  if (refusal?.code === "mnote_tool_option_unsupported") {
+    return { tone: "error", text: "The editor does not support that page option yet. Nothing was written." };
+  }
+  return { tone: "error", text: `${plainPaths(refusal?.message ?? "The edit was refused")}. Nothing was written.` };
 }
+
+/**
+ * A refusal's field path in words: "edits.0.text: at most 20000 characters" reads "the edited block's text: …".
+ * The server names the field for every door; a person reads no paths (issue 36).
+ */
+export const plainPaths = (message: string) =>
+  message.replace(/\b(?:edits|decisions)\.\d+\.(?:block\.)?([a-zA-Z]+)/g, "the edited block’s $1");
 
 /**
  * A tool's failure envelope as a refusal. The envelope carries the contract's `{ code, message }` only, and a tool's
@@ -40,11 +55,29 @@ export const envelopeRefusal = (error: { code: string; message: string }): Refus
 
 function describeEnvelope(envelope: EnvelopeSummary, how = ""): Outcome {
   if (!envelope.ok) return refusalOutcome(envelope.error && envelopeRefusal(envelope.error));
-  const revision = (envelope.result as { revision?: number } | null)?.revision;
   return {
     tone: "ok",
-    text: `Applied${how} as command ${envelope.audit.commandId}${revision ? ` (revision ${revision})` : ""}.`,
+    text: `Applied${how}. The page shows it now.`,
+    commandId: envelope.audit.commandId ?? undefined,
   };
+}
+
+/** What a decision came to, in words, with its change record one click away. */
+export function OutcomeText({ outcome }: { outcome: Outcome }) {
+  return (
+    <>
+      {outcome.text}
+      {outcome.commandId && (
+        <>
+          {" "}
+          <details className="ids">
+            <summary>Details</summary>
+            <CopyableId label="change record" value={outcome.commandId} />
+          </details>
+        </>
+      )}
+    </>
+  );
 }
 
 /**
@@ -107,7 +140,7 @@ export function Proposals({ pageRef }: { pageRef: PageRef }) {
           role="status"
           data-testid="decided"
         >
-          {decided.text}{" "}
+          <OutcomeText outcome={decided} />{" "}
           {decided.tellHermes && (
             <TellHermesButton
               pageRef={pageRef}
@@ -121,7 +154,7 @@ export function Proposals({ pageRef }: { pageRef: PageRef }) {
         </p>
       )}
       {visible.length === 0 && (
-        <p className="muted">Nothing waiting for you. Dry runs from agents appear here as they happen.</p>
+        <p className="muted">Nothing waiting for you. Agents’ suggestions appear here as they arrive.</p>
       )}
       <ol className="proposals">
         {visible.map((proposal, i) => (
@@ -202,11 +235,6 @@ function ProposalCard({
           <ProposalChanges proposal={proposal} pageRef={pageRef} detail={detail.data} idPrefix={headingId} />
         )}
       </div>
-      {proposal.status.startsWith("applied") && proposal.commandId && (
-        <p className="muted">
-          Applied by command <code>{proposal.commandId}</code>
-        </p>
-      )}
     </li>
   );
 }
@@ -233,6 +261,15 @@ export function useProposalDetail(proposal: ProposalItem, pageRef: PageRef, enab
 const changeCountOf = (proposal: ProposalItem, detail?: ProposalDetail) =>
   proposal.summary?.changeCount ?? detail?.preview.changes.length ?? 0;
 
+/**
+ * A card's heading: what the suggestion does — for a revert, whose edit it takes back ("Take back Ben’s agent’s
+ * edit"), never only the tool's name.
+ */
+export function proposalTitle(proposal: Pick<ProposalItem, "toolName" | "reverts">): string {
+  if (!proposal.reverts) return toolLabel(proposal.toolName);
+  return `Take back ${possessive(whoShort(proposal.reverts.by))} edit`;
+}
+
 function ProposalHeading({
   proposal,
   headingId,
@@ -244,14 +281,15 @@ function ProposalHeading({
 }) {
   return (
     <div className="row between">
-      <h3 id={headingId}>{toolLabel(proposal.toolName)}</h3>
+      <h3 id={headingId}>{proposalTitle(proposal)}</h3>
       <span className="badges">
         {shownInPage && proposal.status === "pending" && (
           <span className="badge info" data-testid="shown-in-page">
             Shown in the page
           </span>
         )}
-        {proposal.held && <span className="badge info">held for approval</span>}
+        {/* One state per card (issue 36): "held" says why it waits, so it goes once the proposal is decided. */}
+        {proposal.held && proposal.status === "pending" && <span className="badge info">held for approval</span>}
         {proposal.status === "pending" && <DecidedSoFar proposal={proposal} />}
         {proposal.status !== "pending" && (
           <span
@@ -286,32 +324,45 @@ function DecidedSoFar({ proposal }: { proposal: ProposalItem }) {
   );
 }
 
-/** Who proposed it, in which conversation, when; the raw ids (Hermes's long ones included) behind a toggle. */
+/**
+ * Who suggested it, where, when; for a revert, the edit it takes back. The ids (Hermes's long ones included) and the
+ * page version it was made on are one click away ("Details"), for those who need them (issue 36).
+ */
 function ProposalMeta({ proposal }: { proposal: ProposalItem }) {
   return (
     <>
+      {proposal.reverts && (
+        <p className="reverts" data-testid="reverts">
+          {proposal.reverts.description
+            ? `That edit ${proposal.reverts.description}`
+            : "That edit’s changes are listed below"}{" "}
+          (<RelativeTime iso={proposal.reverts.at} />
+          ).
+        </p>
+      )}
       <dl className="meta">
         <dt>Who</dt>
         <dd>{whoText(proposal.who)}</dd>
-        <dt>From</dt>
-        <dd>
-          {proposal.fromAsk ? "an Ask Hermes conversation on this page" : "an agent's session"}{" "}
-          <details className="ids">
-            <summary>ids</summary>
-            <CopyableId label="user" value={proposal.actorId} />{" "}
-            <CopyableId label="session" value={proposal.sessionId} />{" "}
-            <CopyableId label="run" value={proposal.runId} title="runId" />{" "}
-            <CopyableId label="call" value={proposal.toolCallId} title="toolCallId" />{" "}
-            <CopyableId label="trace" value={proposal.traceId} />
-          </details>
-        </dd>
+        {proposal.fromAsk && (
+          <>
+            <dt>Where</dt>
+            <dd>in an Ask Hermes conversation on this page</dd>
+          </>
+        )}
         <dt>When</dt>
         <dd>
           <RelativeTime iso={proposal.at} />
         </dd>
-        <dt>Base revision</dt>
-        <dd>{proposal.baseRevision}</dd>
       </dl>
+      <details className="ids">
+        <summary>Details</summary>
+        {proposal.baseRevision !== null && <span>Made on page version {proposal.baseRevision}. </span>}
+        <CopyableId label="user" value={proposal.actorId} /> <CopyableId label="session" value={proposal.sessionId} />{" "}
+        <CopyableId label="run" value={proposal.runId} title="runId" />{" "}
+        <CopyableId label="call" value={proposal.toolCallId} title="toolCallId" />{" "}
+        <CopyableId label="trace" value={proposal.traceId} />{" "}
+        <CopyableId label="change record" value={proposal.commandId} />
+      </details>
       {proposal.status === "rejected" && proposal.reason && (
         <p className="reason" data-testid="rejection-reason">
           {proposal.decidedBy?.actorName ?? "A person"} said: “{proposal.reason}”
@@ -321,13 +372,25 @@ function ProposalMeta({ proposal }: { proposal: ProposalItem }) {
         <ul className="warnings" aria-label="Warnings">
           {proposal.summary!.warnings.map((w, i) => (
             <li key={i} className="warning">
-              ⚠ {w.message}
+              ⚠ {warningText(w)}
             </li>
           ))}
         </ul>
       )}
     </>
   );
+}
+
+/**
+ * A planner's warning as a person reads it: an option the editor does not support yet by its label (the message
+ * names its key and the code a real call fails with, for agents); any other warning as the planner wrote it.
+ */
+export function warningText(warning: { code: string; field?: string; message: string }): string {
+  if (warning.code === "option_not_wired" && warning.field?.startsWith("options.")) {
+    const label = optionLabel(warning.field.slice("options.".length));
+    return `${label} is not supported by the editor yet: applying this change will be refused.`;
+  }
+  return warning.message;
 }
 
 /** "4 changes · 1 inserted · 2 changed · title": what a proposal does, before its changes are read. */
@@ -360,7 +423,8 @@ function ChangeSummary({ proposal, detail }: { proposal: ProposalItem; detail?: 
           )}
         </>
       ) : (
-        proposal.summary && <span> · {proposal.summary.plan.join("; ")}</span>
+        // The plan's first line says what the edit does; the rest (the page version it moves to) is for agents.
+        proposal.summary?.plan[0] && <span> · {proposal.summary.plan[0]}</span>
       )}
     </p>
   );
@@ -408,14 +472,17 @@ export function useDecisions(proposal: ProposalItem, pageRef: PageRef, onDone: (
   );
   const reject = useMutation(
     trpc.panel.proposals.reject.mutationOptions({
-      onSuccess: (_r, input) =>
+      // The form closes once the rejection took; refused, it stays open with the person's words in it (issue 36).
+      onSuccess: (_r, input) => {
+        review.setRejecting(null);
         settle({
           tone: "ok",
-          text: `Rejected “${toolLabel(proposal.toolName)}”${input.reason ? " with your reason" : ""}. Nothing was written.`,
+          text: `Rejected “${proposalTitle(proposal)}”${input.reason ? " with your reason" : ""}. Nothing was written.`,
           ...(input.reason && proposal.fromAsk && proposal.sessionId
             ? { tellHermes: { sessionId: proposal.sessionId, reason: input.reason } }
             : {}),
-        }),
+        });
+      },
       onError,
     }),
   );
@@ -423,13 +490,19 @@ export function useDecisions(proposal: ProposalItem, pageRef: PageRef, onDone: (
     trpc.panel.proposals.decide.mutationOptions({
       onSuccess: (answer, input) => {
         const applied = input.decisions.filter((d) => d.choice !== "reject" && d.choice !== "keep_mine").length;
-        const left = input.decisions.length - applied;
-        const words = [applied ? `${applied} applied` : "", left ? `${left} left out` : ""].filter(Boolean);
+        const kept = input.decisions.filter((d) => d.choice === "keep_mine").length;
+        const rejected = input.decisions.length - applied - kept;
+        const words = [
+          applied ? `${applied} applied` : "",
+          rejected ? `${rejected} rejected` : "",
+          kept ? `${kept} kept as the page has ${kept === 1 ? "it" : "them"}` : "",
+        ].filter(Boolean);
+        const sentence = words.join(", ").replace(/^./, (first) => first.toUpperCase());
         const result: Outcome = answer.envelope
           ? answer.envelope.ok
-            ? { tone: "ok", text: `${words.join(", ")} as command ${answer.envelope.audit.commandId}.` }
+            ? { tone: "ok", text: `${sentence}.`, commandId: answer.envelope.audit.commandId ?? undefined }
             : refusalOutcome(answer.envelope.error)
-          : { tone: "ok", text: `${words.join(", ")}. Nothing was written.` };
+          : { tone: "ok", text: `${sentence}. Nothing was written.` };
         // The proposal may stay pending (other changes wait): the outcome stays with it.
         if (answer.proposal && answer.proposal.status !== "pending" && result.tone === "ok") onDone(result);
         else setOutcome(result);
@@ -543,11 +616,9 @@ function ReviewBar({
       {rejecting && (
         <RejectForm
           busy={busy}
+          agentReads={proposal.holder === "agent"}
           onCancel={() => review.setRejecting(null)}
-          onReject={(reason) => {
-            decisions.reject(reason);
-            review.setRejecting(null);
-          }}
+          onReject={(reason) => decisions.reject(reason)}
         />
       )}
       {proposal.status === "pending" && !proposal.decidable && (
@@ -559,7 +630,7 @@ function ReviewBar({
             className={decisions.outcome.tone === "ok" ? "notice ok" : "notice error"}
             role={decisions.outcome.tone === "error" ? "alert" : "status"}
           >
-            {decisions.outcome.text}
+            <OutcomeText outcome={decisions.outcome} />
           </p>
         )}
       </div>
@@ -567,26 +638,39 @@ function ReviewBar({
   );
 }
 
-/** Reject, with an optional reason the agent reads on its retry (the server caps it at 500 characters). */
+/**
+ * Reject, with an optional reason. On an agent's suggestion the agent reads it on its next try; on a person's own
+ * (a revert) it is kept in the history only — the label says which. The box counts down to the contract's limit and
+ * refuses past it before sending; a refusal from the server leaves the typed reason in place (issue 36).
+ */
 function RejectForm({
   busy,
+  agentReads,
   onReject,
   onCancel,
 }: {
   busy: boolean;
+  agentReads: boolean;
   onReject: (reason: string) => void;
   onCancel: () => void;
 }) {
   const [reason, setReason] = useState("");
+  const [tried, setTried] = useState(false);
   const textRef = useRef<HTMLTextAreaElement>(null);
   useEffect(() => textRef.current?.focus(), []);
+  const limit = LIMITS.rejectionReasonLength;
+  // The server trims the reason before its limit applies: the count does the same.
+  const over = reason.trim().length - limit;
   return (
     <form
       className="reject-form"
       aria-label="Reject this proposal"
+      noValidate
       onSubmit={(event) => {
         event.preventDefault();
-        onReject(reason);
+        setTried(true);
+        if (over > 0) textRef.current?.focus();
+        else onReject(reason);
       }}
       onKeyDown={(event) => {
         if (event.key === "Escape") {
@@ -595,8 +679,19 @@ function RejectForm({
         }
       }}
     >
-      <label htmlFor="reject-reason">Why? (optional — the agent reads it)</label>
-      <textarea id="reject-reason" ref={textRef} rows={2} value={reason} onChange={(e) => setReason(e.target.value)} />
+      <label htmlFor="reject-reason">
+        {agentReads ? "Why? (optional — the agent reads it on its next try)" : "Why? (optional — kept in the history)"}
+      </label>
+      <textarea
+        id="reject-reason"
+        ref={textRef}
+        rows={2}
+        value={reason}
+        aria-invalid={over > 0 || undefined}
+        aria-describedby="reject-reason-count"
+        onChange={(e) => setReason(e.target.value)}
+      />
+      <CharactersLeft id="reject-reason-count" used={reason.trim().length} limit={limit} announce={tried} />
       <div className="row">
         <button type="submit" className="primary" disabled={busy}>
           Reject
@@ -651,7 +746,7 @@ function ProposalChanges({
           role={decisions.outcome.tone === "error" ? "alert" : "status"}
           className={`notice ${decisions.outcome.tone}`}
         >
-          {decisions.outcome.text}
+          <OutcomeText outcome={decisions.outcome} />
         </p>
       )}
     </>

@@ -2,7 +2,7 @@
 
 import { reviewRows } from "@mnote/diff";
 import { useEffect, useMemo, useRef, useState } from "react";
-import { type ProposalItem, useDecisions, useProposalDetail } from "./proposals";
+import { OutcomeText, type ProposalItem, useDecisions, useProposalDetail } from "./proposals";
 import { useReview } from "./review-state";
 
 /** The review's keyboard shortcuts, as the `?` overlay lists them (issue 22 item 4). */
@@ -108,10 +108,14 @@ function ProposalKeys({
   const detail = useProposalDetail(proposal, pageRef, true);
   const decisions = useDecisions(proposal, pageRef, () => undefined);
   const changes = detail.data?.preview.changes;
-  const order = useMemo(
-    () => (changes ? reviewRows(changes).flatMap((row) => (row.row === "change" ? [row.change] : [])) : []),
-    [changes],
-  );
+  const states = detail.data?.changes;
+  // The changes still to decide, in page order: a decided one has left the page's suggestions, so j / k skip it
+  // (stepping onto one moved the focus nowhere and sent the next keys astray; issue 36).
+  const order = useMemo(() => {
+    if (!changes) return [];
+    const open = (change: number) => ["pending", "conflict"].includes(states?.[change]?.state ?? "pending");
+    return reviewRows(changes).flatMap((row) => (row.row === "change" && open(row.change) ? [row.change] : []));
+  }, [changes, states]);
   // Handlers read the newest state through a ref: one listener for the page's lifetime.
   const latest = useRef<(event: KeyboardEvent) => void>(() => undefined);
   latest.current = (event) => {
@@ -170,7 +174,7 @@ function ProposalKeys({
   if (!decisions.outcome) return null;
   return (
     <p role={decisions.outcome.tone === "error" ? "alert" : "status"} className={`notice ${decisions.outcome.tone}`}>
-      {decisions.outcome.text}
+      <OutcomeText outcome={decisions.outcome} />
     </p>
   );
 }

@@ -40,6 +40,7 @@ import { payloadFingerprint } from "../fingerprint";
 import { argsWithoutMarkdown } from "../markdown-args";
 import { mayBeAskSession } from "../ask-session";
 import type { AccessNeed, ParsedEnvelope } from "../tool-spec";
+import { counted } from "../counted";
 
 /**
  * The checks every tool call passes, in order (`checkRead`, `checkWrite`). Each one either ends the call with a
@@ -422,7 +423,7 @@ function changeByChange(states: ChangeStateRecord[], decidedBy: string): { decis
       ? `${quoteData(decidedBy)} applied ${applied.length} of the ${states.length} proposed changes and left ${leftOut} out`
       : null,
     edited.length > 0
-      ? `${edited.length} change(s) were applied in the person's own version (\`final\` holds each block as the page now has it)`
+      ? `${counted(edited.length, "change was", "changes were")} applied in the person's own version (\`final\` holds each block as the page now has it)`
       : null,
   ].filter(Boolean);
   return {

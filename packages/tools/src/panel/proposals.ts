@@ -1,13 +1,22 @@
 import type { Change, DryRunResult } from "@mnote/contract";
-import { type AccessFacts, type DisplayNames, type PageRecord, type ProposalRecord, sha256Hex } from "@mnote/kernel";
+import {
+  type AccessFacts,
+  type CallIdentity,
+  type DisplayNames,
+  type PageRecord,
+  type ProposalRecord,
+  revertedCommandId,
+  sha256Hex,
+} from "@mnote/kernel";
 import { canonicalJson } from "../fingerprint";
 import type { PersonContext } from "./panel-procedure";
 import { loadNames, type Who, who } from "./people";
 import { type ProposalSummary, proposalSummary } from "../proposal-summary";
 import { isAskSessionOf } from "./ask";
 import { cutsByChange, mayDecide } from "./rules";
+import { REVERT_TOOL_NAME } from "./revert-tool";
 import { changeAnchor, type Placement } from "@mnote/diff";
-import { describeChange, proposalOnPage } from "../proposal-merge";
+import { describeChange, placementWords, proposalOnPage } from "../proposal-merge";
 import type { ChangeChoice, ChangeCounts, ChangeState, ProposalChange } from "../procedures/panel/changes";
 
 export type { ProposalSummary } from "../proposal-summary";
@@ -86,6 +95,22 @@ export interface ProposalListItem {
   editable: boolean;
   /** Proposed in a conversation started from the panel's Ask Hermes box: a rejection's reason can be told to it. */
   fromAsk: boolean;
+  /**
+   * A revert (`panel.page.revert`): which edit it takes back — who made it and what it did, in words — so the card says
+   * "Take back Ben's agent's edit: inserted 'Alpha line'" rather than a tool's name (issue 36). Null for other tools,
+   * and when the edit's record is gone (past retention).
+   */
+  reverts: RevertedEdit | null;
+}
+
+/** The edit a revert proposal takes back, as a person reads it. */
+export interface RevertedEdit {
+  /** Who made the edit: the agent whose proposal was approved, or whoever wrote it. */
+  by: Who;
+  /** What it did ("inserted 'Alpha line' after 'Rollout'"); null for writes recorded before descriptions. */
+  description: string | null;
+  /** ISO time of the write. */
+  at: string;
 }
 
 /** One proposal in full, as `panel.proposals.get` answers it: the args and the whole preview. */
@@ -108,6 +133,7 @@ function listItem(
   names: DisplayNames,
   record: ProposalRecord,
   page: PageAt,
+  reverts: RevertedEdit | null = null,
 ): ProposalListItem {
   const { identity } = record;
   const summary = record.summary as ProposalSummary | null;
@@ -162,8 +188,37 @@ function listItem(
     partiallyApplicable: decidable && total > 1,
     editable: decidable && cutsByChange(identity.toolName),
     fromAsk: identity.sessionId !== null && isAskSessionOf(identity.sessionId, page.id),
+    reverts,
   };
 }
+
+type Proposer = Pick<CallIdentity, "actorId" | "holder" | "tokenId">;
+
+/**
+ * The edits these proposals revert, by proposal id: one read of each reverted write's audit record (a page has a
+ * few reverts, not many). Its proposer (an approved agent edit names one) made the edit; else its caller did.
+ */
+async function revertedEdits(ctx: PersonContext, records: readonly ProposalRecord[]) {
+  const found = new Map<number, { by: Proposer; description: string | null; at: string }>();
+  for (const record of records) {
+    const commandId = record.identity.toolName === REVERT_TOOL_NAME ? revertedCommandId(record.idempotencyKey) : null;
+    if (!commandId) continue;
+    const { write } = await ctx.kernel.getRevertFacts(commandId);
+    if (!write) continue;
+    const description = write.detail?.description;
+    found.set(record.auditId, {
+      by: (write.detail?.proposer as Proposer | undefined) ?? write.identity,
+      description: typeof description === "string" ? description : null,
+      at: write.at,
+    });
+  }
+  return found;
+}
+
+const revertedEdit = (
+  names: DisplayNames,
+  edit: { by: Proposer; description: string | null; at: string } | undefined,
+) => (edit ? { by: who(names, edit.by), description: edit.description, at: edit.at } : null);
 
 /** The people a proposal's row names: who proposed it, and who decided. */
 const namedIn = (record: ProposalRecord) => [
@@ -186,8 +241,11 @@ export async function listProposals(ctx: PersonContext, page: PageAt, facts: Acc
     seen.add(edit);
     unique.push(record);
   }
-  const names = await loadNames(ctx.kernel, unique.flatMap(namedIn));
-  return unique.map((record) => listItem(ctx, facts, names, record, page));
+  const reverted = await revertedEdits(ctx, unique);
+  const names = await loadNames(ctx.kernel, [...unique.flatMap(namedIn), ...[...reverted.values()].map((e) => e.by)]);
+  return unique.map((record) =>
+    listItem(ctx, facts, names, record, page, revertedEdit(names, reverted.get(record.auditId))),
+  );
 }
 
 /** One proposal of this page with its args and full preview, from the audit record the index points at. */
@@ -203,9 +261,10 @@ export async function findProposal(
   const audit = await ctx.kernel.getAudit(id);
   if (!audit?.detail) return null;
   const preview = audit.detail.preview as DryRunResult;
-  const names = await loadNames(ctx.kernel, namedIn(record));
+  const reverted = await revertedEdits(ctx, [record]);
+  const names = await loadNames(ctx.kernel, [...namedIn(record), ...[...reverted.values()].map((e) => e.by)]);
   const withSummary = { ...record, summary: record.summary ?? proposalSummary(preview) };
-  const item = listItem(ctx, facts, names, withSummary, page);
+  const item = listItem(ctx, facts, names, withSummary, page, revertedEdit(names, reverted.get(record.auditId)));
   const placements = (audit.detail.placements as (Placement | null)[] | undefined) ?? preview.changes.map(() => null);
   const changes = await proposalChanges(ctx, page, record, item, preview, placements, names);
   const leftOut = record.appliedPart
@@ -274,6 +333,7 @@ async function proposalChanges(
         : null,
       choices: !stored && item.decidable ? choicesFor(change, merged?.state === "conflict" ? merged : null) : [],
       description: describeChange(change, placements[index], near),
+      where: change.kind === "insert" || change.kind === "move" ? placementWords(placements[index], near) : "",
     };
   });
 }

@@ -12,6 +12,7 @@ import { diffBlocks, mergeChanges, placementsFromOrder, planChosen, summarizeCha
 import { withInsertIds } from "../planning/page-edit";
 import { proposalOnPage } from "../proposal-merge";
 import { toOperations } from "../anchored-operations";
+import { counted } from "../counted";
 import { z } from "zod";
 import { AppError } from "../app-error";
 import type { Planner } from "../planning/write-plan";
@@ -101,7 +102,7 @@ export const planPageRevert: Planner<z.output<typeof args>> = async ({ kernel, i
       commandName: "page.revert",
       baseRevision: page.revision,
       plan: [
-        `take back the ${changes.length} change(s) of command ${commandId} (${target.name}, revision ${states.revisionBefore} → ${states.revisionAfter}); blocks changed since are conflicts, decided one by one`,
+        `take back ${counted(changes.length, "change")} of the edit that ${(await editDescription(kernel, commandId)) ?? `moved the page from revision ${states.revisionBefore} to ${states.revisionAfter}`}; blocks changed since are conflicts, decided one by one (command ${commandId})`,
         `page revision ${page.revision} → ${page.revision + 1}`,
       ],
       diff: [
@@ -116,6 +117,12 @@ export const planPageRevert: Planner<z.output<typeof args>> = async ({ kernel, i
     },
   };
 };
+
+/** What the reverted write did, in the words its audit record keeps ("inserted 'Alpha line'"), when it has them. */
+async function editDescription(kernel: Parameters<Planner<unknown>>[0]["kernel"], commandId: string) {
+  const description = (await kernel.getRevertFacts(commandId)).write?.detail?.description;
+  return typeof description === "string" && description ? description : null;
+}
 
 /** A revert applied whole: every change of it that does not conflict with the page now. */
 async function everyCurrentChange(

@@ -11,6 +11,7 @@ import { type Placement, summarizeChanges } from "@mnote/diff";
 import { AppError } from "../app-error";
 import { withIds } from "./page-save";
 import { nextRevisionStep, type Planner, writePlan } from "./write-plan";
+import { counted } from "../counted";
 
 type EditArgs = ToolArgs<"mnote.page.edit">;
 
@@ -94,7 +95,7 @@ export const planPageEdit: Planner<EditArgs> = async ({ kernel, input, key, page
     { name: "page.body.edit", operations },
     {
       plan: [
-        `edit ${operations.length} operation(s) on the named blocks: ${page.blockCount} block(s) become ${blockCount}`,
+        `${counted(operations.length, "edit")} to named blocks: the page goes from ${counted(page.blockCount, "block")} to ${blockCount}`,
         nextRevisionStep(page),
       ],
       diff,

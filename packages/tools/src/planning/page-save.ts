@@ -4,6 +4,7 @@ import { diffBlocks, type Placement, placementsFromOrder, summarizeChanges } fro
 import { AppError } from "../app-error";
 import { withKeptMarks } from "../markdown-args";
 import { nextRevisionStep, type Planner, writePlan } from "./write-plan";
+import { counted } from "../counted";
 
 /**
  * New blocks get ids derived from the idempotency key and their position, so the
@@ -124,8 +125,8 @@ function planOf(
     {
       plan: [
         args.mode === "append"
-          ? `append ${incoming.length} block(s) after the ${currentLength} on the page`
-          : `replace the body: ${currentLength} block(s) become ${incoming.length}`,
+          ? `add ${counted(incoming.length, "block")} after the ${currentLength} on the page`
+          : `replace the page's body: ${counted(currentLength, "block")} become ${incoming.length}`,
         nextRevisionStep(page),
       ],
       diff: summarizeChanges(changes, args.mode),

@@ -3,7 +3,7 @@ import { type AuditRecord, type CallIdentity, type DisplayNames, revertKeyPrefix
 import { z } from "zod";
 import { PageRefSchema, panelProcedure, requirePage } from "../../panel/panel-procedure";
 import { loadNames, type Who, who } from "../../panel/people";
-import { proposalKeyOf } from "../../panel/proposals";
+import { listProposals, proposalKeyOf, type ProposalState } from "../../panel/proposals";
 import { revertToolSpec } from "../../panel/revert-tool";
 import { mayDecide, revertRefusal } from "../../panel/rules";
 
@@ -40,14 +40,24 @@ export interface AuditRow extends AuditRecord {
   revertable: boolean;
   /** A write: what it did, in words ("inserted 'Alpha line' after 'Rollout'"); null for records written before. */
   description: string | null;
+  /**
+   * A record that made a proposal (a dry run or a held write): where that proposal stands now — one final state per
+   * entry, so the trail never says "held for approval" beside "rejected by Ada" for the same edit (issue 36). Null
+   * for other records, and for proposals past the list's window.
+   */
+  proposal: { status: ProposalState; decidedBy: string | null; reason: string | null } | null;
 }
+
+const editKey = (toolName: string, key: string | null | undefined, fingerprint: string | null | undefined) =>
+  JSON.stringify([toolName, key, fingerprint]);
 
 type Proposer = Pick<CallIdentity, "actorId" | "holder" | "tokenId">;
 const proposerOf = (record: AuditRecord) => (record.detail?.proposer as Proposer | undefined) ?? null;
 
 function decisionOf(record: AuditRecord, names: DisplayNames): DecisionOnProposal | null {
   const proposalId = record.detail?.proposalId;
-  if (typeof proposalId !== "number") return null;
+  // An agent's repeat of its held call names the proposal too: it is no person's decision (issue 36).
+  if (typeof proposalId !== "number" || record.identity.holder === "agent") return null;
   const proposer = proposerOf(record);
   const part = record.detail?.part as DecisionOnProposal["part"] | undefined;
   const edits = record.detail?.edits as DecisionOnProposal["edits"] | undefined;
@@ -102,6 +112,18 @@ export const auditList = panelProcedure.input(AuditListInput).query(async ({ ctx
   );
   const wasReverted = (commandId: string | null | undefined) =>
     !!commandId && [...reverted].some((key) => key.startsWith(revertKeyPrefix(commandId)));
+  // The page's proposals as its list shows them (repeats of one edit once): what each proposing record came to.
+  const proposals = new Map(
+    (await listProposals(ctx, page, facts)).map((p) => [
+      editKey(p.toolName, p.idempotencyKey, p.payloadFingerprint),
+      p,
+    ]),
+  );
+  const proposalOf = (record: AuditRecord) => {
+    if (record.outcome !== "proposal" && record.outcome !== "held_for_approval") return null;
+    const found = proposals.get(editKey(record.identity.toolName, record.idempotencyKey, record.payloadFingerprint));
+    return found ? { status: found.status, decidedBy: found.decidedBy?.actorName ?? null, reason: found.reason } : null;
+  };
   return onPage.map((record) => {
     const aiWrite = record.effect === "write" && (record.identity.holder === "agent" || approvesAgent(record));
     return {
@@ -109,6 +131,7 @@ export const auditList = panelProcedure.input(AuditListInput).query(async ({ ctx
       who: who(names, record.identity),
       decision: decisionOf(record, names),
       description: typeof record.detail?.description === "string" ? record.detail.description : null,
+      proposal: proposalOf(record),
       aiWrite,
       revertable:
         mayRevert &&

@@ -1,4 +1,4 @@
-import { BlockSchema, type Block, type Change, storable } from "@mnote/contract";
+import { BlockSchema, type Block, type Change, LIMITS, storable } from "@mnote/contract";
 import type { ChangeAnchor, ConflictReason } from "@mnote/diff";
 import { z } from "zod";
 import { ProposalRefSchema } from "../../panel/panel-procedure";
@@ -9,8 +9,8 @@ import { ProposalRefSchema } from "../../panel/panel-procedure";
  * decided here, on the server.
  */
 
-/** The most a reason may hold: what the agent reads back (issue 22). */
-export const REASON_MAX = 500;
+/** The most a reason may hold: what the agent reads back (issue 22); the same limit as a whole rejection's. */
+export const REASON_MAX = LIMITS.rejectionReasonLength;
 
 /**
  * Where one change stands. `conflict` is a pending change whose anchor moved since the proposal's base
@@ -90,6 +90,8 @@ export interface ProposalChange {
   choices: ChangeChoice[];
   /** In words, for the trail and the agent: "insert 'Alpha line' after 'Rollout'". */
   description: string;
+  /** An insert or a move: where the block goes, in words ("after 'Rollout'"); empty for other changes. */
+  where: string;
 }
 
 /** How many of a proposal's changes stand where: what the list shows instead of the old `stale`. */

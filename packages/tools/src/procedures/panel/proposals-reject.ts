@@ -1,11 +1,11 @@
-import { storable } from "@mnote/contract";
+import { LIMITS, storable } from "@mnote/contract";
 import { z } from "zod";
 import { decideChanges } from "./decide-changes";
 import { decidableProposal, recordRejection, undecided } from "../../panel/decisions";
 import { panelProcedure, ProposalRefSchema } from "../../panel/panel-procedure";
 
-/** The most a rejection's reason may hold: what the agent reads back (issue 22). */
-export const REJECTION_REASON_MAX = 500;
+/** The most a rejection's reason may hold: what the agent reads back (issue 22); one limit, the contract's. */
+export const REJECTION_REASON_MAX = LIMITS.rejectionReasonLength;
 
 export const ProposalsRejectInput = ProposalRefSchema.extend({
   reason: storable(z.string())

@@ -76,7 +76,12 @@ describe("the agent's retry of a held call answers the person's decision", () =>
     await expect(panel.proposals.reject({ ...ref, proposalId, reason: "x".repeat(501) })).rejects.toThrow(/reason/);
     expect(await w.kernel.admin.tableSnapshot()).toEqual(before);
     await panel.proposals.reject({ ...ref, proposalId });
-    expect((await agentCall()).error!.message).toBe(M.rejected("owner", null));
+    const { message } = (await agentCall()).error!;
+    expect(message).toBe(M.rejected("owner", null));
+    // No reason, nothing "asked": the model is told to ask the user, not to guess a change (issue 36).
+    expect(message).toContain("without giving a reason");
+    expect(message).toContain("ask the user what they want instead");
+    expect(message).not.toMatch(/as (the reason )?asks?ed?/);
   });
 
   it("approved by another person: the applied result, not a second hold", async () => {
