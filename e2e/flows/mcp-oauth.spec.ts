@@ -72,6 +72,8 @@ test("an MCP client connects through OAuth with the person's consent, and is ref
     const row = page.getByTestId("agent-token").filter({ hasText: "e2e MCP client (OAuth)" });
     await expect(row).toContainText("live");
     await row.getByRole("button", { name: "Revoke e2e MCP client (OAuth)" }).click();
+    // Revoke asks first (issue 36).
+    await page.getByRole("dialog").getByRole("button", { name: "Revoke the token" }).click();
     await expect(row).toContainText("revoked");
     // The bridge refuses the access token; the client's refresh is refused too (the grant is revoked).
     const refused = await fetch(serverUrl, {

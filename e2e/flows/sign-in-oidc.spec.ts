@@ -57,7 +57,7 @@ test("an email no user has, and an unverified one, are refused with a page that 
 }) => {
   const before = await users();
   await signInAtProvider(page, "stranger");
-  await expect(signInError(page)).toContainText("no mnote user has that email");
+  await expect(signInError(page)).toContainText("no one in mnote has that email");
   await expect(signInError(page)).toContainText("Nothing was created");
   await page.context().clearCookies();
   // Ada's address, but the provider has not verified it: no one.

@@ -130,7 +130,20 @@ function PageScreenBody({
     <BlockFocusContext.Provider value={focusBlock}>
       <CommentMarginContext.Provider value={margin}>
         {pending > 0 && (
-          <a className="pending-bar" href="#page-ai" data-testid="pending-bar">
+          <a
+            className="pending-bar"
+            href="#page-ai"
+            data-testid="pending-bar"
+            onClick={(event) => {
+              // Straight to the suggestions (on a phone the policy and Ask Hermes sit above them), not the panel's top.
+              event.preventDefault();
+              setTab("proposals");
+              requestAnimationFrame(() => {
+                tabPanel.current?.scrollIntoView({ block: "start" });
+                tabPanel.current?.focus({ preventScroll: true });
+              });
+            }}
+          >
             {pending} pending — Review
           </a>
         )}
