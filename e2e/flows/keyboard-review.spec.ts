@@ -28,7 +28,7 @@ async function tabTo(
   );
 }
 
-test("keyboard only: Tab to the tabs, arrows between Proposals / Audit trail / Artifacts, Enter approves, Revert proposes, Enter approves the revert", async ({
+test("keyboard only: Tab to the tabs, arrows between Proposals / Comments / Audit trail / Artifacts, Enter approves, Revert proposes, Enter approves the revert", async ({
   page,
 }) => {
   const doc = FLOW_PAGES.keyboard.id;
@@ -52,6 +52,9 @@ test("keyboard only: Tab to the tabs, arrows between Proposals / Audit trail / A
   await expect(page.getByRole("tab", { name: /^Proposals/ })).toBeFocused();
   await expect(page.getByRole("tab", { selected: true })).toHaveText(/^Proposals/);
 
+  await page.keyboard.press("ArrowRight");
+  await expect(page.getByRole("tab", { name: /^Comments/ })).toBeFocused();
+  await expect(page.getByRole("tab", { name: /^Comments/ })).toHaveAttribute("aria-selected", "true");
   await page.keyboard.press("ArrowRight");
   await expect(page.getByRole("tab", { name: "Audit trail" })).toBeFocused();
   await expect(page.getByRole("tab", { name: "Audit trail" })).toHaveAttribute("aria-selected", "true");
@@ -85,6 +88,7 @@ test("keyboard only: Tab to the tabs, arrows between Proposals / Audit trail / A
 
   // Back to the tabs, over to the Audit trail, and Revert the write with Enter.
   await tabTo(page, (f) => f.role === "tab", { back: true });
+  await page.keyboard.press("ArrowRight"); // Comments
   await page.keyboard.press("ArrowRight");
   await expect(page.getByRole("tab", { name: "Audit trail" })).toHaveAttribute("aria-selected", "true");
   await expect(
