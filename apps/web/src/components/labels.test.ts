@@ -28,13 +28,14 @@ describe("outcomeText: an audit record's outcome in words, never a raw code", ()
 
 describe("whoText: who made a call, the person first and an agent token's label as its label", () => {
   const who = { actorId: "user_ben", actorName: "Ben", tokenId: "tok_1" };
-  it("says the person, their agent, and the agent's label in brackets (never the label as a person)", () => {
+  it("says the person, their agent, and the agent's label in quotes (never the label as a person)", () => {
     expect(whoText({ ...who, holder: "person", agentName: null })).toBe("Ben");
     expect(whoText({ ...who, holder: "agent", agentName: "demo agent" })).toBe("Ben’s agent “demo agent”");
     expect(whoText({ ...who, holder: "agent", agentName: null })).toBe("Ben’s agent");
-    expect(whoText({ ...who, actorName: null, holder: "agent", agentName: null })).toBe("user_ben’s agent");
+    // No name known: no id in its place (ids are one click away, issue 36).
+    expect(whoText({ ...who, actorName: null, holder: "agent", agentName: null })).toBe("someone’s agent");
     expect(whoText({ actorId: "", actorName: null, tokenId: null, holder: null, agentName: null })).toBe(
-      "nobody (no valid token)",
+      "nobody (no valid sign-in)",
     );
   });
 });
