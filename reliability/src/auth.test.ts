@@ -170,7 +170,12 @@ describe.each(TOOL_NAMES)("auth over HTTP: %s", (tool) => {
       },
       {
         token: grantedToken,
-        envelope: world.envelope(tool, { actorId: granted, documentId: world.ids.privatePage }),
+        envelope: world.envelope(tool, {
+          actorId: granted,
+          documentId: world.ids.privatePage,
+          // A comment anchors to a block of the page it is on: the private page's own.
+          ...(tool === "mnote.comment.create" ? { args: { blockId: "s1", markdown: "Which **secret**?" } } : {}),
+        }),
         revoke: () => admin.revokePageGrant({ documentId: world.ids.privatePage, userId: granted }),
         code: "mnote_tool_permission_denied" as const,
       },

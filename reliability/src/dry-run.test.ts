@@ -96,6 +96,7 @@ describe("dryRun over HTTP: only one proposal record, every other table unchange
       "mnote.page.update_options",
       "mnote.artifact.create_summary",
       "mnote.artifact.create_ai_note",
+      "mnote.comment.create",
     ]);
   });
 
