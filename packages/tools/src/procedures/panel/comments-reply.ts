@@ -1,8 +1,8 @@
-import { randomUUID } from "node:crypto";
 import { IdempotencyKeySchema, IdSchema, LIMITS, storable } from "@mnote/contract";
 import { z } from "zod";
 import { AppError } from "../../app-error";
 import { callTool } from "../../call-tool";
+import { panelEnvelope } from "../../panel/decisions";
 import { PageRefSchema, panelProcedure, requirePage } from "../../panel/panel-procedure";
 
 export const CommentsReplyInput = PageRefSchema.extend({
@@ -20,15 +20,12 @@ export const CommentsReplyInput = PageRefSchema.extend({
 export const commentsReply = panelProcedure.input(CommentsReplyInput).mutation(async ({ ctx, input }) => {
   const { page } = await requirePage(ctx, input, "artifact_write");
   const envelope = await callTool(ctx, "mnote.comment.create", {
-    toolName: "mnote.comment.create",
-    workspaceId: page.workspaceId,
-    documentId: page.id,
-    actorId: ctx.token.userId,
-    sessionId: `panel_${ctx.token.id}`,
-    runId: "panel",
-    toolCallId: `panel_${randomUUID()}`,
-    traceId: randomUUID(),
-    capabilityScope: ctx.token.scopes,
+    // The person's own call: their session, no agent's run or trace to keep.
+    ...panelEnvelope(
+      ctx.token,
+      { toolName: "mnote.comment.create", runId: null, traceId: null },
+      { workspaceId: page.workspaceId, documentId: page.id },
+    ),
     idempotencyKey: `reply_${input.key}`.slice(0, LIMITS.idempotencyKeyLength),
     dryRun: false,
     args: { threadId: input.threadId, markdown: input.markdown },

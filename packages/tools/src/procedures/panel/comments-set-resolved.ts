@@ -3,6 +3,7 @@ import { IdSchema } from "@mnote/contract";
 import { z } from "zod";
 import { AppError } from "../../app-error";
 import { resolveTool, resolveToolSpec } from "../../panel/comment-resolve-tool";
+import { panelEnvelope } from "../../panel/decisions";
 import { PageRefSchema, panelProcedure, requirePage } from "../../panel/panel-procedure";
 import { createCallerFactory, router } from "../../trpc";
 
@@ -19,15 +20,11 @@ export const CommentsSetResolvedInput = PageRefSchema.extend({ threadId: IdSchem
 export const commentsSetResolved = panelProcedure.input(CommentsSetResolvedInput).mutation(async ({ ctx, input }) => {
   const { page } = await requirePage(ctx, input, resolveToolSpec.access);
   const envelope = await resolveCaller(ctx).resolve({
-    toolName: resolveToolSpec.name,
-    workspaceId: page.workspaceId,
-    documentId: page.id,
-    actorId: ctx.token.userId,
-    sessionId: `panel_${ctx.token.id}`,
-    runId: "panel",
-    toolCallId: `panel_${randomUUID()}`,
-    traceId: randomUUID(),
-    capabilityScope: ctx.token.scopes,
+    ...panelEnvelope(
+      ctx.token,
+      { toolName: resolveToolSpec.name, runId: null, traceId: null },
+      { workspaceId: page.workspaceId, documentId: page.id },
+    ),
     idempotencyKey: `resolve_${randomUUID()}`,
     dryRun: false,
     args: { threadId: input.threadId, resolved: input.resolved },
