@@ -126,12 +126,13 @@ const settings = quick
       },
       audit: {
         records: 3000,
-        rounds: 11,
+        rounds: 15,
         writesPerRound: 200,
         sweepRows: 1_000_000,
         callers: 4,
-        sweepRounds: 8,
-        monthRounds: 2,
+        // Odd counts: the median is a round's own ratio.
+        sweepRounds: 9,
+        monthRounds: 3,
         postgresUrl: process.env.MNOTE_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test",
       },
     };
