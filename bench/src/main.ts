@@ -478,8 +478,8 @@ const md = await section("markdown", () => runMarkdown(settings.markdown));
 if (md) {
   const all = Object.values(md.pass).every(Boolean);
   headline.push(
-    `- Markdown (issue 21): \`page.get format: "markdown"\` of a 1,000-block page's first window takes ` +
-      `${md.window.ratio.toFixed(2)}× the blocks form (≤ 1.5×); a one-paragraph edit in Markdown moves ` +
+    `- Markdown (issues 21, 37): \`page.get format: "markdown"\` of a 1,000-block page's first window takes ` +
+      `${md.window.ratio.toFixed(2)}× the blocks form with the read cache on, ${md.cacheOff.ratio.toFixed(2)}× with it off (≤ 1.5× both); a one-paragraph edit in Markdown moves ` +
       `${md.byteRatios.map((r) => `${r.toFixed(2)}×`).join(" / ")} the block form's bytes (≤ 1.2×); a Markdown dry run on ` +
       `10,000 blocks takes ${md.dry.ratio.toFixed(2)}× the 1,000-block one (≤ 12×): **${all ? "PASS" : "FAIL"}**.`,
   );
@@ -490,7 +490,9 @@ if (md) {
       "todos at indent 2 and code blocks every ten blocks). *Window*: `page.get` of a 1,000-block page with " +
       '`format: "blocks"` vs `format: "markdown"` — the same blocks (the 32 KB budget picks them), their inline ' +
       "Markdown worked out by `mdast-util-to-markdown` and kept, the window laid out as the library lays it out " +
-      "(decision 0026); the first-read row empties the kept inline Markdown before every Markdown call. *Edit*: search, a 3-block window, `page.edit` of one paragraph, " +
+      "(decision 0026); both forms ride the read cache (decision 0049: a window's Markdown is kept beside its blocks); " +
+      "the cache-off row reads with `MNOTE_READ_CACHE_MB=0` (every read a first read of its page state); " +
+      "the last of those rows also empties the kept inline Markdown before every Markdown call. *Edit*: search, a 3-block window, `page.edit` of one paragraph, " +
       "in the block form (`text`) and in Markdown (the window read as Markdown, the block's line sent back as " +
       "`markdown` with words added); bytes as in section 7. " +
       `${settings.markdown.rounds} rounds × ${settings.markdown.callsPerRound} calls per side, interleaved and rotated; ` +
