@@ -114,6 +114,25 @@ const show = (counts: Map<string, number>) => {
   for (const [key, count] of ranked.sort((a, b) => b[1] - a[1]).slice(0, rows))
     console.log(`${us(count)} µs ${((count / Math.max(1, busy)) * 100).toFixed(1).padStart(5)}%  ${key}`);
 };
+/** Self time by where the code lives: a library, a package of this repository, or V8 / native (SQLite, hashing). */
+const source = (key: string) => {
+  const file = key.slice(key.indexOf(" ") + 1);
+  if (/^@trpc\//.test(file)) return "tRPC";
+  if (/^zod\//.test(file)) return "zod";
+  const local = /^(packages|apps|bench)\/([^/]+)/.exec(file);
+  if (local) return `${local[1]}/${local[2]}`;
+  if (file.startsWith("node:")) return "node:*";
+  return key.startsWith("(garbage collector)")
+    ? "GC"
+    : file.startsWith(":")
+      ? "V8 / native (SQLite, crypto, JSON)"
+      : file;
+};
+const bySource = new Map<string, number>();
+for (const [key, count] of self)
+  if (key !== "(idle) :-1") bySource.set(source(key), (bySource.get(source(key)) ?? 0) + count);
+console.log("--- self, by source");
+show(bySource);
 console.log("--- self");
 show(self);
 console.log("--- inclusive");
