@@ -156,7 +156,7 @@ const breakdown = only.has("floor") ? await breakdownRouterWrite(settings.breakd
 if (floor && breakdown) {
   headline.push(
     `- Floor: the router keeps **${(floor.ratio * 100).toFixed(1)}%** of the raw write rate (per-round quartiles ` +
-      `${pct(floor.spread.p25)}–${pct(floor.spread.p75)}; goal ≥ 50%: **${floor.pass ? "PASS" : "FAIL"}**). Where the time goes: section 1.`,
+      `${pct(floor.spread.p25)}–${pct(floor.spread.p75)}; goal ≥ 70%: **${floor.pass ? "PASS" : "FAIL"}**). Where the time goes: section 1.`,
   );
   parts.push(
     "## 1. Floor: raw kernel write vs `mnote.page.save`",
