@@ -141,13 +141,23 @@ function fragmentsOf(blocks: readonly Block[]): Map<Block, string> {
   const items: { context: InlineContext; block: Block; key: string }[] = [];
   for (const block of blocks) {
     if (block.type === "code" || block.type === "divider") continue;
+    const context: InlineContext = block.type === "heading" ? "heading" : "paragraph";
+    const key = fragmentKey(context, block);
+    // Kept whichever way it was written (decision 0049): looking a block up by its content costs a fifth of
+    // testing it for the direct writer, and a read with the read cache off meets the same blocks again.
+    const kept = FRAGMENTS.get(key);
+    if (kept !== undefined) {
+      inline.set(block, kept);
+      continue;
+    }
     const text = directInline(block.text, inlineMarks(block));
     if (text !== null) {
+      if (FRAGMENTS.size >= FRAGMENT_CACHE_SIZE) FRAGMENTS.clear();
+      FRAGMENTS.set(key, text);
       inline.set(block, text);
       continue;
     }
-    const context: InlineContext = block.type === "heading" ? "heading" : "paragraph";
-    items.push({ context, block, key: fragmentKey(context, block) });
+    items.push({ context, block, key });
   }
   prepareFragments(items);
   for (const item of items) inline.set(item.block, FRAGMENTS.get(item.key)!);
