@@ -263,7 +263,7 @@ export function appendArgs(i: number) {
 
 /**
  * Where one router write's time goes: every better-sqlite3 statement timed (prototype
- * wrappers, removed afterwards), the rest of the wall time is JavaScript (tRPC, checks,
+ * wrappers, removed afterwards), the rest of the wall time is JavaScript (checks,
  * zod, hashing, envelope). A separate pass after the measured rounds, so it cannot skew them.
  */
 export async function breakdownRouterWrite(writes: number) {
@@ -347,7 +347,7 @@ export async function breakdownRouterWrite(writes: number) {
       ]),
       ["**all SQL**", `**${sqlUs.toFixed(0)}**`, fmtPct(sqlUs / wallUs)],
       [
-        "**JavaScript: tRPC middleware chain, zod, hashing, planning, envelopes**",
+        "**JavaScript: checks, zod, hashing, planning, the kernel's statements, envelopes**",
         `**${(wallUs - sqlUs).toFixed(0)}**`,
         fmtPct((wallUs - sqlUs) / wallUs),
       ],

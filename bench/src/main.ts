@@ -186,9 +186,11 @@ if (floor && breakdown) {
       "token, the caller's membership, page and grant, and the key's stored result, in one join) and, inside it, the locked " +
       "page row and the key again (the guard against a concurrent writer; the first read is only the fast path). A plain " +
       "append asks nothing about its block ids: they are derived from the key, and the insert itself finds the rare clash " +
-      "(then the call plans again, exactly). The JavaScript share is tRPC (two hops: the input and the " +
-      "procedure, whose resolver runs the checks, the planner and the answer as plain functions; decision 0007), zod parsing the envelope, two SHA-256 hashes (token, payload " +
-      "fingerprint) and one per derived block id, the plan, and the envelope.",
+      "(then the call plans again, exactly). The JavaScript share is the checks, the planner and the answer as plain " +
+      "functions (decision 0007), zod parsing the envelope, two SHA-256 hashes (token, payload fingerprint) and one per " +
+      "derived block id, the plan, and the envelope; since decision 0049 `callTool` calls the tool procedure's own run, " +
+      "without tRPC's caller proxy and its hops (`bench/src/profile-router.ts append` prints the functions by self time " +
+      "and by source).",
     "",
     "How the ratio moved (each step measured side by side against the step before, `src/compare.ts`): 41% at the first " +
       "landing; nine check middlewares run as plain functions in one (−14% time per write); an append asks only about its " +
@@ -630,7 +632,7 @@ const report = [
   "- Databases are SQLite files in a temp directory, opened by the production driver (`openSqliteDriver`: WAL, " +
     "`synchronous=NORMAL`, a writer and a reader connection). The bridge runs with its rate limit off; its pino log " +
     "lines are formatted and dropped.",
-  "- Source: `bench/src/*.ts`. `pnpm bench` is the full run; `--quick` is a smaller smoke run; `--only SECTION` runs one section. The soak (2b) runs 20,000 calls per door in the full run and the issue's 100,000 with `--only soak` (or `--soak-calls N`); `profile-mcp.ts` and `profile-bridge.ts` print V8 profiles of an MCP call (whole process, or the servers alone).",
+  "- Source: `bench/src/*.ts`. `pnpm bench` is the full run; `--quick` is a smaller smoke run; `--only SECTION` runs one section. The soak (2b) runs 20,000 calls per door in the full run and the issue's 100,000 with `--only soak` (or `--soak-calls N`); `profile-mcp.ts` and `profile-bridge.ts` print V8 profiles of an MCP call (whole process, or the servers alone); `profile-router.ts` of router calls in this process (a write, an edit, a `page.get` in either form, the read cache on or off).",
   "",
   ...parts,
   ...keptSections(out),
