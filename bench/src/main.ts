@@ -455,7 +455,7 @@ if (edits) {
   headline.push(
     `- Edits: changing one paragraph by search + window + \`page.edit\` moves at most ${fmtBytes(edits.editRoundTripMax)} ` +
       `(goal ≤ 40 KB), its request at most ${fmtBytes(edits.editRequestMax)} (≤ 1 KB), ${edits.growth.toFixed(2)}× from the smallest ` +
-      `to the largest page (≤ 1.5×); a \`page.edit\` write runs at ${pct(edits.rateRatio)} of an append (≥ 90%); a one-operation ` +
+      `to the largest page (≤ 1.5×); a \`page.edit\` write runs at ${pct(edits.rateRatio)} of an append (≥ 90%; by CPU time ${pct(edits.cpuRateRatio)}); a one-operation ` +
       `dry run on the largest page takes ${edits.dryRatio.toFixed(2)}× the smallest's (≤ 2×): **${all ? "PASS" : "FAIL"}**.`,
   );
   parts.push(
@@ -481,7 +481,7 @@ if (md) {
   const all = Object.values(md.pass).every(Boolean);
   headline.push(
     `- Markdown (issues 21, 37): \`page.get format: "markdown"\` of a 1,000-block page's first window takes ` +
-      `${md.window.ratio.toFixed(2)}× the blocks form with the read cache on, ${md.cacheOff.ratio.toFixed(2)}× with it off (≤ 1.5× both); a one-paragraph edit in Markdown moves ` +
+      `${md.window.ratio.toFixed(2)}× the blocks form with the read cache on, ${md.cacheOff.ratio.toFixed(2)}× with it off (≤ 1.5× both; by CPU time ${md.window.cpuRatio.toFixed(2)}× / ${md.cacheOff.cpuRatio.toFixed(2)}×); a one-paragraph edit in Markdown moves ` +
       `${md.byteRatios.map((r) => `${r.toFixed(2)}×`).join(" / ")} the block form's bytes (≤ 1.2×); a Markdown dry run on ` +
       `10,000 blocks takes ${md.dry.ratio.toFixed(2)}× the 1,000-block one (≤ 12×): **${all ? "PASS" : "FAIL"}**.`,
   );

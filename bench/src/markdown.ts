@@ -94,23 +94,31 @@ async function timed<S extends string>(
   sides: readonly S[],
   options: MarkdownOptions,
   call: (side: S) => Promise<void>,
-): Promise<{ ms: Record<S, number>; ratio: number }> {
+): Promise<{ ms: Record<S, number>; ratio: number; cpuRatio: number }> {
   const per = Object.fromEntries(sides.map((s) => [s, [] as number[]])) as Record<S, number[]>;
   const ratios: number[] = [];
+  const cpuRatios: number[] = [];
   for (let i = 0; i < 3; i++) for (const side of sides) await call(side); // warm-up
   for (let round = 0; round < options.rounds; round++) {
     const perSide = {} as Record<S, number>;
+    const cpuSide = {} as Record<S, number>;
     for (const side of roundOrder(sides, round)) {
+      const c = process.cpuUsage();
       const t = now();
       for (let i = 0; i < options.callsPerRound; i++) await call(side);
       perSide[side] = (now() - t) / options.callsPerRound;
+      const cpu = process.cpuUsage(c);
+      cpuSide[side] = cpu.user + cpu.system;
       per[side].push(perSide[side]);
     }
     ratios.push(perSide[sides[1]!] / perSide[sides[0]!]);
+    cpuRatios.push(cpuSide[sides[1]!] / cpuSide[sides[0]!]);
   }
   return {
     ms: Object.fromEntries(sides.map((s) => [s, median(per[s])])) as Record<S, number>,
     ratio: median(ratios),
+    // The process's CPU time, the same rounds: on a shared machine wall time also counts waiting for a core.
+    cpuRatio: median(cpuRatios),
   };
 }
 
@@ -203,15 +211,15 @@ export async function runMarkdown(options: MarkdownOptions) {
           "first window (time per call)",
           `${window.ms.blocks.toFixed(2)} ms`,
           `${window.ms.markdown.toFixed(2)} ms`,
-          `${window.ratio.toFixed(2)}×`,
+          `${window.ratio.toFixed(2)}× (CPU ${window.cpuRatio.toFixed(2)}×)`,
           "≤ 1.5×",
-          pass.window ? "PASS" : "FAIL",
+          window.ratio <= 1.5 ? "PASS" : "FAIL",
         ],
         [
           "first window, read cache off (every read a first read of its page state)",
           `${cacheOff.ms.blocks.toFixed(2)} ms`,
           `${cacheOff.ms.markdown.toFixed(2)} ms`,
-          `${cacheOff.ratio.toFixed(2)}×`,
+          `${cacheOff.ratio.toFixed(2)}× (CPU ${cacheOff.cpuRatio.toFixed(2)}×)`,
           "≤ 1.5×",
           cacheOff.ratio <= 1.5 ? "PASS" : "FAIL",
         ],
@@ -219,7 +227,7 @@ export async function runMarkdown(options: MarkdownOptions) {
           "first window, read cache off and inline Markdown worked out anew",
           `${cold.ms.blocks.toFixed(2)} ms`,
           `${cold.ms.markdown.toFixed(2)} ms`,
-          `${cold.ratio.toFixed(2)}×`,
+          `${cold.ratio.toFixed(2)}× (CPU ${cold.cpuRatio.toFixed(2)}×)`,
           "",
           "",
         ],
