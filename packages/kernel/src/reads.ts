@@ -158,7 +158,7 @@ export async function findTokenByHash(db: SqlExecutor, tokenHash: string) {
 
 export async function getAccessFacts(
   db: SqlExecutor,
-  input: { workspaceId: string; documentId: string; userId: string },
+  input: { workspaceId: string; documentId: string | null; userId: string },
 ): Promise<AccessFacts> {
   // One statement instead of four (workspace, membership, page, grant): every statement saved is a
   // round of lock, bind and row building saved on every tool call.

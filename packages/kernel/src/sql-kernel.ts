@@ -135,7 +135,7 @@ export class SqlKernel {
   findTokenByHash(tokenHash: string) {
     return reads.findTokenByHash(this.db, tokenHash);
   }
-  getAccessFacts(input: { workspaceId: string; documentId: string; userId: string }) {
+  getAccessFacts(input: { workspaceId: string; documentId: string | null; userId: string }) {
     return reads.getAccessFacts(this.db, input);
   }
   /** The token, its user's access and idempotency record in one read: a tool call's checks, before any write. */

@@ -1,7 +1,14 @@
 import type { DryRunResult, OutputEnvelope, ToolInput, ToolName, ToolResult } from "@mnote/contract";
-import type { CallProgress, CallStart, CheckedCall, CheckedWrite } from "./call-state";
+import type {
+  CallProgress,
+  CallStart,
+  CheckedCall,
+  CheckedWorkspaceCall,
+  CheckedWorkspaceWrite,
+  CheckedWrite,
+} from "./call-state";
 import type { ToolsContext } from "./context";
-import { checkRead, checkWrite } from "./middleware/checks";
+import { checkRead, checkWorkspaceRead, checkWorkspaceWrite, checkWrite } from "./middleware/checks";
 import { answerCall, refusalOf, type ToolEnding } from "./middleware/answer-and-audit";
 import { type ContractToolInput, contractToolSpec, type ParsedEnvelope, type ToolSpec } from "./tool-spec";
 import { publicProcedure } from "./trpc";
@@ -68,9 +75,14 @@ function withToolCall<P extends object>(procedure: P, call: ToolCall): P {
 
 function proceduresOf<Input extends ParsedEnvelope, Sent, Result>(tool: ToolSpec<Input, Sent>) {
   const procedure = publicProcedure.input(sentInput<Sent>());
+  /** A page tool's code gets a page; a workspace tool's gets none: building one with the other's checks is a bug. */
+  const scoped = (scope: ToolSpec["scope"]) => {
+    if (tool.scope !== scope) throw new Error(`${tool.name} is a ${tool.scope} tool: build it with its own checks`);
+  };
   return {
-    /** A read tool: every check of a read in front of `run`, which gets the args its schema parsed. */
+    /** A page read tool: every check of a read in front of `run`, which gets the args its schema parsed. */
     query: (run: ToolRun<CheckedCall<Input>, Result>) => {
+      scoped("page");
       const call = (ctx: ToolsContext, raw: unknown) => runTool(ctx, tool, raw, checkRead, run);
       return withToolCall(
         procedure.query(({ ctx, input }) => call(ctx, input)),
@@ -78,11 +90,30 @@ function proceduresOf<Input extends ParsedEnvelope, Sent, Result>(tool: ToolSpec
       );
     },
     /**
-     * A write tool: a read's checks and a write's own (idempotency, approval policy, revision) in front of `run`.
-     * Its result is the tool's, or the preview of a dry run.
+     * A page write tool: a read's checks and a write's own (idempotency, approval policy, revision) in front of
+     * `run`. Its result is the tool's, or the preview of a dry run.
      */
     mutation: (run: ToolRun<CheckedWrite<Input>, Result | DryRunResult>) => {
+      scoped("page");
       const call = (ctx: ToolsContext, raw: unknown) => runTool(ctx, tool, raw, checkWrite, run);
+      return withToolCall(
+        procedure.mutation(({ ctx, input }) => call(ctx, input)),
+        call,
+      );
+    },
+    /** A workspace read tool (no page): login, door, envelope, capability, membership, whom it acts for. */
+    workspaceQuery: (run: ToolRun<CheckedWorkspaceCall<Input>, Result>) => {
+      scoped("workspace");
+      const call = (ctx: ToolsContext, raw: unknown) => runTool(ctx, tool, raw, checkWorkspaceRead, run);
+      return withToolCall(
+        procedure.query(({ ctx, input }) => call(ctx, input)),
+        call,
+      );
+    },
+    /** A workspace write tool: a workspace read's checks, then its idempotency key (a retry replays). */
+    workspaceMutation: (run: ToolRun<CheckedWorkspaceWrite<Input>, Result | DryRunResult>) => {
+      scoped("workspace");
+      const call = (ctx: ToolsContext, raw: unknown) => runTool(ctx, tool, raw, checkWorkspaceWrite, run);
       return withToolCall(
         procedure.mutation(({ ctx, input }) => call(ctx, input)),
         call,

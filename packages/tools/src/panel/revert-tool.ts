@@ -53,6 +53,7 @@ export const revertToolSpec: ToolSpec<z.output<typeof inputSchema>, RevertToolIn
   capability: "page.write",
   access: "page_write",
   inputSchema,
+  scope: "page",
   holdsForApproval: false,
 };
 
