@@ -8,6 +8,7 @@ import type { PageRef, RouterOutputs } from "~/trpc/types";
 import { ASK_HERMES_RUN_EVENT, startHermesRun } from "./ask-hermes";
 import { BlockView } from "./blocks";
 import { CharactersLeft } from "./characters-left";
+import { possessive } from "./labels";
 import { LoadFailed } from "./load-failed";
 import { RelativeTime } from "./relative-time";
 
@@ -35,9 +36,14 @@ export function usePageComments(pageRef: PageRef) {
   return useQuery(trpc.panel.comments.list.queryOptions({ ...pageRef, includeResolved: true }));
 }
 
-/** "Hermes, for Ada" or "Ada": who wrote a comment, in words. */
+/**
+ * "Ada’s agent “Hermes”" or "Ada": who wrote a comment, in the glossary's words — an agent is named as its person's,
+ * its token's label after it, never as if the label were a person (issue 36).
+ */
 export const authorText = (author: Author) =>
-  author.kind === "agent" && author.forPerson ? `${author.name}, for ${author.forPerson}` : author.name;
+  author.kind === "agent" && author.forPerson
+    ? `${possessive(author.forPerson)} agent${author.name ? ` “${author.name}”` : ""}`
+    : author.name;
 
 /** A block's text in a label: its first words, never an id. */
 const blockWords = (block: Pick<Block, "text"> | undefined) => {
@@ -66,7 +72,7 @@ export function CommentMarker({ block }: { block: Block }) {
           title={first.comments[0]?.markdown}
           onClick={() => margin.show(first.threadId)}
         >
-          <span aria-hidden="true">💬</span> {comments}
+          {comments} comment{comments > 1 ? "s" : ""}
         </button>
       )}
       {margin.mayComment && (
