@@ -107,6 +107,11 @@ test("Ada comments on a block from the page; Ben's open panel shows the thread; 
   const box = form.getByRole("textbox", { name: "Your comment" });
   await expect(box).toBeFocused();
   await expect(form.getByTestId("characters-left")).toHaveText("10,000 characters left");
+  // axe with the new thread's form open, and the "Comment" buttons beside the blocks.
+  const axe = await new AxeBuilder({ page })
+    .withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa", "best-practice"])
+    .analyze();
+  expect(axe.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`)).toEqual([]);
   await box.fill("Bring **rain gear**.");
   await form.getByRole("button", { name: "Comment", exact: true }).click();
   await expect(form).toHaveCount(0);
