@@ -56,14 +56,14 @@ test("Ada asks Hermes to add a line: its tool calls stream in, the held write is
   const held = calls.nth(1).getByTestId("ask-hermes-audit");
   await expect(held).toHaveAttribute("data-error-code", "mnote_tool_approval_required");
   await expect(calls.nth(1)).toContainText("held for approval");
-  await expect(held).toContainText("the suggestion waits for you under Proposals");
+  await expect(held).toContainText("the suggestion waits for you under Suggestions");
   await expect(calls.nth(1)).not.toContainText(/held_for_approval|mnote_tool_/);
   await expect(run.getByTestId("ask-hermes-answer")).toHaveText(
-    'I proposed adding "Book the launch review" at the end of "Team plan"; it waits for your approval under Proposals.',
+    'I proposed adding "Book the launch review" at the end of "Team plan"; it waits for your approval under Suggestions.',
   );
   await expect(run).toHaveAttribute("data-phase", "completed");
 
-  // The proposal is under Proposals (the panel's live updates brought it); Ada approves it.
+  // The suggestion is under Suggestions (the panel's live updates brought it); Ada approves it.
   const card = page.locator('[data-proposal-id][data-tool="mnote.page.edit"]');
   await expect(card).toHaveCount(1);
   await expect(card).toContainText("Book the launch review");
@@ -152,7 +152,7 @@ test("Hermes reads the page as Markdown and proposes bold by Markdown: the held 
     "mnote_tool_approval_required",
   );
   await expect(run.getByTestId("ask-hermes-answer")).toHaveText(
-    'I proposed making "Friday" bold in "Launch deadline"; it waits for your approval under Proposals.',
+    'I proposed making "Friday" bold in "Launch deadline"; it waits for your approval under Suggestions.',
   );
   await expect(run).toHaveAttribute("data-phase", "completed");
 
@@ -197,7 +197,7 @@ test("Ask Hermes to suggest this edit, from an agent's comment thread: Hermes ge
   const run = page.getByTestId("ask-hermes-run");
   await expect(run).toHaveAttribute("data-phase", "completed");
   await expect(run.getByTestId("ask-hermes-answer")).toHaveText(
-    'I proposed "We launch on Friday the 19th." from the comment thread; it waits for your approval under Proposals.',
+    'I proposed "We launch on Friday the 19th." from the comment thread; it waits for your approval under Suggestions.',
   );
   const calls = run.getByTestId("ask-hermes-call");
   await expect(calls).toHaveCount(3);
@@ -205,7 +205,7 @@ test("Ask Hermes to suggest this edit, from an agent's comment thread: Hermes ge
   await expect(calls.nth(2)).toHaveAttribute("data-tool", "mnote_comment_create");
   expect(await shownWords(run)).not.toMatch(ID_OR_CODE);
 
-  // The suggestion the reviewer sees: in the page where it lands, and under Proposals; nothing written yet.
+  // The suggestion the reviewer sees: in the page where it lands, and under Suggestions; nothing written yet.
   await expect(page.getByTestId("in-page-review")).toContainText("Friday the 19th");
   await expect(page.getByTestId("page-revision")).toHaveText("Revision 1");
   // Hermes's reply in the thread, pushed like any comment.
@@ -214,7 +214,7 @@ test("Ask Hermes to suggest this edit, from an agent's comment thread: Hermes ge
   await expect(thread.locator('.thread-comment[data-author-kind="agent"]').last()).toContainText(
     "I suggested the edit: We launch on Friday the 19th.",
   );
-  await panelTab(page, "Proposals").click();
+  await panelTab(page, "Suggestions").click();
   const card = page.locator('[data-proposal-id][data-tool="mnote.page.edit"]');
   await expect(card).toHaveCount(1);
   await expect(card).toContainText("an Ask Hermes conversation on this page");
@@ -274,7 +274,7 @@ test("an editor asking about another page gets nothing of it: not in the box, th
   await expect(audit.locator("tbody tr").first()).toBeVisible();
   await expect(audit).not.toContainText("Salary");
   await expect(audit).not.toContainText("Ada's private page");
-  await panelTab(page, "Proposals").click();
+  await panelTab(page, "Suggestions").click();
   await expect(page.locator("[data-proposal-id]")).toHaveCount(0);
 });
 

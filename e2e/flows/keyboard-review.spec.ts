@@ -28,7 +28,7 @@ async function tabTo(
   );
 }
 
-test("keyboard only: Tab to the tabs, arrows between Proposals / Comments / Audit trail / Artifacts, Enter approves, Revert proposes, Enter approves the revert", async ({
+test("keyboard only: Tab to the tabs, arrows between Suggestions / Comments / Audit trail / Artifacts, Enter approves, Revert proposes, Enter approves the revert", async ({
   page,
 }) => {
   const doc = FLOW_PAGES.keyboard.id;
@@ -49,8 +49,8 @@ test("keyboard only: Tab to the tabs, arrows between Proposals / Comments / Audi
 
   // One tab stop for the whole tab list (roving tabindex): the selected tab.
   await tabTo(page, (f) => f.role === "tab");
-  await expect(page.getByRole("tab", { name: /^Proposals/ })).toBeFocused();
-  await expect(page.getByRole("tab", { selected: true })).toHaveText(/^Proposals/);
+  await expect(page.getByRole("tab", { name: /^Suggestions/ })).toBeFocused();
+  await expect(page.getByRole("tab", { selected: true })).toHaveText(/^Suggestions/);
 
   await page.keyboard.press("ArrowRight");
   await expect(page.getByRole("tab", { name: /^Comments/ })).toBeFocused();
@@ -63,18 +63,18 @@ test("keyboard only: Tab to the tabs, arrows between Proposals / Comments / Audi
   await expect(page.getByRole("tab", { name: "Artifacts" })).toBeFocused();
   await expect(page.getByRole("tabpanel", { name: "Artifacts" })).toContainText("No summary yet.");
   await page.keyboard.press("ArrowRight"); // wraps around
-  await expect(page.getByRole("tab", { name: /^Proposals/ })).toBeFocused();
+  await expect(page.getByRole("tab", { name: /^Suggestions/ })).toBeFocused();
   await page.keyboard.press("End");
   await expect(page.getByRole("tab", { name: "Artifacts" })).toBeFocused();
   await page.keyboard.press("Home");
-  await expect(page.getByRole("tab", { name: /^Proposals/ })).toBeFocused();
+  await expect(page.getByRole("tab", { name: /^Suggestions/ })).toBeFocused();
   await page.keyboard.press("ArrowLeft"); // wraps the other way
   await expect(page.getByRole("tab", { name: "Artifacts" })).toBeFocused();
   await page.keyboard.press("ArrowRight");
 
   // The unselected tabs are not Tab stops: the next Tab lands in the panel itself.
   await page.keyboard.press("Tab");
-  await expect(page.getByRole("tabpanel", { name: /^Proposals/ })).toBeFocused();
+  await expect(page.getByRole("tabpanel", { name: /^Suggestions/ })).toBeFocused();
 
   await tabTo(page, (f) => f.text === "Approve");
   await page.keyboard.press("Enter");
@@ -96,9 +96,9 @@ test("keyboard only: Tab to the tabs, arrows between Proposals / Comments / Audi
   ).toBeVisible();
   await tabTo(page, (f) => f.text === "Revert");
   await page.keyboard.press("Enter");
-  // Focus follows the revert to the Proposals panel, where it waits for a decision.
-  await expect(page.getByRole("tab", { name: /^Proposals/ })).toHaveAttribute("aria-selected", "true");
-  await expect(page.getByRole("tabpanel", { name: /^Proposals/ })).toBeFocused();
+  // Focus follows the revert to the Suggestions panel, where it waits for a decision.
+  await expect(page.getByRole("tab", { name: /^Suggestions/ })).toHaveAttribute("aria-selected", "true");
+  await expect(page.getByRole("tabpanel", { name: /^Suggestions/ })).toBeFocused();
   const revert = page.locator('[data-proposal-id][data-tool="panel.page.revert"]');
   await expect(revert.locator('li.change[data-kind="update"]')).toContainText("Tabs move with the arrow keys");
   await tabTo(page, (f) => f.text === "Approve");

@@ -386,7 +386,7 @@ class StandIn:
             if edit.get("ok"):
                 return f"I added \"{line}\" at the end of \"{result['title']}\"."
             if edit["error"]["code"] == "mnote_tool_approval_required":
-                return f"I proposed adding \"{line}\" at the end of \"{result['title']}\"; it waits for your approval under Proposals."
+                return f"I proposed adding \"{line}\" at the end of \"{result['title']}\"; it waits for your approval under Suggestions."
             return f"mnote refused the edit: {edit['error']['message']}"
         return f"\"{result['title']}\" is at revision {result['revision']} with {len(result.get('blocks', []))} blocks."
 
@@ -426,7 +426,7 @@ class StandIn:
         self.call_tool(run, "mnote_comment_create", {
             **ref, "threadId": thread_id, "markdown": f"I suggested the edit: *{text}*",
         })
-        return f"I proposed \"{text}\" from the comment thread; it waits for your approval under Proposals."
+        return f"I proposed \"{text}\" from the comment thread; it waits for your approval under Suggestions."
 
     WEEKDAY = re.compile(r"\b(Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)\b")
 
@@ -452,7 +452,7 @@ class StandIn:
         if edit.get("ok"):
             return f"I made \"{day}\" bold in \"{result['title']}\"."
         if edit["error"]["code"] == "mnote_tool_approval_required":
-            return f"I proposed making \"{day}\" bold in \"{result['title']}\"; it waits for your approval under Proposals."
+            return f"I proposed making \"{day}\" bold in \"{result['title']}\"; it waits for your approval under Suggestions."
         return f"mnote refused the edit: {edit['error']['message']}"
 
     def execute(self, run: Run):

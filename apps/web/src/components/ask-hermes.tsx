@@ -207,7 +207,7 @@ export function AskHermes({ pageRef, canWrite }: { pageRef: PageRef; canWrite: b
     setNotice(null);
     follow(started.runId, 0);
   };
-  // "Tell Hermes" starts the conversation's next turn from the Proposals tab: the box follows it. Subscribed
+  // "Tell Hermes" starts the conversation's next turn from the Suggestions tab: the box follows it. Subscribed
   // anew each render, so the handler sees this render's conversation and trail.
   useEffect(() => {
     const onRun = (event: Event) => begin((event as CustomEvent<StartedRun>).detail);
@@ -382,7 +382,7 @@ export function AskHermes({ pageRef, canWrite }: { pageRef: PageRef; canWrite: b
                         data-error-code={record.errorCode ?? undefined}
                       >
                         {held(record)
-                          ? ": the suggestion waits for you under Proposals"
+                          ? ": the suggestion waits for you under Suggestions"
                           : outcomeText(record) === "done"
                             ? ""
                             : `: ${outcomeText(record)}`}

@@ -23,7 +23,7 @@ import { usePageChanges } from "./use-page-changes";
 const TABS = ["proposals", "comments", "audit", "artifacts"] as const;
 type Tab = (typeof TABS)[number];
 const TAB_LABELS: Record<Tab, string> = {
-  proposals: "Proposals",
+  proposals: "Suggestions",
   comments: "Comments",
   audit: "Audit trail",
   artifacts: "Artifacts",
@@ -55,7 +55,7 @@ function PageScreenBody({
   const pageRef = { workspaceId, documentId };
   const [tab, setTab] = useState<Tab>("proposals");
   const tabPanel = useRef<HTMLElement>(null);
-  // After a revert is proposed its button is gone: focus goes to the Proposals panel, where the revert waits.
+  // After a revert is proposed its button is gone: focus goes to the Suggestions panel, where the revert waits.
   const showProposals = () => {
     setTab("proposals");
     requestAnimationFrame(() => tabPanel.current?.focus());
