@@ -77,7 +77,7 @@ const settings = quick
       transports: { rounds: 2, callsAtOne: 10, callsAtSixteen: 32, pageBlocks: 1000 },
       soak: soakSettings,
       authlimit: { rounds: 15, callsPerRound: 100 },
-      peer: { sizes: [100, 1000], rounds: 2, callsPerRound: 5, bigPageCalls: 2 },
+      peer: { sizes: [100, 1000], rounds: 2, callsPerRound: 5, bigPageCalls: 2, warmUpCalls: 20 },
       scaling: {
         sizes: [100, 1000, 10_000],
         rounds: 3,
@@ -107,7 +107,7 @@ const settings = quick
       transports: { rounds: 5, callsAtOne: 30, callsAtSixteen: 96, pageBlocks: 1000 },
       soak: soakSettings,
       authlimit: { rounds: 21, callsPerRound: 200 },
-      peer: { sizes: [100, 1000, 10_000], rounds: 5, callsPerRound: 10, bigPageCalls: 3 },
+      peer: { sizes: [100, 1000, 10_000], rounds: 5, callsPerRound: 10, bigPageCalls: 3, warmUpCalls: 50 },
       scaling: {
         sizes: [100, 1000, 10_000],
         rounds: 7,
@@ -367,7 +367,9 @@ if (peer) {
       "full router checks); `page.get` reads the 10-block page the notes hang off, so its cost does not depend on N. The " +
       "*big page* row reads a page whose body is N blocks, for the case where the thing read grows with N.",
     "- Both stores grow by the calls the run makes (≤ " +
-      `${settings.peer.rounds * settings.peer.callsPerRound} writes per size).`,
+      `${settings.peer.rounds * settings.peer.callsPerRound} writes per size). Before the first size both servers answer ` +
+      `${settings.peer.warmUpCalls} calls of every operation (3 before each later size), as every variant of this file is ` +
+      "warmed up first; the memory server's file is then written afresh, and mnote's page keeps the warm-up's notes.",
     "",
     `${settings.peer.rounds} rounds × ${settings.peer.callsPerRound} calls per operation (big page: ${settings.peer.bigPageCalls}), ` +
       "operations rotated each round. Cells are calls/s and the median latency; the ratio is server-memory's median " +
