@@ -30,7 +30,8 @@ async function child() {
     createToolsContext({ kernel: world.kernel, authorization: `Bearer ${world.token}` }),
   ).mnote.page.get(world.envelope("mnote.page.get", page, {}));
   const windowBlocks = (first.result as { window?: { count: number } } | null)?.window?.count ?? pageBlocks;
-  const bridge = await startBenchBridge(world);
+  // The bridge's configuration, as the parent asked (`startSplit`'s `bridgeEnv`: the read cache off, say).
+  const bridge = await startBenchBridge(world, JSON.parse(process.argv[4] ?? "{}") as Record<string, string>);
   const bare = await startBareServer(world.kernel, windowBlocks);
   const { Session } = await import("node:inspector/promises");
   const session = new Session();
@@ -122,9 +123,9 @@ export async function runCpuSplit(options: { rounds: number; calls: number; page
   };
 }
 
-/** The servers' child process and one call function per path; `close` ends both. */
-export async function startSplit(pageBlocks: number) {
-  const proc = fork(fileURLToPath(import.meta.url), ["child", String(pageBlocks)], {
+/** The servers' child process and one call function per path; `close` ends both. `bridgeEnv`: its configuration. */
+export async function startSplit(pageBlocks: number, bridgeEnv: Record<string, string> = {}) {
+  const proc = fork(fileURLToPath(import.meta.url), ["child", String(pageBlocks), JSON.stringify(bridgeEnv)], {
     execArgv: ["--import", "tsx"],
     stdio: ["ignore", "ignore", "inherit", "ipc"],
   });
