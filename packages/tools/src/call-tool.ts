@@ -35,6 +35,7 @@ const toolProcedures: {
   "mnote.artifact.create_ai_note": (caller) => caller.artifact.create_ai_note,
   "mnote.comment.create": (caller) => caller.comment.create,
   "mnote.comment.list": (caller) => caller.comment.list,
+  "mnote.workspace.search": (caller) => caller.workspace.search,
 };
 
 /**
