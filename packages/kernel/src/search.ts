@@ -112,7 +112,8 @@ async function titleHits(db: SqlDriver, query: WorkspaceSearchQuery, afterId: st
   const readable = readableBy(query.readers);
   const only = onlyPages(query.documentIds);
   const from =
-    db.dialect === "sqlite" ? `FROM page_search JOIN pages p ON p.rowid = page_search.rowid` : `FROM pages p`;
+    // CROSS JOIN: SQLite then starts from the index's matches (a rare word reads its few rows), never from the pages.
+    db.dialect === "sqlite" ? `FROM page_search CROSS JOIN pages p ON p.rowid = page_search.rowid` : `FROM pages p`;
   return db.all<TitleRow>(
     `SELECT p.id, p.title ${from}
       WHERE ${match.sql} AND p.workspace_id = ? AND ${readable.sql}${only.sql} AND p.id > ?
@@ -131,7 +132,7 @@ async function blockHits(
   const only = onlyPages(query.documentIds);
   const from =
     db.dialect === "sqlite"
-      ? `FROM block_search JOIN blocks b ON b.rowid = block_search.rowid JOIN pages p ON p.id = b.document_id`
+      ? `FROM block_search CROSS JOIN blocks b ON b.rowid = block_search.rowid CROSS JOIN pages p ON p.id = b.document_id`
       : `FROM blocks b JOIN pages p ON p.id = b.document_id`;
   const afterId = after?.documentId ?? "";
   return db.all<BlockHitRow>(
