@@ -18,7 +18,7 @@ import { describeMachine } from "./machine";
 import { runPeer } from "./peer";
 import { PROPOSALS_LIST_LIMITS, runProposals } from "./proposals";
 import { runScaling } from "./scaling";
-import { fmtBytes, fmtMs, table } from "./stats";
+import { fmtBytes, fmtMs, fmtRatio, table } from "./stats";
 import { runTransports } from "./transports";
 import { runSdkShare } from "./sdk-share";
 import { runWrites } from "./writes";
@@ -31,6 +31,7 @@ import { runMarkdown } from "./markdown";
 import { runCpuSplit } from "./cpu-split";
 import { runAudit } from "./audit";
 import { APPROVALS_LIMITS, runApprovals } from "./approvals";
+import { runSearch, SEARCH_LIMITS } from "./search";
 
 const SECTIONS = [
   "floor",
@@ -46,6 +47,7 @@ const SECTIONS = [
   "push",
   "audit",
   "approvals",
+  "search",
 ] as const;
 type Section = (typeof SECTIONS)[number];
 
@@ -89,6 +91,7 @@ const settings = quick
       edits: { sizes: [100, 1000, 10_000], rounds: 3, callsPerRound: 30 },
       markdown: { sizes: [100, 10_000], rounds: 3, callsPerRound: 10 },
       approvals: { blocks: 10_000, pending: 30, rounds: 2 },
+      search: { small: 100, large: 1_000, blocksPerPage: 50, rounds: 3, callsPerRound: 10, writes: 20 },
       push: {
         samples: 30,
         postgresUrl: process.env.MNOTE_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test",
@@ -121,6 +124,7 @@ const settings = quick
       edits: { sizes: [100, 1000, 10_000], rounds: 9, callsPerRound: 100 },
       markdown: { sizes: [100, 10_000], rounds: 9, callsPerRound: 30 },
       approvals: { blocks: 10_000, pending: 30, rounds: 5 },
+      search: { small: 1_000, large: 10_000, blocksPerPage: 50, rounds: 5, callsPerRound: 20, writes: 50 },
       push: {
         samples: 200,
         postgresUrl: process.env.MNOTE_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test",
@@ -627,6 +631,34 @@ if (approvals) {
       `index) with 30 pending and 30 applied. ${settings.approvals.rounds} rounds (each on fresh pages), the list 5 times a round.`,
     "",
     approvals.markdown,
+    "",
+  );
+}
+
+const search = await section("search", () => runSearch(settings.search));
+if (search) {
+  const verdict = (pass: boolean) => `**${pass ? "PASS" : "FAIL"}**`;
+  headline.push(
+    `- Workspace search (issue 34): over ${settings.search.large.toLocaleString("en-US")} pages × ${settings.search.blocksPerPage} blocks, ` +
+      search.rows.map((row) => `${row.kind} ${fmtRatio(row.perGet)}`).join(", ") +
+      ` a \`page.get\` first window (≤ ${SEARCH_LIMITS.perGet}×: ${verdict(search.perGetPass)}); ` +
+      `${settings.search.large.toLocaleString("en-US")} ÷ ${settings.search.small.toLocaleString("en-US")} pages ` +
+      search.rows.map((row) => `${row.kind} ${fmtRatio(row.scaling)}`).join(", ") +
+      ` (≤ ${SEARCH_LIMITS.scaling}×: ${verdict(search.scalingPass)}); a write with the index ${fmtRatio(search.writeRatio)} ` +
+      `one without its triggers (≤ ${SEARCH_LIMITS.write}×: ${verdict(search.writePass)}); index ${fmtBytes(search.bytes.index)}.`,
+  );
+  parts.push(
+    "## 11. Workspace search (issue 34)",
+    "",
+    `SQLite files (the production driver), one workspace of ${settings.search.small.toLocaleString("en-US")} and one of ` +
+      `${settings.search.large.toLocaleString("en-US")} pages × ${settings.search.blocksPerPage} blocks of 12–14 words (one page in ten private to ` +
+      "someone else). The caller is an agent token through the router (`callTool`), read cache off. *Rare*: one block in 50,000; " +
+      "*common*: one block in 5; *CJK*: `计划`, inside `项目计划的第二阶段` in one block in 10 (found by the segmented index). " +
+      `${settings.search.rounds} rounds × ${settings.search.callsPerRound} calls per variant, rotated; ratios are medians of per-round ratios. ` +
+      "*Write*: `page.save` appending one block, on the small workspace against a copy whose FTS5 triggers are dropped " +
+      "(the words column is still filled: the JS segmentation is in both). Ranking and its cost: decision 0045.",
+    "",
+    search.markdown,
     "",
   );
 }

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import {
   type Block,
   type Capability,
+  isWorkspaceTool,
   OutputEnvelopeSchema,
   TOOL_ERROR_CODES,
   TOOL_ERROR_HTTP_STATUS,
@@ -133,7 +134,8 @@ export async function createWorld(options: { file?: boolean; clock?: Clock } = {
     return {
       toolName: tool,
       workspaceId: ids.ws,
-      documentId: ids.page,
+      // A workspace tool's envelope names no page (issue 34).
+      ...(isWorkspaceTool(tool) ? {} : { documentId: ids.page }),
       actorId: ids.owner,
       sessionId: "reliability_session",
       runId: "reliability_run",

@@ -8,6 +8,8 @@ import {
   TOOL_NAMES,
   toProviderName,
   WRITE_TOOL_NAMES,
+  WORKSPACE_TOOL_NAMES,
+  isWorkspaceTool,
   type WriteToolName,
 } from "./index";
 
@@ -25,6 +27,7 @@ describe("agent-facing schemas", () => {
       "mnote.artifact.create_ai_note",
       "mnote.comment.create",
       "mnote.comment.list",
+      "mnote.workspace.search",
     ]);
   });
 
@@ -57,6 +60,7 @@ describe("agent-facing schemas", () => {
     // A thread or a reply: blockId or threadId, exactly one (checked by the router), so only the body is required.
     expect(byName["mnote.comment.create"]!.required).toEqual(["workspaceId", "documentId", "markdown"]);
     expect(byName["mnote.comment.list"]!.required).toEqual(["workspaceId", "documentId"]);
+    expect(byName["mnote.workspace.search"]!.required).toEqual(["workspaceId", "query"]);
     for (const schema of Object.values(byName)) {
       expect(schema.type).toBe("object");
       expect(schema.additionalProperties).toBe(false);
@@ -77,10 +81,11 @@ describe("agent-facing schemas", () => {
     for (const schema of schemas) {
       const properties = Object.keys((schema.parameters as { properties: object }).properties);
       const envelopeFields = MODEL_ENVELOPE_FIELDS.filter((f) => properties.includes(f));
-      expect(envelopeFields).toEqual(
-        schema.kind === "write" ? [...MODEL_ENVELOPE_FIELDS] : ["workspaceId", "documentId"],
-      );
+      // A workspace tool acts on no page: its model arguments have no documentId (issue 34).
+      const page = isWorkspaceTool(schema.name) ? ["workspaceId"] : ["workspaceId", "documentId"];
+      expect(envelopeFields).toEqual(schema.kind === "write" ? [...MODEL_ENVELOPE_FIELDS] : page);
     }
+    expect(WORKSPACE_TOOL_NAMES).toEqual(["mnote.workspace.search"]);
   });
 
   it("describes the output envelope as an object for every tool", () => {
@@ -119,7 +124,7 @@ describe("tool name types", () => {
   });
 
   it("lists at run time the same write tools the type names", () => {
-    const reads: string[] = ["mnote.page.get", "mnote.comment.list"];
+    const reads: string[] = ["mnote.page.get", "mnote.comment.list", "mnote.workspace.search"];
     expect(WRITE_TOOL_NAMES).toEqual(TOOL_NAMES.filter((name) => !reads.includes(name)));
     expect(isWriteTool("mnote.page.save")).toBe(true);
     expect(isWriteTool("mnote.page.get")).toBe(false);

@@ -42,6 +42,15 @@ export const LIMITS = {
   commentsPerThread: 200,
   /** Threads one mnote.comment.list answer holds at most (the read budget may stop earlier). */
   commentThreadsPerWindow: 50,
+  /** A workspace search's query (mnote.workspace.search): a few words, not a document. */
+  searchQueryLength: 200,
+  /** Hits one search window holds at most, and when the caller names no limit. */
+  searchHitsPerWindow: 50,
+  searchHitsByDefault: 10,
+  /** Pages one search may be limited to (`documentIds`). */
+  searchDocumentIds: 100,
+  /** The characters of text around a hit's match in its snippet. */
+  searchSnippetLength: 160,
   /**
    * A person's reason for rejecting a proposal or one of its changes: what the agent reads back on its retry. The
    * panel's reason box counts down from it and refuses past it before sending (issue 36).

@@ -128,6 +128,16 @@ const argumentsArb: { [N in ToolName]: fc.Arbitrary<Record<string, unknown>> } =
     { ...page, since: fc.constant("2026-12-03T10:00:00Z"), includeResolved: fc.boolean(), cursor: text },
     requiredKeys(),
   ),
+  "mnote.workspace.search": fc.record(
+    {
+      workspaceId: fc.constant("ws_1"),
+      query: text,
+      limit: fc.integer({ min: 1, max: 50 }),
+      cursor: text,
+      documentIds: fc.array(blockIdArb, { minLength: 1, maxLength: 3 }),
+    },
+    { requiredKeys: ["workspaceId", "query"] as never[] },
+  ),
   "mnote.page.edit": fc.record(
     {
       ...page,

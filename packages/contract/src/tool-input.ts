@@ -29,7 +29,7 @@ export function toolInputSchema<N extends ToolName>(name: N) {
 }
 
 /** The envelope a tool's scope calls for: a page tool's names its page, a workspace tool's names none. */
-type EnvelopeShape<N extends ToolName> = (Tools[N] extends { scope: "workspace" }
+type EnvelopeShape<N extends ToolName> = (NonNullable<Tools[N]["scope"]> extends "workspace"
   ? typeof WorkspaceInputEnvelopeSchema
   : typeof PageInputEnvelopeSchema)["shape"];
 type WriteFields = { idempotencyKey: typeof IdempotencyKeySchema; dryRun: z.ZodBoolean };

@@ -6,6 +6,7 @@ import { BUSINESS_TABLES } from "./migrations";
 import { insertBlocks } from "./page-state";
 import { PAGE_COLUMNS, type PageRow, toPage, toWorkspace, type WorkspaceRow } from "./rows";
 import type { SqlDriver, SqlExecutor } from "./sql/driver";
+import { searchText } from "./search-words";
 import {
   AdminRefusal,
   type InvitationRecord,
@@ -292,8 +293,8 @@ export function createAdmin(db: SqlDriver, clock: Clock): KernelAdmin {
       const at = now();
       await db.transaction(async (tx) => {
         await tx.run(
-          `INSERT INTO pages (id, workspace_id, title, is_private, options, revision, block_count, created_by, created_at, updated_at)
-           VALUES (?, ?, ?, ?, ?, 1, ?, ?, ?, ?)`,
+          `INSERT INTO pages (id, workspace_id, title, is_private, options, revision, block_count, created_by, created_at, updated_at, search_title)
+           VALUES (?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?)`,
           [
             id,
             workspaceId,
@@ -304,6 +305,7 @@ export function createAdmin(db: SqlDriver, clock: Clock): KernelAdmin {
             createdBy,
             at,
             at,
+            searchText(title),
           ],
         );
         await insertBlocks(tx, id, blocks, 0);

@@ -11,6 +11,7 @@ import { findBlocks } from "./reads";
 import { blockAttrs, type CommandRow } from "./rows";
 import { type SqlExecutor, UniqueViolation } from "./sql/driver";
 import type { KernelCommand, PageRecord, TokenHolder } from "./types";
+import { searchText } from "./search-words";
 
 /** A command that cannot apply to the page as it is; the transaction rolls back. */
 export class CommandRejected extends Error {}
@@ -46,7 +47,11 @@ export async function applyCommand(
     case "page.body.edit":
       return editBody(tx, page, command.operations, context.blockCount);
     case "page.head.updateTitle":
-      await tx.run(`UPDATE pages SET title = ? WHERE id = ?`, [command.title, page.id]);
+      await tx.run(`UPDATE pages SET title = ?, search_title = ? WHERE id = ?`, [
+        command.title,
+        searchText(command.title),
+        page.id,
+      ]);
       return { bumpsRevision: true, result: {}, undo: { title: page.title } };
     case "page.layout.updateOptions": {
       const options = { ...DEFAULT_PAGE_OPTIONS, ...page.options, ...command.options };
@@ -143,13 +148,17 @@ async function editBody(
   for (const step of edit.steps) {
     switch (step.kind) {
       case "update":
-        await tx.run(`UPDATE blocks SET type = ?, text = ?, attrs = ? WHERE document_id = ? AND id = ?`, [
-          step.block.type,
-          step.block.text,
-          blockAttrs(step.block),
-          page.id,
-          step.block.id,
-        ]);
+        await tx.run(
+          `UPDATE blocks SET type = ?, text = ?, attrs = ?, search_text = ? WHERE document_id = ? AND id = ?`,
+          [
+            step.block.type,
+            step.block.text,
+            blockAttrs(step.block),
+            searchText(step.block.text),
+            page.id,
+            step.block.id,
+          ],
+        );
         break;
       case "insert":
         if (step.index < count) await shift(step.blocks.length, step.index);
@@ -224,8 +233,9 @@ async function revertPage(tx: SqlExecutor, page: PageRecord, targetCommandId: st
   const restored = (await statesAround(tx, target))?.before;
   const current = await readPageState(tx, page.id);
   if (!restored || !current) throw new CommandRejected("the page state before that command cannot be rebuilt");
-  await tx.run(`UPDATE pages SET title = ?, options = ?, block_count = ? WHERE id = ?`, [
+  await tx.run(`UPDATE pages SET title = ?, search_title = ?, options = ?, block_count = ? WHERE id = ?`, [
     restored.title,
+    searchText(restored.title),
     JSON.stringify(restored.options),
     restored.blocks.length,
     page.id,
@@ -255,7 +265,12 @@ async function revertChanges(
   if (command.operations && command.operations.length > 0) {
     blockCount = (await editBody(tx, page, command.operations, before)).blockCount ?? before;
   }
-  if (command.title !== undefined) await tx.run(`UPDATE pages SET title = ? WHERE id = ?`, [command.title, page.id]);
+  if (command.title !== undefined)
+    await tx.run(`UPDATE pages SET title = ?, search_title = ? WHERE id = ?`, [
+      command.title,
+      searchText(command.title),
+      page.id,
+    ]);
   if (command.options) {
     const options = { ...DEFAULT_PAGE_OPTIONS, ...page.options, ...command.options };
     await tx.run(`UPDATE pages SET options = ? WHERE id = ?`, [JSON.stringify(options), page.id]);

@@ -50,3 +50,5 @@ export type { AuditRetention, AuditSweep, ExpiredSweep, KernelHousekeeping } fro
 export { auditMonth } from "./audit-partitions";
 export type { AuditExportQuery } from "./audit-export";
 export { commentAnchorProblem, commentReplyProblem } from "./comments";
+export { searchText, searchWords } from "./search-words";
+export type { SearchHitRow, SearchPosition, WorkspaceSearchQuery } from "./search";

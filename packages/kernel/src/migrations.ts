@@ -1,5 +1,6 @@
 import { type Clock, systemClock } from "./clock";
 import { auditMonthsOnline, auditMonthsStatements, dropDefaultPartitionOnline } from "./audit-partitions";
+import { searchText } from "./search-words";
 import { inSession, type SqlDriver, type SqlExecutor } from "./sql/driver";
 
 /**
@@ -18,6 +19,8 @@ interface Migration {
    */
   online?: (session: SqlExecutor, dialect: SqlDriver["dialect"], now: Date) => Promise<void>;
   statements: (dialect: SqlDriver["dialect"]) => string[];
+  /** What the statements cannot say in SQL, in the same transaction after them (filling a column computed in JS). */
+  after?: (tx: SqlExecutor) => Promise<void>;
 }
 
 const MIGRATIONS: Migration[] = [
@@ -258,7 +261,71 @@ const MIGRATIONS: Migration[] = [
     online: dropDefaultPartitionOnline,
     statements: () => [],
   },
+  {
+    version: 19,
+    name: "workspace search index",
+    // Issue 34 (decision 0045): the words of every block's text and every page's title (search-words.ts, the same
+    // segmentation on both engines), in a column the writes fill, indexed by the engine's full-text search: SQLite
+    // FTS5 over the column (external content, kept by triggers in the write's own transaction), PostgreSQL a GIN
+    // index on its `simple` tsvector (kept by the engine in the same transaction).
+    statements: (dialect) => [
+      `ALTER TABLE blocks ADD COLUMN search_text TEXT NOT NULL DEFAULT ''`,
+      `ALTER TABLE pages ADD COLUMN search_title TEXT NOT NULL DEFAULT ''`,
+      ...(dialect === "sqlite"
+        ? [
+            ...fts5Statements("block_search", "blocks", "search_text"),
+            ...fts5Statements("page_search", "pages", "search_title"),
+          ]
+        : [
+            `CREATE INDEX blocks_search ON blocks USING GIN (to_tsvector('simple', search_text))`,
+            `CREATE INDEX pages_search ON pages USING GIN (to_tsvector('simple', search_title))`,
+          ]),
+    ],
+    after: fillSearchColumns,
+  },
 ];
+
+/** An FTS5 index over one column of a table, kept by triggers: a write and its index change commit together. */
+function fts5Statements(index: string, table: string, column: string): string[] {
+  const remove = `INSERT INTO ${index} (${index}, rowid, ${column}) VALUES ('delete', old.rowid, old.${column});`;
+  const add = `INSERT INTO ${index} (rowid, ${column}) VALUES (new.rowid, new.${column});`;
+  return [
+    `CREATE VIRTUAL TABLE ${index} USING fts5 (${column}, content = '${table}', content_rowid = 'rowid',
+      tokenize = 'unicode61 remove_diacritics 2')`,
+    `CREATE TRIGGER ${index}_insert AFTER INSERT ON ${table} BEGIN ${add} END`,
+    `CREATE TRIGGER ${index}_delete AFTER DELETE ON ${table} BEGIN ${remove} END`,
+    `CREATE TRIGGER ${index}_update AFTER UPDATE OF ${column} ON ${table} BEGIN ${remove} ${add} END`,
+  ];
+}
+
+/** The words of the blocks and titles written before the index existed, in batches in key order. */
+async function fillSearchColumns(tx: SqlExecutor): Promise<void> {
+  let after: [string, string] = ["", ""];
+  for (;;) {
+    const rows = await tx.all<{ document_id: string; id: string; text: string }>(
+      `SELECT document_id, id, text FROM blocks WHERE document_id > ? OR (document_id = ? AND id > ?)
+        ORDER BY document_id, id LIMIT 500`,
+      [after[0], after[0], after[1]],
+    );
+    if (rows.length === 0) break;
+    for (const row of rows) {
+      const words = searchText(row.text);
+      if (words)
+        await tx.run(`UPDATE blocks SET search_text = ? WHERE document_id = ? AND id = ?`, [
+          words,
+          row.document_id,
+          row.id,
+        ]);
+    }
+    const last = rows.at(-1)!;
+    after = [last.document_id, last.id];
+  }
+  const pages = await tx.all<{ id: string; title: string }>(`SELECT id, title FROM pages`);
+  for (const page of pages) {
+    const words = searchText(page.title);
+    if (words) await tx.run(`UPDATE pages SET search_title = ? WHERE id = ?`, [words, page.id]);
+  }
+}
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS.at(-1)!.version;
 
@@ -290,6 +357,7 @@ export async function migrate(
         const row = await tx.get(`SELECT version FROM schema_migrations WHERE version = ?`, [migration.version]);
         if (row) return false;
         for (const statement of migration.statements(driver.dialect)) await tx.run(statement);
+        await migration.after?.(tx);
         await tx.run(`INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)`, [
           migration.version,
           migration.name,

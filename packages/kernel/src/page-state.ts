@@ -3,6 +3,7 @@ import { type BlockRow, blockAttrs, type CommandRow, PAGE_COLUMNS, type PageRow,
 import type { SqlExecutor } from "./sql/driver";
 import type { PageState } from "./types";
 import { type EditUndoStep, undoBlockEdits } from "./block-edits";
+import { searchText } from "./search-words";
 
 /** How to take one command back: what the page looked like in the parts it changed. */
 export type Undo =
@@ -31,14 +32,10 @@ export async function readPageState(db: SqlExecutor, documentId: string): Promis
 export async function insertBlocks(db: SqlExecutor, documentId: string, blocks: Block[], firstPosition: number) {
   for (let i = 0; i < blocks.length; i++) {
     const block = blocks[i]!;
-    await db.run(`INSERT INTO blocks (document_id, id, position, type, text, attrs) VALUES (?, ?, ?, ?, ?, ?)`, [
-      documentId,
-      block.id,
-      firstPosition + i,
-      block.type,
-      block.text,
-      blockAttrs(block),
-    ]);
+    await db.run(
+      `INSERT INTO blocks (document_id, id, position, type, text, attrs, search_text) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+      [documentId, block.id, firstPosition + i, block.type, block.text, blockAttrs(block), searchText(block.text)],
+    );
   }
 }
 

@@ -2,6 +2,7 @@ import { retentionSuite } from "./conformance/retention";
 import { beforeAll, describe, expect, it } from "vitest";
 import { kernelConformanceSuite } from "./conformance";
 import { commentsSuite } from "./conformance/comments";
+import { searchSuite } from "./conformance/search";
 import { SqlKernel } from "./sql-kernel";
 import { ensurePgliteTemplateSync, openTestPgliteDriver, openTestPgliteKernel, sharedPglite } from "./test-databases";
 
@@ -11,6 +12,7 @@ beforeAll(() => sharedPglite().then(() => undefined), 120_000);
 
 kernelConformanceSuite("PGlite (PostgreSQL in process)", openTestPgliteKernel);
 commentsSuite("PGlite", openTestPgliteKernel);
+searchSuite("PGlite", openTestPgliteKernel);
 
 retentionSuite("PGlite", (clock) => openTestPgliteKernel({ clock }));
 

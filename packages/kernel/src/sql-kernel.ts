@@ -3,6 +3,7 @@ import { getCommentThreadFacts, getLatestCommentActivity, listCommentThreads } f
 import { type Clock, systemClock } from "./clock";
 import { createOAuth, type KernelOAuth } from "./oauth";
 import * as askRecords from "./ask-records";
+import { searchWorkspace, type WorkspaceSearchQuery } from "./search";
 import { appendAudit, rejectProposal } from "./audit-records";
 import { KernelChangeFeed } from "./change-feed";
 import { type AuditExportQuery, getStreamCursor, listAuditForExport, setStreamCursor } from "./audit-export";
@@ -139,6 +140,11 @@ export class SqlKernel {
     return reads.getAccessFacts(this.db, input);
   }
   /** The token, its user's access and idempotency record in one read: a tool call's checks, before any write. */
+  /** The workspace search (issue 34): hits on the pages every reader may read, in the order search.ts gives. */
+  searchWorkspace(query: WorkspaceSearchQuery) {
+    return searchWorkspace(this.db, query);
+  }
+
   getCallFacts(input: CallFactsQuery) {
     return reads.getCallFacts(this.db, input);
   }

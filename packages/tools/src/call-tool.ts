@@ -29,6 +29,7 @@ const toolCalls: { [Name in ToolName]: ToolCall } = {
   "mnote.artifact.create_ai_note": toolCallOf(mnoteRouter.artifact.create_ai_note),
   "mnote.comment.create": toolCallOf(mnoteRouter.comment.create),
   "mnote.comment.list": toolCallOf(mnoteRouter.comment.list),
+  "mnote.workspace.search": toolCallOf(mnoteRouter.workspace.search),
 };
 
 /**

@@ -1,4 +1,11 @@
-import { PAGE_CONTENT_IS_DATA, TOOL_ERROR_MESSAGES as M, TOOL_NAMES, TOOLS, toProviderName } from "@mnote/contract";
+import {
+  isWorkspaceTool,
+  PAGE_CONTENT_IS_DATA,
+  TOOL_ERROR_MESSAGES as M,
+  TOOL_NAMES,
+  TOOLS,
+  toProviderName,
+} from "@mnote/contract";
 import { describe, expect, it } from "vitest";
 import { expectEnvelopeShape, expectFailure, expectOk, useWorlds, WRITE_TOOLS } from "./test-contract";
 import { testKernels } from "./test-kernels";
@@ -28,7 +35,7 @@ describe.each(testKernels())("envelope ($name)", ({ open }) => {
             effect: kind === "read" ? "read" : "write",
             commandId: kind === "read" ? null : expect.stringMatching(/^cmd_/),
             workspaceId: w.ids.ws,
-            documentId: w.ids.page,
+            documentId: isWorkspaceTool(tool) ? null : w.ids.page,
           },
           error: null,
         });
@@ -53,8 +60,16 @@ describe.each(testKernels())("envelope ($name)", ({ open }) => {
         toolCallId: input.toolCallId,
         traceId: input.traceId,
         result: null,
-        audit: { effect: "none", commandId: null, workspaceId: w.ids.ws, documentId: w.ids.page },
-        error: { code: "mnote_tool_permission_denied", message: M.pageUnreadable },
+        audit: {
+          effect: "none",
+          commandId: null,
+          workspaceId: w.ids.ws,
+          documentId: isWorkspaceTool(tool) ? null : w.ids.page,
+        },
+        error: {
+          code: "mnote_tool_permission_denied",
+          message: isWorkspaceTool(tool) ? M.workspaceUnreadable : M.pageUnreadable,
+        },
       });
     });
 

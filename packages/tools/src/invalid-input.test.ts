@@ -1,4 +1,11 @@
-import { LIMITS, TOOL_NAMES, TOOLS, type ToolName } from "@mnote/contract";
+import {
+  isWorkspaceTool,
+  LIMITS,
+  TOOL_NAMES,
+  TOOLS,
+  type ToolName,
+  WORKSPACE_TOOL_TAKES_NO_DOCUMENT,
+} from "@mnote/contract";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   expectFailure,
@@ -45,7 +52,19 @@ const REQUIRED_ENVELOPE_FIELDS = [
 function commonCases(tool: ToolName): Case[] {
   const other = TOOL_NAMES.find((n) => n !== tool)!;
   const cases: Case[] = [
-    ...REQUIRED_ENVELOPE_FIELDS.map((field): Case => [`missing ${field}`, (e) => without(e, field), `${field}:`]),
+    ...REQUIRED_ENVELOPE_FIELDS.filter((field) => field !== "documentId" || !isWorkspaceTool(tool)).map(
+      (field): Case => [`missing ${field}`, (e) => without(e, field), `${field}:`],
+    ),
+    // A workspace tool names no page (issue 34): one sent is refused in words, whatever it names.
+    ...(isWorkspaceTool(tool)
+      ? ([
+          [
+            "documentId given",
+            (e) => ({ ...e, documentId: "doc_1" }),
+            `documentId: ${WORKSPACE_TOOL_TAKES_NO_DOCUMENT}`,
+          ],
+        ] as Case[])
+      : []),
     ["workspaceId is a number", (e) => ({ ...e, workspaceId: 42 }), "workspaceId:"],
     ["documentId is empty", (e) => ({ ...e, documentId: "" }), "documentId:"],
     ["actorId is null", (e) => ({ ...e, actorId: null }), "actorId:"],
@@ -369,6 +388,16 @@ const TOOL_CASES: Record<ToolName, Case[]> = {
       "args.threadId: no thread thr_x",
     ],
     ["block id malformed", (e) => withArgs(e, { blockId: "a b" }), "args.blockId: block id must be"],
+  ],
+  "mnote.workspace.search": [
+    ["query is empty", (e) => withArgs(e, { query: "" }), "args.query: query needs at least one word"],
+    ["query has no word", (e) => withArgs(e, { query: " ,.!? " }), "args.query: no word to search for"],
+    ["query is too long", (e) => withArgs(e, { query: "x".repeat(LIMITS.searchQueryLength + 1) }), "args.query:"],
+    ["limit 0", (e) => withArgs(e, { limit: 0 }), "args.limit:"],
+    ["limit past the window", (e) => withArgs(e, { limit: LIMITS.searchHitsPerWindow + 1 }), "args.limit:"],
+    ["cursor not ours", (e) => withArgs(e, { cursor: "abc" }), "args.cursor: not a cursor from mnote.workspace.search"],
+    ["documentIds empty", (e) => withArgs(e, { documentIds: [] }), "args.documentIds:"],
+    ["unknown arg", (e) => withArgs(e, { since: "2026-01-01T00:00:00Z" }), /args: Unrecognized key: "since"/],
   ],
   "mnote.comment.list": [
     ["since not a time", (e) => withArgs(e, { since: "yesterday" }), "args.since: since must be an ISO 8601 time"],

@@ -1,4 +1,4 @@
-import { TOOL_ERROR_MESSAGES as M, TOOL_NAMES, TOOLS, type ToolName } from "@mnote/contract";
+import { isWorkspaceTool, TOOL_ERROR_MESSAGES as M, TOOL_NAMES, TOOLS, type ToolName } from "@mnote/contract";
 import { describe, expect, it } from "vitest";
 import {
   ARTIFACT_WRITE_TOOLS,
@@ -20,7 +20,16 @@ import { SAMPLE_ARGS, type World } from "./test-support";
 
 type Who = "owner" | "editor" | "viewer" | "privateReader" | "stranger";
 const as = (w: World, who: Who, tool: ToolName, documentId = w.ids.page, args = SAMPLE_ARGS[tool]) =>
-  w.call(tool, w.envelope(tool, args, { actorId: w.ids[who], documentId }), w.tokens[who]);
+  w.call(
+    tool,
+    // A workspace tool names no page (its own suite, workspace-search.test.ts, covers what it finds on private pages).
+    w.envelope(tool, args, { actorId: w.ids[who], ...(isWorkspaceTool(tool) ? {} : { documentId }) }),
+    w.tokens[who],
+  );
+/** What a caller who may not see the tool's target hears: a page tool's missing page, a workspace tool's workspace. */
+const strangerMessage = (tool: ToolName) => (isWorkspaceTool(tool) ? M.workspaceUnreadable : M.pageUnreadable);
+/** The tools that act on a page: the private-page rules are theirs. */
+const PAGE_TOOLS = TOOL_NAMES.filter((tool) => !isWorkspaceTool(tool));
 
 const deniedMessage = (tool: ToolName) =>
   PAGE_WRITE_TOOLS.includes(tool as never) ? M.pageWriteDenied : M.artifactWriteDenied;
@@ -64,7 +73,7 @@ describe.each(testKernels())("roles and page access ($name)", ({ open }) => {
   it.each(TOOL_NAMES)("a stranger (not a member) is denied %s, as for a missing page", async (tool) => {
     const w = await world();
     const before = await snapshot(w);
-    expectFailure(await as(w, "stranger", tool), "mnote_tool_permission_denied", M.pageUnreadable);
+    expectFailure(await as(w, "stranger", tool), "mnote_tool_permission_denied", strangerMessage(tool));
     await expectOnlyAuditGrew(w, before);
   });
 
@@ -72,17 +81,17 @@ describe.each(testKernels())("roles and page access ($name)", ({ open }) => {
     const w = await world();
     expect((await as(w, "editor", "mnote.page.get")).ok).toBe(true);
     await w.kernel.admin.removeMember({ workspaceId: w.ids.ws, userId: w.ids.editor });
-    expectFailure(await as(w, "editor", tool), "mnote_tool_permission_denied", M.pageUnreadable);
+    expectFailure(await as(w, "editor", tool), "mnote_tool_permission_denied", strangerMessage(tool));
   });
 
   describe("private page", () => {
     it.each(["editor", "viewer"] as const)("a %s without a grant can neither read nor write it", async (who) => {
       const w = await world();
       const before = await snapshot(w);
-      for (const tool of TOOL_NAMES) {
+      for (const tool of PAGE_TOOLS) {
         expectFailure(await as(w, who, tool, w.ids.privatePage), "mnote_tool_permission_denied", M.pageUnreadable);
       }
-      await expectOnlyAuditGrew(w, before, TOOL_NAMES.length);
+      await expectOnlyAuditGrew(w, before, PAGE_TOOLS.length);
     });
 
     it("a read grant lets a member read it but not write it or its artifacts", async () => {
@@ -120,7 +129,7 @@ describe.each(testKernels())("roles and page access ($name)", ({ open }) => {
         isPrivate: true,
         createdBy: w.ids.editor,
       });
-      for (const tool of TOOL_NAMES) {
+      for (const tool of PAGE_TOOLS) {
         expectFailure(await as(w, "owner", tool, hidden.id), "mnote_tool_permission_denied", M.pageUnreadable);
       }
       // With its write grant (createWorld gives one) the owner writes the other private page.

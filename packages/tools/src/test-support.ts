@@ -1,4 +1,4 @@
-import type { Block, Capability, InputEnvelope, ToolName } from "@mnote/contract";
+import { type Block, type Capability, type InputEnvelope, isWorkspaceTool, type ToolName } from "@mnote/contract";
 import { SqlKernel, openSqliteDriver } from "@mnote/kernel";
 import { callTool } from "./call-tool";
 import { bearerSecret, createToolsContext, type Door, type ToolsSettings } from "./context";
@@ -84,7 +84,8 @@ export async function createWorld(
     return {
       toolName: tool,
       workspaceId: ws,
-      documentId: page,
+      // A workspace tool's envelope names no page (overrides may still send one, to see it refused).
+      ...(isWorkspaceTool(tool) ? {} : { documentId: page }),
       actorId: owner,
       sessionId: "session_1",
       runId: "run_1",
@@ -94,7 +95,8 @@ export async function createWorld(
       ...(write ? { idempotencyKey: `key_${n}_${suffix}`, dryRun: false } : {}),
       args,
       ...overrides,
-    };
+      // Typed as a page tool's (the typed callers' tools are): a workspace tool's is sent through `call`.
+    } as InputEnvelope & { idempotencyKey?: string; dryRun?: boolean };
   };
   /**
    * A tools context for one credential; `settings` overrides e.g. the idempotency retention.
@@ -152,6 +154,7 @@ export const SAMPLE_ARGS: Record<ToolName, Record<string, unknown>> = {
   "mnote.artifact.create_ai_note": { content: "A note" },
   "mnote.comment.create": { blockId: "p1", quote: "First", markdown: "Which **first**?" },
   "mnote.comment.list": {},
+  "mnote.workspace.search": { query: "plan" },
 };
 
 /** Replaces the main page body through the kernel (setup, not the subject). */

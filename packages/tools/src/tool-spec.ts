@@ -90,6 +90,7 @@ const CONTRACT_TOOL_SPECS: { [N in ToolName]: ToolSpec<ContractToolInput[N], Too
   ),
   "mnote.comment.create": specOf("mnote.comment.create", toolInputSchema("mnote.comment.create")),
   "mnote.comment.list": specOf("mnote.comment.list", toolInputSchema("mnote.comment.list")),
+  "mnote.workspace.search": specOf("mnote.workspace.search", toolInputSchema("mnote.workspace.search")),
 };
 
 /** A contract tool's spec: its rules, and a schema that parses its input as `ContractToolInput[N]`. */

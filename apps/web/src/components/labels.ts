@@ -17,6 +17,7 @@ export const TOOL_LABELS: Record<ToolName | PanelToolName, string> = {
   "mnote.artifact.create_ai_note": "Add AI note",
   "mnote.comment.create": "Comment",
   "mnote.comment.list": "Read comments",
+  "mnote.workspace.search": "Search the workspace",
   "panel.page.revert": "Take back an edit",
   "panel.comment.resolve": "Resolve or reopen a comment",
 };

@@ -7,6 +7,7 @@ import { pageGetTool } from "./page-get";
 import { pageSaveTool } from "./page-save";
 import { pageUpdateOptionsTool } from "./page-update-options";
 import { pageUpdateTitleTool } from "./page-update-title";
+import { workspaceSearchTool } from "./workspace-search";
 import { scopeOf } from "./shared";
 
 export * from "./shared";
@@ -19,7 +20,9 @@ export {
   type CommentAuthor,
   type CommentThread,
 } from "./comment-list";
+export { SEARCH_MATCH_MARKS, SearchHitSchema, type SearchHit } from "./workspace-search";
 export {
+  workspaceSearchTool,
   artifactCreateAiNoteTool,
   artifactCreateSummaryTool,
   commentCreateTool,
@@ -42,6 +45,7 @@ export const TOOLS = {
   "mnote.artifact.create_ai_note": artifactCreateAiNoteTool,
   "mnote.comment.create": commentCreateTool,
   "mnote.comment.list": commentListTool,
+  "mnote.workspace.search": workspaceSearchTool,
 } as const;
 
 export type Tools = typeof TOOLS;
@@ -49,7 +53,9 @@ export type ToolName = keyof Tools;
 export const TOOL_NAMES = Object.keys(TOOLS) as ToolName[];
 export type WriteToolName = { [K in ToolName]: Tools[K]["kind"] extends "write" ? K : never }[ToolName];
 
-export type WorkspaceToolName = { [K in ToolName]: Tools[K] extends { scope: "workspace" } ? K : never }[ToolName];
+export type WorkspaceToolName = {
+  [K in ToolName]: NonNullable<Tools[K]["scope"]> extends "workspace" ? K : never;
+}[ToolName];
 
 /** Whether `name` is one of the contract's workspace tools (its envelope names no page). */
 export function isWorkspaceTool(name: string): name is WorkspaceToolName {

@@ -141,13 +141,14 @@ export interface ToolDefinition<
   Args extends z.ZodObject = z.ZodObject,
   Result extends z.ZodType = z.ZodType,
   Kind extends "read" | "write" = "read" | "write",
+  Scope extends ToolScope = ToolScope,
 > {
   name: Name;
   kind: Kind;
   /** The capability the envelope's `capabilityScope` must hold. */
   capability: Capability;
   /** What the tool acts on; a page when left out. */
-  scope?: ToolScope;
+  scope?: Scope;
   /** The kernel command a real call runs; null for reads. */
   commandName: string | null;
   /** Why a model would call it; the JSON Schema and MCP listing carry it. */
@@ -165,7 +166,8 @@ export function defineTool<
   Args extends z.ZodObject,
   Result extends z.ZodType,
   Kind extends "read" | "write",
->(tool: ToolDefinition<Name, Args, Result, Kind>) {
+  Scope extends ToolScope = "page",
+>(tool: ToolDefinition<Name, Args, Result, Kind, Scope>) {
   return tool;
 }
 

@@ -9,6 +9,7 @@ import { pageGet } from "../procedures/page-get";
 import { pageSave } from "../procedures/page-save";
 import { pageUpdateOptions } from "../procedures/page-update-options";
 import { pageUpdateTitle } from "../procedures/page-update-title";
+import { workspaceSearch } from "../procedures/workspace-search";
 
 /** Each agent tool's procedure, at exactly the contract's path: `mnote.page.get` is `page.get` here. */
 const procedures = {
@@ -27,6 +28,9 @@ const procedures = {
     create: commentCreate,
     list: commentList,
   },
+  workspace: {
+    search: workspaceSearch,
+  },
 };
 
 type RoutedTools = {
@@ -44,4 +48,5 @@ export const mnoteRouter = router({
   page: router(procedures.page),
   artifact: router(procedures.artifact),
   comment: router(procedures.comment),
+  workspace: router(procedures.workspace),
 });

@@ -1,0 +1,154 @@
+import type { SqlDriver } from "./sql/driver";
+
+/**
+ * The workspace search's reads (issue 34, decision 0045). What a caller may not read is never looked at as a hit:
+ * the pages every reader may read are a predicate inside each query, beside the full-text match, so a page outside
+ * that set changes no hit, no order and no cursor (there is no count). The order is one the answer's own rows
+ * decide — title hits first, by page id; then block hits, by page id and position — so a window ends at a place
+ * named by the last hit, the same whatever else the database holds.
+ */
+
+/** Where the previous window ended: after this page's title hit, or after this block hit. */
+export type SearchPosition =
+  { phase: "title"; documentId: string } | { phase: "block"; documentId: string; position: number };
+
+export interface WorkspaceSearchQuery {
+  workspaceId: string;
+  /** The people whose reading rights the answer keeps to: a page is searched only when every one may read it. */
+  readers: readonly string[];
+  /** The query's words (`searchWords`): a hit holds every one. */
+  words: readonly string[];
+  /** Only these pages, when given. */
+  documentIds: readonly string[] | null;
+  after: SearchPosition | null;
+  /** Hits in this window at most. */
+  limit: number;
+}
+
+export interface SearchHitRow {
+  documentId: string;
+  title: string;
+  /** Null for a title hit. */
+  blockId: string | null;
+  /** The matching text: the title, or the block's text. */
+  text: string;
+  /** The block's position; null for a title hit. */
+  position: number | null;
+}
+
+interface TitleRow {
+  id: string;
+  title: string;
+}
+interface BlockHitRow {
+  document_id: string;
+  title: string;
+  id: string;
+  text: string;
+  position: number | string;
+}
+
+/**
+ * The rule `canReadPage` (packages/tools/src/access.ts) says for one member, as SQL over the page row `p`: a page
+ * that is not private, or one the reader holds a grant on. The readers' membership is the checks' (step 4).
+ */
+const readableBy = (readers: readonly string[]) => ({
+  sql: readers
+    .map(
+      () => `(p.is_private = 0 OR EXISTS (SELECT 1 FROM page_grants g WHERE g.document_id = p.id AND g.user_id = ?))`,
+    )
+    .join(" AND "),
+  params: [...readers],
+});
+
+const onlyPages = (ids: readonly string[] | null) =>
+  ids === null ? { sql: "", params: [] } : { sql: ` AND p.id IN (${ids.map(() => "?").join(", ")})`, params: [...ids] };
+
+/** The full-text match on each engine, over the words the index stores. */
+function matchOn(db: SqlDriver, words: readonly string[], index: "block" | "page") {
+  if (db.dialect === "sqlite") {
+    // Each word a quoted FTS5 string: a query's quotes, stars or NEAR are words, never syntax.
+    const phrase = words.map((word) => `"${word.replaceAll('"', '""')}"`).join(" ");
+    return { sql: `${index}_search MATCH ?`, params: [phrase] };
+  }
+  const column = index === "block" ? "b.search_text" : "p.search_title";
+  return { sql: `to_tsvector('simple', ${column}) @@ plainto_tsquery('simple', ?)`, params: [words.join(" ")] };
+}
+
+export async function searchWorkspace(db: SqlDriver, query: WorkspaceSearchQuery): Promise<SearchHitRow[]> {
+  if (query.words.length === 0 || query.readers.length === 0 || query.limit <= 0) return [];
+  if (query.documentIds !== null && query.documentIds.length === 0) return [];
+  const hits: SearchHitRow[] = [];
+  if (query.after?.phase !== "block") {
+    const titles = await titleHits(db, query, query.after?.documentId ?? null);
+    hits.push(
+      ...titles.map((row) => ({
+        documentId: row.id,
+        title: row.title,
+        blockId: null,
+        text: row.title,
+        position: null,
+      })),
+    );
+  }
+  if (hits.length < query.limit) {
+    const after = query.after?.phase === "block" ? query.after : null;
+    const blocks = await blockHits(db, { ...query, limit: query.limit - hits.length }, after);
+    hits.push(
+      ...blocks.map((row) => ({
+        documentId: row.document_id,
+        title: row.title,
+        blockId: row.id,
+        text: row.text,
+        position: Number(row.position),
+      })),
+    );
+  }
+  return hits;
+}
+
+async function titleHits(db: SqlDriver, query: WorkspaceSearchQuery, afterId: string | null) {
+  const match = matchOn(db, query.words, "page");
+  const readable = readableBy(query.readers);
+  const only = onlyPages(query.documentIds);
+  const from =
+    // CROSS JOIN: SQLite then starts from the index's matches (a rare word reads its few rows), never from the pages.
+    db.dialect === "sqlite" ? `FROM page_search CROSS JOIN pages p ON p.rowid = page_search.rowid` : `FROM pages p`;
+  return db.all<TitleRow>(
+    `SELECT p.id, p.title ${from}
+      WHERE ${match.sql} AND p.workspace_id = ? AND ${readable.sql}${only.sql} AND p.id > ?
+      ORDER BY p.id LIMIT ?`,
+    [...match.params, query.workspaceId, ...readable.params, ...only.params, afterId ?? "", query.limit],
+  );
+}
+
+async function blockHits(
+  db: SqlDriver,
+  query: WorkspaceSearchQuery,
+  after: Extract<SearchPosition, { phase: "block" }> | null,
+) {
+  const match = matchOn(db, query.words, "block");
+  const readable = readableBy(query.readers);
+  const only = onlyPages(query.documentIds);
+  const from =
+    db.dialect === "sqlite"
+      ? `FROM block_search CROSS JOIN blocks b ON b.rowid = block_search.rowid CROSS JOIN pages p ON p.id = b.document_id`
+      : `FROM blocks b JOIN pages p ON p.id = b.document_id`;
+  const afterId = after?.documentId ?? "";
+  return db.all<BlockHitRow>(
+    `SELECT b.document_id, p.title, b.id, b.text, b.position ${from}
+      WHERE ${match.sql} AND p.workspace_id = ? AND ${readable.sql}${only.sql}
+        AND (b.document_id > ? OR (b.document_id = ? AND b.position > ?))
+      ORDER BY b.document_id, b.position LIMIT ?`,
+    [
+      ...match.params,
+      query.workspaceId,
+      ...readable.params,
+      ...only.params,
+      afterId,
+      afterId,
+      after?.position ?? -1,
+      query.limit,
+    ],
+  );
+}
