@@ -258,6 +258,14 @@ const MIGRATIONS: Migration[] = [
     online: dropDefaultPartitionOnline,
     statements: () => [],
   },
+  {
+    version: 20,
+    name: "removed pages",
+    // Issue 34 (decision 0046): reverting an agent's page.create removes the page again. Its commands, audit records
+    // and proposals keep pointing at it (commands reference pages), so the row stays, marked removed: every page
+    // read treats a removed page as missing.
+    statements: () => [`ALTER TABLE pages ADD COLUMN removed_at TEXT`],
+  },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS.at(-1)!.version;

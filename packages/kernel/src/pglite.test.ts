@@ -2,6 +2,7 @@ import { retentionSuite } from "./conformance/retention";
 import { beforeAll, describe, expect, it } from "vitest";
 import { kernelConformanceSuite } from "./conformance";
 import { commentsSuite } from "./conformance/comments";
+import { pageCreateSuite } from "./conformance/page-create";
 import { SqlKernel } from "./sql-kernel";
 import { ensurePgliteTemplateSync, openTestPgliteDriver, openTestPgliteKernel, sharedPglite } from "./test-databases";
 
@@ -11,6 +12,7 @@ beforeAll(() => sharedPglite().then(() => undefined), 120_000);
 
 kernelConformanceSuite("PGlite (PostgreSQL in process)", openTestPgliteKernel);
 commentsSuite("PGlite", openTestPgliteKernel);
+pageCreateSuite("PGlite", openTestPgliteKernel);
 
 retentionSuite("PGlite", (clock) => openTestPgliteKernel({ clock }));
 

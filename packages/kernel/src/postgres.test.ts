@@ -3,6 +3,7 @@ import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
 import { kernelConformanceSuite } from "./conformance";
 import { commentsSuite } from "./conformance/comments";
+import { pageCreateSuite } from "./conformance/page-create";
 import { proposalsMigrationSuite } from "./conformance/proposals-migration";
 import { migrate } from "./migrations";
 import { openDriver } from "./open";
@@ -29,6 +30,7 @@ describe.runIf(server.mustFail)("real PostgreSQL in CI", () => {
 describe.skipIf(!server.available)(`real PostgreSQL${server.available ? "" : " (skipped: no server)"}`, () => {
   kernelConformanceSuite("PostgreSQL server (node-postgres pool)", openTestPostgresKernel);
   commentsSuite("PostgreSQL server", openTestPostgresKernel);
+  pageCreateSuite("PostgreSQL server", openTestPostgresKernel);
   // A schema of its own, dropped at close: the suite drops and rebuilds the proposals table as version 2 made it, so
   // its schema must not go back to the pool of reused schemas, where the next file in this worker (isolate: false)
   // would get a proposals table without the later migrations' columns.

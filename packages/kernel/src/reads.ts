@@ -63,7 +63,7 @@ const ACCESS_COLUMNS = `w.id, w.name, w.approval_required, w.hold_artifacts, m.r
 /** Joins from workspace `w` to the user's membership, the page (`?`) and the user's grant; `user` is SQL for the user id. */
 function accessJoins(user: string) {
   return `LEFT JOIN members m ON m.workspace_id = w.id AND m.user_id = ${user}
-       LEFT JOIN pages p ON p.id = ? AND p.workspace_id = w.id
+       LEFT JOIN pages p ON p.id = ? AND p.workspace_id = w.id AND p.removed_at IS NULL
        LEFT JOIN page_grants g ON g.document_id = p.id AND g.user_id = ${user}`;
 }
 
@@ -203,7 +203,7 @@ export async function getCallFacts(db: SqlExecutor, input: CallFactsQuery): Prom
 }
 
 export async function getPage(db: SqlExecutor, documentId: string) {
-  const row = await db.get<PageRow>(`SELECT ${PAGE_COLUMNS} FROM pages WHERE id = ?`, [documentId]);
+  const row = await db.get<PageRow>(`SELECT ${PAGE_COLUMNS} FROM pages WHERE id = ? AND removed_at IS NULL`, [documentId]);
   return row ? toPage(row) : null;
 }
 
