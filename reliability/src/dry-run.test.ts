@@ -94,6 +94,7 @@ describe("dryRun over HTTP: only one proposal record, every other table unchange
       "mnote.page.edit",
       "mnote.page.update_title",
       "mnote.page.update_options",
+      "mnote.page.create",
       "mnote.artifact.create_summary",
       "mnote.artifact.create_ai_note",
       "mnote.comment.create",

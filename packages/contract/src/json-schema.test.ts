@@ -21,6 +21,7 @@ describe("agent-facing schemas", () => {
       "mnote.page.edit",
       "mnote.page.update_title",
       "mnote.page.update_options",
+      "mnote.page.create",
       "mnote.artifact.create_summary",
       "mnote.artifact.create_ai_note",
       "mnote.comment.create",
@@ -112,6 +113,7 @@ describe("tool name types", () => {
       | "mnote.page.edit"
       | "mnote.page.update_title"
       | "mnote.page.update_options"
+      | "mnote.page.create"
       | "mnote.artifact.create_summary"
       | "mnote.artifact.create_ai_note"
       | "mnote.comment.create"

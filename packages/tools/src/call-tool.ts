@@ -31,6 +31,7 @@ const toolProcedures: {
   "mnote.page.edit": (caller) => caller.page.edit,
   "mnote.page.update_title": (caller) => caller.page.update_title,
   "mnote.page.update_options": (caller) => caller.page.update_options,
+  "mnote.page.create": (caller) => caller.page.create,
   "mnote.artifact.create_summary": (caller) => caller.artifact.create_summary,
   "mnote.artifact.create_ai_note": (caller) => caller.artifact.create_ai_note,
   "mnote.comment.create": (caller) => caller.comment.create,

@@ -1,6 +1,6 @@
 import { type OutputEnvelope, TOOL_ERROR_MESSAGES as M, TOOL_NAMES, TOOLS } from "@mnote/contract";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { expectFailure, expectOnlyAuditGrew, KERNEL_WARMUP_MS, snapshot } from "./test-contract";
+import { expectFailure, expectOnlyAuditGrew, KERNEL_WARMUP_MS, PAGE_TOOLS, snapshot } from "./test-contract";
 import { testKernels } from "./test-kernels";
 import { createWorld, SAMPLE_ARGS, type World } from "./test-support";
 
@@ -81,7 +81,7 @@ describe.each(testKernels())("no leak ($name)", ({ open }) => {
     await w.kernel.close();
   });
 
-  describe.each(TOOL_NAMES)("%s", (tool) => {
+  describe.each(PAGE_TOOLS)("%s", (tool) => {
     const variants =
       TOOLS[tool].kind === "write"
         ? WRITE_VARIANTS
@@ -134,7 +134,7 @@ describe.each(testKernels())("no leak ($name)", ({ open }) => {
   it("a reader denied a write on the private page learns nothing beyond what it may read", async () => {
     // The read-granted member may read the page, so "write denied" is no leak; but the
     // failure must still not echo its title or artifacts.
-    for (const tool of TOOL_NAMES.filter((t) => TOOLS[t].kind === "write")) {
+    for (const tool of PAGE_TOOLS.filter((t) => TOOLS[t].kind === "write")) {
       const out = await w.call(
         tool,
         w.envelope(tool, SAMPLE_ARGS[tool], { actorId: w.ids.privateReader, documentId: w.ids.privatePage }),

@@ -5,6 +5,7 @@ import {
   expectFailure,
   expectOk,
   expectOnlyAuditGrew,
+  PAGE_TOOLS,
   PAGE_WRITE_TOOLS,
   snapshot,
   useWorlds,
@@ -79,10 +80,10 @@ describe.each(testKernels())("roles and page access ($name)", ({ open }) => {
     it.each(["editor", "viewer"] as const)("a %s without a grant can neither read nor write it", async (who) => {
       const w = await world();
       const before = await snapshot(w);
-      for (const tool of TOOL_NAMES) {
+      for (const tool of PAGE_TOOLS) {
         expectFailure(await as(w, who, tool, w.ids.privatePage), "mnote_tool_permission_denied", M.pageUnreadable);
       }
-      await expectOnlyAuditGrew(w, before, TOOL_NAMES.length);
+      await expectOnlyAuditGrew(w, before, PAGE_TOOLS.length);
     });
 
     it("a read grant lets a member read it but not write it or its artifacts", async () => {
@@ -120,7 +121,7 @@ describe.each(testKernels())("roles and page access ($name)", ({ open }) => {
         isPrivate: true,
         createdBy: w.ids.editor,
       });
-      for (const tool of TOOL_NAMES) {
+      for (const tool of PAGE_TOOLS) {
         expectFailure(await as(w, "owner", tool, hidden.id), "mnote_tool_permission_denied", M.pageUnreadable);
       }
       // With its write grant (createWorld gives one) the owner writes the other private page.

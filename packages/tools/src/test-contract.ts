@@ -3,6 +3,7 @@ import {
   OutputEnvelopeSchema,
   outputEnvelopeSchema,
   type ToolErrorCode,
+  TOOL_NAMES,
   TOOLS,
   type ToolName,
   toolResultSchema,
@@ -18,8 +19,16 @@ import { createWorld, type World } from "./test-support";
  * regression in the envelope, the audit log or the "nothing written" rule fails here.
  */
 
-/** The write tools, from the contract (`WriteToolName` is derived from each tool's definition). */
-export const WRITE_TOOLS: WriteToolName[] = [...WRITE_TOOL_NAMES];
+/**
+ * The write tools on the page their envelope names, from the contract (`WriteToolName` is derived from each tool's
+ * definition). mnote.page.create makes a page its key names (decision 0046): page-create.test.ts runs its contract.
+ */
+export const WRITE_TOOLS: WriteToolName[] = WRITE_TOOL_NAMES.filter((name) => !createsPage(name));
+/** The tools that act on the page the envelope names (every tool but mnote.page.create). */
+export const PAGE_TOOLS: ToolName[] = TOOL_NAMES.filter((name) => !createsPage(name));
+function createsPage(name: ToolName): boolean {
+  return TOOLS[name].commandName === "page.create";
+}
 export const PAGE_WRITE_TOOLS = WRITE_TOOLS.filter((name) => TOOLS[name].capability === "page.write");
 export const ARTIFACT_WRITE_TOOLS = WRITE_TOOLS.filter((name) => TOOLS[name].capability === "artifact.write");
 
@@ -138,6 +147,7 @@ export const OTHER_WRITE_ARGS: Record<WriteToolName, Record<string, unknown>> = 
   "mnote.page.edit": { operations: [{ op: "insert", at: "start", blocks: [{ type: "quote", text: "another edit" }] }] },
   "mnote.page.update_title": { title: "Another title" },
   "mnote.page.update_options": { options: { smallText: true } },
+  "mnote.page.create": { title: "Another page", markdown: "Something else" },
   "mnote.artifact.create_summary": { summary: "Another summary" },
   "mnote.artifact.create_ai_note": { content: "Another note" },
   "mnote.comment.create": { blockId: "p1", markdown: "Another comment" },

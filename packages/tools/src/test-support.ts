@@ -148,6 +148,7 @@ export const SAMPLE_ARGS: Record<ToolName, Record<string, unknown>> = {
   },
   "mnote.page.update_title": { title: "Renamed" },
   "mnote.page.update_options": { options: { wideLayout: true } },
+  "mnote.page.create": { title: "Runbook", markdown: "First step" },
   "mnote.artifact.create_summary": { summary: "A summary" },
   "mnote.artifact.create_ai_note": { content: "A note" },
   "mnote.comment.create": { blockId: "p1", quote: "First", markdown: "Which **first**?" },
