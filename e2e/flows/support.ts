@@ -57,7 +57,8 @@ function canonicalJson(value: unknown): string {
 }
 
 export interface AgentCallOptions {
-  documentId: string;
+  /** The page a page tool acts on; left out for a workspace tool (mnote.workspace.search), whose envelope has none. */
+  documentId?: string;
   workspaceId?: string;
   /** Whose token acts (default Ada). */
   user?: DemoUserKey;
@@ -73,9 +74,12 @@ export interface AgentCallOptions {
   traceId?: string;
 }
 
+/** An envelope as an agent sends it: a page tool's names its page, a workspace tool's names none. */
+export type AgentEnvelope = Omit<InputEnvelope, "documentId"> & { documentId?: string };
+
 export type AgentResult<R = unknown> = OutputEnvelope<R> & {
   /** The envelope that was sent (for retries with the same key). */
-  request: InputEnvelope;
+  request: AgentEnvelope;
   httpStatus: number;
 };
 
@@ -112,10 +116,10 @@ export async function agentCall<R = unknown>(
   const sessionId = opts.sessionId ?? PROCESS_SESSION_ID;
   const runId = opts.runId ?? `run_${randomUUID().slice(0, 8)}`;
   const workspaceId = opts.workspaceId ?? state.workspaceId;
-  const envelope: InputEnvelope = {
+  const envelope: AgentEnvelope = {
     toolName,
     workspaceId,
-    documentId: opts.documentId,
+    ...(opts.documentId === undefined ? {} : { documentId: opts.documentId }),
     actorId: identity.actorId,
     sessionId,
     runId,
@@ -139,15 +143,15 @@ export async function agentCall<R = unknown>(
 
 /** Send an envelope again (a retry of the same call: same key, same args, a new toolCallId). */
 export async function agentRetry<R = unknown>(
-  request: InputEnvelope,
-  overrides: Partial<InputEnvelope> = {},
+  request: AgentEnvelope,
+  overrides: Partial<AgentEnvelope> = {},
   user: DemoUserKey = "ada",
 ) {
   const next = { ...request, toolCallId: `hermes_${randomUUID().replace(/-/g, "")}`, ...overrides };
   return postEnvelope<R>(next, e2eState().credentials[user].agent);
 }
 
-async function postEnvelope<R>(envelope: InputEnvelope, token: string): Promise<AgentResult<R>> {
+async function postEnvelope<R>(envelope: AgentEnvelope, token: string): Promise<AgentResult<R>> {
   const response = await fetch(`${e2eState().bridgeUrl}/v1/tools/${toProviderName(envelope.toolName as ToolName)}`, {
     method: "POST",
     headers: {

@@ -46,7 +46,8 @@ export function envelopeFromModelArguments(
   return {
     toolName: toolName ?? name,
     workspaceId: envelope.workspaceId,
-    documentId: envelope.documentId,
+    // Only when the model named a page: a workspace tool's envelope has none (and refuses one sent to it).
+    ...("documentId" in envelope ? { documentId: envelope.documentId } : {}),
     actorId: runtime.actorId,
     sessionId: runtime.sessionId,
     runId: runtime.runId,

@@ -127,6 +127,15 @@ describe("model arguments -> envelope", () => {
     });
     expect(MODEL_ENVELOPE_FIELDS).toEqual(["workspaceId", "documentId", "dryRun", "idempotencyKey"]);
   });
+  it("names a page only when the model named one: a workspace tool's envelope has no documentId (issue 34)", () => {
+    const envelope = envelopeFromModelArguments("mnote_workspace_search", { workspaceId: "w", query: "plan" }, runtime);
+    expect(envelope).not.toHaveProperty("documentId");
+    expect(envelope.args).toEqual({ query: "plan" });
+    // A page tool left without one is passed on as it is, for the router to say it needs one.
+    expect(envelopeFromModelArguments("mnote_page_get", { workspaceId: "w" }, runtime)).not.toHaveProperty(
+      "documentId",
+    );
+  });
   it("gives a write dryRun false and the runtime's key when the model gave none, never one from the arguments", () => {
     const args = { workspaceId: "w", documentId: "d", title: "T" };
     const a = envelopeFromModelArguments("mnote.page.update_title", args, runtime);

@@ -42,6 +42,33 @@ export const InputEnvelopeSchema = z.strictObject({
 });
 export type InputEnvelope = z.infer<typeof InputEnvelopeSchema>;
 
+/** What a call of a page tool without a page hears: the page tools act on one page, named by the envelope. */
+export const PAGE_TOOL_NEEDS_DOCUMENT =
+  "a page tool acts on one page: name it in documentId (workspace tools such as mnote.workspace.search take none)";
+/** What a call of a workspace tool with a page hears: it acts on the whole workspace, so a page id would be ignored. */
+export const WORKSPACE_TOOL_TAKES_NO_DOCUMENT =
+  "a workspace tool acts on the whole workspace and takes no documentId: leave it out";
+
+/**
+ * The envelope of a page tool (the default): `documentId` names the page, and leaving it out says so in words.
+ * The same fields as `InputEnvelopeSchema`, whose `documentId` rule the doors echo.
+ */
+export const PageInputEnvelopeSchema = InputEnvelopeSchema.extend({
+  // Typed as the id it is: the pipe's first step only turns "missing" into words, IdSchema is the rule.
+  documentId: z
+    .unknown()
+    .refine((value) => value !== undefined, { message: PAGE_TOOL_NEEDS_DOCUMENT })
+    .pipe(IdSchema) as unknown as typeof IdSchema,
+});
+
+/**
+ * The envelope of a workspace tool (`scope: "workspace"`): the same fields without `documentId`, which is refused
+ * with a message (a page id in a workspace call is a caller's mistake worth hearing about, not a field to ignore).
+ */
+export const WorkspaceInputEnvelopeSchema = InputEnvelopeSchema.extend({
+  documentId: z.never({ error: WORKSPACE_TOOL_TAKES_NO_DOCUMENT }).optional(),
+});
+
 export const EFFECTS = ["read", "write", "dry_run", "none"] as const;
 export const EffectSchema = z.enum(EFFECTS);
 export type Effect = z.infer<typeof EffectSchema>;

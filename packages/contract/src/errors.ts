@@ -29,6 +29,8 @@ export const TOOL_ERROR_MESSAGES = {
   scopeMissing: (needed: string) => `capabilityScope 不包含 ${needed} (capabilityScope does not include ${needed})`,
   // One message for "no such page" and "page you may not read": the no-leak rule.
   pageUnreadable: "页面不存在或无页面读取权限 (page not found or not readable)",
+  // A workspace tool's: one message for "no such workspace" and "a workspace you are not a member of".
+  workspaceUnreadable: "工作区不存在或不是其成员 (workspace not found or you are not a member)",
   pageWriteDenied: "当前用户没有页面写权限 (no write permission on this page)",
   artifactWriteDenied: "当前用户没有 artifact 写权限 (no artifact write permission on this page)",
   conflict: "页面版本冲突，需要刷新后重试 (page revision conflict: refresh and retry)",

@@ -2,6 +2,7 @@ import { describe, expect, expectTypeOf, it } from "vitest";
 import {
   allToolJsonSchemas,
   canonicalToolName,
+  isWorkspaceTool,
   isWriteTool,
   MODEL_ENVELOPE_FIELDS,
   PAGE_CONTENT_IS_DATA,
@@ -78,8 +79,10 @@ describe("agent-facing schemas", () => {
     for (const schema of schemas) {
       const properties = Object.keys((schema.parameters as { properties: object }).properties);
       const envelopeFields = MODEL_ENVELOPE_FIELDS.filter((f) => properties.includes(f));
+      // A workspace tool's envelope names no page.
+      const fields = schema.kind === "write" ? [...MODEL_ENVELOPE_FIELDS] : ["workspaceId", "documentId"];
       expect(envelopeFields).toEqual(
-        schema.kind === "write" ? [...MODEL_ENVELOPE_FIELDS] : ["workspaceId", "documentId"],
+        isWorkspaceTool(schema.name) ? fields.filter((field) => field !== "documentId") : fields,
       );
     }
   });

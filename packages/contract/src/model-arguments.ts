@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { IdempotencyKeySchema, IdSchema } from "./envelope";
-import { DryRunResultSchema, TOOLS, type ToolName, type Tools } from "./tools";
+import { DryRunResultSchema, scopeOf, TOOLS, type ToolName, type Tools } from "./tools";
 
 /*
  * What a model sees of a tool: its flat arguments and the result it can answer. json-schema.ts builds every
@@ -15,16 +15,19 @@ export type ToolResult<N extends ToolName> = z.output<Tools[N]["result"]>;
 export const MODEL_ENVELOPE_FIELDS = ["workspaceId", "documentId", "dryRun", "idempotencyKey"] as const;
 
 /**
- * What a model is asked for: the page it acts on, the tool's args flattened beside
- * it, and for writes `dryRun` and an optional `idempotencyKey`. The seed's per-tool
- * schemas (§4) have this flat form.
+ * What a model is asked for: the page it acts on (a workspace tool: the workspace alone), the tool's args flattened
+ * beside it, and for writes `dryRun` and an optional `idempotencyKey`. The seed's per-tool schemas (§4) have this
+ * flat form.
  */
 export function modelArgumentsSchema(name: ToolName) {
   const tool = TOOLS[name];
-  const page = {
-    workspaceId: IdSchema.describe("The workspace of the page."),
-    documentId: IdSchema.describe("The page (document) to act on."),
-  };
+  const page =
+    scopeOf(tool) === "workspace"
+      ? { workspaceId: IdSchema.describe("The workspace to act in.") }
+      : {
+          workspaceId: IdSchema.describe("The workspace of the page."),
+          documentId: IdSchema.describe("The page (document) to act on."),
+        };
   if (tool.kind === "read") return z.strictObject({ ...page, ...tool.args.shape });
   return z.strictObject({
     ...page,

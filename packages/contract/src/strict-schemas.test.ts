@@ -113,14 +113,15 @@ const argumentsArb: { [N in ToolName]: fc.Arbitrary<Record<string, unknown>> } =
     },
     requiredKeys("options"),
   ),
+  // A workspace tool: no documentId (the page it makes does not exist yet).
   "mnote.page.create": fc.oneof(
     fc.record(
-      { ...page, ...key, title: text, markdown: text, private: fc.boolean() },
-      requiredKeys("title", "markdown"),
+      { workspaceId: page.workspaceId, ...key, title: text, markdown: text, private: fc.boolean() },
+      { requiredKeys: ["workspaceId", "title", "markdown"] },
     ),
     fc.record(
-      { ...page, ...key, title: text, blocks: fc.array(blockArb, { maxLength: 6 }) },
-      requiredKeys("title", "blocks"),
+      { workspaceId: page.workspaceId, ...key, title: text, blocks: fc.array(blockArb, { maxLength: 6 }) },
+      { requiredKeys: ["workspaceId", "title", "blocks"] },
     ),
   ),
   "mnote.artifact.create_summary": fc.record({ ...page, ...write, summary: text }, requiredKeys("summary")),

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { IdempotencyKeySchema, InputEnvelopeSchema } from "./envelope";
+import { IdempotencyKeySchema, PageInputEnvelopeSchema, WorkspaceInputEnvelopeSchema } from "./envelope";
 import { type NullableFields, strictNullableArgs } from "./json-schema";
-import { TOOLS, type ToolName, type Tools } from "./tools";
+import { scopeOf, TOOLS, type ToolName, type Tools } from "./tools";
 
 export {
   MODEL_ENVELOPE_FIELDS,
@@ -13,17 +13,34 @@ export {
 
 /**
  * The full envelope one tool accepts: the shared envelope with that tool's args.
- * Writes must name an idempotency key and say whether they are a dry run (contract §4).
+ * Writes must name an idempotency key and say whether they are a dry run (contract §4). A page tool's envelope names
+ * its page (`documentId`); a workspace tool's names none.
  */
 export function toolInputSchema<N extends ToolName>(name: N) {
   const tool = TOOLS[name];
   const nullable = strictNullableArgs(name);
   // The cast keeps each tool's args type: the preprocess step only drops nulls.
   const args = z.preprocess((value) => withoutNullArgs(value, nullable), tool.args) as unknown as Tools[N]["args"];
-  const base = InputEnvelopeSchema.extend({ args });
-  if (tool.kind === "read") return base;
-  return base.extend({ idempotencyKey: IdempotencyKeySchema, dryRun: z.boolean() });
+  const envelope = scopeOf(tool) === "workspace" ? WorkspaceInputEnvelopeSchema : PageInputEnvelopeSchema;
+  const base = envelope.extend({ args });
+  // The cast keeps each tool's own envelope type (its scope's, its kind's): the branches taken are the ones it names.
+  if (tool.kind === "read") return base as unknown as ToolInputSchema<N>;
+  return base.extend({ idempotencyKey: IdempotencyKeySchema, dryRun: z.boolean() }) as unknown as ToolInputSchema<N>;
 }
+
+/** The envelope a tool's scope calls for: a page tool's names its page, a workspace tool's names none. */
+type EnvelopeShape<N extends ToolName> = (Tools[N] extends { scope: "workspace" }
+  ? typeof WorkspaceInputEnvelopeSchema
+  : typeof PageInputEnvelopeSchema)["shape"];
+type WriteFields = { idempotencyKey: typeof IdempotencyKeySchema; dryRun: z.ZodBoolean };
+type WithArgs<N extends ToolName> = Omit<EnvelopeShape<N>, "args"> & { args: Tools[N]["args"] };
+/**
+ * One tool's whole input envelope schema: its scope's envelope with its args, or that with a write's required fields
+ * (typed as either, as it always was: the typed clients' envelopes leave the write fields to the runtime check).
+ */
+export type ToolInputSchema<N extends ToolName> =
+  | z.ZodObject<WithArgs<N>, z.core.$strict>
+  | z.ZodObject<Omit<WithArgs<N>, keyof WriteFields> & WriteFields, z.core.$strict>;
 
 /**
  * Args with null dropped wherever the strict listing lets a model send null for "left

@@ -50,3 +50,4 @@ export type { AuditRetention, AuditSweep, ExpiredSweep, KernelHousekeeping } fro
 export { auditMonth } from "./audit-partitions";
 export type { AuditExportQuery } from "./audit-export";
 export { commentAnchorProblem, commentReplyProblem } from "./comments";
+export { CREATED_PAGE_CHANGED } from "./command-appliers";

@@ -264,7 +264,11 @@ const MIGRATIONS: Migration[] = [
     // Issue 34 (decision 0046): reverting an agent's page.create removes the page again. Its commands, audit records
     // and proposals keep pointing at it (commands reference pages), so the row stays, marked removed: every page
     // read treats a removed page as missing.
-    statements: () => [`ALTER TABLE pages ADD COLUMN removed_at TEXT`],
+    // A held new page has no page yet: the panel lists the workspace's pending page.create proposals by tool.
+    statements: () => [
+      `ALTER TABLE pages ADD COLUMN removed_at TEXT`,
+      `CREATE INDEX proposals_by_workspace_tool ON proposals (workspace_id, tool_name, status, audit_id)`,
+    ],
   },
 ];
 

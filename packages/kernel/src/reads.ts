@@ -158,7 +158,7 @@ export async function findTokenByHash(db: SqlExecutor, tokenHash: string) {
 
 export async function getAccessFacts(
   db: SqlExecutor,
-  input: { workspaceId: string; documentId: string; userId: string },
+  input: { workspaceId: string; documentId: string | null; userId: string },
 ): Promise<AccessFacts> {
   // One statement instead of four (workspace, membership, page, grant): every statement saved is a
   // round of lock, bind and row building saved on every tool call.
@@ -276,6 +276,16 @@ export async function listProposals(db: SqlExecutor, query: ProposalQuery) {
       )
     : [];
   return [...pending, ...decided].map(toProposal).sort((a, b) => b.auditId - a.auditId);
+}
+
+/** A workspace's pending proposals of one tool, newest first (the panel's proposed new pages, decision 0046). */
+export async function listPendingProposalsOf(db: SqlExecutor, query: { workspaceId: string; toolName: string }) {
+  const rows = await db.all<ProposalRow>(
+    `SELECT * FROM proposals WHERE workspace_id = ? AND tool_name = ? AND status = 'pending'
+     ORDER BY audit_id DESC LIMIT ${MAX_PENDING_PROPOSALS}`,
+    [query.workspaceId, query.toolName],
+  );
+  return rows.map(toProposal);
 }
 
 export async function getProposal(db: SqlExecutor, auditId: number) {

@@ -135,7 +135,7 @@ export class SqlKernel {
   findTokenByHash(tokenHash: string) {
     return reads.findTokenByHash(this.db, tokenHash);
   }
-  getAccessFacts(input: { workspaceId: string; documentId: string; userId: string }) {
+  getAccessFacts(input: { workspaceId: string; documentId: string | null; userId: string }) {
     return reads.getAccessFacts(this.db, input);
   }
   /** The token, its user's access and idempotency record in one read: a tool call's checks, before any write. */
@@ -180,6 +180,10 @@ export class SqlKernel {
    */
   listProposals(query: ProposalQuery) {
     return reads.listProposals(this.db, query);
+  }
+  /** A workspace's pending proposals of one tool, whatever their page (a held new page has none yet). */
+  listPendingProposalsOf(query: { workspaceId: string; toolName: string }) {
+    return reads.listPendingProposalsOf(this.db, query);
   }
   /** One proposal's index row, by the id of its audit record. */
   getProposal(auditId: number) {

@@ -61,7 +61,8 @@ export interface AccessFacts {
 export interface CallFactsQuery {
   tokenHash: string;
   workspaceId: string;
-  documentId: string;
+  /** Null for a workspace tool's call: the facts then hold no page. */
+  documentId: string | null;
   /** The call's idempotency key (writes), looked up for the token's user; `now` excludes expired records. */
   idempotency: { toolName: string; key: string; now: string } | null;
 }

@@ -64,6 +64,24 @@ export interface Permitted<Input extends ParsedEnvelope> extends Member<Input> {
 }
 
 /**
+ * A workspace tool's call fully checked (it names no page, so none was loaded or permitted): a member of the
+ * workspace, and whom the call acts for. `asker.access`: the asking person's membership of this workspace (null when
+ * the conversation was asked in another workspace). The tool keeps to what the caller, and the asker, may read.
+ */
+export interface CheckedWorkspaceCall<Input extends ParsedEnvelope = ParsedEnvelope> extends Member<Input> {
+  readonly asker: CheckedCall["asker"];
+}
+
+/** A workspace write, keyed and checked for a replay (what a workspace tool's write runs on). */
+export interface CheckedWorkspaceWrite<
+  Input extends ParsedEnvelope = ParsedEnvelope,
+> extends CheckedWorkspaceCall<Input> {
+  readonly write: WriteFacts;
+  readonly decision: null;
+  readonly replay: CheckedWrite["replay"];
+}
+
+/**
  * 5b. Whom the call acts for. A read is fully checked here: its code runs on this.
  * `asker`: the person who asked, when the call belongs to a conversation asked from the panel (decision 0021), with
  * their access to the page the call names (null when the conversation is about another page).
@@ -188,7 +206,12 @@ export function callIdentity(call: CallKnown, targetVerified = true): CallIdenti
   return {
     toolName: call.tool.name,
     workspaceId: input?.workspaceId ?? echoField(call.raw, "workspaceId") ?? "",
-    documentId: input?.documentId ?? echoField(call.raw, "documentId") ?? "",
+    // A workspace tool's call names no page, and a refused one's claimed page is not its target either.
+    documentId: input
+      ? (input.documentId ?? "")
+      : call.tool.scope === "workspace"
+        ? ""
+        : (echoField(call.raw, "documentId") ?? ""),
     actorId: token.userId,
     tokenId: token.id,
     holder: token.holder,
@@ -223,11 +246,17 @@ export function anonymousIdentity(toolName: string): CallIdentity {
 /** The ids the answer repeats: the validated envelope's, else what the caller sent as far as the contract lets it be echoed. */
 export function envelopeIds(call: CallKnown): EnvelopeIds {
   const { input } = call;
-  if (!input) return echoEnvelopeIds(call.raw);
+  // A workspace tool's answer names no page, even when its caller sent one (and was refused for it).
+  if (!input) {
+    const echoed = echoEnvelopeIds(call.raw);
+    return call.tool.scope === "workspace" ? { ...echoed, documentId: null } : echoed;
+  }
   return {
     toolCallId: input.toolCallId,
     traceId: input.traceId,
     workspaceId: input.workspaceId,
-    documentId: input.documentId,
+    // A page.create's call is about the page its key names (decision 0046), but its answer, a workspace tool's,
+    // names no page: the result carries the new page's id.
+    documentId: call.tool.scope === "workspace" ? null : (input.documentId ?? null),
   };
 }

@@ -31,7 +31,8 @@ export function canonicalJson(value: unknown): string {
 export function payloadFingerprint(input: {
   toolName: string;
   workspaceId: string;
-  documentId: string;
+  /** Null for a workspace tool, whose envelope names no page. */
+  documentId: string | null;
   args: unknown;
 }): string {
   return sha256Hex(canonicalJson([input.toolName, input.workspaceId, input.documentId, input.args]));

@@ -12,7 +12,9 @@ export function newPageId(workspaceId: string, proposerId: string, key: string):
 }
 
 /** The page a create plans on: empty, at revision 0, as the kernel's write starts it. */
-export function pageToBe(input: { workspaceId: string; documentId: string }, isPrivate: boolean): PageRecord {
+export function pageToBe(input: { workspaceId: string; documentId?: string }, isPrivate: boolean): PageRecord {
+  // Named from the key before any check (a write's schema requires the key): a create without it never gets here.
+  if (!input.documentId) throw new Error("a page.create reached its checks without the page its key names");
   return {
     id: input.documentId,
     workspaceId: input.workspaceId,

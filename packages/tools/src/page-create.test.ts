@@ -22,6 +22,8 @@ describe.each(testKernels())("mnote.page.create ($name)", ({ open }) => {
     const w = await world();
     const out = await create(w, ARGS, { idempotencyKey: "create-1" }, w.tokens.ownerAgent);
     const result = expectOk<{ documentId: string; revision: number; commandName: string }>(out, "write");
+    // The answer is a workspace tool's: it names the workspace and no page; the result names the new page.
+    expect(out.audit).toMatchObject({ workspaceId: w.ids.ws, documentId: null });
     expect(result).toEqual({
       commandName: "page.create",
       documentId: newPageId(w.ids.ws, w.ids.owner, "create-1"),
@@ -87,7 +89,7 @@ describe.each(testKernels())("mnote.page.create ($name)", ({ open }) => {
     expectFailure(
       await create(w, ARGS, { actorId: w.ids.stranger }, w.tokens.stranger),
       "mnote_tool_permission_denied",
-      M.pageUnreadable,
+      M.workspaceUnreadable,
     );
     await expectOnlyAuditGrew(w, before, 2);
   });
@@ -121,5 +123,68 @@ describe.each(testKernels())("mnote.page.create ($name)", ({ open }) => {
     expect(await w.kernel.listProposals({ workspaceId: w.ids.ws, documentId, decidedLimit: 0 })).toHaveLength(1);
     // A person's own create is never held.
     expectOk(await create(w, ARGS, { idempotencyKey: "create-person" }), "write");
+  });
+
+  it("the panel lists a held new page whole; approving creates it, the retry hears it, reverting removes it", async () => {
+    const w = await world();
+    const owner = panelAs(w, w.tokens.owner);
+    await owner.workspace.setApproval({ workspaceId: w.ids.ws, approvalRequired: true });
+    expectFailure(
+      await create(w, ARGS, { idempotencyKey: "create-p" }, w.tokens.ownerAgent),
+      "mnote_tool_approval_required",
+    );
+    const documentId = newPageId(w.ids.ws, w.ids.owner, "create-p");
+    const [proposed] = await owner.pages.proposed({ workspaceId: w.ids.ws });
+    expect(proposed).toMatchObject({ documentId, title: "Outage runbook", isPrivate: false, canDecide: true });
+    expect(proposed!.blocks.map((block) => block.text)).toEqual(["Steps", "page the on-call", "open the status page"]);
+    // A viewer sees it (they could read it once created) but may not decide.
+    const [asViewer] = await panelAs(w, w.tokens.viewer).pages.proposed({ workspaceId: w.ids.ws });
+    expect(asViewer).toMatchObject({ documentId, canDecide: false });
+
+    const approved = await owner.pages.approveProposed({ workspaceId: w.ids.ws, proposalId: proposed!.proposalId });
+    expect(approved).toMatchObject({ ok: true, result: { documentId, revision: 1 } });
+    expect(await w.kernel.getPage(documentId)).toMatchObject({ title: "Outage runbook" });
+    expect(await owner.pages.proposed({ workspaceId: w.ids.ws })).toEqual([]);
+    const retry = await create(w, ARGS, { idempotencyKey: "create-p", toolCallId: "retry" }, w.tokens.ownerAgent);
+    expect(expectOk<{ documentId: string }>(retry, "write").documentId).toBe(documentId);
+
+    // Reverting the creation (a person's revert proposal, then its approval) removes the page again.
+    const ref = { workspaceId: w.ids.ws, documentId };
+    const { proposalId } = await owner.page.revert({ ...ref, commandId: approved.audit.commandId! });
+    expect((await owner.proposals.approve({ ...ref, proposalId: proposalId! })).ok).toBe(true);
+    expect(await w.kernel.getPage(documentId)).toBeNull();
+    expect((await owner.pages.list({ workspaceId: w.ids.ws })).map((page) => page.id)).not.toContain(documentId);
+  });
+
+  it("a rejected new page is never created; the agent's retry hears the reason", async () => {
+    const w = await world();
+    const owner = panelAs(w, w.tokens.owner);
+    await owner.workspace.setApproval({ workspaceId: w.ids.ws, approvalRequired: true });
+    await create(w, ARGS, { idempotencyKey: "create-r" }, w.tokens.ownerAgent);
+    const [proposed] = await owner.pages.proposed({ workspaceId: w.ids.ws });
+    await owner.pages.rejectProposed({
+      workspaceId: w.ids.ws,
+      proposalId: proposed!.proposalId,
+      reason: "we have one",
+    });
+    const retry = await create(w, ARGS, { idempotencyKey: "create-r", toolCallId: "retry" }, w.tokens.ownerAgent);
+    expectFailure(retry, "mnote_tool_rejected", /we have one/);
+    expect(await w.kernel.getPage(proposed!.documentId)).toBeNull();
+  });
+
+  it("a creation's revert is refused once the page was edited, and the page stays", async () => {
+    const w = await world();
+    const owner = panelAs(w, w.tokens.owner);
+    const created = await create(w, ARGS, { idempotencyKey: "create-e" }, w.tokens.ownerAgent);
+    const { documentId } = expectOk<{ documentId: string }>(created, "write");
+    const rename = w.envelope("mnote.page.update_title", { title: "Runbook v2" }, { documentId });
+    expectOk(await w.call("mnote.page.update_title", rename), "write");
+    const ref = { workspaceId: w.ids.ws, documentId };
+    const { envelope } = await owner.page.revert({ ...ref, commandId: created.audit.commandId! });
+    expect(envelope.ok).toBe(true);
+    const [revert] = await owner.proposals.list(ref);
+    const applied = await owner.proposals.approve({ ...ref, proposalId: revert!.id });
+    expect(applied).toMatchObject({ ok: false, error: { code: "mnote_tool_invalid_input" } });
+    expect(await w.kernel.getPage(documentId)).toMatchObject({ title: "Runbook v2" });
   });
 });

@@ -1,4 +1,4 @@
-import type { Block, Capability, InputEnvelope, ToolName } from "@mnote/contract";
+import { type Block, type Capability, type InputEnvelope, isWorkspaceTool, type ToolName } from "@mnote/contract";
 import { SqlKernel, openSqliteDriver } from "@mnote/kernel";
 import { callTool } from "./call-tool";
 import { bearerSecret, createToolsContext, type Door, type ToolsSettings } from "./context";
@@ -81,7 +81,7 @@ export async function createWorld(
   const envelope = (tool: ToolName, args: Record<string, unknown> = {}, overrides: Partial<InputEnvelope> = {}) => {
     n++;
     const write = tool !== "mnote.page.get";
-    return {
+    const built = {
       toolName: tool,
       workspaceId: ws,
       documentId: page,
@@ -95,6 +95,9 @@ export async function createWorld(
       args,
       ...overrides,
     };
+    // A workspace tool's envelope names no page (mnote.page.create's page is named by its key), unless a test says so.
+    if (isWorkspaceTool(tool) && !("documentId" in overrides)) Reflect.deleteProperty(built, "documentId");
+    return built;
   };
   /**
    * A tools context for one credential; `settings` overrides e.g. the idempotency retention.

@@ -1,7 +1,14 @@
 import type { DryRunResult, ToolInput, ToolName, ToolResult } from "@mnote/contract";
-import type { CallProgress, CallStart, CheckedCall, CheckedWrite } from "./call-state";
+import type {
+  CallProgress,
+  CallStart,
+  CheckedCall,
+  CheckedWorkspaceCall,
+  CheckedWorkspaceWrite,
+  CheckedWrite,
+} from "./call-state";
 import type { ToolsContext } from "./context";
-import { checkRead, checkWrite } from "./middleware/checks";
+import { checkRead, checkWorkspaceRead, checkWorkspaceWrite, checkWrite } from "./middleware/checks";
 import { answerCall, refusalOf, type ToolEnding } from "./middleware/answer-and-audit";
 import { type ContractToolInput, contractToolSpec, type ParsedEnvelope, type ToolSpec } from "./tool-spec";
 import { publicProcedure } from "./trpc";
@@ -44,16 +51,36 @@ async function runTool<Input extends ParsedEnvelope, Call, Result>(
 
 function proceduresOf<Input extends ParsedEnvelope, Sent, Result>(tool: ToolSpec<Input, Sent>) {
   const procedure = publicProcedure.input(sentInput<Sent>());
+  /** A page tool's code gets a page; a workspace tool's gets none: building one with the other's checks is a bug. */
+  const scoped = (scope: ToolSpec["scope"]) => {
+    if (tool.scope !== scope) throw new Error(`${tool.name} is a ${tool.scope} tool: build it with its own checks`);
+  };
   return {
-    /** A read tool: every check of a read in front of `run`, which gets the args its schema parsed. */
-    query: (run: ToolRun<CheckedCall<Input>, Result>) =>
-      procedure.query(({ ctx, input }) => runTool(ctx, tool, input, checkRead, run)),
+    /** A page read tool: every check of a read in front of `run`, which gets the args its schema parsed. */
+    query: (run: ToolRun<CheckedCall<Input>, Result>) => {
+      scoped("page");
+      return procedure.query(({ ctx, input }) => runTool(ctx, tool, input, checkRead, run));
+    },
     /**
-     * A write tool: a read's checks and a write's own (idempotency, approval policy, revision) in front of `run`.
-     * Its result is the tool's, or the preview of a dry run.
+     * A page write tool: a read's checks and a write's own (idempotency, approval policy, revision) in front of
+     * `run`. Its result is the tool's, or the preview of a dry run.
      */
-    mutation: (run: ToolRun<CheckedWrite<Input>, Result | DryRunResult>) =>
-      procedure.mutation(({ ctx, input }) => runTool(ctx, tool, input, checkWrite, run)),
+    mutation: (run: ToolRun<CheckedWrite<Input>, Result | DryRunResult>) => {
+      // A page.create names the page it makes by its key (decision 0046): a page write's checks (role, approval
+      // policy, a held call's decision) run on that page, though its envelope, a workspace tool's, names none.
+      if (tool.access !== "page_create") scoped("page");
+      return procedure.mutation(({ ctx, input }) => runTool(ctx, tool, input, checkWrite, run));
+    },
+    /** A workspace read tool (no page): login, door, envelope, capability, membership, whom it acts for. */
+    workspaceQuery: (run: ToolRun<CheckedWorkspaceCall<Input>, Result>) => {
+      scoped("workspace");
+      return procedure.query(({ ctx, input }) => runTool(ctx, tool, input, checkWorkspaceRead, run));
+    },
+    /** A workspace write tool: a workspace read's checks, then its idempotency key (a retry replays). */
+    workspaceMutation: (run: ToolRun<CheckedWorkspaceWrite<Input>, Result | DryRunResult>) => {
+      scoped("workspace");
+      return procedure.mutation(({ ctx, input }) => runTool(ctx, tool, input, checkWorkspaceWrite, run));
+    },
   };
 }
 

@@ -5,6 +5,8 @@ import {
   TOOLS,
   type ToolInput,
   type ToolName,
+  type ToolScope,
+  scopeOf,
   toolInputSchema,
 } from "@mnote/contract";
 import type { z } from "zod";
@@ -15,14 +17,22 @@ import type { z } from "zod";
  */
 export type AccessNeed = "page_read" | "page_write" | "artifact_write" | "page_create";
 
-/** A tool's input envelope once its schema parsed it: the contract's envelope fields, and the tool's own args. */
-export type ParsedEnvelope<Args = unknown> = Omit<InputEnvelope, "args"> & { args: Args };
+/**
+ * A tool's input envelope once its schema parsed it: the contract's envelope fields, and the tool's own args. A page
+ * tool's names its page; a workspace tool's has no `documentId`.
+ */
+export type ParsedEnvelope<Args = unknown> = Omit<InputEnvelope, "args" | "documentId"> & {
+  documentId?: string;
+  args: Args;
+};
 
 /** What the checks need to know about a tool, whatever its input. */
 export interface ToolRules {
   name: string;
   kind: "read" | "write";
   capability: Capability;
+  /** A page tool's checks load the page and its permission; a workspace tool's stop at membership. */
+  scope: ToolScope;
   access: AccessNeed;
   /** Page writes from agent tokens wait for a person when the workspace asks for approval. */
   holdsForApproval: boolean;
@@ -57,6 +67,7 @@ function specOf<Input extends ParsedEnvelope, Sent>(
     name,
     kind: tool.kind,
     capability: tool.capability,
+    scope: scopeOf(tool),
     access: accessFor(name),
     inputSchema,
     holdsForApproval: accessFor(name) === "page_write" || accessFor(name) === "page_create",

@@ -239,7 +239,6 @@ def build_envelope(tool: dict, document: dict, arguments: dict, kwargs: dict,
     envelope = {
         "toolName": tool["canonicalName"],
         "workspaceId": fields.get("workspaceId"),
-        "documentId": fields.get("documentId"),
         "actorId": (identity or {}).get("actorId", "unauthenticated"),
         "sessionId": session_id,
         "runId": run_id,
@@ -248,6 +247,10 @@ def build_envelope(tool: dict, document: dict, arguments: dict, kwargs: dict,
         "capabilityScope": (identity or {}).get("capabilityScope", ["page.read"]),
         "args": args,
     }
+    # A page only when the model named one: a workspace tool's envelope has none (the router refuses one sent to it,
+    # and says a page tool's missing page in words).
+    if "documentId" in fields:
+        envelope["documentId"] = fields["documentId"]
     if tool.get("kind") == "write":
         envelope["dryRun"] = fields.get("dryRun", False)
         # Never derived from the arguments: the same arguments in a later turn are a new

@@ -8,6 +8,7 @@ import { pageGetTool } from "./page-get";
 import { pageSaveTool } from "./page-save";
 import { pageUpdateOptionsTool } from "./page-update-options";
 import { pageUpdateTitleTool } from "./page-update-title";
+import { scopeOf } from "./shared";
 
 export * from "./shared";
 export { EditOperationSchema, type EditOperation } from "./page-edit";
@@ -50,6 +51,15 @@ export type Tools = typeof TOOLS;
 export type ToolName = keyof Tools;
 export const TOOL_NAMES = Object.keys(TOOLS) as ToolName[];
 export type WriteToolName = { [K in ToolName]: Tools[K]["kind"] extends "write" ? K : never }[ToolName];
+
+export type WorkspaceToolName = { [K in ToolName]: Tools[K] extends { scope: "workspace" } ? K : never }[ToolName];
+
+/** Whether `name` is one of the contract's workspace tools (its envelope names no page). */
+export function isWorkspaceTool(name: string): name is WorkspaceToolName {
+  return (TOOL_NAMES as string[]).includes(name) && scopeOf(TOOLS[name as ToolName]) === "workspace";
+}
+/** The workspace tools in the order agents see them. */
+export const WORKSPACE_TOOL_NAMES: readonly WorkspaceToolName[] = TOOL_NAMES.filter(isWorkspaceTool);
 
 /** Whether `name` is one of the contract's write tools (by its definition's `kind`). */
 export function isWriteTool(name: string): name is WriteToolName {

@@ -8,6 +8,8 @@ export const pageCreateTool = defineTool({
   name: "mnote.page.create",
   kind: "write",
   capability: "page.write",
+  // No page in the envelope: the page does not exist yet. The router names it by the call's key (decision 0046).
+  scope: "workspace",
   commandName: "page.create",
   description:
     "Create a new page in the workspace, with a title and a body as `markdown` (GitHub-flavoured Markdown, the " +

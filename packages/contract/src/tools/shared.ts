@@ -129,6 +129,13 @@ export type DryRunResult = z.infer<typeof DryRunResultSchema>;
 /** A dry run as a planner makes it and the audit log keeps it; the notice is added when it is answered. */
 export type DryRunPreview = Omit<DryRunResult, "contentNotice">;
 
+/**
+ * What a tool acts on: one page (`documentId` in the envelope, page permissions checked), or the whole workspace
+ * (no `documentId`; membership and capability checked, and the tool itself keeps to what the caller may read).
+ */
+export const TOOL_SCOPES = ["page", "workspace"] as const;
+export type ToolScope = (typeof TOOL_SCOPES)[number];
+
 export interface ToolDefinition<
   Name extends string = string,
   Args extends z.ZodObject = z.ZodObject,
@@ -139,6 +146,8 @@ export interface ToolDefinition<
   kind: Kind;
   /** The capability the envelope's `capabilityScope` must hold. */
   capability: Capability;
+  /** What the tool acts on; a page when left out. */
+  scope?: ToolScope;
   /** The kernel command a real call runs; null for reads. */
   commandName: string | null;
   /** Why a model would call it; the JSON Schema and MCP listing carry it. */
@@ -158,4 +167,9 @@ export function defineTool<
   Kind extends "read" | "write",
 >(tool: ToolDefinition<Name, Args, Result, Kind>) {
   return tool;
+}
+
+/** A tool's scope, "page" when its definition names none. */
+export function scopeOf(tool: { scope?: ToolScope }): ToolScope {
+  return tool.scope ?? "page";
 }

@@ -6,7 +6,7 @@ import {
   type OutputEnvelope,
   TOOL_ERROR_MESSAGES as M,
 } from "@mnote/contract";
-import type { AuditInput } from "@mnote/kernel";
+import type { AccessFacts, AuditInput } from "@mnote/kernel";
 import { canReadPage } from "../access";
 import { AppError, isAppError } from "../app-error";
 import { baseRevisionOf, type CallKnown, callIdentity, envelopeIds, unverifiedClaims } from "../call-state";
@@ -178,10 +178,14 @@ function refusalDetail(
  */
 async function targetVerified(ctx: ToolsContext, known: CallKnown, failed: boolean): Promise<boolean> {
   if (!known.token || !failed) return true;
+  // A workspace tool's target is the workspace: its member may see their refused call in its trail.
+  const seesTarget = known.tool.scope === "workspace" ? isMember : canReadPage;
   const facts = known.facts ?? (known.envelope?.ok ? known.envelope.facts : null);
-  if (facts) return canReadPage(facts);
+  if (facts) return seesTarget(facts);
   const workspaceId = echoField(known.raw, "workspaceId");
-  const documentId = echoField(known.raw, "documentId");
-  if (!workspaceId || !documentId) return false;
-  return canReadPage(await ctx.kernel.getAccessFacts({ workspaceId, documentId, userId: known.token.userId }));
+  const documentId = known.tool.scope === "workspace" ? null : echoField(known.raw, "documentId");
+  if (!workspaceId || (documentId === null && known.tool.scope !== "workspace")) return false;
+  return seesTarget(await ctx.kernel.getAccessFacts({ workspaceId, documentId, userId: known.token.userId }));
 }
+
+const isMember = (facts: AccessFacts): boolean => facts.workspace !== null && facts.role !== null;

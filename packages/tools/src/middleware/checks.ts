@@ -8,6 +8,7 @@ import {
   quoteData,
   TOOL_ERROR_MESSAGES as M,
   TOOLS,
+  type ToolScope,
 } from "@mnote/contract";
 import {
   type ChangeStateRecord,
@@ -25,6 +26,8 @@ import {
   type CallProgress,
   type CallStart,
   type CheckedCall,
+  type CheckedWorkspaceCall,
+  type CheckedWorkspaceWrite,
   type CheckedWrite,
   type EnvelopeReading,
   type HeldDecision,
@@ -33,6 +36,7 @@ import {
   payloadOf,
   type Permitted,
   type Validated,
+  type WriteFacts,
 } from "../call-state";
 import { bearerSecret, doorRefusal, type ToolsContext } from "../context";
 import { AppError, invalidInput } from "../app-error";
@@ -77,7 +81,7 @@ export async function authenticate<I extends ParsedEnvelope>(
     const facts = await ctx.kernel.getCallFacts({
       tokenHash,
       workspaceId: input.workspaceId,
-      documentId: input.documentId,
+      documentId: input.documentId ?? null,
       idempotency: key === undefined ? null : { toolName: call.tool.name, key, now },
     });
     token = facts.token;
@@ -188,12 +192,18 @@ export function checkCapabilityScope({ input, token, tool }: Validated<ParsedEnv
   }
 }
 
-/** 4. Workspace membership. A stranger learns nothing: same answer as a missing page. */
+/**
+ * 4. Workspace membership. A stranger learns nothing: a page tool's hears what a missing page answers, a workspace
+ * tool's what a missing workspace answers.
+ */
 export function checkMembership<I extends ParsedEnvelope>(call: Validated<I>): Member<I> {
   const { workspace, role } = call.facts;
-  if (!workspace || !role) throw new AppError("mnote_tool_permission_denied", M.pageUnreadable);
+  if (!workspace || !role) throw new AppError("mnote_tool_permission_denied", strangerRefusal(call.tool.scope));
   return { ...call, facts: { ...call.facts, workspace, role } };
 }
+
+/** What a caller who may not see the tool's target hears: one message for missing and forbidden alike. */
+const strangerRefusal = (scope: ToolScope) => (scope === "workspace" ? M.workspaceUnreadable : M.pageUnreadable);
 
 /** Refuses `facts` that do not give `need` on a readable page: unreadable and missing pages answer alike. */
 function requireAccess(facts: Parameters<typeof hasAccess>[0], need: AccessNeed): void {
@@ -240,7 +250,7 @@ export async function findAskedFor<I extends ParsedEnvelope>(
   // A new page is no page asked about: the asker's role in the workspace decides (decision 0046).
   const samePage =
     session.workspaceId === input.workspaceId &&
-    (session.documentId === input.documentId || call.tool.access === "page_create");
+    (session.documentId === call.facts.page.id || call.tool.access === "page_create");
   const access = samePage
     ? await ctx.kernel.getAccessFacts({
         workspaceId: session.workspaceId,
@@ -263,11 +273,48 @@ export function checkAskedFor({ asker, tool }: CheckedCall): void {
 }
 
 /**
+ * 5b (workspace tools). Whom the call acts for: the person who asked, when the conversation was asked in this
+ * workspace (on any of its pages), with their membership; a conversation of another workspace is refused as a
+ * missing workspace is, and so is an asker who is no longer a member. What they may read is the tool's to keep to
+ * (`readersOf`): the whole workspace is never more than the asker's own share of it.
+ */
+export async function findWorkspaceAskedFor<I extends ParsedEnvelope>(
+  ctx: ToolsContext,
+  call: Member<I>,
+): Promise<CheckedWorkspaceCall<I>> {
+  const { input } = call;
+  if (!mayBeAskSession(input.sessionId)) return { ...call, asker: null };
+  const session = await ctx.kernel.ask.getSession(input.sessionId);
+  if (!session) return { ...call, asker: null };
+  const access =
+    session.workspaceId === input.workspaceId
+      ? await ctx.kernel.getAccessFacts({ workspaceId: session.workspaceId, documentId: null, userId: session.userId })
+      : null;
+  return { ...call, asker: { userId: session.userId, access } };
+}
+
+export function checkWorkspaceAskedFor({ asker }: CheckedWorkspaceCall): void {
+  if (!asker) return;
+  if (!asker.access?.workspace || !asker.access.role)
+    throw new AppError("mnote_tool_permission_denied", M.workspaceUnreadable);
+}
+
+/**
+ * The people whose reading rights a workspace tool's answer keeps to: the token's user, and the person who asked
+ * when the call acts for one (decision 0021). A page is in the answer only when every one of them may read it.
+ */
+export function readersOf({ token, asker }: CheckedWorkspaceCall): string[] {
+  return asker && asker.userId !== token.userId ? [token.userId, asker.userId] : [token.userId];
+}
+
+/**
  * 6. A write's key and payload, and whether the approval policy holds it: an agent's real write to a page, in a
  * workspace whose agent writes wait for a person (decision 0006), and an agent's artifact (summary, AI note) where
  * the owners chose to hold artifacts too (issue 20, decision 0025). Dry runs and people's writes are never held.
  */
-export function keyWrite<I extends ParsedEnvelope>(call: CheckedCall<I>): Keyed<I> {
+export function keyWrite<I extends ParsedEnvelope, C extends CheckedWorkspaceCall<I>>(
+  call: C,
+): C & { write: WriteFacts } {
   const { input, tool, token, facts } = call;
   const { idempotencyKey: key, dryRun } = input;
   // Every write tool's schema requires both (contract §4): a write without them never gets past step 2.
@@ -276,7 +323,7 @@ export function keyWrite<I extends ParsedEnvelope>(call: CheckedCall<I>): Keyed<
   const fingerprint = payloadFingerprint({
     toolName: tool.name,
     workspaceId: input.workspaceId,
-    documentId: input.documentId,
+    documentId: input.documentId ?? null,
     args: payloadOf(input.args),
   });
   const held =
@@ -292,7 +339,7 @@ export function keyWrite<I extends ParsedEnvelope>(call: CheckedCall<I>): Keyed<
  * not a conflict with the revision it created. The stored result was read with the token in step 1, for the
  * token's user, who is the actor by step 3.
  */
-export function checkIdempotency({ write }: Keyed<ParsedEnvelope>): void {
+export function checkIdempotency({ write }: { write: WriteFacts }): void {
   if (write.stored && write.stored.fingerprint !== write.fingerprint) {
     throw new AppError("mnote_tool_idempotency_conflict", M.idempotencyConflict);
   }
@@ -312,7 +359,7 @@ export async function findHeldDecision<I extends ParsedEnvelope>(
     write.stored && !write.dryRun ? { commandId: write.stored.commandId, result: write.stored.result } : null;
   if (stored || !write.held) return { ...call, decision: null, replay: stored };
   const found = await ctx.kernel.getEditDecision({
-    documentId: call.input.documentId,
+    documentId: call.facts.page.id,
     toolName: call.tool.name,
     key: write.key,
     fingerprint: write.fingerprint,
@@ -490,13 +537,49 @@ export async function checkRead<I extends ParsedEnvelope>(
   return checked;
 }
 
+/**
+ * Every check in front of a workspace tool's read: login, door, envelope (no page in it), capability in scope,
+ * membership (another workspace's member hears what a missing workspace answers), and whom it acts for. No page is
+ * loaded: the tool keeps to what `readersOf` the call may read.
+ */
+export async function checkWorkspaceRead<I extends ParsedEnvelope>(
+  ctx: ToolsContext,
+  start: CallStart<I>,
+  progress: CallProgress,
+): Promise<CheckedWorkspaceCall<I>> {
+  const authenticated = (progress.known = await authenticate(ctx, start));
+  checkDoor(ctx, authenticated);
+  const valid = (progress.known = validateEnvelope(authenticated));
+  checkCapabilityScope(valid);
+  const member = checkMembership(valid);
+  const checked = (progress.known = await findWorkspaceAskedFor(ctx, member));
+  checkWorkspaceAskedFor(checked);
+  return checked;
+}
+
+/**
+ * Every check in front of a workspace tool's write: a workspace read's, then its key (idempotency: a retry replays
+ * the stored result, another payload under the key is a conflict). No page revision: it names no page.
+ */
+export async function checkWorkspaceWrite<I extends ParsedEnvelope>(
+  ctx: ToolsContext,
+  start: CallStart<I>,
+  progress: CallProgress,
+): Promise<CheckedWorkspaceWrite<I>> {
+  const keyed = (progress.known = keyWrite<I, CheckedWorkspaceCall<I>>(await checkWorkspaceRead(ctx, start, progress)));
+  checkIdempotency(keyed);
+  const stored = keyed.write.stored;
+  const replay = stored && !keyed.write.dryRun ? { commandId: stored.commandId, result: stored.result } : null;
+  return { ...keyed, decision: null, replay };
+}
+
 /** Every check in front of a write: a read's, then the write's own (idempotency, approval, revision). */
 export async function checkWrite<I extends ParsedEnvelope>(
   ctx: ToolsContext,
   start: CallStart<I>,
   progress: CallProgress,
 ): Promise<CheckedWrite<I>> {
-  const keyed = (progress.known = keyWrite(await checkRead(ctx, start, progress)));
+  const keyed = (progress.known = keyWrite<I, CheckedCall<I>>(await checkRead(ctx, start, progress)));
   checkIdempotency(keyed);
   const checked = (progress.known = await findHeldDecision(ctx, keyed));
   checkHeldDecision(checked);

@@ -21,6 +21,7 @@ export const resolveToolSpec: ToolSpec<z.output<typeof inputSchema>, z.input<typ
   capability: "artifact.write",
   access: "artifact_write",
   inputSchema,
+  scope: "page",
   holdsForApproval: false,
 };
 
