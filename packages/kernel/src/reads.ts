@@ -203,7 +203,9 @@ export async function getCallFacts(db: SqlExecutor, input: CallFactsQuery): Prom
 }
 
 export async function getPage(db: SqlExecutor, documentId: string) {
-  const row = await db.get<PageRow>(`SELECT ${PAGE_COLUMNS} FROM pages WHERE id = ? AND removed_at IS NULL`, [documentId]);
+  const row = await db.get<PageRow>(`SELECT ${PAGE_COLUMNS} FROM pages WHERE id = ? AND removed_at IS NULL`, [
+    documentId,
+  ]);
   return row ? toPage(row) : null;
 }
 
