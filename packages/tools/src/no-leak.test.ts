@@ -1,4 +1,4 @@
-import { type OutputEnvelope, TOOL_ERROR_MESSAGES as M, TOOL_NAMES, TOOLS } from "@mnote/contract";
+import { type OutputEnvelope, TOOL_ERROR_MESSAGES as M, TOOLS } from "@mnote/contract";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectFailure, expectOnlyAuditGrew, KERNEL_WARMUP_MS, PAGE_TOOLS, snapshot } from "./test-contract";
 import { testKernels } from "./test-kernels";
@@ -115,7 +115,7 @@ describe.each(testKernels())("no leak ($name)", ({ open }) => {
     });
   });
 
-  it.each(TOOL_NAMES)("%s: the stranger gets that same answer for the real page as for a missing one", async (tool) => {
+  it.each(PAGE_TOOLS)("%s: the stranger gets that same answer for the real page as for a missing one", async (tool) => {
     const real = await w.call(
       tool,
       w.envelope(tool, SAMPLE_ARGS[tool], { actorId: w.ids.stranger }),

@@ -1,4 +1,4 @@
-import { TOOL_ERROR_MESSAGES as M, TOOL_NAMES, TOOLS, type ToolName } from "@mnote/contract";
+import { isWorkspaceTool, TOOL_ERROR_MESSAGES as M, TOOL_NAMES, TOOLS, type ToolName } from "@mnote/contract";
 import { describe, expect, it } from "vitest";
 import {
   ARTIFACT_WRITE_TOOLS,
@@ -21,7 +21,14 @@ import { SAMPLE_ARGS, type World } from "./test-support";
 
 type Who = "owner" | "editor" | "viewer" | "privateReader" | "stranger";
 const as = (w: World, who: Who, tool: ToolName, documentId = w.ids.page, args = SAMPLE_ARGS[tool]) =>
-  w.call(tool, w.envelope(tool, args, { actorId: w.ids[who], documentId }), w.tokens[who]);
+  w.call(
+    tool,
+    // A workspace tool's envelope names no page.
+    w.envelope(tool, args, { actorId: w.ids[who], ...(isWorkspaceTool(tool) ? {} : { documentId }) }),
+    w.tokens[who],
+  );
+/** What a caller outside the workspace hears: a missing page's answer, or a workspace tool's missing workspace's. */
+const strangerMessage = (tool: ToolName) => (isWorkspaceTool(tool) ? M.workspaceUnreadable : M.pageUnreadable);
 
 const deniedMessage = (tool: ToolName) =>
   PAGE_WRITE_TOOLS.includes(tool as never) ? M.pageWriteDenied : M.artifactWriteDenied;
@@ -65,7 +72,7 @@ describe.each(testKernels())("roles and page access ($name)", ({ open }) => {
   it.each(TOOL_NAMES)("a stranger (not a member) is denied %s, as for a missing page", async (tool) => {
     const w = await world();
     const before = await snapshot(w);
-    expectFailure(await as(w, "stranger", tool), "mnote_tool_permission_denied", M.pageUnreadable);
+    expectFailure(await as(w, "stranger", tool), "mnote_tool_permission_denied", strangerMessage(tool));
     await expectOnlyAuditGrew(w, before);
   });
 
@@ -73,7 +80,7 @@ describe.each(testKernels())("roles and page access ($name)", ({ open }) => {
     const w = await world();
     expect((await as(w, "editor", "mnote.page.get")).ok).toBe(true);
     await w.kernel.admin.removeMember({ workspaceId: w.ids.ws, userId: w.ids.editor });
-    expectFailure(await as(w, "editor", tool), "mnote_tool_permission_denied", M.pageUnreadable);
+    expectFailure(await as(w, "editor", tool), "mnote_tool_permission_denied", strangerMessage(tool));
   });
 
   describe("private page", () => {
