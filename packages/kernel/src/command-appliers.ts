@@ -23,6 +23,8 @@ export interface AppliedCommand {
   undo: Undo | null;
   /** The page's new block count, when the command changed the body (written with the revision). */
   blockCount?: number;
+  /** The blocks an edit's operations name, as it found them (for its audit detail, `AppliedFacts`). */
+  namedBlocks?: readonly Block[];
 }
 
 export async function applyCommand(
@@ -174,6 +176,7 @@ async function editBody(
     result: { insertedBlockIds: edit.insertedBlockIds },
     undo: { blockEdits: edit.undo },
     blockCount: edit.blockCount,
+    namedBlocks: located.map((entry) => entry.block),
   };
 }
 

@@ -207,7 +207,10 @@ async function executeIn(
         idempotencyKey: idempotency.key,
         payloadFingerprint: idempotency.fingerprint,
         baseRevision: request.baseRevision ?? null,
-        detail: request.auditDetail ?? null,
+        detail:
+          typeof request.auditDetail === "function"
+            ? request.auditDetail({ namedBlocks: applied.namedBlocks ?? [] })
+            : (request.auditDetail ?? null),
       },
       now,
     ),

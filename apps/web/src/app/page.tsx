@@ -47,14 +47,15 @@ export default async function Home() {
                 </Link>{" "}
                 {page.pendingProposals > 0 && (
                   <span className="badge warn" data-testid="pending-proposals">
-                    {page.pendingProposals} pending {page.pendingProposals === 1 ? "proposal" : "proposals"}
+                    {page.pendingProposals} {page.pendingProposals === 1 ? "suggestion" : "suggestions"} to review
                   </span>
                 )}{" "}
-                <span className="muted">
-                  rev {page.revision}
-                  {page.isPrivate ? " · private" : ""}
-                  {page.canWrite ? "" : " · read only"}
-                </span>
+                {/* The glossary's words: a suggestion waits for review; the page version is no reader's business. */}
+                {(page.isPrivate || !page.canWrite) && (
+                  <span className="muted">
+                    {[page.isPrivate && "private", !page.canWrite && "read only"].filter(Boolean).join(" · ")}
+                  </span>
+                )}
               </li>
             ))}
             {pages.length === 0 && <li className="muted">No pages you can read.</li>}

@@ -5,6 +5,7 @@ import { agentsRevoke } from "../procedures/panel/agents-revoke";
 import { artifactsList } from "../procedures/panel/artifacts-list";
 import { commentsList } from "../procedures/panel/comments-list";
 import { commentsReply } from "../procedures/panel/comments-reply";
+import { commentsStart } from "../procedures/panel/comments-start";
 import { commentsSetResolved } from "../procedures/panel/comments-set-resolved";
 import { invitationsDecide } from "../procedures/panel/invitations-decide";
 import { invitationsList } from "../procedures/panel/invitations-list";
@@ -64,7 +65,12 @@ export const panelRouter = router({
   audit: router({ list: auditList }),
   command: router({ get: commandGet }),
   artifacts: router({ list: artifactsList }),
-  comments: router({ list: commentsList, reply: commentsReply, setResolved: commentsSetResolved }),
+  comments: router({
+    list: commentsList,
+    start: commentsStart,
+    reply: commentsReply,
+    setResolved: commentsSetResolved,
+  }),
   workspace: router({ setApproval: workspaceSetApproval, policyHistory: workspacePolicyHistory }),
   ask: router({ start: askStart, replay: askReplay, record: askRecord, check: askCheck, lines: askLines }),
   // Ask Hermes as the browser calls it (decision 0043): each step through the `panel.ask.*` rules above.
