@@ -30,7 +30,7 @@ export function ProposedPages({ workspaceId, initial }: { workspaceId: string; i
   const pending = approve.isPending || reject.isPending;
   const failure = approve.error?.message ?? reject.error?.message ?? approveRefusal(approve.data);
   return (
-    <div className="proposed-pages" aria-labelledby={`proposed-${workspaceId}`}>
+    <section className="proposed-pages" aria-labelledby={`proposed-${workspaceId}`}>
       <h3 id={`proposed-${workspaceId}`}>Proposed pages</h3>
       {failure && (
         <p role="alert" className="error">
@@ -76,7 +76,7 @@ export function ProposedPages({ workspaceId, initial }: { workspaceId: string; i
           )}
         </article>
       ))}
-    </div>
+    </section>
   );
 }
 
