@@ -52,3 +52,4 @@ export type { AuditExportQuery } from "./audit-export";
 export { commentAnchorProblem, commentReplyProblem } from "./comments";
 export { searchText, searchWords } from "./search-words";
 export type { SearchHitRow, SearchPosition, WorkspaceSearchQuery } from "./search";
+export { CREATED_PAGE_CHANGED } from "./command-appliers";

@@ -283,6 +283,18 @@ const MIGRATIONS: Migration[] = [
     ],
     after: fillSearchColumns,
   },
+  {
+    version: 20,
+    name: "removed pages",
+    // Issue 34 (decision 0046): reverting an agent's page.create removes the page again. Its commands, audit records
+    // and proposals keep pointing at it (commands reference pages), so the row stays, marked removed: every page
+    // read treats a removed page as missing.
+    // A held new page has no page yet: the panel lists the workspace's pending page.create proposals by tool.
+    statements: () => [
+      `ALTER TABLE pages ADD COLUMN removed_at TEXT`,
+      `CREATE INDEX proposals_by_workspace_tool ON proposals (workspace_id, tool_name, status, audit_id)`,
+    ],
+  },
 ];
 
 /** An FTS5 index over one column of a table, kept by triggers: a write and its index change commit together. */

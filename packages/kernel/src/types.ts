@@ -159,6 +159,12 @@ export type KernelCommand =
    * The body is stored as blocks, like a page; the page itself does not change.
    */
   | { name: "comment.create"; anchor: CommentAnchor | { threadId: string }; body: Block[] }
+  /**
+   * A new page (issue 34, decision 0046) at the call's `documentId`, which the router derives from the key: the
+   * write inserts the page row and its body in one transaction. A private page is granted to `ownerId` (the person
+   * whose agent, or who, proposed it). Its revert removes the page again while nothing else was written to it.
+   */
+  | { name: "page.create"; title: string; isPrivate: boolean; ownerId: string; blocks: Block[] }
   /** A person resolves or reopens a thread (the panel). */
   | { name: "comment.thread.setResolved"; threadId: string; resolved: boolean }
   /**
@@ -172,6 +178,8 @@ export type KernelCommand =
       operations?: BlockEditOperation[];
       title?: string;
       options?: PageOptionsPatch;
+      /** The target is a `page.create`: remove the page it made (refused once anything else was written to it). */
+      removePage?: boolean;
     };
 
 export type CommandName = KernelCommand["name"];

@@ -25,6 +25,7 @@ const toolCalls: { [Name in ToolName]: ToolCall } = {
   "mnote.page.edit": toolCallOf(mnoteRouter.page.edit),
   "mnote.page.update_title": toolCallOf(mnoteRouter.page.update_title),
   "mnote.page.update_options": toolCallOf(mnoteRouter.page.update_options),
+  "mnote.page.create": toolCallOf(mnoteRouter.page.create),
   "mnote.artifact.create_summary": toolCallOf(mnoteRouter.artifact.create_summary),
   "mnote.artifact.create_ai_note": toolCallOf(mnoteRouter.artifact.create_ai_note),
   "mnote.comment.create": toolCallOf(mnoteRouter.comment.create),

@@ -60,6 +60,21 @@ const EXPECTED: Record<WriteToolName, (w: World) => { diff: unknown; changes: un
     changes: [{ kind: "set_option", key: "wideLayout", before: false, after: true }],
     plan: /wideLayout/,
   }),
+  "mnote.page.create": () => ({
+    diff: [
+      { op: "set_title", fields: ["title"] },
+      { op: "insert", blocks: 1 },
+    ],
+    changes: [
+      { kind: "set_title", before: "", after: "Runbook" },
+      {
+        kind: "insert",
+        index: 0,
+        block: { id: expect.stringMatching(/^b[0-9a-f]{15}$/), type: "paragraph", text: "First step", marks: [] },
+      },
+    ],
+    plan: /create a page "Runbook" with 1 block/,
+  }),
   "mnote.artifact.create_summary": () => ({
     diff: [{ op: "create_summary" }],
     changes: [{ kind: "set_summary", before: null, after: "A summary" }],

@@ -94,7 +94,9 @@ function proceduresOf<Input extends ParsedEnvelope, Sent, Result>(tool: ToolSpec
      * `run`. Its result is the tool's, or the preview of a dry run.
      */
     mutation: (run: ToolRun<CheckedWrite<Input>, Result | DryRunResult>) => {
-      scoped("page");
+      // A page.create names the page it makes by its key (decision 0046): a page write's checks (role, approval
+      // policy, a held call's decision) run on that page, though its envelope, a workspace tool's, names none.
+      if (tool.access !== "page_create") scoped("page");
       const call = (ctx: ToolsContext, raw: unknown) => runTool(ctx, tool, raw, checkWrite, run);
       return withToolCall(
         procedure.mutation(({ ctx, input }) => call(ctx, input)),

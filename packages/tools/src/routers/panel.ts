@@ -31,6 +31,7 @@ import { pageChanges } from "../procedures/panel/page-changes";
 import { pageRevert } from "../procedures/panel/page-revert";
 import { pageView } from "../procedures/panel/page-view";
 import { pagesList } from "../procedures/panel/pages-list";
+import { pagesApproveProposed, pagesProposed, pagesRejectProposed } from "../procedures/panel/proposed-pages";
 import { proposalsApplyEdited } from "../procedures/panel/proposals-apply-edited";
 import { proposalsApplyPart } from "../procedures/panel/proposals-apply-part";
 import { proposalsApprove } from "../procedures/panel/proposals-approve";
@@ -45,7 +46,12 @@ import { workspaceSetApproval } from "../procedures/panel/workspace-set-approval
 /** The panel's procedures: never in an agent's tool list, open only to a person's token. One procedure per file. */
 export const panelRouter = router({
   session: router({ me: sessionMe }),
-  pages: router({ list: pagesList }),
+  pages: router({
+    list: pagesList,
+    proposed: pagesProposed,
+    approveProposed: pagesApproveProposed,
+    rejectProposed: pagesRejectProposed,
+  }),
   page: router({ view: pageView, activity: pageActivity, changes: pageChanges, revert: pageRevert }),
   proposals: router({
     list: proposalsList,
