@@ -1,5 +1,5 @@
 import { SAMPLE_ARGS } from "@mnote/tools/testing";
-import { type Block, type Capability, type ToolName, TOOLS } from "@mnote/contract";
+import { type Block, type Capability, isWorkspaceTool, type ToolName, TOOLS } from "@mnote/contract";
 import { type SqlKernel, openKernel } from "@mnote/kernel";
 import { callTool, createCaller, createToolsContext } from "@mnote/tools";
 import { AjvJsonSchemaValidator as AjvValidatorV2 } from "@modelcontextprotocol/client/validators/ajv";
@@ -92,6 +92,11 @@ export function captureLogger() {
   return { logger, lines, records: () => lines.map((line) => JSON.parse(line) as Record<string, unknown>) };
 }
 
+/** A model's page arguments for `tool` on the world's page: a workspace tool names no page (issue 34). */
+export function modelPageArgs(world: SeededWorld, tool: ToolName = "mnote.page.get"): Record<string, string> {
+  return { workspaceId: world.ids.ws, ...(isWorkspaceTool(tool) ? {} : { documentId: world.ids.page }) };
+}
+
 let calls = 0;
 /** A complete input envelope for `tool` on the world's page, acting as the owner. */
 export function envelopeFor(
@@ -105,7 +110,8 @@ export function envelopeFor(
   return {
     toolName: tool,
     workspaceId: world.ids.ws,
-    documentId: world.ids.page,
+    // A workspace tool names no page (issue 34); overrides may still send one, to see it refused.
+    ...(isWorkspaceTool(tool) ? {} : { documentId: world.ids.page }),
     actorId: world.ids.owner,
     sessionId: "session_http",
     runId: "run_http",
