@@ -88,7 +88,7 @@ describe("agent-facing schemas", () => {
         isWorkspaceTool(schema.name) ? fields.filter((field) => field !== "documentId") : fields,
       );
     }
-    expect(WORKSPACE_TOOL_NAMES).toEqual(["mnote.workspace.search"]);
+    expect(WORKSPACE_TOOL_NAMES).toEqual(["mnote.page.create", "mnote.workspace.search"]);
   });
 
   it("describes the output envelope as an object for every tool", () => {
