@@ -51,4 +51,5 @@ export { auditMonth } from "./audit-partitions";
 export type { AuditExportQuery } from "./audit-export";
 export { commentAnchorProblem, commentReplyProblem } from "./comments";
 export { searchText, searchWords } from "./search-words";
+export { StaleSearchCursor } from "./search";
 export type { SearchHitRow, SearchPosition, WorkspaceSearchQuery } from "./search";

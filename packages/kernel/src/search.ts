@@ -3,14 +3,23 @@ import type { SqlDriver } from "./sql/driver";
 /**
  * The workspace search's reads (issue 34, decision 0045). What a caller may not read is never looked at as a hit:
  * the pages every reader may read are a predicate inside each query, beside the full-text match, so a page outside
- * that set changes no hit, no order and no cursor (there is no count). The order is one the answer's own rows
- * decide — title hits first, by page id; then block hits, by page id and position — so a window ends at a place
- * named by the last hit, the same whatever else the database holds.
+ * that set changes no hit, no order and no cursor (there is no count). Title hits come first, by page id (titles are
+ * few); then block hits in the order the engine already holds — the order the blocks were written, SQLite's rowid
+ * (FTS5 hands its matches in it) and PostgreSQL's `search_order` identity (indexed) — so a window stops after its
+ * `limit` hits instead of sorting every match. A window ends at a place named by the last hit (its page and block),
+ * resolved to the engine's number here, among readable blocks only, so no number leaves the kernel.
  */
 
 /** Where the previous window ended: after this page's title hit, or after this block hit. */
 export type SearchPosition =
-  { phase: "title"; documentId: string } | { phase: "block"; documentId: string; position: number };
+  { phase: "title"; documentId: string } | { phase: "block"; documentId: string; blockId: string };
+
+/** A cursor's block no longer is a readable block (rewritten, deleted, or not the caller's to read). */
+export class StaleSearchCursor extends Error {
+  constructor() {
+    super("the search cursor names no block the readers may read");
+  }
+}
 
 export interface WorkspaceSearchQuery {
   workspaceId: string;
@@ -122,33 +131,50 @@ async function titleHits(db: SqlDriver, query: WorkspaceSearchQuery, afterId: st
   );
 }
 
+/** The column holding the order blocks were written in: the one each engine's search reads in, without sorting. */
+const writtenOrder = (db: SqlDriver) => (db.dialect === "sqlite" ? "b.rowid" : "b.search_order");
+
+/**
+ * The cursor's block, as its number in the written order — looked up among the blocks the readers may read, so a
+ * cursor naming any other block is refused the same way whether that block exists or not.
+ */
+async function anchorOf(
+  db: SqlDriver,
+  query: WorkspaceSearchQuery,
+  after: Extract<SearchPosition, { phase: "block" }>,
+): Promise<number> {
+  const readable = readableBy(query.readers);
+  const only = onlyPages(query.documentIds);
+  const row = await db.get<{ n: number | string }>(
+    `SELECT ${writtenOrder(db)} AS n FROM blocks b JOIN pages p ON p.id = b.document_id
+      WHERE b.document_id = ? AND b.id = ? AND p.workspace_id = ? AND ${readable.sql}${only.sql}`,
+    [after.documentId, after.blockId, query.workspaceId, ...readable.params, ...only.params],
+  );
+  if (!row) throw new StaleSearchCursor();
+  return Number(row.n);
+}
+
 async function blockHits(
   db: SqlDriver,
   query: WorkspaceSearchQuery,
   after: Extract<SearchPosition, { phase: "block" }> | null,
 ) {
+  const anchor = after === null ? -1 : await anchorOf(db, query, after);
   const match = matchOn(db, query.words, "block");
   const readable = readableBy(query.readers);
   const only = onlyPages(query.documentIds);
+  // SQLite: from the FTS5 matches (CROSS JOIN keeps that order), their rowid order is the index's own, and the
+  // rowid bound is handed to FTS5 — the scan stops after `limit` readable hits. PostgreSQL: the planner picks the
+  // `search_order` index for a common word (stops early) or the GIN index for a rare one (sorts its few rows).
   const from =
     db.dialect === "sqlite"
       ? `FROM block_search CROSS JOIN blocks b ON b.rowid = block_search.rowid CROSS JOIN pages p ON p.id = b.document_id`
       : `FROM blocks b JOIN pages p ON p.id = b.document_id`;
-  const afterId = after?.documentId ?? "";
+  const order = db.dialect === "sqlite" ? "block_search.rowid" : "b.search_order";
   return db.all<BlockHitRow>(
     `SELECT b.document_id, p.title, b.id, b.text, b.position ${from}
-      WHERE ${match.sql} AND p.workspace_id = ? AND ${readable.sql}${only.sql}
-        AND (b.document_id > ? OR (b.document_id = ? AND b.position > ?))
-      ORDER BY b.document_id, b.position LIMIT ?`,
-    [
-      ...match.params,
-      query.workspaceId,
-      ...readable.params,
-      ...only.params,
-      afterId,
-      afterId,
-      after?.position ?? -1,
-      query.limit,
-    ],
+      WHERE ${match.sql} AND ${order} > ? AND p.workspace_id = ? AND ${readable.sql}${only.sql}
+      ORDER BY ${order} LIMIT ?`,
+    [...match.params, anchor, query.workspaceId, ...readable.params, ...only.params, query.limit],
   );
 }
