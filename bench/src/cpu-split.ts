@@ -30,7 +30,8 @@ async function child() {
     createToolsContext({ kernel: world.kernel, authorization: `Bearer ${world.token}` }),
   ).mnote.page.get(world.envelope("mnote.page.get", page, {}));
   const windowBlocks = (first.result as { window?: { count: number } } | null)?.window?.count ?? pageBlocks;
-  const bridge = await startBenchBridge(world);
+  // The bridge's configuration, as the parent asked (`startSplit`'s `bridgeEnv`: the read cache off, say).
+  const bridge = await startBenchBridge(world, JSON.parse(process.argv[4] ?? "{}") as Record<string, string>);
   const bare = await startBareServer(world.kernel, windowBlocks);
   const { Session } = await import("node:inspector/promises");
   const session = new Session();
@@ -71,7 +72,7 @@ export function ask<T>(proc: ChildProcess, message: string): Promise<T> {
   });
 }
 
-export const PATHS = ["bare", "http", "mcpRaw", "mcpRawHermes", "mcpRaw2026", "mcpSdk"] as const;
+export const PATHS = ["bare", "http", "mcpRaw", "mcpRawHermes", "mcpRaw2026", "mcpSdk", "mcpSdk2026"] as const;
 export type SplitPath = (typeof PATHS)[number];
 const LABELS: Record<SplitPath, string> = {
   bare: "bare `node:http` → kernel.getPage + the same window (baseline)",
@@ -80,6 +81,7 @@ const LABELS: Record<SplitPath, string> = {
   mcpRawHermes: "MCP `/mcp`, Hermes form, JSON-RPC by plain `fetch`",
   mcpRaw2026: "MCP `/mcp`, 2026-07-28 revision, JSON-RPC by plain `fetch`",
   mcpSdk: "MCP `/mcp`, standard form, SDK 1.x client",
+  mcpSdk2026: "MCP `/mcp`, 2026-07-28 revision, SDK 2.x client negotiating",
 };
 
 /**
@@ -122,9 +124,9 @@ export async function runCpuSplit(options: { rounds: number; calls: number; page
   };
 }
 
-/** The servers' child process and one call function per path; `close` ends both. */
-export async function startSplit(pageBlocks: number) {
-  const proc = fork(fileURLToPath(import.meta.url), ["child", String(pageBlocks)], {
+/** The servers' child process and one call function per path; `close` ends both. `bridgeEnv`: its configuration. */
+export async function startSplit(pageBlocks: number, bridgeEnv: Record<string, string> = {}) {
+  const proc = fork(fileURLToPath(import.meta.url), ["child", String(pageBlocks), JSON.stringify(bridgeEnv)], {
     execArgv: ["--import", "tsx"],
     stdio: ["ignore", "ignore", "inherit", "ipc"],
   });
@@ -132,9 +134,22 @@ export async function startSplit(pageBlocks: number) {
     proc.once("message", (message) => resolve(message as Ready));
     proc.once("error", reject);
   });
-  const { mcpHttpClient } = await import("./bridge");
+  const { abortIsolatingFetch, mcpHttpClient } = await import("./bridge");
+  const { Client: ClientV2, StreamableHTTPClientTransport: HttpV2 } = await import("@modelcontextprotocol/client");
   const authorization = `Bearer ${ready.token}`;
   const sdk = await mcpHttpClient(ready.bridgeUrl, authorization, {}, "mnote-bench-split");
+  const sdk2026 = new ClientV2(
+    { name: "mnote-bench-split", version: "0.0.0" },
+    { versionNegotiation: { mode: "auto" } },
+  );
+  await sdk2026.connect(
+    new HttpV2(new URL(`${ready.bridgeUrl}/mcp`), {
+      requestInit: { headers: { authorization } },
+      fetch: abortIsolatingFetch,
+    }),
+  );
+  if (sdk2026.getNegotiatedProtocolVersion() !== "2026-07-28")
+    throw new Error("cpu split: 2.x client did not negotiate 2026");
   const mcpHeaders: Record<string, string> = {
     authorization,
     "content-type": "application/json",
@@ -200,9 +215,14 @@ export async function startSplit(pageBlocks: number) {
       const out = await sdk.callTool({ name: "mnote_page_get", arguments: modelArguments });
       if (out.isError) throw new Error("cpu split: sdk call failed");
     },
+    mcpSdk2026: async () => {
+      const out = await sdk2026.callTool({ name: "mnote_page_get", arguments: modelArguments });
+      if (out.isError) throw new Error("cpu split: sdk 2.x call failed");
+    },
   };
   const close = async () => {
     await sdk.close();
+    await sdk2026.close();
     const exited = new Promise((resolve) => proc.once("exit", resolve));
     proc.send("exit");
     await exited;

@@ -1,5 +1,6 @@
 import { Session } from "node:inspector/promises";
-import { httpPageGet, mcpHttpClient, startBenchBridge } from "./bridge";
+import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from "@modelcontextprotocol/client";
+import { abortIsolatingFetch, httpPageGet, mcpHttpClient, startBenchBridge } from "./bridge";
 import { benchWorld, paragraphs } from "./world";
 
 /** The repository's root as it appears in a profile's script URLs, cut from the names printed. */
@@ -9,10 +10,19 @@ const page = await world.newPage(paragraphs(1000));
 const bridge = await startBenchBridge(world);
 const client = await mcpHttpClient(bridge.url, `Bearer ${world.token}`, {}, "p");
 const args = { workspaceId: world.ws, documentId: page };
+/** mcp: the SDK 1.x client (2025 era); mcp2026: the 2.x client negotiating the 2026-07-28 revision; http: the tool endpoint. */
 const which = process.argv[2] ?? "mcp";
+const client2026 = new ClientV2({ name: "p", version: "0.0.0" }, { versionNegotiation: { mode: "auto" } });
+await client2026.connect(
+  new HttpV2(new URL(`${bridge.url}/mcp`), {
+    requestInit: { headers: { authorization: `Bearer ${world.token}` } },
+    fetch: abortIsolatingFetch,
+  }),
+);
 const call = async () => {
-  if (which === "mcp") {
-    await client.callTool({ name: "mnote_page_get", arguments: args });
+  if (which === "mcp" || which === "mcp2026") {
+    const out = await (which === "mcp" ? client : client2026).callTool({ name: "mnote_page_get", arguments: args });
+    if (out.isError) throw new Error("profile: call failed");
     return;
   }
   await httpPageGet(bridge.url, world.envelope("mnote.page.get", page, {}), `Bearer ${world.token}`);
@@ -63,5 +73,6 @@ console.log("--- functions");
 for (const [k, v] of [...byFn].sort((a, b) => b[1] - a[1]).slice(0, Number(process.argv[4] ?? 40)))
   console.log(`${((v / total) * 100).toFixed(1)}%\t${k}`);
 await client.close();
+await client2026.close();
 await bridge.close();
 await world.kernel.close();

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Block, Capability, ToolName } from "@mnote/contract";
 import { openSqliteDriver, SqlKernel } from "@mnote/kernel";
-import { callTool, createToolsContext } from "@mnote/tools";
+import { callTool, createToolsContext, type ToolsSettings } from "@mnote/tools";
 
 export const ALL_SCOPES: Capability[] = ["page.read", "page.write", "artifact.write"];
 
@@ -26,7 +26,7 @@ export function paragraphs(count: number, prefix = "b"): Block[] {
  * A SQLite file kernel (WAL, synchronous=NORMAL, the production driver) with one
  * owner, a workspace that does not hold writes for approval, and agent tokens.
  */
-export async function benchWorld(label: string) {
+export async function benchWorld(label: string, settings: Partial<ToolsSettings> = {}) {
   const dir = tempDir(label);
   const path = join(dir, "mnote.db");
   const kernel = await SqlKernel.open(openSqliteDriver(path));
@@ -80,9 +80,9 @@ export async function benchWorld(label: string) {
       ...extra,
     };
   };
-  /** One router call exactly as a transport makes it: a fresh tools context, callTool. */
+  /** One router call exactly as a transport makes it: a fresh tools context, callTool (settings: the router's, e.g. the read cache). */
   const call = (tool: ToolName, envelopeValue: unknown, authorization = `Bearer ${token}`) =>
-    callTool(createToolsContext({ kernel, authorization }), tool, envelopeValue);
+    callTool(createToolsContext({ kernel, authorization, settings }), tool, envelopeValue);
   return {
     dir,
     path,

@@ -54,7 +54,7 @@ test("sign-in, home, and the page with its panel (every tab, a pending proposal)
 
   await openPage(page, doc);
   await expect(proposalCard(page, proposal.request.toolCallId)).toBeVisible();
-  await expectNoViolations(page, "the Proposals tab");
+  await expectNoViolations(page, "the Suggestions tab");
   // The reject form, with its reason's countdown, and the card's Details open.
   const card = proposalCard(page, proposal.request.toolCallId);
   await openDetails(card);

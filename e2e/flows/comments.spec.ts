@@ -1,5 +1,5 @@
 import AxeBuilder from "@axe-core/playwright";
-import { agentCall, expect, openPage, panelTab, signIn, test } from "./support";
+import { agentCall, e2eState, expect, openPage, panelTab, signIn, test } from "./support";
 import { FLOW_PAGES } from "./pages";
 
 interface ListedThreads {
@@ -77,4 +77,72 @@ test("agent comments → Ada replies in the panel → the agent's next comment.l
   await page.getByRole("checkbox", { name: /Show 1 resolved/ }).check();
   await page.getByTestId("comment-thread").getByRole("button", { name: "Reopen" }).click();
   await expect(page.getByTestId("comment-marker")).toBeVisible();
+});
+
+/**
+ * Issue 34: a person starts a thread on a block from the panel ("Comment" beside the block). The server decides who
+ * may (whoever may write the page's artifacts): a viewer is offered no "Comment" and is refused at the router; the
+ * new thread is pushed to every open panel of the page, like a reply.
+ */
+test("Ada comments on a block from the page; Ben's open panel shows the thread; a viewer may not comment", async ({
+  page,
+  browser,
+}) => {
+  const doc = FLOW_PAGES.personComments.id;
+  const { webUrl, workspaceId } = e2eState();
+  // Ben has the page open in his own browser before Ada writes.
+  const benContext = await browser.newContext({ baseURL: webUrl });
+  const ben = await benContext.newPage();
+  await signIn(ben, "ben");
+  await openPage(ben, doc);
+  await expect(ben.getByTestId("comment-marker")).toHaveCount(0);
+
+  await signIn(page, "ada");
+  await openPage(page, doc);
+  const block = page.locator('.page-row:has([data-block-id="pc_p2"])');
+  await block.hover();
+  await block.getByRole("button", { name: "Comment on “Day two: hiking.”" }).click();
+  await expect(panelTab(page, "Comments")).toHaveAttribute("aria-selected", "true");
+  const form = page.getByRole("form", { name: "New comment on “Day two: hiking.”" });
+  const box = form.getByRole("textbox", { name: "Your comment" });
+  await expect(box).toBeFocused();
+  await expect(form.getByTestId("characters-left")).toHaveText("10,000 characters left");
+  // axe with the new thread's form open, and the "Comment" buttons beside the blocks.
+  const axe = await new AxeBuilder({ page })
+    .withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa", "best-practice"])
+    .analyze();
+  expect(axe.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`)).toEqual([]);
+  await box.fill("Bring **rain gear**.");
+  await form.getByRole("button", { name: "Comment", exact: true }).click();
+  await expect(form).toHaveCount(0);
+  const thread = page.getByTestId("comment-thread");
+  await expect(thread).toHaveCount(1);
+  await expect(thread).toBeFocused();
+  await expect(thread).toContainText("On “Day two: hiking.”");
+  await expect(thread.locator('[data-author-kind="person"]')).toContainText("Ada");
+  await expect(thread.locator("strong", { hasText: "rain gear" })).toBeVisible();
+
+  // Pushed to Ben's open panel: the marker beside the block, and the thread in his Comments tab.
+  await expect(ben.getByTestId("comment-marker")).toBeVisible();
+  await ben.getByTestId("comment-marker").click();
+  await expect(ben.getByTestId("comment-thread")).toContainText("Bring rain gear.");
+  // The agent reads Ada's thread by name.
+  const listed = await agentCall<ListedThreads>("mnote_comment_list", {}, { documentId: doc });
+  expect(listed.result!.threads.map((t) => [t.anchor.blockId, t.comments[0]!.author, t.comments[0]!.markdown])).toEqual(
+    [["pc_p2", { kind: "person", name: "Ada" }, "Bring **rain gear**."]],
+  );
+  await benContext.close();
+
+  // Cy, a viewer: no "Comment" beside the blocks, and the router refuses a thread sent anyway.
+  await signIn(page, "cy");
+  await openPage(page, doc);
+  await expect(page.getByTestId("comment-marker")).toBeVisible();
+  await expect(page.getByTestId("comment-add")).toHaveCount(0);
+  const refused = await page.request.post(`${webUrl}/api/trpc/panel.comments.start`, {
+    data: { workspaceId, documentId: doc, blockId: "pc_p1", markdown: "me too", key: "cy_try_1" },
+    headers: { origin: webUrl },
+  });
+  expect(refused.status()).toBe(403);
+  const again = await agentCall<ListedThreads>("mnote_comment_list", {}, { documentId: doc });
+  expect(again.result!.threads).toHaveLength(1);
 });

@@ -1,5 +1,5 @@
 import type { Page } from "@playwright/test";
-import { agentCall, expect, openPage, signIn, test } from "./support";
+import { agentCall, blockTexts, expect, openPage, signIn, test } from "./support";
 import { FLOW_PAGES } from "./pages";
 
 /** What has the keyboard focus: its role (or tag) and its accessible text. */
@@ -28,7 +28,7 @@ async function tabTo(
   );
 }
 
-test("keyboard only: Tab to the tabs, arrows between Proposals / Comments / Audit trail / Artifacts, Enter approves, Revert proposes, Enter approves the revert", async ({
+test("keyboard only: Tab to the tabs, arrows between Suggestions / Comments / Audit trail / Artifacts, Enter approves, Revert proposes, Enter approves the revert", async ({
   page,
 }) => {
   const doc = FLOW_PAGES.keyboard.id;
@@ -49,8 +49,8 @@ test("keyboard only: Tab to the tabs, arrows between Proposals / Comments / Audi
 
   // One tab stop for the whole tab list (roving tabindex): the selected tab.
   await tabTo(page, (f) => f.role === "tab");
-  await expect(page.getByRole("tab", { name: /^Proposals/ })).toBeFocused();
-  await expect(page.getByRole("tab", { selected: true })).toHaveText(/^Proposals/);
+  await expect(page.getByRole("tab", { name: /^Suggestions/ })).toBeFocused();
+  await expect(page.getByRole("tab", { selected: true })).toHaveText(/^Suggestions/);
 
   await page.keyboard.press("ArrowRight");
   await expect(page.getByRole("tab", { name: /^Comments/ })).toBeFocused();
@@ -63,18 +63,18 @@ test("keyboard only: Tab to the tabs, arrows between Proposals / Comments / Audi
   await expect(page.getByRole("tab", { name: "Artifacts" })).toBeFocused();
   await expect(page.getByRole("tabpanel", { name: "Artifacts" })).toContainText("No summary yet.");
   await page.keyboard.press("ArrowRight"); // wraps around
-  await expect(page.getByRole("tab", { name: /^Proposals/ })).toBeFocused();
+  await expect(page.getByRole("tab", { name: /^Suggestions/ })).toBeFocused();
   await page.keyboard.press("End");
   await expect(page.getByRole("tab", { name: "Artifacts" })).toBeFocused();
   await page.keyboard.press("Home");
-  await expect(page.getByRole("tab", { name: /^Proposals/ })).toBeFocused();
+  await expect(page.getByRole("tab", { name: /^Suggestions/ })).toBeFocused();
   await page.keyboard.press("ArrowLeft"); // wraps the other way
   await expect(page.getByRole("tab", { name: "Artifacts" })).toBeFocused();
   await page.keyboard.press("ArrowRight");
 
   // The unselected tabs are not Tab stops: the next Tab lands in the panel itself.
   await page.keyboard.press("Tab");
-  await expect(page.getByRole("tabpanel", { name: /^Proposals/ })).toBeFocused();
+  await expect(page.getByRole("tabpanel", { name: /^Suggestions/ })).toBeFocused();
 
   await tabTo(page, (f) => f.text === "Approve");
   await page.keyboard.press("Enter");
@@ -96,9 +96,9 @@ test("keyboard only: Tab to the tabs, arrows between Proposals / Comments / Audi
   ).toBeVisible();
   await tabTo(page, (f) => f.text === "Revert");
   await page.keyboard.press("Enter");
-  // Focus follows the revert to the Proposals panel, where it waits for a decision.
-  await expect(page.getByRole("tab", { name: /^Proposals/ })).toHaveAttribute("aria-selected", "true");
-  await expect(page.getByRole("tabpanel", { name: /^Proposals/ })).toBeFocused();
+  // Focus follows the revert to the Suggestions panel, where it waits for a decision.
+  await expect(page.getByRole("tab", { name: /^Suggestions/ })).toHaveAttribute("aria-selected", "true");
+  await expect(page.getByRole("tabpanel", { name: /^Suggestions/ })).toBeFocused();
   const revert = page.locator('[data-proposal-id][data-tool="panel.page.revert"]');
   await expect(revert.locator('li.change[data-kind="update"]')).toContainText("Tabs move with the arrow keys");
   await tabTo(page, (f) => f.text === "Approve");
@@ -106,4 +106,118 @@ test("keyboard only: Tab to the tabs, arrows between Proposals / Comments / Audi
   await expect(page.getByTestId("page-revision")).toHaveText("Revision 3");
   await expect(page.getByTestId("page-blocks")).toContainText("Tabs move with the arrow keys");
   await expect(page.getByTestId("page-blocks")).not.toContainText("Home / End");
+});
+
+/**
+ * Where the keyboard focus is, in words a failure can be read by: the reason box, a suggestion in the page (by its
+ * block), the page, or <body>.
+ */
+async function focusIsOn(page: Page): Promise<string> {
+  return page.evaluate(() => {
+    const el = document.activeElement as HTMLElement | null;
+    if (!el || el === document.body) return "body";
+    if (el.id === "reject-reason") return "reason box";
+    const suggestion = el.closest<HTMLElement>(".suggestion");
+    if (suggestion)
+      return `suggestion ${suggestion.dataset.blockId ?? "?"}${el === suggestion ? "" : ` (${el.tagName})`}`;
+    return `${el.tagName.toLowerCase()}${el.dataset.testid ? `[${el.dataset.testid}]` : ""}`;
+  });
+}
+
+test("review keys typed as a reviewer types them: j x j x go to the changes, never into the reason box; r, Escape, keys again; the focus after Apply my edit", async ({
+  page,
+}) => {
+  const doc = FLOW_PAGES.keysTyped.id;
+  await signIn(page, "ada");
+  const proposal = await agentCall(
+    "mnote_page_edit",
+    {
+      operations: ["kt_p1", "kt_p2", "kt_p3", "kt_p4", "kt_p5"].map((blockId, i) => ({
+        op: "replace",
+        blockId,
+        text: `${["Alpha", "Bravo", "Charlie", "Delta", "Echo"][i]}, edited`,
+      })),
+    },
+    { documentId: doc },
+  );
+  expect(proposal.ok).toBe(true);
+  await openPage(page, doc);
+  const inPage = page.getByTestId("in-page-review");
+  const open = inPage.locator('.suggestion[data-state="pending"]');
+  await expect(open).toHaveCount(5);
+  const reasonBox = page.locator("#reject-reason");
+  await page.locator("body").click({ position: { x: 5, y: 5 } });
+
+  // j three times: the third change. x rejects it; the focus moves on to the next open change, in the page.
+  for (const [key, at] of [
+    ["j", "suggestion kt_p1"],
+    ["j", "suggestion kt_p2"],
+    ["j", "suggestion kt_p3"],
+  ] as const) {
+    await page.keyboard.press(key);
+    await expect.poll(() => focusIsOn(page)).toBe(at);
+  }
+  await page.keyboard.press("x");
+  await expect(open).toHaveCount(4);
+  await expect.poll(() => focusIsOn(page)).toBe("suggestion kt_p4");
+  // The focus moved on, so the keys act on that change: x again rejects it, and the focus moves on again.
+  await page.keyboard.press("x");
+  await expect(open).toHaveCount(3);
+  await expect.poll(() => focusIsOn(page)).toBe("suggestion kt_p5");
+  await page.keyboard.press("k");
+  await expect.poll(() => focusIsOn(page)).toBe("suggestion kt_p2");
+  await expect(reasonBox).toHaveCount(0);
+
+  // As fast as a person types: "jx" goes to the next open change and rejects it; nothing lands in a text field.
+  await page.keyboard.type("jx");
+  await expect(open).toHaveCount(2);
+  await expect(inPage.locator('.suggestion[data-block-id="kt_p5"]')).toHaveCount(0);
+  await expect(reasonBox).toHaveCount(0);
+  await expect.poll(() => focusIsOn(page)).toBe("suggestion kt_p2");
+
+  // r opens the reason box with the focus in it: what is typed there is the reason, and only that.
+  await page.keyboard.press("r");
+  await expect(reasonBox).toBeFocused();
+  await expect(reasonBox).toHaveValue("");
+  await page.keyboard.type("Not yet");
+  await expect(reasonBox).toHaveValue("Not yet");
+  await expect(open).toHaveCount(2); // j and x typed in the box did nothing to the changes
+  // Escape closes it; the keys review again and never reach a reason box.
+  await page.keyboard.press("Escape");
+  await expect(reasonBox).toHaveCount(0);
+  expect(await focusIsOn(page)).not.toBe("body");
+  await page.locator("body").click({ position: { x: 5, y: 5 } });
+  await page.keyboard.type("jj");
+  await expect.poll(() => focusIsOn(page)).toMatch(/^suggestion kt_p[12]$/);
+  await expect(reasonBox).toHaveCount(0);
+  // Opened again, the box is empty: nothing typed before (keys or the cancelled reason) is in it.
+  await page.keyboard.press("r");
+  await expect(reasonBox).toBeFocused();
+  await expect(reasonBox).toHaveValue("");
+  await page.keyboard.press("Escape");
+
+  // e edits the focused change; the button "Apply my edit" (not Ctrl+Enter) applies it: the focus goes to the
+  // next open change, not to <body> (issue 36: "focus goes to <body> after Keep my edit").
+  await page.locator("body").click({ position: { x: 5, y: 5 } });
+  await page.keyboard.press("k");
+  await expect.poll(() => focusIsOn(page)).toBe("suggestion kt_p1");
+  await page.keyboard.press("e");
+  const editor = inPage.getByRole("form", { name: /^Edit Changed paragraph/ });
+  await expect(editor.getByLabel("Text")).toBeFocused();
+  await editor.getByLabel("Text").fill("Alpha, as Ada wrote it");
+  await editor.getByRole("button", { name: "Apply my edit" }).click();
+  await expect(open).toHaveCount(1);
+  await expect.poll(() => focusIsOn(page)).toBe("suggestion kt_p2");
+  // The last change by key: the review is done, the focus stays with the page.
+  await page.keyboard.press("a");
+  await expect(page.getByTestId("in-page-review")).toHaveCount(0);
+  await expect(page.getByTestId("page-blocks")).toBeFocused();
+  expect(await blockTexts(page)).toEqual([
+    "Alpha, as Ada wrote it",
+    "Bravo, edited",
+    "Charlie",
+    "Delta",
+    "Echo",
+    "Foxtrot",
+  ]);
 });

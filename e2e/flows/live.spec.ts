@@ -33,7 +33,7 @@ test("with the panel open, an agent's dry run and reads are pushed to it: no rel
   await expect(card).toBeVisible();
   await expect(card.locator('li.change[data-kind="insert"]')).toContainText("Today: e2e flows.");
   await expect(page.getByText("1 pending", { exact: true })).toBeVisible();
-  await expect(panelTab(page, "Proposals")).toContainText("1");
+  await expect(panelTab(page, "Suggestions")).toContainText("1");
 
   // The audit trail is live too: an agent read lands there while it is open.
   await panelTab(page, "Audit trail").click();

@@ -30,6 +30,11 @@ export const FLOW_PAGES = {
     title: "Launch deadline",
     blocks: [heading("ad", "Launch"), ...paragraphs("ad", "The copy is due on Friday")],
   },
+  askFromThread: {
+    id: "doc_e2e_ask_from_thread",
+    title: "Launch date",
+    blocks: [heading("af", "Launch"), ...paragraphs("af", "We launch on Friday.", "Pricing stays the same.")],
+  },
   pageEdit: {
     id: "doc_e2e_runbook",
     title: "On-call runbook",
@@ -183,6 +188,11 @@ export const FLOW_PAGES = {
     title: "Review by keyboard",
     blocks: paragraphs("rk", "One", "Two", "Three"),
   },
+  keysTyped: {
+    id: "doc_e2e_keys_typed",
+    title: "Keys as typed",
+    blocks: paragraphs("kt", "Alpha", "Bravo", "Charlie", "Delta", "Echo", "Foxtrot"),
+  },
   retry: {
     id: "doc_e2e_retry",
     title: "Flaky network",
@@ -207,6 +217,11 @@ export const FLOW_PAGES = {
     id: "doc_e2e_comments",
     title: "Launch spec",
     blocks: [heading("cs", "Launch"), ...paragraphs("cs", "We launch on Friday.", "Pricing stays the same.")],
+  },
+  personComments: {
+    id: "doc_e2e_person_comments",
+    title: "Offsite agenda",
+    blocks: [heading("pc", "Offsite"), ...paragraphs("pc", "Day one: planning.", "Day two: hiking.")],
   },
   editFormat: {
     id: "doc_e2e_edit_format",

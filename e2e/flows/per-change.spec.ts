@@ -29,7 +29,7 @@ test("Ada unticks some block changes of a page.save proposal and only the kept o
 
   // The home page says which pages wait for a decision.
   await page.goto("/");
-  await expect(homeRow().getByTestId("pending-proposals")).toHaveText("1 pending proposal");
+  await expect(homeRow().getByTestId("pending-proposals")).toHaveText("1 suggestion to review");
   await openPage(page, doc);
 
   const card = proposalCard(page, proposal.request.toolCallId);

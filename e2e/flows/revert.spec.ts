@@ -51,7 +51,7 @@ test("Ada reverts an applied agent write from the audit trail through a revert p
   ]);
 
   // The revert is itself a proposal: shown as a diff, applied only on approval.
-  await expect(panelTab(page, "Proposals")).toHaveAttribute("aria-selected", "true");
+  await expect(panelTab(page, "Suggestions")).toHaveAttribute("aria-selected", "true");
   const revert = page.locator('[data-proposal-id][data-tool="panel.page.revert"]');
   await expect(revert).toHaveCount(1);
   // It says whose edit it takes back and what that edit did, not only "a revert" (issue 36).

@@ -226,7 +226,7 @@ export async function openPage(page: Page, documentId: string, workspaceId = e2e
   await expect(page.getByText(/^\d+ pending$/)).toBeVisible();
 }
 
-export function panelTab(page: Page, name: "Proposals" | "Comments" | "Audit trail" | "Artifacts"): Locator {
+export function panelTab(page: Page, name: "Suggestions" | "Comments" | "Audit trail" | "Artifacts"): Locator {
   return page.getByRole("tab", { name: new RegExp(`^${name}`) });
 }
 

@@ -320,6 +320,8 @@ class StandIn:
                                              for h in run.history if h.get("role") == "assistant") if m]
             what = f'adding "{proposed[-1]}"' if proposed else "that edit"
             return f"Understood, I will not propose {what} again. You said: {reason}"
+        if question.startswith("turn this comment thread into a suggested edit"):
+            return self.suggest_from_thread(run, ref)
         if "what did i ask" in question:
             asked = [m["content"] for m in run.history if m.get("role") == "user"]
             return f"Earlier you asked: {' / '.join(asked)}" if asked else "This is the first thing you asked me."
@@ -384,9 +386,47 @@ class StandIn:
             if edit.get("ok"):
                 return f"I added \"{line}\" at the end of \"{result['title']}\"."
             if edit["error"]["code"] == "mnote_tool_approval_required":
-                return f"I proposed adding \"{line}\" at the end of \"{result['title']}\"; it waits for your approval under Proposals."
+                return f"I proposed adding \"{line}\" at the end of \"{result['title']}\"; it waits for your approval under Suggestions."
             return f"mnote refused the edit: {edit['error']['message']}"
         return f"\"{result['title']}\" is at revision {result['revision']} with {len(result.get('blocks', []))} blocks."
+
+    THREAD = re.compile(r"comment thread (\S+) on block (\S+?)[: ]")
+    QUOTED_COMMENT = re.compile(r'(?m)^- (person|agent) ("(?:[^"\\]|\\.)*"): ("(?:[^"\\]|\\.)*")$')
+
+    def suggest_from_thread(self, run: Run, ref: dict) -> str:
+        """Asked from a comment thread: the thread arrives in the instructions as quoted data (JSON strings). The
+        scripted model takes the newest person's words in double quotes as the new wording of the thread's quoted
+        span, proposes it with mnote_page_edit, and says so in the thread with mnote_comment_create."""
+        thread = self.THREAD.search(run.instructions)
+        about = re.search(r"The thread is about this text of the block: (\".*\")\.$", run.instructions, re.M)
+        comments = [(kind, json.loads(name), json.loads(text))
+                    for kind, name, text in self.QUOTED_COMMENT.findall(run.instructions)]
+        asked = [m.group(1) for kind, _, text in comments if kind == "person"
+                 for m in [re.search(r'"(.+?)"', text)] if m]
+        if not thread or not about or not asked:
+            return "I could not tell from the thread what to change."
+        thread_id, block_id = thread.group(1), thread.group(2)
+        span, wording = json.loads(about.group(1)), asked[-1]
+        self.plan(run, ["mnote_page_get", "mnote_page_edit", "mnote_comment_create"])
+        page = self.call_tool(run, "mnote_page_get", {**ref, "includeBlocks": True})
+        if not page.get("ok"):
+            return f"I could not read the page: {page['error']['message']}"
+        result = page["result"]
+        block = next((b for b in result.get("blocks", []) if b.get("id") == block_id), None)
+        if block is None or span not in block.get("text", ""):
+            return "The thread's text is no longer on the page."
+        text = block["text"].replace(span, wording, 1)
+        edit = self.call_tool(run, "mnote_page_edit", {
+            **ref,
+            "baseRevision": result["revision"],
+            "operations": [{"op": "replace", "blockId": block_id, "text": text}],
+        })
+        if not edit.get("ok") and edit["error"]["code"] != "mnote_tool_approval_required":
+            return f"mnote refused the edit: {edit['error']['message']}"
+        self.call_tool(run, "mnote_comment_create", {
+            **ref, "threadId": thread_id, "markdown": f"I suggested the edit: *{text}*",
+        })
+        return f"I proposed \"{text}\" from the comment thread; it waits for your approval under Suggestions."
 
     WEEKDAY = re.compile(r"\b(Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)\b")
 
@@ -412,7 +452,7 @@ class StandIn:
         if edit.get("ok"):
             return f"I made \"{day}\" bold in \"{result['title']}\"."
         if edit["error"]["code"] == "mnote_tool_approval_required":
-            return f"I proposed making \"{day}\" bold in \"{result['title']}\"; it waits for your approval under Proposals."
+            return f"I proposed making \"{day}\" bold in \"{result['title']}\"; it waits for your approval under Suggestions."
         return f"mnote refused the edit: {edit['error']['message']}"
 
     def execute(self, run: Run):

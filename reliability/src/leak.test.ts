@@ -1,10 +1,4 @@
 import { isWorkspaceTool, TOOL_NAMES, toProviderName, type ToolName, TOOLS } from "@mnote/contract";
-
-/**
- * The tools that name a page: what an unreadable page answers is theirs. The workspace tool names none; its no-leak
- * property (an unreadable page changes no hit, order or cursor) is in packages/tools/src/workspace-search.test.ts.
- */
-const PAGE_TOOL_NAMES = TOOL_NAMES.filter((tool) => !isWorkspaceTool(tool));
 import type { RunningBridge } from "@mnote/hermes-bridge";
 import { createCaller, createToolsContext } from "@mnote/tools";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -19,6 +13,12 @@ import {
   startTestBridge,
   type World,
 } from "./support";
+
+/**
+ * The tools on the page their envelope names. A workspace tool names none (mnote.page.create's page is named by its
+ * key, decision 0046): its checks and doors are page-create.test.ts's, the plugin tests' and e2e page-create's.
+ */
+const PAGE_TOOL_NAMES = TOOL_NAMES.filter((tool) => !isWorkspaceTool(tool));
 
 /**
  * Leak: nothing tells a caller whether a page they may not read exists, and the secret

@@ -2,6 +2,7 @@ import { describe, expect, expectTypeOf, it } from "vitest";
 import {
   allToolJsonSchemas,
   canonicalToolName,
+  isWorkspaceTool,
   isWriteTool,
   MODEL_ENVELOPE_FIELDS,
   PAGE_CONTENT_IS_DATA,
@@ -9,7 +10,6 @@ import {
   toProviderName,
   WRITE_TOOL_NAMES,
   WORKSPACE_TOOL_NAMES,
-  isWorkspaceTool,
   type WriteToolName,
 } from "./index";
 
@@ -23,6 +23,7 @@ describe("agent-facing schemas", () => {
       "mnote.page.edit",
       "mnote.page.update_title",
       "mnote.page.update_options",
+      "mnote.page.create",
       "mnote.artifact.create_summary",
       "mnote.artifact.create_ai_note",
       "mnote.comment.create",
@@ -81,9 +82,11 @@ describe("agent-facing schemas", () => {
     for (const schema of schemas) {
       const properties = Object.keys((schema.parameters as { properties: object }).properties);
       const envelopeFields = MODEL_ENVELOPE_FIELDS.filter((f) => properties.includes(f));
-      // A workspace tool acts on no page: its model arguments have no documentId (issue 34).
-      const page = isWorkspaceTool(schema.name) ? ["workspaceId"] : ["workspaceId", "documentId"];
-      expect(envelopeFields).toEqual(schema.kind === "write" ? [...MODEL_ENVELOPE_FIELDS] : page);
+      // A workspace tool's envelope names no page.
+      const fields = schema.kind === "write" ? [...MODEL_ENVELOPE_FIELDS] : ["workspaceId", "documentId"];
+      expect(envelopeFields).toEqual(
+        isWorkspaceTool(schema.name) ? fields.filter((field) => field !== "documentId") : fields,
+      );
     }
     expect(WORKSPACE_TOOL_NAMES).toEqual(["mnote.workspace.search"]);
   });
@@ -117,6 +120,7 @@ describe("tool name types", () => {
       | "mnote.page.edit"
       | "mnote.page.update_title"
       | "mnote.page.update_options"
+      | "mnote.page.create"
       | "mnote.artifact.create_summary"
       | "mnote.artifact.create_ai_note"
       | "mnote.comment.create"

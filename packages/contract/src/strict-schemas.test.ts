@@ -78,6 +78,7 @@ const blockArb = fc.oneof(
 );
 const blockIdArb = fc.stringMatching(/^[A-Za-z0-9_-]{1,12}$/);
 const page = { workspaceId: fc.constant("ws_1"), documentId: fc.constant("doc_1") };
+const key = { dryRun: fc.boolean(), idempotencyKey: fc.constantFrom("key-1", "key-2") };
 const write = { dryRun: fc.boolean(), idempotencyKey: fc.constantFrom("key-1", "key-2"), baseRevision: fc.nat(50) };
 const requiredKeys = <K extends string>(...keys: K[]) => ({
   requiredKeys: ["workspaceId", "documentId", ...keys] as never[],
@@ -111,6 +112,17 @@ const argumentsArb: { [N in ToolName]: fc.Arbitrary<Record<string, unknown>> } =
         .filter((o) => Object.keys(o).length > 0),
     },
     requiredKeys("options"),
+  ),
+  // A workspace tool: no documentId (the page it makes does not exist yet).
+  "mnote.page.create": fc.oneof(
+    fc.record(
+      { workspaceId: page.workspaceId, ...key, title: text, markdown: text, private: fc.boolean() },
+      { requiredKeys: ["workspaceId", "title", "markdown"] },
+    ),
+    fc.record(
+      { workspaceId: page.workspaceId, ...key, title: text, blocks: fc.array(blockArb, { maxLength: 6 }) },
+      { requiredKeys: ["workspaceId", "title", "blocks"] },
+    ),
   ),
   "mnote.artifact.create_summary": fc.record({ ...page, ...write, summary: text }, requiredKeys("summary")),
   "mnote.artifact.create_ai_note": fc.record({ ...page, ...write, content: text }, requiredKeys("content")),

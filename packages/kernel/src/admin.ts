@@ -471,7 +471,7 @@ export function createAdmin(db: SqlDriver, clock: Clock): KernelAdmin {
     },
     async listPages(workspaceId) {
       const rows = await db.all<PageRow>(
-        `SELECT ${PAGE_COLUMNS} FROM pages WHERE workspace_id = ? ORDER BY title, id`,
+        `SELECT ${PAGE_COLUMNS} FROM pages WHERE workspace_id = ? AND removed_at IS NULL ORDER BY title, id`,
         [workspaceId],
       );
       return rows.map(toPage);

@@ -24,6 +24,8 @@ export interface AppliedCommand {
   undo: Undo | null;
   /** The page's new block count, when the command changed the body (written with the revision). */
   blockCount?: number;
+  /** The blocks an edit's operations name, as it found them (for its audit detail, `AppliedFacts`). */
+  namedBlocks?: readonly Block[];
 }
 
 export async function applyCommand(
@@ -81,7 +83,10 @@ export async function applyCommand(
     case "comment.create":
     case "comment.thread.setResolved":
       return applyCommentCommand(tx, page, command, context);
+    case "page.create":
+      return createPage(tx, page, command);
     case "page.revert":
+      if (command.removePage) return removeCreatedPage(tx, page, command.targetCommandId, context.now);
       if (command.operations || command.title !== undefined || command.options)
         return revertChanges(tx, page, command, context.blockCount);
       return revertPage(tx, page, command.targetCommandId);
@@ -180,6 +185,7 @@ async function editBody(
     result: { insertedBlockIds: edit.insertedBlockIds },
     undo: { blockEdits: edit.undo },
     blockCount: edit.blockCount,
+    namedBlocks: located.map((entry) => entry.block),
   };
 }
 
@@ -279,3 +285,73 @@ async function revertChanges(
     blockCount,
   };
 }
+
+/**
+ * Fills the page row the write transaction inserted (revision 0, no blocks). A row already past revision 0 is a page
+ * an earlier call made under this key, whose key record has expired: refused, never written over.
+ */
+async function createPage(
+  tx: SqlExecutor,
+  page: PageRecord,
+  command: Extract<KernelCommand, { name: "page.create" }>,
+): Promise<AppliedCommand> {
+  if (page.revision !== 0) throw new CommandRejected("a page was already created under this idempotency key");
+  try {
+    await insertBlocks(tx, page.id, command.blocks, 0);
+  } catch (error) {
+    if (error instanceof UniqueViolation) throw new CommandRejected("the page's blocks repeat a block id");
+    throw error;
+  }
+  if (command.isPrivate) {
+    await tx.run(`INSERT INTO page_grants (document_id, user_id, access) VALUES (?, ?, 'write')`, [
+      page.id,
+      command.ownerId,
+    ]);
+  }
+  // Before the create, the page was nothing: an empty body, the default options (what a walk back rebuilds).
+  const nothing: Undo = { state: { title: "", options: { ...DEFAULT_PAGE_OPTIONS }, blocks: [] } };
+  return {
+    bumpsRevision: true,
+    result: { documentId: page.id },
+    undo: nothing,
+    blockCount: command.blocks.length,
+  };
+}
+
+/**
+ * The revert of a `page.create`: the page goes again (its row stays, marked removed, for the commands and the trail
+ * that name it). Refused once anything else — an edit, a comment, an artifact — was written to the page: that work
+ * is someone's, and removing the page would take it too.
+ */
+async function removeCreatedPage(
+  tx: SqlExecutor,
+  page: PageRecord,
+  targetCommandId: string,
+  now: string,
+): Promise<AppliedCommand> {
+  const target = await tx.get<{ document_id: string; name: string }>(
+    `SELECT document_id, name FROM commands WHERE id = ?`,
+    [targetCommandId],
+  );
+  if (!target || target.document_id !== page.id || target.name !== "page.create")
+    throw new CommandRejected("no such page creation on this page");
+  const other = await tx.get<{ id: string }>(`SELECT id FROM commands WHERE document_id = ? AND id <> ? LIMIT 1`, [
+    page.id,
+    targetCommandId,
+  ]);
+  if (other) throw new CommandRejected(CREATED_PAGE_CHANGED);
+  const current = await readPageState(tx, page.id);
+  await tx.run(`DELETE FROM blocks WHERE document_id = ?`, [page.id]);
+  await tx.run(`DELETE FROM page_grants WHERE document_id = ?`, [page.id]);
+  await tx.run(`UPDATE pages SET removed_at = ? WHERE id = ?`, [now, page.id]);
+  return {
+    bumpsRevision: true,
+    result: { targetCommandId, removed: true },
+    undo: current ? { state: current } : null,
+    blockCount: 0,
+  };
+}
+
+/** Why a created page cannot be removed any more (the panel says it before asking, the kernel when writing). */
+export const CREATED_PAGE_CHANGED =
+  "the page was written to since it was created (an edit, a comment or an artifact): it cannot be removed by a revert";

@@ -53,3 +53,4 @@ export { commentAnchorProblem, commentReplyProblem } from "./comments";
 export { searchText, searchWords } from "./search-words";
 export { StaleSearchCursor } from "./search";
 export type { SearchHitRow, SearchPosition, WorkspaceSearchQuery } from "./search";
+export { CREATED_PAGE_CHANGED } from "./command-appliers";

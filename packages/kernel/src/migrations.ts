@@ -285,6 +285,18 @@ const MIGRATIONS: Migration[] = [
   },
   {
     version: 20,
+    name: "removed pages",
+    // Issue 34 (decision 0046): reverting an agent's page.create removes the page again. Its commands, audit records
+    // and proposals keep pointing at it (commands reference pages), so the row stays, marked removed: every page
+    // read treats a removed page as missing.
+    // A held new page has no page yet: the panel lists the workspace's pending page.create proposals by tool.
+    statements: () => [
+      `ALTER TABLE pages ADD COLUMN removed_at TEXT`,
+      `CREATE INDEX proposals_by_workspace_tool ON proposals (workspace_id, tool_name, status, audit_id)`,
+    ],
+  },
+  {
+    version: 21,
     name: "blocks in written order for search",
     // Decision 0045 (amended): block hits come in the order blocks were written, one the engine holds so a window
     // stops after its hits. SQLite has it (the rowid FTS5 matches come in); PostgreSQL gets an identity column,

@@ -12,7 +12,7 @@ const PAGE_OVERVIEW_SQL = `SELECT w.id AS ws_id, w.name AS ws_name, w.approval_r
       .map((column) => `p.${column}`)
       .join(", ")}, g.access, COALESCE(pc.n, 0) AS pending
   FROM workspaces w
-  JOIN pages p ON p.workspace_id = w.id
+  JOIN pages p ON p.workspace_id = w.id AND p.removed_at IS NULL
   LEFT JOIN members m ON m.workspace_id = w.id AND m.user_id = ?
   LEFT JOIN page_grants g ON g.document_id = p.id AND g.user_id = ?
   LEFT JOIN (

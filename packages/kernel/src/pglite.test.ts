@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { kernelConformanceSuite } from "./conformance";
 import { commentsSuite } from "./conformance/comments";
 import { searchSuite } from "./conformance/search";
+import { pageCreateSuite } from "./conformance/page-create";
 import { SqlKernel } from "./sql-kernel";
 import { ensurePgliteTemplateSync, openTestPgliteDriver, openTestPgliteKernel, sharedPglite } from "./test-databases";
 
@@ -13,6 +14,7 @@ beforeAll(() => sharedPglite().then(() => undefined), 120_000);
 kernelConformanceSuite("PGlite (PostgreSQL in process)", openTestPgliteKernel);
 commentsSuite("PGlite", openTestPgliteKernel);
 searchSuite("PGlite", openTestPgliteKernel);
+pageCreateSuite("PGlite", openTestPgliteKernel);
 
 retentionSuite("PGlite", (clock) => openTestPgliteKernel({ clock }));
 

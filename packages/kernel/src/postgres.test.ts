@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { kernelConformanceSuite } from "./conformance";
 import { commentsSuite } from "./conformance/comments";
 import { searchSuite } from "./conformance/search";
+import { pageCreateSuite } from "./conformance/page-create";
 import { proposalsMigrationSuite } from "./conformance/proposals-migration";
 import { migrate } from "./migrations";
 import { openDriver } from "./open";
@@ -31,6 +32,7 @@ describe.skipIf(!server.available)(`real PostgreSQL${server.available ? "" : " (
   kernelConformanceSuite("PostgreSQL server (node-postgres pool)", openTestPostgresKernel);
   commentsSuite("PostgreSQL server", openTestPostgresKernel);
   searchSuite("PostgreSQL server", openTestPostgresKernel);
+  pageCreateSuite("PostgreSQL server", openTestPostgresKernel);
   // A schema of its own, dropped at close: the suite drops and rebuilds the proposals table as version 2 made it, so
   // its schema must not go back to the pool of reused schemas, where the next file in this worker (isolate: false)
   // would get a proposals table without the later migrations' columns.

@@ -63,7 +63,7 @@ const ACCESS_COLUMNS = `w.id, w.name, w.approval_required, w.hold_artifacts, m.r
 /** Joins from workspace `w` to the user's membership, the page (`?`) and the user's grant; `user` is SQL for the user id. */
 function accessJoins(user: string) {
   return `LEFT JOIN members m ON m.workspace_id = w.id AND m.user_id = ${user}
-       LEFT JOIN pages p ON p.id = ? AND p.workspace_id = w.id
+       LEFT JOIN pages p ON p.id = ? AND p.workspace_id = w.id AND p.removed_at IS NULL
        LEFT JOIN page_grants g ON g.document_id = p.id AND g.user_id = ${user}`;
 }
 
@@ -203,7 +203,9 @@ export async function getCallFacts(db: SqlExecutor, input: CallFactsQuery): Prom
 }
 
 export async function getPage(db: SqlExecutor, documentId: string) {
-  const row = await db.get<PageRow>(`SELECT ${PAGE_COLUMNS} FROM pages WHERE id = ?`, [documentId]);
+  const row = await db.get<PageRow>(`SELECT ${PAGE_COLUMNS} FROM pages WHERE id = ? AND removed_at IS NULL`, [
+    documentId,
+  ]);
   return row ? toPage(row) : null;
 }
 
@@ -276,6 +278,16 @@ export async function listProposals(db: SqlExecutor, query: ProposalQuery) {
       )
     : [];
   return [...pending, ...decided].map(toProposal).sort((a, b) => b.auditId - a.auditId);
+}
+
+/** A workspace's pending proposals of one tool, newest first (the panel's proposed new pages, decision 0046). */
+export async function listPendingProposalsOf(db: SqlExecutor, query: { workspaceId: string; toolName: string }) {
+  const rows = await db.all<ProposalRow>(
+    `SELECT * FROM proposals WHERE workspace_id = ? AND tool_name = ? AND status = 'pending'
+     ORDER BY audit_id DESC LIMIT ${MAX_PENDING_PROPOSALS}`,
+    [query.workspaceId, query.toolName],
+  );
+  return rows.map(toProposal);
 }
 
 export async function getProposal(db: SqlExecutor, auditId: number) {

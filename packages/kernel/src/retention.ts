@@ -3,7 +3,7 @@
  *
  * Audit records older than the retention go, in bounded batches (SQLite, and on PostgreSQL the partitions that are
  * not a whole month: the old table, the kept and default partitions) or a month's partition at once (PostgreSQL).
- * A record is KEPT past retention while something still needs it (`NEEDED` below):
+ * A record is KEPT past retention while something still needs it (`neededIds` below, the one rule every removal runs):
  *  - the record of a pending proposal: it holds the args and preview the person decides on;
  *  - the record of an applied write (a command): the revert rule reads who wrote it, with which tool, from it, and
  *    a command can be reverted as long as the page's command log has it (the log is never pruned);
@@ -33,7 +33,7 @@ import {
 } from "./audit-partitions";
 import type { Clock } from "./clock";
 import type { KernelOAuth } from "./oauth";
-import { inSession, type SqlDriver, type SqlExecutor } from "./sql/driver";
+import { inSession, type SqlDriver, type SqlExecutor, type SqlValue } from "./sql/driver";
 
 export interface AuditRetention {
   /** Records older than this many days go (MNOTE_AUDIT_RETENTION_DAYS). */
@@ -104,30 +104,23 @@ const defaultBatch = (db: SqlDriver) => (db.dialect === "sqlite" ? 250 : 1000);
 const yieldToCalls = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
- * What retention may never remove (see the module comment); `a` is the audit_log row. One rule, used by the
- * row-by-row delete and by the move before a partition drop.
+ * What retention may never remove (see the module comment), as the one rule every removal runs: the ids of `table`
+ * that something still needs, one arm per reason, so that each arm uses its index — pending proposals by id, applied
+ * writes by the partial command index, running Ask runs only while one runs (the uncorrelated EXISTS is a one-time
+ * filter: with no run running the arm reads nothing). `within` narrows every arm (the row sweep's id range, with
+ * `withinParams` bound once per arm). Written as one OR instead, PostgreSQL reads every record of a month to answer
+ * it, and a month of a million reads took seconds of the server's CPU from the calls (section 9 of
+ * docs/benchmarks.md); in an id range of one batch the arms cost what the OR did (decision 0041).
  */
-const NEEDED = `(a.id IN (SELECT p.audit_id FROM proposals p WHERE p.status = 'pending')
-  OR (a.effect = 'write' AND a.outcome = 'ok' AND a.command_id IS NOT NULL)
-  OR a.run_id IN (SELECT r.run_id FROM ask_runs r WHERE r.status = 'running'))`;
-
-/**
- * PostgreSQL: the ids of `table` (a month's partition, or its table once detached) that `NEEDED` keeps, one arm at a
- * time so that each uses its index — the ids for pending proposals, the partial command index for applied writes —
- * and the whole table is read only while an Ask Hermes run is running. As one OR, the planner reads every record of
- * the month, and a month of a million reads took seconds of the server's CPU from the calls (section 9 of
- * docs/benchmarks.md).
- */
-async function neededIds(tx: SqlExecutor, table: string): Promise<string> {
+export function neededIds(table: string, within = "1 = 1", withinParams: readonly SqlValue[] = []) {
   const arms = [
-    `SELECT a.id FROM ${table} a WHERE a.id IN (SELECT p.audit_id FROM proposals p WHERE p.status = 'pending')`,
-    `SELECT a.id FROM ${table} a WHERE a.command_id IS NOT NULL AND a.effect = 'write' AND a.outcome = 'ok'`,
+    `SELECT a.id FROM ${table} a WHERE ${within} AND a.id IN (SELECT p.audit_id FROM proposals p WHERE p.status = 'pending')`,
+    `SELECT a.id FROM ${table} a WHERE ${within} AND a.command_id IS NOT NULL AND a.effect = 'write' AND a.outcome = 'ok'`,
+    `SELECT a.id FROM ${table} a WHERE ${within}
+       AND EXISTS (SELECT 1 FROM ask_runs r0 WHERE r0.status = 'running')
+       AND a.run_id IN (SELECT r.run_id FROM ask_runs r WHERE r.status = 'running')`,
   ];
-  if (await tx.get(`SELECT 1 AS ok FROM ask_runs WHERE status = 'running' LIMIT 1`))
-    arms.push(
-      `SELECT a.id FROM ${table} a WHERE a.run_id IN (SELECT r.run_id FROM ask_runs r WHERE r.status = 'running')`,
-    );
-  return arms.join(" UNION ");
+  return { sql: arms.join(" UNION "), params: arms.flatMap(() => withinParams) };
 }
 
 /** Advisory-lock class for housekeeping ("mnhk"); the second key names the sweep and the schema. */
@@ -150,6 +143,9 @@ async function exclusively<T>(
     try {
       // A partition swap waits this long for its lock at most: it never queues the tool calls behind it for longer.
       await session.run(`SET lock_timeout = '2s'`);
+      // Its commits need not wait for the WAL's flush: a batch lost in a crash is removed again by the next run, and
+      // nothing else reads what a sweep did. The calls' own commits then share the flushes with fewer of its.
+      await session.run(`SET synchronous_commit = off`);
       return await fn(session);
     } finally {
       await session
@@ -281,22 +277,36 @@ async function inBatches(session: SqlExecutor, sql: string, params: (string | nu
 
 /**
  * The records of ids (after, last] past their cutoff and not needed, with the index rows of the decided proposals
- * among them: one short transaction (SQLite: one turn of the writer).
+ * among them. PostgreSQL: one statement (its own transaction on the sweep's session), the proposals' rows removed by
+ * a second DELETE in its WITH from the ids the first one returns — one round trip and one commit a batch where a
+ * BEGIN, two DELETEs that each evaluated the rule and a COMMIT took four (section 9 of docs/benchmarks.md). SQLite
+ * has no DELETE in WITH: two statements in one transaction (one turn of the writer).
  */
 async function deleteRange(
   db: SqlDriver,
   session: SqlExecutor,
   range: { after: number; last: number; cutoff: string; readCutoff: string },
 ) {
-  const removable = `a.id > ? AND a.id <= ? AND (a.at < ? OR (a.effect = 'read' AND a.at < ?)) AND NOT ${NEEDED}`;
-  const params = [range.after, range.last, range.cutoff, range.readCutoff];
+  const needed = neededIds("audit_log", "a.id > ? AND a.id <= ?", [range.after, range.last]);
+  // Each partition is read by its own id index; `id IN (SELECT …)` made PostgreSQL probe every partition per id.
+  const removable = `a.id > ? AND a.id <= ? AND (a.at < ? OR (a.effect = 'read' AND a.at < ?))
+    AND a.id NOT IN (${needed.sql})`;
+  const params = [range.after, range.last, range.cutoff, range.readCutoff, ...needed.params];
+  if (db.dialect === "postgres") {
+    const row = await session.get<{ n: number | string }>(
+      `WITH gone AS (DELETE FROM audit_log AS a WHERE ${removable} RETURNING a.id),
+         decided AS (DELETE FROM proposals WHERE status <> 'pending' AND audit_id IN (SELECT id FROM gone))
+       SELECT COUNT(*) AS n FROM gone`,
+      params,
+    );
+    return Number(row?.n ?? 0);
+  }
   return inOneTransaction(db, session, async (tx) => {
     await tx.run(
       `DELETE FROM proposals WHERE status <> 'pending' AND audit_id IN (SELECT a.id FROM audit_log a WHERE ${removable})`,
       params,
     );
-    return (await tx.run(`DELETE FROM audit_log WHERE id IN (SELECT a.id FROM audit_log a WHERE ${removable})`, params))
-      .changes;
+    return (await tx.run(`DELETE FROM audit_log AS a WHERE ${removable}`, params)).changes;
   });
 }
 
@@ -333,10 +343,11 @@ async function dropMonth(db: SqlDriver, session: SqlExecutor, month: number, bat
   const name = monthPartition(month);
   for (;;) {
     if (!spend()) return null;
-    const needed = await neededIds(session, name);
+    const needed = neededIds(name);
     const { changes } = await session.run(
       `UPDATE audit_log SET month = ${KEPT_MONTH} WHERE month = ${month} AND id IN (
-         SELECT id FROM (${needed}) n LIMIT ${batchSize})`,
+         SELECT id FROM (${needed.sql}) n LIMIT ${batchSize})`,
+      needed.params,
     );
     moved += changes;
     if (changes < batchSize) break;
@@ -373,10 +384,11 @@ async function dropDetached(db: SqlDriver, session: SqlExecutor, month: number) 
       await tx.run(`LOCK TABLE ${name} IN ACCESS EXCLUSIVE MODE`);
       const attached = await tx.get(`SELECT 1 AS ok FROM pg_inherits WHERE inhrelid = to_regclass(?)`, [name]);
       if (attached) return null;
+      const needed = neededIds(name);
       const moved = (
         await tx.run(
-          `INSERT INTO audit_log (${AUDIT_RECORD_COLUMNS}) SELECT ${kept} FROM ${name}
-           WHERE id IN (${await neededIds(tx, name)})`,
+          `INSERT INTO audit_log (${AUDIT_RECORD_COLUMNS}) SELECT ${kept} FROM ${name} WHERE id IN (${needed.sql})`,
+          needed.params,
         )
       ).changes;
       await tx.run(

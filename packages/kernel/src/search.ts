@@ -7,7 +7,8 @@ import type { SqlDriver } from "./sql/driver";
  * few); then block hits in the order the engine already holds — the order the blocks were written, SQLite's rowid
  * (FTS5 hands its matches in it) and PostgreSQL's `search_order` identity (indexed) — so a window stops after its
  * `limit` hits instead of sorting every match. A window ends at a place named by the last hit (its page and block),
- * resolved to the engine's number here, among readable blocks only, so no number leaves the kernel.
+ * resolved to the engine's number here, among readable blocks only, so no number leaves the kernel. A removed page
+ * (decision 0046: a reverted page.create keeps its row and title) is missing here as in every read.
  */
 
 /** Where the previous window ended: after this page's title hit, or after this block hit. */
@@ -125,7 +126,7 @@ async function titleHits(db: SqlDriver, query: WorkspaceSearchQuery, afterId: st
     db.dialect === "sqlite" ? `FROM page_search CROSS JOIN pages p ON p.rowid = page_search.rowid` : `FROM pages p`;
   return db.all<TitleRow>(
     `SELECT p.id, p.title ${from}
-      WHERE ${match.sql} AND p.workspace_id = ? AND ${readable.sql}${only.sql} AND p.id > ?
+      WHERE ${match.sql} AND p.workspace_id = ? AND p.removed_at IS NULL AND ${readable.sql}${only.sql} AND p.id > ?
       ORDER BY p.id LIMIT ?`,
     [...match.params, query.workspaceId, ...readable.params, ...only.params, afterId ?? "", query.limit],
   );
@@ -147,7 +148,7 @@ async function anchorOf(
   const only = onlyPages(query.documentIds);
   const row = await db.get<{ n: number | string }>(
     `SELECT ${writtenOrder(db)} AS n FROM blocks b JOIN pages p ON p.id = b.document_id
-      WHERE b.document_id = ? AND b.id = ? AND p.workspace_id = ? AND ${readable.sql}${only.sql}`,
+      WHERE b.document_id = ? AND b.id = ? AND p.workspace_id = ? AND p.removed_at IS NULL AND ${readable.sql}${only.sql}`,
     [after.documentId, after.blockId, query.workspaceId, ...readable.params, ...only.params],
   );
   if (!row) throw new StaleSearchCursor();
@@ -173,7 +174,7 @@ async function blockHits(
   const order = db.dialect === "sqlite" ? "block_search.rowid" : "b.search_order";
   return db.all<BlockHitRow>(
     `SELECT b.document_id, p.title, b.id, b.text, b.position ${from}
-      WHERE ${match.sql} AND ${order} > ? AND p.workspace_id = ? AND ${readable.sql}${only.sql}
+      WHERE ${match.sql} AND ${order} > ? AND p.workspace_id = ? AND p.removed_at IS NULL AND ${readable.sql}${only.sql}
       ORDER BY ${order} LIMIT ?`,
     [...match.params, anchor, query.workspaceId, ...readable.params, ...only.params, query.limit],
   );

@@ -187,6 +187,10 @@ export class SqlKernel {
   listProposals(query: ProposalQuery) {
     return reads.listProposals(this.db, query);
   }
+  /** A workspace's pending proposals of one tool, whatever their page (a held new page has none yet). */
+  listPendingProposalsOf(query: { workspaceId: string; toolName: string }) {
+    return reads.listPendingProposalsOf(this.db, query);
+  }
   /** One proposal's index row, by the id of its audit record. */
   getProposal(auditId: number) {
     return reads.getProposal(this.db, auditId);

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { kernelConformanceSuite } from "./conformance";
 import { commentsSuite } from "./conformance/comments";
 import { searchSuite } from "./conformance/search";
+import { pageCreateSuite } from "./conformance/page-create";
 import { proposalsMigrationSuite } from "./conformance/proposals-migration";
 import { SqlKernel } from "./sql-kernel";
 import { openSqliteDriver } from "./sql/sqlite-driver";
@@ -13,6 +14,7 @@ import { join } from "node:path";
 kernelConformanceSuite("SQLite in memory", (options) => SqlKernel.open(openSqliteDriver(":memory:"), options));
 commentsSuite("SQLite in memory", (options) => SqlKernel.open(openSqliteDriver(":memory:"), options));
 searchSuite("SQLite in memory", (options) => SqlKernel.open(openSqliteDriver(":memory:"), options));
+pageCreateSuite("SQLite in memory", (options) => SqlKernel.open(openSqliteDriver(":memory:"), options));
 kernelConformanceSuite("SQLite file (WAL, two connections)", (options) =>
   SqlKernel.open(openSqliteDriver(join(mkdtempSync(join(tmpdir(), "mnote-kernel-")), "test.db")), options),
 );

@@ -159,6 +159,12 @@ export type KernelCommand =
    * The body is stored as blocks, like a page; the page itself does not change.
    */
   | { name: "comment.create"; anchor: CommentAnchor | { threadId: string }; body: Block[] }
+  /**
+   * A new page (issue 34, decision 0046) at the call's `documentId`, which the router derives from the key: the
+   * write inserts the page row and its body in one transaction. A private page is granted to `ownerId` (the person
+   * whose agent, or who, proposed it). Its revert removes the page again while nothing else was written to it.
+   */
+  | { name: "page.create"; title: string; isPrivate: boolean; ownerId: string; blocks: Block[] }
   /** A person resolves or reopens a thread (the panel). */
   | { name: "comment.thread.setResolved"; threadId: string; resolved: boolean }
   /**
@@ -172,6 +178,8 @@ export type KernelCommand =
       operations?: BlockEditOperation[];
       title?: string;
       options?: PageOptionsPatch;
+      /** The target is a `page.create`: remove the page it made (refused once anything else was written to it). */
+      removePage?: boolean;
     };
 
 export type CommandName = KernelCommand["name"];
@@ -201,8 +209,12 @@ export interface ExecuteRequest {
   /** Omit to write against whatever revision is current. */
   baseRevision?: number;
   idempotency: { key: string; fingerprint: string; expiresAt: string };
-  /** Recorded with the write audit record (e.g. the args the panel may show). */
-  auditDetail?: Record<string, unknown>;
+  /**
+   * Recorded with the write audit record (e.g. the args the panel may show). A function is called inside the write's
+   * transaction with what the command read there (decision 0049): a plain edit's trail names the blocks it changed
+   * as the edit found them, without reading them once more before the transaction. It must not throw.
+   */
+  auditDetail?: Record<string, unknown> | ((applied: AppliedFacts) => Record<string, unknown>);
   /**
    * The write is a person's decision on a pending proposal (decisions 0016 and 0023): in the same
    * transaction the proposal (and pending repeats of its edit) becomes applied — in full, in part (`part`: the
@@ -210,6 +222,12 @@ export interface ExecuteRequest {
    * rolls the write back (`rejected`: decided meanwhile), so of two people deciding at once one wins.
    */
   settles?: ProposalSettlement;
+}
+
+/** What a write's command read in its transaction that its audit detail may describe. */
+export interface AppliedFacts {
+  /** The blocks a `page.body.edit`'s operations name, as the edit found them (empty for other commands). */
+  namedBlocks: readonly Block[];
 }
 
 export interface ProposalSettlement {

@@ -2,6 +2,7 @@
  * The write transaction: lock the page, answer a replay or a conflict, apply the command, and record
  * the command, its idempotency key, the proposal it settles and its audit record, all or nothing.
  */
+import { DEFAULT_PAGE_OPTIONS } from "@mnote/contract";
 import { BlockIdTaken, applyCommand, CommandRejected } from "./command-appliers";
 import { CommentRejected } from "./comments";
 import { AUDIT_INSERT, auditValues, PROPOSALS_APPLY, settleProposal } from "./audit-records";
@@ -29,7 +30,7 @@ export function createWriteTransaction(
   clock: Clock,
 ): (request: ExecuteRequest) => Promise<ExecuteOutcome> {
   // Reads the page row a write is about to change, locking it where the database has row locks.
-  const lockPageSql = `SELECT ${PAGE_COLUMNS} FROM pages WHERE id = ? AND workspace_id = ?${db.forUpdate}`;
+  const lockPageSql = `SELECT ${PAGE_COLUMNS} FROM pages WHERE id = ? AND workspace_id = ? AND removed_at IS NULL${db.forUpdate}`;
   return (request) => execute(db, lockPageSql, request, announce, clock);
 }
 
@@ -54,6 +55,29 @@ async function execute(
   }
 }
 
+async function insertNewPage(
+  tx: SqlExecutor,
+  identity: ExecuteRequest["identity"],
+  title: string,
+  isPrivate: boolean,
+  now: string,
+) {
+  await tx.run(
+    `INSERT INTO pages (id, workspace_id, title, is_private, options, revision, block_count, created_by, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, 0, 0, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+    [
+      identity.documentId,
+      identity.workspaceId,
+      title,
+      isPrivate ? 1 : 0,
+      JSON.stringify(DEFAULT_PAGE_OPTIONS),
+      identity.actorId,
+      now,
+      now,
+    ],
+  );
+}
+
 async function executeIn(
   tx: SqlExecutor,
   lockPageSql: string,
@@ -62,10 +86,13 @@ async function executeIn(
   now: string,
 ): Promise<ExecuteOutcome> {
   const { identity, command, idempotency } = request;
+  // A new page's row comes first, empty at revision 0, so the create locks and checks its key like any write. Its id
+  // comes from the key (decision 0046): a retry, or a concurrent copy of the call, meets the row and then the key.
+  if (command.name === "page.create") await insertNewPage(tx, identity, command.title, command.isPrivate, now);
   // Lock the page row first: every write to one page queues here, so revision checks cannot race.
   const pageRow = await tx.get<PageRow>(lockPageSql, [identity.documentId, identity.workspaceId]);
-  if (!pageRow) return { kind: "page_missing" };
-  const page = toPage(pageRow);
+  // A removed page is missing, but a retry of the call that created it still hears its stored answer.
+  if (!pageRow && command.name !== "page.create") return { kind: "page_missing" };
 
   // A separate statement, after the lock: on PostgreSQL (read committed) it sees a key stored by the
   // transaction we waited for; a join in the locking read would use the snapshot from before the wait.
@@ -82,6 +109,8 @@ async function executeIn(
       result: JSON.parse(existing.result) as Record<string, unknown>,
     };
   }
+  if (!pageRow) return { kind: "page_missing" };
+  const page = toPage(pageRow);
   if (request.baseRevision !== undefined && request.baseRevision !== page.revision) {
     return { kind: "revision_conflict", currentRevision: page.revision };
   }
@@ -178,7 +207,10 @@ async function executeIn(
         idempotencyKey: idempotency.key,
         payloadFingerprint: idempotency.fingerprint,
         baseRevision: request.baseRevision ?? null,
-        detail: request.auditDetail ?? null,
+        detail:
+          typeof request.auditDetail === "function"
+            ? request.auditDetail({ namedBlocks: applied.namedBlocks ?? [] })
+            : (request.auditDetail ?? null),
       },
       now,
     ),

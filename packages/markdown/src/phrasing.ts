@@ -103,9 +103,25 @@ function nest(parts: Segment[], level: number): PhrasingContent[] {
   return out;
 }
 
+/**
+ * The link rule's verdict by href: `hrefProblem` parses a URL (a few µs), and a window's links are mostly a few
+ * addresses written again and again, read on every Markdown read (decision 0049). A pure function of the href, so
+ * kept without limit of time; bounded by count (when full, start again).
+ */
+const HREF_REFUSED = new Map<string, boolean>();
+const HREF_VERDICTS = 10_000;
+function refusedHref(href: string): boolean {
+  let refused = HREF_REFUSED.get(href);
+  if (refused === undefined) {
+    refused = hrefProblem(href) !== null;
+    if (HREF_REFUSED.size >= HREF_VERDICTS) HREF_REFUSED.clear();
+    HREF_REFUSED.set(href, refused);
+  }
+  return refused;
+}
+
 /** A link the contract's one link rule (`hrefProblem`) refuses: `javascript:`, `data:`, relative, no target. */
-const refusedLink = (mark: Mark) =>
-  mark.type === "link" && (mark.href === undefined || hrefProblem(mark.href) !== null);
+const refusedLink = (mark: Mark) => mark.type === "link" && (mark.href === undefined || refusedHref(mark.href));
 const keptMark = (mark: Mark) => !refusedLink(mark);
 
 /**

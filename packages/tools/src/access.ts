@@ -24,7 +24,16 @@ export function canWriteArtifacts(facts: AccessFacts): boolean {
   return facts.grant === "write" || facts.role === "owner" || facts.role === "editor";
 }
 
+/**
+ * A new page (decision 0046): a member who may write the workspace's pages — an owner or an editor — may start one.
+ * No page exists to hold a grant yet, so a viewer may not.
+ */
+export function canCreatePage(facts: AccessFacts): boolean {
+  return facts.role === "owner" || facts.role === "editor";
+}
+
 export function hasAccess(facts: AccessFacts, need: AccessNeed): boolean {
+  if (need === "page_create") return canCreatePage(facts);
   if (need === "page_read") return canReadPage(facts);
   if (need === "page_write") return canWritePage(facts);
   return canWriteArtifacts(facts);

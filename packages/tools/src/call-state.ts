@@ -255,6 +255,8 @@ export function envelopeIds(call: CallKnown): EnvelopeIds {
     toolCallId: input.toolCallId,
     traceId: input.traceId,
     workspaceId: input.workspaceId,
-    documentId: input.documentId ?? null,
+    // A page.create's call is about the page its key names (decision 0046), but its answer, a workspace tool's,
+    // names no page: the result carries the new page's id.
+    documentId: call.tool.scope === "workspace" ? null : (input.documentId ?? null),
   };
 }

@@ -5,37 +5,32 @@ import {
   failureEnvelope,
   type OutputEnvelope,
   TOOL_ERROR_MESSAGES,
-  type ToolInput,
   type ToolName,
 } from "@mnote/contract";
 import { anonymousIdentity, unverifiedClaims } from "./call-state";
 import { createToolsContext, type ToolsContext } from "./context";
 import { mnoteRouter } from "./routers/mnote";
-import { createCallerFactory } from "./trpc";
+import { type ToolCall, toolCallOf } from "./tool-procedure";
 import type { SqlKernel } from "@mnote/kernel";
 
-const createMnoteCaller = createCallerFactory(mnoteRouter);
-type MnoteCaller = ReturnType<typeof createMnoteCaller>;
-
 /**
- * Each contract tool's procedure on a caller of the agent tools' router, named in full so a reader (or an editor's
- * "go to definition") follows a name to its procedure. Only the `mnote` sub-router: the app router holds the panel,
- * whose procedures call `callTool`. A tool added to the contract without an entry here does not compile. Each entry
- * reaches into the caller only when its tool is called: every step into a tRPC caller builds a proxy.
+ * Each contract tool's call (`toolCallOf`: the function its procedure's resolver makes, decision 0049), taken from
+ * the procedure the agent tools' router routes at the tool's path, named in full so a reader follows a name to its
+ * procedure. Only the `mnote` sub-router: the app router holds the panel, whose procedures call `callTool`. A tool
+ * added to the contract without an entry here does not compile.
  */
-const toolProcedures: {
-  [Name in ToolName]: (caller: MnoteCaller) => (input: ToolInput<Name>) => Promise<OutputEnvelope>;
-} = {
-  "mnote.page.get": (caller) => caller.page.get,
-  "mnote.page.save": (caller) => caller.page.save,
-  "mnote.page.edit": (caller) => caller.page.edit,
-  "mnote.page.update_title": (caller) => caller.page.update_title,
-  "mnote.page.update_options": (caller) => caller.page.update_options,
-  "mnote.artifact.create_summary": (caller) => caller.artifact.create_summary,
-  "mnote.artifact.create_ai_note": (caller) => caller.artifact.create_ai_note,
-  "mnote.comment.create": (caller) => caller.comment.create,
-  "mnote.comment.list": (caller) => caller.comment.list,
-  "mnote.workspace.search": (caller) => caller.workspace.search,
+const toolCalls: { [Name in ToolName]: ToolCall } = {
+  "mnote.page.get": toolCallOf(mnoteRouter.page.get),
+  "mnote.page.save": toolCallOf(mnoteRouter.page.save),
+  "mnote.page.edit": toolCallOf(mnoteRouter.page.edit),
+  "mnote.page.update_title": toolCallOf(mnoteRouter.page.update_title),
+  "mnote.page.update_options": toolCallOf(mnoteRouter.page.update_options),
+  "mnote.page.create": toolCallOf(mnoteRouter.page.create),
+  "mnote.artifact.create_summary": toolCallOf(mnoteRouter.artifact.create_summary),
+  "mnote.artifact.create_ai_note": toolCallOf(mnoteRouter.artifact.create_ai_note),
+  "mnote.comment.create": toolCallOf(mnoteRouter.comment.create),
+  "mnote.comment.list": toolCallOf(mnoteRouter.comment.list),
+  "mnote.workspace.search": toolCallOf(mnoteRouter.workspace.search),
 };
 
 /**
@@ -67,7 +62,6 @@ export async function callTool(
       message: TOOL_ERROR_MESSAGES.unknownTool(String(name)),
     });
   }
-  // The envelope is checked by the procedure's own chain (it answers the contract's error), not by the type here.
-  const procedure = toolProcedures[toolName](createMnoteCaller(ctx)) as (input: unknown) => Promise<OutputEnvelope>;
-  return procedure(envelope);
+  // The envelope is checked by the procedure's own checks (they answer the contract's error), not by a type here.
+  return toolCalls[toolName](ctx, envelope);
 }

@@ -48,7 +48,7 @@ const EXPECTED: Record<WriteToolName, (w: World) => { diff: unknown; changes: un
         block: { id: expect.stringMatching(/^b[0-9a-f]{15}$/), type: "paragraph", text: "added by edit" },
       },
     ],
-    plan: /1 edit to named blocks: the page goes from 2 blocks to 3/,
+    plan: /1 edit to the page's blocks: the page goes from 2 blocks to 3/,
   }),
   "mnote.page.update_title": () => ({
     diff: [{ op: "set_title", fields: ["title"] }],
@@ -59,6 +59,21 @@ const EXPECTED: Record<WriteToolName, (w: World) => { diff: unknown; changes: un
     diff: [{ op: "set_options", fields: ["wideLayout"] }],
     changes: [{ kind: "set_option", key: "wideLayout", before: false, after: true }],
     plan: /wideLayout/,
+  }),
+  "mnote.page.create": () => ({
+    diff: [
+      { op: "set_title", fields: ["title"] },
+      { op: "insert", blocks: 1 },
+    ],
+    changes: [
+      { kind: "set_title", before: "", after: "Runbook" },
+      {
+        kind: "insert",
+        index: 0,
+        block: { id: expect.stringMatching(/^b[0-9a-f]{15}$/), type: "paragraph", text: "First step", marks: [] },
+      },
+    ],
+    plan: /create a page "Runbook" with 1 block/,
   }),
   "mnote.artifact.create_summary": () => ({
     diff: [{ op: "create_summary" }],
@@ -81,6 +96,20 @@ const isPageTool = (tool: WriteToolName) => PAGE_WRITE_TOOLS.includes(tool);
 
 describe.each(testKernels())("dry run ($name)", ({ open }) => {
   const world = useWorlds(open);
+
+  it("a page.edit that keeps the page's size says so, not 'from 2 blocks to 2' (issue 36)", async () => {
+    const w = await world();
+    const out = await w.call(
+      "mnote.page.edit",
+      w.envelope(
+        "mnote.page.edit",
+        { operations: [{ op: "replace", blockId: "p1", text: "Reworded" }], baseRevision: 1 },
+        { dryRun: true },
+      ),
+    );
+    const preview = DryRunResultSchema.parse(expectOk(out, "dry_run"));
+    expect(preview.plan[0]).toBe("1 edit to the page's blocks: the page keeps its 2 blocks");
+  });
 
   describe.each(WRITE_TOOLS)("%s", (tool) => {
     it("answers the plan and diff, effect dry_run, commandId null; only the proposal is recorded", async () => {

@@ -2,12 +2,11 @@ import {
   isWorkspaceTool,
   PAGE_CONTENT_IS_DATA,
   TOOL_ERROR_MESSAGES as M,
-  TOOL_NAMES,
   TOOLS,
   toProviderName,
 } from "@mnote/contract";
 import { describe, expect, it } from "vitest";
-import { expectEnvelopeShape, expectFailure, expectOk, useWorlds, WRITE_TOOLS } from "./test-contract";
+import { expectEnvelopeShape, expectFailure, expectOk, PAGE_TOOLS, useWorlds, WRITE_TOOLS } from "./test-contract";
 import { testKernels } from "./test-kernels";
 import { SAMPLE_ARGS } from "./test-support";
 
@@ -15,7 +14,7 @@ import { SAMPLE_ARGS } from "./test-support";
 describe.each(testKernels())("envelope ($name)", ({ open }) => {
   const world = useWorlds(open);
 
-  describe.each(TOOL_NAMES)("%s", (tool) => {
+  describe.each(PAGE_TOOLS)("%s", (tool) => {
     const kind = TOOLS[tool].kind;
 
     it.each([tool, toProviderName(tool)])(

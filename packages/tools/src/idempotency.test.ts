@@ -31,6 +31,7 @@ const EQUIVALENT_ARGS: Record<WriteToolName, Record<string, unknown>> = {
   },
   "mnote.page.update_title": { title: "   Renamed  " },
   "mnote.page.update_options": { options: { wideLayout: true } },
+  "mnote.page.create": { blocks: [{ text: "First step", type: "paragraph" }], title: " Runbook ", private: false },
   "mnote.artifact.create_summary": { summary: "A summary   " },
   "mnote.artifact.create_ai_note": { content: "\tA note" },
   "mnote.comment.create": { markdown: "Which **first**?  ", quote: "First", blockId: "p1" },

@@ -100,8 +100,13 @@ function commonCases(tool: ToolName): Case[] {
     ["runId has NUL", (e) => ({ ...e, runId: "r\u0000" }), "runId:"],
     ["toolName names another tool", (e) => ({ ...e, toolName: other }), `toolName: expected ${tool}`],
     ["toolName is unknown", (e) => ({ ...e, toolName: "mnote.page.delete" }), `toolName: expected ${tool}`],
-    ["baseRevision is negative", (e) => withArgs(e, { baseRevision: -1 }), "args.baseRevision:"],
-    ["baseRevision is a string", (e) => withArgs(e, { baseRevision: "3" }), "args.baseRevision:"],
+    // A new page has no revision to be based on: its args refuse baseRevision as an unknown key (its own cases).
+    ...("baseRevision" in TOOLS[tool].args.shape
+      ? ([
+          ["baseRevision is negative", (e) => withArgs(e, { baseRevision: -1 }), "args.baseRevision:"],
+          ["baseRevision is a string", (e) => withArgs(e, { baseRevision: "3" }), "args.baseRevision:"],
+        ] satisfies Case[])
+      : []),
     ["input is a string", () => "mnote.page.get please", /^input:/],
     ["input is an array", (e) => [e], /^input:/],
     ["input is null", () => null, /^input:/],
@@ -363,6 +368,23 @@ const TOOL_CASES: Record<ToolName, Case[]> = {
     ],
     ["content an array", (e) => withArgs(e, { content: ["x"] }), "args.content:"],
     ["content has NUL", (e) => withArgs(e, { content: "note\u0000" }), "args.content: must not contain NUL"],
+  ],
+  "mnote.page.create": [
+    ["title missing", (e) => withArgs(e, { title: undefined }), "args.title:"],
+    ["title empty", (e) => withArgs(e, { title: "   " }), "args.title: title must not be empty"],
+    [
+      "neither markdown nor blocks",
+      (e) => withArgs(e, { markdown: undefined }),
+      "args.blocks: give exactly one of blocks or markdown",
+    ],
+    [
+      "both markdown and blocks",
+      (e) => withArgs(e, { blocks: [{ type: "paragraph", text: "x" }] }),
+      "args.blocks: give exactly one of blocks or markdown",
+    ],
+    ["markdown a table", (e) => withArgs(e, { markdown: "| a |\n| - |\n| b |" }), "args.markdown: line 1:"],
+    ["private a string", (e) => withArgs(e, { private: "yes" }), "args.private:"],
+    ["a baseRevision (a new page has none)", (e) => withArgs(e, { baseRevision: 1 }), "args:"],
   ],
   "mnote.comment.create": [
     ["markdown missing", (e) => withArgs(e, { markdown: undefined }), "args.markdown:"],

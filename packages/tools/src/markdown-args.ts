@@ -79,6 +79,10 @@ function blockFormOf(toolName: string, args: Record<string, unknown>): Record<st
     const { markdown, ...rest } = args;
     return { ...rest, content: blocksOfMarkdown(markdown, "args.markdown") };
   }
+  if (toolName === "mnote.page.create" && typeof args.markdown === "string") {
+    const { markdown, ...rest } = args;
+    return { ...rest, blocks: blocksOfMarkdown(markdown, "args.markdown") };
+  }
   if (toolName === "mnote.page.edit" && Array.isArray(args.operations)) {
     const operations = args.operations as Record<string, unknown>[];
     if (!operations.some((operation) => typeof operation.markdown === "string")) return args;

@@ -1,10 +1,8 @@
-import { isWorkspaceTool, type OutputEnvelope, TOOL_ERROR_MESSAGES as M, TOOL_NAMES, TOOLS } from "@mnote/contract";
+import { type OutputEnvelope, TOOL_ERROR_MESSAGES as M, TOOLS } from "@mnote/contract";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { expectFailure, expectOnlyAuditGrew, KERNEL_WARMUP_MS, snapshot } from "./test-contract";
+import { expectFailure, expectOnlyAuditGrew, KERNEL_WARMUP_MS, PAGE_TOOLS, snapshot } from "./test-contract";
 import { testKernels } from "./test-kernels";
 import { createWorld, SAMPLE_ARGS, type World } from "./test-support";
-
-const PAGE_TOOL_NAMES = TOOL_NAMES.filter((tool) => !isWorkspaceTool(tool));
 
 /**
  * Rule 5, differentially and tool by tool: a page the caller may not read and a page
@@ -83,9 +81,7 @@ describe.each(testKernels())("no leak ($name)", ({ open }) => {
     await w.kernel.close();
   });
 
-  // The page tools: what a page the caller may not read answers. The workspace tool names no page; its no-leak
-  // property (an unreadable page changes no hit, order or cursor) is in workspace-search.test.ts.
-  describe.each(PAGE_TOOL_NAMES)("%s", (tool) => {
+  describe.each(PAGE_TOOLS)("%s", (tool) => {
     const variants =
       TOOLS[tool].kind === "write"
         ? WRITE_VARIANTS
@@ -119,29 +115,26 @@ describe.each(testKernels())("no leak ($name)", ({ open }) => {
     });
   });
 
-  it.each(PAGE_TOOL_NAMES)(
-    "%s: the stranger gets that same answer for the real page as for a missing one",
-    async (tool) => {
-      const real = await w.call(
-        tool,
-        w.envelope(tool, SAMPLE_ARGS[tool], { actorId: w.ids.stranger }),
-        w.tokens.stranger,
-      );
-      const missing = await w.call(
-        tool,
-        w.envelope(tool, SAMPLE_ARGS[tool], { actorId: w.ids.stranger, documentId: "doc_does_not_exist" }),
-        w.tokens.stranger,
-      );
-      failures.push(real, missing);
-      expect(real.error).toEqual(missing.error);
-      expect(real.error).toEqual({ code: "mnote_tool_permission_denied", message: M.pageUnreadable });
-    },
-  );
+  it.each(PAGE_TOOLS)("%s: the stranger gets that same answer for the real page as for a missing one", async (tool) => {
+    const real = await w.call(
+      tool,
+      w.envelope(tool, SAMPLE_ARGS[tool], { actorId: w.ids.stranger }),
+      w.tokens.stranger,
+    );
+    const missing = await w.call(
+      tool,
+      w.envelope(tool, SAMPLE_ARGS[tool], { actorId: w.ids.stranger, documentId: "doc_does_not_exist" }),
+      w.tokens.stranger,
+    );
+    failures.push(real, missing);
+    expect(real.error).toEqual(missing.error);
+    expect(real.error).toEqual({ code: "mnote_tool_permission_denied", message: M.pageUnreadable });
+  });
 
   it("a reader denied a write on the private page learns nothing beyond what it may read", async () => {
     // The read-granted member may read the page, so "write denied" is no leak; but the
     // failure must still not echo its title or artifacts.
-    for (const tool of TOOL_NAMES.filter((t) => TOOLS[t].kind === "write")) {
+    for (const tool of PAGE_TOOLS.filter((t) => TOOLS[t].kind === "write")) {
       const out = await w.call(
         tool,
         w.envelope(tool, SAMPLE_ARGS[tool], { actorId: w.ids.privateReader, documentId: w.ids.privatePage }),

@@ -7,7 +7,7 @@ import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { callTool } from "./call-tool";
 import { createToolsContext } from "./context";
-import { blocksJson, ReadCache, windowOf } from "./read-cache";
+import { blocksJson, DEFAULT_READ_CACHE_BYTES, ReadCache, readCacheOf, windowOf } from "./read-cache";
 import { expectOk } from "./test-contract";
 import { testKernels } from "./test-kernels";
 import { countingRows, createWorld, withBody } from "./test-support";
@@ -89,6 +89,8 @@ describe.each(testKernels())("page.get reads through the read cache on $name", (
     expect(counter.rows).toBeGreaterThan(0);
 
     // A Markdown read of the same window uses the same rows; a window further on is a state of its own.
+    const cache = readCacheOf(w.kernel, DEFAULT_READ_CACHE_BYTES)!;
+    const entries = cache.size.entries;
     counter.rows = 0;
     const markdown = await w.call(
       "mnote.page.get",
@@ -97,6 +99,21 @@ describe.each(testKernels())("page.get reads through the read cache on $name", (
     );
     expect(expectOk(markdown)).toMatchObject({ markdown: expect.stringContaining("row 0") });
     expect(counter.rows).toBe(0);
+    // The window's Markdown is kept too (decision 0049), one entry beside its blocks: a second Markdown read adds
+    // none and answers the same, as a read with the cache off does.
+    expect(cache.size.entries).toBe(entries + 1);
+    const again = await w.call("mnote.page.get", w.envelope("mnote.page.get", { format: "markdown" }), w.tokens.owner);
+    expect(cache.size.entries).toBe(entries + 1);
+    expect(expectOk(again)).toEqual(expectOk(markdown));
+    const uncached = await w.call(
+      "mnote.page.get",
+      w.envelope("mnote.page.get", { format: "markdown" }),
+      w.tokens.owner,
+      {
+        readCacheBytes: 0,
+      },
+    );
+    expect(expectOk(uncached)).toEqual(expectOk(markdown));
 
     await withBody(w, [{ id: "n1", type: "paragraph", text: "new body" }]);
     const after = await read();
@@ -112,7 +129,7 @@ describe("page.get through two processes' caches on one database (SQLite file, t
     for (const kernel of kernels) await kernel.close();
   });
 
-  it("every read through either cache is what a read with the cache off answers, whoever wrote last", async () => {
+  it("every read through either cache, blocks or Markdown, is what a read with the cache off answers, whoever wrote last", async () => {
     const file = join(mkdtempSync(join(tmpdir(), "mnote-read-cache-")), "mnote.db");
     const first = await createWorld(async () => SqlKernel.open(openSqliteDriver(file)));
     const second = await SqlKernel.open(openSqliteDriver(file));
@@ -131,7 +148,12 @@ describe("page.get through two processes' caches on one database (SQLite file, t
       fc.asyncProperty(
         fc.array(
           fc.oneof(
-            fc.record({ kind: fc.constant("read" as const), on: fc.nat(1), limit: fc.integer({ min: 1, max: 4 }) }),
+            fc.record({
+              kind: fc.constant("read" as const),
+              on: fc.nat(1),
+              limit: fc.integer({ min: 1, max: 4 }),
+              format: fc.constantFrom("blocks", "markdown"),
+            }),
             fc.record({
               kind: fc.constant("write" as const),
               on: fc.nat(1),
@@ -151,7 +173,7 @@ describe("page.get through two processes' caches on one database (SQLite file, t
               n++;
               continue;
             }
-            const args = { limit: step.limit };
+            const args = { limit: step.limit, format: step.format };
             const cached = expectOk(await read(kernel, args));
             const fresh = expectOk(await read(kernel, args, { readCacheBytes: 0 }));
             expect(cached).toEqual(fresh);

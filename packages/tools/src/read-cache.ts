@@ -12,6 +12,18 @@ export interface BlocksWindow {
   readonly json: readonly string[];
 }
 
+/**
+ * A `page.get` window in the Markdown form: the Markdown of the first `count` blocks of the blocks window of the same
+ * key, as many as the read budget takes (decision 0049).
+ */
+export interface MarkdownWindow {
+  readonly text: string;
+  readonly count: number;
+}
+
+/** What the read cache keeps: a blocks window, a Markdown window, or a body summary. */
+export type Kept = BlocksWindow | MarkdownWindow | string;
+
 /** The JSON of each block of a window's `blocks` array this process read, so a door writes it without serializing it again. */
 const windowJson = new WeakMap<readonly Block[], readonly string[]>();
 
@@ -40,7 +52,7 @@ export const DEFAULT_READ_CACHE_BYTES = 16 * 1024 * 1024;
 const MEMORY_PER_JSON_CHARACTER = 8;
 
 interface Entry {
-  value: BlocksWindow | string;
+  value: Kept;
   bytes: number;
 }
 
@@ -64,7 +76,7 @@ export class ReadCache {
     return `${page.id}\u0000${page.createdAt}\u0000${page.revision}\u0000${part}`;
   }
 
-  get<T extends BlocksWindow | string>(key: string): T | undefined {
+  get<T extends Kept>(key: string): T | undefined {
     const entry = this.entries.get(key);
     if (!entry) return undefined;
     // Most recently used last: Map keeps insertion order, so the first entry is the one to drop.
@@ -73,9 +85,13 @@ export class ReadCache {
     return entry.value as T;
   }
 
-  set(key: string, value: BlocksWindow | string) {
+  set(key: string, value: Kept) {
     const characters =
-      typeof value === "string" ? value.length : value.json.reduce((sum, json) => sum + json.length, 0);
+      typeof value === "string"
+        ? value.length
+        : "json" in value
+          ? value.json.reduce((sum, json) => sum + json.length, 0)
+          : value.text.length;
     const bytes = characters * MEMORY_PER_JSON_CHARACTER;
     if (bytes > this.maxBytes) return;
     const old = this.entries.get(key);

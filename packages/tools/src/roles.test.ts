@@ -5,6 +5,7 @@ import {
   expectFailure,
   expectOk,
   expectOnlyAuditGrew,
+  PAGE_TOOLS,
   PAGE_WRITE_TOOLS,
   snapshot,
   useWorlds,
@@ -22,14 +23,12 @@ type Who = "owner" | "editor" | "viewer" | "privateReader" | "stranger";
 const as = (w: World, who: Who, tool: ToolName, documentId = w.ids.page, args = SAMPLE_ARGS[tool]) =>
   w.call(
     tool,
-    // A workspace tool names no page (its own suite, workspace-search.test.ts, covers what it finds on private pages).
+    // A workspace tool's envelope names no page.
     w.envelope(tool, args, { actorId: w.ids[who], ...(isWorkspaceTool(tool) ? {} : { documentId }) }),
     w.tokens[who],
   );
-/** What a caller who may not see the tool's target hears: a page tool's missing page, a workspace tool's workspace. */
+/** What a caller outside the workspace hears: a missing page's answer, or a workspace tool's missing workspace's. */
 const strangerMessage = (tool: ToolName) => (isWorkspaceTool(tool) ? M.workspaceUnreadable : M.pageUnreadable);
-/** The tools that act on a page: the private-page rules are theirs. */
-const PAGE_TOOLS = TOOL_NAMES.filter((tool) => !isWorkspaceTool(tool));
 
 const deniedMessage = (tool: ToolName) =>
   PAGE_WRITE_TOOLS.includes(tool as never) ? M.pageWriteDenied : M.artifactWriteDenied;

@@ -1,5 +1,5 @@
 import { type Block, type DryRunResult, PAGE_CONTENT_IS_DATA, TOOL_ERROR_MESSAGES as M } from "@mnote/contract";
-import { blockIdsNamed, type ProposalSettlement } from "@mnote/kernel";
+import type { ProposalSettlement } from "@mnote/kernel";
 import { describeChange, describeChanges, quoteBlock } from "./proposal-merge";
 import { AppError } from "./app-error";
 import { baseRevisionOf, callIdentity, type CheckedWrite } from "./call-state";
@@ -53,12 +53,13 @@ export async function runWrite<Result, Args>(
         fingerprint: write.fingerprint,
         expiresAt: new Date(ctx.clock.now().getTime() + ctx.settings.idempotencyTtlMs).toISOString(),
       },
-      // The trail says what the write did in words ("inserted 'Alpha line' after 'Rollout'", issue 32).
-      auditDetail: {
+      // The trail says what the write did in words ("inserted 'Alpha line' after 'Rollout'", issue 32), from the
+      // blocks as the write's own transaction found them (decision 0049).
+      auditDetail: ({ namedBlocks }) => ({
         diff: planned.preview.diff,
-        description: ctx.decision?.description ?? (await describeWrite(ctx, call.facts.page.id, planned)),
+        description: ctx.decision?.description ?? describeWrite(planned, namedBlocks),
         ...decisionDetail(ctx),
-      },
+      }),
       ...(ctx.decision ? { settles: settlement(ctx.decision) } : {}),
     });
   let outcome = await execute(plan);
@@ -114,9 +115,10 @@ const settlement = (decision: PanelDecision): ProposalSettlement => ({
 
 /**
  * A write's changes in words, from its plan: the changes a plan shows, or for a plain page.edit (whose plan leaves
- * the changes to the kernel) its first operations, with the blocks they name read by id (never the whole page).
+ * the changes to the kernel) its first operations, with the blocks they name as the edit's transaction found them
+ * (`named`: read by id for the edit itself, never the whole page, and not read again for the trail).
  */
-async function describeWrite(ctx: ToolsContext, documentId: string, plan: WritePlan): Promise<string> {
+function describeWrite(plan: WritePlan, named: readonly Block[]): string {
   const { changes } = plan.preview;
   const shown = new Map<string, Block>();
   for (const change of changes) {
@@ -129,8 +131,7 @@ async function describeWrite(ctx: ToolsContext, documentId: string, plan: WriteP
   }
   if (plan.command.name !== "page.body.edit") return describeChanges([]);
   const operations = plan.command.operations.slice(0, DESCRIBED_OPERATIONS);
-  const named = await ctx.kernel.findBlocks(documentId, blockIdsNamed(operations));
-  const onPage = new Map(named.map((entry) => [entry.block.id, entry.block]));
+  const onPage = new Map(named.map((block) => [block.id, block]));
   const sentences = operations.flatMap((operation): string[] => {
     const place = (o: { after?: string; at?: "start" | "end" }) =>
       o.after !== undefined ? { after: o.after } : o.at === "start" ? { after: null } : { end: true as const };

@@ -2,7 +2,9 @@ import {
   type OutputEnvelope,
   OutputEnvelopeSchema,
   outputEnvelopeSchema,
+  isWorkspaceTool,
   type ToolErrorCode,
+  TOOL_NAMES,
   TOOLS,
   type ToolName,
   toolResultSchema,
@@ -18,8 +20,14 @@ import { createWorld, type World } from "./test-support";
  * regression in the envelope, the audit log or the "nothing written" rule fails here.
  */
 
-/** The write tools, from the contract (`WriteToolName` is derived from each tool's definition). */
-export const WRITE_TOOLS: WriteToolName[] = [...WRITE_TOOL_NAMES];
+/**
+ * The write tools on the page their envelope names, from the contract (`WriteToolName` is derived from each tool's
+ * definition). A workspace tool names no page: mnote.page.create makes the page its key names (decision 0046,
+ * page-create.test.ts runs its contract) and mnote.workspace.search reads the workspace (workspace-search.test.ts).
+ */
+export const WRITE_TOOLS: WriteToolName[] = WRITE_TOOL_NAMES.filter((name) => !isWorkspaceTool(name));
+/** The tools that act on the page the envelope names (every tool but the workspace tools). */
+export const PAGE_TOOLS: ToolName[] = TOOL_NAMES.filter((name) => !isWorkspaceTool(name));
 export const PAGE_WRITE_TOOLS = WRITE_TOOLS.filter((name) => TOOLS[name].capability === "page.write");
 export const ARTIFACT_WRITE_TOOLS = WRITE_TOOLS.filter((name) => TOOLS[name].capability === "artifact.write");
 
@@ -138,6 +146,7 @@ export const OTHER_WRITE_ARGS: Record<WriteToolName, Record<string, unknown>> = 
   "mnote.page.edit": { operations: [{ op: "insert", at: "start", blocks: [{ type: "quote", text: "another edit" }] }] },
   "mnote.page.update_title": { title: "Another title" },
   "mnote.page.update_options": { options: { smallText: true } },
+  "mnote.page.create": { title: "Another page", markdown: "Something else" },
   "mnote.artifact.create_summary": { summary: "Another summary" },
   "mnote.artifact.create_ai_note": { content: "Another note" },
   "mnote.comment.create": { blockId: "p1", markdown: "Another comment" },

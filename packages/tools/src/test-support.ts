@@ -81,7 +81,7 @@ export async function createWorld(
   const envelope = (tool: ToolName, args: Record<string, unknown> = {}, overrides: Partial<InputEnvelope> = {}) => {
     n++;
     const write = tool !== "mnote.page.get";
-    return {
+    const built = {
       toolName: tool,
       workspaceId: ws,
       // A workspace tool's envelope names no page (overrides may still send one, to see it refused).
@@ -97,6 +97,7 @@ export async function createWorld(
       ...overrides,
       // Typed as a page tool's (the typed callers' tools are): a workspace tool's is sent through `call`.
     } as InputEnvelope & { idempotencyKey?: string; dryRun?: boolean };
+    return built;
   };
   /**
    * A tools context for one credential; `settings` overrides e.g. the idempotency retention.
@@ -150,6 +151,7 @@ export const SAMPLE_ARGS: Record<ToolName, Record<string, unknown>> = {
   },
   "mnote.page.update_title": { title: "Renamed" },
   "mnote.page.update_options": { options: { wideLayout: true } },
+  "mnote.page.create": { title: "Runbook", markdown: "First step" },
   "mnote.artifact.create_summary": { summary: "A summary" },
   "mnote.artifact.create_ai_note": { content: "A note" },
   "mnote.comment.create": { blockId: "p1", quote: "First", markdown: "Which **first**?" },

@@ -1,4 +1,4 @@
-import type { DryRunResult, ToolInput, ToolName, ToolResult } from "@mnote/contract";
+import type { DryRunResult, OutputEnvelope, ToolInput, ToolName, ToolResult } from "@mnote/contract";
 import type {
   CallProgress,
   CallStart,
@@ -49,6 +49,30 @@ async function runTool<Input extends ParsedEnvelope, Call, Result>(
   return answerCall(ctx, progress.known, ending);
 }
 
+/** A tool procedure's whole call, as its resolver makes it: the checks, the tool's code, the answer and its audit. */
+export type ToolCall = (ctx: ToolsContext, raw: unknown) => Promise<OutputEnvelope>;
+
+/** Each tool procedure's call, by the procedure tRPC routes (see `toolCallOf`). */
+const toolCalls = new WeakMap<object, ToolCall>();
+
+/**
+ * The call a tool procedure's resolver makes, for `callTool` (decision 0049): the same function, reached without
+ * tRPC's caller proxy and its middleware hops, which copy the call's options at every step and were a fifth of a
+ * write's JavaScript. Nothing of the call is skipped: a tool procedure has no middleware, its input parser passes
+ * the input through (the checks validate it and answer the contract's error), and `runTool` answers every ending
+ * as an envelope, so tRPC never sees an error to format.
+ */
+export function toolCallOf(procedure: unknown): ToolCall {
+  const call = typeof procedure === "function" ? toolCalls.get(procedure) : undefined;
+  if (!call) throw new Error("not a tool procedure (toolProcedure(…).query/mutation)");
+  return call;
+}
+
+function withToolCall<P extends object>(procedure: P, call: ToolCall): P {
+  toolCalls.set(procedure, call);
+  return procedure;
+}
+
 function proceduresOf<Input extends ParsedEnvelope, Sent, Result>(tool: ToolSpec<Input, Sent>) {
   const procedure = publicProcedure.input(sentInput<Sent>());
   /** A page tool's code gets a page; a workspace tool's gets none: building one with the other's checks is a bug. */
@@ -59,25 +83,43 @@ function proceduresOf<Input extends ParsedEnvelope, Sent, Result>(tool: ToolSpec
     /** A page read tool: every check of a read in front of `run`, which gets the args its schema parsed. */
     query: (run: ToolRun<CheckedCall<Input>, Result>) => {
       scoped("page");
-      return procedure.query(({ ctx, input }) => runTool(ctx, tool, input, checkRead, run));
+      const call = (ctx: ToolsContext, raw: unknown) => runTool(ctx, tool, raw, checkRead, run);
+      return withToolCall(
+        procedure.query(({ ctx, input }) => call(ctx, input)),
+        call,
+      );
     },
     /**
      * A page write tool: a read's checks and a write's own (idempotency, approval policy, revision) in front of
      * `run`. Its result is the tool's, or the preview of a dry run.
      */
     mutation: (run: ToolRun<CheckedWrite<Input>, Result | DryRunResult>) => {
-      scoped("page");
-      return procedure.mutation(({ ctx, input }) => runTool(ctx, tool, input, checkWrite, run));
+      // A page.create names the page it makes by its key (decision 0046): a page write's checks (role, approval
+      // policy, a held call's decision) run on that page, though its envelope, a workspace tool's, names none.
+      if (tool.access !== "page_create") scoped("page");
+      const call = (ctx: ToolsContext, raw: unknown) => runTool(ctx, tool, raw, checkWrite, run);
+      return withToolCall(
+        procedure.mutation(({ ctx, input }) => call(ctx, input)),
+        call,
+      );
     },
     /** A workspace read tool (no page): login, door, envelope, capability, membership, whom it acts for. */
     workspaceQuery: (run: ToolRun<CheckedWorkspaceCall<Input>, Result>) => {
       scoped("workspace");
-      return procedure.query(({ ctx, input }) => runTool(ctx, tool, input, checkWorkspaceRead, run));
+      const call = (ctx: ToolsContext, raw: unknown) => runTool(ctx, tool, raw, checkWorkspaceRead, run);
+      return withToolCall(
+        procedure.query(({ ctx, input }) => call(ctx, input)),
+        call,
+      );
     },
     /** A workspace write tool: a workspace read's checks, then its idempotency key (a retry replays). */
     workspaceMutation: (run: ToolRun<CheckedWorkspaceWrite<Input>, Result | DryRunResult>) => {
       scoped("workspace");
-      return procedure.mutation(({ ctx, input }) => runTool(ctx, tool, input, checkWorkspaceWrite, run));
+      const call = (ctx: ToolsContext, raw: unknown) => runTool(ctx, tool, raw, checkWorkspaceWrite, run);
+      return withToolCall(
+        procedure.mutation(({ ctx, input }) => call(ctx, input)),
+        call,
+      );
     },
   };
 }

@@ -11,8 +11,11 @@ import {
 } from "@mnote/contract";
 import type { z } from "zod";
 
-/** Which page permission a call needs after membership is established. */
-export type AccessNeed = "page_read" | "page_write" | "artifact_write";
+/**
+ * Which page permission a call needs after membership is established. `page_create`: the page does not exist yet
+ * (mnote.page.create); the member's role decides (decision 0046).
+ */
+export type AccessNeed = "page_read" | "page_write" | "artifact_write" | "page_create";
 
 /**
  * A tool's input envelope once its schema parsed it: the contract's envelope fields, and the tool's own args. A page
@@ -48,6 +51,7 @@ export interface ToolSpec<Input extends ParsedEnvelope = ParsedEnvelope, Sent = 
 function accessFor(name: ToolName): AccessNeed {
   const tool = TOOLS[name];
   if (tool.kind === "read") return "page_read";
+  if (tool.commandName === "page.create") return "page_create";
   return tool.capability === "artifact.write" ? "artifact_write" : "page_write";
 }
 
@@ -66,7 +70,7 @@ function specOf<Input extends ParsedEnvelope, Sent>(
     scope: scopeOf(tool),
     access: accessFor(name),
     inputSchema,
-    holdsForApproval: accessFor(name) === "page_write",
+    holdsForApproval: accessFor(name) === "page_write" || accessFor(name) === "page_create",
   };
 }
 
@@ -80,6 +84,7 @@ const CONTRACT_TOOL_SPECS: { [N in ToolName]: ToolSpec<ContractToolInput[N], Too
   "mnote.page.edit": specOf("mnote.page.edit", toolInputSchema("mnote.page.edit")),
   "mnote.page.update_title": specOf("mnote.page.update_title", toolInputSchema("mnote.page.update_title")),
   "mnote.page.update_options": specOf("mnote.page.update_options", toolInputSchema("mnote.page.update_options")),
+  "mnote.page.create": specOf("mnote.page.create", toolInputSchema("mnote.page.create")),
   "mnote.artifact.create_summary": specOf(
     "mnote.artifact.create_summary",
     toolInputSchema("mnote.artifact.create_summary"),

@@ -4,7 +4,7 @@ import type { Command } from "../command";
 
 /**
  * `mnote call`'s exit code when the workspace's approval policy held the write for a person: not a failure (the
- * write waits under Proposals, and a retry of the same call answers the decision), so a script can tell it apart
+ * write waits under Suggestions in the panel, and a retry of the same call answers the decision), so a script can tell it apart
  * from a refusal (1) and a usage error (2).
  */
 export const EXIT_HELD_FOR_APPROVAL = 3;
@@ -15,7 +15,7 @@ export const callCommand: Command = {
   help:
     "Runs one tool call through the router with an agent token: the input envelope on stdin, the output envelope on stdout. " +
     `Exit 0 when ok is true, ${EXIT_HELD_FOR_APPROVAL} when the write is held for a person's approval (mnote_tool_approval_required: ` +
-    "it waits under Proposals; the same call again answers the decision), 1 for any other refusal, 2 for a usage error. " +
+    "it waits under Suggestions in the panel; the same call again answers the decision), 1 for any other refusal, 2 for a usage error. " +
     "Through pnpm (pnpm mnote call) a non-zero exit also prints pnpm's ELIFECYCLE line; " +
     "node apps/cli/bin/mnote.mjs call prints the envelope alone.",
   async run({ args, kernel, io, config }) {

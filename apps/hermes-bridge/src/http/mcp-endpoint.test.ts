@@ -195,4 +195,64 @@ describe("/mcp speaks what the Python SDK client expects, statelessly", () => {
     expect(mismatched.status).toBe(400);
     expect(((await mismatched.json()) as { error?: { code: number } }).error?.code).toEqual(expect.any(Number));
   });
+
+  it("2026-07-28: many exchanges at once, alternating tokens, each answered to its own request as its own token", async () => {
+    // The SDK serves each exchange on a server that serves nothing else meanwhile, and the door keeps a closed one
+    // for a later exchange (ModernServers): nothing of one exchange (its id, token, result form, answer) may reach
+    // another, at once or after.
+    const args = { workspaceId: world.ids.ws, documentId: world.ids.page };
+    for (let wave = 0; wave < 2; wave++) {
+      const answers = await Promise.all(
+        Array.from({ length: 16 }, async (_, i) => {
+          const stranger = i % 2 === 1;
+          const hermes = i % 4 === 2;
+          const response = await fetch(`${bridge.url}/mcp`, {
+            method: "POST",
+            headers: {
+              accept: "application/json, text/event-stream",
+              "content-type": "application/json",
+              authorization: `Bearer ${stranger ? world.tokens.stranger : world.tokens.owner}`,
+              "mcp-protocol-version": "2026-07-28",
+              "mcp-method": "tools/call",
+              "mcp-name": "mnote_page_get",
+              ...(hermes ? { "x-mnote-result-form": "hermes" } : {}),
+            },
+            body: JSON.stringify({
+              jsonrpc: "2.0",
+              id: 100 * wave + i,
+              method: "tools/call",
+              params: {
+                name: "mnote_page_get",
+                arguments: args,
+                _meta: {
+                  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                  "io.modelcontextprotocol/clientInfo": { name: `raw-${i}`, version: "0" },
+                  "io.modelcontextprotocol/clientCapabilities": {},
+                },
+              },
+            }),
+          });
+          expect(response.status).toBe(200);
+          const message = (await response.json()) as {
+            id: number;
+            result: { structuredContent?: { ok: boolean; error?: { code: string } }; content: unknown[] };
+          };
+          return { i, stranger, hermes, message };
+        }),
+      );
+      for (const { i, stranger, hermes, message } of answers) {
+        expect(message.id).toBe(100 * wave + i);
+        if (stranger) {
+          expect(message.result.structuredContent).toMatchObject({ ok: false });
+          expect(message.result.structuredContent?.error?.code).not.toBe("mnote_tool_unavailable");
+        } else if (hermes) {
+          // The Hermes form: a success as text only.
+          expect(message.result.structuredContent).toBeUndefined();
+          expect(message.result.content).toHaveLength(1);
+        } else {
+          expect(message.result.structuredContent).toMatchObject({ ok: true });
+        }
+      }
+    }
+  });
 });

@@ -17,7 +17,7 @@ import { clientAddress, whoami, type WhoAmI } from "../auth";
 import type { BridgeContext } from "../context";
 import { headerValue } from "../headers";
 import { ExchangeTransport } from "../mcp/exchange-transport";
-import { ModernAnswer } from "../mcp/modern-answer";
+import { ModernAnswer, ModernServers } from "../mcp/modern-answer";
 import { createMcpServer, type GateFindings } from "../mcp/server";
 import { BodyTooLarge, isJsonContentType, readBody, refuseUnread, sendJson } from "./body";
 
@@ -89,14 +89,17 @@ export type Authentication =
  * under the session id; Hermes's client, the SDK 1.x client, the 2.x client by default) is the one
  * server's; a request in the 2026-07-28 form (no initialize, no session, its `_meta` envelope names
  * the revision; the 2.x client negotiating) goes to the SDK's `createMcpHandler`, which answers
- * `server/discover` and each request on a server of its own. Both run the same tools on the same router.
+ * `server/discover` and each request on a server serving that exchange alone (kept for a later one once it closes:
+ * ModernServers). Both run the same tools on the same router.
  */
 export class McpHttpEndpoint {
   private readonly transport = new ExchangeTransport();
   private readonly server: Server;
   private readonly ready: Promise<void>;
-  /** The 2026-07-28 revision: the SDK's handler, one server per request (that revision has no session to bind). */
+  /** The 2026-07-28 revision: the SDK's handler, a server of its own per exchange (that revision has no session). */
   private readonly modern: ReturnType<typeof createMcpHandler>;
+  /** The servers it serves on: one exchange at a time each, kept for the next exchange once closed. */
+  private readonly modernServers: ModernServers;
 
   constructor(
     private readonly ctx: BridgeContext,
@@ -110,12 +113,9 @@ export class McpHttpEndpoint {
     };
     this.server = createMcpServer({ ...serverOptions, answers: this.transport.answers });
     this.ready = this.server.connect(this.transport);
+    this.modernServers = new ModernServers(() => createMcpServer(serverOptions));
     this.modern = createMcpHandler(
-      ({ authInfo }) =>
-        createMcpServer({
-          ...serverOptions,
-          modernAnswer: (authInfo?.extra as GateFindings | undefined)?.modernAnswer,
-        }),
+      ({ authInfo }) => this.modernServers.take((authInfo?.extra as GateFindings | undefined)?.modernAnswer),
       {
         legacy: "reject",
         onerror: (error) => ctx.logger.debug({ err: error.message, transport: "mcp-http" }, "mcp request refused"),
@@ -306,7 +306,7 @@ export class McpHttpEndpoint {
 
   /**
    * A 2026-07-28 request: the SDK's handler validates its envelope and headers, answers `server/discover`, and runs
-   * the request on a server of its own. It is a Web `Request`/`Response` handler, so the Node request is wrapped (its
+   * the request on a server serving it alone. It is a Web `Request`/`Response` handler, so the Node request is wrapped (its
    * body already parsed, handed over as is). No session: that revision has none, each request stands alone.
    */
   private async postModern(
@@ -327,7 +327,7 @@ export class McpHttpEndpoint {
     );
     const out: Record<string, string> = {};
     response.headers.forEach((value, name) => (out[name] = value));
-    const written = await answer.body(response);
+    const written = answer.body(response);
     if (written) {
       out["content-length"] = String(written.length);
       res.writeHead(response.status, out);

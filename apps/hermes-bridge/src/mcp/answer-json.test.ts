@@ -48,6 +48,28 @@ describe("AnswerWriter", () => {
     );
   });
 
+  it("with a line end: the same bytes and the line end, one line (stdio writes each answer at once)", () => {
+    fc.assert(
+      fc.property(id, record, fc.boolean(), (requestId, structured, kept) => {
+        const text = EnvelopeJson.of(structured as never).safe;
+        const message = {
+          jsonrpc: "2.0",
+          id: requestId,
+          result: { content: [{ type: "text", text }], structuredContent: structured },
+        } as JSONRPCMessage;
+        const result = (message as unknown as { result: CallToolResult }).result;
+        const [withEnd, without] = [new AnswerWriter(), new AnswerWriter()];
+        if (kept) {
+          keep(withEnd, requestId, structured, result);
+          keep(without, requestId, structured, result);
+        }
+        const line = withEnd.encode(message, undefined, "\n");
+        expect(line.equals(Buffer.concat([without.encode(message), Buffer.from("\n")]))).toBe(true);
+        expect(line.indexOf(0x0a)).toBe(line.length - 1);
+      }),
+    );
+  });
+
   it("splices the envelope's own (Hermes-safe) JSON, not a second serialization of the value", () => {
     const writer = new AnswerWriter();
     const value = { ok: true, error: null };

@@ -44,17 +44,19 @@ export class AnswerWriter {
   }
 
   /**
-   * One message as ASCII JSON (without a line end). `keptAs`: the id the handler saw, when the transport renumbered
-   * the request (the message then already carries the client's id).
+   * One message as ASCII JSON, followed by `lineEnd` when given (stdio frames a message as one line: the answer and
+   * its line end are then one buffer, one write, one wake-up of the reader). `keptAs`: the id the handler saw, when
+   * the transport renumbered the request (the message then already carries the client's id).
    */
-  encode(message: JSONRPCMessage, keptAs?: RequestId): Buffer {
-    if (!isAnswer(message)) return asciiBytes(JSON.stringify(message));
+  encode(message: JSONRPCMessage, keptAs?: RequestId, lineEnd = ""): Buffer {
+    const plain = () => asciiBytes(JSON.stringify(message) + lineEnd);
+    if (!isAnswer(message)) return plain();
     const id = keptAs ?? message.id;
     const kept = id === undefined ? undefined : this.kept.get(id);
-    if (kept === undefined) return asciiBytes(JSON.stringify(message));
+    if (kept === undefined) return plain();
     this.kept.delete(id!);
     // An error answer (the SDK refused the result) has neither copy: serialize it plainly.
-    if (!isResult(message)) return asciiBytes(JSON.stringify(message));
+    if (!isResult(message)) return plain();
     const result = message.result as Partial<CallToolResult>;
     // Each copy is spliced only where the message still holds exactly what the handler made (the SDK copies the
     // result it validated, keeping each field's value): the text the envelope's JSON is, the envelope itself.
@@ -63,7 +65,7 @@ export class AnswerWriter {
     const structured =
       result.structuredContent !== undefined &&
       sameFields(result.structuredContent, kept.result.structuredContent as Record<string, unknown> | undefined);
-    if (!text && !structured) return asciiBytes(JSON.stringify(message));
+    if (!text && !structured) return plain();
     const shell: Record<string, unknown> = { ...result };
     if (text) shell.content = [{ ...text, text: TEXT_SPLICE }];
     if (structured) shell.structuredContent = STRUCTURED_SPLICE;
@@ -77,11 +79,11 @@ export class AnswerWriter {
       if (!pieces) continue;
       const at = frame.indexOf(marker, from);
       // The markers are this process's own random words: only a message that held one already is written plainly.
-      if (at < 0 || frame.indexOf(marker, at + marker.length) >= 0) return asciiBytes(JSON.stringify(message));
+      if (at < 0 || frame.indexOf(marker, at + marker.length) >= 0) return plain();
       parts.push(asciiBytes(frame.slice(from, at)), ...pieces);
       from = at + marker.length;
     }
-    parts.push(asciiBytes(frame.slice(from)));
+    parts.push(asciiBytes(frame.slice(from) + lineEnd));
     return Buffer.concat(parts);
   }
 

@@ -41,8 +41,6 @@ export interface McpServerOptions {
   toolsSettings?: ToolsSettings;
   /** Where the transport writes this server's answers: each tool result's envelope JSON is handed to it once. */
   answers?: AnswerWriter;
-  /** A 2026-07-28 request's server (one per request): its answer is written by this bridge's writer. */
-  modernAnswer?: ModernAnswer;
 }
 
 /** The request's headers, as the HTTP door saw them (stdio has none). */
@@ -127,7 +125,8 @@ export function createMcpServer(options: McpServerOptions): Server {
     // the answer from the same pieces instead of serializing the envelope (and its text) again.
     const json = EnvelopeJson.of(output);
     const result = toResult(output, form, json);
-    (options.modernAnswer?.answers ?? options.answers)?.keep(ctx.mcpReq.id, json, result);
+    // A 2026-07-28 request brings its own writer (its server serves one exchange at a time, see ModernServers).
+    (gateFindings(ctx).modernAnswer?.answers ?? options.answers)?.keep(ctx.mcpReq.id, json, result);
     return result;
   });
 
@@ -201,5 +200,5 @@ export function createMcpServer(options: McpServerOptions): Server {
     return { output, form };
   };
 
-  return options.modernAnswer ? options.modernAnswer.attach(server) : server;
+  return server;
 }

@@ -10,8 +10,6 @@ import { RateLimiter, type RateLimitSettings } from "@mnote/process";
 import { AnswerWriter } from "./answer-json";
 import { createMcpServer } from "./server";
 
-const NEWLINE = Buffer.from("\n");
-
 /**
  * The SDK's stdio transport, its answers written by an AnswerWriter (a tool result's envelope serialized once), and
  * a promise for its end (the SDK closes it when stdin ends, or when the connection is torn down).
@@ -29,11 +27,12 @@ class StdioAnswerTransport extends StdioServerTransport {
     super(stdin, out);
   }
   override send(message: JSONRPCMessage): Promise<void> {
-    // As the SDK's send: one line of JSON, resolved once the stream takes it. The line end is a write of its own
-    // (the two writes cannot be split: nothing runs between them), not a copy of the whole answer with it.
+    // As the SDK's send: one line of JSON, resolved once the stream takes it. The line end is in the same buffer: a
+    // pipe's stdout is written synchronously, and a write of its own was a second system call and a second wake-up
+    // of the client for every answer (docs/benchmarks.md, section 3), where appending it costs no copy (the answer
+    // is joined from its pieces anyway).
     return new Promise((resolve) => {
-      this.out.write(this.answers.encode(message));
-      if (this.out.write(NEWLINE)) resolve();
+      if (this.out.write(this.answers.encode(message, undefined, "\n"))) resolve();
       else this.out.once("drain", resolve);
     });
   }

@@ -1,6 +1,7 @@
 import Link from "next/link";
 import { redirect } from "next/navigation";
 import { Invitations } from "~/components/invitations";
+import { ProposedPages } from "~/components/proposed-pages";
 import { SignOutButton } from "~/components/sign-out";
 import { serverCaller } from "~/server/session";
 
@@ -16,6 +17,8 @@ export default async function Home() {
     me.workspaces.map(async (workspace) => ({
       workspace,
       pages: await caller.panel.pages.list({ workspaceId: workspace.id }),
+      // An agent's held new pages: they have no page of their own to wait on yet (decision 0046).
+      proposed: await caller.panel.pages.proposed({ workspaceId: workspace.id }),
     })),
   );
   return (
@@ -28,7 +31,7 @@ export default async function Home() {
       </header>
       <h1>Your pages</h1>
       <Invitations initial={invitations} />
-      {workspaces.map(({ workspace, pages }) => (
+      {workspaces.map(({ workspace, pages, proposed }) => (
         <section key={workspace.id} className="card" aria-labelledby={`ws-${workspace.id}`}>
           <h2 id={`ws-${workspace.id}`}>
             {workspace.name} <span className="muted">({workspace.role})</span>{" "}
@@ -44,18 +47,20 @@ export default async function Home() {
                 </Link>{" "}
                 {page.pendingProposals > 0 && (
                   <span className="badge warn" data-testid="pending-proposals">
-                    {page.pendingProposals} pending {page.pendingProposals === 1 ? "proposal" : "proposals"}
+                    {page.pendingProposals} {page.pendingProposals === 1 ? "suggestion" : "suggestions"} to review
                   </span>
                 )}{" "}
-                <span className="muted">
-                  rev {page.revision}
-                  {page.isPrivate ? " · private" : ""}
-                  {page.canWrite ? "" : " · read only"}
-                </span>
+                {/* The glossary's words: a suggestion waits for review; the page version is no reader's business. */}
+                {(page.isPrivate || !page.canWrite) && (
+                  <span className="muted">
+                    {[page.isPrivate && "private", !page.canWrite && "read only"].filter(Boolean).join(" · ")}
+                  </span>
+                )}
               </li>
             ))}
             {pages.length === 0 && <li className="muted">No pages you can read.</li>}
           </ul>
+          <ProposedPages workspaceId={workspace.id} initial={proposed} />
         </section>
       ))}
     </main>

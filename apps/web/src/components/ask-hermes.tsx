@@ -207,7 +207,7 @@ export function AskHermes({ pageRef, canWrite }: { pageRef: PageRef; canWrite: b
     setNotice(null);
     follow(started.runId, 0);
   };
-  // "Tell Hermes" starts the conversation's next turn from the Proposals tab: the box follows it. Subscribed
+  // "Tell Hermes" starts the conversation's next turn from the Suggestions tab: the box follows it. Subscribed
   // anew each render, so the handler sees this render's conversation and trail.
   useEffect(() => {
     const onRun = (event: Event) => begin((event as CustomEvent<StartedRun>).detail);
@@ -360,19 +360,12 @@ export function AskHermes({ pageRef, canWrite }: { pageRef: PageRef; canWrite: b
             {run.phase === "completed" && "Hermes is done."}
           </p>
           {run.calls.length > 0 && (
-            <ol className="ask-calls" aria-label="Tool calls of this run">
+            <ol className="ask-calls" aria-label="What Hermes did in this run">
               {run.calls.map((call, index) => {
                 const record = recordFor(index);
                 return (
                   <li key={index} data-testid="ask-hermes-call" data-tool={call.tool} data-status={call.status}>
-                    <strong>{toolLabel(canonicalTool(call.tool))}</strong>
-                    {toolLabel(canonicalTool(call.tool)) !== call.tool && (
-                      <>
-                        {" "}
-                        <code>{call.tool}</code>
-                      </>
-                    )}{" "}
-                    —{" "}
+                    <strong>{toolLabel(canonicalTool(call.tool))}</strong> —{" "}
                     {call.status === "running"
                       ? "running…"
                       : held(record)
@@ -388,12 +381,14 @@ export function AskHermes({ pageRef, canWrite }: { pageRef: PageRef; canWrite: b
                         data-outcome={record.outcome}
                         data-error-code={record.errorCode ?? undefined}
                       >
-                        {" "}
-                        · audit #{record.id}
-                        {held(record) ? " — waits under Proposals" : `: ${outcomeText(record)}`}
-                        {record.commandId && <code> {record.commandId}</code>}
+                        {held(record)
+                          ? ": the suggestion waits for you under Suggestions"
+                          : outcomeText(record) === "done"
+                            ? ""
+                            : `: ${outcomeText(record)}`}
                       </span>
                     )}
+                    <CallDetails tool={call.tool} record={record} />
                   </li>
                 );
               })}
@@ -447,17 +442,57 @@ export function AskHermes({ pageRef, canWrite }: { pageRef: PageRef; canWrite: b
       )}
       {sessionId && !live && records.length > 0 && (
         <details className="ask-trail" open={!run}>
-          <summary>This conversation's tool calls (from the audit trail)</summary>
+          <summary>What Hermes did in this conversation (from the history)</summary>
           <ul data-testid="ask-hermes-trail">
             {records.map((record) => (
               <li key={record.id}>
                 <RelativeTime iso={record.at} /> · {toolLabel(record.identity.toolName)} · {outcomeText(record)}
-                {record.commandId && <code> {record.commandId}</code>}
+                <CallDetails tool={record.identity.toolName} record={record} />
               </li>
             ))}
           </ul>
         </details>
       )}
     </section>
+  );
+}
+
+/**
+ * A call's ids, one click away (decision 0044): the tool's name as the model calls it, the history entry and the
+ * change record it wrote. The line above says what happened in words.
+ */
+function CallDetails({
+  tool,
+  record,
+}: {
+  tool: string;
+  record: { id: number; commandId?: string | null } | undefined;
+}) {
+  return (
+    <details className="ids call-details">
+      <summary>Details</summary>
+      <dl className="meta">
+        <dt>Tool</dt>
+        <dd>
+          <code>{tool}</code>
+        </dd>
+        {record && (
+          <>
+            <dt>History entry</dt>
+            <dd>
+              <code>#{record.id}</code>
+            </dd>
+          </>
+        )}
+        {record?.commandId && (
+          <>
+            <dt>Change record</dt>
+            <dd>
+              <code>{record.commandId}</code>
+            </dd>
+          </>
+        )}
+      </dl>
+    </details>
   );
 }

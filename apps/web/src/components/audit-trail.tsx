@@ -64,7 +64,7 @@ export function AuditTrail({ pageRef, onReverted }: { pageRef: PageRef; onRevert
       onSuccess: ({ envelope }) => {
         setNotice(
           envelope.ok
-            ? { tone: "ok", text: "Suggested taking it back: review it under Proposals." }
+            ? { tone: "ok", text: "Suggested taking it back: review it under Suggestions." }
             : refusalOutcome(envelope.error),
         );
         void queryClient.invalidateQueries({ queryKey: trpc.panel.pathKey() });

@@ -1,12 +1,14 @@
 "use client";
 
-import type { Block } from "@mnote/contract";
+import { type Block, LIMITS } from "@mnote/contract";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { createContext, useContext, useEffect, useRef, useState } from "react";
 import { useTRPC, useTRPCClient } from "~/trpc/react";
 import type { PageRef, RouterOutputs } from "~/trpc/types";
 import { ASK_HERMES_RUN_EVENT, startHermesRun } from "./ask-hermes";
 import { BlockView } from "./blocks";
+import { CharactersLeft } from "./characters-left";
+import { possessive } from "./labels";
 import { LoadFailed } from "./load-failed";
 import { RelativeTime } from "./relative-time";
 
@@ -16,10 +18,15 @@ type Author = Thread["comments"][number]["author"];
 /** What Hermes reads as the person's words when asked from a thread (the thread itself goes as quoted data). */
 export const SUGGEST_FROM_THREAD = "Turn this comment thread into a suggested edit of the page.";
 
-/** The open threads on each block, for the page's margin; and how to show one of them in the Comments tab. */
+/**
+ * The open threads on each block, for the page's margin; how to show one of them in the Comments tab; and, for a
+ * person the server lets comment (`mayReply`: who may write the page's artifacts), how to start a thread on a block.
+ */
 export interface CommentMargin {
   threadsOn: (blockId: string) => Thread[];
   show: (threadId: string) => void;
+  mayComment: boolean;
+  startOn: (blockId: string) => void;
 }
 export const CommentMarginContext = createContext<CommentMargin | null>(null);
 
@@ -29,28 +36,141 @@ export function usePageComments(pageRef: PageRef) {
   return useQuery(trpc.panel.comments.list.queryOptions({ ...pageRef, includeResolved: true }));
 }
 
-/** "Hermes, for Ada" or "Ada": who wrote a comment, in words. */
+/**
+ * "Ada’s agent “Hermes”" or "Ada": who wrote a comment, in the glossary's words — an agent is named as its person's,
+ * its token's label after it, never as if the label were a person (issue 36).
+ */
 export const authorText = (author: Author) =>
-  author.kind === "agent" && author.forPerson ? `${author.name}, for ${author.forPerson}` : author.name;
+  author.kind === "agent" && author.forPerson
+    ? `${possessive(author.forPerson)} agent${author.name ? ` “${author.name}”` : ""}`
+    : author.name;
 
-/** In the page's margin beside a block: its open threads, each a button that opens it in the Comments tab. */
-export function CommentMarker({ blockId }: { blockId: string }) {
+/** A block's text in a label: its first words, never an id. */
+const blockWords = (block: Pick<Block, "text"> | undefined) => {
+  const text = (block?.text ?? "").trim();
+  return text.length > 60 ? `${text.slice(0, 60)}…` : text || "this block";
+};
+
+/**
+ * In the page's margin beside a block: its open threads, a button that opens them in the Comments tab; and, for a
+ * person who may comment, "Comment" (shown on hover or focus) to start a thread on the block (issue 34).
+ */
+export function CommentMarker({ block }: { block: Block }) {
   const margin = useContext(CommentMarginContext);
-  const threads = margin?.threadsOn(blockId) ?? [];
-  if (!margin || threads.length === 0) return null;
+  if (!margin) return null;
+  const threads = margin.threadsOn(block.id);
   const comments = threads.reduce((n, t) => n + t.comments.length, 0);
-  const first = threads[0]!;
+  const first = threads[0];
   return (
-    <button
-      type="button"
-      className="comment-marker small"
-      data-testid="comment-marker"
-      aria-label={`${threads.length} open comment thread${threads.length > 1 ? "s" : ""} on this block (${comments} comment${comments > 1 ? "s" : ""}): show`}
-      title={first.comments[0]?.markdown}
-      onClick={() => margin.show(first.threadId)}
+    <span className="comment-margin">
+      {first && (
+        <button
+          type="button"
+          className="comment-marker small"
+          data-testid="comment-marker"
+          aria-label={`${threads.length} open comment thread${threads.length > 1 ? "s" : ""} on this block (${comments} comment${comments > 1 ? "s" : ""}): show`}
+          title={first.comments[0]?.markdown}
+          onClick={() => margin.show(first.threadId)}
+        >
+          {comments} comment{comments > 1 ? "s" : ""}
+        </button>
+      )}
+      {margin.mayComment && (
+        <button
+          type="button"
+          className="comment-add small link"
+          data-testid="comment-add"
+          aria-label={`Comment on “${blockWords(block)}”`}
+          onClick={() => margin.startOn(block.id)}
+        >
+          Comment
+        </button>
+      )}
+    </span>
+  );
+}
+
+/**
+ * Start a thread on a block: the person's Markdown, counted down to the contract's limit and refused past it before
+ * sending; the server decides who may (panel.comments.start) and the thread reaches every open panel by push.
+ */
+function NewThread({
+  pageRef,
+  block,
+  onDone,
+}: {
+  pageRef: PageRef;
+  block: Block | undefined;
+  onDone: (threadId: string | null) => void;
+}) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const [draft, setDraft] = useState("");
+  // One key per thread being written: a double click or a retry starts one thread.
+  const key = useRef<string | null>(null);
+  const box = useRef<HTMLTextAreaElement>(null);
+  useEffect(() => box.current?.focus(), []);
+  const start = useMutation(
+    trpc.panel.comments.start.mutationOptions({
+      onSuccess: async (answer) => {
+        await queryClient.invalidateQueries({ queryKey: trpc.panel.comments.list.pathKey() });
+        onDone(answer.threadId);
+      },
+    }),
+  );
+  if (!block) return null;
+  const used = draft.trim().length;
+  const over = used > LIMITS.commentLength;
+  return (
+    <form
+      className="card new-thread"
+      aria-label={`New comment on “${blockWords(block)}”`}
+      data-testid="new-thread"
+      onSubmit={(event) => {
+        event.preventDefault();
+        if (!draft.trim() || over || start.isPending) return box.current?.focus();
+        start.mutate({
+          ...pageRef,
+          blockId: block.id,
+          markdown: draft,
+          key: (key.current ??= crypto.randomUUID()),
+        });
+      }}
+      onKeyDown={(event) => {
+        if (event.key === "Escape") {
+          event.preventDefault();
+          onDone(null);
+        }
+      }}
     >
-      <span aria-hidden="true">💬</span> {comments}
-    </button>
+      <p className="thread-anchor muted">On “{blockWords(block)}”</p>
+      <label htmlFor="new-thread-text" className="sr-only">
+        Your comment
+      </label>
+      <textarea
+        id="new-thread-text"
+        ref={box}
+        rows={3}
+        value={draft}
+        placeholder="Your comment (Markdown: **bold**, lists, links)"
+        aria-invalid={over || undefined}
+        aria-describedby="new-thread-count"
+        onChange={(e) => {
+          setDraft(e.target.value);
+          key.current = null;
+        }}
+      />
+      <CharactersLeft id="new-thread-count" used={used} limit={LIMITS.commentLength} />
+      <div className="row">
+        <button type="submit" className="small primary" disabled={!draft.trim() || start.isPending}>
+          Comment
+        </button>
+        <button type="button" className="small" onClick={() => onDone(null)}>
+          Cancel
+        </button>
+        {start.isError && <span role="alert"> The comment was not posted: {start.error.message}</span>}
+      </div>
+    </form>
   );
 }
 
@@ -64,11 +184,17 @@ export function Comments({
   blocks,
   canAsk,
   focusThread,
+  newThreadOn = null,
+  onNewThreadDone = () => undefined,
 }: {
   pageRef: PageRef;
   blocks: Block[];
   canAsk: boolean;
   focusThread: string | null;
+  /** The block a person chose "Comment" on: the new thread's form opens here, focused. */
+  newThreadOn?: string | null;
+  /** The form closed: with the new thread's id when it was posted. */
+  onNewThreadDone?: (threadId: string | null) => void;
 }) {
   const comments = usePageComments(pageRef);
   const [showResolved, setShowResolved] = useState(false);
@@ -91,8 +217,21 @@ export function Comments({
           </label>
         )}
       </div>
-      {shown.length === 0 && (
-        <p className="muted">No comments yet. Agents and people comment on blocks of this page.</p>
+      {newThreadOn !== null && mayReply && (
+        <NewThread
+          key={newThreadOn}
+          pageRef={pageRef}
+          block={blocks.find((b) => b.id === newThreadOn)}
+          onDone={onNewThreadDone}
+        />
+      )}
+      {shown.length === 0 && newThreadOn === null && (
+        <p className="muted">
+          No comments yet.{" "}
+          {mayReply
+            ? "Choose “Comment” beside a block of the page to start a thread."
+            : "Agents and people who may edit comment on blocks of this page."}
+        </p>
       )}
       <ul className="threads">
         {shown.map((thread) => (

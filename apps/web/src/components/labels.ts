@@ -13,6 +13,7 @@ export const TOOL_LABELS: Record<ToolName | PanelToolName, string> = {
   "mnote.page.edit": "Edit page blocks",
   "mnote.page.update_title": "Rename page",
   "mnote.page.update_options": "Change page options",
+  "mnote.page.create": "Create page",
   "mnote.artifact.create_summary": "Write page summary",
   "mnote.artifact.create_ai_note": "Add AI note",
   "mnote.comment.create": "Comment",

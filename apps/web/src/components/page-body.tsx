@@ -144,7 +144,7 @@ export function PageBody({
                 </button>
               ) : row.row === "same" ? (
                 <>
-                  <CommentMarker blockId={row.block.id} />
+                  <CommentMarker block={row.block} />
                   <BlockView block={row.block} highlighted={row.block.id === highlighted} />
                 </>
               ) : (

@@ -23,7 +23,7 @@ import { usePageChanges } from "./use-page-changes";
 const TABS = ["proposals", "comments", "audit", "artifacts"] as const;
 type Tab = (typeof TABS)[number];
 const TAB_LABELS: Record<Tab, string> = {
-  proposals: "Proposals",
+  proposals: "Suggestions",
   comments: "Comments",
   audit: "Audit trail",
   artifacts: "Artifacts",
@@ -55,7 +55,7 @@ function PageScreenBody({
   const pageRef = { workspaceId, documentId };
   const [tab, setTab] = useState<Tab>("proposals");
   const tabPanel = useRef<HTMLElement>(null);
-  // After a revert is proposed its button is gone: focus goes to the Proposals panel, where the revert waits.
+  // After a revert is proposed its button is gone: focus goes to the Suggestions panel, where the revert waits.
   const showProposals = () => {
     setTab("proposals");
     requestAnimationFrame(() => tabPanel.current?.focus());
@@ -95,6 +95,7 @@ function PageScreenBody({
   // Comment threads: in the page's margin beside their blocks, and in the Comments tab (one read for both).
   const comments = usePageComments(pageRef);
   const [focusThread, setFocusThread] = useState<string | null>(null);
+  const [newThreadOn, setNewThreadOn] = useState<string | null>(null);
   const margin = useMemo(() => {
     const byBlock = new Map<string, NonNullable<typeof comments.data>["threads"]>();
     for (const thread of comments.data?.threads ?? []) {
@@ -105,6 +106,11 @@ function PageScreenBody({
       threadsOn: (blockId: string) => byBlock.get(blockId) ?? [],
       show: (threadId: string) => {
         setFocusThread(threadId);
+        setTab("comments");
+      },
+      mayComment: comments.data?.mayReply ?? false,
+      startOn: (blockId: string) => {
+        setNewThreadOn(blockId);
         setTab("comments");
       },
     };
@@ -218,7 +224,19 @@ function PageScreenBody({
             >
               {tab === "proposals" && <Proposals pageRef={pageRef} />}
               {tab === "comments" && (
-                <Comments pageRef={pageRef} blocks={blocks} canAsk={view.data.canWrite} focusThread={focusThread} />
+                <Comments
+                  pageRef={pageRef}
+                  blocks={blocks}
+                  canAsk={view.data.canWrite}
+                  focusThread={focusThread}
+                  newThreadOn={newThreadOn}
+                  onNewThreadDone={(threadId) => {
+                    setNewThreadOn(null);
+                    // Posted: the new thread has the focus; cancelled: the tab panel (never <body>).
+                    if (threadId) setFocusThread(threadId);
+                    else tabPanel.current?.focus({ preventScroll: true });
+                  }}
+                />
               )}
               {tab === "audit" && <AuditTrail pageRef={pageRef} onReverted={showProposals} />}
               {tab === "artifacts" && <Artifacts pageRef={pageRef} />}

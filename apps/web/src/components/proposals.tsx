@@ -563,6 +563,7 @@ function ReviewBar({
   const kept = undecided.filter((i) => !leftOut.has(i)).length;
   const cut = kept < undecided.length;
   const rejecting = review.rejecting === proposal.id;
+  const rejectButton = useRef<HTMLButtonElement>(null);
   return (
     <div className="review-bar" data-testid="review-bar">
       <ChangeSummary proposal={proposal} detail={detail} />
@@ -583,7 +584,7 @@ function ReviewBar({
                   ? `Apply the ${kept} undecided`
                   : "Approve"}
           </button>
-          <button type="button" disabled={busy} onClick={() => review.setRejecting(proposal.id)}>
+          <button ref={rejectButton} type="button" disabled={busy} onClick={() => review.setRejecting(proposal.id)}>
             Reject
           </button>
           {proposal.partiallyApplicable && open && changeCount > 1 && (
@@ -619,6 +620,7 @@ function ReviewBar({
           agentReads={proposal.holder === "agent"}
           onCancel={() => review.setRejecting(null)}
           onReject={(reason) => decisions.reject(reason)}
+          onClosedFocus={() => rejectButton.current?.focus({ preventScroll: true })}
         />
       )}
       {proposal.status === "pending" && !proposal.decidable && (
@@ -648,16 +650,34 @@ function RejectForm({
   agentReads,
   onReject,
   onCancel,
+  onClosedFocus,
 }: {
   busy: boolean;
   agentReads: boolean;
   onReject: (reason: string) => void;
   onCancel: () => void;
+  /** Where the focus goes when the box closes and the place it was opened from is gone. */
+  onClosedFocus: () => void;
 }) {
   const [reason, setReason] = useState("");
   const [tried, setTried] = useState(false);
   const textRef = useRef<HTMLTextAreaElement>(null);
-  useEffect(() => textRef.current?.focus(), []);
+  const fallback = useRef(onClosedFocus);
+  fallback.current = onClosedFocus;
+  useEffect(() => {
+    // Where the person was when the box opened (a change in the page after `r`, or the Reject button).
+    const before = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+    textRef.current?.focus();
+    return () => {
+      // Closed (Escape, Cancel): the focus goes back there, not to <body>, so the review keys and Tab go on from
+      // where the person was (issue 36). A decision that moved the focus elsewhere keeps it there.
+      requestAnimationFrame(() => {
+        if (document.activeElement && document.activeElement !== document.body) return;
+        if (before && before !== document.body && before.isConnected) before.focus({ preventScroll: true });
+        else fallback.current();
+      });
+    };
+  }, []);
   const limit = LIMITS.rejectionReasonLength;
   // The server trims the reason before its limit applies: the count does the same.
   const over = reason.trim().length - limit;

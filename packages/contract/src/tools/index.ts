@@ -2,6 +2,7 @@ import { artifactCreateAiNoteTool } from "./artifact-create-ai-note";
 import { artifactCreateSummaryTool } from "./artifact-create-summary";
 import { commentCreateTool } from "./comment-create";
 import { commentListTool } from "./comment-list";
+import { pageCreateTool } from "./page-create";
 import { pageEditTool } from "./page-edit";
 import { pageGetTool } from "./page-get";
 import { pageSaveTool } from "./page-save";
@@ -27,6 +28,7 @@ export {
   artifactCreateSummaryTool,
   commentCreateTool,
   commentListTool,
+  pageCreateTool,
   pageEditTool,
   pageGetTool,
   pageSaveTool,
@@ -41,6 +43,7 @@ export const TOOLS = {
   "mnote.page.edit": pageEditTool,
   "mnote.page.update_title": pageUpdateTitleTool,
   "mnote.page.update_options": pageUpdateOptionsTool,
+  "mnote.page.create": pageCreateTool,
   "mnote.artifact.create_summary": artifactCreateSummaryTool,
   "mnote.artifact.create_ai_note": artifactCreateAiNoteTool,
   "mnote.comment.create": commentCreateTool,

@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ManualClock } from "../clock";
 import type { SqlKernel } from "../sql-kernel";
@@ -143,6 +144,126 @@ export function retentionSuite(name: string, openKernel: (clock: ManualClock) =>
         await t.kernel.close();
       }
     }, 60_000);
+
+    // One rule keeps records on every path (retention.ts `neededIds`): on PostgreSQL the first sweep drops the
+    // records' month (moving what is needed to the kept partition) and the second removes what is no longer needed
+    // from the kept partition row by row; on SQLite both sweeps go row by row. Either way the records left are
+    // exactly the ones a pending proposal, an applied write or a running Ask run needs.
+    it("keeps exactly the records something still needs, whatever mix of records, decisions and runs (property)", async () => {
+      const t = await setUp();
+      type Spec = { kind: "read" | "failed" | "proposal" | "applied"; run: "open" | "ended" | "none"; later: boolean };
+      const spec = fc.record({
+        kind: fc.constantFrom("read", "failed", "proposal", "applied"),
+        run: fc.constantFrom("open", "ended", "none"),
+        later: fc.boolean(),
+      }) as fc.Arbitrary<Spec>;
+      let round = 0;
+      try {
+        await fc.assert(
+          fc.asyncProperty(fc.array(spec, { minLength: 1, maxLength: 8 }), fc.boolean(), async (specs, endRun) => {
+            round += 1;
+            const doc = (
+              await t.kernel.admin.createPage({
+                id: `doc_p${round}_${Math.random().toString(36).slice(2, 8)}`,
+                workspaceId: t.ws,
+                title: "Plan",
+                createdBy: t.owner,
+              })
+            ).id;
+            const runs = { open: `run_open_${doc}`, ended: `run_ended_${doc}`, none: `run_none_${doc}` };
+            for (const runId of [runs.open, runs.ended])
+              await t.kernel.ask.recordRun({
+                runId,
+                sessionId: "s1",
+                userId: t.owner,
+                workspaceId: t.ws,
+                documentId: doc,
+              });
+            await t.kernel.ask.appendRunLines(runs.ended, ["done"], true);
+            const records: { id: number; spec: Spec }[] = [];
+            for (const [index, one] of specs.entries()) {
+              const identity = t.identity({
+                documentId: doc,
+                runId: runs[one.run],
+                toolName: "mnote.page.update_title",
+              });
+              const key = `k_${doc}_${index}`;
+              let id: number;
+              if (one.kind === "read")
+                id = await t.kernel.appendAudit({
+                  identity: { ...identity, toolName: "mnote.page.get" },
+                  effect: "read",
+                  outcome: "ok",
+                });
+              else if (one.kind === "failed")
+                id = await t.kernel.appendAudit({
+                  identity,
+                  effect: "write",
+                  outcome: "failed",
+                  errorCode: "mnote_tool_conflict",
+                });
+              else if (one.kind === "proposal")
+                id = await t.kernel.appendAudit({
+                  identity,
+                  effect: "dry_run",
+                  outcome: "proposal",
+                  idempotencyKey: key,
+                  payloadFingerprint: `fp_${key}`,
+                  baseRevision: 1,
+                  detail: { args: { title: key }, preview: { baseRevision: 1 } },
+                });
+              else {
+                const applied = await t.kernel.execute({
+                  identity,
+                  command: { name: "page.head.updateTitle", title: key },
+                  idempotency: { key, fingerprint: `fp_${key}`, expiresAt: "2999-01-01T00:00:00.000Z" },
+                });
+                if (applied.kind !== "applied") throw new Error(applied.kind);
+                id = (await t.kernel.getRevertFacts(applied.commandId)).write!.id;
+              }
+              records.push({ id, spec: one });
+            }
+            const ids = async () =>
+              (await t.kernel.listAudit({ documentId: doc, limit: 1000 }))
+                .map((record) => record.id)
+                .sort((a, b) => a - b);
+            const expected = (decided: boolean, runEnded: boolean) =>
+              records
+                .filter(({ spec: one }) => {
+                  if (one.kind === "applied") return true;
+                  if (one.kind === "proposal" && !(decided && one.later)) return true;
+                  return one.run === "open" && !runEnded;
+                })
+                .map((record) => record.id)
+                .sort((a, b) => a - b);
+
+            t.clock.advance(400 * DAY);
+            await t.kernel.housekeeping.sweepAudit(t.clock.now(), { days: 365 });
+            expect(await ids()).toEqual(expected(false, false));
+
+            // Decide some proposals, maybe end the run: what only they kept goes with the next sweep.
+            for (const { id, spec: one } of records)
+              if (one.kind === "proposal" && one.later)
+                await t.kernel.rejectProposal({
+                  proposalId: id,
+                  reason: "late",
+                  record: {
+                    identity: t.identity({ documentId: doc, toolName: "mnote.page.update_title", holder: "person" }),
+                    effect: "write",
+                    outcome: "rejected",
+                  },
+                });
+            if (endRun) await t.kernel.ask.appendRunLines(runs.open, ["done"], true);
+            t.clock.advance(400 * DAY);
+            await t.kernel.housekeeping.sweepAudit(t.clock.now(), { days: 365 });
+            expect(await ids()).toEqual(expected(true, endRun));
+          }),
+          { numRuns: 8 },
+        );
+      } finally {
+        await t.kernel.close();
+      }
+    }, 240_000);
 
     it("lets reads go sooner than the rest, in bounded runs that pick up where there is more", async () => {
       const t = await setUp();

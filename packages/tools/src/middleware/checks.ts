@@ -43,7 +43,8 @@ import { AppError, invalidInput } from "../app-error";
 import { payloadFingerprint } from "../fingerprint";
 import { argsWithoutMarkdown } from "../markdown-args";
 import { mayBeAskSession } from "../ask-session";
-import type { AccessNeed, ParsedEnvelope } from "../tool-spec";
+import type { AccessNeed, ParsedEnvelope, ToolSpec } from "../tool-spec";
+import { newPageId, pageToBe } from "../new-page";
 import { counted } from "../counted";
 
 /**
@@ -75,7 +76,7 @@ export async function authenticate<I extends ParsedEnvelope>(
   let token: TokenRecord | null;
   let envelope: EnvelopeReading<I>;
   if (parsed.ok) {
-    const { input } = parsed;
+    const input = withNewPageId(ctx, call.tool, parsed.input);
     const key = call.tool.kind === "write" ? input.idempotencyKey : undefined;
     const facts = await ctx.kernel.getCallFacts({
       tokenHash,
@@ -104,6 +105,16 @@ export async function authenticate<I extends ParsedEnvelope>(
 export function checkDoor(ctx: ToolsContext, call: Authenticated<ParsedEnvelope>): void {
   const refusal = doorRefusal(ctx.door, call.token.holder);
   if (refusal) throw new AppError("mnote_tool_permission_denied", refusal);
+}
+
+/**
+ * A page.create names the page it makes by its key (decision 0046): from here on the call is about that page, as any
+ * page write is about its page — its facts, fingerprint, proposal, command and record name it.
+ */
+function withNewPageId<I extends ParsedEnvelope>(ctx: ToolsContext, tool: ToolSpec<I>, input: I): I {
+  if (tool.access !== "page_create" || input.idempotencyKey === undefined) return input;
+  const proposer = ctx.decision?.proposer.actorId ?? input.actorId;
+  return { ...input, documentId: newPageId(input.workspaceId, proposer, input.idempotencyKey) };
 }
 
 /** The envelope and the tool's args checked against the contract (step 1 reads with it, step 2 judges it). */
@@ -196,6 +207,10 @@ const strangerRefusal = (scope: ToolScope) => (scope === "workspace" ? M.workspa
 
 /** Refuses `facts` that do not give `need` on a readable page: unreadable and missing pages answer alike. */
 function requireAccess(facts: Parameters<typeof hasAccess>[0], need: AccessNeed): void {
+  if (need === "page_create") {
+    if (!hasAccess(facts, need)) throw new AppError("mnote_tool_permission_denied", M.pageWriteDenied);
+    return;
+  }
   if (!canReadPage(facts)) throw new AppError("mnote_tool_permission_denied", M.pageUnreadable);
   if (!hasAccess(facts, need)) {
     throw new AppError(
@@ -207,6 +222,12 @@ function requireAccess(facts: Parameters<typeof hasAccess>[0], need: AccessNeed)
 
 /** 5. Page read, page write or artifact write. Unreadable and missing pages answer alike. */
 export function checkPagePermission<I extends ParsedEnvelope>(call: Member<I>): Permitted<I> {
+  if (call.tool.access === "page_create") {
+    requireAccess(call.facts, "page_create");
+    // The page the call would make, empty: a create plans on it whether or not an earlier call already made it.
+    const isPrivate = (call.input.args as { private?: boolean }).private === true;
+    return { ...call, facts: { ...call.facts, page: pageToBe(call.input, isPrivate) } };
+  }
   const { page } = call.facts;
   if (!page) throw new AppError("mnote_tool_permission_denied", M.pageUnreadable);
   requireAccess(call.facts, call.tool.access);
@@ -226,7 +247,10 @@ export async function findAskedFor<I extends ParsedEnvelope>(
   if (!mayBeAskSession(input.sessionId)) return { ...call, asker: null };
   const session = await ctx.kernel.ask.getSession(input.sessionId);
   if (!session) return { ...call, asker: null };
-  const samePage = session.workspaceId === input.workspaceId && session.documentId === call.facts.page.id;
+  // A new page is no page asked about: the asker's role in the workspace decides (decision 0046).
+  const samePage =
+    session.workspaceId === input.workspaceId &&
+    (session.documentId === call.facts.page.id || call.tool.access === "page_create");
   const access = samePage
     ? await ctx.kernel.getAccessFacts({
         workspaceId: session.workspaceId,
@@ -345,7 +369,10 @@ export async function findHeldDecision<I extends ParsedEnvelope>(
   // The key names one intended call (decision 0030): another payload under a held key is refused, recording nothing.
   if (found.otherPayload) throw new AppError("mnote_tool_idempotency_conflict", M.idempotencyConflict);
   const { proposal, result } = found;
-  const conflicts = proposal.status === "pending" ? await conflictingTargets(ctx, call.facts.page, proposal) : [];
+  const conflicts =
+    proposal.status === "pending" && call.tool.access !== "page_create"
+      ? await conflictingTargets(ctx, call.facts.page, proposal)
+      : [];
   const decision: HeldDecision = { proposal, result, decidedBy: await nameOf(ctx, proposal.decidedBy), conflicts };
   const appliedAs = proposal.status === "applied" ? proposal.commandId : null;
   const replay =

@@ -9,6 +9,7 @@ import {
   type Change,
 } from "@mnote/contract";
 import { diffBlocks, mergeChanges, placementsFromOrder, planChosen, summarizeChanges } from "@mnote/diff";
+import { CREATED_PAGE_CHANGED } from "@mnote/kernel";
 import { withInsertIds } from "../planning/page-edit";
 import { proposalOnPage } from "../proposal-merge";
 import { toOperations } from "../anchored-operations";
@@ -72,6 +73,7 @@ export const planPageRevert: Planner<z.output<typeof args>> = async ({ kernel, i
   if (!target || target.identity.documentId !== page.id) {
     throw new AppError("mnote_tool_invalid_input", "args.commandId: no such command on this page");
   }
+  if (target.name === "page.create") return planPageRemoval(kernel, page, commandId);
   const states = await kernel.getCommandStates(commandId);
   if (!states)
     throw new AppError("mnote_tool_invalid_input", "args.commandId: the page around that command cannot be rebuilt");
@@ -118,6 +120,37 @@ export const planPageRevert: Planner<z.output<typeof args>> = async ({ kernel, i
     },
   };
 };
+
+/**
+ * The revert of a page.create (decision 0046): the page goes again — every block deleted, the page removed — while
+ * nothing else was written to it; after that, the plan is shown but the write is refused (the kernel checks again).
+ */
+async function planPageRemoval(
+  kernel: Parameters<Planner<unknown>>[0]["kernel"],
+  page: Parameters<Planner<unknown>>[0]["page"],
+  commandId: string,
+) {
+  const blocks = await kernel.getBlocks(page.id);
+  const changes: Change[] = blocks.map((block, index) => ({ kind: "delete", index, block }));
+  // An edit since moved the revision; a comment or an artifact does not, and the kernel refuses those while writing.
+  const touched = page.revision !== 1;
+  return {
+    command: { name: "page.revert" as const, targetCommandId: commandId, removePage: true },
+    placements: changes.map(() => null),
+    preview: {
+      dryRun: true as const,
+      commandName: "page.revert",
+      baseRevision: page.revision,
+      plan: [
+        `remove the page ${JSON.stringify(page.title)} that command ${commandId} created, with its ${counted(blocks.length, "block")}`,
+      ],
+      diff: summarizeChanges(changes, "replace"),
+      changes,
+      warnings: [],
+    },
+    ...(touched ? { refuse: { code: "mnote_tool_invalid_input" as const, message: CREATED_PAGE_CHANGED } } : {}),
+  };
+}
 
 /** What the reverted write did, in the words its audit record keeps ("inserted 'Alpha line'"), when it has them. */
 async function editDescription(kernel: Parameters<Planner<unknown>>[0]["kernel"], commandId: string) {

@@ -40,6 +40,8 @@ const CUT_BY_CHANGE = {
   "mnote.page.edit": true,
   "mnote.page.update_title": false,
   "mnote.page.update_options": false,
+  // A new page is decided whole: approving creates it, rejecting leaves nothing (decision 0046).
+  "mnote.page.create": false,
   "mnote.artifact.create_summary": false,
   "mnote.artifact.create_ai_note": false,
   "mnote.comment.create": false,
@@ -58,6 +60,8 @@ const CHANGES_THE_PAGE = {
   "mnote.page.edit": true,
   "mnote.page.update_title": true,
   "mnote.page.update_options": true,
+  // Its revert removes the page again (while nothing else was written to it).
+  "mnote.page.create": true,
   "mnote.artifact.create_summary": false,
   "mnote.artifact.create_ai_note": false,
   "mnote.comment.create": false,

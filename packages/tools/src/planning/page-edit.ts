@@ -95,7 +95,11 @@ export const planPageEdit: Planner<EditArgs> = async ({ kernel, input, key, page
     { name: "page.body.edit", operations },
     {
       plan: [
-        `${counted(operations.length, "edit")} to named blocks: the page goes from ${counted(page.blockCount, "block")} to ${blockCount}`,
+        // "goes from 2 blocks to 2" read as a change of size that is none (issue 36): say the page keeps them.
+        `${counted(operations.length, "edit")} to the page's blocks: ` +
+          (blockCount === page.blockCount
+            ? `the page keeps its ${counted(blockCount, "block")}`
+            : `the page goes from ${counted(page.blockCount, "block")} to ${blockCount}`),
         nextRevisionStep(page),
       ],
       diff,

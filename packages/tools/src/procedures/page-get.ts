@@ -8,7 +8,15 @@ import {
 } from "@mnote/contract";
 import type { SqlKernel, LocatedBlock, PageRecord } from "@mnote/kernel";
 import { blocksToMarkdown } from "@mnote/markdown";
-import { type BlocksWindow, DEFAULT_READ_CACHE_BYTES, ReadCache, readCacheOf, windowOf } from "../read-cache";
+import {
+  type BlocksWindow,
+  DEFAULT_READ_CACHE_BYTES,
+  type Kept,
+  type MarkdownWindow,
+  ReadCache,
+  readCacheOf,
+  windowOf,
+} from "../read-cache";
 import { AppError } from "../app-error";
 import { toolProcedure } from "../tool-procedure";
 
@@ -99,7 +107,7 @@ function withinBudget<T>(entries: T[], used: number): T[] {
  * as one tree in one pass. Markdown is almost always shorter than the JSON of the blocks; when escaping
  * makes it longer than the budget, blocks come off the end (at least one stays) and it is serialized again.
  */
-function markdownWithinBudget(blocks: readonly Block[], used: number): { text: string; count: number } {
+function markdownWithinBudget(blocks: readonly Block[], used: number): MarkdownWindow {
   let count = blocks.length;
   for (;;) {
     const text = blocksToMarkdown(blocks.slice(0, count));
@@ -169,8 +177,18 @@ class PageReads {
     return this.kept(`blocks\u0000${from}\u0000${limit}\u0000${used}`, () => blockRows(this, from, limit, used));
   }
 
+  /**
+   * The blocks window's Markdown (decision 0049): kept under the same state and window as the blocks it is made of,
+   * so a repeated Markdown read costs what a repeated blocks read does.
+   */
+  markdownWindow(window: BlocksWindow, from: number, limit: number, used: number): Promise<MarkdownWindow> {
+    return this.kept(`markdown\u0000${from}\u0000${limit}\u0000${used}`, async () =>
+      markdownWithinBudget(window.blocks, used),
+    );
+  }
+
   /** What `read` reads of this page state, from the cache when this state was read so before. */
-  private async kept<T extends BlocksWindow | string>(part: string, read: () => Promise<T>): Promise<T> {
+  private async kept<T extends Kept>(part: string, read: () => Promise<T>): Promise<T> {
     if (!this.cache) return read();
     const key = ReadCache.key(this.page, part);
     const kept = this.cache.get<T>(key);
@@ -243,7 +261,7 @@ async function readWindow(
     const window = await reads.blocksWindow(from, limit, used);
     rows = window.rows;
     if (args.format === "markdown") {
-      const markdown = markdownWithinBudget(window.blocks, used);
+      const markdown = await reads.markdownWindow(window, from, limit, used);
       taken = rows.slice(0, markdown.count);
       result.markdown = markdown.text;
     } else {

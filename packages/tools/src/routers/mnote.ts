@@ -4,6 +4,7 @@ import { artifactCreateAiNote } from "../procedures/artifact-create-ai-note";
 import { artifactCreateSummary } from "../procedures/artifact-create-summary";
 import { commentCreate } from "../procedures/comment-create";
 import { commentList } from "../procedures/comment-list";
+import { pageCreate } from "../procedures/page-create";
 import { pageEdit } from "../procedures/page-edit";
 import { pageGet } from "../procedures/page-get";
 import { pageSave } from "../procedures/page-save";
@@ -19,6 +20,7 @@ const procedures = {
     edit: pageEdit,
     update_title: pageUpdateTitle,
     update_options: pageUpdateOptions,
+    create: pageCreate,
   },
   artifact: {
     create_summary: artifactCreateSummary,

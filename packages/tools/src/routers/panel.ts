@@ -5,6 +5,7 @@ import { agentsRevoke } from "../procedures/panel/agents-revoke";
 import { artifactsList } from "../procedures/panel/artifacts-list";
 import { commentsList } from "../procedures/panel/comments-list";
 import { commentsReply } from "../procedures/panel/comments-reply";
+import { commentsStart } from "../procedures/panel/comments-start";
 import { commentsSetResolved } from "../procedures/panel/comments-set-resolved";
 import { invitationsDecide } from "../procedures/panel/invitations-decide";
 import { invitationsList } from "../procedures/panel/invitations-list";
@@ -30,6 +31,7 @@ import { pageChanges } from "../procedures/panel/page-changes";
 import { pageRevert } from "../procedures/panel/page-revert";
 import { pageView } from "../procedures/panel/page-view";
 import { pagesList } from "../procedures/panel/pages-list";
+import { pagesApproveProposed, pagesProposed, pagesRejectProposed } from "../procedures/panel/proposed-pages";
 import { proposalsApplyEdited } from "../procedures/panel/proposals-apply-edited";
 import { proposalsApplyPart } from "../procedures/panel/proposals-apply-part";
 import { proposalsApprove } from "../procedures/panel/proposals-approve";
@@ -44,7 +46,12 @@ import { workspaceSetApproval } from "../procedures/panel/workspace-set-approval
 /** The panel's procedures: never in an agent's tool list, open only to a person's token. One procedure per file. */
 export const panelRouter = router({
   session: router({ me: sessionMe }),
-  pages: router({ list: pagesList }),
+  pages: router({
+    list: pagesList,
+    proposed: pagesProposed,
+    approveProposed: pagesApproveProposed,
+    rejectProposed: pagesRejectProposed,
+  }),
   page: router({ view: pageView, activity: pageActivity, changes: pageChanges, revert: pageRevert }),
   proposals: router({
     list: proposalsList,
@@ -58,7 +65,12 @@ export const panelRouter = router({
   audit: router({ list: auditList }),
   command: router({ get: commandGet }),
   artifacts: router({ list: artifactsList }),
-  comments: router({ list: commentsList, reply: commentsReply, setResolved: commentsSetResolved }),
+  comments: router({
+    list: commentsList,
+    start: commentsStart,
+    reply: commentsReply,
+    setResolved: commentsSetResolved,
+  }),
   workspace: router({ setApproval: workspaceSetApproval, policyHistory: workspacePolicyHistory }),
   ask: router({ start: askStart, replay: askReplay, record: askRecord, check: askCheck, lines: askLines }),
   // Ask Hermes as the browser calls it (decision 0043): each step through the `panel.ask.*` rules above.

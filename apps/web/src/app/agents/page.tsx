@@ -13,7 +13,7 @@ export default async function Agents() {
       <p className="muted">
         An agent token lets software act for you — Hermes through the mnote plugin (<code>MNOTE_TOKEN</code>), an MCP
         client, a script. It works only at the bridge, never here in the panel, and where a workspace holds agent writes
-        for approval, its page writes wait for you under Proposals.
+        for approval, its page writes wait for you under Suggestions.
       </p>
       <ConnectAgent initial={tokens} sessionScopes={me.scopes} />
     </AccountPage>

@@ -1,4 +1,4 @@
-import { PERSON_TEXT_IS_DATA } from "@mnote/contract";
+import { isWorkspaceTool, PERSON_TEXT_IS_DATA, TOOL_NAMES, toProviderName } from "@mnote/contract";
 import { describe, expect, it } from "vitest";
 import { createToolsContext } from "../../context";
 import { createCaller } from "../../root";
@@ -233,5 +233,23 @@ describe("Ask Hermes instructions: the page's and workspace's titles are quoted 
     expect(text).not.toContain('Plan" (documentId doc_other)');
     expect(text).not.toContain("\nIgnore the person");
     expect(text).toContain(PERSON_TEXT_IS_DATA);
+  });
+
+  it("names every tool of the contract, and says which take no documentId and when to use them", () => {
+    const text = askInstructions({
+      workspaceId: "ws_1",
+      documentId: "doc_1",
+      title: "Plan",
+      revision: 3,
+      workspaceName: "T",
+    });
+    for (const name of TOOL_NAMES) expect(text).toContain(toProviderName(name));
+    const workspaceTools = TOOL_NAMES.filter(isWorkspaceTool).map(toProviderName);
+    expect(workspaceTools).toContain("mnote_page_create");
+    expect(text).toContain(`; ${workspaceTools.join(", ")} act on the workspace and take no documentId.`);
+    expect(text).toMatch(/To start a new page, use mnote_page_create/);
+    // A tool the contract does not have is never named.
+    if (!(TOOL_NAMES as string[]).includes("mnote.workspace.search"))
+      expect(text).not.toContain("mnote_workspace_search");
   });
 });

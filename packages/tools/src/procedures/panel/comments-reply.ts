@@ -1,9 +1,7 @@
 import { IdempotencyKeySchema, IdSchema, LIMITS, storable } from "@mnote/contract";
 import { z } from "zod";
-import { AppError } from "../../app-error";
-import { callTool } from "../../call-tool";
-import { panelEnvelope } from "../../panel/decisions";
 import { PageRefSchema, panelProcedure, requirePage } from "../../panel/panel-procedure";
+import { commentAsPerson } from "../../panel/person-comment";
 
 export const CommentsReplyInput = PageRefSchema.extend({
   threadId: IdSchema,
@@ -12,24 +10,14 @@ export const CommentsReplyInput = PageRefSchema.extend({
   key: IdempotencyKeySchema,
 });
 
-/**
- * panel.comments.reply — a person replies in a thread: `mnote.comment.create` through the tool chain with the
- * person's token, like any write (checked, idempotent by the browser's key, audited, traceable to its command). The
- * tool's refusal comes back as the panel's error, in the tool's words.
- */
+/** panel.comments.reply — a person replies in a thread of this page (person-comment.ts says how). */
 export const commentsReply = panelProcedure.input(CommentsReplyInput).mutation(async ({ ctx, input }) => {
   const { page } = await requirePage(ctx, input, "artifact_write");
-  const envelope = await callTool(ctx, "mnote.comment.create", {
-    // The person's own call: their session, no agent's run or trace to keep.
-    ...panelEnvelope(
-      ctx.token,
-      { toolName: "mnote.comment.create", runId: null, traceId: null },
-      { workspaceId: page.workspaceId, documentId: page.id },
-    ),
-    idempotencyKey: `reply_${input.key}`.slice(0, LIMITS.idempotencyKeyLength),
-    dryRun: false,
-    args: { threadId: input.threadId, markdown: input.markdown },
-  });
-  if (!envelope.ok && envelope.error) throw new AppError(envelope.error.code, envelope.error.message);
-  return { threadId: input.threadId, commandId: envelope.audit.commandId };
+  const { commandId } = await commentAsPerson(
+    ctx,
+    page,
+    { threadId: input.threadId, markdown: input.markdown },
+    { kind: "reply", value: input.key },
+  );
+  return { threadId: input.threadId, commandId };
 });

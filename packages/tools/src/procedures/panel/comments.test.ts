@@ -96,6 +96,42 @@ describe("comment threads between an agent and the people of a page", () => {
     ).toHaveLength(1);
   });
 
+  it("a person starts a thread on a block from the panel: one thread per key, the agent reads it, a viewer may not", async () => {
+    const w = await createWorld();
+    const ref = { workspaceId: w.ids.ws, documentId: w.ids.page };
+    const editor = panelAs(w, w.tokens.editor);
+    const started = await editor.comments.start({
+      ...ref,
+      blockId: "p1",
+      markdown: "Is **this** final?",
+      key: "new_1",
+    });
+    // The same draft sent twice (a double click) is one thread; the command is a kernel command.
+    expect(
+      await editor.comments.start({ ...ref, blockId: "p1", markdown: "Is **this** final?", key: "new_1" }),
+    ).toEqual(started);
+    expect((await w.kernel.getCommand(started.commandId!))?.name).toBe("comment.create");
+    const listed = await agentList(w);
+    expect(listed.threads.map((t) => [t.threadId, t.comments.map((c) => [c.author, c.markdown])])).toEqual([
+      [started.threadId, [[{ kind: "person", name: "editor" }, "Is **this** final?"]]],
+    ]);
+    // Another body under the same key is a conflict, not a second thread.
+    await expect(
+      editor.comments.start({ ...ref, blockId: "p1", markdown: "Something else", key: "new_1" }),
+    ).rejects.toMatchObject({ code: "CONFLICT" });
+    // Who may comment = who may write the page's artifacts, decided on the server: a viewer may not.
+    await expect(
+      panelAs(w, w.tokens.viewer).comments.start({ ...ref, blockId: "p1", markdown: "me too", key: "new_2" }),
+    ).rejects.toMatchObject({ code: "FORBIDDEN" });
+    // A block the page does not have is refused in words, nothing written.
+    await expect(
+      editor.comments.start({ ...ref, blockId: "p_missing", markdown: "Where?", key: "new_3" }),
+    ).rejects.toThrow(/p_missing/);
+    expect(await w.kernel.listCommentThreads({ documentId: w.ids.page, includeResolved: true, limit: 9 })).toHaveLength(
+      1,
+    );
+  });
+
   it("Ask Hermes from a thread hands Hermes the thread as quoted data, names the tools, and only for this page", async () => {
     const w = await createWorld();
     const ref = { workspaceId: w.ids.ws, documentId: w.ids.page };
