@@ -132,6 +132,9 @@ async function titleHits(db: SqlDriver, query: WorkspaceSearchQuery, afterId: st
   );
 }
 
+/** PostgreSQL: blocks read in written order before the GIN index is asked instead (see blockHits). */
+const SCAN_AHEAD = 500;
+
 /** The column holding the order blocks were written in: the one each engine's search reads in, without sorting. */
 const writtenOrder = (db: SqlDriver) => (db.dialect === "sqlite" ? "b.rowid" : "b.search_order");
 
@@ -164,18 +167,31 @@ async function blockHits(
   const match = matchOn(db, query.words, "block");
   const readable = readableBy(query.readers);
   const only = onlyPages(query.documentIds);
-  // SQLite: from the FTS5 matches (CROSS JOIN keeps that order), their rowid order is the index's own, and the
-  // rowid bound is handed to FTS5 — the scan stops after `limit` readable hits. PostgreSQL: the planner picks the
-  // `search_order` index for a common word (stops early) or the GIN index for a rare one (sorts its few rows).
-  const from =
-    db.dialect === "sqlite"
-      ? `FROM block_search CROSS JOIN blocks b ON b.rowid = block_search.rowid CROSS JOIN pages p ON p.id = b.document_id`
-      : `FROM blocks b JOIN pages p ON p.id = b.document_id`;
-  const order = db.dialect === "sqlite" ? "block_search.rowid" : "b.search_order";
+  const where = `${match.sql} AND p.workspace_id = ? AND p.removed_at IS NULL AND ${readable.sql}${only.sql}`;
+  const params = [...match.params, query.workspaceId, ...readable.params, ...only.params];
+  const columns = "b.document_id, p.title, b.id, b.text, b.position";
+  if (db.dialect === "sqlite")
+    // From the FTS5 matches (CROSS JOIN keeps that order): their rowid order is the index's own and the rowid bound
+    // is handed to FTS5, so the scan stops after `limit` readable hits, for a common word as for a rare one.
+    return db.all<BlockHitRow>(
+      `SELECT ${columns} FROM block_search CROSS JOIN blocks b ON b.rowid = block_search.rowid
+        CROSS JOIN pages p ON p.id = b.document_id
+        WHERE block_search.rowid > ? AND ${where} ORDER BY block_search.rowid LIMIT ?`,
+      [anchor, ...params, query.limit],
+    );
+  // PostgreSQL's planner guesses a word's frequency from sampled statistics and took the `search_order` index for a
+  // word in 1 block of 50,000 (a 7 s walk of every block). So: first the next SCAN_AHEAD blocks in written order
+  // (an index range, whatever the word) — a word that fills the window there is done; otherwise the word is rare
+  // near here, and the GIN index finds its matches (`+ 0`: an order no btree gives, so the planner cannot walk one).
+  const near = await db.all<BlockHitRow>(
+    `SELECT ${columns} FROM (SELECT * FROM blocks WHERE search_order > ? ORDER BY search_order LIMIT ${SCAN_AHEAD}) b
+      JOIN pages p ON p.id = b.document_id WHERE ${where} ORDER BY b.search_order LIMIT ?`,
+    [anchor, ...params, query.limit],
+  );
+  if (near.length >= query.limit) return near;
   return db.all<BlockHitRow>(
-    `SELECT b.document_id, p.title, b.id, b.text, b.position ${from}
-      WHERE ${match.sql} AND ${order} > ? AND p.workspace_id = ? AND p.removed_at IS NULL AND ${readable.sql}${only.sql}
-      ORDER BY ${order} LIMIT ?`,
-    [...match.params, anchor, query.workspaceId, ...readable.params, ...only.params, query.limit],
+    `SELECT ${columns} FROM blocks b JOIN pages p ON p.id = b.document_id
+      WHERE b.search_order + 0 > ? AND ${where} ORDER BY b.search_order + 0 LIMIT ?`,
+    [anchor, ...params, query.limit],
   );
 }
