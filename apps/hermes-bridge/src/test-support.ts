@@ -1,5 +1,5 @@
 import { SAMPLE_ARGS } from "@mnote/tools/testing";
-import { type Block, type Capability, type ToolName, TOOLS } from "@mnote/contract";
+import { type Block, type Capability, isWorkspaceTool, type ToolName, TOOLS } from "@mnote/contract";
 import { type SqlKernel, openKernel } from "@mnote/kernel";
 import { callTool, createCaller, createToolsContext } from "@mnote/tools";
 import { AjvJsonSchemaValidator as AjvValidatorV2 } from "@modelcontextprotocol/client/validators/ajv";
@@ -105,7 +105,7 @@ export function envelopeFor(
   return {
     toolName: tool,
     workspaceId: world.ids.ws,
-    documentId: world.ids.page,
+    ...(isWorkspaceTool(tool) ? {} : { documentId: world.ids.page }),
     actorId: world.ids.owner,
     sessionId: "session_http",
     runId: "run_http",
