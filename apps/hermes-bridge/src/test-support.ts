@@ -92,6 +92,11 @@ export function captureLogger() {
   return { logger, lines, records: () => lines.map((line) => JSON.parse(line) as Record<string, unknown>) };
 }
 
+/** A model's page arguments for `tool` on the world's page: a workspace tool names no page (issue 34). */
+export function modelPageArgs(world: SeededWorld, tool: ToolName = "mnote.page.get"): Record<string, string> {
+  return { workspaceId: world.ids.ws, ...(isWorkspaceTool(tool) ? {} : { documentId: world.ids.page }) };
+}
+
 let calls = 0;
 /** A complete input envelope for `tool` on the world's page, acting as the owner. */
 export function envelopeFor(
@@ -105,6 +110,7 @@ export function envelopeFor(
   return {
     toolName: tool,
     workspaceId: world.ids.ws,
+    // A workspace tool names no page (issue 34); overrides may still send one, to see it refused.
     ...(isWorkspaceTool(tool) ? {} : { documentId: world.ids.page }),
     actorId: world.ids.owner,
     sessionId: "session_http",

@@ -1,4 +1,5 @@
 import {
+  isWorkspaceTool,
   TOOL_ERROR_HTTP_STATUS,
   TOOL_NAMES,
   toolJsonSchema,
@@ -171,7 +172,9 @@ describe("POST /v1/tools/{name}: the router's envelope, byte for byte", () => {
       expect(second.json.ok).toBe(true);
       expect(second.json.audit.commandId).toBe(first.json.audit.commandId);
       expect(second.json.result).toEqual(first.json.result);
-      const audit = await kernel.listAudit({ documentId: world.ids.page });
+      // mnote.page.create's records are the new page's (decision 0046).
+      const audited = isWorkspaceTool(tool) ? (first.json.result.documentId as string) : world.ids.page;
+      const audit = await kernel.listAudit({ documentId: audited });
       const outcomes = audit.filter((a) => a.commandId === first.json.audit.commandId).map((a) => a.outcome);
       expect(outcomes).toEqual(expect.arrayContaining(["ok", "replayed"]));
     });

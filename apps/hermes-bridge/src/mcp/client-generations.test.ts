@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { TOOL_NAMES, toProviderName, TOOLS } from "@mnote/contract";
+import { TOOL_NAMES, toProviderName, type ToolName, TOOLS } from "@mnote/contract";
 import { type SqlKernel, openKernel } from "@mnote/kernel";
 import { compiledEntry } from "@mnote/process/testing";
 import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from "@modelcontextprotocol/client";
@@ -13,7 +13,14 @@ import { StreamableHTTPClientTransport as HttpV1 } from "@modelcontextprotocol/s
 import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startBridge, type RunningBridge } from "../http/server";
-import { captureLogger, SAMPLE_ARGS, seedWorld, type SeededWorld, SCHEMA_VALIDATORS } from "../test-support";
+import {
+  captureLogger,
+  modelPageArgs,
+  SAMPLE_ARGS,
+  seedWorld,
+  type SeededWorld,
+  SCHEMA_VALIDATORS,
+} from "../test-support";
 
 /**
  * The same suite for both generations of the MCP TypeScript SDK client (1.x, `@modelcontextprotocol/sdk`, and 2.x,
@@ -150,7 +157,7 @@ async function connect(
   return client;
 }
 
-const pageArgs = () => ({ workspaceId: world.ids.ws, documentId: world.ids.page });
+const pageArgs = (tool?: ToolName) => modelPageArgs(world, tool);
 type Envelope = {
   ok: boolean;
   toolName: string;
@@ -210,7 +217,7 @@ describe.each([
     for (const name of TOOL_NAMES) {
       const result = await owner.callTool({
         name: toProviderName(name),
-        arguments: { ...pageArgs(), ...SAMPLE_ARGS[name] },
+        arguments: { ...pageArgs(name), ...SAMPLE_ARGS[name] },
       });
       const output = result.structuredContent as Envelope;
       expect(result.isError, name).toBe(false);

@@ -1,4 +1,4 @@
-import { toolJsonSchema, toProviderName, TOOL_NAMES } from "@mnote/contract";
+import { toolJsonSchema, toProviderName, TOOL_NAMES, type ToolName } from "@mnote/contract";
 import type { SqlKernel } from "@mnote/kernel";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -14,6 +14,7 @@ import { startBridge, type RunningBridge } from "../http/server";
 import {
   captureLogger,
   createTestWorld,
+  modelPageArgs,
   routerCall,
   SAMPLE_ARGS,
   type SeededWorld,
@@ -66,7 +67,7 @@ async function connect(form: "hermes" | "standard", token = world.tokens.owner, 
   return client;
 }
 
-const pageArgs = () => ({ workspaceId: world.ids.ws, documentId: world.ids.page });
+const pageArgs = (tool?: ToolName) => modelPageArgs(world, tool);
 const call = (client: Client, tool: string, args: Record<string, unknown>) =>
   client.callTool({ name: tool, arguments: args }) as Promise<McpCallResult & Record<string, unknown>>;
 /** The envelope in a Hermes-form result, whichever part carries it. */
@@ -95,7 +96,7 @@ describe("Hermes form: what Hermes's MCP handler hands the model", () => {
   for (const tool of TOOL_NAMES) {
     it(`${tool}: a success is the envelope once, read as a success, at most 1.2x the compact envelope plus Hermes's wrapper`, async () => {
       const client = await connect("hermes");
-      const result = await call(client, toProviderName(tool), { ...pageArgs(), ...SAMPLE_ARGS[tool] });
+      const result = await call(client, toProviderName(tool), { ...pageArgs(tool), ...SAMPLE_ARGS[tool] });
       expect(result.isError).toBe(false);
       expect(result.structuredContent).toBeUndefined();
       const output = envelopeOf(result);

@@ -1,5 +1,5 @@
 import { request as httpRequest } from "node:http";
-import { TOOL_NAMES, toolJsonSchema, toProviderName, type ToolName, TOOLS } from "@mnote/contract";
+import { isWorkspaceTool, TOOL_NAMES, toolJsonSchema, toProviderName, type ToolName, TOOLS } from "@mnote/contract";
 import type { SqlKernel } from "@mnote/kernel";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -51,7 +51,11 @@ async function connect(token: string, headers: Record<string, string> = {}, url 
   return { client, transport };
 }
 
-const pageArgs = () => ({ workspaceId: world.ids.ws, documentId: world.ids.page });
+/** The model's page arguments: a workspace tool names no page (issue 34). */
+const pageArgs = (tool: ToolName = "mnote.page.get") => ({
+  workspaceId: world.ids.ws,
+  ...(isWorkspaceTool(tool) ? {} : { documentId: world.ids.page }),
+});
 const TRACEPARENT = (n: number) => `00-${n.toString(16).padStart(32, "a")}-00f067aa0ba902b7-01`;
 let n = 0;
 
@@ -70,7 +74,7 @@ async function callAndCompare(
   const traceId = n.toString(16).padStart(32, "a");
   const write = TOOLS[tool].kind === "write";
   const modelArguments = {
-    ...pageArgs(),
+    ...pageArgs(tool),
     ...SAMPLE_ARGS[tool],
     ...(write ? { idempotencyKey: `mcp_key_${n}_${Math.random().toString(36).slice(2)}` } : {}),
     ...extra,
@@ -92,7 +96,7 @@ async function callAndCompare(
   const envelope = {
     toolName: tool,
     workspaceId,
-    documentId,
+    ...(documentId === undefined ? {} : { documentId }),
     actorId: who.actorId,
     sessionId: session.transport.sessionId,
     runId,
@@ -152,7 +156,7 @@ describe("MCP over Streamable HTTP", () => {
       expect(denied.error.code).toBe("mnote_tool_permission_denied");
 
       // No key from the caller: every call is its own, so the same arguments twice write twice.
-      const args = { ...pageArgs(), ...SAMPLE_ARGS[tool] };
+      const args = { ...pageArgs(tool), ...SAMPLE_ARGS[tool] };
       const first = (await session.client.callTool({ name: toProviderName(tool), arguments: args }))
         .structuredContent as any;
       const second = (await session.client.callTool({ name: toProviderName(tool), arguments: args }))
@@ -169,7 +173,9 @@ describe("MCP over Streamable HTTP", () => {
       ).structuredContent as any;
       expect(retry.audit.commandId).toBe(keyed.audit.commandId);
       expect(retry.result).toEqual(keyed.result);
-      const outcomes = (await kernel.listAudit({ documentId: world.ids.page }))
+      // mnote.page.create's records are the new page's (decision 0046).
+      const audited = isWorkspaceTool(tool) ? (keyed.result.documentId as string) : world.ids.page;
+      const outcomes = (await kernel.listAudit({ documentId: audited }))
         .filter((a) => a.commandId === keyed.audit.commandId)
         .map((a) => a.outcome)
         .sort();

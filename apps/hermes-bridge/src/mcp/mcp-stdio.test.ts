@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { TOOL_NAMES, toolJsonSchema, toProviderName, type ToolName, TOOLS } from "@mnote/contract";
+import { isWorkspaceTool, TOOL_NAMES, toolJsonSchema, toProviderName, type ToolName, TOOLS } from "@mnote/contract";
 import { type SqlKernel, openKernel } from "@mnote/kernel";
 import { builtBin, compiledEntry } from "@mnote/process/testing";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -79,7 +79,8 @@ async function callAndCompare(
   const write = TOOLS[tool].kind === "write";
   const modelArguments: Record<string, unknown> = {
     workspaceId: world.ids.ws,
-    documentId: world.ids.page,
+    // A workspace tool names no page (issue 34).
+    ...(isWorkspaceTool(tool) ? {} : { documentId: world.ids.page }),
     ...SAMPLE_ARGS[tool],
     ...(write ? { idempotencyKey: `stdio_key_${n}_${Math.random().toString(36).slice(2)}` } : {}),
     ...extra,
@@ -99,7 +100,7 @@ async function callAndCompare(
   const envelope = {
     toolName: tool,
     workspaceId,
-    documentId,
+    ...(documentId === undefined ? {} : { documentId }),
     actorId: who.actorId,
     sessionId: audit!.identity.sessionId,
     runId: audit!.identity.runId,
@@ -144,7 +145,11 @@ describe("MCP over stdio (mnote-bridge mcp --stdio)", () => {
       expect(dry.audit.effect).toBe("dry_run");
       const denied = await callAndCompare(viewer, tool, {}, { token: world.tokens.viewer, actorId: world.ids.viewer });
       expect(denied.error.code).toBe("mnote_tool_permission_denied");
-      const args = { workspaceId: world.ids.ws, documentId: world.ids.page, ...SAMPLE_ARGS[tool] };
+      const args = {
+        workspaceId: world.ids.ws,
+        ...(isWorkspaceTool(tool) ? {} : { documentId: world.ids.page }),
+        ...SAMPLE_ARGS[tool],
+      };
       const first = (await owner.callTool({ name: toProviderName(tool), arguments: args })).structuredContent as any;
       const again = (await owner.callTool({ name: toProviderName(tool), arguments: args })).structuredContent as any;
       expect([first.ok, again.ok]).toEqual([true, true]);
