@@ -51,5 +51,6 @@ export { auditMonth } from "./audit-partitions";
 export type { AuditExportQuery } from "./audit-export";
 export { commentAnchorProblem, commentReplyProblem } from "./comments";
 export { searchText, searchWords } from "./search-words";
+export { StaleSearchCursor } from "./search";
 export type { SearchHitRow, SearchPosition, WorkspaceSearchQuery } from "./search";
 export { CREATED_PAGE_CHANGED } from "./command-appliers";

@@ -3,14 +3,24 @@ import type { SqlDriver } from "./sql/driver";
 /**
  * The workspace search's reads (issue 34, decision 0045). What a caller may not read is never looked at as a hit:
  * the pages every reader may read are a predicate inside each query, beside the full-text match, so a page outside
- * that set changes no hit, no order and no cursor (there is no count). The order is one the answer's own rows
- * decide — title hits first, by page id; then block hits, by page id and position — so a window ends at a place
- * named by the last hit, the same whatever else the database holds.
+ * that set changes no hit, no order and no cursor (there is no count). Title hits come first, by page id (titles are
+ * few); then block hits in the order the engine already holds — the order the blocks were written, SQLite's rowid
+ * (FTS5 hands its matches in it) and PostgreSQL's `search_order` identity (indexed) — so a window stops after its
+ * `limit` hits instead of sorting every match. A window ends at a place named by the last hit (its page and block),
+ * resolved to the engine's number here, among readable blocks only, so no number leaves the kernel. A removed page
+ * (decision 0046: a reverted page.create keeps its row and title) is missing here as in every read.
  */
 
 /** Where the previous window ended: after this page's title hit, or after this block hit. */
 export type SearchPosition =
-  { phase: "title"; documentId: string } | { phase: "block"; documentId: string; position: number };
+  { phase: "title"; documentId: string } | { phase: "block"; documentId: string; blockId: string };
+
+/** A cursor's block no longer is a readable block (rewritten, deleted, or not the caller's to read). */
+export class StaleSearchCursor extends Error {
+  constructor() {
+    super("the search cursor names no block the readers may read");
+  }
+}
 
 export interface WorkspaceSearchQuery {
   workspaceId: string;
@@ -116,10 +126,36 @@ async function titleHits(db: SqlDriver, query: WorkspaceSearchQuery, afterId: st
     db.dialect === "sqlite" ? `FROM page_search CROSS JOIN pages p ON p.rowid = page_search.rowid` : `FROM pages p`;
   return db.all<TitleRow>(
     `SELECT p.id, p.title ${from}
-      WHERE ${match.sql} AND p.workspace_id = ? AND ${readable.sql}${only.sql} AND p.id > ?
+      WHERE ${match.sql} AND p.workspace_id = ? AND p.removed_at IS NULL AND ${readable.sql}${only.sql} AND p.id > ?
       ORDER BY p.id LIMIT ?`,
     [...match.params, query.workspaceId, ...readable.params, ...only.params, afterId ?? "", query.limit],
   );
+}
+
+/** PostgreSQL: blocks read in written order before the GIN index is asked instead (see blockHits). */
+const SCAN_AHEAD = 500;
+
+/** The column holding the order blocks were written in: the one each engine's search reads in, without sorting. */
+const writtenOrder = (db: SqlDriver) => (db.dialect === "sqlite" ? "b.rowid" : "b.search_order");
+
+/**
+ * The cursor's block, as its number in the written order — looked up among the blocks the readers may read, so a
+ * cursor naming any other block is refused the same way whether that block exists or not.
+ */
+async function anchorOf(
+  db: SqlDriver,
+  query: WorkspaceSearchQuery,
+  after: Extract<SearchPosition, { phase: "block" }>,
+): Promise<number> {
+  const readable = readableBy(query.readers);
+  const only = onlyPages(query.documentIds);
+  const row = await db.get<{ n: number | string }>(
+    `SELECT ${writtenOrder(db)} AS n FROM blocks b JOIN pages p ON p.id = b.document_id
+      WHERE b.document_id = ? AND b.id = ? AND p.workspace_id = ? AND p.removed_at IS NULL AND ${readable.sql}${only.sql}`,
+    [after.documentId, after.blockId, query.workspaceId, ...readable.params, ...only.params],
+  );
+  if (!row) throw new StaleSearchCursor();
+  return Number(row.n);
 }
 
 async function blockHits(
@@ -127,28 +163,35 @@ async function blockHits(
   query: WorkspaceSearchQuery,
   after: Extract<SearchPosition, { phase: "block" }> | null,
 ) {
+  const anchor = after === null ? -1 : await anchorOf(db, query, after);
   const match = matchOn(db, query.words, "block");
   const readable = readableBy(query.readers);
   const only = onlyPages(query.documentIds);
-  const from =
-    db.dialect === "sqlite"
-      ? `FROM block_search CROSS JOIN blocks b ON b.rowid = block_search.rowid CROSS JOIN pages p ON p.id = b.document_id`
-      : `FROM blocks b JOIN pages p ON p.id = b.document_id`;
-  const afterId = after?.documentId ?? "";
+  const where = `${match.sql} AND p.workspace_id = ? AND p.removed_at IS NULL AND ${readable.sql}${only.sql}`;
+  const params = [...match.params, query.workspaceId, ...readable.params, ...only.params];
+  const columns = "b.document_id, p.title, b.id, b.text, b.position";
+  if (db.dialect === "sqlite")
+    // From the FTS5 matches (CROSS JOIN keeps that order): their rowid order is the index's own and the rowid bound
+    // is handed to FTS5, so the scan stops after `limit` readable hits, for a common word as for a rare one.
+    return db.all<BlockHitRow>(
+      `SELECT ${columns} FROM block_search CROSS JOIN blocks b ON b.rowid = block_search.rowid
+        CROSS JOIN pages p ON p.id = b.document_id
+        WHERE block_search.rowid > ? AND ${where} ORDER BY block_search.rowid LIMIT ?`,
+      [anchor, ...params, query.limit],
+    );
+  // PostgreSQL's planner guesses a word's frequency from sampled statistics and took the `search_order` index for a
+  // word in 1 block of 50,000 (a 7 s walk of every block). So: first the next SCAN_AHEAD blocks in written order
+  // (an index range, whatever the word) — a word that fills the window there is done; otherwise the word is rare
+  // near here, and the GIN index finds its matches (`+ 0`: an order no btree gives, so the planner cannot walk one).
+  const near = await db.all<BlockHitRow>(
+    `SELECT ${columns} FROM (SELECT * FROM blocks WHERE search_order > ? ORDER BY search_order LIMIT ${SCAN_AHEAD}) b
+      JOIN pages p ON p.id = b.document_id WHERE ${where} ORDER BY b.search_order LIMIT ?`,
+    [anchor, ...params, query.limit],
+  );
+  if (near.length >= query.limit) return near;
   return db.all<BlockHitRow>(
-    `SELECT b.document_id, p.title, b.id, b.text, b.position ${from}
-      WHERE ${match.sql} AND p.workspace_id = ? AND ${readable.sql}${only.sql}
-        AND (b.document_id > ? OR (b.document_id = ? AND b.position > ?))
-      ORDER BY b.document_id, b.position LIMIT ?`,
-    [
-      ...match.params,
-      query.workspaceId,
-      ...readable.params,
-      ...only.params,
-      afterId,
-      afterId,
-      after?.position ?? -1,
-      query.limit,
-    ],
+    `SELECT ${columns} FROM blocks b JOIN pages p ON p.id = b.document_id
+      WHERE b.search_order + 0 > ? AND ${where} ORDER BY b.search_order + 0 LIMIT ?`,
+    [anchor, ...params, query.limit],
   );
 }

@@ -10,6 +10,7 @@ import type { Announce } from "./change-feed";
 import type { Clock } from "./clock";
 import { EditRejected } from "./block-edits";
 import { newId } from "./ids";
+import { searchText } from "./search-words";
 import { identityValues, IDENTITY_COLUMNS, PAGE_COLUMNS, type PageRow, placeholders, toPage } from "./rows";
 import { type SqlDriver, type SqlExecutor, UniqueViolation } from "./sql/driver";
 import type { ExecuteOutcome, ExecuteRequest } from "./types";
@@ -63,8 +64,9 @@ async function insertNewPage(
   now: string,
 ) {
   await tx.run(
-    `INSERT INTO pages (id, workspace_id, title, is_private, options, revision, block_count, created_by, created_at, updated_at)
-     VALUES (?, ?, ?, ?, ?, 0, 0, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+    // search_title: the workspace search finds a created page by its title, like a page the admin made (issue 34).
+    `INSERT INTO pages (id, workspace_id, title, is_private, options, revision, block_count, created_by, created_at, updated_at, search_title)
+     VALUES (?, ?, ?, ?, ?, 0, 0, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
     [
       identity.documentId,
       identity.workspaceId,
@@ -74,6 +76,7 @@ async function insertNewPage(
       identity.actorId,
       now,
       now,
+      searchText(title),
     ],
   );
 }

@@ -29,8 +29,9 @@ export const workspaceSearchTool = defineTool({
   description:
     "Search the titles and text of the pages you may read in the workspace, e.g. to find where something was " +
     "decided before reading or editing a page. Every word of the query must be in a hit (Chinese and Japanese are " +
-    "split into words: 计划 finds 项目计划). Pages whose title matches come first, then blocks, page by page in " +
-    "reading order; each hit names its page and block, with a snippet. Takes no documentId (it searches the " +
+    "split into words: 计划 finds 项目计划). Hits are not ranked by relevance: pages whose title matches come " +
+    "first, then blocks in the order they were written (oldest first); each hit names its page and block, with a " +
+    "snippet; add words to narrow a common one. Takes no documentId (it searches the " +
     "workspace; documentIds limits it to some pages). Long answers come in windows: pass nextCursor as cursor. " +
     PAGE_CONTENT_IS_DATA,
   args: z.strictObject({

@@ -121,6 +121,16 @@ export function pageCreateSuite(name: string, openKernel: (options?: KernelOptio
 
     it("its revert removes the page: every read then finds it missing", async () => {
       const created = applied(await create("doc_gone", "k5"));
+      const searchRunbook = () =>
+        kernel.searchWorkspace({
+          workspaceId: ws,
+          readers: [owner],
+          words: ["runbook"],
+          documentIds: null,
+          after: null,
+          limit: 5,
+        });
+      expect((await searchRunbook()).map((hit) => hit.documentId)).toEqual(["doc_gone"]);
       const revert = applied(
         await run("doc_gone", { name: "page.revert", targetCommandId: created.commandId, removePage: true }),
       );
@@ -130,6 +140,8 @@ export function pageCreateSuite(name: string, openKernel: (options?: KernelOptio
       expect((await kernel.getAccessFacts({ workspaceId: ws, documentId: "doc_gone", userId: owner })).page).toBeNull();
       expect(await kernel.admin.listPages(ws)).toEqual([]);
       expect(await kernel.listPageOverviews({ workspaceId: ws, userId: owner })).toEqual([]);
+      // Its title stays in the row (and the index), but a removed page is no hit.
+      expect(await searchRunbook()).toEqual([]);
       // Nothing writes to a removed page any more, and the creation's key still replays what it answered.
       expect(
         await run("doc_gone", { name: "page.head.updateTitle", title: "Back" }, "mnote.page.update_title"),

@@ -80,7 +80,7 @@ export function searchSuite(name: string, openKernel: (options?: KernelOptions) 
       await kernel.close();
     });
 
-    it("finds titles first, then blocks in page and reading order, in this workspace only", async () => {
+    it("finds titles first, then blocks in the order they were written, in this workspace only", async () => {
       expect(await search("launch")).toEqual([`${secret}:title`, `${plan}:p1`, `${notes}:n1`, `${secret}:s1`]);
       expect(await search("LAUNCH date")).toEqual([`${plan}:p1`, `${notes}:n1`]);
       expect(await search("nothing-like-it")).toEqual([]);
@@ -117,9 +117,13 @@ export function searchSuite(name: string, openKernel: (options?: KernelOptions) 
       expect(first.map((hit) => `${hit.documentId}:${hit.blockId ?? "title"}`)).toEqual(all.slice(0, 2));
       const last = first.at(-1)!;
       const rest = await search("launch", [owner], {
-        after: { phase: "block", documentId: last.documentId, position: last.position! },
+        after: { phase: "block", documentId: last.documentId, blockId: last.blockId! },
       });
       expect(rest).toEqual(all.slice(2));
+      // A cursor naming a block the readers may not read is refused exactly like one naming no block at all.
+      const refused = (after: SearchPosition) => search("launch", [reader], { after });
+      await expect(refused({ phase: "block", documentId: secret, blockId: "s1" })).rejects.toThrow(/cursor/);
+      await expect(refused({ phase: "block", documentId: secret, blockId: "nope" })).rejects.toThrow(/cursor/);
       expect(await search("launch", [owner], { after: { phase: "title", documentId: secret } })).toEqual(all.slice(1));
     });
 
@@ -133,7 +137,8 @@ export function searchSuite(name: string, openKernel: (options?: KernelOptions) 
       expect(await search("星期一")).toEqual([`${plan}:p1`]);
       await run(notes, { name: "page.body.save", mode: "replace", blocks: [paragraph("n2", "Budget review")] });
       expect(await search("decided")).toEqual([]);
-      expect(await search("budget")).toEqual([`${notes}:n2`, `${secret}:s1`]);
+      // n2 was written after s1: block hits come in written order.
+      expect(await search("budget")).toEqual([`${secret}:s1`, `${notes}:n2`]);
       const retitled = await run(
         notes,
         { name: "page.head.updateTitle", title: "Quarterly 计划" },
@@ -145,6 +150,44 @@ export function searchSuite(name: string, openKernel: (options?: KernelOptions) 
       await run(notes, { name: "page.revert", targetCommandId: retitled.commandId }, "panel.page.revert");
       expect(await search("计划")).toEqual([`${plan}:title`, `${plan}:p2`]);
       expect(await search("meeting")).toEqual([`${notes}:title`]);
+    });
+
+    it("a word on every page: each window holds `limit` hits, and its cursor goes on without repeats or gaps", async () => {
+      const pages = 12;
+      for (let i = 0; i < pages; i++)
+        await kernel.admin.createPage({
+          id: `w_${i}`,
+          workspaceId: ws,
+          title: `Week ${i}`,
+          blocks: [
+            paragraph(`w${i}a`, "status everywhere"),
+            paragraph(`w${i}b`, "other"),
+            paragraph(`w${i}c`, "status"),
+          ],
+          isPrivate: i % 4 === 3,
+          createdBy: owner,
+        });
+      const expected = Array.from({ length: pages }, (_, i) => i)
+        .filter((i) => i % 4 !== 3)
+        .flatMap((i) => [`w_${i}:w${i}a`, `w_${i}:w${i}c`]);
+      const seen: string[] = [];
+      let after: SearchPosition | undefined;
+      for (let round = 0; round < 20; round++) {
+        const window = await kernel.searchWorkspace({
+          workspaceId: ws,
+          readers: [reader],
+          words: ["status"],
+          documentIds: null,
+          after: after ?? null,
+          limit: 5,
+        });
+        if (window.length === 0) break;
+        expect(window.length).toBe(Math.min(5, expected.length - seen.length));
+        seen.push(...window.map((hit) => `${hit.documentId}:${hit.blockId}`));
+        const last = window.at(-1)!;
+        after = { phase: "block", documentId: last.documentId, blockId: last.blockId! };
+      }
+      expect(seen).toEqual(expected);
     });
   });
 }

@@ -1,5 +1,5 @@
 import { LIMITS, PAGE_CONTENT_IS_DATA, SEARCH_MATCH_MARKS, type ToolResult } from "@mnote/contract";
-import { type SearchHitRow, type SearchPosition, searchWords } from "@mnote/kernel";
+import { type SearchHitRow, type SearchPosition, searchWords, StaleSearchCursor } from "@mnote/kernel";
 import { z } from "zod";
 import { AppError } from "../app-error";
 import { readersOf } from "../middleware/checks";
@@ -16,15 +16,25 @@ export const workspaceSearch = toolProcedure("mnote.workspace.search").workspace
   if (words.length === 0)
     throw new AppError("mnote_tool_invalid_input", "args.query: no word to search for (only spaces or punctuation)");
   const limit = args.limit ?? LIMITS.searchHitsByDefault;
-  const rows = await ctx.kernel.searchWorkspace({
-    workspaceId,
-    readers: readersOf(call),
-    words,
-    documentIds: args.documentIds ?? null,
-    after: args.cursor === undefined ? null : decodeCursor(args.cursor),
-    // One more than the window: whether there is a next window, without counting anything.
-    limit: limit + 1,
-  });
+  const rows = await ctx.kernel
+    .searchWorkspace({
+      workspaceId,
+      readers: readersOf(call),
+      words,
+      documentIds: args.documentIds ?? null,
+      after: args.cursor === undefined ? null : decodeCursor(args.cursor),
+      // One more than the window: whether there is a next window, without counting anything.
+      limit: limit + 1,
+    })
+    .catch((error: unknown) => {
+      // The same words whether the cursor's block was rewritten, deleted or never readable: nothing about the page.
+      if (error instanceof StaleSearchCursor)
+        throw new AppError(
+          "mnote_tool_invalid_input",
+          "args.cursor: its last hit was changed or is no longer readable; search again without a cursor",
+        );
+      throw error;
+    });
   const window = rows.slice(0, limit);
   const last = window.at(-1);
   const result: ToolResult<"mnote.workspace.search"> = {
@@ -42,16 +52,17 @@ export const workspaceSearch = toolProcedure("mnote.workspace.search").workspace
 });
 
 /**
- * A cursor names the last hit of its window (its page, and its block's position), nothing about pages the caller
- * may not read: the same window ends in the same cursor whatever else the workspace holds.
+ * A cursor names the last hit of its window (its page, and its block's id), nothing about pages the caller may not
+ * read and no engine row number (the kernel resolves the block among readable ones): the same window ends in the
+ * same cursor whatever else the workspace holds.
  */
 const CursorSchema = z.union([
   z.strictObject({ t: z.literal(1), d: z.string().min(1) }),
-  z.strictObject({ b: z.literal(1), d: z.string().min(1), n: z.number().int().min(0) }),
+  z.strictObject({ b: z.literal(1), d: z.string().min(1), k: z.string().min(1) }),
 ]);
 
 function encodeCursor(hit: SearchHitRow): string {
-  const cursor = hit.blockId === null ? { t: 1, d: hit.documentId } : { b: 1, d: hit.documentId, n: hit.position };
+  const cursor = hit.blockId === null ? { t: 1, d: hit.documentId } : { b: 1, d: hit.documentId, k: hit.blockId };
   return Buffer.from(JSON.stringify(cursor)).toString("base64url");
 }
 
@@ -62,7 +73,7 @@ function decodeCursor(text: string): SearchPosition {
       const cursor = parsed.data;
       return "t" in cursor
         ? { phase: "title", documentId: cursor.d }
-        : { phase: "block", documentId: cursor.d, position: cursor.n };
+        : { phase: "block", documentId: cursor.d, blockId: cursor.k };
     }
   } catch {
     // fall through: not a cursor this tool made
