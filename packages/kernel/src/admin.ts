@@ -2,7 +2,7 @@ import { auditMonth } from "./audit-partitions";
 import { DEFAULT_PAGE_OPTIONS, EmailSchema } from "@mnote/contract";
 import { type Clock, isoAfter } from "./clock";
 import { hashToken, newId, newTokenSecret } from "./ids";
-import { BUSINESS_TABLES } from "./migrations";
+import { BUSINESS_TABLES, ENGINE_ONLY_COLUMNS } from "./migrations";
 import { insertBlocks } from "./page-state";
 import { PAGE_COLUMNS, type PageRow, toPage, toWorkspace, type WorkspaceRow } from "./rows";
 import type { SqlDriver, SqlExecutor } from "./sql/driver";
@@ -484,6 +484,7 @@ export function createAdmin(db: SqlDriver, clock: Clock): KernelAdmin {
         // engine-free order makes two snapshots, from one database or from two, comparable with a deep equality check.
         const rows = await db.all<Record<string, unknown>>(`SELECT * FROM ${table}`);
         snapshot[table] = rows
+          .map((row) => Object.fromEntries(Object.entries(row).filter(([column]) => !ENGINE_ONLY_COLUMNS.has(column))))
           .map((row) => ({ row, key: JSON.stringify(Object.values(row)) }))
           .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
           .map(({ row }) => row);

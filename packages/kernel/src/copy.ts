@@ -1,5 +1,5 @@
 import { ensureMonthPartition, KEPT_MONTH } from "./audit-partitions";
-import { BUSINESS_TABLES, LATEST_SCHEMA_VERSION, migrate } from "./migrations";
+import { BUSINESS_TABLES, ENGINE_ONLY_COLUMNS, LATEST_SCHEMA_VERSION, migrate } from "./migrations";
 import type { SqlDriver, SqlExecutor, SqlValue } from "./sql/driver";
 
 type BusinessTable = (typeof BUSINESS_TABLES)[number];
@@ -152,7 +152,7 @@ async function insertRows(
   table: BusinessTable,
   rows: Array<Record<string, SqlValue>>,
 ) {
-  const columns = Object.keys(rows[0]!);
+  const columns = Object.keys(rows[0]!).filter((column) => !ENGINE_ONLY_COLUMNS.has(column));
   const perStatement = Math.max(1, Math.floor(MAX_PARAMS_PER_STATEMENT / columns.length));
   const tuple = `(${columns.map(() => "?").join(", ")})`;
   // audit_log.id is GENERATED ALWAYS on PostgreSQL: keeping the source's ids needs the explicit override.

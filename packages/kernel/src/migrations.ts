@@ -397,6 +397,12 @@ export async function migrate(
   });
 }
 
+/**
+ * Columns one engine keeps for itself: PostgreSQL's written order of blocks for search (migration 21; SQLite uses the
+ * rowid). A copy between engines leaves them out (the target numbers rows as they land), and so does a comparison.
+ */
+export const ENGINE_ONLY_COLUMNS: ReadonlySet<string> = new Set(["search_order"]);
+
 /** Business tables, in an order that respects foreign keys when copying data. */
 export const BUSINESS_TABLES = [
   "users",
