@@ -3,6 +3,7 @@
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useTRPC } from "~/trpc/react";
+import { useHydrated } from "./use-hydrated";
 
 interface Invitation {
   id: string;
@@ -21,6 +22,7 @@ interface Invitation {
 export function Invitations({ initial }: { initial: Invitation[] }) {
   const trpc = useTRPC();
   const router = useRouter();
+  const hydrated = useHydrated();
   const list = useQuery({ ...trpc.panel.invitations.list.queryOptions(), initialData: initial });
   const decide = useMutation(
     trpc.panel.invitations.decide.mutationOptions({
@@ -50,7 +52,7 @@ export function Invitations({ initial }: { initial: Invitation[] }) {
             <button
               type="button"
               className="primary"
-              disabled={decide.isPending}
+              disabled={!hydrated || decide.isPending}
               aria-label={`Accept the invitation to ${invitation.workspaceName}`}
               onClick={() => decide.mutate({ invitationId: invitation.id, accept: true })}
             >
@@ -58,7 +60,7 @@ export function Invitations({ initial }: { initial: Invitation[] }) {
             </button>{" "}
             <button
               type="button"
-              disabled={decide.isPending}
+              disabled={!hydrated || decide.isPending}
               aria-label={`Decline the invitation to ${invitation.workspaceName}`}
               onClick={() => decide.mutate({ invitationId: invitation.id, accept: false })}
             >
