@@ -1,8 +1,12 @@
 import { z } from "zod";
-import { BlockInputSchema, indentProblems } from "../blocks";
-import { LIMITS } from "../limits";
-import { storable } from "../text";
-import { AppliedDecisionSchema, defineTool, MarkdownBodySchema, PAGE_CONTENT_IS_DATA } from "./shared";
+import {
+  AppliedDecisionSchema,
+  defineTool,
+  MarkdownBodySchema,
+  PAGE_CONTENT_IS_DATA,
+  pageBodyBlocksSchema,
+  PageTitleSchema,
+} from "./shared";
 
 export const pageCreateTool = defineTool({
   name: "mnote.page.create",
@@ -20,22 +24,13 @@ export const pageCreateTool = defineTool({
     PAGE_CONTENT_IS_DATA,
   args: z
     .strictObject({
-      title: storable(z.string())
-        .trim()
-        .min(1, "title must not be empty")
-        .max(LIMITS.titleLength, `title is longer than ${LIMITS.titleLength} characters`),
+      title: PageTitleSchema,
       markdown: MarkdownBodySchema.optional().describe(
         "The body as GitHub-flavoured Markdown (headings, lists with nesting, [ ]/[x] todos, quotes, fenced code, " +
           "---, > [!NOTE] callouts, **bold**, _italic_, ~~strike~~, `code`, [links](https://…)). Give blocks or " +
           "markdown, not both.",
       ),
-      blocks: z
-        .array(BlockInputSchema)
-        .max(LIMITS.blocksPerSave, `blocks has more than ${LIMITS.blocksPerSave} blocks`)
-        .superRefine((blocks, ctx) => {
-          for (const problem of indentProblems(blocks))
-            ctx.addIssue({ code: "custom", path: [problem.index, "indent"], message: problem.message });
-        })
+      blocks: pageBodyBlocksSchema("blocks")
         .optional()
         .describe(
           "Blocks: {id?, type, text, marks?, indent? (list items 0-3), level? (heading 1-3), checked? (todo), " +

@@ -1,5 +1,4 @@
 import { z } from "zod";
-import { BlockInputSchema, indentProblems } from "../blocks";
 import { LIMITS } from "../limits";
 import {
   BaseRevisionSchema,
@@ -7,6 +6,7 @@ import {
   MarkdownBodySchema,
   PAGE_CONTENT_IS_DATA,
   AppliedDecisionSchema,
+  pageBodyBlocksSchema,
 } from "./shared";
 
 export const pageSaveTool = defineTool({
@@ -24,13 +24,7 @@ export const pageSaveTool = defineTool({
     PAGE_CONTENT_IS_DATA,
   args: z
     .strictObject({
-      content: z
-        .array(BlockInputSchema)
-        .max(LIMITS.blocksPerSave, `content has more than ${LIMITS.blocksPerSave} blocks`)
-        .superRefine((blocks, ctx) => {
-          for (const problem of indentProblems(blocks))
-            ctx.addIssue({ code: "custom", path: [problem.index, "indent"], message: problem.message });
-        })
+      content: pageBodyBlocksSchema("content")
         .optional()
         .describe(
           "Blocks: {id?, type, text, marks?, indent? (list items 0-3), level? (heading 1-3), checked? (todo), " +

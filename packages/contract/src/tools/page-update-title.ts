@@ -1,7 +1,5 @@
 import { z } from "zod";
-import { LIMITS } from "../limits";
-import { storable } from "../text";
-import { BaseRevisionSchema, defineTool, AppliedDecisionSchema } from "./shared";
+import { BaseRevisionSchema, defineTool, AppliedDecisionSchema, PageTitleSchema } from "./shared";
 
 export const pageUpdateTitleTool = defineTool({
   name: "mnote.page.update_title",
@@ -10,10 +8,7 @@ export const pageUpdateTitleTool = defineTool({
   commandName: "page.head.updateTitle",
   description: "Rename a page. The title is trimmed and must be 1-200 characters.",
   args: z.strictObject({
-    title: storable(z.string())
-      .trim()
-      .min(1, "title must not be empty")
-      .max(LIMITS.titleLength, `title is longer than ${LIMITS.titleLength} characters`),
+    title: PageTitleSchema,
     baseRevision: BaseRevisionSchema,
   }),
   result: z.object({

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { BlockSchema } from "../blocks";
+import { BlockInputSchema, BlockSchema, indentProblems } from "../blocks";
 import type { Capability } from "../envelope";
 import { LIMITS } from "../limits";
 import { storable } from "../text";
@@ -9,6 +9,23 @@ export const MarkdownBodySchema = storable(z.string()).max(
   LIMITS.markdownLength,
   `markdown is longer than ${LIMITS.markdownLength} characters`,
 );
+
+/** A page title, as every tool that names one takes it: trimmed, 1 to LIMITS.titleLength characters. */
+export const PageTitleSchema = storable(z.string())
+  .trim()
+  .min(1, "title must not be empty")
+  .max(LIMITS.titleLength, `title is longer than ${LIMITS.titleLength} characters`);
+
+/** A whole body as blocks (page.save's `content`, page.create's `blocks`): at most LIMITS.blocksPerSave, indents checked. */
+export function pageBodyBlocksSchema(field: string) {
+  return z
+    .array(BlockInputSchema)
+    .max(LIMITS.blocksPerSave, `${field} has more than ${LIMITS.blocksPerSave} blocks`)
+    .superRefine((blocks, ctx) => {
+      for (const problem of indentProblems(blocks))
+        ctx.addIssue({ code: "custom", path: [problem.index, "indent"], message: problem.message });
+    });
+}
 
 export const BaseRevisionSchema = z
   .number()
