@@ -160,8 +160,13 @@ const breaking: fc.Arbitrary<Mutation> = fc.oneof(
       setOwn(e, field, wrong);
     }),
   ),
-  // a required field missing
-  fc.constantFrom(...ENVELOPE_FIELDS).map((field) => named<Mutation>(`${field} missing`, (e) => void delete e[field])),
+  // a required field missing; a workspace tool's envelope names no page, so for it a page named is the break
+  fc.constantFrom(...ENVELOPE_FIELDS).map((field) =>
+    named<Mutation>(`${field} missing`, (e, tool) => {
+      if (field === "documentId" && isWorkspaceTool(tool)) e.documentId = world.ids.page;
+      else delete e[field];
+    }),
+  ),
   // an unknown (or prototype-named) key at the top or in args
   fc.tuple(dangerousKey, anyHostileOverHttp, fc.boolean()).map(([key, value, inArgs]) =>
     named<Mutation>(`unknown key ${show(key)} ${inArgs ? "in args" : "at the top"}: ${show(value)}`, (e) => {
@@ -386,9 +391,13 @@ describe("fuzz: MCP Streamable HTTP (SDK client, tools/call)", () => {
           );
         }),
       ),
-    fc
-      .constantFrom("workspaceId", "documentId")
-      .map((field) => named(`${field} missing`, (a: Record<string, unknown>) => void delete a[field])),
+    fc.constantFrom("workspaceId", "documentId").map((field) =>
+      named(`${field} missing`, (a: Record<string, unknown>, tool: ToolName) => {
+        // A workspace tool names no page (issue 34): leaving documentId out is its valid call, naming one breaks it.
+        if (field === "documentId" && isWorkspaceTool(tool)) a.documentId = world.ids.page;
+        else delete a[field];
+      }),
+    ),
     // Not `__proto__`: the SDK's request parsing drops that key before the bridge sees it (pinned by its own test below).
     fc
       .tuple(
@@ -454,10 +463,8 @@ describe("fuzz: MCP Streamable HTTP (SDK client, tools/call)", () => {
   it("hostile tool arguments: the contract's failure envelope as a result the model reads (isError false, decision 0008), never a JSON-RPC error, never a write", async () => {
     await fc.assert(
       fc.asyncProperty(toolArb, fc.array(breakingArgument, { minLength: 1, maxLength: 3 }), async (tool, mutations) => {
-        // A workspace tool names no page (issue 34): leaving documentId out is its valid call, not a hostile one.
-        fc.pre(!(isWorkspaceTool(tool) && mutations.every((mutate) => fc.stringify(mutate) === "documentId missing")));
         const args = modelArguments(tool);
-        for (const mutate of mutations) mutate(args);
+        for (const mutate of mutations) mutate(args, tool);
         const result = await mcp.callTool({ name: toProviderName(tool), arguments: args });
         const what = () =>
           `${tool} ${mutations.map(String).join(" + ")} → ${JSON.stringify(result.structuredContent).slice(0, 300)}`;
