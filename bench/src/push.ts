@@ -114,6 +114,11 @@ async function subscribe(panelUrl: string, cookie: string, ref: { workspaceId: s
     throw new Error(`panel.page.changes answered ${response.status}: ${await response.text()}`);
   }
   const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+  // The stream's first event carries the page's cursor: only from then on does this panel hear every change (before
+  // it, PostgreSQL's LISTEN may still be connecting, and the browser's panel covers that gap with the cursor it read
+  // with the page). Measuring from the headers alone lost a first change now and then.
+  let opened: () => void = () => undefined;
+  const open = new Promise<void>((resolve) => (opened = resolve));
   let buffer = "";
   const waiting: Array<(at: number) => void> = [];
   const arrived: number[] = [];
@@ -133,6 +138,7 @@ async function subscribe(panelUrl: string, cookie: string, ref: { workspaceId: s
             ?.slice(6);
           const event = block.split("\n").find((line) => line.startsWith("event: "));
           if (event || !data) continue;
+          opened();
           if ((JSON.parse(data) as { changed?: boolean }).changed !== true) continue;
           const wake = waiting.shift();
           if (wake) wake(at);
@@ -143,6 +149,13 @@ async function subscribe(panelUrl: string, cookie: string, ref: { workspaceId: s
       // aborted at the end of the run
     }
   })();
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    open,
+    new Promise((_, reject) => {
+      timer = setTimeout(() => reject(new Error("the stream sent no first event within 10 s")), 10_000);
+    }),
+  ]).finally(() => clearTimeout(timer));
   return {
     /** When the next "changed" event arrived (performance.now()). */
     next(timeoutMs = 5_000): Promise<number> {

@@ -17,6 +17,8 @@ export interface SearchBenchSettings {
   blocksPerPage: number;
   rounds: number;
   callsPerRound: number;
+  /** Rounds of `writes` appends per variant: a round spans several WAL checkpoints and FTS5 merges. */
+  writeRounds: number;
   writes: number;
 }
 
@@ -162,7 +164,7 @@ export async function runSearch(settings: SearchBenchSettings) {
   ];
   for (const [, w] of writeVariants) await timed(() => w.write(), 20);
   const writes: Record<string, number[]> = {};
-  for (let round = 0; round < settings.rounds; round++) {
+  for (let round = 0; round < settings.writeRounds; round++) {
     for (const [name, w] of roundOrder(writeVariants, round)) {
       (writes[name] ??= []).push(await timed(() => w.write(), settings.writes));
     }
