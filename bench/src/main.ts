@@ -124,7 +124,15 @@ const settings = quick
       edits: { sizes: [100, 1000, 10_000], rounds: 9, callsPerRound: 100 },
       markdown: { sizes: [100, 10_000], rounds: 9, callsPerRound: 30 },
       approvals: { blocks: 10_000, pending: 30, rounds: 5 },
-      search: { small: 1_000, large: 10_000, blocksPerPage: 50, rounds: 5, callsPerRound: 20, writeRounds: 11, writes: 200 },
+      search: {
+        small: 1_000,
+        large: 10_000,
+        blocksPerPage: 50,
+        rounds: 5,
+        callsPerRound: 20,
+        writeRounds: 11,
+        writes: 200,
+      },
       push: {
         samples: 200,
         postgresUrl: process.env.MNOTE_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test",
