@@ -163,10 +163,18 @@ async function section<T>(name: Section, run: () => Promise<T>): Promise<T | nul
   if (!only.has(name)) return null;
   log(`${name}…`);
   const t = performance.now();
-  const result = await run();
-  timings.push([name, (performance.now() - t) / 1000]);
-  log(`${name} done in ${((performance.now() - t) / 1000).toFixed(0)}s`);
-  return result;
+  try {
+    const result = await run();
+    timings.push([name, (performance.now() - t) / 1000]);
+    log(`${name} done in ${((performance.now() - t) / 1000).toFixed(0)}s`);
+    return result;
+  } catch (error) {
+    // One section's failure is that section's result, said in the summary; the other sections still run and report.
+    const message = error instanceof Error ? error.message : String(error);
+    log(`${name} FAILED after ${((performance.now() - t) / 1000).toFixed(0)}s: ${message}`);
+    headline.push(`- Section \`${name}\` failed in this run and measured nothing: ${message}.`);
+    return null;
+  }
 }
 
 const floor = await section("floor", () => runFloor(settings.floor));
