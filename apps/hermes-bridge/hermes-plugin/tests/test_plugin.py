@@ -8,6 +8,7 @@ import os
 import re
 import socket
 import sqlite3
+import contextlib
 import contextvars
 import threading
 import time
@@ -59,12 +60,13 @@ class PluginAgainstBridge(unittest.TestCase):
         return json.loads(text)
 
     def hermes_call(self, canonical: str, extra: dict | None = None, *, session: str, tool_call_id: str,
-                    token: str = "owner", turn: str = "t1") -> dict:
+                    token: str | None = "owner", turn: str = "t1") -> dict:
         """One model tool call as Hermes runs it (support.HermesDispatch), with its result
-        checked the way Hermes classifies it."""
+        checked the way Hermes classifies it. `token=None`: the caller has set the environment
+        (threads must not each patch os.environ: one restoring it pulls the token from under another)."""
         ids = self.world["ids"]
         args = {"workspaceId": ids["ws"], **self.page_of(canonical), **self.world["sampleArgs"][canonical], **(extra or {})}
-        with self.env(token):
+        with self.env(token) if token is not None else contextlib.nullcontext():
             text = self.hermes.call(self.by_canonical[canonical], args, session_id=session, tool_call_id=tool_call_id,
                                     turn=turn)
         self.assertIsInstance(text, str)
@@ -301,13 +303,16 @@ class PluginAgainstBridge(unittest.TestCase):
             start.wait()
             results[f"call_par_{index}"] = self.hermes_call(
                 "mnote.artifact.create_ai_note", {"content": "Parallel note"}, session=session,
-                tool_call_id=f"call_par_{index}")
+                tool_call_id=f"call_par_{index}", token=None)
 
         threads = [threading.Thread(target=contextvars.copy_context().run, args=(worker, i)) for i in range(6)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join(timeout=120)
+        # One environment for the six workers, set before they start and restored after they end: each patching
+        # os.environ itself raced (a worker leaving restored it while another was reading its token).
+        with self.env("owner"):
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join(timeout=120)
         self.assertEqual(sorted(results), [f"call_par_{i}" for i in range(6)])
         for call_id, out in results.items():
             self.assertTrue(out["ok"], out)
