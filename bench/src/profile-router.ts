@@ -16,18 +16,7 @@ import { forgetInlineMarkdown } from "@mnote/markdown";
 import { appendArgs } from "./floor";
 import { formattedPage } from "./markdown";
 import { assertOk, benchWorld, paragraphs } from "./world";
-
-interface ProfileNode {
-  id: number;
-  callFrame: { functionName: string; url: string; lineNumber: number };
-  children?: number[];
-}
-interface Profile {
-  nodes: ProfileNode[];
-  samples?: number[];
-  startTime: number;
-  endTime: number;
-}
+import { countProfile, printRanked, type Profile } from "./v8-profile";
 
 const PATHS = ["append", "edit", "blocks", "markdown", "markdownCold"] as const;
 type RouterPath = (typeof PATHS)[number];
@@ -36,7 +25,6 @@ if (!PATHS.includes(path)) throw new Error(`path: one of ${PATHS.join(", ")}`);
 const calls = Number(process.argv[3] ?? 2000);
 const rows = Number(process.argv[4] ?? 30);
 const cacheMb = process.argv[5];
-const REPO_ROOT = new URL("../../", import.meta.url).href;
 
 const w = await benchWorld(
   "profile-router",
@@ -82,38 +70,10 @@ const { profile } = (await session.post("Profiler.stop")) as { profile: Profile 
 session.disconnect();
 await w.kernel.close();
 
-const byId = new Map(profile.nodes.map((node) => [node.id, node]));
-const parent = new Map<number, number>();
-for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
-const hits = new Map<number, number>();
-for (const id of profile.samples ?? []) hits.set(id, (hits.get(id) ?? 0) + 1);
-const samples = profile.samples?.length ?? 0;
-const sampleUs = (profile.endTime - profile.startTime) / Math.max(1, samples);
-const name = (node: ProfileNode) =>
-  `${node.callFrame.functionName || "(anon)"} ${node.callFrame.url
-    .replace(/.*node_modules\/(\.pnpm\/[^/]+\/node_modules\/)?/, "")
-    .replace(REPO_ROOT, "")}:${node.callFrame.lineNumber}`;
-const self = new Map<string, number>();
-const inclusive = new Map<string, number>();
-for (const [id, count] of hits) {
-  const key = name(byId.get(id)!);
-  self.set(key, (self.get(key) ?? 0) + count);
-  const seen = new Set<string>();
-  for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
-    const frame = name(byId.get(at)!);
-    if (seen.has(frame)) continue;
-    seen.add(frame);
-    inclusive.set(frame, (inclusive.get(frame) ?? 0) + count);
-  }
-}
-const busy = samples - (self.get("(idle) :-1") ?? 0);
+const { self, inclusive, busy, sampleUs } = countProfile(profile);
 const us = (count: number) => ((count * sampleUs) / calls).toFixed(1).padStart(7);
 console.log(`${path}: ${calls} calls, busy ${us(busy).trim()} µs per call`);
-const show = (counts: Map<string, number>) => {
-  const ranked = [...counts].filter(([key]) => key !== "(idle) :-1" && key !== "(root) :-1");
-  for (const [key, count] of ranked.sort((a, b) => b[1] - a[1]).slice(0, rows))
-    console.log(`${us(count)} µs ${((count / Math.max(1, busy)) * 100).toFixed(1).padStart(5)}%  ${key}`);
-};
+const show = (counts: Map<string, number>) => printRanked(counts, { us, busy, rows });
 /** Self time by where the code lives: a library, a package of this repository, or V8 / native (SQLite, hashing). */
 const source = (key: string) => {
   const file = key.slice(key.indexOf(" ") + 1);

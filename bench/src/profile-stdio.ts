@@ -14,23 +14,11 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { BRIDGE_BIN, stdioEnv } from "./transports";
 import { benchWorld, paragraphs } from "./world";
-
-interface ProfileNode {
-  id: number;
-  callFrame: { functionName: string; url: string; lineNumber: number };
-  children?: number[];
-}
-interface Profile {
-  nodes: ProfileNode[];
-  samples?: number[];
-  startTime: number;
-  endTime: number;
-}
+import { countProfile, printRanked, type Profile } from "./v8-profile";
 
 const calls = Number(process.argv[2] ?? 2000);
 const blocks = Number(process.argv[3] ?? 10);
 const rows = Number(process.argv[4] ?? 30);
-const REPO_ROOT = new URL("../../", import.meta.url).href;
 const dir = mkdtempSync(join(tmpdir(), "mnote-stdio-prof-"));
 const world = await benchWorld("stdio-prof");
 const page = await world.newPage(paragraphs(blocks));
@@ -60,43 +48,15 @@ const file = readdirSync(dir).find((name) => name.endsWith(".cpuprofile"));
 if (!file) throw new Error("the child wrote no profile");
 const profile = JSON.parse(readFileSync(join(dir, file), "utf8")) as Profile;
 
-const byId = new Map(profile.nodes.map((node) => [node.id, node]));
-const parent = new Map<number, number>();
-for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
-const hits = new Map<number, number>();
-for (const id of profile.samples ?? []) hits.set(id, (hits.get(id) ?? 0) + 1);
-const samples = profile.samples?.length ?? 0;
-const sampleUs = (profile.endTime - profile.startTime) / Math.max(1, samples);
-const name = (node: ProfileNode) =>
-  `${node.callFrame.functionName || "(anon)"} ${node.callFrame.url
-    .replace(/.*node_modules\/(\.pnpm\/[^/]+\/node_modules\/)?/, "")
-    .replace(REPO_ROOT, "")}:${node.callFrame.lineNumber}`;
-const self = new Map<string, number>();
-const inclusive = new Map<string, number>();
-for (const [id, count] of hits) {
-  const key = name(byId.get(id)!);
-  self.set(key, (self.get(key) ?? 0) + count);
-  const seen = new Set<string>();
-  for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
-    const frame = name(byId.get(at)!);
-    if (seen.has(frame)) continue;
-    seen.add(frame);
-    inclusive.set(frame, (inclusive.get(frame) ?? 0) + count);
-  }
-}
+const { self, inclusive, busy, sampleUs } = countProfile(profile);
 // The whole child's life is profiled (start-up, warm-up): per call is over every call it answered.
 const answered = calls + 300;
-const busy = samples - (self.get("(idle) :-1") ?? 0);
 const us = (count: number) => ((count * sampleUs) / answered).toFixed(0).padStart(6);
 console.log(
   `stdio page.get of ${blocks} blocks: ${calls} calls, ${((ms * 1000) / calls).toFixed(0)} µs each at the client; ` +
     `the child busy ${us(busy).trim()} µs per call (start-up included)`,
 );
-const show = (counts: Map<string, number>) => {
-  const ranked = [...counts].filter(([key]) => key !== "(idle) :-1" && key !== "(root) :-1");
-  for (const [key, count] of ranked.sort((a, b) => b[1] - a[1]).slice(0, rows))
-    console.log(`${us(count)} µs ${((count / Math.max(1, busy)) * 100).toFixed(1).padStart(5)}%  ${key}`);
-};
+const show = (counts: Map<string, number>) => printRanked(counts, { us, busy, rows });
 console.log("--- self");
 show(self);
 console.log("--- inclusive");

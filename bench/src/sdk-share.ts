@@ -1,18 +1,7 @@
 import { READ_CACHE_OFF } from "./bridge";
 import { ask, type SplitPath, startSplit } from "./cpu-split";
 import { table } from "./stats";
-
-interface ProfileNode {
-  id: number;
-  callFrame: { functionName: string; url: string; lineNumber: number };
-  children?: number[];
-}
-interface Profile {
-  nodes: ProfileNode[];
-  samples?: number[];
-  startTime: number;
-  endTime: number;
-}
+import { countProfile, type Profile } from "./v8-profile";
 
 /**
  * What the MCP SDK's 2026-07-28 handler (`createMcpHandler`) does per request that the bridge does not need, each a
@@ -42,12 +31,6 @@ const SDK_WORK = [
   },
 ] as const;
 
-/** A frame's name as the profile scripts print it: function, file inside its package, line. */
-function frameName(node: ProfileNode): string {
-  const url = node.callFrame.url.replace(/.*node_modules\/(\.pnpm\/[^/]+\/node_modules\/)?/, "");
-  return `${node.callFrame.functionName || "(anon)"} ${url}:${node.callFrame.lineNumber}`;
-}
-
 /**
  * Profiles the servers' process (`cpu-split.ts`) while `calls` 2026-07-28 `tools/call`s by plain `fetch` are
  * answered one at a time, and gives each entry of SDK_WORK its µs per call and its share of the process's busy time.
@@ -61,19 +44,11 @@ export async function runSdkShare(options: { calls: number; pageBlocks: number; 
   const { profile } = await ask<{ profile: Profile }>(split.proc, "profile-stop");
   await split.close();
 
-  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
-  const parent = new Map<number, number>();
-  for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
+  const { stack, busy, sampleUs } = countProfile(profile);
   const samples = profile.samples ?? [];
-  const sampleUs = (profile.endTime - profile.startTime) / Math.max(1, samples.length);
   const inWork = SDK_WORK.map(() => 0);
-  let busy = 0;
   for (const id of samples) {
-    const leaf = byId.get(id)!;
-    if (leaf.callFrame.functionName === "(idle)") continue;
-    busy++;
-    const names: string[] = [];
-    for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) names.push(frameName(byId.get(at)!));
+    const names = stack(id);
     SDK_WORK.forEach((work, i) => {
       if (names.some((name) => work.frames.some((frame) => frame.test(name)))) inWork[i]!++;
     });
@@ -92,10 +67,8 @@ export async function runSdkShare(options: { calls: number; pageBlocks: number; 
     ],
   );
   // The SdkError row is inside the close row: the total counts each sample once, whatever rows it is in.
-  const unneeded = samples.filter((id) => {
-    const names: string[] = [];
-    for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) names.push(frameName(byId.get(at)!));
-    return SDK_WORK.some((work) => names.some((name) => work.frames.some((frame) => frame.test(name))));
-  }).length;
+  const unneeded = samples.filter((id) =>
+    SDK_WORK.some((work) => stack(id).some((name) => work.frames.some((frame) => frame.test(name)))),
+  ).length;
   return { markdown, unneededShare: unneeded / Math.max(1, busy), busyUs: us(busy) };
 }
