@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ManualClock } from "../clock";
 import type { KernelOptions, SqlKernel } from "../sql-kernel";
 import type { CallIdentity, CommentThreadQuery, ExecuteOutcome, KernelCommand } from "../types";
+import { testIdentity } from "./support";
 
 /**
  * Comment threads (decision 0040) on every database: the same suite runs on SQLite, PGlite and PostgreSQL.
@@ -20,18 +21,15 @@ export function commentsSuite(name: string, openKernel: (options?: KernelOptions
     const paragraph = (id: string, text: string): Block => ({ id, type: "paragraph", text });
     const body = (text: string): Block[] => [paragraph("c1", text)];
 
-    const identity = (holder: "person" | "agent", documentId = doc): CallIdentity => ({
-      toolName: "mnote.comment.create",
-      workspaceId: ws,
-      documentId,
-      actorId: owner,
-      tokenId: null,
-      holder,
-      sessionId: "s1",
-      runId: "r1",
-      toolCallId: `call_${++counter}`,
-      traceId: "t1",
-    });
+    const identity = (holder: "person" | "agent", documentId = doc): CallIdentity =>
+      testIdentity({
+        toolName: "mnote.comment.create",
+        workspaceId: ws,
+        documentId,
+        actorId: owner,
+        holder,
+        toolCallId: `call_${++counter}`,
+      });
 
     const run = (command: KernelCommand, holder: "person" | "agent" = "agent", documentId = doc) =>
       kernel.execute({

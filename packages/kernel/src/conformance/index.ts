@@ -20,19 +20,16 @@ export function kernelConformanceSuite(name: string, openKernel: (options?: Kern
     const blocks = (...texts: string[]): Block[] =>
       texts.map((text, i) => ({ id: `b${i}_${text.replace(/\W/g, "")}`, type: "paragraph", text }));
 
-    const identity = (overrides: Partial<CallIdentity> = {}): CallIdentity => ({
-      toolName: "mnote.page.save",
-      workspaceId: ws,
-      documentId: doc,
-      actorId: owner,
-      tokenId: null,
-      holder: "person",
-      sessionId: "s1",
-      runId: "r1",
-      toolCallId: `call_${++counter}`,
-      traceId: "t1",
-      ...overrides,
-    });
+    const identity = (overrides: Partial<CallIdentity> = {}): CallIdentity =>
+      testIdentity({
+        toolName: "mnote.page.save",
+        workspaceId: ws,
+        documentId: doc,
+        actorId: owner,
+        holder: "person",
+        toolCallId: `call_${++counter}`,
+        ...overrides,
+      });
 
     const request = (command: KernelCommand, extra: Partial<ExecuteRequest> = {}): ExecuteRequest => ({
       identity: identity({ toolName: extra.identity?.toolName ?? "mnote.page.save" }),
@@ -1244,3 +1241,4 @@ export {
   sharedPglite,
   type PostgresAvailability,
 } from "../test-databases";
+import { testIdentity } from "./support";

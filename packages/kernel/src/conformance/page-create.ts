@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { CREATED_PAGE_CHANGED } from "../command-appliers";
 import type { KernelOptions, SqlKernel } from "../sql-kernel";
 import type { CallIdentity, ExecuteOutcome, KernelCommand } from "../types";
+import { testIdentity } from "./support";
 
 /**
  * `page.create` and its revert (issue 34, decision 0046) on every database: the same suite runs on SQLite, PGlite
@@ -17,18 +18,15 @@ export function pageCreateSuite(name: string, openKernel: (options?: KernelOptio
 
     const blocks = (...texts: string[]): Block[] => texts.map((text, i) => ({ id: `b${i}`, type: "paragraph", text }));
 
-    const identity = (documentId: string, toolName = "mnote.page.create"): CallIdentity => ({
-      toolName,
-      workspaceId: ws,
-      documentId,
-      actorId: owner,
-      tokenId: null,
-      holder: "agent",
-      sessionId: "s1",
-      runId: "r1",
-      toolCallId: `call_${++counter}`,
-      traceId: "t1",
-    });
+    const identity = (documentId: string, toolName = "mnote.page.create"): CallIdentity =>
+      testIdentity({
+        toolName,
+        workspaceId: ws,
+        documentId,
+        actorId: owner,
+        holder: "agent",
+        toolCallId: `call_${++counter}`,
+      });
 
     const create = (
       documentId: string,

@@ -1,9 +1,10 @@
 import type { Block } from "@mnote/contract";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { KernelOptions, SqlKernel } from "../sql-kernel";
-import type { CallIdentity, KernelCommand } from "../types";
+import type { KernelCommand } from "../types";
 import { searchWords } from "../search-words";
 import type { SearchPosition } from "../search";
+import { testIdentity } from "./support";
 
 /**
  * The workspace search's index and reads (issue 34, decision 0045) on every database: the same suite runs on SQLite,
@@ -23,18 +24,14 @@ export function searchSuite(name: string, openKernel: (options?: KernelOptions) 
 
     const paragraph = (id: string, text: string): Block => ({ id, type: "paragraph", text });
     const run = (documentId: string, command: KernelCommand, toolName = "mnote.page.save") => {
-      const identity: CallIdentity = {
+      const identity = testIdentity({
         toolName,
         workspaceId: ws,
         documentId,
         actorId: owner,
-        tokenId: null,
         holder: "person",
-        sessionId: "s1",
-        runId: "r1",
         toolCallId: `call_${++counter}`,
-        traceId: "t1",
-      };
+      });
       return kernel.execute({
         identity,
         command,
