@@ -6,6 +6,7 @@
  * "Before" is a database migrated to version 10 (the release before) whose audit_log only gained the nullable
  * `month` column the kernel now writes: the old table, the old indexes, no partitions. "After" is version 12.
  */
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ToolName } from "@mnote/contract";
 import {
@@ -419,6 +420,48 @@ async function rowSweepRounds(kind: Kind, settings: AuditBenchSettings): Promise
 }
 
 /**
+ * Where the PostgreSQL server keeps its files, when it runs on this machine: the file system and its mount options.
+ * A month's drop frees its files at commit, and with online `discard` the device is told of every freed block inside
+ * the journal commit every WAL fsync waits for (decision 0041, amendment of 2026-12-04 night): the same drop's p99 is
+ * then the device's, so the report names it beside the figures.
+ */
+async function postgresStorage(url: string): Promise<string> {
+  const driver = await openPostgresDriver(url, { poolMax: 1 });
+  try {
+    const row = await driver.get<{ dir: string }>(`SELECT current_setting('data_directory') AS dir`).catch(() => null);
+    const mounts = (() => {
+      try {
+        return readFileSync("/proc/mounts", "utf8").split("\n");
+      } catch {
+        return [];
+      }
+    })()
+      .map((line) => line.split(" "))
+      .filter((f) => f.length >= 4)
+      .map(([device, point, type, options]) => ({ device, point: point!, type, options: options!.split(",") }));
+    // The server's path exists here too when it runs on this machine (a remote one's is not ours to read).
+    const dir = row?.dir && existsSync(row.dir) ? row.dir : undefined;
+    const mount = dir
+      ? mounts
+          .filter((m) => dir === m.point || dir.startsWith(m.point.endsWith("/") ? m.point : `${m.point}/`))
+          .sort((a, b) => b.point.length - a.point.length)[0]
+      : undefined;
+    if (!dir || !mount) return "*PostgreSQL's storage*: not on this machine, or not readable here.";
+    const discard = mount.options.includes("discard");
+    return (
+      `*PostgreSQL's storage*: \`${dir}\` on ${mount.type} (${mount.device}), mounted \`${mount.options.join(",")}\`. ` +
+      (discard
+        ? "Online `discard` is on: the blocks a month's drop frees are discarded inside the journal commit that every " +
+          "WAL fsync waits for, so the month row measures the device's discard as much as the drop (decision 0041, " +
+          "amendment: the same section with the data on ext4 without `discard`, the mount `docs/operations.md` asks for)."
+        : "Online `discard` is off (blocks are trimmed later, by `fstrim`), as `docs/operations.md` asks for.")
+    );
+  } finally {
+    await driver.close();
+  }
+}
+
+/**
  * A month's partition of 1,000,000 expired records dropped (PostgreSQL), against the same month dropped as decision
  * 0035 did: rounds alternate the two in rotating order, each round loading a fresh month, measuring the callers for
  * 3 s without a sweep and then during the drop.
@@ -534,6 +577,7 @@ export async function runAudit(settings: AuditBenchSettings) {
   sweeps.push(...(await monthDropRounds(settings)));
   log("sweep postgres rows");
   sweeps.push(...(await rowSweepRounds("postgres", settings)));
+  const storage = await postgresStorage(settings.postgresUrl);
   const sweepRows = sweeps.map((s) => {
     const f = sweepFigures(s);
     const ratio = `${fmtRatio(f.ratio)} (${fmtRatio(f.min)}–${fmtRatio(f.max)}, ${s.rounds.length} rounds)`;
@@ -576,6 +620,8 @@ export async function runAudit(settings: AuditBenchSettings) {
       ],
       sweepRows.map((r) => r.row),
     ),
+    "",
+    storage,
   ].join("\n");
   return {
     markdown,

@@ -145,7 +145,7 @@ const settings = quick
         callers: 4,
         // Odd counts: the median is a round's own ratio.
         sweepRounds: 9,
-        monthRounds: 3,
+        monthRounds: 5,
         postgresUrl: process.env.MNOTE_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test",
       },
     };
