@@ -3,7 +3,7 @@ import { blocksJson } from "@mnote/tools";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { EnvelopeJson } from "./envelope-json";
-import { hermesDetectsFailure } from "./hermes/hermes-wire";
+import { hermesDetectsFailure, hermesFallbackDetectsFailure } from "./hermes/hermes-wire";
 import { createTestWorld, envelopeFor, routerCall } from "./test-support";
 
 // Block text that spells the words Hermes's classifier looks for, quotes, escapes, beyond Latin-1 and lone surrogates.
@@ -56,6 +56,26 @@ describe("EnvelopeJson of a page.get answer (its window's blocks written from th
     );
   });
 
+  it("writes a failure's error right after ok, so Hermes's 500-character fallback rule sees it with the longest ids", async () => {
+    // The contract's longest call and trace ids (256 characters each) and a 128-character page id.
+    const longest = {
+      ...envelopeFor(world, "mnote.page.get"),
+      documentId: "d".repeat(128),
+      toolCallId: "c".repeat(256),
+      traceId: "t".repeat(256),
+    };
+    const refused = await routerCall(world.kernel, world.tokens.owner, "mnote.page.get", longest);
+    expect(refused.ok).toBe(false);
+    const inContractOrder = JSON.stringify(refused);
+    // Without the reordering this refusal would read as a success to the fallback rule.
+    expect(hermesFallbackDetectsFailure(inContractOrder)).toBe(false);
+    const json = EnvelopeJson.of(refused);
+    expect(hermesFallbackDetectsFailure(json.safe)).toBe(true);
+    expect(hermesDetectsFailure(json.safe)).toBe(true);
+    expect(Object.keys(JSON.parse(json.safe)).slice(0, 2)).toEqual(["ok", "error"]);
+    expect(JSON.parse(json.safe)).toStrictEqual(JSON.parse(inContractOrder));
+  });
+
   it("writes a failure plainly (it must stay a failure to Hermes) and an envelope without a window whole", async () => {
     const denied = await routerCall(
       world.kernel,
@@ -65,7 +85,8 @@ describe("EnvelopeJson of a page.get answer (its window's blocks written from th
     );
     expect(denied.ok).toBe(false);
     const json = EnvelopeJson.of(denied);
-    expect(json.safe).toBe(JSON.stringify(denied));
+    expect(JSON.parse(json.safe)).toStrictEqual(JSON.parse(JSON.stringify(denied)));
+    expect(json.safe).toBe(json.plain);
     expect(hermesDetectsFailure(json.safe)).toBe(true);
     const headOnly = await routerCall(
       world.kernel,

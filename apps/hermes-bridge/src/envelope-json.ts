@@ -23,6 +23,7 @@ export class EnvelopeJson {
   ) {}
 
   static of(output: OutputEnvelope): EnvelopeJson {
+    if (!output.ok) return new EnvelopeJson(JSON.stringify(errorFirst(output)), null, "", false);
     const json = blocksJson((output.result as { blocks?: unknown } | null)?.blocks);
     if (json) {
       const text = JSON.stringify({ ...output, result: { ...(output.result as object), blocks: SPLICE } });
@@ -73,6 +74,18 @@ export class EnvelopeJson {
   private safeTail() {
     return (this.cachedSafeTail ??= this.success ? hermesSafe(this.tail) : this.tail);
   }
+}
+
+/**
+ * A failure with its `error` right after `ok`: the same JSON value, keys in another order. Hermes's fallback failure
+ * rule reads only the first 500 characters of a result for `"error"` (agent/tool_guardrails.py
+ * `classify_tool_failure`, used where a caller passes no verdict; `agent/display.py _detect_tool_failure` also parses
+ * the JSON). In the contract's order the error comes after the ids and the audit, past character 500 when the ids
+ * are long (the contract allows 256-character call and trace ids), and such a refusal would read as a success.
+ */
+function errorFirst(output: OutputEnvelope): OutputEnvelope {
+  const { ok, error, ...rest } = output;
+  return { ok, error, ...rest };
 }
 
 /**

@@ -269,8 +269,11 @@ def build_envelope(tool: dict, document: dict, arguments: dict, kwargs: dict,
 
 def failure_envelope(tool: dict, envelope: dict, code: str, message: str) -> dict:
     """The contract's failure envelope, for answers the plugin must make itself."""
+    # The error right after ok: Hermes's fallback failure rule reads only a result's first 500 characters
+    # (agent/tool_guardrails.py classify_tool_failure), and long ids would push a trailing error past them.
     return {
         "ok": False,
+        "error": {"code": code, "message": message},
         "toolName": tool["canonicalName"],
         "toolCallId": _text(envelope.get("toolCallId")),
         "traceId": _text(envelope.get("traceId")),
@@ -281,7 +284,6 @@ def failure_envelope(tool: dict, envelope: dict, code: str, message: str) -> dic
             "workspaceId": _text(envelope.get("workspaceId")),
             "documentId": _text(envelope.get("documentId")),
         },
-        "error": {"code": code, "message": message},
     }
 
 

@@ -399,6 +399,9 @@ class PluginAgainstBridge(unittest.TestCase):
         self.assertEqual(out["error"]["code"], "mnote_tool_unavailable")
         self.assertEqual(out["error"]["message"], self.schemas["unavailableMessage"])
         self.assertEqual(out["audit"], {"effect": "none", "commandId": None, "workspaceId": ids["ws"], "documentId": ids["page"]})
+        # The error right after ok: Hermes's fallback rule (tool_guardrails.classify_tool_failure) reads 500 characters.
+        self.assertEqual(list(out)[:2], ["ok", "error"])
+        self.assertIn('"error"', text[:500].lower())
 
     def test_unavailable_when_the_port_is_closed(self):
         self.assert_unavailable(f"http://127.0.0.1:{free_port()}")

@@ -33,6 +33,15 @@ export function hermesDetectsFailure(result: string): boolean {
     const err = truthy(record.error) ? record.error : record.message;
     if (truthy(err) && (record.success === false || "error" in record)) return true;
   }
+  return hermesFallbackDetectsFailure(result);
+}
+
+/**
+ * agent/tool_guardrails.py `classify_tool_failure`, the fallback a caller gets when it passes no verdict of its own
+ * (Hermes's own code passes `_detect_tool_failure`'s): for a tool that is neither `terminal` nor `memory` nor a
+ * file-mutation tool, only the substring rule — no JSON parsing.
+ */
+export function hermesFallbackDetectsFailure(result: string): boolean {
   const lower = result.slice(0, 500).toLowerCase();
   return lower.includes('"error"') || lower.includes('"failed"') || result.startsWith("Error");
 }
