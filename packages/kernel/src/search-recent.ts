@@ -7,7 +7,7 @@
  */
 import Database from "better-sqlite3";
 
-/** The tokenizer of every FTS5 table the search asks: the index's and the one in memory here. */
+/** The tokenizer of the table in memory here: the index's (migration 19 writes it out, as an applied version must). */
 export const FTS5_TOKENIZE = "unicode61 remove_diacritics 2";
 
 /** Noted blocks that make a fold (SQLite): each fold is one FTS5 segment for this many block writes. */

@@ -174,35 +174,32 @@ async function blockHits(
   const params = [...match.params, ...scopeParams];
   const columns = "b.document_id, p.title, b.id, b.text, b.position";
   if (db.dialect === "sqlite") {
-    // The readable blocks written since the last fold (migration 22): FTS5 holds none of their words yet (or their
-    // words before the change), so the index's hits skip every noted block and the readable ones are matched here
-    // by their current words (at most FOLD_AT blocks, none outside the readable set).
-    const noted = await db.all<BlockHitRow & { n: number; words: string }>(
-      // CROSS JOIN: from the few noted rows out; left to the planner, it started from the workspace's pages.
-      `SELECT r.rowid AS n, b.search_text AS words, ${columns} FROM block_search_recent r
-        CROSS JOIN blocks b ON b.rowid = r.rowid CROSS JOIN pages p ON p.id = b.document_id
-        WHERE r.rowid > ? AND ${scope}`,
-      [anchor, ...scopeParams],
+    // Migration 22: the blocks written since the last fold are noted, and FTS5 holds none of their words yet (or
+    // their words before the change). So FTS5's hits skip every noted block, and the noted blocks of the readable
+    // pages (at most FOLD_AT, none outside the readable set) are matched here by their current words. One statement
+    // reads both, so they come from one snapshot: read apart, a block noted by a write committed in between was in
+    // neither. The FTS5 arm: from its matches (CROSS JOIN keeps that order), whose rowid order is the index's own,
+    // with the rowid bound handed to FTS5, so it stops after `limit` readable hits, for a common word as for a rare
+    // one. The noted arm starts from the notes (CROSS JOIN; left to the planner it started from the workspace's pages).
+    const rows = await db.all<BlockHitRow & { n: number; words: string | null }>(
+      `SELECT * FROM (SELECT block_search.rowid AS n, NULL AS words, ${columns}
+          FROM block_search CROSS JOIN blocks b ON b.rowid = block_search.rowid CROSS JOIN pages p ON p.id = b.document_id
+          WHERE block_search.rowid > ? AND ${where} AND block_search.rowid NOT IN (SELECT rowid FROM block_search_recent)
+          ORDER BY block_search.rowid LIMIT ?)
+       UNION ALL
+       SELECT r.rowid AS n, b.search_text AS words, ${columns}
+         FROM block_search_recent r CROSS JOIN blocks b ON b.rowid = r.rowid CROSS JOIN pages p ON p.id = b.document_id
+         WHERE r.rowid > ? AND ${scope}`,
+      [anchor, ...params, query.limit, anchor, ...scopeParams],
     );
+    const indexed = rows.filter((row) => row.words === null);
+    const noted = rows.filter((row): row is typeof row & { words: string } => row.words !== null);
     const matched = new Set(matchRecent(noted, match.params[0] as string));
-    // From the FTS5 matches (CROSS JOIN keeps that order): their rowid order is the index's own and the rowid bound
-    // is handed to FTS5, so the scan stops after `limit` readable hits, for a common word as for a rare one.
-    const indexed = await db.all<BlockHitRow & { n: number }>(
-      `SELECT block_search.rowid AS n, ${columns} FROM block_search CROSS JOIN blocks b ON b.rowid = block_search.rowid
-        CROSS JOIN pages p ON p.id = b.document_id
-        WHERE block_search.rowid > ? AND ${where}
-          AND block_search.rowid NOT IN (SELECT rowid FROM block_search_recent)
-        ORDER BY block_search.rowid LIMIT ?`,
-      [anchor, ...params, query.limit],
-    );
     if (matched.size === 0) return indexed;
-    // The first `limit` of both in written order (a block folded between the two reads is in both: kept once).
-    const merged = new Map<number, BlockHitRow>();
-    const fresh = noted.filter((row) => matched.has(Number(row.n)));
-    for (const row of [...indexed, ...fresh].sort((a, b) => Number(a.n) - Number(b.n))) {
-      if (!merged.has(Number(row.n))) merged.set(Number(row.n), row);
-    }
-    return [...merged.values()].slice(0, query.limit);
+    // The first `limit` of both, in written order.
+    return [...indexed, ...noted.filter((row) => matched.has(Number(row.n)))]
+      .sort((a, b) => Number(a.n) - Number(b.n))
+      .slice(0, query.limit);
   }
   // PostgreSQL's planner guesses a word's frequency from sampled statistics and took the `search_order` index for a
   // word in 1 block of 50,000 (a 7 s walk of every block). So: first the next SCAN_AHEAD blocks in written order
