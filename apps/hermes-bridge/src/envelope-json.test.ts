@@ -3,7 +3,8 @@ import { blocksJson } from "@mnote/tools";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { EnvelopeJson } from "./envelope-json";
-import { hermesDetectsFailure, hermesFallbackDetectsFailure } from "./hermes/hermes-wire";
+import { hermesDetectsFailure, hermesFallbackDetectsFailure, hermesMcpHandlerResult } from "./hermes/hermes-wire";
+import { toResult } from "./mcp/server";
 import { createTestWorld, envelopeFor, routerCall } from "./test-support";
 
 // Block text that spells the words Hermes's classifier looks for, quotes, escapes, beyond Latin-1 and lone surrogates.
@@ -74,6 +75,11 @@ describe("EnvelopeJson of a page.get answer (its window's blocks written from th
     expect(hermesDetectsFailure(json.safe)).toBe(true);
     expect(Object.keys(JSON.parse(json.safe)).slice(0, 2)).toEqual(["ok", "error"]);
     expect(JSON.parse(json.safe)).toStrictEqual(JSON.parse(inContractOrder));
+    // Over MCP in the Hermes form a refusal is structuredContent only, which Hermes's handler writes inside
+    // {"result": …} (tools/mcp_tool.py): there too the error comes within the first 500 characters.
+    const overMcp = hermesMcpHandlerResult(toResult(refused, "hermes", json));
+    expect(hermesFallbackDetectsFailure(overMcp)).toBe(true);
+    expect(hermesDetectsFailure(overMcp)).toBe(true);
   });
 
   it("writes a failure plainly (it must stay a failure to Hermes) and an envelope without a window whole", async () => {

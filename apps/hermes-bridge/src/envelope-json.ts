@@ -38,7 +38,7 @@ export class EnvelopeJson {
   private cachedPlain?: string;
   private cachedSafe?: string;
 
-  /** `JSON.stringify(output)`. */
+  /** `JSON.stringify(output)`; for a failure with its error right after ok (`errorFirst`), the same value. */
   get plain(): string {
     return (this.cachedPlain ??= this.window ? this.head + this.window.plain + this.tail : this.head);
   }
@@ -83,7 +83,7 @@ export class EnvelopeJson {
  * the JSON). In the contract's order the error comes after the ids and the audit, past character 500 when the ids
  * are long (the contract allows 256-character call and trace ids), and such a refusal would read as a success.
  */
-function errorFirst(output: OutputEnvelope): OutputEnvelope {
+export function errorFirst(output: OutputEnvelope): OutputEnvelope {
   const { ok, error, ...rest } = output;
   return { ok, error, ...rest };
 }

@@ -14,7 +14,7 @@ import { type BridgeLogger, createLogger, logToolCall } from "../logging";
 import { envelopeFromModelArguments, UNAUTHENTICATED_IDENTITY } from "../from-model-arguments";
 import { newTraceId, traceIdFromTraceparent } from "../trace";
 import type { AnswerWriter } from "./answer-json";
-import { EnvelopeJson } from "../envelope-json";
+import { EnvelopeJson, errorFirst } from "../envelope-json";
 import { takeCallerIds } from "./caller-ids";
 import type { ModernAnswer } from "./modern-answer";
 import { mcpToolList } from "./tools";
@@ -91,10 +91,13 @@ export function isOutage(output: OutputEnvelope): boolean {
  */
 export function toResult(output: OutputEnvelope, form: ResultForm, json = EnvelopeJson.of(output)): CallToolResult {
   const isError = isOutage(output);
-  if (form === "hermes" && !output.ok && !isError) return { content: [], structuredContent: output, isError };
+  // A failure's error right after ok (the same value): Hermes reads a refusal's structuredContent as text inside
+  // {"result": …}, and its fallback rule looks at the first 500 characters only (envelope-json.ts `errorFirst`).
+  const envelope = output.ok ? output : errorFirst(output);
+  if (form === "hermes" && !output.ok && !isError) return { content: [], structuredContent: envelope, isError };
   const text = { type: "text" as const, text: json.safe };
   if (form === "hermes") return { content: [text], isError };
-  return { structuredContent: output, content: [text], isError };
+  return { structuredContent: envelope, content: [text], isError };
 }
 
 /**
