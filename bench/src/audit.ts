@@ -6,7 +6,7 @@
  * "Before" is a database migrated to version 10 (the release before) whose audit_log only gained the nullable
  * `month` column the kernel now writes: the old table, the old indexes, no partitions. "After" is version 12.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, realpathSync } from "node:fs";
 import { join } from "node:path";
 import type { ToolName } from "@mnote/contract";
 import {
@@ -426,39 +426,60 @@ async function rowSweepRounds(kind: Kind, settings: AuditBenchSettings): Promise
  * then the device's, so the report names it beside the figures.
  */
 async function postgresStorage(url: string): Promise<string> {
+  // Only a server on this machine has its data directory here (a remote or containerized one's path may exist here
+  // too, naming something else).
+  const host = new URL(url).hostname;
+  if (!["127.0.0.1", "localhost", "[::1]", ""].includes(host))
+    return `*PostgreSQL's storage*: the server (${host}) is not this machine's; its mount is not read.`;
   const driver = await openPostgresDriver(url, { poolMax: 1 });
   try {
+    // Readable by a superuser or a member of pg_read_all_settings.
     const row = await driver.get<{ dir: string }>(`SELECT current_setting('data_directory') AS dir`).catch(() => null);
-    const mounts = (() => {
-      try {
-        return readFileSync("/proc/mounts", "utf8").split("\n");
-      } catch {
-        return [];
-      }
-    })()
-      .map((line) => line.split(" "))
-      .filter((f) => f.length >= 4)
-      .map(([device, point, type, options]) => ({ device, point: point!, type, options: options!.split(",") }));
-    // The server's path exists here too when it runs on this machine (a remote one's is not ours to read).
-    const dir = row?.dir && existsSync(row.dir) ? row.dir : undefined;
-    const mount = dir
-      ? mounts
-          .filter((m) => dir === m.point || dir.startsWith(m.point.endsWith("/") ? m.point : `${m.point}/`))
-          .sort((a, b) => b.point.length - a.point.length)[0]
-      : undefined;
-    if (!dir || !mount) return "*PostgreSQL's storage*: not on this machine, or not readable here.";
-    const discard = mount.options.includes("discard");
+    if (!row?.dir || !existsSync(row.dir))
+      return "*PostgreSQL's storage*: its data directory is not readable with this role (`pg_read_all_settings`) or not here.";
+    const dir = realpathSync(row.dir);
+    const mount = mountOf(dir);
+    if (!mount) return `*PostgreSQL's storage*: \`${dir}\`, on no mount /proc/mounts lists.`;
+    // `discard` on ext4 and XFS, `discard=async` or `discard=sync` on btrfs: each trims as blocks are freed.
+    const discard = mount.options.some((option) => option === "discard" || option.startsWith("discard="));
     return (
       `*PostgreSQL's storage*: \`${dir}\` on ${mount.type} (${mount.device}), mounted \`${mount.options.join(",")}\`. ` +
       (discard
-        ? "Online `discard` is on: the blocks a month's drop frees are discarded inside the journal commit that every " +
-          "WAL fsync waits for, so the month row measures the device's discard as much as the drop (decision 0041, " +
-          "amendment: the same section with the data on ext4 without `discard`, the mount `docs/operations.md` asks for)."
-        : "Online `discard` is off (blocks are trimmed later, by `fstrim`), as `docs/operations.md` asks for.")
+        ? "Online discard is on: the blocks a month's drop frees are trimmed as they are freed, and on this machine's " +
+          "disk every WAL fsync waited for that (decision 0041, last amendment), so the month row measures the " +
+          "device's discard as much as the drop; `docs/operations.md` asks for a mount without it."
+        : "Online discard is off (blocks are trimmed later, by `fstrim`), as `docs/operations.md` asks for.")
     );
   } finally {
     await driver.close();
   }
+}
+
+/** The mount holding `path` (the longest mount point it is under), from /proc/mounts; null where there is none. */
+function mountOf(path: string) {
+  let lines: string[];
+  try {
+    lines = readFileSync("/proc/mounts", "utf8").split("\n");
+  } catch {
+    return null;
+  }
+  // /proc/mounts writes a space, tab, newline or backslash in a field as an octal escape (\040 for a space).
+  const field = (text: string) =>
+    text.replace(/\\([0-7]{3})/g, (_, octal: string) => String.fromCharCode(parseInt(octal, 8)));
+  const under = (point: string) => path === point || path.startsWith(point.endsWith("/") ? point : `${point}/`);
+  return (
+    lines
+      .map((line) => line.split(" "))
+      .filter((fields) => fields.length >= 4)
+      .map(([device, point, type, options]) => ({
+        device: field(device!),
+        point: field(point!),
+        type: type!,
+        options: options!.split(","),
+      }))
+      .filter((mount) => under(mount.point))
+      .sort((a, b) => b.point.length - a.point.length)[0] ?? null
+  );
 }
 
 /**
