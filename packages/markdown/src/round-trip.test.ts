@@ -74,6 +74,30 @@ describe("blocks ⇄ Markdown round trip (decision 0026)", () => {
     );
   });
 
+  it("answers a changed block's new Markdown: what is kept under a block's id serves only the same content", () => {
+    fc.assert(
+      fc.property(page, page, fc.boolean(), (before, others, heading) => {
+        // The second page's blocks under the first page's ids: each a different text, marks, type or level.
+        const after = others.slice(0, before.length).map((block, i) => ({ ...block, id: before[i]!.id }));
+        // The same text and marks as a heading and as a paragraph: the context is part of what is compared.
+        const retyped = before.map((block) =>
+          heading && block.type === "paragraph" && !block.text.includes("\n")
+            ? { ...block, type: "heading" as const, level: 2 as const }
+            : block,
+        );
+        // The same marks over a longer text.
+        const edited = before.map((block) => (block.text ? { ...block, text: `${block.text} and more` } : block));
+        for (const changed of [after, retyped, edited]) {
+          blocksToMarkdown(before);
+          const kept = blocksToMarkdown(changed);
+          forgetInlineMarkdown();
+          expect(kept).toBe(blocksToMarkdown(changed));
+        }
+      }),
+      { numRuns: 200 },
+    );
+  });
+
   it("writes what the library writes for the window's whole tree", () => {
     fc.assert(
       fc.property(page, (blocks) => {

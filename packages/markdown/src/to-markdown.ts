@@ -13,19 +13,53 @@ export { CALLOUT_MARKER, idComment, phrasing };
  * its text, marks and whether it is a heading, so it is worked out once (for all new ones of a window
  * in one pass) and kept, and the window's tree holds it as raw nodes: the one serialization of the
  * tree then lays out blocks, lists, quotes and fences without escaping again.
+ *
+ * Kept by block id and compared in full on text, context and marks, so a changed block is worked out again: with the
+ * read cache off every read meets new block objects and new strings, and a lookup hashes its key afresh each time.
+ * A key of text and marks (concatenated, flattened, then hashed) cost more than the rest of the kept path; an id is
+ * a few characters to hash, and comparing the kept text with the block's is a memory compare. The marks compared
+ * are the stored ones, before `writableMarks` drops refused links: the Markdown is a pure function of them, so the
+ * link rule runs only when a fragment is worked out.
  */
-const FRAGMENTS = new Map<string, string>();
+interface KeptFragment {
+  text: string;
+  heading: boolean;
+  /** A copy of the block's marks (the block's own array may change after it was read). */
+  marks: readonly Mark[];
+  markdown: string;
+}
+const FRAGMENTS = new Map<string, KeptFragment>();
 const FRAGMENT_CACHE_SIZE = 50_000;
 /** Cuts one pass's output into its fragments; random, so no page text can contain it unescaped. */
 const CUT = `<!-- mnote:cut:${randomBytes(8).toString("hex")} -->`;
 
-type InlineContext = "heading" | "paragraph";
-const inlineMarks = (block: Block): readonly Mark[] => ("marks" in block ? writableMarks(block.marks ?? []) : []);
-const fragmentKey = (context: InlineContext, block: Block) => {
-  let key = `${context === "heading" ? "h" : "p"}${block.text}\u0000`;
-  for (const mark of inlineMarks(block)) key += `${mark.type} ${mark.start} ${mark.end} ${mark.href ?? ""}\u0000`;
-  return key;
-};
+const storedMarks = (block: Block): readonly Mark[] => ("marks" in block ? (block.marks ?? []) : []);
+const inlineMarks = (block: Block): readonly Mark[] => writableMarks(storedMarks(block));
+
+function sameMarks(kept: readonly Mark[], marks: readonly Mark[]): boolean {
+  if (kept.length !== marks.length) return false;
+  for (let i = 0; i < kept.length; i++) {
+    const a = kept[i]!;
+    const b = marks[i]!;
+    if (a.type !== b.type || a.start !== b.start || a.end !== b.end || a.href !== b.href) return false;
+  }
+  return true;
+}
+
+/** The kept inline Markdown of this block as it is now, or undefined when there is none or the block changed. */
+function keptFragment(block: Block, heading: boolean, marks: readonly Mark[]): string | undefined {
+  const kept = FRAGMENTS.get(block.id);
+  if (kept === undefined || kept.text !== block.text || kept.heading !== heading || !sameMarks(kept.marks, marks))
+    return undefined;
+  return kept.markdown;
+}
+
+function keepFragment(block: Block, heading: boolean, marks: readonly Mark[], markdown: string) {
+  // Bounded: when full, start again (the next reads work their windows out anew).
+  if (FRAGMENTS.size >= FRAGMENT_CACHE_SIZE && !FRAGMENTS.has(block.id)) FRAGMENTS.clear();
+  const copied = marks.map((mark): Mark => ({ type: mark.type, start: mark.start, end: mark.end, href: mark.href }));
+  FRAGMENTS.set(block.id, { text: block.text, heading, marks: copied, markdown });
+}
 
 /**
  * Inline content with nothing in it the library would escape, written directly: what most prose is, and the
@@ -105,67 +139,90 @@ export function forgetInlineMarkdown() {
   FRAGMENTS.clear();
 }
 
-/** The inline Markdown of every given block that has not been worked out yet, in one pass of the library. */
-function prepareFragments(items: readonly { context: InlineContext; block: Block; key: string }[]) {
-  const missing = new Map<string, { context: InlineContext; block: Block }>();
+interface MissingFragment {
+  heading: boolean;
+  block: Block;
+  /** Where the window's fragments want it. */
+  index: number;
+}
+
+/** The inline Markdown of blocks that have not been worked out yet, in one pass of the library, kept. */
+function prepareFragments(items: readonly MissingFragment[], fragments: string[]) {
+  // A block met twice in the window is serialized once; the key is built only here, for what was not kept.
+  const distinct = new Map<string, MissingFragment>();
+  const sameAs: MissingFragment[] = [];
   for (const item of items) {
-    if (FRAGMENTS.has(item.key) || missing.has(item.key)) continue;
-    if (!item.block.text) FRAGMENTS.set(item.key, "");
-    else missing.set(item.key, item);
+    let key = `${item.heading ? "h" : "p"}${item.block.text}\u0000`;
+    for (const mark of storedMarks(item.block)) key += `${mark.type} ${mark.start} ${mark.end} ${mark.href}\u0000`;
+    const first = distinct.get(key);
+    if (first === undefined) distinct.set(key, item);
+    sameAs.push(first ?? item);
   }
-  if (missing.size === 0) return;
-  // Bounded: when full, start again (the next reads work their windows out anew).
-  if (FRAGMENTS.size + missing.size > FRAGMENT_CACHE_SIZE) FRAGMENTS.clear();
   const children: RootContent[] = [];
-  for (const { context, block } of missing.values()) {
+  for (const { heading, block } of distinct.values()) {
     // An ATX heading is one line: a line break in a heading's text is written as a space.
-    const text = context === "heading" ? block.text.replace(/[\r\n]/g, " ") : block.text;
+    const text = heading ? block.text.replace(/[\r\n]/g, " ") : block.text;
     const inline = phrasing(text, inlineMarks(block));
-    children.push(
-      context === "heading" ? { type: "heading", depth: 1, children: inline } : { type: "paragraph", children: inline },
-      { type: "html", value: CUT },
-    );
+    children.push(heading ? { type: "heading", depth: 1, children: inline } : { type: "paragraph", children: inline }, {
+      type: "html",
+      value: CUT,
+    });
   }
   const parts = toMarkdown({ type: "root", children }, OPTIONS).split(CUT);
   let i = 0;
-  for (const [key, { context }] of missing) {
+  for (const { heading, block, index } of distinct.values()) {
     let part = parts[i++]!.replace(/^\n+/, "").replace(/\n+$/, "");
-    if (context === "heading") part = part.replace(/^# ?/, "");
-    FRAGMENTS.set(key, part);
+    if (heading) part = part.replace(/^# ?/, "");
+    keepFragment(block, heading, storedMarks(block), part);
+    fragments[index] = part;
+  }
+  for (let k = 0; k < items.length; k++) {
+    const item = items[k]!;
+    fragments[item.index] = fragments[sameAs[k]!.index]!;
+    // Kept under each id it stands under (the distinct pass kept the first).
+    if (item !== sameAs[k]) keepFragment(item.block, item.heading, storedMarks(item.block), fragments[item.index]!);
   }
 }
 
-/** Works out (or finds) the inline Markdown of every block with text, by block. */
-function fragmentsOf(blocks: readonly Block[]): Map<Block, string> {
-  const inline = new Map<Block, string>();
-  const items: { context: InlineContext; block: Block; key: string }[] = [];
-  for (const block of blocks) {
-    if (block.type === "code" || block.type === "divider") continue;
-    const context: InlineContext = block.type === "heading" ? "heading" : "paragraph";
-    const key = fragmentKey(context, block);
-    // Kept whichever way it was written (decision 0049): looking a block up by its content costs a fifth of
-    // testing it for the direct writer, and a read with the read cache off meets the same blocks again.
-    const kept = FRAGMENTS.get(key);
+/**
+ * Works out (or finds) the inline Markdown of every block, by position in `blocks` (code and dividers, which have
+ * none, and empty text get ""). An array by position, not a map by block: every block of a read is a new object.
+ */
+function fragmentsOf(blocks: readonly Block[]): string[] {
+  const fragments: string[] = new Array<string>(blocks.length).fill("");
+  const missing: MissingFragment[] = [];
+  for (let index = 0; index < blocks.length; index++) {
+    const block = blocks[index]!;
+    if (block.type === "code" || block.type === "divider" || !block.text) continue;
+    const heading = block.type === "heading";
+    const marks = storedMarks(block);
+    // Kept whichever way it was written (decision 0049): finding a block's kept Markdown costs less than testing it
+    // for the direct writer, and a read with the read cache off meets the same blocks again.
+    const kept = keptFragment(block, heading, marks);
     if (kept !== undefined) {
-      inline.set(block, kept);
+      fragments[index] = kept;
       continue;
     }
-    const text = directInline(block.text, inlineMarks(block));
-    if (text !== null) {
-      if (FRAGMENTS.size >= FRAGMENT_CACHE_SIZE) FRAGMENTS.clear();
-      FRAGMENTS.set(key, text);
-      inline.set(block, text);
+    const direct = directInline(block.text, writableMarks(marks));
+    if (direct !== null) {
+      keepFragment(block, heading, marks, direct);
+      fragments[index] = direct;
       continue;
     }
-    items.push({ context, block, key });
+    missing.push({ heading, block, index });
   }
-  prepareFragments(items);
-  for (const item of items) inline.set(item.block, FRAGMENTS.get(item.key)!);
-  return inline;
+  if (missing.length > 0) prepareFragments(missing, fragments);
+  return fragments;
 }
 
-/** The fragments of the window being written (set by blocksToTree / blocksToMarkdown). */
+/**
+ * The fragments of the blocks the library lays out (set by blocksToTree for the window; by blocksToMarkdown for the
+ * few blocks it leaves to the library).
+ */
 let current: Map<Block, string> = new Map();
+
+/** A block's line: its inline Markdown and, at its end, its id comment. */
+const lineOf = (fragment: string, id: string) => (fragment ? `${fragment} ${idComment(id)}` : idComment(id));
 
 /** The block's inline Markdown and, at its end, its id comment, as one raw node (see FRAGMENTS). */
 function withId(block: Block, prefix = ""): Paragraph {
@@ -173,8 +230,7 @@ function withId(block: Block, prefix = ""): Paragraph {
 }
 
 function rawLine(block: Block, prefix = ""): Html {
-  const fragment = current.get(block) ?? "";
-  return { type: "html", value: `${prefix}${fragment}${fragment ? " " : ""}${idComment(block.id)}` };
+  return { type: "html", value: prefix + lineOf(current.get(block) ?? "", block.id) };
 }
 
 /**
@@ -248,7 +304,8 @@ function flow(block: Block): RootContent[] {
 
 /** The mdast tree of some blocks, in order: one tree for a whole window, serialized once. */
 export function blocksToTree(blocks: readonly Block[]): Root {
-  current = fragmentsOf(blocks);
+  const fragments = fragmentsOf(blocks);
+  current = new Map(blocks.map((block, i) => [block, fragments[i]!]));
   const children: RootContent[] = [];
   for (let i = 0; i < blocks.length;) {
     if (isList(blocks[i]!)) {
@@ -267,10 +324,12 @@ export function blocksToTree(blocks: readonly Block[]): Root {
  * before a todo's text), from the items' inline Markdown. The differential property test holds it equal to
  * the library's output.
  */
-function listRun(run: Block[]): string {
-  const open: { ordered: boolean; count: number; base: string; inner: string }[] = [];
+function listRun(blocks: readonly Block[], from: number, to: number, fragments: readonly string[]): string {
+  // `markerWidth` is the width of the list's latest marker: what its items' content and nested lists are indented by.
+  const open: { ordered: boolean; count: number; base: string; markerWidth: number }[] = [];
   const out: string[] = [];
-  for (const block of run) {
+  for (let i = from; i < to; i++) {
+    const block = blocks[i]!;
     const depth = Math.min("indent" in block ? (block.indent ?? 0) : 0, open.length);
     const ordered = block.type === "numbered";
     open.length = Math.min(open.length, depth + 1);
@@ -278,20 +337,31 @@ function listRun(run: Block[]): string {
     if (!list || list.ordered !== ordered) {
       // A new list at the top of the run after another one is a new top-level block: a blank line between.
       if (depth === 0 && out.length > 0) out.push("");
-      list = { ordered, count: 0, base: depth === 0 ? "" : open[depth - 1]!.inner, inner: "" };
+      list = { ordered, count: 0, base: depth === 0 ? "" : innerIndent(open[depth - 1]!), markerWidth: 0 };
       open[depth] = list;
       open.length = depth + 1;
     }
     list.count++;
     const marker = ordered ? `${list.count}.` : "-";
-    list.inner = list.base + " ".repeat(marker.length + 1);
+    list.markerWidth = marker.length;
     const checkbox = block.type === "todo" ? (block.checked ? "[x] " : "[ ] ") : "";
-    const lines = rawLine(block).value.split("\n");
-    out.push(`${list.base}${marker} ${checkbox}${lines[0]}`);
-    for (const line of lines.slice(1)) out.push(line ? `${list.inner}${line}` : "");
+    const line = lineOf(fragments[i]!, block.id);
+    const head = `${list.base}${marker} ${checkbox}`;
+    // Most items are one line: no split, and no continuation indent to work out.
+    if (!line.includes("\n")) {
+      out.push(head + line);
+      continue;
+    }
+    const lines = line.split("\n");
+    const inner = innerIndent(list);
+    out.push(head + lines[0]!);
+    for (let k = 1; k < lines.length; k++) out.push(lines[k] ? inner + lines[k]! : "");
   }
   return out.join("\n");
 }
+
+/** Where an item's content and nested lists start: under its text, past the marker and one space. */
+const innerIndent = (list: { base: string; markerWidth: number }) => list.base + " ".repeat(list.markerWidth + 1);
 
 /** The library's serialization of the window's whole tree: what `blocksToMarkdown` answers (tests compare them). */
 export function treeMarkdown(blocks: readonly Block[]): string {
@@ -311,17 +381,18 @@ export function treeMarkdown(blocks: readonly Block[]): string {
  */
 export function blocksToMarkdown(blocks: readonly Block[]): string {
   if (blocks.length === 0) return "";
-  current = fragmentsOf(blocks);
+  const fragments = fragmentsOf(blocks);
+  current = new Map();
   flat = true;
   const units: (string | null)[] = [];
   const rest: RootContent[] = [];
   for (let i = 0; i < blocks.length;) {
     const block = blocks[i]!;
     if (block.type === "paragraph") {
-      units.push((withId(block).children[0] as { value: string }).value);
+      units.push(lineOf(fragments[i]!, block.id));
       i++;
     } else if (block.type === "heading") {
-      const value = (withId(block).children[0] as { value: string }).value;
+      const value = lineOf(fragments[i]!, block.id);
       const head = value.charCodeAt(0);
       units.push(
         `${"#".repeat(block.level)} ${head === 9 || head === 32 ? `&#x${head.toString(16).toUpperCase()};${value.slice(1)}` : value}`,
@@ -331,7 +402,7 @@ export function blocksToMarkdown(blocks: readonly Block[]): string {
       let j = i + 1;
       if (isList(block)) {
         while (j < blocks.length && isList(blocks[j]!)) j++;
-        units.push(listRun(blocks.slice(i, j)));
+        units.push(listRun(blocks, i, j, fragments));
         i = j;
         continue;
       }
@@ -351,6 +422,7 @@ export function blocksToMarkdown(blocks: readonly Block[]): string {
         i++;
         continue;
       }
+      current.set(block, fragments[i]!);
       const nodes = flow(block);
       if (rest.length > 0) rest.push({ type: "html", value: CUT });
       rest.push(...nodes);
