@@ -27,6 +27,8 @@ interface KeptFragment {
   /** A copy of the block's marks (the block's own array may change after it was read). */
   marks: readonly Mark[];
   markdown: string;
+  /** JSON escaping's extra characters in the block's line (`lineOf`): see `blocksToMarkdownMeasured`. */
+  lineJsonExtra: number;
 }
 const FRAGMENTS = new Map<string, KeptFragment>();
 const FRAGMENT_CACHE_SIZE = 50_000;
@@ -47,18 +49,41 @@ function sameMarks(kept: readonly Mark[], marks: readonly Mark[]): boolean {
 }
 
 /** The kept inline Markdown of this block as it is now, or undefined when there is none or the block changed. */
-function keptFragment(block: Block, heading: boolean, marks: readonly Mark[]): string | undefined {
+function keptFragment(block: Block, heading: boolean, marks: readonly Mark[]): KeptFragment | undefined {
   const kept = FRAGMENTS.get(block.id);
   if (kept === undefined || kept.text !== block.text || kept.heading !== heading || !sameMarks(kept.marks, marks))
     return undefined;
-  return kept.markdown;
+  return kept;
 }
 
-function keepFragment(block: Block, heading: boolean, marks: readonly Mark[], markdown: string) {
+function keepFragment(block: Block, heading: boolean, marks: readonly Mark[], markdown: string): KeptFragment {
   // Bounded: when full, start again (the next reads work their windows out anew).
   if (FRAGMENTS.size >= FRAGMENT_CACHE_SIZE && !FRAGMENTS.has(block.id)) FRAGMENTS.clear();
   const copied = marks.map((mark): Mark => ({ type: mark.type, start: mark.start, end: mark.end, href: mark.href }));
-  FRAGMENTS.set(block.id, { text: block.text, heading, marks: copied, markdown });
+  const kept = {
+    text: block.text,
+    heading,
+    marks: copied,
+    markdown,
+    lineJsonExtra: jsonExtraOf(lineOf(markdown, block.id)),
+  };
+  FRAGMENTS.set(block.id, kept);
+  return kept;
+}
+
+/** What JSON.stringify escapes in a string: `"`, a backslash, control characters, and lone surrogates (pairs stay). */
+// eslint-disable-next-line no-control-regex
+const JSON_ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
+/**
+ * How many characters longer a string is as JSON than as itself, quotes aside. Additive over pieces joined where
+ * no surrogate pair is cut (every join here is at an ASCII character), so a window's total is the sum of its pieces'.
+ */
+const jsonExtraOf = (value: string) => (JSON_ESCAPED.test(value) ? JSON.stringify(value).length - value.length - 2 : 0);
+
+/** A window's inline Markdown by position in its blocks, with the JSON extra of each block's line (`lineOf`). */
+interface WindowFragments {
+  fragments: string[];
+  lineJsonExtras: number[];
 }
 
 /**
@@ -147,7 +172,7 @@ interface MissingFragment {
 }
 
 /** The inline Markdown of blocks that have not been worked out yet, in one pass of the library, kept. */
-function prepareFragments(items: readonly MissingFragment[], fragments: string[]) {
+function prepareFragments(items: readonly MissingFragment[], { fragments, lineJsonExtras }: WindowFragments) {
   // A block met twice in the window is serialized once; the key is built only here, for what was not kept.
   const distinct = new Map<string, MissingFragment>();
   const sameAs: MissingFragment[] = [];
@@ -173,14 +198,21 @@ function prepareFragments(items: readonly MissingFragment[], fragments: string[]
   for (const { heading, block, index } of distinct.values()) {
     let part = parts[i++]!.replace(/^\n+/, "").replace(/\n+$/, "");
     if (heading) part = part.replace(/^# ?/, "");
-    keepFragment(block, heading, storedMarks(block), part);
+    lineJsonExtras[index] = keepFragment(block, heading, storedMarks(block), part).lineJsonExtra;
     fragments[index] = part;
   }
   for (let k = 0; k < items.length; k++) {
     const item = items[k]!;
-    fragments[item.index] = fragments[sameAs[k]!.index]!;
+    if (item === sameAs[k]) continue;
     // Kept under each id it stands under (the distinct pass kept the first).
-    if (item !== sameAs[k]) keepFragment(item.block, item.heading, storedMarks(item.block), fragments[item.index]!);
+    const fragment = fragments[sameAs[k]!.index]!;
+    fragments[item.index] = fragment;
+    lineJsonExtras[item.index] = keepFragment(
+      item.block,
+      item.heading,
+      storedMarks(item.block),
+      fragment,
+    ).lineJsonExtra;
   }
 }
 
@@ -188,31 +220,38 @@ function prepareFragments(items: readonly MissingFragment[], fragments: string[]
  * Works out (or finds) the inline Markdown of every block, by position in `blocks` (code and dividers, which have
  * none, and empty text get ""). An array by position, not a map by block: every block of a read is a new object.
  */
-function fragmentsOf(blocks: readonly Block[]): string[] {
-  const fragments: string[] = new Array<string>(blocks.length).fill("");
+function fragmentsOf(blocks: readonly Block[]): WindowFragments {
+  const fragments: string[] = new Array<string>(blocks.length);
+  const lineJsonExtras: number[] = new Array<number>(blocks.length);
   const missing: MissingFragment[] = [];
   for (let index = 0; index < blocks.length; index++) {
     const block = blocks[index]!;
-    if (block.type === "code" || block.type === "divider" || !block.text) continue;
+    if (block.type === "code" || block.type === "divider" || !block.text) {
+      fragments[index] = "";
+      lineJsonExtras[index] = jsonExtraOf(idComment(block.id));
+      continue;
+    }
     const heading = block.type === "heading";
     const marks = storedMarks(block);
     // Kept whichever way it was written (decision 0049): finding a block's kept Markdown costs less than testing it
     // for the direct writer, and a read with the read cache off meets the same blocks again.
     const kept = keptFragment(block, heading, marks);
     if (kept !== undefined) {
-      fragments[index] = kept;
+      fragments[index] = kept.markdown;
+      lineJsonExtras[index] = kept.lineJsonExtra;
       continue;
     }
     const direct = directInline(block.text, writableMarks(marks));
     if (direct !== null) {
-      keepFragment(block, heading, marks, direct);
       fragments[index] = direct;
+      lineJsonExtras[index] = keepFragment(block, heading, marks, direct).lineJsonExtra;
       continue;
     }
     missing.push({ heading, block, index });
   }
-  if (missing.length > 0) prepareFragments(missing, fragments);
-  return fragments;
+  const window = { fragments, lineJsonExtras };
+  if (missing.length > 0) prepareFragments(missing, window);
+  return window;
 }
 
 /**
@@ -304,7 +343,7 @@ function flow(block: Block): RootContent[] {
 
 /** The mdast tree of some blocks, in order: one tree for a whole window, serialized once. */
 export function blocksToTree(blocks: readonly Block[]): Root {
-  const fragments = fragmentsOf(blocks);
+  const { fragments } = fragmentsOf(blocks);
   current = new Map(blocks.map((block, i) => [block, fragments[i]!]));
   const children: RootContent[] = [];
   for (let i = 0; i < blocks.length;) {
@@ -324,10 +363,17 @@ export function blocksToTree(blocks: readonly Block[]): Root {
  * before a todo's text), from the items' inline Markdown. The differential property test holds it equal to
  * the library's output.
  */
-function listRun(blocks: readonly Block[], from: number, to: number, fragments: readonly string[]): string {
+function listRun(
+  blocks: readonly Block[],
+  from: number,
+  to: number,
+  window: WindowFragments,
+): { text: string; jsonExtra: number } {
   // `markerWidth` is the width of the list's latest marker: what its items' content and nested lists are indented by.
   const open: { ordered: boolean; count: number; base: string; markerWidth: number }[] = [];
   const out: string[] = [];
+  // The items' lines are all the run's escaped characters, and the line breaks it writes between them.
+  let jsonExtra = 0;
   for (let i = from; i < to; i++) {
     const block = blocks[i]!;
     const depth = Math.min("indent" in block ? (block.indent ?? 0) : 0, open.length);
@@ -345,7 +391,8 @@ function listRun(blocks: readonly Block[], from: number, to: number, fragments: 
     const marker = ordered ? `${list.count}.` : "-";
     list.markerWidth = marker.length;
     const checkbox = block.type === "todo" ? (block.checked ? "[x] " : "[ ] ") : "";
-    const line = lineOf(fragments[i]!, block.id);
+    const line = lineOf(window.fragments[i]!, block.id);
+    jsonExtra += window.lineJsonExtras[i]!;
     const head = `${list.base}${marker} ${checkbox}`;
     // Most items are one line: no split, and no continuation indent to work out.
     if (!line.includes("\n")) {
@@ -353,11 +400,13 @@ function listRun(blocks: readonly Block[], from: number, to: number, fragments: 
       continue;
     }
     const lines = line.split("\n");
+    // Its own line breaks, counted in its line's extra, are written again below by the join.
+    jsonExtra -= lines.length - 1;
     const inner = innerIndent(list);
     out.push(head + lines[0]!);
     for (let k = 1; k < lines.length; k++) out.push(lines[k] ? inner + lines[k]! : "");
   }
-  return out.join("\n");
+  return { text: out.join("\n"), jsonExtra: jsonExtra + out.length - 1 };
 }
 
 /** Where an item's content and nested lists start: under its text, past the marker and one space. */
@@ -367,6 +416,12 @@ const innerIndent = (list: { base: string; markerWidth: number }) => list.base +
 export function treeMarkdown(blocks: readonly Block[]): string {
   if (blocks.length === 0) return "";
   return toMarkdown(blocksToTree(blocks), OPTIONS);
+}
+
+/** Markdown and how long it is as a JSON string (`JSON.stringify(text).length`): what a read's budget counts. */
+export interface MeasuredMarkdown {
+  text: string;
+  jsonLength: number;
 }
 
 /**
@@ -380,34 +435,55 @@ export function treeMarkdown(blocks: readonly Block[]): string {
  * A property test holds the two equal.
  */
 export function blocksToMarkdown(blocks: readonly Block[]): string {
-  if (blocks.length === 0) return "";
-  const fragments = fragmentsOf(blocks);
+  return blocksToMarkdownMeasured(blocks).text;
+}
+
+/**
+ * `blocksToMarkdown` with its length as JSON, added up from its pieces as they are written: escaping a window's
+ * whole Markdown again to measure it (JSON.stringify, character by character) cost about as much as writing it, and
+ * a kept line's extra is worked out once, with its fragment. A property test holds `jsonLength` to JSON.stringify's.
+ */
+export function blocksToMarkdownMeasured(blocks: readonly Block[]): MeasuredMarkdown {
+  if (blocks.length === 0) return { text: "", jsonLength: 2 };
+  const window = fragmentsOf(blocks);
+  const { fragments, lineJsonExtras } = window;
   current = new Map();
   flat = true;
   const units: (string | null)[] = [];
+  // Escaping's extra characters in the units written here; the library's units are measured when they come back.
+  let jsonExtra = 0;
   const rest: RootContent[] = [];
   for (let i = 0; i < blocks.length;) {
     const block = blocks[i]!;
     if (block.type === "paragraph") {
       units.push(lineOf(fragments[i]!, block.id));
+      jsonExtra += lineJsonExtras[i]!;
       i++;
     } else if (block.type === "heading") {
       const value = lineOf(fragments[i]!, block.id);
       const head = value.charCodeAt(0);
-      units.push(
-        `${"#".repeat(block.level)} ${head === 9 || head === 32 ? `&#x${head.toString(16).toUpperCase()};${value.slice(1)}` : value}`,
-      );
+      if (head === 9 || head === 32) {
+        const unit = `${"#".repeat(block.level)} &#x${head.toString(16).toUpperCase()};${value.slice(1)}`;
+        units.push(unit);
+        jsonExtra += jsonExtraOf(unit);
+      } else {
+        units.push(`${"#".repeat(block.level)} ${value}`);
+        jsonExtra += lineJsonExtras[i]!;
+      }
       i++;
     } else {
       let j = i + 1;
       if (isList(block)) {
         while (j < blocks.length && isList(blocks[j]!)) j++;
-        units.push(listRun(blocks, i, j, fragments));
+        const run = listRun(blocks, i, j, window);
+        units.push(run.text);
+        jsonExtra += run.jsonExtra;
         i = j;
         continue;
       }
       if (block.type === "divider") {
         units.push(`${idComment(block.id)}\n\n---`);
+        jsonExtra += lineJsonExtras[i]! + 2;
         i++;
         continue;
       }
@@ -419,6 +495,7 @@ export function blocksToMarkdown(blocks: readonly Block[]): string {
         units.push(
           `${idComment(block.id)}\n\n${fence}${block.language}\n${block.text ? `${block.text}\n` : ""}${fence}`,
         );
+        jsonExtra += lineJsonExtras[i]! + 3 + (block.text ? jsonExtraOf(block.text) + 1 : 0);
         i++;
         continue;
       }
@@ -434,7 +511,14 @@ export function blocksToMarkdown(blocks: readonly Block[]): string {
   if (rest.length > 0) {
     const parts = toMarkdown({ type: "root", children: rest }, OPTIONS).split(`\n\n${CUT}\n\n`);
     let k = 0;
-    for (let u = 0; u < units.length; u++) if (units[u] === null) units[u] = parts[k++]!.replace(/\n$/, "");
+    for (let u = 0; u < units.length; u++)
+      if (units[u] === null) {
+        const part = parts[k++]!.replace(/\n$/, "");
+        units[u] = part;
+        jsonExtra += jsonExtraOf(part);
+      }
   }
-  return `${units.join("\n\n")}\n`;
+  const text = `${units.join("\n\n")}\n`;
+  // The blank lines between units and the final line break: one extra character for each line break.
+  return { text, jsonLength: text.length + 2 + jsonExtra + 2 * (units.length - 1) + 1 };
 }
