@@ -27,7 +27,12 @@ interface KeptFragment {
   /** A copy of the block's marks (the block's own array may change after it was read). */
   marks: readonly Mark[];
   markdown: string;
-  /** JSON escaping's extra characters in the block's line (`lineOf`): see `blocksToMarkdownMeasured`. */
+  /**
+   * The block's line (`lineOf`: the Markdown and the block's id comment), kept whole: the id is the key, so a read
+   * joins kept strings instead of building each line again.
+   */
+  line: string;
+  /** JSON escaping's extra characters in the line: see `blocksToMarkdownMeasured`. */
   lineJsonExtra: number;
 }
 const FRAGMENTS = new Map<string, KeptFragment>();
@@ -60,12 +65,14 @@ function keepFragment(block: Block, heading: boolean, marks: readonly Mark[], ma
   // Bounded: when full, start again (the next reads work their windows out anew).
   if (FRAGMENTS.size >= FRAGMENT_CACHE_SIZE && !FRAGMENTS.has(block.id)) FRAGMENTS.clear();
   const copied = marks.map((mark): Mark => ({ type: mark.type, start: mark.start, end: mark.end, href: mark.href }));
+  const line = lineOf(markdown, block.id);
   const kept = {
     text: block.text,
     heading,
     marks: copied,
     markdown,
-    lineJsonExtra: jsonExtraOf(lineOf(markdown, block.id)),
+    line,
+    lineJsonExtra: jsonExtraOf(line),
   };
   FRAGMENTS.set(block.id, kept);
   return kept;
@@ -80,9 +87,10 @@ const JSON_ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
  */
 const jsonExtraOf = (value: string) => (JSON_ESCAPED.test(value) ? JSON.stringify(value).length - value.length - 2 : 0);
 
-/** A window's inline Markdown by position in its blocks, with the JSON extra of each block's line (`lineOf`). */
+/** A window's inline Markdown by position in its blocks, with each block's line (`lineOf`) and its JSON extra. */
 interface WindowFragments {
   fragments: string[];
+  lines: string[];
   lineJsonExtras: number[];
 }
 
@@ -172,7 +180,7 @@ interface MissingFragment {
 }
 
 /** The inline Markdown of blocks that have not been worked out yet, in one pass of the library, kept. */
-function prepareFragments(items: readonly MissingFragment[], { fragments, lineJsonExtras }: WindowFragments) {
+function prepareFragments(items: readonly MissingFragment[], { fragments, lines, lineJsonExtras }: WindowFragments) {
   // A block met twice in the window is serialized once; the key is built only here, for what was not kept.
   const distinct = new Map<string, MissingFragment>();
   const sameAs: MissingFragment[] = [];
@@ -198,21 +206,20 @@ function prepareFragments(items: readonly MissingFragment[], { fragments, lineJs
   for (const { heading, block, index } of distinct.values()) {
     let part = parts[i++]!.replace(/^\n+/, "").replace(/\n+$/, "");
     if (heading) part = part.replace(/^# ?/, "");
-    lineJsonExtras[index] = keepFragment(block, heading, storedMarks(block), part).lineJsonExtra;
+    const kept = keepFragment(block, heading, storedMarks(block), part);
     fragments[index] = part;
+    lines[index] = kept.line;
+    lineJsonExtras[index] = kept.lineJsonExtra;
   }
   for (let k = 0; k < items.length; k++) {
     const item = items[k]!;
     if (item === sameAs[k]) continue;
     // Kept under each id it stands under (the distinct pass kept the first).
     const fragment = fragments[sameAs[k]!.index]!;
+    const kept = keepFragment(item.block, item.heading, storedMarks(item.block), fragment);
     fragments[item.index] = fragment;
-    lineJsonExtras[item.index] = keepFragment(
-      item.block,
-      item.heading,
-      storedMarks(item.block),
-      fragment,
-    ).lineJsonExtra;
+    lines[item.index] = kept.line;
+    lineJsonExtras[item.index] = kept.lineJsonExtra;
   }
 }
 
@@ -222,13 +229,16 @@ function prepareFragments(items: readonly MissingFragment[], { fragments, lineJs
  */
 function fragmentsOf(blocks: readonly Block[]): WindowFragments {
   const fragments: string[] = new Array<string>(blocks.length);
+  const lines: string[] = new Array<string>(blocks.length);
   const lineJsonExtras: number[] = new Array<number>(blocks.length);
   const missing: MissingFragment[] = [];
   for (let index = 0; index < blocks.length; index++) {
     const block = blocks[index]!;
     if (block.type === "code" || block.type === "divider" || !block.text) {
       fragments[index] = "";
-      lineJsonExtras[index] = jsonExtraOf(idComment(block.id));
+      const line = idComment(block.id);
+      lines[index] = line;
+      lineJsonExtras[index] = jsonExtraOf(line);
       continue;
     }
     const heading = block.type === "heading";
@@ -238,18 +248,21 @@ function fragmentsOf(blocks: readonly Block[]): WindowFragments {
     const kept = keptFragment(block, heading, marks);
     if (kept !== undefined) {
       fragments[index] = kept.markdown;
+      lines[index] = kept.line;
       lineJsonExtras[index] = kept.lineJsonExtra;
       continue;
     }
     const direct = directInline(block.text, writableMarks(marks));
     if (direct !== null) {
+      const fresh = keepFragment(block, heading, marks, direct);
       fragments[index] = direct;
-      lineJsonExtras[index] = keepFragment(block, heading, marks, direct).lineJsonExtra;
+      lines[index] = fresh.line;
+      lineJsonExtras[index] = fresh.lineJsonExtra;
       continue;
     }
     missing.push({ heading, block, index });
   }
-  const window = { fragments, lineJsonExtras };
+  const window = { fragments, lines, lineJsonExtras };
   if (missing.length > 0) prepareFragments(missing, window);
   return window;
 }
@@ -391,7 +404,7 @@ function listRun(
     const marker = ordered ? `${list.count}.` : "-";
     list.markerWidth = marker.length;
     const checkbox = block.type === "todo" ? (block.checked ? "[x] " : "[ ] ") : "";
-    const line = lineOf(window.fragments[i]!, block.id);
+    const line = window.lines[i]!;
     jsonExtra += window.lineJsonExtras[i]!;
     const head = `${list.base}${marker} ${checkbox}`;
     // Most items are one line: no split, and no continuation indent to work out.
@@ -417,6 +430,9 @@ export function treeMarkdown(blocks: readonly Block[]): string {
   if (blocks.length === 0) return "";
   return toMarkdown(blocksToTree(blocks), OPTIONS);
 }
+
+/** The start of an ATX heading's line, by level. */
+const ATX_HEADING: readonly string[] = [" ", "# ", "## ", "### ", "#### ", "##### ", "###### "];
 
 /** Markdown and how long it is as a JSON string (`JSON.stringify(text).length`): what a read's budget counts. */
 export interface MeasuredMarkdown {
@@ -446,7 +462,7 @@ export function blocksToMarkdown(blocks: readonly Block[]): string {
 export function blocksToMarkdownMeasured(blocks: readonly Block[]): MeasuredMarkdown {
   if (blocks.length === 0) return { text: "", jsonLength: 2 };
   const window = fragmentsOf(blocks);
-  const { fragments, lineJsonExtras } = window;
+  const { fragments, lines, lineJsonExtras } = window;
   current = new Map();
   flat = true;
   const units: (string | null)[] = [];
@@ -456,18 +472,18 @@ export function blocksToMarkdownMeasured(blocks: readonly Block[]): MeasuredMark
   for (let i = 0; i < blocks.length;) {
     const block = blocks[i]!;
     if (block.type === "paragraph") {
-      units.push(lineOf(fragments[i]!, block.id));
+      units.push(lines[i]!);
       jsonExtra += lineJsonExtras[i]!;
       i++;
     } else if (block.type === "heading") {
-      const value = lineOf(fragments[i]!, block.id);
+      const value = lines[i]!;
       const head = value.charCodeAt(0);
       if (head === 9 || head === 32) {
         const unit = `${"#".repeat(block.level)} &#x${head.toString(16).toUpperCase()};${value.slice(1)}`;
         units.push(unit);
         jsonExtra += jsonExtraOf(unit);
       } else {
-        units.push(`${"#".repeat(block.level)} ${value}`);
+        units.push((ATX_HEADING[block.level] ?? `${"#".repeat(block.level)} `) + value);
         jsonExtra += lineJsonExtras[i]!;
       }
       i++;
@@ -482,7 +498,7 @@ export function blocksToMarkdownMeasured(blocks: readonly Block[]): MeasuredMark
         continue;
       }
       if (block.type === "divider") {
-        units.push(`${idComment(block.id)}\n\n---`);
+        units.push(`${lines[i]!}\n\n---`);
         jsonExtra += lineJsonExtras[i]! + 2;
         i++;
         continue;
@@ -492,9 +508,7 @@ export function blocksToMarkdownMeasured(blocks: readonly Block[]): MeasuredMark
         let longest = 0;
         for (const run of block.text.match(/`+/g) ?? []) longest = Math.max(longest, run.length);
         const fence = "`".repeat(Math.max(longest + 1, 3));
-        units.push(
-          `${idComment(block.id)}\n\n${fence}${block.language}\n${block.text ? `${block.text}\n` : ""}${fence}`,
-        );
+        units.push(`${lines[i]!}\n\n${fence}${block.language}\n${block.text ? `${block.text}\n` : ""}${fence}`);
         jsonExtra += lineJsonExtras[i]! + 3 + (block.text ? jsonExtraOf(block.text) + 1 : 0);
         i++;
         continue;
