@@ -384,21 +384,23 @@ function listRun(
 ): { text: string; jsonExtra: number } {
   // `markerWidth` is the width of the list's latest marker: what its items' content and nested lists are indented by.
   const open: { ordered: boolean; count: number; base: string; markerWidth: number }[] = [];
+  // How many of `open` are open: counted rather than set as the array's length, whose setter is a slow builtin.
+  let depths = 0;
   const out: string[] = [];
   // The items' lines are all the run's escaped characters, and the line breaks it writes between them.
   let jsonExtra = 0;
   for (let i = from; i < to; i++) {
     const block = blocks[i]!;
-    const depth = Math.min("indent" in block ? (block.indent ?? 0) : 0, open.length);
+    const depth = Math.min("indent" in block ? (block.indent ?? 0) : 0, depths);
     const ordered = block.type === "numbered";
-    open.length = Math.min(open.length, depth + 1);
-    let list = open[depth];
+    depths = Math.min(depths, depth + 1);
+    let list = depth < depths ? open[depth] : undefined;
     if (!list || list.ordered !== ordered) {
       // A new list at the top of the run after another one is a new top-level block: a blank line between.
       if (depth === 0 && out.length > 0) out.push("");
       list = { ordered, count: 0, base: depth === 0 ? "" : innerIndent(open[depth - 1]!), markerWidth: 0 };
       open[depth] = list;
-      open.length = depth + 1;
+      depths = depth + 1;
     }
     list.count++;
     const marker = ordered ? `${list.count}.` : "-";
