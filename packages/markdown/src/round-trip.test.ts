@@ -87,9 +87,13 @@ describe("blocks ⇄ Markdown round trip (decision 0026)", () => {
         );
         // The same marks over a longer text.
         const edited = before.map((block) => (block.text ? { ...block, text: `${block.text} and more` } : block));
+        forgetInlineMarkdown();
+        const first = blocksToMarkdown(before);
         for (const changed of [after, retyped, edited]) {
           blocksToMarkdown(before);
           const kept = blocksToMarkdown(changed);
+          // Both versions are kept under the ids (pages share ids): read in turn, each is its own.
+          expect(blocksToMarkdown(before)).toBe(first);
           forgetInlineMarkdown();
           expect(kept).toBe(blocksToMarkdown(changed));
         }

@@ -19,7 +19,8 @@ export { CALLOUT_MARKER, idComment, phrasing };
  * A key of text and marks (concatenated, flattened, then hashed) cost more than the rest of the kept path; an id is
  * a few characters to hash, and comparing the kept text with the block's is a memory compare. The marks compared
  * are the stored ones, before `writableMarks` drops refused links: the Markdown is a pure function of them, so the
- * link rule runs only when a fragment is worked out.
+ * link rule runs only when a fragment is worked out. Block ids are unique within a page, not across pages, so an id
+ * keeps a few versions (pages that share ids, read in turn, each find theirs; an edited block's old version ages out).
  */
 interface KeptFragment {
   text: string;
@@ -35,8 +36,10 @@ interface KeptFragment {
   /** JSON escaping's extra characters in the line: see `blocksToMarkdownMeasured`. */
   lineJsonExtra: number;
 }
-const FRAGMENTS = new Map<string, KeptFragment>();
+const FRAGMENTS = new Map<string, KeptFragment[]>();
 const FRAGMENT_CACHE_SIZE = 50_000;
+const VERSIONS_PER_ID = 4;
+let keptFragments = 0;
 /** Cuts one pass's output into its fragments; random, so no page text can contain it unescaped. */
 const CUT = `<!-- mnote:cut:${randomBytes(8).toString("hex")} -->`;
 
@@ -55,15 +58,16 @@ function sameMarks(kept: readonly Mark[], marks: readonly Mark[]): boolean {
 
 /** The kept inline Markdown of this block as it is now, or undefined when there is none or the block changed. */
 function keptFragment(block: Block, heading: boolean, marks: readonly Mark[]): KeptFragment | undefined {
-  const kept = FRAGMENTS.get(block.id);
-  if (kept === undefined || kept.text !== block.text || kept.heading !== heading || !sameMarks(kept.marks, marks))
-    return undefined;
-  return kept;
+  const versions = FRAGMENTS.get(block.id);
+  if (versions === undefined) return undefined;
+  for (const kept of versions)
+    if (kept.text === block.text && kept.heading === heading && sameMarks(kept.marks, marks)) return kept;
+  return undefined;
 }
 
 function keepFragment(block: Block, heading: boolean, marks: readonly Mark[], markdown: string): KeptFragment {
   // Bounded: when full, start again (the next reads work their windows out anew).
-  if (FRAGMENTS.size >= FRAGMENT_CACHE_SIZE && !FRAGMENTS.has(block.id)) FRAGMENTS.clear();
+  if (keptFragments >= FRAGMENT_CACHE_SIZE) forgetInlineMarkdown();
   const copied = marks.map((mark): Mark => ({ type: mark.type, start: mark.start, end: mark.end, href: mark.href }));
   const line = lineOf(markdown, block.id);
   const kept = {
@@ -74,7 +78,16 @@ function keepFragment(block: Block, heading: boolean, marks: readonly Mark[], ma
     line,
     lineJsonExtra: jsonExtraOf(line),
   };
-  FRAGMENTS.set(block.id, kept);
+  const versions = FRAGMENTS.get(block.id);
+  if (versions === undefined) FRAGMENTS.set(block.id, [kept]);
+  else {
+    if (versions.length >= VERSIONS_PER_ID) {
+      versions.shift();
+      keptFragments--;
+    }
+    versions.push(kept);
+  }
+  keptFragments++;
   return kept;
 }
 
@@ -170,6 +183,7 @@ export function plainInline(text: string): string | null {
 /** Empties the kept inline Markdown (tests compare kept and fresh answers). */
 export function forgetInlineMarkdown() {
   FRAGMENTS.clear();
+  keptFragments = 0;
 }
 
 interface MissingFragment {
