@@ -2,7 +2,7 @@ import { type Block, BlockSchema, canonicalBlock } from "@mnote/contract";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { blocksToMarkdown, markdownToBlocks } from "./index";
-import { forgetInlineMarkdown, treeMarkdown } from "./to-markdown";
+import { blocksToMarkdownMeasured, forgetInlineMarkdown, treeMarkdown } from "./to-markdown";
 import { line, lines, marksFor } from "./fixtures/arbitraries";
 
 const id = fc.stringMatching(/^[A-Za-z0-9_-]{1,12}$/);
@@ -71,6 +71,56 @@ describe("blocks ⇄ Markdown round trip (decision 0026)", () => {
         expect(blocksToMarkdown(blocks)).toBe(warm);
       }),
       { numRuns: 100 },
+    );
+  });
+
+  it("answers a changed block's new Markdown: what is kept under a block's id serves only the same content", () => {
+    fc.assert(
+      fc.property(page, page, fc.boolean(), (before, others, heading) => {
+        // The second page's blocks under the first page's ids: each a different text, marks, type or level.
+        const after = others.slice(0, before.length).map((block, i) => ({ ...block, id: before[i]!.id }));
+        // The same text and marks as a heading and as a paragraph: the context is part of what is compared.
+        const retyped = before.map((block) =>
+          heading && block.type === "paragraph" && !block.text.includes("\n")
+            ? { ...block, type: "heading" as const, level: 2 as const }
+            : block,
+        );
+        // The same marks over a longer text.
+        const edited = before.map((block) => (block.text ? { ...block, text: `${block.text} and more` } : block));
+        forgetInlineMarkdown();
+        const first = blocksToMarkdown(before);
+        for (const changed of [after, retyped, edited]) {
+          blocksToMarkdown(before);
+          const kept = blocksToMarkdown(changed);
+          // Both versions are kept under the ids (pages share ids): read in turn, each is its own.
+          expect(blocksToMarkdown(before)).toBe(first);
+          forgetInlineMarkdown();
+          expect(kept).toBe(blocksToMarkdown(changed));
+        }
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it("measures its Markdown as JSON.stringify does, whatever the text and ids hold", () => {
+    // What JSON escapes, one character or two: quotes, backslashes, controls, lone and paired surrogates.
+    const escaped = fc.constantFrom('"', "\\", "\u0000", "\u001f", "\t", "\r", "\n", "\b", "\f", "\ud800", "\udc00");
+    const unit = fc.oneof(escaped, fc.constantFrom("\ud83d\ude00", "é", "\u2028", "a", " ", "*", "<"));
+    const suffix = fc.string({ unit, maxLength: 4 });
+    fc.assert(
+      fc.property(page, fc.array(fc.tuple(suffix, suffix)), fc.boolean(), (blocks, suffixes, cold) => {
+        // Appended, so the marks still fit their text.
+        const odd = blocks.map((block, i) => {
+          const [text, id] = suffixes[i % Math.max(1, suffixes.length)] ?? ["", ""];
+          return { ...block, text: block.type === "divider" ? "" : block.text + text, id: block.id + id };
+        });
+        if (cold) forgetInlineMarkdown();
+        const measured = blocksToMarkdownMeasured(odd);
+        expect(measured.jsonLength).toBe(JSON.stringify(measured.text).length);
+        // The same text as the plain answer (another test holds it to the library's tree, for the ids the contract allows).
+        expect(measured.text).toBe(blocksToMarkdown(odd));
+      }),
+      { numRuns: 500 },
     );
   });
 

@@ -13,19 +13,99 @@ export { CALLOUT_MARKER, idComment, phrasing };
  * its text, marks and whether it is a heading, so it is worked out once (for all new ones of a window
  * in one pass) and kept, and the window's tree holds it as raw nodes: the one serialization of the
  * tree then lays out blocks, lists, quotes and fences without escaping again.
+ *
+ * Kept by block id and compared in full on text, context and marks, so a changed block is worked out again: with the
+ * read cache off every read meets new block objects and new strings, and a lookup hashes its key afresh each time.
+ * A key of text and marks (concatenated, flattened, then hashed) cost more than the rest of the kept path; an id is
+ * a few characters to hash, and comparing the kept text with the block's is a memory compare. The marks compared
+ * are the stored ones, before `writableMarks` drops refused links: the Markdown is a pure function of them, so the
+ * link rule runs only when a fragment is worked out. Block ids are unique within a page, not across pages, so an id
+ * keeps a few versions (pages that share ids, read in turn, each find theirs; an edited block's old version ages out).
  */
-const FRAGMENTS = new Map<string, string>();
+interface KeptFragment {
+  text: string;
+  heading: boolean;
+  /** A copy of the block's marks (the block's own array may change after it was read). */
+  marks: readonly Mark[];
+  markdown: string;
+  /**
+   * The block's line (`lineOf`: the Markdown and the block's id comment), kept whole: the id is the key, so a read
+   * joins kept strings instead of building each line again.
+   */
+  line: string;
+  /** JSON escaping's extra characters in the line: see `blocksToMarkdownMeasured`. */
+  lineJsonExtra: number;
+}
+const FRAGMENTS = new Map<string, KeptFragment[]>();
 const FRAGMENT_CACHE_SIZE = 50_000;
+const VERSIONS_PER_ID = 4;
+let keptFragments = 0;
 /** Cuts one pass's output into its fragments; random, so no page text can contain it unescaped. */
 const CUT = `<!-- mnote:cut:${randomBytes(8).toString("hex")} -->`;
 
-type InlineContext = "heading" | "paragraph";
-const inlineMarks = (block: Block): readonly Mark[] => ("marks" in block ? writableMarks(block.marks ?? []) : []);
-const fragmentKey = (context: InlineContext, block: Block) => {
-  let key = `${context === "heading" ? "h" : "p"}${block.text}\u0000`;
-  for (const mark of inlineMarks(block)) key += `${mark.type} ${mark.start} ${mark.end} ${mark.href ?? ""}\u0000`;
-  return key;
-};
+const storedMarks = (block: Block): readonly Mark[] => ("marks" in block ? (block.marks ?? []) : []);
+const inlineMarks = (block: Block): readonly Mark[] => writableMarks(storedMarks(block));
+
+function sameMarks(kept: readonly Mark[], marks: readonly Mark[]): boolean {
+  if (kept.length !== marks.length) return false;
+  for (let i = 0; i < kept.length; i++) {
+    const a = kept[i]!;
+    const b = marks[i]!;
+    if (a.type !== b.type || a.start !== b.start || a.end !== b.end || a.href !== b.href) return false;
+  }
+  return true;
+}
+
+/** The kept inline Markdown of this block as it is now, or undefined when there is none or the block changed. */
+function keptFragment(block: Block, heading: boolean, marks: readonly Mark[]): KeptFragment | undefined {
+  const versions = FRAGMENTS.get(block.id);
+  if (versions === undefined) return undefined;
+  for (const kept of versions)
+    if (kept.text === block.text && kept.heading === heading && sameMarks(kept.marks, marks)) return kept;
+  return undefined;
+}
+
+function keepFragment(block: Block, heading: boolean, marks: readonly Mark[], markdown: string): KeptFragment {
+  // Bounded: when full, start again (the next reads work their windows out anew).
+  if (keptFragments >= FRAGMENT_CACHE_SIZE) forgetInlineMarkdown();
+  const copied = marks.map((mark): Mark => ({ type: mark.type, start: mark.start, end: mark.end, href: mark.href }));
+  const line = lineOf(markdown, block.id);
+  const kept = {
+    text: block.text,
+    heading,
+    marks: copied,
+    markdown,
+    line,
+    lineJsonExtra: jsonExtraOf(line),
+  };
+  const versions = FRAGMENTS.get(block.id);
+  if (versions === undefined) FRAGMENTS.set(block.id, [kept]);
+  else {
+    if (versions.length >= VERSIONS_PER_ID) {
+      versions.shift();
+      keptFragments--;
+    }
+    versions.push(kept);
+  }
+  keptFragments++;
+  return kept;
+}
+
+/** What JSON.stringify escapes in a string: `"`, a backslash, control characters, and lone surrogates (pairs stay). */
+// eslint-disable-next-line no-control-regex
+const JSON_ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
+/**
+ * How many characters longer a string is as JSON than as itself, quotes aside. Additive over pieces joined where
+ * no surrogate pair is cut (every join here is at an ASCII character), so a window's total is the sum of its pieces'.
+ */
+const jsonExtraOf = (value: string) => (JSON_ESCAPED.test(value) ? JSON.stringify(value).length - value.length - 2 : 0);
+
+/** A window's inline Markdown by position in its blocks, with each block's line (`lineOf`) and its JSON extra. */
+interface WindowFragments {
+  fragments: string[];
+  lines: string[];
+  lineJsonExtras: number[];
+}
 
 /**
  * Inline content with nothing in it the library would escape, written directly: what most prose is, and the
@@ -103,69 +183,112 @@ export function plainInline(text: string): string | null {
 /** Empties the kept inline Markdown (tests compare kept and fresh answers). */
 export function forgetInlineMarkdown() {
   FRAGMENTS.clear();
+  keptFragments = 0;
 }
 
-/** The inline Markdown of every given block that has not been worked out yet, in one pass of the library. */
-function prepareFragments(items: readonly { context: InlineContext; block: Block; key: string }[]) {
-  const missing = new Map<string, { context: InlineContext; block: Block }>();
+interface MissingFragment {
+  heading: boolean;
+  block: Block;
+  /** Where the window's fragments want it. */
+  index: number;
+}
+
+/** The inline Markdown of blocks that have not been worked out yet, in one pass of the library, kept. */
+function prepareFragments(items: readonly MissingFragment[], { fragments, lines, lineJsonExtras }: WindowFragments) {
+  // A block met twice in the window is serialized once; the key is built only here, for what was not kept.
+  const distinct = new Map<string, MissingFragment>();
+  const sameAs: MissingFragment[] = [];
   for (const item of items) {
-    if (FRAGMENTS.has(item.key) || missing.has(item.key)) continue;
-    if (!item.block.text) FRAGMENTS.set(item.key, "");
-    else missing.set(item.key, item);
+    let key = `${item.heading ? "h" : "p"}${item.block.text}\u0000`;
+    for (const mark of storedMarks(item.block)) key += `${mark.type} ${mark.start} ${mark.end} ${mark.href}\u0000`;
+    const first = distinct.get(key);
+    if (first === undefined) distinct.set(key, item);
+    sameAs.push(first ?? item);
   }
-  if (missing.size === 0) return;
-  // Bounded: when full, start again (the next reads work their windows out anew).
-  if (FRAGMENTS.size + missing.size > FRAGMENT_CACHE_SIZE) FRAGMENTS.clear();
   const children: RootContent[] = [];
-  for (const { context, block } of missing.values()) {
+  for (const { heading, block } of distinct.values()) {
     // An ATX heading is one line: a line break in a heading's text is written as a space.
-    const text = context === "heading" ? block.text.replace(/[\r\n]/g, " ") : block.text;
+    const text = heading ? block.text.replace(/[\r\n]/g, " ") : block.text;
     const inline = phrasing(text, inlineMarks(block));
-    children.push(
-      context === "heading" ? { type: "heading", depth: 1, children: inline } : { type: "paragraph", children: inline },
-      { type: "html", value: CUT },
-    );
+    children.push(heading ? { type: "heading", depth: 1, children: inline } : { type: "paragraph", children: inline }, {
+      type: "html",
+      value: CUT,
+    });
   }
   const parts = toMarkdown({ type: "root", children }, OPTIONS).split(CUT);
   let i = 0;
-  for (const [key, { context }] of missing) {
+  for (const { heading, block, index } of distinct.values()) {
     let part = parts[i++]!.replace(/^\n+/, "").replace(/\n+$/, "");
-    if (context === "heading") part = part.replace(/^# ?/, "");
-    FRAGMENTS.set(key, part);
+    if (heading) part = part.replace(/^# ?/, "");
+    const kept = keepFragment(block, heading, storedMarks(block), part);
+    fragments[index] = part;
+    lines[index] = kept.line;
+    lineJsonExtras[index] = kept.lineJsonExtra;
+  }
+  for (let k = 0; k < items.length; k++) {
+    const item = items[k]!;
+    if (item === sameAs[k]) continue;
+    // Kept under each id it stands under (the distinct pass kept the first).
+    const fragment = fragments[sameAs[k]!.index]!;
+    const kept = keepFragment(item.block, item.heading, storedMarks(item.block), fragment);
+    fragments[item.index] = fragment;
+    lines[item.index] = kept.line;
+    lineJsonExtras[item.index] = kept.lineJsonExtra;
   }
 }
 
-/** Works out (or finds) the inline Markdown of every block with text, by block. */
-function fragmentsOf(blocks: readonly Block[]): Map<Block, string> {
-  const inline = new Map<Block, string>();
-  const items: { context: InlineContext; block: Block; key: string }[] = [];
-  for (const block of blocks) {
-    if (block.type === "code" || block.type === "divider") continue;
-    const context: InlineContext = block.type === "heading" ? "heading" : "paragraph";
-    const key = fragmentKey(context, block);
-    // Kept whichever way it was written (decision 0049): looking a block up by its content costs a fifth of
-    // testing it for the direct writer, and a read with the read cache off meets the same blocks again.
-    const kept = FRAGMENTS.get(key);
+/**
+ * Works out (or finds) the inline Markdown of every block, by position in `blocks` (code and dividers, which have
+ * none, and empty text get ""). An array by position, not a map by block: every block of a read is a new object.
+ */
+function fragmentsOf(blocks: readonly Block[]): WindowFragments {
+  const fragments: string[] = new Array<string>(blocks.length);
+  const lines: string[] = new Array<string>(blocks.length);
+  const lineJsonExtras: number[] = new Array<number>(blocks.length);
+  const missing: MissingFragment[] = [];
+  for (let index = 0; index < blocks.length; index++) {
+    const block = blocks[index]!;
+    if (block.type === "code" || block.type === "divider" || !block.text) {
+      fragments[index] = "";
+      const line = idComment(block.id);
+      lines[index] = line;
+      lineJsonExtras[index] = jsonExtraOf(line);
+      continue;
+    }
+    const heading = block.type === "heading";
+    const marks = storedMarks(block);
+    // Kept whichever way it was written (decision 0049): finding a block's kept Markdown costs less than testing it
+    // for the direct writer, and a read with the read cache off meets the same blocks again.
+    const kept = keptFragment(block, heading, marks);
     if (kept !== undefined) {
-      inline.set(block, kept);
+      fragments[index] = kept.markdown;
+      lines[index] = kept.line;
+      lineJsonExtras[index] = kept.lineJsonExtra;
       continue;
     }
-    const text = directInline(block.text, inlineMarks(block));
-    if (text !== null) {
-      if (FRAGMENTS.size >= FRAGMENT_CACHE_SIZE) FRAGMENTS.clear();
-      FRAGMENTS.set(key, text);
-      inline.set(block, text);
+    const direct = directInline(block.text, writableMarks(marks));
+    if (direct !== null) {
+      const fresh = keepFragment(block, heading, marks, direct);
+      fragments[index] = direct;
+      lines[index] = fresh.line;
+      lineJsonExtras[index] = fresh.lineJsonExtra;
       continue;
     }
-    items.push({ context, block, key });
+    missing.push({ heading, block, index });
   }
-  prepareFragments(items);
-  for (const item of items) inline.set(item.block, FRAGMENTS.get(item.key)!);
-  return inline;
+  const window = { fragments, lines, lineJsonExtras };
+  if (missing.length > 0) prepareFragments(missing, window);
+  return window;
 }
 
-/** The fragments of the window being written (set by blocksToTree / blocksToMarkdown). */
+/**
+ * The fragments of the blocks the library lays out (set by blocksToTree for the window; by blocksToMarkdown for the
+ * few blocks it leaves to the library).
+ */
 let current: Map<Block, string> = new Map();
+
+/** A block's line: its inline Markdown and, at its end, its id comment. */
+const lineOf = (fragment: string, id: string) => (fragment ? `${fragment} ${idComment(id)}` : idComment(id));
 
 /** The block's inline Markdown and, at its end, its id comment, as one raw node (see FRAGMENTS). */
 function withId(block: Block, prefix = ""): Paragraph {
@@ -173,8 +296,7 @@ function withId(block: Block, prefix = ""): Paragraph {
 }
 
 function rawLine(block: Block, prefix = ""): Html {
-  const fragment = current.get(block) ?? "";
-  return { type: "html", value: `${prefix}${fragment}${fragment ? " " : ""}${idComment(block.id)}` };
+  return { type: "html", value: prefix + lineOf(current.get(block) ?? "", block.id) };
 }
 
 /**
@@ -248,7 +370,8 @@ function flow(block: Block): RootContent[] {
 
 /** The mdast tree of some blocks, in order: one tree for a whole window, serialized once. */
 export function blocksToTree(blocks: readonly Block[]): Root {
-  current = fragmentsOf(blocks);
+  const { fragments } = fragmentsOf(blocks);
+  current = new Map(blocks.map((block, i) => [block, fragments[i]!]));
   const children: RootContent[] = [];
   for (let i = 0; i < blocks.length;) {
     if (isList(blocks[i]!)) {
@@ -267,36 +390,70 @@ export function blocksToTree(blocks: readonly Block[]): Root {
  * before a todo's text), from the items' inline Markdown. The differential property test holds it equal to
  * the library's output.
  */
-function listRun(run: Block[]): string {
-  const open: { ordered: boolean; count: number; base: string; inner: string }[] = [];
+function listRun(
+  blocks: readonly Block[],
+  from: number,
+  to: number,
+  window: WindowFragments,
+): { text: string; jsonExtra: number } {
+  // `markerWidth` is the width of the list's latest marker: what its items' content and nested lists are indented by.
+  const open: { ordered: boolean; count: number; base: string; markerWidth: number }[] = [];
+  // How many of `open` are open: counted rather than set as the array's length, whose setter is a slow builtin.
+  let depths = 0;
   const out: string[] = [];
-  for (const block of run) {
-    const depth = Math.min("indent" in block ? (block.indent ?? 0) : 0, open.length);
+  // The items' lines are all the run's escaped characters, and the line breaks it writes between them.
+  let jsonExtra = 0;
+  for (let i = from; i < to; i++) {
+    const block = blocks[i]!;
+    const depth = Math.min("indent" in block ? (block.indent ?? 0) : 0, depths);
     const ordered = block.type === "numbered";
-    open.length = Math.min(open.length, depth + 1);
-    let list = open[depth];
+    depths = Math.min(depths, depth + 1);
+    let list = depth < depths ? open[depth] : undefined;
     if (!list || list.ordered !== ordered) {
       // A new list at the top of the run after another one is a new top-level block: a blank line between.
       if (depth === 0 && out.length > 0) out.push("");
-      list = { ordered, count: 0, base: depth === 0 ? "" : open[depth - 1]!.inner, inner: "" };
+      list = { ordered, count: 0, base: depth === 0 ? "" : innerIndent(open[depth - 1]!), markerWidth: 0 };
       open[depth] = list;
-      open.length = depth + 1;
+      depths = depth + 1;
     }
     list.count++;
     const marker = ordered ? `${list.count}.` : "-";
-    list.inner = list.base + " ".repeat(marker.length + 1);
+    list.markerWidth = marker.length;
     const checkbox = block.type === "todo" ? (block.checked ? "[x] " : "[ ] ") : "";
-    const lines = rawLine(block).value.split("\n");
-    out.push(`${list.base}${marker} ${checkbox}${lines[0]}`);
-    for (const line of lines.slice(1)) out.push(line ? `${list.inner}${line}` : "");
+    const line = window.lines[i]!;
+    jsonExtra += window.lineJsonExtras[i]!;
+    const head = `${list.base}${marker} ${checkbox}`;
+    // Most items are one line: no split, and no continuation indent to work out.
+    if (!line.includes("\n")) {
+      out.push(head + line);
+      continue;
+    }
+    const lines = line.split("\n");
+    // Its own line breaks, counted in its line's extra, are written again below by the join.
+    jsonExtra -= lines.length - 1;
+    const inner = innerIndent(list);
+    out.push(head + lines[0]!);
+    for (let k = 1; k < lines.length; k++) out.push(lines[k] ? inner + lines[k]! : "");
   }
-  return out.join("\n");
+  return { text: out.join("\n"), jsonExtra: jsonExtra + out.length - 1 };
 }
+
+/** Where an item's content and nested lists start: under its text, past the marker and one space. */
+const innerIndent = (list: { base: string; markerWidth: number }) => list.base + " ".repeat(list.markerWidth + 1);
 
 /** The library's serialization of the window's whole tree: what `blocksToMarkdown` answers (tests compare them). */
 export function treeMarkdown(blocks: readonly Block[]): string {
   if (blocks.length === 0) return "";
   return toMarkdown(blocksToTree(blocks), OPTIONS);
+}
+
+/** The start of an ATX heading's line, by level. */
+const ATX_HEADING: readonly string[] = [" ", "# ", "## ", "### ", "#### ", "##### ", "###### "];
+
+/** Markdown and how long it is as a JSON string (`JSON.stringify(text).length`): what a read's budget counts. */
+export interface MeasuredMarkdown {
+  text: string;
+  jsonLength: number;
 }
 
 /**
@@ -310,33 +467,55 @@ export function treeMarkdown(blocks: readonly Block[]): string {
  * A property test holds the two equal.
  */
 export function blocksToMarkdown(blocks: readonly Block[]): string {
-  if (blocks.length === 0) return "";
-  current = fragmentsOf(blocks);
+  return blocksToMarkdownMeasured(blocks).text;
+}
+
+/**
+ * `blocksToMarkdown` with its length as JSON, added up from its pieces as they are written: escaping a window's
+ * whole Markdown again to measure it (JSON.stringify, character by character) cost about as much as writing it, and
+ * a kept line's extra is worked out once, with its fragment. A property test holds `jsonLength` to JSON.stringify's.
+ */
+export function blocksToMarkdownMeasured(blocks: readonly Block[]): MeasuredMarkdown {
+  if (blocks.length === 0) return { text: "", jsonLength: 2 };
+  const window = fragmentsOf(blocks);
+  const { fragments, lines, lineJsonExtras } = window;
+  current = new Map();
   flat = true;
   const units: (string | null)[] = [];
+  // Escaping's extra characters in the units written here; the library's units are measured when they come back.
+  let jsonExtra = 0;
   const rest: RootContent[] = [];
   for (let i = 0; i < blocks.length;) {
     const block = blocks[i]!;
     if (block.type === "paragraph") {
-      units.push((withId(block).children[0] as { value: string }).value);
+      units.push(lines[i]!);
+      jsonExtra += lineJsonExtras[i]!;
       i++;
     } else if (block.type === "heading") {
-      const value = (withId(block).children[0] as { value: string }).value;
+      const value = lines[i]!;
       const head = value.charCodeAt(0);
-      units.push(
-        `${"#".repeat(block.level)} ${head === 9 || head === 32 ? `&#x${head.toString(16).toUpperCase()};${value.slice(1)}` : value}`,
-      );
+      if (head === 9 || head === 32) {
+        const unit = `${"#".repeat(block.level)} &#x${head.toString(16).toUpperCase()};${value.slice(1)}`;
+        units.push(unit);
+        jsonExtra += jsonExtraOf(unit);
+      } else {
+        units.push((ATX_HEADING[block.level] ?? `${"#".repeat(block.level)} `) + value);
+        jsonExtra += lineJsonExtras[i]!;
+      }
       i++;
     } else {
       let j = i + 1;
       if (isList(block)) {
         while (j < blocks.length && isList(blocks[j]!)) j++;
-        units.push(listRun(blocks.slice(i, j)));
+        const run = listRun(blocks, i, j, window);
+        units.push(run.text);
+        jsonExtra += run.jsonExtra;
         i = j;
         continue;
       }
       if (block.type === "divider") {
-        units.push(`${idComment(block.id)}\n\n---`);
+        units.push(`${lines[i]!}\n\n---`);
+        jsonExtra += lineJsonExtras[i]! + 2;
         i++;
         continue;
       }
@@ -345,12 +524,12 @@ export function blocksToMarkdown(blocks: readonly Block[]): string {
         let longest = 0;
         for (const run of block.text.match(/`+/g) ?? []) longest = Math.max(longest, run.length);
         const fence = "`".repeat(Math.max(longest + 1, 3));
-        units.push(
-          `${idComment(block.id)}\n\n${fence}${block.language}\n${block.text ? `${block.text}\n` : ""}${fence}`,
-        );
+        units.push(`${lines[i]!}\n\n${fence}${block.language}\n${block.text ? `${block.text}\n` : ""}${fence}`);
+        jsonExtra += lineJsonExtras[i]! + 3 + (block.text ? jsonExtraOf(block.text) + 1 : 0);
         i++;
         continue;
       }
+      current.set(block, fragments[i]!);
       const nodes = flow(block);
       if (rest.length > 0) rest.push({ type: "html", value: CUT });
       rest.push(...nodes);
@@ -362,7 +541,14 @@ export function blocksToMarkdown(blocks: readonly Block[]): string {
   if (rest.length > 0) {
     const parts = toMarkdown({ type: "root", children: rest }, OPTIONS).split(`\n\n${CUT}\n\n`);
     let k = 0;
-    for (let u = 0; u < units.length; u++) if (units[u] === null) units[u] = parts[k++]!.replace(/\n$/, "");
+    for (let u = 0; u < units.length; u++)
+      if (units[u] === null) {
+        const part = parts[k++]!.replace(/\n$/, "");
+        units[u] = part;
+        jsonExtra += jsonExtraOf(part);
+      }
   }
-  return `${units.join("\n\n")}\n`;
+  const text = `${units.join("\n\n")}\n`;
+  // The blank lines between units and the final line break: one extra character for each line break.
+  return { text, jsonLength: text.length + 2 + jsonExtra + 2 * (units.length - 1) + 1 };
 }

@@ -7,7 +7,7 @@ import {
   type ToolResult,
 } from "@mnote/contract";
 import type { SqlKernel, LocatedBlock, PageRecord } from "@mnote/kernel";
-import { blocksToMarkdown } from "@mnote/markdown";
+import { blocksToMarkdownMeasured } from "@mnote/markdown";
 import {
   type BlocksWindow,
   DEFAULT_READ_CACHE_BYTES,
@@ -106,12 +106,13 @@ function withinBudget<T>(entries: T[], used: number): T[] {
  * The window's blocks as Markdown (decision 0026): the same blocks the blocks form takes, serialized
  * as one tree in one pass. Markdown is almost always shorter than the JSON of the blocks; when escaping
  * makes it longer than the budget, blocks come off the end (at least one stays) and it is serialized again.
+ * Its JSON length comes with it, added up as it was written: JSON.stringify over the window's text again cost a
+ * third of the Markdown read's extra time over the blocks form.
  */
 function markdownWithinBudget(blocks: readonly Block[], used: number): MarkdownWindow {
   let count = blocks.length;
   for (;;) {
-    const text = blocksToMarkdown(blocks.slice(0, count));
-    const size = JSON.stringify(text).length;
+    const { text, jsonLength: size } = blocksToMarkdownMeasured(blocks.slice(0, count));
     if (count <= 1 || used + size <= LIMITS.readBudget) return { text, count };
     count = Math.max(1, Math.min(count - 1, Math.floor((count * (LIMITS.readBudget - used)) / size)));
   }
