@@ -132,7 +132,7 @@ export async function runMarkdown(options: MarkdownOptions) {
     assertOk(await w.call("mnote.page.get", w.envelope("mnote.page.get", page1000, { ...read, format })), format);
   });
   // The read cache off (MNOTE_READ_CACHE_MB=0): every read is a first read of its page state, rows read and measured
-  // again on both sides; the kept inline Markdown (content-keyed, decision 0026) stays.
+  // again on both sides; the kept inline Markdown (by block id, checked against its content; decision 0026) stays.
   const uncached = await benchWorld("markdown-uncached", { readCacheBytes: 0 });
   const uncachedPage = await uncached.newPage(formattedPage(1_000));
   const cacheOff = await timed(["blocks", "markdown"] as const, options, async (format) => {

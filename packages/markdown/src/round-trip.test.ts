@@ -2,6 +2,7 @@ import { type Block, BlockSchema, canonicalBlock } from "@mnote/contract";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { blocksToMarkdown, markdownToBlocks } from "./index";
+import { inlineToMarkdown, markdownToInline } from "./inline";
 import { blocksToMarkdownMeasured, forgetInlineMarkdown, treeMarkdown } from "./to-markdown";
 import { line, lines, marksFor } from "./fixtures/arbitraries";
 
@@ -49,7 +50,56 @@ const page = fc.array(fc.tuple(id, blockBody, fc.nat(3)), { maxLength: 25 }).map
 
 const canonical = (blocks: object[]) => blocks.map((block) => canonicalBlock(block));
 
+/**
+ * Counterexamples the first property found (about one run in 40): an underscore between two letters or digits that
+ * the library leaves bare, beside a letter it then writes as a character reference (inline.ts `checkedInline`).
+ */
+const UNDERSCORE_BESIDE_REFERENCE = [
+  {
+    id: "a",
+    type: "todo",
+    checked: true,
+    text: "(`2|<1 _(_\\s.-- :[H ~*.>>(& :x-|1_3 ]|_*(.\\",
+    marks: [
+      { type: "bold", start: 0, end: 1 },
+      { type: "italic", start: 0, end: 36 },
+      { type: "strike", start: 35, end: 36 },
+    ],
+  },
+  {
+    id: "b",
+    type: "bulleted",
+    text: "*#[7]: !Rh#() &()> (_<- -)-)_ 4_y(&&[#\n.-4(~b0: .`&s[< [H e~](]j( S*",
+    marks: [
+      { type: "bold", start: 0, end: 1 },
+      { type: "italic", start: 0, end: 34 },
+      { type: "strike", start: 29, end: 30 },
+    ],
+  },
+  {
+    id: "c",
+    type: "callout",
+    text: ".~< W!.*[*& D~`:_:` <|#&(< |-<`6#\\& (<\n#!#C\\[(_ O_O*0 -` a:<<`` ]_|-",
+    marks: [
+      { type: "bold", start: 0, end: 38 },
+      { type: "code", start: 0, end: 17 },
+      { type: "bold", start: 39, end: 40 },
+      { type: "italic", start: 39, end: 59 },
+      { type: "strike", start: 51, end: 53 },
+    ],
+  },
+];
+
 describe("blocks ⇄ Markdown round trip (decision 0026)", () => {
+  it("an underscore beside a letter the library writes as a character reference reads back as itself", () => {
+    for (const block of UNDERSCORE_BESIDE_REFERENCE) {
+      const blocks = [BlockSchema.parse(canonicalBlock(block))];
+      expect(canonical(markdownToBlocks(blocksToMarkdown(blocks)))).toEqual(canonical(blocks));
+      const text = inlineToMarkdown(block.text, block.marks as never);
+      expect(markdownToInline(text)).toEqual({ text: block.text, marks: expect.anything() });
+    }
+  });
+
   it("blocks → Markdown → blocks keeps ids, types, text, marks and indent", () => {
     fc.assert(
       fc.property(page, (blocks) => {

@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import type { Block, Mark, MarkType } from "@mnote/contract";
 import type { BlockContent, Html, List, ListItem, Paragraph, Root, RootContent } from "mdast";
 import { toMarkdown } from "mdast-util-to-markdown";
+import { checkedInline } from "./inline";
 import { CALLOUT_MARKER, idComment, OPTIONS, phrasing, writableMarks } from "./phrasing";
 
 export { CALLOUT_MARKER, idComment, phrasing };
@@ -220,6 +221,7 @@ function prepareFragments(items: readonly MissingFragment[], { fragments, lines,
   for (const { heading, block, index } of distinct.values()) {
     let part = parts[i++]!.replace(/^\n+/, "").replace(/\n+$/, "");
     if (heading) part = part.replace(/^# ?/, "");
+    part = checkedInline(part, heading ? block.text.replace(/[\r\n]/g, " ") : block.text, storedMarks(block), heading);
     const kept = keepFragment(block, heading, storedMarks(block), part);
     fragments[index] = part;
     lines[index] = kept.line;
