@@ -316,7 +316,7 @@ const MIGRATIONS: Migration[] = [
     // Decision 0045 (amended): FTS5 writes a new segment at every commit that changed it (~40 µs, whatever the
     // index's size), which put a write at 1.18× a write without the index. A block write now notes its block in
     // `block_search_recent` (a plain table, in the write's transaction), the search matches those few blocks itself
-    // (search-recent.ts), and the 64th noted block folds them all into FTS5 in the same transaction. PostgreSQL's
+    // (search-recent.ts), and every FOLD_AT-th noted block folds them all into FTS5 in the same transaction. PostgreSQL's
     // GIN index has this built in (its pending list); nothing changes there.
     statements: (dialect) => (dialect === "sqlite" ? blockSearchThroughRecent() : []),
   },

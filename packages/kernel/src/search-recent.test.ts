@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { ManualClock } from "./clock";
 import { blockSearchThroughRecent, migrate } from "./migrations";
 import { type SearchPosition, searchWorkspace } from "./search";
-import { FTS5_TOKENIZE } from "./search-recent";
+import { FOLD_AT, FTS5_TOKENIZE } from "./search-recent";
 import { searchText, searchWords } from "./search-words";
 import { openSqliteDriver } from "./sql/sqlite-driver";
 import type { SqlDriver } from "./sql/driver";
@@ -41,7 +41,7 @@ async function openWorld(): Promise<SqlDriver> {
   const driver = openSqliteDriver(join(dir, `db${++databases}.sqlite`));
   const clock = new ManualClock(new Date("2026-12-01T00:00:00.000Z"));
   await migrate(driver, clock);
-  // Folds every 3 notes instead of 64, so a few writes cross several folds.
+  // Folds every 3 notes instead of FOLD_AT, so a few writes cross several folds.
   const triggers = ["fold", "insert", "delete", "update"].map((name) => `DROP TRIGGER block_search_${name}`);
   const again = blockSearchThroughRecent(3).filter((sql) => !sql.startsWith("DROP TRIGGER"));
   await driver.exec([...triggers, `DROP TABLE block_search_recent`, ...again].map((sql) => `${sql};`).join("\n"));
@@ -172,7 +172,7 @@ describe("block search between folds (SQLite, migration 22)", () => {
     }
   });
 
-  it("folds in the write that makes the 64th note, and a write before it touches no FTS5 segment", async () => {
+  it("folds in the write that makes the FOLD_AT-th note, and a write before it touches no FTS5 segment", async () => {
     const driver = openSqliteDriver(join(dir, "fold.sqlite"));
     try {
       await migrate(driver, new ManualClock(new Date("2026-12-01T00:00:00.000Z")));
@@ -187,20 +187,21 @@ describe("block search between folds (SQLite, migration 22)", () => {
       const noted = async () =>
         Number((await driver.get<{ n: number }>(`SELECT COUNT(*) AS n FROM block_search_recent`))!.n);
       const before = await segments();
-      for (let i = 0; i < 63; i++)
+      for (let i = 0; i < FOLD_AT - 1; i++)
         await driver.run(
           `INSERT INTO blocks (document_id, id, position, type, text, attrs, search_text) VALUES ('p', ?, ?, 'paragraph', 'plan', '{}', 'plan')`,
           [`b${i}`, i],
         );
-      expect(await noted()).toBe(63);
+      expect(await noted()).toBe(FOLD_AT - 1);
       expect(await segments()).toBe(before);
       await driver.run(
-        `INSERT INTO blocks (document_id, id, position, type, text, attrs, search_text) VALUES ('p', 'b63', 63, 'paragraph', 'plan', '{}', 'plan')`,
+        `INSERT INTO blocks (document_id, id, position, type, text, attrs, search_text) VALUES ('p', 'last', ?, 'paragraph', 'plan', '{}', 'plan')`,
+        [FOLD_AT],
       );
       expect(await noted()).toBe(0);
       expect(await segments()).toBeGreaterThan(before);
       const hits = await driver.all(`SELECT rowid FROM block_search WHERE block_search MATCH 'plan'`);
-      expect(hits).toHaveLength(64);
+      expect(hits).toHaveLength(FOLD_AT);
     } finally {
       await driver.close();
     }
