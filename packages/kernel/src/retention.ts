@@ -146,6 +146,9 @@ async function exclusively<T>(
       // Its commits need not wait for the WAL's flush: a batch lost in a crash is removed again by the next run, and
       // nothing else reads what a sweep did. The calls' own commits then share the flushes with fewer of its.
       await session.run(`SET synchronous_commit = off`);
+      // One core at most: a month's drop counts its records (a scan of the whole partition), which PostgreSQL would
+      // spread over parallel workers, taking every core of a small server from the calls for that moment.
+      await session.run(`SET max_parallel_workers_per_gather = 0`);
       return await fn(session);
     } finally {
       await session
