@@ -463,12 +463,14 @@ export function blockSearchThroughRecent(foldAt = FOLD_AT): string[] {
     `CREATE TRIGGER block_search_update AFTER UPDATE OF search_text ON blocks BEGIN ${note("old", "old.search_text")} END`,
     `CREATE TRIGGER block_search_fold AFTER INSERT ON block_search_recent
        WHEN (SELECT COUNT(*) FROM block_search_recent) >= ${foldAt}
-     BEGIN
-       INSERT INTO block_search (block_search, rowid, search_text)
-         SELECT 'delete', rowid, indexed_text FROM block_search_recent WHERE indexed_text IS NOT NULL;
-       INSERT INTO block_search (rowid, search_text)
-         SELECT b.rowid, b.search_text FROM block_search_recent r CROSS JOIN blocks b ON b.rowid = r.rowid;
-       DELETE FROM block_search_recent;
-     END`,
+     BEGIN ${FOLD_BLOCK_SEARCH} END`,
   ];
 }
+
+/** The fold (SQLite): what FTS5 holds for each noted block out, its current words in, the notes emptied. */
+export const FOLD_BLOCK_SEARCH = `
+  INSERT INTO block_search (block_search, rowid, search_text)
+    SELECT 'delete', rowid, indexed_text FROM block_search_recent WHERE indexed_text IS NOT NULL;
+  INSERT INTO block_search (rowid, search_text)
+    SELECT b.rowid, b.search_text FROM block_search_recent r CROSS JOIN blocks b ON b.rowid = r.rowid;
+  DELETE FROM block_search_recent;`;

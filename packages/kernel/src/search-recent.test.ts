@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { ManualClock } from "./clock";
-import { blockSearchThroughRecent, migrate } from "./migrations";
+import { blockSearchThroughRecent, FOLD_BLOCK_SEARCH, migrate } from "./migrations";
 import { type SearchPosition, searchWorkspace } from "./search";
 import { FOLD_AT, FTS5_TOKENIZE } from "./search-recent";
 import { searchText, searchWords } from "./search-words";
@@ -144,14 +144,9 @@ describe("block search between folds (SQLite, migration 22)", () => {
             await apply(driver, ops);
             for (const word of WORDS) expect(await found(driver, word, limit)).toEqual(await expected(driver, word));
             // Once everything noted is folded, FTS5 holds exactly the blocks' words (its own check against the table).
-            await driver.exec(`
-            INSERT INTO block_search (block_search, rowid, search_text)
-              SELECT 'delete', rowid, indexed_text FROM block_search_recent WHERE indexed_text IS NOT NULL;
-            INSERT INTO block_search (rowid, search_text)
-              SELECT b.rowid, b.search_text FROM block_search_recent r JOIN blocks b ON b.rowid = r.rowid;
-            DELETE FROM block_search_recent;
-            INSERT INTO block_search (block_search, rank) VALUES ('integrity-check', 1);
-          `);
+            await driver.exec(
+              `${FOLD_BLOCK_SEARCH}\nINSERT INTO block_search (block_search, rank) VALUES ('integrity-check', 1);`,
+            );
           } finally {
             await driver.close();
           }

@@ -5,7 +5,7 @@ import { gfmFromMarkdown } from "mdast-util-gfm";
 import { toMarkdown } from "mdast-util-to-markdown";
 import { gfm } from "micromark-extension-gfm";
 import { inline, MarkdownRefused } from "./from-markdown";
-import { OPTIONS, phrasing, writableMarks } from "./phrasing";
+import { OPTIONS, phrasing, sameMarks, writableMarks } from "./phrasing";
 
 /**
  * One block's text in Markdown, for a box where a person edits it (the panel's edit of a suggestion,
@@ -131,18 +131,8 @@ function readsBack(markdown: string, text: string, marks: readonly Mark[]): bool
   } catch {
     return false;
   }
+  if (read.text !== text) return false;
   const expected = canonicalBlock({ type: "paragraph", text, marks: [...marks] }) as { marks?: Mark[] };
   const actual = canonicalBlock({ type: "paragraph", text: read.text, marks: read.marks }) as { marks?: Mark[] };
-  if (read.text !== text) return false;
-  const a = expected.marks ?? [];
-  const b = actual.marks ?? [];
-  return (
-    a.length === b.length &&
-    a.every((mark, i) => {
-      const other = b[i]!;
-      return (
-        mark.type === other.type && mark.start === other.start && mark.end === other.end && mark.href === other.href
-      );
-    })
-  );
+  return sameMarks(expected.marks ?? [], actual.marks ?? []);
 }

@@ -132,6 +132,17 @@ export function writableMarks(marks: readonly Mark[]): readonly Mark[] {
   return marks.some(refusedLink) ? marks.filter(keptMark) : marks;
 }
 
+/** The same marks in the same order, field by field (what a kept fragment and a read-back are compared on). */
+export function sameMarks(a: readonly Mark[], b: readonly Mark[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i]!;
+    const y = b[i]!;
+    if (x.type !== y.type || x.start !== y.start || x.end !== y.end || x.href !== y.href) return false;
+  }
+  return true;
+}
+
 /** A block's text and marks as Markdown inline content. */
 export function phrasing(text: string, marks: readonly Mark[] = []): PhrasingContent[] {
   if (!text) return [];

@@ -3,7 +3,7 @@ import type { Block, Mark, MarkType } from "@mnote/contract";
 import type { BlockContent, Html, List, ListItem, Paragraph, Root, RootContent } from "mdast";
 import { toMarkdown } from "mdast-util-to-markdown";
 import { checkedInline } from "./inline";
-import { CALLOUT_MARKER, idComment, OPTIONS, phrasing, writableMarks } from "./phrasing";
+import { CALLOUT_MARKER, idComment, OPTIONS, phrasing, sameMarks, writableMarks } from "./phrasing";
 
 export { CALLOUT_MARKER, idComment, phrasing };
 
@@ -46,16 +46,6 @@ const CUT = `<!-- mnote:cut:${randomBytes(8).toString("hex")} -->`;
 
 const storedMarks = (block: Block): readonly Mark[] => ("marks" in block ? (block.marks ?? []) : []);
 const inlineMarks = (block: Block): readonly Mark[] => writableMarks(storedMarks(block));
-
-function sameMarks(kept: readonly Mark[], marks: readonly Mark[]): boolean {
-  if (kept.length !== marks.length) return false;
-  for (let i = 0; i < kept.length; i++) {
-    const a = kept[i]!;
-    const b = marks[i]!;
-    if (a.type !== b.type || a.start !== b.start || a.end !== b.end || a.href !== b.href) return false;
-  }
-  return true;
-}
 
 /** The kept inline Markdown of this block as it is now, or undefined when there is none or the block changed. */
 function keptFragment(block: Block, heading: boolean, marks: readonly Mark[]): KeptFragment | undefined {
@@ -207,9 +197,13 @@ function prepareFragments(items: readonly MissingFragment[], { fragments, lines,
     sameAs.push(first ?? item);
   }
   const children: RootContent[] = [];
+  // An ATX heading is one line: a line break in a heading's text is written as a space.
+  const texts = [...distinct.values()].map(({ heading, block }) =>
+    heading ? block.text.replace(/[\r\n]/g, " ") : block.text,
+  );
+  let t = 0;
   for (const { heading, block } of distinct.values()) {
-    // An ATX heading is one line: a line break in a heading's text is written as a space.
-    const text = heading ? block.text.replace(/[\r\n]/g, " ") : block.text;
+    const text = texts[t++]!;
     const inline = phrasing(text, inlineMarks(block));
     children.push(heading ? { type: "heading", depth: 1, children: inline } : { type: "paragraph", children: inline }, {
       type: "html",
@@ -219,10 +213,11 @@ function prepareFragments(items: readonly MissingFragment[], { fragments, lines,
   const parts = toMarkdown({ type: "root", children }, OPTIONS).split(CUT);
   let i = 0;
   for (const { heading, block, index } of distinct.values()) {
-    let part = parts[i++]!.replace(/^\n+/, "").replace(/\n+$/, "");
+    const marks = storedMarks(block);
+    let part = parts[i]!.replace(/^\n+/, "").replace(/\n+$/, "");
     if (heading) part = part.replace(/^# ?/, "");
-    part = checkedInline(part, heading ? block.text.replace(/[\r\n]/g, " ") : block.text, storedMarks(block), heading);
-    const kept = keepFragment(block, heading, storedMarks(block), part);
+    part = checkedInline(part, texts[i++]!, marks, heading);
+    const kept = keepFragment(block, heading, marks, part);
     fragments[index] = part;
     lines[index] = kept.line;
     lineJsonExtras[index] = kept.lineJsonExtra;
