@@ -17,7 +17,8 @@ export {
   defaultDatabaseUrl,
   type OpenOptions,
 } from "./open";
-export { openSqliteDriver, type SqliteOptions } from "./sql/sqlite-driver";
+export { type CheckpointCounts, WalCheckpoints } from "./sql/sqlite-checkpoints";
+export { openSqliteDriver, type SqliteDriver, type SqliteOptions } from "./sql/sqlite-driver";
 export type { PostgresOptions } from "./sql/postgres-driver";
 export type { PgliteOptions } from "./sql/pglite-driver";
 export { type PoolStats, type SqlDriver, type SqlExecutor, type SqlValue, UniqueViolation } from "./sql/driver";

@@ -2,6 +2,7 @@ import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import Database from "better-sqlite3";
 import { type SqlDriver, type SqlExecutor, type SqlValue, UniqueViolation } from "./driver";
+import { WalCheckpoints } from "./sqlite-checkpoints";
 
 function isUniqueViolation(error: unknown): boolean {
   const code = (error as { code?: string } | null)?.code;
@@ -39,7 +40,15 @@ class StatementCache implements SqlExecutor {
 export interface SqliteOptions {
   /** Milliseconds a writer waits for another process's lock before failing. */
   busyTimeoutMs?: number;
+  /**
+   * Run WAL checkpoints on a worker thread (decision 0051; default true for a file). False leaves them to SQLite,
+   * inside the commit that crosses 1,000 WAL pages.
+   */
+  checkpointWorker?: boolean;
 }
+
+/** A SQLite driver, with the worker that checkpoints its WAL when it has one. */
+export type SqliteDriver = SqlDriver & { readonly checkpoints: WalCheckpoints | null };
 
 /**
  * better-sqlite3 is synchronous, but kernel transactions are async functions. Two
@@ -49,7 +58,7 @@ export interface SqliteOptions {
  * connection has written), and on the reader while one is, so it never sees a
  * half-done transaction of another call.
  */
-export function openSqliteDriver(path: string, options: SqliteOptions = {}): SqlDriver {
+export function openSqliteDriver(path: string, options: SqliteOptions = {}): SqliteDriver {
   if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
   const open = () => {
     const db = new Database(path);
@@ -66,6 +75,14 @@ export function openSqliteDriver(path: string, options: SqliteOptions = {}): Sql
   const writer = open();
   // An in-memory database cannot be shared between connections; use the writer for both.
   const reader = path === ":memory:" ? writer : open();
+  const checkpoints =
+    path === ":memory:" || options.checkpointWorker === false
+      ? null
+      : new WalCheckpoints(
+          path,
+          (pages) => writer.pragma(`wal_autocheckpoint = ${pages}`),
+          options.busyTimeoutMs ?? 5000,
+        );
   const writeStatements = new StatementCache(writer);
   const readStatements = new StatementCache(reader);
   let queue: Promise<unknown> = Promise.resolve();
@@ -76,13 +93,16 @@ export function openSqliteDriver(path: string, options: SqliteOptions = {}): Sql
   /** A transaction is open on the writer: reads must not see its uncommitted rows. */
   let busy = false;
 
+  /** A write on the writer: it commits (or fails) before the next one starts. */
   const serialize = <T>(fn: () => Promise<T>): Promise<T> => {
-    const next = queue.then(fn, fn);
+    const write = () => fn().finally(() => checkpoints?.committed());
+    const next = queue.then(write, write);
     queue = next.catch(() => undefined);
     return next;
   };
 
   return {
+    checkpoints,
     dialect: "sqlite",
     forUpdate: "",
     all: (sql, params) => (busy ? readStatements.all(sql, params) : writeStatements.all(sql, params)),
@@ -116,6 +136,7 @@ export function openSqliteDriver(path: string, options: SqliteOptions = {}): Sql
     },
     async close() {
       await serialize(async () => undefined);
+      await checkpoints?.close();
       if (reader !== writer) reader.close();
       writer.close();
     },
