@@ -168,6 +168,30 @@ describe("MCP over stdio (mnote-bridge mcp --stdio)", () => {
     expect(stderr.anonymous).toContain("MNOTE_TOKEN is missing");
   });
 
+  it("reads who MNOTE_TOKEN is once, and still refuses it on the first call after it is revoked", async () => {
+    const { token, record } = await kernel.admin.createToken({
+      userId: world.ids.owner,
+      holder: "agent",
+      scopes: world.scopes,
+      label: "revoked while connected",
+    });
+    const client = await spawnClient("revokedLater", token, false);
+    const call = async () =>
+      (
+        await client.callTool({
+          name: "mnote_page_get",
+          arguments: { workspaceId: world.ids.ws, documentId: world.ids.page },
+        })
+      ).structuredContent as any;
+    const before = await call();
+    expect(before.ok).toBe(true);
+    expect(before.audit.documentId).toBe(world.ids.page);
+    await kernel.admin.revokeToken(record.id);
+    const after = await call();
+    expect(after.ok).toBe(false);
+    expect(after.error.code).toBe("mnote_tool_unauthenticated");
+  });
+
   it("logs JSON lines to stderr only, with no token or page text", async () => {
     await owner.callTool({
       name: "mnote_page_get",

@@ -30,6 +30,12 @@ export interface McpServerOptions {
    * each call then uses its own request's `Authorization` header.
    */
   authorization?: string | null;
+  /**
+   * stdio: who `authorization`'s token is, read once when the connection starts (the HTTP door reads it per request,
+   * `GateFindings.whoami`). It only fills the envelope's actor and scope: the router still checks the live token on
+   * every call, so a token revoked or expired since is refused there. Left out: read per call.
+   */
+  identity?: WhoAmI;
   /** stdio: the per-process session id; HTTP: the request's MCP session id (the transport is stateless). */
   sessionId?: string;
   /**
@@ -175,6 +181,7 @@ export function createMcpServer(options: McpServerOptions): Server {
 
     const identity =
       gate.whoami ??
+      options.identity ??
       (await resolveToken(options.kernel, authorization).then((token) => (token ? whoami(token) : null))) ??
       UNAUTHENTICATED_IDENTITY;
     const envelope = envelopeFromModelArguments(name, modelArguments, {

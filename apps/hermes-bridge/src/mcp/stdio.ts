@@ -3,6 +3,7 @@ import type { Readable, Writable } from "node:stream";
 import type { SqlKernel } from "@mnote/kernel";
 import type { JSONRPCMessage } from "@modelcontextprotocol/server";
 import { serveStdio, StdioServerTransport } from "@modelcontextprotocol/server/stdio";
+import { whoami } from "../auth";
 import type { ResultForm } from "../hermes/model-text";
 import type { BridgeLogger } from "../logging";
 import { resolveToken, type ToolsSettings } from "@mnote/tools";
@@ -61,7 +62,8 @@ export async function runStdio(input: {
 }): Promise<{ closed: Promise<void> }> {
   const sessionId = `stdio_${randomUUID()}`;
   const authorization = input.token ? `Bearer ${input.token}` : null;
-  if (!(await resolveToken(input.kernel, authorization))) {
+  const token = await resolveToken(input.kernel, authorization);
+  if (!token) {
     // Start anyway: every call answers mnote_tool_unauthenticated, which the client can show.
     input.logger.warn({ sessionId }, "MNOTE_TOKEN is missing, unknown, revoked or expired; tool calls will be refused");
   }
@@ -77,6 +79,8 @@ export async function runStdio(input: {
         logger: input.logger,
         rateLimiter,
         authorization,
+        // Read once here: a per-call read of the same token was a statement and a hash on every call (issue 37).
+        identity: token ? whoami(token) : undefined,
         sessionId,
         resultForm: input.resultForm ?? "standard",
         toolsSettings: input.toolsSettings,
