@@ -85,6 +85,22 @@ describe("WAL checkpoints on a worker thread (decision 0051)", () => {
     expect(memory.checkpoints).toBeNull();
   });
 
+  it("holds the process open while it closes: a script whose last step is close() does not end early", async () => {
+    const { driver } = fileDriver();
+    await driver.exec("CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)");
+    await commits(driver, CHECKPOINT_EVERY);
+    expect(await driver.checkpoints!.after(0)).toBe(true);
+    // The worker is unreferenced while it works (it never keeps a finished process alive)...
+    const ports = () => process.getActiveResourcesInfo().filter((kind) => kind === "MessagePort").length;
+    const working = ports();
+    const closing = driver.checkpoints!.close();
+    // ...and referenced until it has stopped once close() waits for it: without that, Node saw nothing left to
+    // wait on and ended a CLI's or a benchmark's process with exit code 13 (an unsettled top-level await).
+    expect(ports()).toBe(working + 1);
+    await closing;
+    expect(ports()).toBe(working);
+  });
+
   it("closes while a checkpoint may be running, and the data is all there on reopening", async () => {
     const { driver, path } = fileDriver();
     await driver.exec("CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)");

@@ -194,6 +194,8 @@ export class WalCheckpoints {
     if (!worker) return null;
     Atomics.store(this.shared, STOP, 1);
     Atomics.notify(this.shared, COMMITS);
+    // Referenced again while it stops: a process awaiting close() must not end first for want of anything to wait on.
+    worker.ref();
     return new Promise<void>((resolve) => worker.once("exit", () => resolve()));
   }
 
