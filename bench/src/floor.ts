@@ -17,7 +17,7 @@ export interface FloorOptions {
  * the page row (revision, block count, updated_at), the block, the command row, the
  * idempotency row and the write's audit row.
  */
-export async function openFloor() {
+export async function openFloor(options: { sqliteCheckpoints?: boolean } = {}) {
   const dir = tempDir("floor");
   const path = join(dir, "floor.db");
   // The kernel creates the schema and the page; after that only raw statements touch the file.
@@ -39,7 +39,10 @@ export async function openFloor() {
   // And the kernel's checkpoints (decision 0051): the worker copies the WAL back, the connection itself only at
   // WRITER_WAL_PAGES. Left to SQLite's default, the floor would pay two fsyncs every ~50 writes on its own thread
   // (its mean write 150 µs against a median of 72 µs, 2026-12-05) that the router no longer pays.
-  const checkpoints = new WalCheckpoints(path, (pages) => db.pragma(`wal_autocheckpoint = ${pages}`), 5000);
+  // `sqliteCheckpoints`: the same floor with SQLite's own checkpoints, for the table's last row.
+  const checkpoints = options.sqliteCheckpoints
+    ? null
+    : new WalCheckpoints(path, (pages) => db.pragma(`wal_autocheckpoint = ${pages}`), 5000);
   const createPage = db.prepare(
     `INSERT INTO pages (id, workspace_id, title, is_private, options, revision, block_count, created_by, created_at, updated_at)
      VALUES (?, 'floor_ws', 'Floor page', 0, '{}', 1, 0, 'floor_owner', ?, ?)`,
@@ -119,10 +122,10 @@ export async function openFloor() {
     },
     write: () => {
       write();
-      checkpoints.committed();
+      checkpoints?.committed();
     },
     close: async () => {
-      await checkpoints.close();
+      await checkpoints?.close();
       db.close();
     },
   };
@@ -183,9 +186,10 @@ export async function timeRouterAppends(
 /** Section 1: the floor against `mnote.page.save` (append, one block) through callTool with a fresh key and full audit. */
 export async function runFloor(options: FloorOptions) {
   const floor = await openFloor();
+  const floorOwnCheckpoints = await openFloor({ sqliteCheckpoints: true });
   const world = await benchWorld("router");
   const writes = options.writesPerRound;
-  const rounds: Array<{ floor: Sample; router: Sample; routerLarge: Sample }> = [];
+  const rounds: Array<{ floor: Sample; router: Sample; routerLarge: Sample; floorOwn: Sample }> = [];
 
   const floorRun = (count: number) => timeFloorWrites(floor, count);
   const routerRun = (count: number, pageBlocks: number, perPage: number) =>
@@ -193,13 +197,15 @@ export async function runFloor(options: FloorOptions) {
 
   // Warm-up: JIT, statement caches, zod's first-parse compilation.
   floorRun(300);
+  timeFloorWrites(floorOwnCheckpoints, 300);
   await routerRun(300, PAGE_BLOCKS, WRITES_PER_PAGE);
   await routerRun(20, 1000, 20);
 
   for (let round = 0; round < options.rounds; round++) {
-    const result = {} as { floor: Sample; router: Sample; routerLarge: Sample };
-    for (const variant of roundOrder(["floor", "router", "routerLarge"] as const, round)) {
+    const result = {} as (typeof rounds)[number];
+    for (const variant of roundOrder(["floor", "router", "routerLarge", "floorOwn"] as const, round)) {
       if (variant === "floor") result.floor = floorRun(writes);
+      else if (variant === "floorOwn") result.floorOwn = timeFloorWrites(floorOwnCheckpoints, writes);
       else if (variant === "router") result.router = await routerRun(writes, PAGE_BLOCKS, WRITES_PER_PAGE);
       else
         result.routerLarge = await routerRun(
@@ -211,6 +217,7 @@ export async function runFloor(options: FloorOptions) {
     rounds.push(result);
   }
   await floor.close();
+  await floorOwnCheckpoints.close();
   await world.kernel.close();
 
   const med = (pick: (r: (typeof rounds)[number]) => number) => median(rounds.map(pick));
@@ -253,6 +260,13 @@ export async function runFloor(options: FloorOptions) {
           (1e6 / largeRate).toFixed(0),
           med((r) => r.routerLarge.cpuUs).toFixed(0),
           fmtPct(largeRatio),
+        ],
+        [
+          "the floor with SQLite's own checkpoints (two fsyncs inside a commit every ~50 writes; before decision 0051)",
+          fmtRate(med((r) => r.floorOwn.rate)),
+          (1e6 / med((r) => r.floorOwn.rate)).toFixed(0),
+          med((r) => r.floorOwn.cpuUs).toFixed(0),
+          fmtPct(med((r) => r.floorOwn.rate / r.floor.rate)),
         ],
       ],
     ),
