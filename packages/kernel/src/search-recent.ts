@@ -13,9 +13,11 @@ export const FTS5_TOKENIZE = "unicode61 remove_diacritics 2";
 /**
  * Noted blocks that make a fold (SQLite): each fold is one FTS5 segment for this many block writes, paid by the write
  * that makes the last note. At 64 that write took ~0.8 ms more (the approvals benchmark's timed approval landed on it:
- * 2.15× the only one, goal ≤ 2×); at 16 it is ~0.25 ms, and a write costs about as little on average (1.11×).
+ * 2.15× the only one, goal ≤ 2×); at 16 it was ~0.25 ms (migration 22). Since SQLite's checkpoints left the event loop
+ * (decision 0051) a write costs less, and at 16 the index's share of it was 1.18–1.20× a write without it; at 32
+ * 1.09–1.16× (migration 23).
  */
-export const FOLD_AT = 16;
+export const FOLD_AT = 32;
 
 let memory: { insert: Database.Statement; clear: Database.Statement; match: Database.Statement } | null = null;
 
