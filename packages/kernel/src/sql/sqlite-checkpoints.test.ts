@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Worker } from "node:worker_threads";
 import { afterEach, describe, expect, it } from "vitest";
-import { CHECKPOINT_EVERY, WRITER_WAL_PAGES } from "./sqlite-checkpoints";
+import { CHECKPOINT_EVERY, driverPath, WRITER_WAL_PAGES } from "./sqlite-checkpoints";
 import { openSqliteDriver, type SqliteDriver } from "./sqlite-driver";
 
 const opened: SqliteDriver[] = [];
@@ -74,6 +74,10 @@ describe("WAL checkpoints on a worker thread (decision 0051)", () => {
     await commits(driver, CHECKPOINT_EVERY * 2, CHECKPOINT_EVERY);
     expect(await driver.checkpoints!.after(1)).toBe(false);
     expect((await driver.get<{ n: number }>("SELECT count(*) AS n FROM t"))!.n).toBe(CHECKPOINT_EVERY * 3);
+  });
+
+  it("finds better-sqlite3 by path, as the worker loads it", () => {
+    expect(driverPath()).toMatch(/better-sqlite3[\\/]lib[\\/]index\.js$/);
   });
 
   it("can be left to SQLite, and an in-memory database has none", async () => {

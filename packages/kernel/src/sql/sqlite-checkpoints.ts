@@ -83,10 +83,16 @@ const waitAsync = (array: Int32Array, index: number, value: number, timeoutMs: n
     }
   ).waitAsync(array, index, value, timeoutMs);
 
-/** Where better-sqlite3 is installed, as this module resolves it; null where it cannot be found by path. */
-function driverPath(): string | null {
+/**
+ * Where better-sqlite3 is installed, as this module resolves it; null where it cannot be found by path. The bridge's
+ * and the CLI's bundles keep this module's own `import.meta.url` (`mnote-compile`), so they find it. The panel's
+ * Next.js build turns the resolution into a bundler module id (a number): no path a worker could load, so the panel's
+ * process checkpoints as SQLite does by default.
+ */
+export function driverPath(): string | null {
   try {
-    return createRequire(import.meta.url).resolve("better-sqlite3");
+    const path: unknown = createRequire(import.meta.url).resolve("better-sqlite3");
+    return typeof path === "string" ? path : null;
   } catch {
     return null;
   }
