@@ -59,6 +59,20 @@ describe("WAL checkpoints on a worker thread (decision 0051)", () => {
     expect((await driver.get<{ n: number }>("SELECT count(*) AS n FROM t"))!.n).toBe(11 * CHECKPOINT_EVERY - 1);
   });
 
+  it("keeps checkpointing across the wrap of its 32-bit commit count", async () => {
+    const { driver } = fileDriver();
+    await driver.exec("CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)");
+    // 2^31 commits are 25 days at 1,000 a second; start the count just short of the wrap.
+    Reflect.set(driver.checkpoints!, "commits", 2 ** 31 - CHECKPOINT_EVERY - 1);
+    await commits(driver, CHECKPOINT_EVERY);
+    expect(await driver.checkpoints!.after(0)).toBe(true);
+    for (let round = 1; round <= 3; round++) {
+      await commits(driver, CHECKPOINT_EVERY, round * CHECKPOINT_EVERY);
+      expect(await driver.checkpoints!.after(round)).toBe(true);
+    }
+    expect(Reflect.get(driver.checkpoints!, "commits")).toBeLessThan(0);
+  });
+
   it("goes back to SQLite's own checkpoints when the worker is gone", async () => {
     const { driver } = fileDriver();
     await driver.exec("CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)");

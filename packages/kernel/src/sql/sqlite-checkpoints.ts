@@ -48,10 +48,12 @@ try {
   db = new Database(workerData.path);
   db.pragma("busy_timeout = " + workerData.busyTimeoutMs);
   db.pragma("synchronous = NORMAL");
-  let seen = 0;
+  // Started because a checkpoint is due: the first look makes one.
+  let seen = (Atomics.load(shared, COMMITS) - workerData.every) | 0;
   while (Atomics.load(shared, STOP) === 0) {
     const commits = Atomics.load(shared, COMMITS);
-    if (commits - seen >= workerData.every) {
+    // The count is an Int32 that wraps after 2^31 commits (25 days at 1,000 a second): the distance is taken the same way.
+    if (((commits - seen) | 0) >= workerData.every) {
       seen = commits;
       const row = db.pragma("wal_checkpoint(PASSIVE)", { simple: false })[0];
       Atomics.store(shared, LAST_LOG, row.log);
@@ -125,7 +127,8 @@ export class WalCheckpoints {
   committed() {
     if (this.fallenBack || this.closed) return;
     if (Atomics.load(this.shared, FAILED) === 1) return this.fallBack();
-    this.commits++;
+    // Wraps as the shared Int32 does; a multiple of CHECKPOINT_EVERY stays one across the wrap.
+    this.commits = (this.commits + 1) | 0;
     Atomics.store(this.shared, COMMITS, this.commits);
     if (this.commits % CHECKPOINT_EVERY !== 0) return;
     if (!this.worker && !this.start()) return;
