@@ -28,20 +28,16 @@ const SQLITE_DEFAULT_WAL_PAGES = 1_000;
 /** How long the worker sleeps between looks at the count when no commit wakes it (ms). */
 const IDLE_LOOK_MS = 1_000;
 
-/** Slots of the shared Int32Array. */
-const COMMITS = 0;
-const STOP = 1;
-const COMPLETED = 2;
-const FAILED = 3;
-const LAST_LOG = 4;
-const LAST_CHECKPOINTED = 5;
-const SLOTS = 6;
+/** Slots of the shared Int32Array, on both threads (the worker gets them in its `workerData`). */
+const SLOT = { COMMITS: 0, STOP: 1, COMPLETED: 2, FAILED: 3, LAST_LOG: 4, LAST_CHECKPOINTED: 5 } as const;
+const { COMMITS, STOP, COMPLETED, FAILED, LAST_LOG, LAST_CHECKPOINTED } = SLOT;
+const SLOTS = Object.keys(SLOT).length;
 
 /** The worker's code, run as a script: no file for a bundler to move (the bridge, the CLI and Next.js bundle this). */
 const WORKER_SOURCE = `
 const { workerData } = require("node:worker_threads");
 const shared = new Int32Array(workerData.shared);
-const [COMMITS, STOP, COMPLETED, FAILED, LAST_LOG, LAST_CHECKPOINTED] = [0, 1, 2, 3, 4, 5];
+const { COMMITS, STOP, COMPLETED, FAILED, LAST_LOG, LAST_CHECKPOINTED } = workerData.slot;
 let db;
 try {
   const Database = require(workerData.driverPath);
@@ -109,6 +105,8 @@ export interface CheckpointCounts {
 
 export class WalCheckpoints {
   private worker: Worker | null = null;
+  /** Where the worker loads better-sqlite3 from, found once (none: SQLite's own checkpoints from the start). */
+  private readonly driverPath = driverPath();
   private readonly shared = new Int32Array(new SharedArrayBuffer(SLOTS * Int32Array.BYTES_PER_ELEMENT));
   private commits = 0;
   /** The worker failed or could not start: the writer checkpoints itself again, as SQLite does by default. */
@@ -120,7 +118,8 @@ export class WalCheckpoints {
     private readonly setWriterAutoCheckpoint: (pages: number) => void,
     private readonly busyTimeoutMs: number,
   ) {
-    this.setWriterAutoCheckpoint(WRITER_WAL_PAGES);
+    if (this.driverPath) this.setWriterAutoCheckpoint(WRITER_WAL_PAGES);
+    else this.fallenBack = true;
   }
 
   /** Called after every commit on the writer. The worker starts with the first checkpoint it is needed for. */
@@ -160,13 +159,12 @@ export class WalCheckpoints {
   }
 
   private start(): boolean {
-    const driver = driverPath();
-    if (!driver) return (this.fallBack(), false);
     try {
       const worker = new Worker(WORKER_SOURCE, {
         eval: true,
         workerData: {
-          driverPath: driver,
+          driverPath: this.driverPath,
+          slot: SLOT,
           path: this.path,
           busyTimeoutMs: this.busyTimeoutMs,
           shared: this.shared.buffer,

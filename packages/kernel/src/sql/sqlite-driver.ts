@@ -60,9 +60,10 @@ export type SqliteDriver = SqlDriver & { readonly checkpoints: WalCheckpoints | 
  */
 export function openSqliteDriver(path: string, options: SqliteOptions = {}): SqliteDriver {
   if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+  const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
   const open = () => {
     const db = new Database(path);
-    db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
+    db.pragma(`busy_timeout = ${busyTimeoutMs}`);
     db.pragma("journal_mode = WAL");
     // NORMAL in WAL mode survives a process crash (SIGKILL); only power loss can drop the last commits.
     db.pragma("synchronous = NORMAL");
@@ -78,11 +79,7 @@ export function openSqliteDriver(path: string, options: SqliteOptions = {}): Sql
   const checkpoints =
     path === ":memory:" || options.checkpointWorker === false
       ? null
-      : new WalCheckpoints(
-          path,
-          (pages) => writer.pragma(`wal_autocheckpoint = ${pages}`),
-          options.busyTimeoutMs ?? 5000,
-        );
+      : new WalCheckpoints(path, (pages) => writer.pragma(`wal_autocheckpoint = ${pages}`), busyTimeoutMs);
   const writeStatements = new StatementCache(writer);
   const readStatements = new StatementCache(reader);
   let queue: Promise<unknown> = Promise.resolve();
