@@ -9,6 +9,8 @@ export interface InvokeDeps {
   logger: BridgeLogger;
   /** The process's validated router settings (read once at start); defaults when left out. */
   toolsSettings?: ToolsSettings;
+  /** Write each call's log line after the door's answer (stdio, see logToolCall). */
+  logAfterAnswer?: boolean;
 }
 
 /**
@@ -52,6 +54,7 @@ export async function invokeTool(
     envelope: call.envelope,
     output,
     startedAt,
+    afterAnswer: deps.logAfterAnswer,
     ...(call.transport === "http" ? { httpStatus: httpStatusOf(output) } : {}),
   });
   return output;

@@ -135,3 +135,50 @@ it("the router's own failures reach the bridge's log lines, not the console", as
     await server.close();
   }
 });
+
+it("stdio writes a call's line after the call's answer, with the call's own duration", async () => {
+  const { PassThrough, Writable } = await import("node:stream");
+  const { runStdio } = await import("./mcp/stdio");
+  const { createLogger } = await import("./logging");
+  // One record of what left the process, in order: an answer on stdout, a call's line on stderr.
+  const order: string[] = [];
+  const lines: string[] = [];
+  const logger = createLogger({
+    destination: {
+      write: (line: string) => {
+        lines.push(line);
+        if (line.includes('"tool call"')) order.push("line");
+      },
+    },
+  });
+  const stdin = new PassThrough();
+  const stdout = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      for (const message of chunk.toString("utf8").trim().split("\n"))
+        order.push(`answer ${(JSON.parse(message) as { id: number }).id}`);
+      done();
+    },
+  });
+  const { closed } = await runStdio({ kernel, logger, token: world.tokens.owner, rateLimit: null, stdin, stdout });
+  const send = (message: object) => stdin.write(`${JSON.stringify(message)}\n`);
+  send({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "initialize",
+    params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "order", version: "0" } },
+  });
+  send({ jsonrpc: "2.0", method: "notifications/initialized" });
+  send({
+    jsonrpc: "2.0",
+    id: 2,
+    method: "tools/call",
+    params: { name: "mnote_page_get", arguments: { workspaceId: world.ids.ws, documentId: world.ids.page } },
+  });
+  await expect.poll(() => order.length, { timeout: 10_000 }).toBe(3);
+  expect(order).toEqual(["answer 1", "answer 2", "line"]);
+  const line = JSON.parse(lines.find((l) => l.includes('"tool call"'))!) as Record<string, unknown>;
+  expect(line).toMatchObject({ transport: "mcp-stdio", tool: "mnote.page.get", ok: true });
+  expect(line.durationMs).toEqual(expect.any(Number));
+  stdin.end();
+  await closed;
+});

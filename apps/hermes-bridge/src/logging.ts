@@ -30,6 +30,16 @@ export function createLogger(options: { destination?: DestinationStream; level?:
   return options.destination ? pino(settings, options.destination) : pino(settings);
 }
 
+/**
+ * Standard error for stdio mode's log lines: file descriptor 2 written straight and synchronously (pino's own
+ * destination), as `process.stderr` writes a file or a pipe, without the Writable stream's steps around each line
+ * (issue 37, decision 0052). Nothing is buffered, so no line is lost at exit; an asynchronous destination was slower
+ * per call (the thread pool's hand-off).
+ */
+export function stderrDestination(): DestinationStream {
+  return pino.destination({ dest: 2, sync: true });
+}
+
 /** The fields of one call's log line: ids and outcome only, never args, page content or tokens. */
 export interface CallLogLine {
   transport: Transport;
@@ -48,10 +58,35 @@ export interface CallLogLine {
 
 const KNOWN_TOOLS: ReadonlySet<string> = new Set(TOOL_NAMES);
 
-/** One structured line per tool call, whichever transport carried it and wherever it ended. */
+/**
+ * One structured line per tool call, whichever transport carried it and wherever it ended.
+ *
+ * `afterAnswer`: the line (and the call's metrics) is written on the event loop's next turn instead of now, so the
+ * door's answer, written in this turn, goes first. stdio asks for it: its answer leaves in the turn the call's
+ * request arrived in (a SQLite kernel answers without waiting on I/O), and the line written before it was 20–25 µs
+ * of a 300 µs `page.get` the client waited on (issue 37, docs/benchmarks.md section 3). Its duration is the call's,
+ * taken now; the line is the same.
+ */
 export function logToolCall(
   logger: BridgeLogger,
+  input: {
+    transport: Transport;
+    envelope: unknown;
+    output: OutputEnvelope;
+    startedAt: number;
+    httpStatus?: number;
+    afterAnswer?: boolean;
+  },
+) {
+  const endedAt = performance.now();
+  if (input.afterAnswer) setImmediate(() => writeCallLine(logger, input, endedAt));
+  else writeCallLine(logger, input, endedAt);
+}
+
+function writeCallLine(
+  logger: BridgeLogger,
   input: { transport: Transport; envelope: unknown; output: OutputEnvelope; startedAt: number; httpStatus?: number },
+  endedAt: number,
 ) {
   const { envelope: raw, output } = input;
   const line: CallLogLine = {
@@ -61,7 +96,7 @@ export function logToolCall(
     effect: output.audit.effect,
     errorCode: output.error?.code ?? null,
     ...(input.httpStatus !== undefined ? { httpStatus: input.httpStatus } : {}),
-    durationMs: Math.round((performance.now() - input.startedAt) * 10) / 10,
+    durationMs: Math.round((endedAt - input.startedAt) * 10) / 10,
     // The caller's ids by the contract's rule for each (`echoField`), as every door echoes them.
     sessionId: echoField(raw, "sessionId"),
     runId: echoField(raw, "runId"),
@@ -75,7 +110,7 @@ export function logToolCall(
     toolLabel(canonicalToolName(line.tool) ?? line.tool, KNOWN_TOOLS),
     input.transport,
     output.ok ? "ok" : (output.error?.code ?? "failed"),
-    (performance.now() - input.startedAt) / 1000,
+    (endedAt - input.startedAt) / 1000,
   );
   if (output.ok || output.error?.code !== "mnote_tool_unavailable") logger.info(line, "tool call");
   else logger.error(line, "tool call");

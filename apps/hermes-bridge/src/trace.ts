@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { randomUUID } from "node:crypto";
 
 // W3C Trace Context: version-traceid-parentid-flags, lower-case hex.
 const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(-.*)?$/;
@@ -16,7 +16,11 @@ export function traceIdFromTraceparent(header: unknown): string | null {
   return traceId!;
 }
 
-/** A fresh trace id in the W3C form (32 lower-case hex characters). */
+/**
+ * A fresh trace id in the W3C form (32 lower-case hex characters): a version-4 UUID's hex digits, 122 random bits.
+ * Node draws UUIDs from a pool it refills 128 at a time; `randomBytes(16)` went to the system's generator on every
+ * call without a trace id, most of them (issue 37: 13 µs a call in the stdio child's profile).
+ */
 export function newTraceId(): string {
-  return randomBytes(16).toString("hex");
+  return randomUUID().replaceAll("-", "");
 }

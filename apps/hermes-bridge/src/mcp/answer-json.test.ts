@@ -89,6 +89,23 @@ describe("AnswerWriter", () => {
     );
   });
 
+  it("splices both copies whichever comes first in the SDK's copy of the result", () => {
+    // The SDK hands the writer its validated copy of the result, keys in its schema's order, not the handler's: the
+    // envelope's copy before the text must be spliced too, not written by a second serialization (the structured
+    // copy then reads "error" plainly instead of the envelope's own Hermes-safe JSON).
+    const writer = new AnswerWriter();
+    const value = { ok: true, error: null };
+    const text = EnvelopeJson.of(value as never).safe;
+    keep(writer, 7, value, { content: [{ type: "text", text }], structuredContent: value });
+    const written = writer
+      .encode({ jsonrpc: "2.0", id: 7, result: { structuredContent: { ...value }, content: [{ type: "text", text }] } })
+      .toString("utf8");
+    expect(written).toBe(
+      '{"jsonrpc":"2.0","id":7,"result":{"structuredContent":{"ok":true,"\\u0065rror":null},' +
+        '"content":[{"type":"text","text":"{\\"ok\\":true,\\"\\\\u0065rror\\":null}"}]}}',
+    );
+  });
+
   it("writes characters beyond ASCII, in the text and in structuredContent, as \\u escapes of the same characters", () => {
     const writer = new AnswerWriter();
     const value = { summary: "Grüße…", emoji: "😀" };

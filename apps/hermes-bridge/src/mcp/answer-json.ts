@@ -70,17 +70,23 @@ export class AnswerWriter {
     if (text) shell.content = [{ ...text, text: TEXT_SPLICE }];
     if (structured) shell.structuredContent = STRUCTURED_SPLICE;
     const frame = JSON.stringify({ ...message, result: shell });
-    const parts: Buffer[] = [];
-    let from = 0;
+    const splices: Array<{ at: number; marker: string; pieces: () => Buffer[] }> = [];
     for (const [marker, pieces] of [
-      [`"${TEXT_SPLICE}"`, text ? [QUOTE, ...kept.json.asciiInStringBytes(), QUOTE] : null],
-      [`"${STRUCTURED_SPLICE}"`, structured ? kept.json.asciiBytes() : null],
+      [`"${TEXT_SPLICE}"`, text ? () => [QUOTE, ...kept.json.asciiInStringBytes(), QUOTE] : null],
+      [`"${STRUCTURED_SPLICE}"`, structured ? () => kept.json.asciiBytes() : null],
     ] as const) {
       if (!pieces) continue;
-      const at = frame.indexOf(marker, from);
+      const at = frame.indexOf(marker);
       // The markers are this process's own random words: only a message that held one already is written plainly.
       if (at < 0 || frame.indexOf(marker, at + marker.length) >= 0) return plain();
-      parts.push(asciiBytes(frame.slice(from, at)), ...pieces);
+      splices.push({ at, marker, pieces });
+    }
+    // In the frame's own order: the SDK's copy of the result decides whether the text or the envelope comes first.
+    splices.sort((a, b) => a.at - b.at);
+    const parts: Buffer[] = [];
+    let from = 0;
+    for (const { at, marker, pieces } of splices) {
+      parts.push(asciiBytes(frame.slice(from, at)), ...pieces());
       from = at + marker.length;
     }
     parts.push(asciiBytes(frame.slice(from) + lineEnd));

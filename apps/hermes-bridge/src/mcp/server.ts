@@ -116,6 +116,8 @@ export function toResult(output: OutputEnvelope, form: ResultForm, json = Envelo
 export function createMcpServer(options: McpServerOptions): Server {
   const logger = options.logger ?? createLogger();
   const transport = options.authorization !== undefined ? "mcp-stdio" : "mcp-http";
+  // stdio writes its answer in the turn its request came in: the call's log line can follow it (logToolCall).
+  const logAfterAnswer = transport === "mcp-stdio";
   const fallbackSession = options.sessionId ?? `mcp_${randomUUID()}`;
   const tools = { standard: mcpToolList("standard"), hermes: mcpToolList("hermes") };
   const formOf = (ctx: ServerContext) =>
@@ -169,7 +171,7 @@ export function createMcpServer(options: McpServerOptions): Server {
     };
     const refuse = (code: "mnote_tool_rate_limited" | "mnote_tool_invalid_input", message: string) => {
       const output = bridgeFailure(name, { ...modelArguments, ...runtime }, code, message);
-      logToolCall(logger, { transport, envelope: runtime, output, startedAt });
+      logToolCall(logger, { transport, envelope: runtime, output, startedAt, afterAnswer: logAfterAnswer });
       return { output, form };
     };
 
@@ -197,7 +199,7 @@ export function createMcpServer(options: McpServerOptions): Server {
       capabilityScope: identity.capabilityScope,
     });
     const output = await invokeTool(
-      { kernel: options.kernel, logger, toolsSettings: options.toolsSettings },
+      { kernel: options.kernel, logger, toolsSettings: options.toolsSettings, logAfterAnswer },
       {
         transport,
         name: canonicalToolName(name) ?? name,
