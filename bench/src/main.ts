@@ -114,7 +114,7 @@ const settings = quick
       transports: { rounds: 5, callsAtOne: 30, callsAtSixteen: 96, pageBlocks: 1000 },
       soak: soakSettings,
       authlimit: { rounds: 21, callsPerRound: 200 },
-      peer: { sizes: [100, 1000, 10_000], rounds: 5, callsPerRound: 10, bigPageCalls: 3, warmUpCalls: 50 },
+      peer: { sizes: [100, 1000, 10_000], rounds: 9, callsPerRound: 40, bigPageCalls: 3, warmUpCalls: 500 },
       scaling: {
         sizes: [100, 1000, 10_000],
         rounds: 7,
@@ -216,6 +216,14 @@ if (floor && breakdown) {
     "",
     breakdown.markdown,
     "",
+    `What the goal asks, from the same pass (the floor's writes timed alike, its statements by the same wrappers): ` +
+      `the floor's whole write takes ${breakdown.ceilings.floorUs.toFixed(0)} µs (${breakdown.ceilings.floorSqlUs.toFixed(0)} of them in ` +
+      `its statements), the router's statements alone ${breakdown.sqlUs.toFixed(0)} µs. A router whose JavaScript took no ` +
+      `time at all would write at **${pct(breakdown.ceilings.noJavaScript)}** of the floor's rate; with its JavaScript ` +
+      `halved (the goal's means), **${pct(breakdown.ceilings.halfJavaScript)}**. To keep 70% a router write could spend ` +
+      `${breakdown.ceilings.jsBudgetAt70.toFixed(0)} µs of JavaScript; it spends ${breakdown.jsUs.toFixed(0)} ` +
+      "(decision 0052: what the goal would take).",
+    "",
     "Against the floor, a router write runs three more statements: one read before the transaction (`getCallFacts`: the " +
       "token, the caller's membership, page and grant, and the key's stored result, in one join) and, inside it, the locked " +
       "page row and the key again (the guard against a concurrent writer; the first read is only the fast path). A plain " +
@@ -301,6 +309,15 @@ if (transports && split && sdkShare) {
       "there, the clients here, each process's own CPU time), so the bridge's cost and the client's are apart:",
     "",
     split.markdown,
+    "",
+    "The last column is the most a path could keep with its client as it is: its server costing only what the bare " +
+      "handler's does (the bare row's server time plus this row's client time, against the bare sum). The 2026-07-28 " +
+      `revision through the SDK 2.x client could keep at most **${pct(split.ceilings.mcpSdk2026)}** however little the ` +
+      "bridge did, " +
+      (split.ceilings.mcpSdk2026 < 0.75
+        ? "below the 75% goal: that client's own work on each answer (its checks of the message and the result, " +
+          "and parsing the envelope's two copies the standard form carries) leaves the goal no room (decision 0052)."
+        : "which leaves room for the 75% goal."),
     "",
     "What the SDK's 2026-07-28 handler (`createMcpHandler`, which still checks, dispatches and frames every such " +
       "request) does per request that the bridge does not need, from V8's profile of the servers' process while it " +
@@ -430,9 +447,10 @@ if (peer) {
       `${settings.peer.warmUpCalls} calls of every operation (3 before each later size), as every variant of this file is ` +
       "warmed up first; the memory server's file is then written afresh, and mnote's page keeps the warm-up's notes.",
     "",
-    `${settings.peer.rounds} rounds × ${settings.peer.callsPerRound} calls per operation (big page: ${settings.peer.bigPageCalls}), ` +
-      "operations rotated each round. Cells are calls/s and the median latency; the ratio is server-memory's median " +
-      "latency over mnote's, per round, then the median (> 1: mnote faster).",
+    `${settings.peer.rounds} rounds × ${settings.peer.callsPerRound} calls per operation (big page: ${settings.peer.bigPageCalls}); ` +
+      "the operations take turns call by call, their order rotating at every step, so both sides of a ratio are measured " +
+      "in the same milliseconds. Cells are calls/s (calls over the time spent in them) and the median latency; the ratio " +
+      "is server-memory's median latency over mnote's, per round, then the median (> 1: mnote faster).",
     "",
     peer.markdown,
     "",

@@ -4,7 +4,7 @@ import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { payloadFingerprint } from "@mnote/tools";
-import { fmtMs, fmtRatio, fmtRate, median, roundOrder, sequential, table } from "./stats";
+import { fmtMs, fmtRatio, fmtRate, median, now, roundOrder, sequential, table } from "./stats";
 import { stdioClient } from "./transports";
 import { benchWorld, paragraphs, tempDir } from "./world";
 
@@ -24,7 +24,9 @@ export interface PeerOptions {
   /**
    * Calls of every operation on both servers before the first size is measured (each later size: 3). Both are fresh
    * processes; a few calls leave the JIT cold, and the first size measured the warm-up: a 10-block `page.get`, whose
-   * cost does not depend on the store, took 1.50 ms at 100 items and 0.71 ms at 1,000 in one run (2026-12-04).
+   * cost does not depend on the store, took 1.50 ms at 100 items and 0.71 ms at 1,000 in one run (2026-12-04). After
+   * 50 calls mnote's longer path (router, checks, audit) was still being compiled: 0.66–0.76× at 100 items, against
+   * 0.81–1.03× after 500 for the same code (2026-12-06).
    */
   warmUpCalls: number;
 }
@@ -168,11 +170,24 @@ export async function runPeer(options: PeerOptions) {
       mnoteGetBig: [],
     };
     for (let round = 0; round < options.rounds; round++) {
-      for (const op of roundOrder(OPS, round)) {
-        const count = op === "mnoteGetBig" ? options.bigPageCalls : options.callsPerRound;
-        const { latencies, elapsedMs } = await sequential(count, () => calls[op]());
-        samples[op].push({ rate: count / (elapsedMs / 1000), p50: median(latencies) });
+      // The operations take turns call by call (the order rotating each step), so the two sides of a ratio are
+      // measured in the same milliseconds: in blocks of calls per operation, a few milliseconds of the shared
+      // machine's load moved one side's median by 20% (0.81× and 1.03× for the same code, 2026-12-06).
+      const latencies: Record<Op, number[]> = { memAdd: [], mnoteNote: [], memOpen: [], mnoteGet: [], mnoteGetBig: [] };
+      const busyMs: Record<Op, number> = { memAdd: 0, mnoteNote: 0, memOpen: 0, mnoteGet: 0, mnoteGetBig: 0 };
+      for (let i = 0; i < options.callsPerRound; i++) {
+        for (const op of roundOrder(OPS, round + i)) {
+          // The big page's answers are large: it takes a turn only every few steps.
+          if (op === "mnoteGetBig" && i % Math.ceil(options.callsPerRound / options.bigPageCalls) !== 0) continue;
+          const started = now();
+          await calls[op]();
+          const ms = now() - started;
+          latencies[op].push(ms);
+          busyMs[op] += ms;
+        }
       }
+      for (const op of OPS)
+        samples[op].push({ rate: latencies[op].length / (busyMs[op] / 1000), p50: median(latencies[op]) });
     }
     const stats = Object.fromEntries(
       OPS.map((op) => [

@@ -2,11 +2,11 @@
  * V8's sampling profile of router calls in this process (callTool on a SQLite file kernel, no door), for the
  * functions a router-side change moves (issue 37):
  *
- *   node --import tsx src/profile-router.ts [append|edit|blocks|markdown|markdownCold] [calls] [rows] [cacheMb]
+ *   node --import tsx src/profile-router.ts [append|edit|blocks|markdown|markdownCold|small] [calls] [rows] [cacheMb]
  *
  * append: a one-block `page.save` append (section 1's router write); edit: a one-operation `page.edit` (section 7);
  * blocks / markdown: `page.get` of a 1,000-block page's first window in either form (section 7b); markdownCold: the
- * same with the kept inline Markdown emptied before each call. cacheMb sets the read cache (0 turns it off).
+ * same with the kept inline Markdown emptied before each call; small: `page.get` of a 10-block page (section 3's read). cacheMb sets the read cache (0 turns it off).
  * Prints busy µs per call, then functions by self and by inclusive time. Sampled time is wall time, so on a loaded
  * machine compare paths of one run, not runs.
  */
@@ -18,7 +18,7 @@ import { formattedPage } from "./markdown";
 import { assertOk, benchWorld, paragraphs } from "./world";
 import { countProfile, printRanked, type Profile } from "./v8-profile";
 
-const PATHS = ["append", "edit", "blocks", "markdown", "markdownCold"] as const;
+const PATHS = ["append", "edit", "blocks", "markdown", "markdownCold", "small"] as const;
 type RouterPath = (typeof PATHS)[number];
 const path = (process.argv[2] ?? "append") as RouterPath;
 if (!PATHS.includes(path)) throw new Error(`path: one of ${PATHS.join(", ")}`);
@@ -33,6 +33,7 @@ const w = await benchWorld(
 const read = { includeBody: false, includeOptions: false };
 const bookPage = (): Block[] => paragraphs(1000);
 let page = await w.newPage(path === "blocks" || path.startsWith("markdown") ? formattedPage(1000) : bookPage());
+const smallPage = await w.newPage(paragraphs(10));
 let i = 0;
 const appendPages: string[] = [];
 if (path === "append")
@@ -56,6 +57,9 @@ const one: Record<RouterPath, () => Promise<void>> = {
       await w.call("mnote.page.get", w.envelope("mnote.page.get", page, { ...read, format: "markdown" })),
       "get",
     );
+  },
+  async small() {
+    assertOk(await w.call("mnote.page.get", w.envelope("mnote.page.get", smallPage, {})), "get");
   },
   async markdownCold() {
     forgetInlineMarkdown();
