@@ -30,16 +30,6 @@ export function createLogger(options: { destination?: DestinationStream; level?:
   return options.destination ? pino(settings, options.destination) : pino(settings);
 }
 
-/**
- * Standard error for stdio mode's log lines: file descriptor 2 written straight and synchronously (pino's own
- * destination), as `process.stderr` writes a file or a pipe, without the Writable stream's steps around each line
- * (issue 37, decision 0052). Nothing is buffered, so no line is lost at exit; an asynchronous destination was slower
- * per call (the thread pool's hand-off).
- */
-export function stderrDestination(): DestinationStream {
-  return pino.destination({ dest: 2, sync: true });
-}
-
 /** The fields of one call's log line: ids and outcome only, never args, page content or tokens. */
 export interface CallLogLine {
   transport: Transport;

@@ -6,7 +6,7 @@ import { readHermesConfig, readServeConfig, readStdioConfig } from "./config";
 import { generateHermesSchemas } from "./hermes/generate-schemas";
 import { hermesMcpConfig, installHermesPlugin, installMessage } from "./hermes/install";
 import { startBridge } from "./http/server";
-import { createLogger, stderrDestination } from "./logging";
+import { createLogger } from "./logging";
 import { runStdio } from "./mcp/stdio";
 
 const USAGE = `mnote-bridge: the mnote.* tools for agents (HTTP tool endpoint, MCP, Hermes plugin)
@@ -75,7 +75,7 @@ async function mcp(argv: string[]) {
   if (!values.stdio) fail("mcp needs --stdio (the HTTP transport is served by `mnote-bridge serve` at /mcp)");
   // stdout carries the protocol: every log line goes to stderr.
   const config = readStdioConfig();
-  const logger = createLogger({ destination: stderrDestination(), level: config.logLevel });
+  const logger = createLogger({ destination: process.stderr, level: config.logLevel });
   const kernel = await openKernel(config.database.url, config.database.options);
   const { closed } = await runStdio({
     kernel,
@@ -86,6 +86,9 @@ async function mcp(argv: string[]) {
     resultForm: config.resultForm,
   });
   const stop = async () => {
+    // A call's log line follows its answer by one turn of the event loop (logToolCall's afterAnswer): let the lines
+    // of answers already written go out before the process ends.
+    await new Promise((resolve) => setImmediate(resolve));
     await kernel.close();
     process.exit(0);
   };

@@ -193,13 +193,22 @@ describe("MCP over stdio (mnote-bridge mcp --stdio)", () => {
   });
 
   it("logs JSON lines to stderr only, with no token or page text", async () => {
+    // Whole lines only: a line may still be arriving.
+    const callLines = () =>
+      stderr
+        .owner!.slice(0, stderr.owner!.lastIndexOf("\n") + 1)
+        .split("\n")
+        .filter((line) => line !== "")
+        .map((line) => JSON.parse(line) as Record<string, unknown>)
+        .filter((l) => l.msg === "tool call");
+    const before = callLines().length;
     await owner.callTool({
       name: "mnote_page_get",
       arguments: { workspaceId: world.ids.ws, documentId: world.ids.page },
     });
-    const lines = stderr.owner!.trim().split("\n");
-    const calls = lines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((l) => l.msg === "tool call");
-    expect(calls.length).toBeGreaterThan(0);
+    // The call's line follows its answer (logToolCall's afterAnswer).
+    await expect.poll(() => callLines().length, { timeout: 10_000 }).toBeGreaterThan(before);
+    const calls = callLines();
     expect(calls.every((l) => l.transport === "mcp-stdio")).toBe(true);
     for (const secret of [world.tokens.owner, world.secret]) expect(stderr.owner).not.toContain(secret);
   });
