@@ -89,14 +89,8 @@ const LABELS: Record<SplitPath, string> = {
  * `process.cpuUsage()`), the clients in this one; calls one at a time. On a loaded 2-core machine both columns
  * move with the load, so compare rows of one run.
  */
-export async function runCpuSplit(options: {
-  rounds: number;
-  calls: number;
-  pageBlocks: number;
-  /** The bridge's configuration (the read cache off, say). */
-  bridgeEnv?: Record<string, string>;
-}) {
-  const { proc, calls, close } = await startSplit(options.pageBlocks, options.bridgeEnv);
+export async function runCpuSplit(options: { rounds: number; calls: number; pageBlocks: number }) {
+  const { proc, calls, close } = await startSplit(options.pageBlocks);
   for (const path of PATHS) for (let i = 0; i < 50; i++) await calls[path]();
   const server: Record<string, number[]> = {};
   const client: Record<string, number[]> = {};

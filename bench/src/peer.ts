@@ -175,10 +175,14 @@ export async function runPeer(options: PeerOptions) {
       // machine's load moved one side's median by 20% (0.81× and 1.03× for the same code, 2026-12-06).
       const latencies: Record<Op, number[]> = { memAdd: [], mnoteNote: [], memOpen: [], mnoteGet: [], mnoteGetBig: [] };
       const busyMs: Record<Op, number> = { memAdd: 0, mnoteNote: 0, memOpen: 0, mnoteGet: 0, mnoteGetBig: 0 };
+      // The big page's answers are large: it takes a turn at bigPageCalls of the steps, spread over the round.
+      const bigCalls = Math.min(options.bigPageCalls, options.callsPerRound);
+      const bigSteps = new Set(
+        Array.from({ length: bigCalls }, (_, k) => Math.floor((k * options.callsPerRound) / bigCalls)),
+      );
       for (let i = 0; i < options.callsPerRound; i++) {
         for (const op of roundOrder(OPS, round + i)) {
-          // The big page's answers are large: it takes a turn only every few steps.
-          if (op === "mnoteGetBig" && i % Math.ceil(options.callsPerRound / options.bigPageCalls) !== 0) continue;
+          if (op === "mnoteGetBig" && !bigSteps.has(i)) continue;
           const started = now();
           await calls[op]();
           const ms = now() - started;
