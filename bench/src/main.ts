@@ -546,7 +546,7 @@ if (edits) {
       "model arguments as JSON; received = the output envelope as JSON. The outline column is one `outline: true` answer " +
       "(the 32 KB budget stops it on the largest page; the rest comes by cursor). " +
       `Rates: ${settings.edits.rounds} rounds × ${settings.edits.callsPerRound} calls per side on one 1,000-block page, ` +
-      "sides interleaved and rotated; the ratio is the median of per-round ratios. The dry-run row times a one-operation " +
+      "the two taking turns call by call; the ratio is the median of per-round ratios. The dry-run row times a one-operation " +
       "`page.edit` dry run on the smallest and the largest page the same way.",
     "",
     edits.markdown,
@@ -635,7 +635,7 @@ if (audit) {
       "Hermes-length ids. *Before* is a database migrated to version 10 whose `audit_log` only gained the nullable `month` " +
       "column the kernel writes now (the old table and indexes, no partitions); *after* is the latest version (12: months, decision 0035; " +
       "18: no default partition, decision 0041). " +
-      `*Write*: ${settings.audit.rounds} rounds × ${settings.audit.writesPerRound} writes per variant, interleaved and rotated; ` +
+      `*Write*: ${settings.audit.rounds} rounds × ${settings.audit.writesPerRound} writes per variant, the two taking turns write by write; ` +
       "the ratio is the median of per-round ratios, with their quartiles and range. *Sweep*: " +
       `${settings.audit.sweepRows.toLocaleString("en-US")} records two years old loaded with SQL, then ${settings.audit.callers} ` +
       "callers loop on `page.get` (each call reads the page and appends its own audit record) while rounds alternate, in " +
