@@ -705,7 +705,9 @@ if (search) {
       "*common*: one block in 5; *CJK*: `计划`, inside `项目计划的第二阶段` in one block in 10 (found by the segmented index). " +
       `${settings.search.rounds} rounds × ${settings.search.callsPerRound} calls per variant, rotated; ratios are medians of per-round ratios. ` +
       "*Write*: `page.save` appending one block, on the small workspace against a copy whose FTS5 triggers are dropped " +
-      "(the words column is still filled: the JS segmentation is in both). Ranking and its cost: decision 0045.",
+      "(the words column is still filled: the JS segmentation is in both), " +
+      `${settings.search.writeRounds} rounds × ${settings.search.writes} writes per side, the two taking turns write by ` +
+      "write. Ranking and its cost: decision 0045.",
     "",
     search.markdown,
     "",
