@@ -1,3 +1,4 @@
+import { FOLD_AT, type SqlDriver, type SqlKernel } from "@mnote/kernel";
 import { createCaller, createToolsContext } from "@mnote/tools";
 import { fmtMs, median, now, table } from "./stats";
 import { ALL_SCOPES, assertOk, benchWorld, paragraphs } from "./world";
@@ -10,6 +11,8 @@ export interface ApprovalsOptions {
   /** Rounds of each side. */
   rounds: number;
 }
+
+const driverOf = (kernel: SqlKernel) => (kernel as unknown as { db: SqlDriver }).db;
 
 /** Issue 32: the 30th approval within 2× of the only one; the list after 30 approvals under 300 ms. */
 export const APPROVALS_LIMITS = { ratio: 2, listMs: 300 };
@@ -60,26 +63,49 @@ export async function runApprovals(options: ApprovalsOptions) {
     return ms;
   };
 
+  /**
+   * Block search folds its recent notes into FTS5 in the write that makes the 32nd (FOLD_AT, decision 0045): one
+   * write in 32 pays it. Both timed approvals run right after a fold, so neither pays it and the ratio is the
+   * merge's alone (issue 32). A round wrote a multiple of 32 notes, so the fold had landed on the same approval in
+   * every round, the timed 30th: 2.08× and 2.29× in two runs (2026-12-06), the 29 before it at the only one's time.
+   * The fold's own cost is the third row: an approval that makes it, after 31 other approvals' notes. The notes are
+   * counted in the table that holds them; a new page's blocks and a changed block are each one note.
+   */
+  const notes = async () =>
+    Number((await driverOf(world.kernel).get<{ n: number }>(`SELECT COUNT(*) AS n FROM block_search_recent`))!.n);
+  const notesTo = async (target: number) => {
+    const add = (target - (await notes()) + FOLD_AT) % FOLD_AT;
+    if (add > 0) await world.newPage(paragraphs(add, "fold"));
+    if ((await notes()) !== target) throw new Error(`approvals: ${await notes()} search notes, not ${target}`);
+  };
+  const foldFirst = () => notesTo(0);
   const only: number[] = [];
   const last: number[] = [];
+  const folding: number[] = [];
   const list: number[] = [];
   const stride = Math.floor(options.blocks / (options.pending * 2 + 1));
   for (let round = 0; round < options.rounds; round++) {
-    // Block search folds its recent notes into FTS5 in the write that makes the 32nd (decision 0045, section 11): one
-    // write in 32 pays it. A round writes a multiple of 32 notes (two 10,000-block pages, 32 approvals), so without
-    // this the fold landed on the same approval in every round, the timed 30th (2.08× and 2.29× in two runs on
-    // 2026-12-06, the 29 approvals before it at about the only one's time). A small page of a different size each
-    // round moves the fold's place.
-    await world.newPage(paragraphs(1 + ((round * 11) % 31), "shift"));
     // The only one: a fresh page, one held edit, approved (warm-up approval first on the same page).
     const single = await world.newPage(blocks);
     await approve(single, await hold(single, 1));
-    only.push(await approve(single, await hold(single, 2)));
+    const onlyId = await hold(single, 2);
+    await foldFirst();
+    only.push(await approve(single, onlyId));
+    // An approval that makes the search fold, on its own row: 32 approvals on a small page, the last making the
+    // 32nd note, all of them approvals' (a fold of changed blocks costs more than one of new blocks).
+    const small = await world.newPage(paragraphs(100));
+    const held: number[] = [];
+    for (let p = 0; p < FOLD_AT; p++) held.push(await hold(small, p));
+    await foldFirst();
+    for (const id of held.slice(0, -1)) await approve(small, id);
+    if ((await notes()) !== FOLD_AT - 1) throw new Error("approvals: the fold's approvals did not each make a note");
+    folding.push(await approve(small, held.at(-1)!));
     // The 30th of 30: 30 held edits of distinct blocks, 29 approved, then the timed one.
     const page = await world.newPage(blocks);
     const ids: number[] = [];
     for (let p = 0; p < options.pending; p++) ids.push(await hold(page, stride * (p + 1)));
     for (const id of ids.slice(0, -1)) await approve(page, id);
+    await foldFirst();
     last.push(await approve(page, ids.at(-1)!));
     // 30 more pending beside the 30 approved: the panel's list.
     for (let p = 0; p < options.pending; p++) await hold(page, stride * (options.pending + p + 1));
@@ -110,6 +136,12 @@ export async function runApprovals(options: ApprovalsOptions) {
         fmtMs(Math.max(...last)),
       ],
       [
+        `\`panel.proposals.approve\`: the last of ${FOLD_AT} on a 100-block page, which makes block search fold the approvals' ${FOLD_AT} notes (one write in ${FOLD_AT}; not in the ratio)`,
+        String(folding.length),
+        fmtMs(median(folding)),
+        fmtMs(Math.max(...folding)),
+      ],
+      [
         `\`panel.proposals.list\`: ${options.pending} pending beside ${options.pending} approved`,
         String(list.length),
         fmtMs(median(list)),
@@ -117,5 +149,13 @@ export async function runApprovals(options: ApprovalsOptions) {
       ],
     ],
   );
-  return { only: median(only), last: median(last), list: median(list), ratio, pass, markdown };
+  return {
+    only: median(only),
+    last: median(last),
+    folding: median(folding),
+    list: median(list),
+    ratio,
+    pass,
+    markdown,
+  };
 }

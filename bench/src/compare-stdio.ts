@@ -6,7 +6,9 @@
  *     && pnpm build)
  *   node --import tsx src/compare-stdio.ts base.mjs [warm-up calls] [calls per round] [rounds]
  *
- * The base build must sit in apps/hermes-bridge/dist beside the current one (its imports resolve from there). Prints
+ * The children's stderr is /dev/null (as section 3 spawns them): a change to how log lines are written is measured
+ * here without a reader on the other end of a pipe. The base build must sit in apps/hermes-bridge/dist beside the
+ * current one (its imports resolve from there). Prints
  * each side's median p50 and CPU µs per call, and the per-round p50 ratios (current / base: < 1 is faster).
  */
 import { readFileSync } from "node:fs";

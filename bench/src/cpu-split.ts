@@ -126,6 +126,7 @@ export async function runCpuSplit(options: { rounds: number; calls: number; page
   return {
     markdown,
     ceilings: Object.fromEntries(PATHS.map((p) => [p, ceiling(p)])) as Record<SplitPath, number>,
+    sumVsBare: Object.fromEntries(PATHS.map((p) => [p, total("bare") / total(p)])) as Record<SplitPath, number>,
     server: Object.fromEntries(PATHS.map((p) => [p, median(server[p]!)])),
     client: Object.fromEntries(PATHS.map((p) => [p, median(client[p]!)])),
   };

@@ -169,7 +169,7 @@ export async function runSearch(settings: SearchBenchSettings) {
   for (let round = 0; round < settings.writeRounds; round++) {
     // The two take turns write by write (the order swapping each step): a WAL checkpoint's stall or a moment of the
     // shared machine's load falls on either alike, where in blocks of writes it fell on one side's block (1.10× to
-    // 1.15× over four full runs of the same code, 2026-12-06, the goal ≤ 1.15×).
+    // 1.15× over three full runs of the same code, 2026-12-06, the goal ≤ 1.15×).
     const spent: Record<string, number> = { indexed: 0, bare: 0 };
     for (let i = 0; i < settings.writes; i++) {
       for (const [name, w] of roundOrder(writeVariants, round + i)) {

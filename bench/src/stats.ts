@@ -14,11 +14,16 @@ export function percentile(values: readonly number[], p: number): number {
 
 export const now = () => performance.now();
 
-/** Shuffle the order variants run in within a round, so none always runs first (warm caches, GC debt). */
+/**
+ * The order variants run in at step `round`, so none always runs first (warm caches, GC debt, work one variant leaves
+ * running in the background): each step rotates the list by one, and every other full turn of rotations runs them
+ * reversed. Two variants go AB, BA, BA, AB, …; each comes first and second equally often, and follows the other
+ * equally often. (Reversing on odd steps instead undid the odd rotation for two variants: they always ran A then B.)
+ */
 export function roundOrder<T>(items: readonly T[], round: number): T[] {
   const shift = round % items.length;
   const rotated = [...items.slice(shift), ...items.slice(0, shift)];
-  return round % 2 === 1 ? rotated.reverse() : rotated;
+  return Math.floor(round / items.length) % 2 === 1 ? rotated.reverse() : rotated;
 }
 
 export function fmtRate(callsPerSecond: number): string {

@@ -53,5 +53,7 @@ export type { AuditExportQuery } from "./audit-export";
 export { commentAnchorProblem, commentReplyProblem } from "./comments";
 export { searchText, searchWords } from "./search-words";
 export { StaleSearchCursor } from "./search";
+/** How many recently written blocks block search keeps apart before it folds them into FTS5 (decision 0045). */
+export { FOLD_AT } from "./search-recent";
 export type { SearchHitRow, SearchPosition, WorkspaceSearchQuery } from "./search";
 export { CREATED_PAGE_CHANGED } from "./command-appliers";
