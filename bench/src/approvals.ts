@@ -1,7 +1,7 @@
-import { FOLD_AT, type SqlDriver, type SqlKernel } from "@mnote/kernel";
+import { FOLD_AT } from "@mnote/kernel";
 import { createCaller, createToolsContext } from "@mnote/tools";
 import { fmtMs, median, now, table } from "./stats";
-import { ALL_SCOPES, assertOk, benchWorld, paragraphs } from "./world";
+import { ALL_SCOPES, assertOk, benchWorld, driverOf, paragraphs } from "./world";
 
 export interface ApprovalsOptions {
   /** Blocks on the page. */
@@ -11,8 +11,6 @@ export interface ApprovalsOptions {
   /** Rounds of each side. */
   rounds: number;
 }
-
-const driverOf = (kernel: SqlKernel) => (kernel as unknown as { db: SqlDriver }).db;
 
 /** Issue 32: the 30th approval within 2× of the only one; the list after 30 approvals under 300 ms. */
 export const APPROVALS_LIMITS = { ratio: 2, listMs: 300 };

@@ -19,8 +19,8 @@ import {
   SqlKernel,
 } from "@mnote/kernel";
 import { callTool, createToolsContext } from "@mnote/tools";
-import { fmtBytes, fmtMs, fmtRatio, median, now, percentile, roundOrder, table } from "./stats";
-import { ALL_SCOPES, paragraphs, tempDir } from "./world";
+import { fmtBytes, fmtMs, fmtRatio, median, now, percentile, roundOrder, table, takeTurns } from "./stats";
+import { ALL_SCOPES, driverOf, paragraphs, tempDir } from "./world";
 
 export interface AuditBenchSettings {
   /** Records per kind for the bytes. */
@@ -124,8 +124,6 @@ async function auditBytes(kernel: SqlKernel, driver: SqlDriver): Promise<number>
 }
 
 /** The driver under a kernel (the bench reads sizes and loads rows with SQL of its own). */
-const driverOf = (kernel: SqlKernel) => (kernel as unknown as { db: SqlDriver }).db;
-
 async function bytesPerRecord(kind: Kind, variant: Variant, settings: AuditBenchSettings) {
   const result: Record<"read" | "write", number> = { read: 0, write: 0 };
   for (const what of ["read", "write"] as const) {
@@ -162,14 +160,9 @@ async function writeTimes(kind: Kind, settings: AuditBenchSettings) {
       // The two take turns write by write (the order swapping each step), so a stall of the database (a checkpoint,
       // the shared machine) falls on either alike; in blocks of writes it fell on one side's block (PostgreSQL 1.08×
       // and 0.95× in two runs of the same code, 2026-12-06).
-      const spent: Record<Variant, number> = { before: 0, after: 0 };
-      for (let i = 0; i < settings.writesPerRound; i++) {
-        for (const variant of roundOrder(["before", "after"] as const, round + i)) {
-          const t = now();
-          await worlds[variant].write();
-          spent[variant] += now() - t;
-        }
-      }
+      const { ms: spent } = await takeTurns(["before", "after"] as const, settings.writesPerRound, round, (variant) =>
+        worlds[variant].write(),
+      );
       for (const variant of ["before", "after"] as const)
         perRound[variant].push(spent[variant] / settings.writesPerRound);
       ratios.push(spent.after / spent.before);

@@ -2,6 +2,7 @@ import { setMaxListeners } from "node:events";
 import { createLogger, startBridge } from "@mnote/hermes-bridge";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from "@modelcontextprotocol/client";
 import { ALL_SCOPES, type BenchWorld } from "./world";
 
 /** A pino logger that formats every line (the bridge's real cost) and drops it (no terminal I/O in the numbers). */
@@ -62,6 +63,19 @@ export async function mcpHttpClient(
       fetch: abortIsolatingFetch,
     }),
   );
+  return client;
+}
+
+/**
+ * An SDK 2.x client negotiating the 2026-07-28 revision with the server at `url` (its `/mcp`); throws if it settled on
+ * another. `fetchFn`: how it sends (by default one abort signal per request, see abortIsolatingFetch).
+ */
+export async function mcp2026Client(url: string, authorization: string, fetchFn: typeof fetch = abortIsolatingFetch) {
+  const client = new ClientV2({ name: "mnote-bench", version: "0.0.0" }, { versionNegotiation: { mode: "auto" } });
+  await client.connect(
+    new HttpV2(new URL(`${url}/mcp`), { requestInit: { headers: { authorization } }, fetch: fetchFn }),
+  );
+  if (client.getNegotiatedProtocolVersion() !== "2026-07-28") throw new Error("2.x client did not negotiate 2026");
   return client;
 }
 

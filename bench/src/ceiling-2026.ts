@@ -12,8 +12,7 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createCaller, createToolsContext } from "@mnote/tools";
-import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from "@modelcontextprotocol/client";
-import { abortIsolatingFetch, startBenchBridge } from "./bridge";
+import { abortIsolatingFetch, mcp2026Client, startBenchBridge } from "./bridge";
 import { concurrent, fmtPct, fmtRate, median, roundOrder } from "./stats";
 import { startBareServer } from "./transports";
 import { benchWorld, paragraphs } from "./world";
@@ -45,15 +44,7 @@ const recordingFetch: typeof fetch = async (input, init) => {
   });
   return new Response(body, { status: response.status, headers: response.headers });
 };
-const client2026 = async (url: string, fetchFn: typeof fetch) => {
-  const client = new ClientV2({ name: "mnote-bench", version: "0.0.0" }, { versionNegotiation: { mode: "auto" } });
-  await client.connect(
-    new HttpV2(new URL(`${url}/mcp`), { requestInit: { headers: { authorization } }, fetch: fetchFn }),
-  );
-  if (client.getNegotiatedProtocolVersion() !== "2026-07-28") throw new Error("2.x client did not negotiate 2026");
-  return client;
-};
-const toBridge = await client2026(bridge.url, recordingFetch);
+const toBridge = await mcp2026Client(bridge.url, authorization, recordingFetch);
 await toBridge.callTool({ name: "mnote_page_get", arguments: modelArguments });
 
 /**
@@ -93,9 +84,9 @@ const standIn = createServer((req, res) => {
 });
 await new Promise<void>((resolve) => standIn.listen(0, "127.0.0.1", resolve));
 const standInUrl = `http://127.0.0.1:${(standIn.address() as AddressInfo).port}`;
-const toStandIn = await client2026(standInUrl, abortIsolatingFetch);
+const toStandIn = await mcp2026Client(standInUrl, authorization);
 console.log(`recorded answers of the bridge, replayed by the stand-in: ${[...templates.keys()].join(", ")}`);
-const toBridgeTimed = await client2026(bridge.url, abortIsolatingFetch);
+const toBridgeTimed = await mcp2026Client(bridge.url, authorization);
 
 const calls = {
   bare: async () => {

@@ -142,22 +142,10 @@ export async function startSplit(pageBlocks: number, bridgeEnv: Record<string, s
     proc.once("message", (message) => resolve(message as Ready));
     proc.once("error", reject);
   });
-  const { abortIsolatingFetch, mcpHttpClient } = await import("./bridge");
-  const { Client: ClientV2, StreamableHTTPClientTransport: HttpV2 } = await import("@modelcontextprotocol/client");
+  const { mcp2026Client, mcpHttpClient } = await import("./bridge");
   const authorization = `Bearer ${ready.token}`;
   const sdk = await mcpHttpClient(ready.bridgeUrl, authorization, {}, "mnote-bench-split");
-  const sdk2026 = new ClientV2(
-    { name: "mnote-bench-split", version: "0.0.0" },
-    { versionNegotiation: { mode: "auto" } },
-  );
-  await sdk2026.connect(
-    new HttpV2(new URL(`${ready.bridgeUrl}/mcp`), {
-      requestInit: { headers: { authorization } },
-      fetch: abortIsolatingFetch,
-    }),
-  );
-  if (sdk2026.getNegotiatedProtocolVersion() !== "2026-07-28")
-    throw new Error("cpu split: 2.x client did not negotiate 2026");
+  const sdk2026 = await mcp2026Client(ready.bridgeUrl, authorization);
   const mcpHeaders: Record<string, string> = {
     authorization,
     "content-type": "application/json",

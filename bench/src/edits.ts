@@ -1,5 +1,5 @@
 import type { Block, ToolName } from "@mnote/contract";
-import { fmtBytes, fmtRate, fmtRatio, median, now, roundOrder, table } from "./stats";
+import { fmtBytes, fmtRate, fmtRatio, median, now, roundOrder, table, takeTurns } from "./stats";
 import { assertOk, benchWorld, type BenchWorld } from "./world";
 
 export interface EditsOptions {
@@ -172,18 +172,9 @@ export async function runEdits(options: EditsOptions) {
     // hundred writes) or a moment of the shared machine's load then falls on either side alike, where in blocks of
     // calls it fell on one side's block and moved that round's ratio by a quarter (87% and 105% in two runs,
     // 2026-12-06).
-    const ms = { edit: 0, append: 0 };
-    const cpuUs = { edit: 0, append: 0 };
-    for (let i = 0; i < options.callsPerRound; i++) {
-      for (const side of roundOrder(["edit", "append"] as const, round + i)) {
-        const c = process.cpuUsage();
-        const t = now();
-        assertOk(await one(side), side);
-        ms[side] += now() - t;
-        const cpu = process.cpuUsage(c);
-        cpuUs[side] += cpu.user + cpu.system;
-      }
-    }
+    const { ms, cpuUs } = await takeTurns(["edit", "append"] as const, options.callsPerRound, round, async (side) =>
+      assertOk(await one(side), side),
+    );
     const perSide = {
       edit: (options.callsPerRound / ms.edit) * 1000,
       append: (options.callsPerRound / ms.append) * 1000,

@@ -6,10 +6,10 @@
  */
 import { join } from "node:path";
 import type { Block, ToolName } from "@mnote/contract";
-import { openSqliteDriver, searchText, type SqlDriver, SqlKernel } from "@mnote/kernel";
+import { openSqliteDriver, searchText, SqlKernel } from "@mnote/kernel";
 import { callTool, createToolsContext } from "@mnote/tools";
-import { fmtBytes, fmtMs, fmtRatio, median, now, percentile, roundOrder, table } from "./stats";
-import { ALL_SCOPES, tempDir } from "./world";
+import { fmtBytes, fmtMs, fmtRatio, median, now, percentile, roundOrder, table, takeTurns } from "./stats";
+import { ALL_SCOPES, driverOf, tempDir } from "./world";
 
 export interface SearchBenchSettings {
   small: number;
@@ -36,8 +36,6 @@ function blockText(i: number): string {
   if (i % 50_000 === 17) words.push(QUERIES.rare);
   return words.join(" ");
 }
-
-const driverOf = (kernel: SqlKernel) => (kernel as unknown as { db: SqlDriver }).db;
 
 async function workspace(pages: number, blocksPerPage: number, label: string) {
   const kernel = await SqlKernel.open(openSqliteDriver(join(tempDir(`search-${label}`), "mnote.db")));
@@ -160,27 +158,18 @@ export async function runSearch(settings: SearchBenchSettings) {
     for (const op of ["insert", "delete", "update"]) await driverOf(bare.kernel).run(`DROP TRIGGER ${index}_${op}`);
   // The blocks' fold (migration 22) fires only from the notes just dropped; dropped too, so nothing of it is left.
   await driverOf(bare.kernel).run(`DROP TRIGGER block_search_fold`);
-  const writeVariants: Array<[string, Workspace]> = [
-    ["indexed", small],
-    ["bare", bare],
-  ];
-  for (const [, w] of writeVariants) await timed(() => w.write(), 20);
-  const writes: Record<string, number[]> = {};
+  const writeVariants = { indexed: small, bare };
+  for (const w of Object.values(writeVariants)) await timed(() => w.write(), 20);
+  const writes = { indexed: [] as number[], bare: [] as number[] };
   for (let round = 0; round < settings.writeRounds; round++) {
-    // The two take turns write by write (the order swapping each step): a WAL checkpoint's stall or a moment of the
-    // shared machine's load falls on either alike, where in blocks of writes it fell on one side's block (1.10× to
-    // 1.15× over three full runs of the same code, 2026-12-06, the goal ≤ 1.15×).
-    const spent: Record<string, number> = { indexed: 0, bare: 0 };
-    for (let i = 0; i < settings.writes; i++) {
-      for (const [name, w] of roundOrder(writeVariants, round + i)) {
-        const t = now();
-        await w.write();
-        spent[name]! += now() - t;
-      }
-    }
-    for (const [name] of writeVariants) (writes[name] ??= []).push(spent[name]! / settings.writes);
+    // The two take turns write by write (takeTurns): in blocks of writes a WAL checkpoint's stall fell on one side's
+    // block (1.10× to 1.15× over three full runs of the same code, 2026-12-06, the goal ≤ 1.15×).
+    const { ms } = await takeTurns(["indexed", "bare"] as const, settings.writes, round, (name) =>
+      writeVariants[name].write(),
+    );
+    for (const name of ["indexed", "bare"] as const) writes[name].push(ms[name] / settings.writes);
   }
-  const roundRatios = writes.indexed!.map((value, i) => value / writes.bare![i]!);
+  const roundRatios = writes.indexed.map((value, i) => value / writes.bare[i]!);
   const writeRatio = median(roundRatios);
   const writeQuartiles = [percentile(roundRatios, 25), percentile(roundRatios, 75)] as const;
   const bytes = { index: await indexBytes(large.kernel), words: await textBytes(large.kernel) };
@@ -208,7 +197,7 @@ export async function runSearch(settings: SearchBenchSettings) {
         [
           "`page.save` append with the index ÷ without its triggers",
           `${fmtRatio(writeRatio)} (≤ ${SEARCH_LIMITS.write}×; median of ${roundRatios.length} rounds' ratios, quartiles ` +
-            `${fmtRatio(writeQuartiles[0])}–${fmtRatio(writeQuartiles[1])}; ${fmtMs(median(writes.indexed!))} vs ${fmtMs(median(writes.bare!))} ms)`,
+            `${fmtRatio(writeQuartiles[0])}–${fmtRatio(writeQuartiles[1])}; ${fmtMs(median(writes.indexed))} vs ${fmtMs(median(writes.bare))} ms)`,
         ],
         [`FTS5 index (${settings.large.toLocaleString("en-US")} pages)`, fmtBytes(bytes.index)],
         ["the words columns it indexes (`search_text`)", fmtBytes(bytes.words)],

@@ -78,6 +78,32 @@ export async function sequential(
   return { latencies, elapsedMs: now() - start };
 }
 
+/**
+ * `steps` calls of each side, the sides taking turns call by call in `roundOrder`'s order for step `round + i`: a
+ * checkpoint's stall or a moment of the shared machine's load falls on either side alike, where in blocks of calls it
+ * fell on one side's block. Answers each side's time in its calls (ms) and CPU time (µs, this process).
+ */
+export async function takeTurns<S extends string>(
+  sides: readonly S[],
+  steps: number,
+  round: number,
+  call: (side: S) => Promise<unknown>,
+): Promise<{ ms: Record<S, number>; cpuUs: Record<S, number> }> {
+  const ms = Object.fromEntries(sides.map((side) => [side, 0])) as Record<S, number>;
+  const cpuUs = { ...ms };
+  for (let i = 0; i < steps; i++) {
+    for (const side of roundOrder(sides, round + i)) {
+      const cpu = process.cpuUsage();
+      const started = now();
+      await call(side);
+      ms[side] += now() - started;
+      const used = process.cpuUsage(cpu);
+      cpuUs[side] += used.user + used.system;
+    }
+  }
+  return { ms, cpuUs };
+}
+
 /** `count` calls with `concurrency` in flight at a time; per-call latencies in ms and the wall time. */
 export async function concurrent(
   count: number,

@@ -5,8 +5,7 @@ import type { SqlKernel } from "@mnote/kernel";
 import { createCaller, createToolsContext } from "@mnote/tools";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from "@modelcontextprotocol/client";
-import { abortIsolatingFetch, httpPageGet, mcpHttpClient, READ_CACHE_OFF, startBenchBridge } from "./bridge";
+import { httpPageGet, mcp2026Client, mcpHttpClient, READ_CACHE_OFF, startBenchBridge } from "./bridge";
 import { concurrent, fmtMs, fmtPct, fmtRate, median, percentile, roundOrder, table } from "./stats";
 import { benchWorld, paragraphs } from "./world";
 
@@ -137,16 +136,8 @@ export async function runTransports(options: TransportOptions) {
   const mcpHttp = await mcpHttpClient(bridge.url, authorization);
   const mcpHttpUncached = await mcpHttpClient(uncached.url, authorization);
   const mcpHttpHermes = await mcpHttpClient(bridge.url, authorization, { "X-Mnote-Result-Form": "hermes" });
-  const client2026 = async (url: string) => {
-    const client = new ClientV2({ name: "mnote-bench", version: "0.0.0" }, { versionNegotiation: { mode: "auto" } });
-    await client.connect(
-      new HttpV2(new URL(`${url}/mcp`), { requestInit: { headers: { authorization } }, fetch: abortIsolatingFetch }),
-    );
-    if (client.getNegotiatedProtocolVersion() !== "2026-07-28") throw new Error("2.x client did not negotiate 2026");
-    return client;
-  };
-  const mcpHttp2026 = await client2026(bridge.url);
-  const mcpHttp2026Uncached = await client2026(uncached.url);
+  const mcpHttp2026 = await mcp2026Client(bridge.url, authorization);
+  const mcpHttp2026Uncached = await mcp2026Client(uncached.url, authorization);
   const mcpStdio = await stdioClient(world.databaseUrl, world.token);
   const mcpStdioUncached = await stdioClient(world.databaseUrl, world.token, READ_CACHE_OFF);
   // JSON-RPC by plain fetch, no SDK client: what the bridge alone costs this process (the CPU table below).

@@ -2,10 +2,13 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Block, Capability, ToolName } from "@mnote/contract";
-import { openSqliteDriver, SqlKernel } from "@mnote/kernel";
+import { openSqliteDriver, type SqlDriver, SqlKernel } from "@mnote/kernel";
 import { callTool, createToolsContext, type ToolsSettings } from "@mnote/tools";
 
 export const ALL_SCOPES: Capability[] = ["page.read", "page.write", "artifact.write"];
+
+/** The kernel's driver, for a benchmark's own statements (counting rows, loading data, dropping triggers). */
+export const driverOf = (kernel: SqlKernel) => (kernel as unknown as { db: SqlDriver }).db;
 
 /** A temporary directory removed at exit. */
 export function tempDir(label: string): string {
