@@ -49,18 +49,22 @@ export const abortIsolatingFetch: typeof fetch = async (input, init) => {
   }
 };
 
-/** The MCP SDK's client over Streamable HTTP to the bridge's `/mcp`, as `authorization` (plus `headers`). */
+/**
+ * The MCP SDK's client over Streamable HTTP to the bridge's `/mcp`, as `authorization` (plus `headers`); `fetchFn`: how
+ * it sends (see abortIsolatingFetch).
+ */
 export async function mcpHttpClient(
   bridgeUrl: string,
   authorization: string,
   headers: Record<string, string> = {},
   name = "mnote-bench",
+  fetchFn: typeof fetch = abortIsolatingFetch,
 ): Promise<Client> {
   const client = new Client({ name, version: "0.0.0" });
   await client.connect(
     new StreamableHTTPClientTransport(new URL(`${bridgeUrl}/mcp`), {
       requestInit: { headers: { Authorization: authorization, ...headers } },
-      fetch: abortIsolatingFetch,
+      fetch: fetchFn,
     }),
   );
   return client;
