@@ -142,13 +142,17 @@ const settings = quick
       },
       audit: {
         records: 3000,
-        rounds: 15,
+        // A PostgreSQL write is ~3 ms, nearly all of it the WAL's fsync, against a goal 5% wide: with 15 rounds the
+        // median of the same code read 0.96×–1.06× from run to run (quartiles ~7 points apart), so twice as many.
+        rounds: 31,
         writesPerRound: 200,
         sweepRows: 1_000_000,
         callers: 4,
         // Odd counts: the median is a round's own ratio.
         sweepRounds: 9,
-        monthRounds: 5,
+        // A drop is one stall of ~0.2 s, and each round's p99 is of the few hundred calls in it: with 5 rounds the
+        // median of the same code read 1.39×–2.24× from run to run (rounds 1.2×–6.9×), so nine.
+        monthRounds: 9,
         postgresUrl: process.env.MNOTE_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test",
       },
     };

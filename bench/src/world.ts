@@ -10,10 +10,17 @@ export const ALL_SCOPES: Capability[] = ["page.read", "page.write", "artifact.wr
 /** The kernel's driver, for a benchmark's own statements (counting rows, loading data, dropping triggers). */
 export const driverOf = (kernel: SqlKernel) => (kernel as unknown as { db: SqlDriver }).db;
 
+/** The temporary directories to remove at exit: one exit listener for all (a run makes more than ten). */
+const tempDirs: string[] = [];
+
 /** A temporary directory removed at exit. */
 export function tempDir(label: string): string {
   const dir = mkdtempSync(join(tmpdir(), `mnote-bench-${label}-`));
-  process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
+  if (tempDirs.length === 0)
+    process.once("exit", () => {
+      for (const made of tempDirs) rmSync(made, { recursive: true, force: true });
+    });
+  tempDirs.push(dir);
   return dir;
 }
 
