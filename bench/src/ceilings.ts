@@ -20,8 +20,11 @@
  * MCP Streamable HTTP with the read cache off (SDK 1.x client, the 2025 session; goal ≥ 65%):
  * - a replay with nothing in front: the most the cache-on row could reach with this client;
  * - a replay after reading the page and its window's rows exactly as the bare handler does (one `getPage`, one
- *   `getBlockWindow`): the most a first read of a page state could reach, if everything it did beyond reading those
- *   rows cost nothing.
+ *   `getBlockWindow`): what reading those rows costs on its own;
+ * - the bridge with its read cache on, those rows read in this process before each call: the most a first read of a
+ *   page state could reach, if everything it did beyond reading its rows cost nothing more than a cached read. (The
+ *   goal's table measures client and server in one process, so rows read here cost the run what rows read by the
+ *   bridge would.)
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -202,7 +205,7 @@ export interface Ceilings {
   modern: Ratios;
   /** bridge (read cache off), cachedBridge, replay, rowsThenReplay: MCP Streamable HTTP through the SDK 1.x client. */
   session: Ratios;
-  /** The estimate: a first read costing the cache-on path plus reading its rows, nothing more. */
+  /** A first read costing the cache-on path plus reading its rows, nothing more (measured). */
   firstReadAtBest: Record<1 | 16, number>;
   markdown: string;
 }
@@ -297,29 +300,31 @@ export async function runCeilings(options: CeilingOptions): Promise<Ceilings> {
   await toolCall(recording2025)();
   await recording2025.close();
   const replay2025 = await replayServer(sessionRecorder);
-  const rowsThenReplay = await replayServer(sessionRecorder, async () => {
+  /** The page and its window's rows, read as the bare handler reads them. */
+  const readRows = async () => {
     await world.kernel.getPage(page);
     await world.kernel.getBlockWindow(page, { from: 0, limit: windowBlocks });
-  });
+  };
+  const rowsThenReplay = await replayServer(sessionRecorder, readRows);
   const clients2025 = {
     bridge: await mcpHttpClient(uncachedBridge.url, authorization),
     cachedBridge: await mcpHttpClient(bridge.url, authorization),
     replay: await mcpHttpClient(replay2025.url, authorization),
     rowsThenReplay: await mcpHttpClient(rowsThenReplay.url, authorization),
+    rowsThenCachedBridge: await mcpHttpClient(bridge.url, authorization),
   };
+  const cachedCall = toolCall(clients2025.rowsThenCachedBridge);
   const session = await measure({
     bridge: toolCall(clients2025.bridge),
     cachedBridge: toolCall(clients2025.cachedBridge),
     replay: toolCall(clients2025.replay),
     rowsThenReplay: toolCall(clients2025.rowsThenReplay),
+    rowsThenCachedBridge: async () => {
+      await readRows();
+      await cachedCall();
+    },
   });
-  // Time per call adds up: a first read whose only cost beyond the cache-on path is reading its rows takes the cache-on
-  // bridge's time plus what reading the rows adds to the replay's.
-  const firstRead = (level: 1 | 16) => {
-    const r = session[level];
-    return 1 / (1 / r.cachedBridge! + 1 / r.rowsThenReplay! - 1 / r.replay!);
-  };
-  const firstReadAtBest = { 1: firstRead(1), 16: firstRead(16) };
+  const firstReadAtBest = { 1: session[1].rowsThenCachedBridge!, 16: session[16].rowsThenCachedBridge! };
 
   for (const client of [...Object.values(clients2026), ...Object.values(clients2025)]) await client.close();
   for (const stand of [replay2026, sdkHandler, replay2025, rowsThenReplay]) stand.server.close();
@@ -346,7 +351,7 @@ export async function runCeilings(options: CeilingOptions): Promise<Ceilings> {
       ],
       [
         "",
-        "**a first read costing the cache-on path plus its rows, nothing more** (estimate: times per call added)",
+        "**the bridge, read cache on, the page's and window's rows read before each call**: a first read at its cheapest",
         `**${fmtPct(firstReadAtBest[1])} / ${fmtPct(firstReadAtBest[16])}**`,
       ],
     ],

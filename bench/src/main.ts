@@ -286,7 +286,7 @@ if (transports && split && sdkShare && ceilings) {
       `What the SDK's 2026-07-28 handler does per request that the bridge does not need: ` +
       `${pct(sdkShare.unneededShare)} of the servers' busy time (section 2). Measured ceilings (section 2, decision ` +
       `0052): the SDK's 2026-07-28 handler with a tool that costs nothing ${pct(ceilings.modern[1].sdkHandler!)} / ` +
-      `${pct(ceilings.modern[16].sdkHandler!)}; a first read costing the cache-on path plus its rows, nothing more, ` +
+      `${pct(ceilings.modern[16].sdkHandler!)}; a first read costing a cached read plus its rows, nothing more, ` +
       `${pct(ceilings.firstReadAtBest[1])} / ${pct(ceilings.firstReadAtBest[16])}.`,
   );
   parts.push(
@@ -369,9 +369,10 @@ if (transports && split && sdkShare && ceilings) {
       "in front of a tool that costs nothing: its servers pooled, the request wrapped and the result's bytes written " +
       "as the bridge's door does, no token, router, database or answer writer. What it leaves above 75% is all the " +
       "room mnote's own work (the token, the contract's checks, the audit record, the read, the envelope) has on that " +
-      "path. For the read cache off, a replay after reading the page and its window's rows as the bare handler does; " +
-      "with the cache-on bridge's row, times per call add up to what a first read would reach if reading its rows " +
-      "were all it did beyond the cache-on path (decision 0052).",
+      "path. For the read cache off, a replay after reading the page and its window's rows as the bare handler does " +
+      "(what those rows cost alone), and the cache-on bridge with those rows read in this process before each call: " +
+      "what a first read would reach if reading its rows were all it did beyond a cached read (client and server " +
+      "share this process, so rows read here cost the run what rows read by the bridge would; decision 0052).",
     "",
     ceilings.markdown,
     "",
