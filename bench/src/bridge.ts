@@ -8,8 +8,8 @@ import { ALL_SCOPES, type BenchWorld } from "./world";
 /** A pino logger that formats every line (the bridge's real cost) and drops it (no terminal I/O in the numbers). */
 export const discardingLogger = () => createLogger({ destination: { write: () => undefined } });
 
-/** The bridge every bench line measures: in this process, on a free port, rate limit off, log lines dropped. */
-/** A bridge on the world's kernel, rate limit off, log lines formatted and dropped; `env`: its configuration. */
+/** A bridge on the world's kernel, in this process, on a free port, rate limit off, log lines formatted and dropped;
+ * `env`: its configuration. */
 export function startBenchBridge(world: Pick<BenchWorld, "kernel">, env: Record<string, string> = {}) {
   return startBridge({
     kernel: world.kernel,

@@ -286,7 +286,10 @@ if (transports && split && sdkShare && ceilings) {
       `What the SDK's 2026-07-28 handler does per request that the bridge does not need: ` +
       `${pct(sdkShare.unneededShare)} of the servers' busy time (section 2). Measured ceilings (section 2, decision ` +
       `0052): the SDK's 2026-07-28 handler with a tool that costs nothing ${pct(ceilings.modern[1].sdkHandler!)} / ` +
-      `${pct(ceilings.modern[16].sdkHandler!)}; a first read costing a cached read plus its rows, nothing more, ` +
+      `${pct(ceilings.modern[16].sdkHandler!)}, which leaves mnote's own work ` +
+      `${Math.round(ceilings.modernBudgetUs[1].allowed)} / ${Math.round(ceilings.modernBudgetUs[16].allowed)} µs per ` +
+      `call for 75% (it takes ${Math.round(ceilings.modernBudgetUs[1].now)} / ` +
+      `${Math.round(ceilings.modernBudgetUs[16].now)}); a first read costing a cached read plus its rows, nothing more, ` +
       `${pct(ceilings.firstReadAtBest[1])} / ${pct(ceilings.firstReadAtBest[16])}.`,
   );
   parts.push(
@@ -368,11 +371,14 @@ if (transports && split && sdkShare && ceilings) {
       "For the 2026-07-28 row, the SDK's `createMcpHandler` (which the goal keeps checking, dispatching and framing) " +
       "in front of a tool that costs nothing: its servers pooled, the request wrapped and the result's bytes written " +
       "as the bridge's door does, no token, router, database or answer writer. What it leaves above 75% is all the " +
-      "room mnote's own work (the token, the contract's checks, the audit record, the read, the envelope) has on that " +
-      "path. For the read cache off, a replay after reading the page and its window's rows as the bare handler does " +
-      "(what those rows cost alone), and the cache-on bridge with those rows read in this process before each call: " +
-      "what a first read would reach if reading its rows were all it did beyond a cached read (client and server " +
-      "share this process, so rows read here cost the run what rows read by the bridge would; decision 0052).",
+      "room mnote's own work (the door's checks and its routing of two protocol eras, the token, the contract's " +
+      "checks, the audit record, the read, the envelope) has on that path: the next row gives it in µs per call, from " +
+      "the bare handler's time in this table's run. For the read cache off, a replay after reading the page and its " +
+      "window's rows as the bare handler does (what those rows cost alone), and the cache-on bridge with the window's " +
+      "rows read in this process before each call (a first read takes the page's row from its checks' read, as a " +
+      "cached one does): what a first read would reach if reading its rows were all it did beyond a cached read " +
+      "(client and server share this process, so rows read here cost the run what rows read by the bridge would; " +
+      "decision 0052).",
     "",
     ceilings.markdown,
     "",

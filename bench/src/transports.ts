@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type Server } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import type { SqlKernel } from "@mnote/kernel";
@@ -36,7 +36,8 @@ export async function stdioClient(
   return client;
 }
 
-function readJson(req: IncomingMessage): Promise<unknown> {
+/** A request's JSON body. */
+export function readJson(req: IncomingMessage): Promise<unknown> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
@@ -55,11 +56,20 @@ function readJson(req: IncomingMessage): Promise<unknown> {
  * The baseline: a bare node:http handler that reads the page straight from the kernel. No auth, no checks, no audit.
  * It answers the same blocks `mnote.page.get` does: the first window (the tool answers at most 32 KB per call).
  */
+/** A `node:http` server on a free port of 127.0.0.1, and its URL. */
+export async function listen(
+  handler: (req: IncomingMessage, res: ServerResponse) => void,
+): Promise<{ url: string; server: Server }> {
+  const server = createServer(handler);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
+}
+
 export async function startBareServer(
   kernel: SqlKernel,
   windowBlocks: number,
 ): Promise<{ url: string; server: Server }> {
-  const server = createServer((req, res) => {
+  return listen((req, res) => {
     void (async () => {
       const body = (await readJson(req)) as { documentId: string };
       const page = await kernel.getPage(body.documentId);
@@ -74,8 +84,6 @@ export async function startBareServer(
       res.end();
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
 }
 
 export interface TransportOptions {
