@@ -100,6 +100,7 @@ const settings = quick
       },
       audit: {
         records: 500,
+        writePairs: 1,
         rounds: 3,
         writesPerRound: 50,
         sweepRows: 100_000,
@@ -142,9 +143,11 @@ const settings = quick
       },
       audit: {
         records: 3000,
-        // A PostgreSQL write is ~3 ms, nearly all of it the WAL's fsync, against a goal 5% wide: with 15 rounds the
-        // median of the same code read 0.96×–1.06× from run to run (quartiles ~7 points apart), so twice as many.
-        rounds: 31,
+        // A PostgreSQL write is ~3 ms, nearly all of it the WAL's fsync, against a goal 5% wide. With one pair of
+        // databases the median of the same code read 0.96×–1.09× from run to run, the pair's own lean (writeTimes):
+        // five pairs of seven rounds, 35 rounds in all.
+        writePairs: 5,
+        rounds: 7,
         writesPerRound: 200,
         sweepRows: 1_000_000,
         callers: 4,
@@ -667,8 +670,10 @@ if (audit) {
       "Hermes-length ids. *Before* is a database migrated to version 10 whose `audit_log` only gained the nullable `month` " +
       "column the kernel writes now (the old table and indexes, no partitions); *after* is the latest version (12: months, decision 0035; " +
       "18: no default partition, decision 0041). " +
-      `*Write*: ${settings.audit.rounds} rounds × ${settings.audit.writesPerRound} writes per variant, the two taking turns write by write; ` +
-      "the ratio is the median of per-round ratios, with their quartiles and range. *Sweep*: " +
+      `*Write*: ${settings.audit.writePairs} pairs of fresh databases × ${settings.audit.rounds} rounds × ` +
+      `${settings.audit.writesPerRound} writes per variant, the two taking turns write by write; the ratio is the median ` +
+      "of all pairs' per-round ratios, with their quartiles and range (one pair leans a few points either way, " +
+      "decision 0052). *Sweep*: " +
       `${settings.audit.sweepRows.toLocaleString("en-US")} records two years old loaded with SQL, then ${settings.audit.callers} ` +
       "callers loop on `page.get` (each call reads the page and appends its own audit record) while rounds alternate, in " +
       "rotating order, between phases without a sweep and phases during one; each round's ratio is the p99 during / the " +
