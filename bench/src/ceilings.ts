@@ -28,6 +28,7 @@
  *   (The goal's table measures client and server in one process, so rows read here cost the run what rows read by
  *   the bridge would.)
  */
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { fileURLToPath } from "node:url";
 import { createMcpHandler, Server } from "@modelcontextprotocol/server";
 import { createCaller, createToolsContext } from "@mnote/tools";
@@ -79,19 +80,24 @@ function recorder() {
 /** A JSON-RPC message's method and id, as far as a stand-in reads it. */
 type Message = { method?: string; id?: unknown } | undefined;
 
+/** Anything but a POST answered 405, as the bridge answers it (its status; no JSON-RPC error body): true if refused. */
+function refusedUnlessPost(req: IncomingMessage, res: ServerResponse): boolean {
+  if (req.method === "POST") return false;
+  req.resume();
+  res.writeHead(405, { allow: "POST" });
+  res.end();
+  return true;
+}
+
 /**
  * A stand-in answering each request with the recorded answer to its method, after `before` (nothing by default): 202
- * with no body for a notification, 405 for anything but a POST (as the bridge's statuses; no JSON-RPC error body), and
- * 500 for a request it has no recording of, so a client never waits for an answer that will not come.
+ * with no body for a notification, 405 for anything but a POST, and 500 for a request it has no recording of, so a
+ * client never waits for an answer that will not come.
  */
 function replayServer(recorded: ReturnType<typeof recorder>, before: () => Promise<unknown> = async () => {}) {
   return listen((req, res) => {
     void (async () => {
-      if (req.method !== "POST") {
-        req.resume();
-        res.writeHead(405, { allow: "POST" });
-        return void res.end();
-      }
+      if (refusedUnlessPost(req, res)) return;
       const request = (await readJson(req)) as Message;
       if (request?.id === undefined) {
         res.writeHead(202);
@@ -156,11 +162,7 @@ async function sdkHandlerServer(recorded: ReturnType<typeof recorder>) {
   );
   const listening = await listen((req, res) => {
     void (async () => {
-      if (req.method !== "POST") {
-        req.resume();
-        res.writeHead(405, { allow: "POST" });
-        return void res.end();
-      }
+      if (refusedUnlessPost(req, res)) return;
       const body = (await readJson(req)) as Message;
       const headers = new Headers();
       for (const [name, value] of Object.entries(req.headers)) {
